@@ -1,0 +1,221 @@
+import { AnimationError } from '../errors.ts'
+import { buildRotationCaches } from './rotationCache.ts'
+
+/** What a channel animates on its target node. Rotations are unit quaternions `[x, y, z, w]`. */
+export type ChannelPath = 'translation' | 'rotation' | 'scale' | 'weights'
+export type Interpolation = 'STEP' | 'LINEAR' | 'CUBICSPLINE'
+/** How LINEAR rotation channels are sampled: per-segment slerp (C⁰) or squad (C¹ angular velocity). */
+export type RotationMode = 'slerp' | 'squad'
+
+export const CHANNEL_PATHS: readonly ChannelPath[] = ['translation', 'rotation', 'scale', 'weights']
+export const INTERPOLATIONS: readonly Interpolation[] = ['STEP', 'LINEAR', 'CUBICSPLINE']
+
+/**
+ * One animated property of one node. Immutable once built; validated once by `buildClip`, trusted after.
+ *
+ * `values` layout, `c = components` floats per element, `n = times.length` keys:
+ *
+ *   STEP / LINEAR:  | v0 (c) | v1 (c) | ... | v(n-1) (c) |                         length n*c
+ *   CUBICSPLINE:    | a0 (c) | v0 (c) | b0 (c) | a1 | v1 | b1 | ... |              length 3*n*c
+ *                     in-tangent, value, out-tangent per key (glTF layout); a0 and b(n-1) are never used.
+ *
+ * Tangents are in units per second: the sampler multiplies them by the segment duration.
+ * Rotation values (all three kinds of element) are stored as given, except that LINEAR/STEP rotation keys and
+ * CUBICSPLINE rotation values are normalized at build time.
+ */
+export interface Channel {
+  /** Index of the target node in its asset (glTF node index). */
+  readonly node: number
+  /** Target node name, for messages and tools; may be empty. */
+  readonly nodeName: string
+  readonly path: ChannelPath
+  readonly interpolation: Interpolation
+  /** Floats per element: 3 (translation, scale), 4 (rotation), morph target count (weights). */
+  readonly components: number
+  /** Key times in seconds, strictly increasing, finite, ≥ 0. */
+  readonly times: Float32Array
+  readonly values: Float32Array
+  /**
+   * LINEAR rotation channels only (else null): per segment k (keys k, k+1) four doubles
+   * `[sign, theta, 1/sin(theta), nlerp]`:
+   *   sign    ±1, multiplies key k+1 so the segment takes the short arc;
+   *   theta   angle between key k and sign·key k+1 (radians, half the rotation angle);
+   *   1/sin   precomputed divisor of slerp;
+   *   nlerp   1 when the keys are so close (cos theta > 0.9995) that normalized lerp replaces slerp.
+   */
+  readonly slerpCache: Float64Array | null
+  /**
+   * LINEAR rotation channels only (else null): the keys made hemisphere-consistent (each key negated where needed
+   * to be within 90° of the previous one), then the squad control quaternions, 4 floats per key each:
+   *   | q0' | q1' | ... | s0 | s1 | ... |        length 2*n*4
+   */
+  readonly squad: Float32Array | null
+}
+
+export interface Clip {
+  readonly name: string
+  /** Seconds: the latest key time over all channels (0 for a clip whose keys all sit at 0). */
+  readonly duration: number
+  readonly channels: readonly Channel[]
+}
+
+/** Raw channel data, as read from a file or written by authoring code. Copied and validated by `buildClip`. */
+export interface RawChannel {
+  node: number
+  nodeName?: string
+  path: string
+  interpolation?: string
+  times: ArrayLike<number>
+  values: ArrayLike<number>
+  /** Required for `weights` (the morph target count); derived for the other paths. */
+  components?: number
+}
+
+export interface RawClip {
+  name: string
+  channels: readonly RawChannel[]
+}
+
+export interface BuildClipOptions {
+  /** Number of nodes in the asset; a channel whose node is outside [0, nodeCount) is rejected. */
+  nodeCount?: number
+}
+
+const PATH_COMPONENTS: Record<Exclude<ChannelPath, 'weights'>, number> = {
+  translation: 3,
+  rotation: 4,
+  scale: 3,
+}
+
+/** Rotations closer than this cosine fall back from slerp to normalized lerp. */
+export const NLERP_COS_THRESHOLD = 0.9995
+
+/**
+ * Validates raw data and builds an immutable clip. Throws `AnimationError` (kind 'clip') naming the clip,
+ * channel, node and key for: unknown path or interpolation, value counts that do not match the key count,
+ * times not strictly increasing / negative / non-finite, non-finite values, zero-length rotation keys, a node
+ * index out of range. Rotation keys that are merely not unit length are normalized silently.
+ * The input is never modified.
+ */
+export function buildClip(raw: RawClip, options: BuildClipOptions = {}): Clip {
+  const name = String(raw.name)
+  if (!Array.isArray(raw.channels)) {
+    throw new AnimationError('clip', `clip "${name}": channels must be an array`)
+  }
+  const channels = raw.channels.map((ch, i) => buildChannel(name, i, ch, options))
+  let duration = 0
+  for (const ch of channels) duration = Math.max(duration, ch.times[ch.times.length - 1]!)
+  return Object.freeze({ name, duration, channels: Object.freeze(channels) })
+}
+
+function buildChannel(clipName: string, index: number, raw: RawChannel, options: BuildClipOptions): Channel {
+  const nodeName = raw.nodeName ?? ''
+  const label = `${nodeName || `node ${raw.node}`}.${raw.path}`
+  const where = `clip "${clipName}" channel ${index} (${label})`
+  const fail = (what: string): never => {
+    throw new AnimationError('clip', `${where}: ${what}`)
+  }
+
+  if (!Number.isInteger(raw.node) || raw.node < 0) fail(`target node ${raw.node} is not a node index`)
+  if (options.nodeCount !== undefined && raw.node >= options.nodeCount) {
+    fail(`target node ${raw.node} does not exist (the asset has ${options.nodeCount} nodes)`)
+  }
+  if (!(CHANNEL_PATHS as readonly string[]).includes(raw.path)) {
+    fail(`unknown path "${raw.path}" (expected one of ${CHANNEL_PATHS.join(', ')})`)
+  }
+  const path = raw.path as ChannelPath
+  const interpolationName = raw.interpolation ?? 'LINEAR'
+  if (!(INTERPOLATIONS as readonly string[]).includes(interpolationName)) {
+    fail(`unknown interpolation "${interpolationName}" (expected STEP, LINEAR or CUBICSPLINE)`)
+  }
+  const interpolation = interpolationName as Interpolation
+
+  const keyCount = raw.times?.length ?? 0
+  if (keyCount === 0) fail('has no keys')
+  const times = new Float32Array(keyCount)
+  for (let k = 0; k < keyCount; k++) {
+    const t = Number(raw.times[k])
+    times[k] = t
+    if (!Number.isFinite(t)) fail(`key ${k} time ${t} is not finite`)
+    if (t < 0) fail(`key ${k} time ${t} is negative`)
+    if (k > 0 && !(times[k]! > times[k - 1]!)) {
+      fail(`key ${k} time ${times[k]} is not after key ${k - 1} time ${times[k - 1]}`)
+    }
+  }
+
+  const perKey = interpolation === 'CUBICSPLINE' ? 3 : 1
+  const valueCount = raw.values?.length ?? 0
+  let components: number
+  if (path === 'weights') {
+    if (raw.components !== undefined) {
+      components = raw.components
+      if (!Number.isInteger(components) || components < 1)
+        fail(`weights component count ${components} is invalid`)
+    } else {
+      components = valueCount / (keyCount * perKey)
+      if (!Number.isInteger(components) || components < 1) {
+        fail(
+          `${valueCount} weight values do not divide into ${keyCount} keys` +
+            (perKey === 3 ? ' × 3 (in-tangent, value, out-tangent)' : ''),
+        )
+      }
+    }
+  } else {
+    components = PATH_COMPONENTS[path]
+  }
+  const expected = keyCount * perKey * components
+  if (valueCount !== expected) {
+    const layout = perKey === 3 ? `3 × ${keyCount} keys` : `${keyCount} keys`
+    fail(
+      `${interpolation} needs ${layout} = ${keyCount * perKey} output elements, got ${valueCount / components}`,
+    )
+  }
+
+  const values = new Float32Array(expected)
+  for (let i = 0; i < expected; i++) {
+    const v = Number(raw.values[i])
+    if (!Number.isFinite(v)) {
+      const element = Math.floor(i / components)
+      fail(`${describeElement(element, perKey)} component ${i % components} is ${v}`)
+    }
+    values[i] = v
+  }
+
+  if (path === 'rotation') {
+    // Normalize every element that is a rotation (not the cubic tangents); reject zero-length ones.
+    for (let e = 0; e < keyCount * perKey; e++) {
+      if (perKey === 3 && e % 3 !== 1) continue
+      const o = e * 4
+      const len = Math.sqrt(values[o]! ** 2 + values[o + 1]! ** 2 + values[o + 2]! ** 2 + values[o + 3]! ** 2)
+      if (!(len > 1e-6)) fail(`${describeElement(e, perKey)} is a zero-length quaternion (length ${len})`)
+      const inv = 1 / len
+      for (let j = 0; j < 4; j++) values[o + j] = values[o + j]! * inv
+    }
+  }
+
+  let slerpCache: Float64Array | null = null
+  let squad: Float32Array | null = null
+  if (path === 'rotation' && interpolation === 'LINEAR') {
+    const caches = buildRotationCaches(values, keyCount)
+    slerpCache = caches.slerpCache
+    squad = caches.squad
+  }
+
+  return Object.freeze({
+    node: raw.node,
+    nodeName,
+    path,
+    interpolation,
+    components,
+    times,
+    values,
+    slerpCache,
+    squad,
+  })
+}
+
+function describeElement(element: number, perKey: number): string {
+  if (perKey === 1) return `key ${element} value`
+  const key = Math.floor(element / 3)
+  return `key ${key} ${['in-tangent', 'value', 'out-tangent'][element % 3]}`
+}
