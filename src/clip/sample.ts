@@ -204,5 +204,6 @@ function squad(
   for (let j = 0; j < 4; j++) squadScratch[j] = s0 * data[q + j]! + s1 * data[q + 4 + j]!
   normalizeQuat(squadScratch, 0)
   slerpQuatNoFlip(squadScratch, 4, data, s, data, s + 4, u)
-  return slerpQuatNoFlip(out, offset, squadScratch, 0, squadScratch, 4, 2 * u * (1 - u))
+  slerpQuatNoFlip(out, offset, squadScratch, 0, squadScratch, 4, 2 * u * (1 - u))
+  return out
 }

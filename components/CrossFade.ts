@@ -1,0 +1,34 @@
+/**
+ * CrossFade: a blend from the pose a character had (the fading-out clip, still advancing, or a frozen pose) to the
+ * clip now in its Sampler. One value per entity id (SoA).
+ *
+ * Each fixed step advanceCrossFades adds dt/duration to `blend`; sampleClips samples the outgoing clip into the
+ * FROM layer and the incoming one into TO and writes lerp/slerp(FROM, TO, blend) into ANIM. At blend 1 the fade
+ * ends and the Sampler's clip plays alone.
+ */
+export interface CrossFadeStore {
+  /** Outgoing clip id, or -1 when fading from a frozen pose (a fade started mid-fade starts from its blend). */
+  fromClip: Int32Array
+  /** Outgoing clip's play phase, seconds (same convention as Sampler.time). */
+  fromTime: Float64Array
+  fromSpeed: Float64Array
+  fromLoop: Uint8Array
+  /** Blend factor 0 → 1 (0 = all outgoing, 1 = all incoming). */
+  blend: Float64Array
+  /** Seconds, > 0 (a zero-length fade is a cut and never activates). */
+  duration: Float64Array
+  /** 1 while fading. */
+  active: Uint8Array
+}
+
+export function createCrossFadeStore(capacity: number): CrossFadeStore {
+  return {
+    fromClip: new Int32Array(capacity).fill(-1),
+    fromTime: new Float64Array(capacity),
+    fromSpeed: new Float64Array(capacity),
+    fromLoop: new Uint8Array(capacity),
+    blend: new Float64Array(capacity),
+    duration: new Float64Array(capacity),
+    active: new Uint8Array(capacity),
+  }
+}

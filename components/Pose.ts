@@ -1,0 +1,148 @@
+import { AnimationError } from '../src/errors.ts'
+import { JOINT_STRIDE } from '../src/clip/poseLayout.ts'
+
+/**
+ * Pose: per character, slices of one shared Float32Array pool.
+ *
+ * A joint transform is 10 floats:   | tx ty tz | rx ry rz rw | sx sy sz |
+ *                                     0        3              7        10
+ * A character with n joints owns one block of POSE_LAYERS·n joint slots, starting at slot `Pose.base[eid]`:
+ *
+ *   slot base + LAYER·n + j   (floats ×10)
+ *   LAYER 0  ANIM   the animation pose this step (the sampled clip, or the cross-fade's blend)
+ *   LAYER 1  PREV   the animation pose of the step before the last change (for velocities at ragdoll hand-off)
+ *   LAYER 2  PHYS   the physics pose, joint-local, while a ragdoll lives
+ *   LAYER 3  FROM   the fading-out clip (or the frozen pose a fade started from)
+ *   LAYER 4  TO     the fading-in clip during a fade
+ *
+ * `joints` (Int32Array, one per slot, only the ANIM layer's n slots are used) holds each joint's SceneNode
+ * entity id, so slot index → entity is one lookup.
+ */
+export { JOINT_STRIDE, T_OFFSET, R_OFFSET, S_OFFSET } from '../src/clip/poseLayout.ts'
+export const POSE_LAYERS = 5
+export const LAYER_ANIM = 0
+export const LAYER_PREV = 1
+export const LAYER_PHYS = 2
+export const LAYER_FROM = 3
+export const LAYER_TO = 4
+
+export interface PoseStore {
+  /** First joint slot of the character's block. */
+  base: Uint32Array
+  /** Joints per layer (n). */
+  count: Uint16Array
+  /** Id of the registered asset whose skeleton this pose belongs to. */
+  asset: Int32Array
+  /** Step number at which the ANIM layer last changed (its PREV layer holds the pose from the step before). */
+  changedStep: Uint32Array
+  /** 1 when the ANIM layer changed in the current step (read by blendPoses). */
+  changed: Uint8Array
+}
+
+export function createPoseStore(capacity: number): PoseStore {
+  return {
+    base: new Uint32Array(capacity),
+    count: new Uint16Array(capacity),
+    asset: new Int32Array(capacity).fill(-1),
+    changedStep: new Uint32Array(capacity),
+    changed: new Uint8Array(capacity),
+  }
+}
+
+/**
+ * The shared pose pool: float data (10 per slot), the joint-entity column, and a first-fit free list over slot
+ * ranges, so characters can come and go without the pool growing forever. Freed neighbours merge.
+ * The pool grows (doubling) only when no free range fits, up to `maxSlots`; growing replaces `data` and
+ * `joints`, so per-frame code must read `pool.data` each step, never keep the array across steps.
+ */
+export interface PosePool {
+  data: Float32Array
+  joints: Int32Array
+  /** Slots in use (sum of live blocks). */
+  used: number
+  /** Capacity in slots right now. */
+  slots: number
+  readonly maxSlots: number
+  /** Free ranges as [start, length] pairs, sorted by start; small, so a plain array is fine. */
+  free: number[]
+}
+
+export function createPosePool(initialSlots: number, maxSlots: number): PosePool {
+  const slots = Math.max(1, Math.min(initialSlots, maxSlots))
+  return {
+    data: new Float32Array(slots * JOINT_STRIDE),
+    joints: new Int32Array(slots),
+    used: 0,
+    slots,
+    maxSlots,
+    free: [0, slots],
+  }
+}
+
+/** Reserves `n` contiguous slots and returns the first. Throws AnimationError('capacity') when `maxSlots` is hit. */
+export function allocatePoseSlots(pool: PosePool, n: number): number {
+  for (;;) {
+    const f = pool.free
+    for (let i = 0; i < f.length; i += 2) {
+      const start = f[i]!
+      const len = f[i + 1]!
+      if (len < n) continue
+      if (len === n) f.splice(i, 2)
+      else {
+        f[i] = start + n
+        f[i + 1] = len - n
+      }
+      pool.used += n
+      return start
+    }
+    growPool(pool, n)
+  }
+}
+
+function growPool(pool: PosePool, need: number): void {
+  const wanted = Math.max(pool.slots * 2, pool.used + need)
+  const slots = Math.min(wanted, pool.maxSlots)
+  const f = pool.free
+  const tailFree = f.length > 0 && f[f.length - 2]! + f[f.length - 1]! === pool.slots ? f[f.length - 1]! : 0
+  if (slots - pool.slots + tailFree < need) {
+    throw new AnimationError(
+      'capacity',
+      `pose pool exhausted: ${need} joint slots needed, ${pool.used} of ${pool.maxSlots} in use ` +
+        `(raise the plugin's maxPoseSlots option)`,
+    )
+  }
+  const data = new Float32Array(slots * JOINT_STRIDE)
+  data.set(pool.data)
+  const joints = new Int32Array(slots)
+  joints.set(pool.joints)
+  if (tailFree > 0) f[f.length - 1] = tailFree + slots - pool.slots
+  else f.push(pool.slots, slots - pool.slots)
+  pool.data = data
+  pool.joints = joints
+  pool.slots = slots
+}
+
+/** Returns a block to the free list, merging with adjacent free ranges. */
+export function freePoseSlots(pool: PosePool, start: number, n: number): void {
+  const f = pool.free
+  let i = 0
+  while (i < f.length && f[i]! < start) i += 2
+  f.splice(i, 0, start, n)
+  // Merge with the next range, then with the previous one.
+  if (i + 2 < f.length && f[i]! + f[i + 1]! === f[i + 2]!) {
+    f[i + 1] = f[i + 1]! + f[i + 3]!
+    f.splice(i + 2, 2)
+  }
+  if (i >= 2 && f[i - 2]! + f[i - 1]! === f[i]!) {
+    f[i - 1] = f[i - 1]! + f[i + 1]!
+    f.splice(i, 2)
+  }
+  pool.used -= n
+  pool.data.fill(0, start * JOINT_STRIDE, (start + n) * JOINT_STRIDE)
+  pool.joints.fill(0, start, start + n)
+}
+
+/** Float offset of joint j of `layer` in a block starting at slot `base` with n joints per layer. */
+export function layerOffset(base: number, n: number, layer: number): number {
+  return (base + layer * n) * JOINT_STRIDE
+}

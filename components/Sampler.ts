@@ -1,0 +1,74 @@
+/**
+ * Sampler: what clip a character plays and where it is in it. One value per entity id (SoA).
+ *
+ * `time` is the play phase in seconds, kept wrapped so precision never degrades in long runs:
+ *   once       [0, duration]        clamped at both ends (a finished clip holds its last pose)
+ *   repeat     [0, duration)        wraps
+ *   ping-pong  [0, 2·duration)      wraps; clip-local time is the phase reflected back over the second half
+ * Key cursors live beside the store in the plugin context (`ctx.cursors[eid]`), one per channel.
+ */
+export const LOOP_ONCE = 0
+export const LOOP_REPEAT = 1
+export const LOOP_PINGPONG = 2
+export type LoopMode = 'once' | 'repeat' | 'pingpong'
+export const LOOP_MODES: readonly LoopMode[] = ['once', 'repeat', 'pingpong']
+
+export const SAMPLER_RESET_REST = 1
+export const SAMPLER_HOLD = 2
+
+export const ROTATION_SLERP = 0
+export const ROTATION_SQUAD = 1
+
+export interface SamplerStore {
+  /** Clip id in the plugin's registry, -1 for none. */
+  clip: Int32Array
+  /** Play phase, seconds (see above). */
+  time: Float64Array
+  /** Playback rate: 1 normal, 0 paused, negative backwards. */
+  speed: Float64Array
+  /** LOOP_ONCE | LOOP_REPEAT | LOOP_PINGPONG. */
+  loop: Uint8Array
+  /** ROTATION_SLERP | ROTATION_SQUAD, for LINEAR rotation channels. */
+  rotation: Uint8Array
+  /** Clip-local time sampled last step; NaN forces a sample. A character whose time did not move is skipped. */
+  lastTime: Float64Array
+  /**
+   * Flags for the next sample: SAMPLER_RESET_REST = reset the ANIM layer to the rest pose first (a new clip, or
+   * a fade that ended); SAMPLER_HOLD = sample the current time without advancing it (the step right after
+   * play/crossFade shows the clip's start time).
+   */
+  reset: Uint8Array
+}
+
+export function createSamplerStore(capacity: number): SamplerStore {
+  const clip = new Int32Array(capacity).fill(-1)
+  return {
+    clip,
+    time: new Float64Array(capacity),
+    speed: new Float64Array(capacity),
+    loop: new Uint8Array(capacity),
+    rotation: new Uint8Array(capacity),
+    lastTime: new Float64Array(capacity),
+    reset: new Uint8Array(capacity),
+  }
+}
+
+/**
+ * Advances a play phase by `delta` seconds (any sign) under a loop mode. Only + - * / and floor, so the result
+ * is the same in every engine. A zero-duration clip stays at 0.
+ */
+export function advancePhase(phase: number, delta: number, duration: number, loop: number): number {
+  if (!(duration > 0)) return 0
+  let p = phase + delta
+  if (loop === LOOP_ONCE) return p < 0 ? 0 : p > duration ? duration : p
+  const period = loop === LOOP_PINGPONG ? 2 * duration : duration
+  if (p >= period || p < 0) p -= Math.floor(p / period) * period
+  // Rounding in the subtraction can land exactly on the period; wrap that to 0.
+  return p >= period ? 0 : p
+}
+
+/** Clip-local time (seconds, in [0, duration]) of a play phase. */
+export function localTime(phase: number, duration: number, loop: number): number {
+  if (loop === LOOP_PINGPONG && phase > duration) return 2 * duration - phase
+  return phase
+}

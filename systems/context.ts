@@ -1,0 +1,68 @@
+import type { World } from 'bitecs'
+import type { Clip } from '../src/clip/clip.ts'
+import type { AnimationAsset } from '../src/gltf/asset.ts'
+import type { PosePool, PoseStore } from '../components/Pose.ts'
+import type { SamplerStore } from '../components/Sampler.ts'
+import type { CrossFadeStore } from '../components/CrossFade.ts'
+import type { RagdollStore } from '../components/Ragdoll.ts'
+import type { SceneGraph } from '../components/SceneNode.ts'
+
+/**
+ * An asset registered with a plugin: its node tree flattened into a joint list (parents before children), the
+ * rest pose, and the clips it brought. Characters made from it share all of this.
+ */
+export interface RegisteredAsset {
+  readonly id: number
+  readonly asset: AnimationAsset
+  /** Joint j is glTF node `jointNodes[j]`; every node of the asset's scene is a joint. */
+  readonly jointNodes: Int32Array
+  /** Parent joint index, -1 for the asset's roots (which hang under the character entity). */
+  readonly jointParents: Int32Array
+  /** glTF node index → joint index, -1 for nodes outside the scene. */
+  readonly nodeJoint: Int32Array
+  /** Rest pose, 10 floats per joint (layout of components/Pose.ts). */
+  readonly rest: Float32Array
+  /** Ids of the clips that came with the asset, in file order. */
+  readonly clipIds: readonly number[]
+}
+
+/**
+ * A clip registered with a plugin. `bindings[assetId]` maps each channel to its float offset inside a pose
+ * layer (joint·10 + path offset), or -1 when the channel has nothing to drive on that asset (a missing node, or
+ * morph weights, which poses do not carry). Bound to the owning asset at registration, to others (by node name)
+ * the first time they play it.
+ */
+export interface RegisteredClip {
+  readonly id: number
+  readonly clip: Clip
+  readonly asset: number
+  readonly bindings: (Int32Array | undefined)[]
+}
+
+export interface AnimationStores {
+  Pose: PoseStore
+  Sampler: SamplerStore
+  CrossFade: CrossFadeStore
+  Ragdoll: RagdollStore
+}
+
+/** Everything a plugin owns. Systems close over it; nothing is global. */
+export interface AnimationContext {
+  readonly world: World
+  /** Fixed step, seconds. */
+  readonly dt: number
+  /** Store length: every entity id the plugin touches must be below it. */
+  readonly capacity: number
+  readonly stores: AnimationStores
+  readonly sceneGraph: SceneGraph
+  readonly pool: PosePool
+  readonly assets: RegisteredAsset[]
+  readonly clips: RegisteredClip[]
+  /** Per character: key cursors, `| current clip's channels | outgoing clip's channels |`. */
+  readonly cursors: (Uint32Array | undefined)[]
+  /** Per character: the channel bindings of the current and the outgoing clip (see RegisteredClip). */
+  readonly binding: (Int32Array | undefined)[]
+  readonly fromBinding: (Int32Array | undefined)[]
+  /** Fixed steps run so far; the simulation clock. */
+  step: number
+}

@@ -1,0 +1,41 @@
+import { createHasher, type TypedArray } from '../src/sim/stateHash.ts'
+import type { AnimationContext } from './context.ts'
+import { POSE_LAYERS, JOINT_STRIDE } from '../components/Pose.ts'
+
+/**
+ * The state hash of a plugin: the step counter, then, for each character in ascending id order, every field of
+ * its Sampler, CrossFade, Ragdoll and Pose entries, its key cursors, its whole pose block (all layers), and the
+ * SceneNode local transform, parent and world matrix of the character node and each joint. Hashes bits, so any
+ * difference in any float shows. Allocates (a test and tool call, not a per-frame one).
+ */
+export function hashAnimationState(ctx: AnimationContext, characters: readonly number[]): string {
+  const h = createHasher()
+  h.updateNumber(ctx.step)
+  const { Pose, Sampler, CrossFade, Ragdoll } = ctx.stores
+  const nodes = ctx.sceneGraph.store
+  const sorted = [...characters].sort((a, b) => a - b)
+  const one = (arr: TypedArray, eid: number, width = 1): void =>
+    void h.update(arr, eid * width, eid * width + width)
+  const node = (e: number): void => {
+    one(nodes.translation, e, 3)
+    one(nodes.rotation, e, 4)
+    one(nodes.scale, e, 3)
+    one(nodes.parent, e)
+    one(nodes.world, e, 16)
+  }
+  for (const eid of sorted) {
+    h.updateNumber(eid)
+    for (const store of [Sampler, CrossFade, Ragdoll, Pose] as const) {
+      for (const key of Object.keys(store).sort())
+        one((store as unknown as Record<string, TypedArray>)[key]!, eid)
+    }
+    const cursors = ctx.cursors[eid]
+    if (cursors) h.update(cursors)
+    const base = Pose.base[eid]!
+    const n = Pose.count[eid]!
+    h.update(ctx.pool.data, base * JOINT_STRIDE, (base + POSE_LAYERS * n) * JOINT_STRIDE)
+    node(eid)
+    for (let j = 0; j < n; j++) node(ctx.pool.joints[base + j]!)
+  }
+  return h.digest()
+}
