@@ -1,0 +1,276 @@
+import type { World } from 'bitecs'
+import {
+  addComponent,
+  entityExists,
+  hasComponent,
+  observe,
+  onAdd,
+  onRemove,
+  query,
+  removeComponent,
+} from 'bitecs'
+import { AnimationError } from '../src/errors.ts'
+import { identityMatrix } from '../src/math/transform.ts'
+
+/**
+ * SceneNode: one node of a transform hierarchy (every skeleton joint is one). SoA, indexed by entity id `e`,
+ * valid for `1 <= e < capacity` (bitecs never issues id 0, so 0 means "no parent"):
+ *
+ *   translation  Float32Array(capacity*3)   [e*3 .. e*3+3)    local x y z
+ *   rotation     Float32Array(capacity*4)   [e*4 .. e*4+4)    local unit quaternion x y z w
+ *   scale        Float32Array(capacity*3)   [e*3 .. e*3+3)    local x y z
+ *   parent       Int32Array(capacity)       [e]               parent SceneNode eid, 0 = root   (read-only: use
+ *                                                             setSceneNodeParent, which keeps the graph valid)
+ *   dirty        Uint8Array(capacity)       [e]               1 = local T/R/S changed since the last propagation;
+ *                                                             whoever writes the local sets it, propagation clears it
+ *   changed      Uint8Array(capacity)       [e]               1 = world was recomputed by the last propagation
+ *   world        Float32Array(capacity*16)  [e*16 .. e*16+16) world matrix, column-major (see math/transform.ts)
+ */
+export interface SceneNodeStore {
+  readonly translation: Float32Array
+  readonly rotation: Float32Array
+  readonly scale: Float32Array
+  readonly parent: Int32Array
+  readonly dirty: Uint8Array
+  readonly changed: Uint8Array
+  readonly world: Float32Array
+}
+
+/** Largest capacity accepted: bitecs's versioned ids keep the id in the low 24 bits. */
+export const MAX_SCENE_CAPACITY = 2 ** 24
+
+/** Makes an empty store for entity ids `0 <= e < capacity` (all zeros: add nodes with `addSceneNode`). */
+export function createSceneNodeStore(capacity: number): SceneNodeStore {
+  if (!Number.isInteger(capacity) || capacity < 2 || capacity > MAX_SCENE_CAPACITY) {
+    throw new AnimationError(
+      'argument',
+      `SceneNode store: capacity ${capacity} must be an integer in [2, ${MAX_SCENE_CAPACITY}] (entity ids are 1..capacity-1)`,
+    )
+  }
+  return {
+    translation: new Float32Array(capacity * 3),
+    rotation: new Float32Array(capacity * 4),
+    scale: new Float32Array(capacity * 3),
+    parent: new Int32Array(capacity),
+    dirty: new Uint8Array(capacity),
+    changed: new Uint8Array(capacity),
+    world: new Float32Array(capacity * 16),
+  }
+}
+
+/**
+ * A SceneNode store bound to one bitecs world, with the bookkeeping that keeps a parents-first order valid.
+ * One per plugin per world; nothing is shared between graphs.
+ *
+ * Children are kept as doubly linked sibling lists (`firstChild`, `nextSibling`, `prevSibling`, 0 = none), so
+ * re-parenting and removal cost O(1 + children). `version` counts hierarchy changes (membership or a parent);
+ * `order[0 .. orderLength)` is a parents-first (depth-first preorder) list of every node, valid while
+ * `orderVersion === version` and rebuilt by `refreshSceneOrder` when not. Everything here except the store's
+ * local T/R/S and `dirty` is the graph's own: read it, change it only through the functions in this file.
+ */
+export interface SceneGraph {
+  readonly world: World
+  /** The bitecs component: `addComponent(world, e, graph.store)` works too (the graph observes it). */
+  readonly store: SceneNodeStore
+  readonly capacity: number
+  readonly firstChild: Int32Array
+  readonly nextSibling: Int32Array
+  readonly prevSibling: Int32Array
+  version: number
+  readonly order: Int32Array
+  orderLength: number
+  orderVersion: number
+  /** Written by propagateTransforms: nodes recomputed by the last pass; times the order was rebuilt. */
+  readonly stats: { recomputed: number; orderBuilds: number }
+  /** DFS stack for the order rebuild, made once. */
+  readonly stack: Int32Array
+}
+
+/**
+ * Makes the store and its graph for `world`, entity ids `1 <= e < capacity`.
+ *
+ * Observes the world so that however a node enters or leaves (`addSceneNode`, `removeSceneNode`, or bitecs's
+ * own `addComponent`, `removeComponent`, `removeEntity`) the graph stays valid:
+ * - on add, the node's data is reset (bitecs keeps stale data on removal and recycles ids): identity local,
+ *   identity world, root, dirty, not changed, no children;
+ * - on remove, the node is unlinked from its parent and **its children become roots** (their local transform
+ *   is kept and now reads as a world transform; they are marked dirty). Remove children first (or remove their
+ *   entities) to drop a whole subtree.
+ */
+export function createSceneGraph(world: World, capacity: number): SceneGraph {
+  const store = createSceneNodeStore(capacity)
+  const graph: SceneGraph = {
+    world,
+    store,
+    capacity,
+    firstChild: new Int32Array(capacity),
+    nextSibling: new Int32Array(capacity),
+    prevSibling: new Int32Array(capacity),
+    version: 0,
+    order: new Int32Array(capacity),
+    orderLength: 0,
+    orderVersion: -1,
+    stats: { recomputed: 0, orderBuilds: 0 },
+    stack: new Int32Array(capacity),
+  }
+  observe(world, onAdd(store), (eid: number) => resetNode(graph, eid))
+  observe(world, onRemove(store), (eid: number) => detachNode(graph, eid))
+  return graph
+}
+
+/** Makes `eid` (an existing entity, `1 <= eid < capacity`) a SceneNode: identity local, dirty, under `parent`. */
+export function addSceneNode(graph: SceneGraph, eid: number, parent = 0): void {
+  checkEntityId(graph, eid, 'addSceneNode')
+  if (!entityExists(graph.world, eid)) {
+    throw new AnimationError('argument', `addSceneNode: entity ${eid} does not exist in the world`)
+  }
+  if (hasComponent(graph.world, eid, graph.store)) {
+    throw new AnimationError('argument', `addSceneNode: entity ${eid} is already a SceneNode`)
+  }
+  if (parent !== 0) checkNode(graph, parent, `addSceneNode: parent ${parent} of node ${eid}`)
+  addComponent(graph.world, eid, graph.store)
+  if (parent !== 0) {
+    link(graph, eid, parent)
+    graph.version++
+  }
+}
+
+/** Removes the SceneNode component from `eid` (the entity stays); its children become roots (see above). */
+export function removeSceneNode(graph: SceneGraph, eid: number): void {
+  checkNode(graph, eid, `removeSceneNode: node ${eid}`)
+  removeComponent(graph.world, eid, graph.store)
+}
+
+/**
+ * Moves node `eid` under `parent` (0 = make it a root) and marks it dirty. The local transform is kept, so
+ * the node's world transform changes. Throws if either is not a SceneNode or if `parent` is `eid` or one of
+ * its descendants (a cycle).
+ */
+export function setSceneNodeParent(graph: SceneGraph, eid: number, parent: number): void {
+  checkNode(graph, eid, `setSceneNodeParent: node ${eid}`)
+  if (parent !== 0) checkNode(graph, parent, `setSceneNodeParent: parent ${parent} of node ${eid}`)
+  const parents = graph.store.parent
+  for (let a = parent; a !== 0; a = parents[a]!) {
+    if (a === eid) {
+      throw new AnimationError(
+        'argument',
+        `setSceneNodeParent: parent ${parent} of node ${eid} would make a cycle (${parent === eid ? 'the node itself' : `${parent} is a descendant of ${eid}`})`,
+      )
+    }
+  }
+  graph.store.dirty[eid] = 1
+  if (parents[eid] === parent) return
+  unlink(graph, eid)
+  if (parent !== 0) link(graph, eid, parent)
+  graph.version++
+}
+
+/**
+ * Brings `graph.order[0 .. orderLength)` up to date if the hierarchy changed since it was built, and returns
+ * `orderLength`. Cheap when nothing changed (one comparison); a rebuild is O(nodes) and allocates only the
+ * key string of one bitecs query.
+ */
+export function refreshSceneOrder(graph: SceneGraph): number {
+  if (graph.orderVersion === graph.version) return graph.orderLength
+  const { order, stack, firstChild, nextSibling } = graph
+  const parents = graph.store.parent
+  const members = query(graph.world, [graph.store])
+  let n = 0
+  for (let i = 0; i < members.length; i++) {
+    const root = members[i]!
+    if (parents[root] !== 0) continue
+    let top = 0
+    stack[top++] = root
+    while (top > 0) {
+      const e = stack[--top]!
+      order[n++] = e
+      for (let c = firstChild[e]!; c !== 0; c = nextSibling[c]!) stack[top++] = c
+    }
+  }
+  graph.orderLength = n
+  graph.orderVersion = graph.version
+  graph.stats.orderBuilds++
+  return n
+}
+
+function checkEntityId(graph: SceneGraph, eid: number, where: string): void {
+  if (!Number.isInteger(eid) || eid < 1 || eid >= graph.capacity) {
+    throw new AnimationError(
+      'capacity',
+      `${where}: entity id ${eid} is outside 1..${graph.capacity - 1} (SceneNode capacity ${graph.capacity})`,
+    )
+  }
+}
+
+function checkNode(graph: SceneGraph, eid: number, what: string): void {
+  if (
+    !Number.isInteger(eid) ||
+    eid < 1 ||
+    eid >= graph.capacity ||
+    !hasComponent(graph.world, eid, graph.store)
+  ) {
+    throw new AnimationError('argument', `${what} is not a SceneNode entity`)
+  }
+}
+
+function resetNode(graph: SceneGraph, eid: number): void {
+  // Reached from bitecs's addComponent, after bitecs has recorded the component; an id past the store cannot
+  // be stored at all, so fail loudly rather than lose writes silently.
+  checkEntityId(graph, eid, 'SceneNode added')
+  const { translation, rotation, scale, parent, dirty, changed, world } = graph.store
+  translation.fill(0, eid * 3, eid * 3 + 3)
+  rotation.fill(0, eid * 4, eid * 4 + 3)
+  rotation[eid * 4 + 3] = 1
+  scale.fill(1, eid * 3, eid * 3 + 3)
+  identityMatrix(world, eid * 16)
+  parent[eid] = 0
+  dirty[eid] = 1
+  changed[eid] = 0
+  graph.firstChild[eid] = 0
+  graph.nextSibling[eid] = 0
+  graph.prevSibling[eid] = 0
+  graph.version++
+}
+
+function detachNode(graph: SceneGraph, eid: number): void {
+  const { firstChild, nextSibling, prevSibling } = graph
+  const { parent, dirty } = graph.store
+  unlink(graph, eid)
+  for (let c = firstChild[eid]!; c !== 0;) {
+    const next = nextSibling[c]!
+    parent[c] = 0
+    nextSibling[c] = 0
+    prevSibling[c] = 0
+    dirty[c] = 1
+    c = next
+  }
+  firstChild[eid] = 0
+  graph.version++
+}
+
+/** Pushes `eid` (currently a root) at the head of `parent`'s child list. */
+function link(graph: SceneGraph, eid: number, parent: number): void {
+  const { firstChild, nextSibling, prevSibling } = graph
+  const head = firstChild[parent]!
+  graph.store.parent[eid] = parent
+  nextSibling[eid] = head
+  prevSibling[eid] = 0
+  if (head !== 0) prevSibling[head] = eid
+  firstChild[parent] = eid
+}
+
+/** Takes `eid` out of its parent's child list and makes it a root. */
+function unlink(graph: SceneGraph, eid: number): void {
+  const { firstChild, nextSibling, prevSibling } = graph
+  const parent = graph.store.parent[eid]!
+  if (parent !== 0) {
+    const prev = prevSibling[eid]!
+    const next = nextSibling[eid]!
+    if (prev !== 0) nextSibling[prev] = next
+    else firstChild[parent] = next
+    if (next !== 0) prevSibling[next] = prev
+  }
+  graph.store.parent[eid] = 0
+  nextSibling[eid] = 0
+  prevSibling[eid] = 0
+}
