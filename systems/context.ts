@@ -1,4 +1,7 @@
 import type { World } from 'bitecs'
+import type { World as PhysicsWorld } from 'cannon-es'
+import type { ResolvedBody } from '../src/physics/description.ts'
+import type { RagdollInstance } from '../src/physics/ragdoll.ts'
 import type { Clip } from '../src/clip/clip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import type { PosePool, PoseStore } from '../components/Pose.ts'
@@ -65,4 +68,33 @@ export interface AnimationContext {
   readonly fromBinding: (Int32Array | undefined)[]
   /** Fixed steps run so far; the simulation clock. */
   step: number
+  /** The cannon-es world ragdolls live in (the plugin's own, or the game's). Stepped once per fixed step. */
+  readonly physics: PhysicsWorld
+  /** Per character with a ragdoll description in use: its runtime state. */
+  readonly ragdolls: (RagdollRuntime | undefined)[]
+  /** Things the step caught and handled (reported once per entity and kind); the game may read and clear it. */
+  readonly events: AnimationEvent[]
+}
+
+export interface AnimationEvent {
+  readonly step: number
+  readonly entity: number
+  readonly kind: 'ragdoll-exploded'
+  readonly message: string
+}
+
+/** A character's ragdoll: its resolved description, live bodies (null until the next step spawns them), scratch. */
+export interface RagdollRuntime {
+  readonly bodies: readonly ResolvedBody[]
+  /** Joint parents of the character's asset (for passing hits up to the nearest body). */
+  readonly parents: Int32Array
+  instance: RagdollInstance | null
+  /** Hits queued until the bodies exist: joint index and world impulse (N·s). */
+  readonly impulses: { joint: number; impulse: readonly [number, number, number] }[]
+  /** Scratch world transforms, 8 doubles per joint (src/physics/kinematics.ts), and the root's. */
+  readonly world: Float64Array
+  readonly previous: Float64Array
+  readonly root: Float64Array
+  /** An explosion was already reported for this character. */
+  reported: boolean
 }

@@ -1,0 +1,286 @@
+import { AnimationError } from '../errors.ts'
+
+/**
+ * A ragdoll description: which joints get rigid bodies, their shapes and masses, and the joint limits between
+ * each body and its parent body. Sizes are in the asset's units (scaled by the character's world scale when the
+ * ragdoll spawns); masses in kilograms; angles in radians.
+ *
+ * A body belongs to one joint. It is a capsule (or box) running from the joint's origin along `axis` (a
+ * direction in the joint's local frame) for `length`. Its parent body is the body of the nearest ancestor joint
+ * that has one; the two are linked by a cone-twist joint at this joint's origin. Joints without a body follow
+ * their animated local transform under whatever moves their parent.
+ *
+ * Limits are measured from the pose the ragdoll starts in (so the hand-off never starts outside a limit):
+ *   coneAngle   the largest swing of this body's axis away from where it was at activation, relative to the
+ *               parent body, in (0, π]
+ *   twistAngle  the largest twist about the axis, in [0, π]
+ */
+export interface RagdollBodySpec {
+  /** Node name or glTF node index. */
+  joint: string | number
+  shape: 'capsule' | 'box'
+  /** Capsule radius, or half the box's thickness; > 0. */
+  radius: number
+  /** Along `axis`, from the joint origin; > 0. */
+  length: number
+  /** Unit direction in the joint's local frame (normalized on resolve). */
+  axis: readonly [number, number, number]
+  /** Kilograms, > 0. */
+  mass: number
+  coneAngle: number
+  twistAngle: number
+}
+
+export interface RagdollDescription {
+  bodies: readonly RagdollBodySpec[]
+}
+
+/** The nodes a description is checked against: names, parents (-1 root), rest local T/R/S. */
+export interface RagdollSkeletonView {
+  readonly source: string
+  readonly nodes: readonly {
+    readonly name: string
+    readonly parent: number
+    readonly children: readonly number[]
+    readonly translation: readonly number[]
+    readonly rotation: readonly number[]
+    readonly scale: readonly number[]
+  }[]
+  /** Joint nodes to consider when generating (a skin's joints); all nodes when absent. */
+  readonly skinJoints?: ArrayLike<number>
+}
+
+export interface GenerateRagdollOptions {
+  /** Total mass in kilograms, spread by body volume. Default 30. */
+  totalMass?: number
+  /** Default cone limit, radians. Default 0.7 (40°). */
+  coneAngle?: number
+  /** Default twist limit, radians. Default 0.35 (20°). */
+  twistAngle?: number
+  /** Capsule radius as a fraction of its length, clamped to [2 %, 8 %] of the skeleton's size. Default 0.22. */
+  radiusRatio?: number
+}
+
+/**
+ * Generates a sensible description from any skeleton, from rest-pose bone lengths:
+ * - a joint with child joints gets a capsule towards its child (towards their mean for several children);
+ * - a leaf joint gets a small capsule continuing its parent's direction (hands, feet, head, tail tip);
+ * - joints above the first branching joint (a pelvis-like joint with ≥ 2 child joints), and bones shorter than
+ *   5 % of the skeleton's size, get no body (merged into their parent, or following the animation above it);
+ * - masses proportional to capsule volume, summing to `totalMass`.
+ */
+export function generateRagdollDescription(
+  view: RagdollSkeletonView,
+  options: GenerateRagdollOptions = {},
+): RagdollDescription {
+  const totalMass = options.totalMass ?? 30
+  const cone = options.coneAngle ?? 0.7
+  const twist = options.twistAngle ?? 0.35
+  const ratio = options.radiusRatio ?? 0.22
+  const nodes = view.nodes
+  const isJoint = new Uint8Array(nodes.length)
+  if (view.skinJoints) for (let i = 0; i < view.skinJoints.length; i++) isJoint[view.skinJoints[i]!] = 1
+  else isJoint.fill(1)
+  const jointChildren = (n: number): number[] => nodes[n]!.children.filter((c) => isJoint[c] === 1)
+  const boneOf = (n: number): number[] => {
+    const s = nodes[n]!.scale
+    const kids = jointChildren(n)
+    const mean = [0, 0, 0]
+    for (const c of kids)
+      for (let k = 0; k < 3; k++) mean[k]! += (nodes[c]!.translation[k]! * s[k]!) / kids.length
+    return mean
+  }
+  const len = (v: readonly number[]): number => Math.sqrt(v[0]! ** 2 + v[1]! ** 2 + v[2]! ** 2)
+
+  // Skeleton size: the longest root-to-joint distance along the tree (rest lengths add up along chains).
+  const depthLength = new Float64Array(nodes.length)
+  let size = 0
+  const order = topological(view)
+  for (const n of order) {
+    const p = nodes[n]!.parent
+    depthLength[n] = p >= 0 ? depthLength[p]! + len(nodes[n]!.translation) : 0
+    if (isJoint[n]) size = Math.max(size, depthLength[n]!)
+  }
+  if (!(size > 0)) {
+    throw new AnimationError('ragdoll', `${view.source}: the skeleton has no extent to build a ragdoll from`)
+  }
+
+  // Joints above the first branching joint carry no body (root offsets, not bones).
+  const skip = new Uint8Array(nodes.length)
+  const branching = order.find((n) => isJoint[n] === 1 && jointChildren(n).length >= 2)
+  if (branching !== undefined) {
+    for (let a = nodes[branching]!.parent; a >= 0; a = nodes[a]!.parent) skip[a] = 1
+  }
+
+  const minRadius = 0.02 * size
+  const maxRadius = 0.08 * size
+  const specs: (RagdollBodySpec & { volume: number })[] = []
+  const boneLength = new Float64Array(nodes.length)
+  const boneAxis: number[][] = []
+  for (const n of order) {
+    if (isJoint[n] !== 1 || skip[n] === 1) continue
+    const kids = jointChildren(n)
+    let axis: number[]
+    let length: number
+    if (kids.length > 0) {
+      let v = boneOf(n)
+      if (len(v) < 0.25 * Math.max(...kids.map((c) => len(nodes[c]!.translation)))) {
+        // Children spread around the joint (their mean is near it): follow the farthest one instead.
+        const far = kids.reduce((a, b) => (len(nodes[a]!.translation) >= len(nodes[b]!.translation) ? a : b))
+        v = nodes[far]!.translation.map((x, k) => x * nodes[n]!.scale[k]!)
+      }
+      length = len(v)
+      axis = v.map((x) => x / length)
+    } else {
+      // Leaf: continue the parent's bone direction, half its length (in this joint's frame).
+      const p = nodes[n]!.parent
+      if (p < 0 || boneLength[p] === 0) continue
+      const dir = rotateByConjugate(nodes[n]!.rotation, boneAxis[p]!)
+      length = 0.5 * boneLength[p]!
+      axis = dir
+    }
+    if (length < 0.05 * size) continue
+    boneLength[n] = length
+    boneAxis[n] = axis
+    const radius = Math.min(maxRadius, Math.max(minRadius, ratio * length))
+    const volume = Math.PI * radius * radius * length + (4 / 3) * Math.PI * radius ** 3
+    specs.push({
+      joint: nodes[n]!.name,
+      shape: 'capsule',
+      radius,
+      length,
+      axis: [axis[0]!, axis[1]!, axis[2]!],
+      mass: 0,
+      coneAngle: cone,
+      twistAngle: twist,
+      volume,
+    })
+  }
+  if (specs.length === 0) {
+    throw new AnimationError('ragdoll', `${view.source}: no bone is long enough to carry a ragdoll body`)
+  }
+  const totalVolume = specs.reduce((a, s) => a + s.volume, 0)
+  return {
+    bodies: specs.map(({ volume, ...s }) => ({ ...s, mass: (totalMass * volume) / totalVolume })),
+  }
+}
+
+/** A body spec resolved against a skeleton: node index and parent body, everything validated. */
+export interface ResolvedBody {
+  readonly node: number
+  readonly shape: 'capsule' | 'box'
+  readonly radius: number
+  readonly length: number
+  readonly axis: readonly [number, number, number]
+  readonly mass: number
+  readonly coneAngle: number
+  readonly twistAngle: number
+  /** Index (into the resolved list) of the parent body, -1 for the root body. */
+  readonly parentBody: number
+}
+
+/**
+ * Checks a description against a skeleton and orders its bodies parents first. Throws AnimationError
+ * (kind 'ragdoll') naming the body and the value for: a joint the skeleton lacks, a joint listed twice,
+ * non-positive or non-finite mass, radius or length, a zero axis, limits outside their ranges.
+ */
+export function resolveRagdollDescription(
+  view: RagdollSkeletonView,
+  desc: RagdollDescription,
+): ResolvedBody[] {
+  if (!desc || !Array.isArray(desc.bodies) || desc.bodies.length === 0) {
+    throw new AnimationError('ragdoll', `${view.source}: a ragdoll description needs at least one body`)
+  }
+  const nodes = view.nodes
+  const bodyOfNode = new Map<number, RagdollBodySpec>()
+  desc.bodies.forEach((b, i) => {
+    const where = `${view.source}: ragdoll body ${i} (${JSON.stringify(b?.joint)})`
+    const fail = (what: string): never => {
+      throw new AnimationError('ragdoll', `${where}: ${what}`)
+    }
+    const node =
+      typeof b.joint === 'number'
+        ? Number.isInteger(b.joint) && b.joint >= 0 && b.joint < nodes.length
+          ? b.joint
+          : -1
+        : nodes.findIndex((n) => n.name === b.joint)
+    if (node < 0) fail(`the skeleton has no joint ${JSON.stringify(b.joint)}`)
+    if (bodyOfNode.has(node)) fail(`joint ${nodes[node]!.name} already has a body`)
+    if (b.shape !== 'capsule' && b.shape !== 'box') fail(`shape "${b.shape}" is not capsule or box`)
+    for (const key of ['mass', 'radius', 'length'] as const) {
+      if (!(Number.isFinite(b[key]) && b[key] > 0)) fail(`${key} ${b[key]} must be a finite number > 0`)
+    }
+    if (!(Number.isFinite(b.coneAngle) && b.coneAngle > 0 && b.coneAngle <= Math.PI)) {
+      fail(`coneAngle ${b.coneAngle} rad must be in (0, π]`)
+    }
+    if (!(Number.isFinite(b.twistAngle) && b.twistAngle >= 0 && b.twistAngle <= Math.PI)) {
+      fail(`twistAngle ${b.twistAngle} rad must be in [0, π]`)
+    }
+    const a = b.axis
+    const l = Array.isArray(a) && a.length === 3 ? Math.sqrt(a[0]! ** 2 + a[1]! ** 2 + a[2]! ** 2) : NaN
+    if (!(l > 1e-9 && Number.isFinite(l))) fail(`axis ${JSON.stringify(a)} must be a non-zero 3-vector`)
+    bodyOfNode.set(node, b)
+  })
+  const resolved: ResolvedBody[] = []
+  const bodyIndex = new Map<number, number>()
+  for (const n of topological(view)) {
+    const b = bodyOfNode.get(n)
+    if (!b) continue
+    let parentBody = -1
+    for (let a = nodes[n]!.parent; a >= 0; a = nodes[a]!.parent) {
+      const idx = bodyIndex.get(a)
+      if (idx !== undefined) {
+        parentBody = idx
+        break
+      }
+    }
+    const l = Math.sqrt(b.axis[0] ** 2 + b.axis[1] ** 2 + b.axis[2] ** 2)
+    bodyIndex.set(n, resolved.length)
+    resolved.push({
+      node: n,
+      shape: b.shape,
+      radius: b.radius,
+      length: b.length,
+      axis: [b.axis[0] / l, b.axis[1] / l, b.axis[2] / l],
+      mass: b.mass,
+      coneAngle: b.coneAngle,
+      twistAngle: b.twistAngle,
+      parentBody,
+    })
+  }
+  if (resolved.length !== bodyOfNode.size) {
+    throw new AnimationError(
+      'ragdoll',
+      `${view.source}: some ragdoll bodies sit on nodes outside the scene tree`,
+    )
+  }
+  return resolved
+}
+
+/** Nodes parents-first (roots in index order, then depth-first). */
+function topological(view: RagdollSkeletonView): number[] {
+  const out: number[] = []
+  const visit = (n: number): void => {
+    out.push(n)
+    for (const c of view.nodes[n]!.children) visit(c)
+  }
+  view.nodes.forEach((n, i) => n.parent < 0 && visit(i))
+  return out
+}
+
+/** v rotated by the inverse of unit quaternion q ([x, y, z, w]). */
+function rotateByConjugate(q: readonly number[], v: readonly number[]): number[] {
+  const x = -q[0]!
+  const y = -q[1]!
+  const z = -q[2]!
+  const w = q[3]!
+  // t = 2·(q.xyz × v); v' = v + w·t + q.xyz × t
+  const tx = 2 * (y * v[2]! - z * v[1]!)
+  const ty = 2 * (z * v[0]! - x * v[2]!)
+  const tz = 2 * (x * v[1]! - y * v[0]!)
+  return [
+    v[0]! + w * tx + (y * tz - z * ty),
+    v[1]! + w * ty + (z * tx - x * tz),
+    v[2]! + w * tz + (x * ty - y * tx),
+  ]
+}

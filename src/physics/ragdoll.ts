@@ -1,0 +1,318 @@
+import { Body, Box, ConeTwistConstraint, Quaternion, Sphere, Vec3, type World } from 'cannon-es'
+import type { ResolvedBody } from './description.ts'
+import { localFromWorld, rotateVector, WORLD_STRIDE } from './kinematics.ts'
+import { detAtan2 } from '../math/detmath.ts'
+
+/**
+ * One character's live ragdoll: cannon-es bodies, the cone-twist constraints between them, and the fixed offsets
+ * that map each body back to its joint.
+ *
+ * Body frames: at activation every body is placed with the identity orientation at the centre of its bone, so
+ * the parent and child frames agree and each constraint starts exactly at its neutral pose (no limit is
+ * violated at the hand-off, nothing snaps). Per body we keep, in the body frame:
+ *   jointOffset  | dx dy dz | ox oy oz ow |   joint position = body position + q_body·d,
+ *                                            joint rotation = q_body·o
+ */
+export interface RagdollInstance {
+  readonly bodies: Body[]
+  readonly constraints: ConeTwistConstraint[]
+  /** Joint index (in the character's joint list) of each body. */
+  readonly bodyJoint: Int32Array
+  /** Body index of each joint, -1 for joints that follow their animation. */
+  readonly jointBody: Int32Array
+  /** 7 doubles per body, see above. */
+  readonly jointOffset: Float64Array
+}
+
+export interface RagdollSpawnInput {
+  /** Resolved body specs (parents first); `node` is mapped to a joint through `nodeJoint`. */
+  readonly bodies: readonly ResolvedBody[]
+  readonly nodeJoint: Int32Array
+  readonly jointCount: number
+  /** Joint world transforms now, and one fixed step earlier (8 doubles per joint, kinematics.ts layout). */
+  readonly world: Float64Array
+  readonly previous: Float64Array | null
+  /** Seconds between `previous` and `world`. */
+  readonly dt: number
+  /** Collision group of this ragdoll's bodies (they collide with everything except directly linked bodies). */
+  readonly collisionGroup?: number
+}
+
+/**
+ * Builds the bodies and constraints at the animated pose, gives every body the velocity the animation had
+ * (finite differences between `previous` and `world`), and adds them to `physics`. Allocates (a hand-off, not a
+ * per-frame call).
+ */
+export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollInstance {
+  const n = input.bodies.length
+  const bodies: Body[] = []
+  const constraints: ConeTwistConstraint[] = []
+  const bodyJoint = new Int32Array(n)
+  const jointBody = new Int32Array(input.jointCount).fill(-1)
+  const jointOffset = new Float64Array(n * 7)
+  const centers = new Float64Array(n * 3)
+  const prevCenter = new Float64Array(3)
+  const tmp = new Float64Array(3)
+  const w = input.world
+  for (let b = 0; b < n; b++) {
+    const spec = input.bodies[b]!
+    const j = input.nodeJoint[spec.node]!
+    bodyJoint[b] = j
+    jointBody[j] = b
+    const o = j * WORLD_STRIDE
+    const s = w[o + 7]!
+    const length = spec.length * s
+    const radius = spec.radius * s
+    // World direction of the bone and the body centre half-way along it.
+    rotateVector(tmp, 0, w, o + 3, spec.axis[0], spec.axis[1], spec.axis[2])
+    const dx = tmp[0]!
+    const dy = tmp[1]!
+    const dz = tmp[2]!
+    const cx = w[o]! + dx * length * 0.5
+    const cy = w[o + 1]! + dy * length * 0.5
+    const cz = w[o + 2]! + dz * length * 0.5
+    centers[b * 3] = cx
+    centers[b * 3 + 1] = cy
+    centers[b * 3 + 2] = cz
+    const body = new Body({
+      mass: spec.mass,
+      position: new Vec3(cx, cy, cz),
+      linearDamping: 0.05,
+      angularDamping: 0.1,
+    })
+    body.quaternion.set(0, 0, 0, 1)
+    addShape(body, spec, radius, length, dx, dy, dz)
+    if (input.collisionGroup !== undefined) body.collisionFilterGroup = input.collisionGroup
+    // Joint relative to the body: position offset and rotation offset (the body starts unrotated).
+    jointOffset[b * 7] = w[o]! - cx
+    jointOffset[b * 7 + 1] = w[o + 1]! - cy
+    jointOffset[b * 7 + 2] = w[o + 2]! - cz
+    for (let k = 0; k < 4; k++) jointOffset[b * 7 + 3 + k] = w[o + 3 + k]!
+    if (input.previous) {
+      const p = input.previous
+      rotateVector(prevCenter, 0, p, o + 3, spec.axis[0], spec.axis[1], spec.axis[2])
+      const ps = p[o + 7]! * spec.length * 0.5
+      const inv = 1 / input.dt
+      body.velocity.set(
+        (cx - (p[o]! + prevCenter[0]! * ps)) * inv,
+        (cy - (p[o + 1]! + prevCenter[1]! * ps)) * inv,
+        (cz - (p[o + 2]! + prevCenter[2]! * ps)) * inv,
+      )
+      angularVelocity(tmp, p, o + 3, w, o + 3, input.dt)
+      body.angularVelocity.set(tmp[0]!, tmp[1]!, tmp[2]!)
+    }
+    bodies.push(body)
+  }
+  for (let b = 0; b < n; b++) {
+    const spec = input.bodies[b]!
+    if (spec.parentBody < 0) continue
+    const parent = bodies[spec.parentBody]!
+    const child = bodies[b]!
+    const jo = bodyJoint[b]! * WORLD_STRIDE
+    // Pivot at the child joint's origin; the axis is the child's bone direction now (identical in both frames).
+    rotateVector(tmp, 0, w, jo + 3, spec.axis[0], spec.axis[1], spec.axis[2])
+    const axis = new Vec3(tmp[0], tmp[1], tmp[2])
+    const pb = spec.parentBody * 3
+    const constraint = new ConeTwistConstraint(parent, child, {
+      pivotA: new Vec3(w[jo]! - centers[pb]!, w[jo + 1]! - centers[pb + 1]!, w[jo + 2]! - centers[pb + 2]!),
+      pivotB: new Vec3(
+        w[jo]! - centers[b * 3]!,
+        w[jo + 1]! - centers[b * 3 + 1]!,
+        w[jo + 2]! - centers[b * 3 + 2]!,
+      ),
+      axisA: axis,
+      axisB: axis.clone(),
+      angle: spec.coneAngle,
+      twistAngle: spec.twistAngle,
+      collideConnected: false,
+    })
+    constraints.push(constraint)
+  }
+  for (const body of bodies) physics.addBody(body)
+  for (const c of constraints) physics.addConstraint(c)
+  return { bodies, constraints, bodyJoint, jointBody, jointOffset }
+}
+
+/** Removes the ragdoll's constraints and bodies from the world. */
+export function despawnRagdoll(physics: World, r: RagdollInstance): void {
+  for (const c of r.constraints) physics.removeConstraint(c)
+  for (const b of r.bodies) physics.removeBody(b)
+}
+
+/**
+ * Reads the bodies back into joint-local transforms: for each joint in order, a joint with a body takes its
+ * world transform from the body (with the joint offset applied) and its local transform relative to the
+ * parent's world transform from this same read; a joint without one keeps its animated local transform
+ * (`anim`) and is carried by its parent. Writes `phys` (pose layer, 10 floats per joint; scale is copied from
+ * anim) and leaves the world transforms in `world` (8 doubles per joint). Allocation-free.
+ */
+export function readRagdollPose(
+  r: RagdollInstance,
+  phys: Float32Array,
+  physOffset: number,
+  anim: Float32Array,
+  animOffset: number,
+  parents: Int32Array,
+  n: number,
+  root: Float64Array,
+  rootOffset: number,
+  world: Float64Array,
+): void {
+  for (let j = 0; j < n; j++) {
+    const p = parents[j]!
+    const parentWorld = p < 0 ? root : world
+    const po = p < 0 ? rootOffset : p * WORLD_STRIDE
+    const lo = physOffset + j * 10
+    const ao = animOffset + j * 10
+    for (let k = 0; k < 10; k++) phys[lo + k] = anim[ao + k]!
+    const b = r.jointBody[j]!
+    const o = j * WORLD_STRIDE
+    if (b < 0) {
+      composeInto(world, o, parentWorld, po, phys, lo)
+      continue
+    }
+    const body = r.bodies[b]!
+    const q = body.quaternion
+    const off = b * 7
+    // joint position = body position + q_body · d
+    const dx = r.jointOffset[off]!
+    const dy = r.jointOffset[off + 1]!
+    const dz = r.jointOffset[off + 2]!
+    const tx = 2 * (q.y * dz - q.z * dy)
+    const ty = 2 * (q.z * dx - q.x * dz)
+    const tz = 2 * (q.x * dy - q.y * dx)
+    world[o] = body.position.x + dx + q.w * tx + (q.y * tz - q.z * ty)
+    world[o + 1] = body.position.y + dy + q.w * ty + (q.z * tx - q.x * tz)
+    world[o + 2] = body.position.z + dz + q.w * tz + (q.x * ty - q.y * tx)
+    // joint rotation = q_body · o
+    const ox = r.jointOffset[off + 3]!
+    const oy = r.jointOffset[off + 4]!
+    const oz = r.jointOffset[off + 5]!
+    const ow = r.jointOffset[off + 6]!
+    world[o + 3] = q.w * ox + q.x * ow + q.y * oz - q.z * oy
+    world[o + 4] = q.w * oy - q.x * oz + q.y * ow + q.z * ox
+    world[o + 5] = q.w * oz + q.x * oy - q.y * ox + q.z * ow
+    world[o + 6] = q.w * ow - q.x * ox - q.y * oy - q.z * oz
+    world[o + 7] = parentWorld[po + 7]! * anim[ao + 7]!
+    localFromWorld(phys, lo, parentWorld, po, world, o)
+  }
+}
+
+function composeInto(
+  out: Float64Array,
+  o: number,
+  parent: Float64Array,
+  po: number,
+  pose: Float32Array,
+  lo: number,
+) {
+  const qx = parent[po + 3]!
+  const qy = parent[po + 4]!
+  const qz = parent[po + 5]!
+  const qw = parent[po + 6]!
+  const s = parent[po + 7]!
+  const vx = pose[lo]! * s
+  const vy = pose[lo + 1]! * s
+  const vz = pose[lo + 2]! * s
+  const tx = 2 * (qy * vz - qz * vy)
+  const ty = 2 * (qz * vx - qx * vz)
+  const tz = 2 * (qx * vy - qy * vx)
+  out[o] = parent[po]! + vx + qw * tx + (qy * tz - qz * ty)
+  out[o + 1] = parent[po + 1]! + vy + qw * ty + (qz * tx - qx * tz)
+  out[o + 2] = parent[po + 2]! + vz + qw * tz + (qx * ty - qy * tx)
+  const bx = pose[lo + 3]!
+  const by = pose[lo + 4]!
+  const bz = pose[lo + 5]!
+  const bw = pose[lo + 6]!
+  out[o + 3] = qw * bx + qx * bw + qy * bz - qz * by
+  out[o + 4] = qw * by - qx * bz + qy * bw + qz * bx
+  out[o + 5] = qw * bz + qx * by - qy * bx + qz * bw
+  out[o + 6] = qw * bw - qx * bx - qy * by - qz * bz
+  out[o + 7] = s * pose[lo + 7]!
+}
+
+/**
+ * True when any body has a non-finite state or moves faster than `maxSpeed` (units per second) or spins faster
+ * than `maxSpin` (radians per second): the ragdoll exploded.
+ */
+export function ragdollExploded(r: RagdollInstance, maxSpeed: number, maxSpin: number): boolean {
+  const speed2 = maxSpeed * maxSpeed
+  const spin2 = maxSpin * maxSpin
+  for (const b of r.bodies) {
+    const p = b.position
+    const q = b.quaternion
+    const v = b.velocity
+    const w = b.angularVelocity
+    const vv = v.x * v.x + v.y * v.y + v.z * v.z
+    const ww = w.x * w.x + w.y * w.y + w.z * w.z
+    if (!(vv <= speed2 && ww <= spin2)) return true
+    if (!Number.isFinite(p.x + p.y + p.z + q.x + q.y + q.z + q.w)) return true
+  }
+  return false
+}
+
+/**
+ * Angular velocity (world frame, radians per second) that turns unit quaternion a into b over dt seconds along
+ * the short arc: ω = 2·log(b·a⁻¹)/dt.
+ */
+export function angularVelocity(
+  out: Float64Array,
+  a: Float64Array,
+  ao: number,
+  b: Float64Array,
+  bo: number,
+  dt: number,
+): Float64Array {
+  const ax = -a[ao]!
+  const ay = -a[ao + 1]!
+  const az = -a[ao + 2]!
+  const aw = a[ao + 3]!
+  const bx = b[bo]!
+  const by = b[bo + 1]!
+  const bz = b[bo + 2]!
+  const bw = b[bo + 3]!
+  // d = b · conj(a)
+  let x = bw * ax + bx * aw + by * az - bz * ay
+  let y = bw * ay - bx * az + by * aw + bz * ax
+  let z = bw * az + bx * ay - by * ax + bz * aw
+  let w = bw * aw - bx * ax - by * ay - bz * az
+  if (w < 0) {
+    x = -x
+    y = -y
+    z = -z
+    w = -w
+  }
+  const len = Math.sqrt(x * x + y * y + z * z)
+  const scale = len > 1e-12 ? (2 * detAtan2(len, w)) / (len * dt) : 2 / dt
+  out[0] = x * scale
+  out[1] = y * scale
+  out[2] = z * scale
+  return out
+}
+
+/**
+ * Capsule or box along the world direction d, centred on the body origin. A capsule is a row of overlapping
+ * spheres (at most one radius apart) rather than cannon's Cylinder, whose vertices come from Math.sin/cos and so
+ * may differ in the last bit between engines; sphere contacts are also the cheapest cannon has.
+ */
+function addShape(
+  body: Body,
+  spec: ResolvedBody,
+  radius: number,
+  length: number,
+  dx: number,
+  dy: number,
+  dz: number,
+) {
+  if (spec.shape === 'box') {
+    const orientation = new Quaternion().setFromVectors(new Vec3(0, 1, 0), new Vec3(dx, dy, dz))
+    body.addShape(new Box(new Vec3(radius, length * 0.5, radius)), new Vec3(0, 0, 0), orientation)
+    return
+  }
+  const end = Math.max(0, length * 0.5 - radius)
+  const count = end > 0 ? Math.ceil((2 * end) / radius) + 1 : 1
+  for (let i = 0; i < count; i++) {
+    const t = count === 1 ? 0 : -end + (2 * end * i) / (count - 1)
+    body.addShape(new Sphere(radius), new Vec3(dx * t, dy * t, dz * t))
+  }
+}
