@@ -100,10 +100,12 @@ export function allocatePoseSlots(pool: PosePool, n: number): number {
 }
 
 function growPool(pool: PosePool, need: number): void {
-  const wanted = Math.max(pool.slots * 2, pool.used + need)
-  const slots = Math.min(wanted, pool.maxSlots)
   const f = pool.free
   const tailFree = f.length > 0 && f[f.length - 2]! + f[f.length - 1]! === pool.slots ? f[f.length - 1]! : 0
+  // The new block goes at the end, extending the free tail (if any): what matters is the tail, not `used`
+  // (a fragmented pool can have plenty of free slots, none of them at the end).
+  const wanted = Math.max(pool.slots * 2, pool.slots + need - tailFree)
+  const slots = Math.min(wanted, pool.maxSlots)
   if (slots - pool.slots + tailFree < need) {
     throw new AnimationError(
       'capacity',

@@ -4,10 +4,18 @@ import type { AnimationContext } from './context.ts'
 import { SAMPLER_RESET_REST } from '../components/Sampler.ts'
 
 /**
- * advanceCrossFades: `blend += dt / duration` for every active fade. When it reaches 1 the fade ends: the
- * outgoing clip is dropped, and the Sampler's clip (already the incoming one) plays alone from the next sample,
- * starting from the rest pose (`Sampler.reset`) so nothing of the outgoing clip lingers on joints the incoming
- * one does not animate. Runs before sampleClips. Never throws; allocates nothing.
+ * A fade whose blend is within this of 1 ends: `k·dt/duration` for a duration of exactly k steps can round to
+ * 1 − 1 ulp (1.85 s at 60 Hz does), which would show one extra step at blend 0.9999999999999999.
+ */
+export const FADE_END_TOLERANCE = 1e-9
+
+/**
+ * advanceCrossFades: for every active fade, `steps += 1` and `blend = steps·dt / duration` (a product, so the
+ * blend after k steps is exactly k·dt/duration and does not drift as a running sum would). When it reaches 1
+ * (within FADE_END_TOLERANCE) the fade ends: blend is 1, the outgoing clip is dropped, and the Sampler's clip
+ * (already the incoming one) plays alone from this step's sample on, starting from the rest pose
+ * (`Sampler.reset`) so nothing of the outgoing clip lingers on joints the incoming one does not animate.
+ * Runs before sampleClips. Never throws; allocates nothing.
  */
 export function createAdvanceCrossFadesSystem(ctx: AnimationContext) {
   const { CrossFade, Sampler } = ctx.stores
@@ -20,8 +28,10 @@ export function createAdvanceCrossFadesSystem(ctx: AnimationContext) {
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       if (CrossFade.active[eid] !== 1) continue
-      const blend = CrossFade.blend[eid]! + dt / CrossFade.duration[eid]!
-      if (blend >= 1) {
+      const steps = CrossFade.steps[eid]! + 1
+      CrossFade.steps[eid] = steps
+      const blend = (steps * dt) / CrossFade.duration[eid]!
+      if (blend >= 1 - FADE_END_TOLERANCE) {
         CrossFade.blend[eid] = 1
         CrossFade.active[eid] = 0
         CrossFade.fromClip[eid] = -1

@@ -16,6 +16,7 @@ import {
   POSE_LAYERS,
 } from '../components/Pose.ts'
 import {
+  advancePhase,
   createSamplerStore,
   LOOP_MODES,
   LOOP_REPEAT,
@@ -40,6 +41,16 @@ import { createStepRagdollsSystem } from './stepRagdolls.ts'
 import { applyPoseToSceneGraph, createBlendPosesSystem } from './blendPoses.ts'
 import { createPropagateTransformsSystem } from './propagateTransforms.ts'
 import { hashAnimationState } from './hashState.ts'
+import { Body, Plane, Vec3, World as PhysicsWorld } from 'cannon-es'
+import {
+  generateRagdollDescription,
+  resolveRagdollDescription,
+  type RagdollDescription,
+  type RagdollSkeletonView,
+  type ResolvedBody,
+} from '../src/physics/description.ts'
+import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
+import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import type { RotationMode } from '../src/clip/clip.ts'
 
 export interface AnimationPluginOptions {
@@ -53,6 +64,38 @@ export interface AnimationPluginOptions {
   dt?: number
   /** Upper bound of the shared pose pool, in joint slots (a character uses 5 per joint). Default 4·capacity. */
   maxPoseSlots?: number
+  /** Ragdoll physics. */
+  physics?: {
+    /**
+     * The game's own cannon-es world, so ragdolls collide with its bodies. The plugin steps it with
+     * `world.step(dt)` once per fixed step; do not step it elsewhere. Default: a world of the plugin's own.
+     */
+    world?: PhysicsWorld
+    /** Gravity of the plugin's own world, world units per s². Default [0, -9.82, 0]. */
+    gravity?: readonly [number, number, number]
+    /** Height of a static ground plane (normal +y) in the plugin's own world, or false for none. Default 0. */
+    ground?: number | false
+  }
+}
+
+export interface RagdollOptions {
+  /** The bodies and limits; default: generated from the character's skeleton (see generateRagdollDescription). */
+  description?: RagdollDescription
+  /** ragdoll_weight ramp rate per second, > 0. Default: the character's current rate (5 unless changed). */
+  rate?: number
+  /** A hit at the hand-off: world impulse (N·s) at a joint (node name or glTF node index). */
+  impulse?: { joint: string | number; impulse: readonly [number, number, number] }
+}
+
+export interface GetUpOptions {
+  /** A clip to cross-fade into while the ragdoll weight ramps back to 0. */
+  clip?: string | number
+  /** Seconds for that cross-fade. Default 0.3. */
+  fadeSeconds?: number
+  /** Ramp rate back to 0, per second, > 0. Default: the current rate. */
+  rate?: number
+  /** Play options of the clip (default loop 'once'). */
+  play?: PlayOptions
 }
 
 export interface PlayOptions {
@@ -97,6 +140,19 @@ export interface AnimationPlugin {
   play(character: number, clip: string | number, options?: PlayOptions): void
   crossFade(character: number, clip: string | number, durationSeconds: number, options?: PlayOptions): void
   removeCharacter(character: number): void
+  /**
+   * Hands the character to physics: bodies appear at its animated pose on the next step, moving as the animation
+   * moved, and ragdoll_weight ramps 0 → 1 at the rate. Throws for a bad description or option, changing nothing.
+   */
+  ragdoll(character: number, options?: RagdollOptions): void
+  /** A hit on a ragdolling character: world impulse (N·s) at a joint (node name or glTF node index). */
+  applyImpulse(character: number, joint: string | number, impulse: readonly [number, number, number]): void
+  /** Blends back from physics to animation (optionally cross-fading into a get-up clip); bodies leave at weight 0. */
+  getUp(character: number, options?: GetUpOptions): void
+  /** The cannon-es world ragdolls live in. */
+  readonly physics: PhysicsWorld
+  /** What the step caught and handled (e.g. an exploded ragdoll), oldest first; clear it when read. */
+  readonly events: AnimationContext['events']
   /** State hash (16 hex digits) of everything the plugin simulates; equal bits give equal hashes. */
   hash(): string
   /** Removes every character and forgets everything; the plugin cannot be used afterwards. */
@@ -119,6 +175,12 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     throw new AnimationError('argument', `createAnimationPlugin: dt ${dt} s must be a finite number > 0`)
   }
   const maxPoseSlots = options.maxPoseSlots ?? capacity * 4
+  if (!Number.isInteger(maxPoseSlots) || maxPoseSlots < 1) {
+    throw new AnimationError(
+      'argument',
+      `createAnimationPlugin: maxPoseSlots ${maxPoseSlots} must be an integer ≥ 1`,
+    )
+  }
   const stores: AnimationStores = {
     Pose: createPoseStore(capacity),
     Sampler: createSamplerStore(capacity),
@@ -139,7 +201,11 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     binding: [],
     fromBinding: [],
     step: 0,
+    physics: options.physics?.world ?? createPhysicsWorld(options.physics ?? {}),
+    ragdolls: [],
+    events: [],
   }
+  const descriptions = new Map<number, ResolvedBody[]>()
   const { Pose, Sampler, CrossFade, Ragdoll } = stores
   const nodes = sceneGraph.store
 
@@ -265,7 +331,9 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     CrossFade.fromTime[eid] = 0
     CrossFade.fromSpeed[eid] = 0
     CrossFade.fromLoop[eid] = 0
+    CrossFade.fromRotation[eid] = 0
     CrossFade.blend[eid] = 0
+    CrossFade.steps[eid] = 0
     CrossFade.duration[eid] = 0
     CrossFade.active[eid] = 0
   }
@@ -308,21 +376,41 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
   }
 
   function startClip(eid: number, clip: RegisteredClip, s: ReturnType<typeof playSettings>): void {
+    ensureCursors(eid, clip.clip.channels.length)
     Sampler.clip[eid] = clip.id
     Sampler.speed[eid] = s.speed
     Sampler.loop[eid] = s.loop
     Sampler.rotation[eid] = s.rotation
-    Sampler.time[eid] = wrapStart(s.phase, clip.clip.duration, s.loop)
+    // advancePhase from 0 wraps (or clamps) the start time exactly as playback would.
+    Sampler.time[eid] = advancePhase(0, s.phase, clip.clip.duration, s.loop)
     Sampler.lastTime[eid] = NaN
     // The next step samples the start time itself; time advances from the step after.
     Sampler.reset[eid] = Sampler.reset[eid]! | SAMPLER_HOLD
     ctx.binding[eid] = bindClip(ctx, clip, Pose.asset[eid]!)
   }
 
+  /**
+   * Cursors are `| current clip's channels | outgoing clip's channels |`, sized for the asset's own clips; a clip
+   * of another asset (bound by node name) may have more channels. Grows (keeping the outgoing half) before the
+   * clip is set, outside the step.
+   */
+  function ensureCursors(eid: number, channels: number): void {
+    const old = ctx.cursors[eid]!
+    const half = old.length >>> 1
+    if (channels <= half) return
+    const grown = new Uint32Array(2 * channels)
+    grown.set(old.subarray(half), channels)
+    ctx.cursors[eid] = grown
+  }
+
   function play(eid: number, clipRef: string | number, o: PlayOptions = {}): void {
     character(eid, 'play')
     const clip = ctx.clips[findClip(ctx, ctx.assets[Pose.asset[eid]!]!, clipRef, 'play')]!
-    const s = playSettings(`play(${eid}, "${clip.clip.name}")`, clip, o)
+    playClip(eid, clip, playSettings(`play(${eid}, "${clip.clip.name}")`, clip, o))
+  }
+
+  /** Cuts to `clip` (validated settings): no fade, sampling restarts from the rest pose. */
+  function playClip(eid: number, clip: RegisteredClip, s: ReturnType<typeof playSettings>): void {
     resetCrossFade(eid)
     ctx.fromBinding[eid] = undefined
     Sampler.reset[eid] = SAMPLER_RESET_REST
@@ -348,7 +436,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     const s = playSettings(what, clip, o)
     const current = Sampler.clip[eid]!
     if (durationSeconds === 0 || current < 0) {
-      play(eid, clip.id, o)
+      playClip(eid, clip, s)
       return
     }
     if (current === clip.id && CrossFade.active[eid] === 0) return
@@ -373,19 +461,153 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
       CrossFade.fromTime[eid] = Sampler.time[eid]!
       CrossFade.fromSpeed[eid] = Sampler.speed[eid]!
       CrossFade.fromLoop[eid] = Sampler.loop[eid]!
+      CrossFade.fromRotation[eid] = Sampler.rotation[eid]!
       ctx.fromBinding[eid] = ctx.binding[eid]
       cursors.copyWithin(half, 0, half)
     }
     CrossFade.blend[eid] = 0
+    CrossFade.steps[eid] = 0
     CrossFade.duration[eid] = durationSeconds
     CrossFade.active[eid] = 1
     data.set(ctx.assets[Pose.asset[eid]!]!.rest, layerOffset(base, n, LAYER_TO))
     startClip(eid, clip, s)
-    cursors.fill(0, 0, half)
+    const now = ctx.cursors[eid]!
+    now.fill(0, 0, now.length >>> 1)
+  }
+
+  function jointIndex(eid: number, node: string | number, what: string): number {
+    const asset = ctx.assets[Pose.asset[eid]!]!
+    const index = typeof node === 'number' ? node : asset.asset.nodes.findIndex((x) => x.name === node)
+    const j = Number.isInteger(index) && index >= 0 && index < asset.nodeJoint.length ? asset.nodeJoint[index]! : -1
+    if (j < 0) {
+      throw new AnimationError('argument', `${what}: ${asset.asset.source} has no scene node ${JSON.stringify(node)}`)
+    }
+    return j
+  }
+
+  function checkImpulse(what: string, impulse: readonly number[]): readonly [number, number, number] {
+    if (!Array.isArray(impulse) || impulse.length !== 3 || !impulse.every((x) => Number.isFinite(x))) {
+      throw new AnimationError('argument', `${what}: impulse ${JSON.stringify(impulse)} must be three finite numbers`)
+    }
+    return [impulse[0]!, impulse[1]!, impulse[2]!]
+  }
+
+  function checkRate(what: string, rate: number): number {
+    if (!(Number.isFinite(rate) && rate > 0)) {
+      throw new AnimationError('argument', `${what}: rate ${rate} per second must be a finite number > 0`)
+    }
+    return rate
+  }
+
+  function ragdoll(eid: number, o: RagdollOptions = {}): void {
+    character(eid, 'ragdoll')
+    const what = `ragdoll(${eid})`
+    const assetId = Pose.asset[eid]!
+    const asset = ctx.assets[assetId]!
+    const rate = o.rate === undefined ? Ragdoll.rate[eid]! : checkRate(what, o.rate)
+    const hit = o.impulse
+      ? { joint: jointIndex(eid, o.impulse.joint, what), impulse: checkImpulse(what, o.impulse.impulse) }
+      : null
+    const bodies = o.description
+      ? resolveRagdollDescription(skeletonView(asset), o.description)
+      : defaultDescription(asset)
+    const existing = ctx.ragdolls[eid]
+    if (Ragdoll.active[eid] === RAGDOLL_FALLING) {
+      // Already down: only the hit applies.
+      if (hit) applyImpulse(eid, o.impulse!.joint, o.impulse!.impulse)
+      return
+    }
+    Ragdoll.rate[eid] = rate
+    if (Ragdoll.active[eid] === RAGDOLL_GETTING_UP && existing?.instance) {
+      // Falls again while getting up: keep the bodies, ramp back toward 1.
+      Ragdoll.active[eid] = RAGDOLL_FALLING
+      if (hit) existing.impulses.push(hit)
+      return
+    }
+    const n = Pose.count[eid]!
+    ctx.ragdolls[eid] = {
+      bodies,
+      parents: asset.jointParents,
+      instance: null,
+      impulses: hit ? [hit] : [],
+      world: new Float64Array(n * WORLD_STRIDE),
+      previous: new Float64Array(n * WORLD_STRIDE),
+      root: new Float64Array(WORLD_STRIDE),
+      reported: existing?.reported ?? false,
+    }
+    Ragdoll.weight[eid] = 0
+    Ragdoll.active[eid] = RAGDOLL_FALLING
+    Ragdoll.handle[eid] = eid
+  }
+
+  function applyImpulse(eid: number, joint: string | number, impulse: readonly [number, number, number]): void {
+    character(eid, 'applyImpulse')
+    const what = `applyImpulse(${eid})`
+    const j = jointIndex(eid, joint, what)
+    const v = checkImpulse(what, impulse)
+    const rt = ctx.ragdolls[eid]
+    if (Ragdoll.active[eid] === RAGDOLL_OFF || !rt) {
+      throw new AnimationError('argument', `${what}: character ${eid} is not ragdolling (call ragdoll() first)`)
+    }
+    rt.impulses.push({ joint: j, impulse: v })
+    if (rt.instance) {
+      // Bodies exist: apply now, at the joint's last read-back world position.
+      const r = rt.instance
+      let b = r.jointBody[j]!
+      for (let a = j; b < 0 && a >= 0; a = rt.parents[a]!) b = r.jointBody[a]!
+      const body = r.bodies[b < 0 ? 0 : b]!
+      const o = j * WORLD_STRIDE
+      body.applyImpulse(
+        new Vec3(v[0], v[1], v[2]),
+        new Vec3(rt.world[o]! - body.position.x, rt.world[o + 1]! - body.position.y, rt.world[o + 2]! - body.position.z),
+      )
+      rt.impulses.length = 0
+    }
+  }
+
+  function getUp(eid: number, o: GetUpOptions = {}): void {
+    character(eid, 'getUp')
+    const what = `getUp(${eid})`
+    const rate = o.rate === undefined ? Ragdoll.rate[eid]! : checkRate(what, o.rate)
+    const fade = o.fadeSeconds ?? 0.3
+    if (Ragdoll.active[eid] === RAGDOLL_OFF) {
+      throw new AnimationError('argument', `${what}: character ${eid} is not ragdolling`)
+    }
+    if (o.clip !== undefined) crossFade(eid, o.clip, fade, { loop: 'once', ...o.play })
+    Ragdoll.rate[eid] = rate
+    Ragdoll.active[eid] = RAGDOLL_GETTING_UP
+  }
+
+  function skeletonView(asset: RegisteredAsset): RagdollSkeletonView {
+    const skin = asset.asset.skeletons[0]
+    return { source: asset.asset.source, nodes: asset.asset.nodes, skinJoints: skin?.joints }
+  }
+
+  function defaultDescription(asset: RegisteredAsset): ResolvedBody[] {
+    let resolved = descriptions.get(asset.id)
+    if (!resolved) {
+      const view = skeletonView(asset)
+      resolved = resolveRagdollDescription(view, generateRagdollDescription(view))
+      descriptions.set(asset.id, resolved)
+    }
+    return resolved
+  }
+
+  function dropRagdoll(eid: number): void {
+    const rt = ctx.ragdolls[eid]
+    if (rt?.instance) {
+      for (const c of rt.instance.constraints) ctx.physics.removeConstraint(c)
+      for (const b of rt.instance.bodies) ctx.physics.removeBody(b)
+    }
+    ctx.ragdolls[eid] = undefined
+    Ragdoll.active[eid] = RAGDOLL_OFF
+    Ragdoll.weight[eid] = 0
+    Ragdoll.handle[eid] = -1
   }
 
   function removeCharacter(eid: number): void {
     character(eid, 'removeCharacter')
+    dropRagdoll(eid)
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
     const jointEids = ctx.pool.joints
@@ -412,7 +634,8 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     character(eid, 'jointEntity')
     const asset = ctx.assets[Pose.asset[eid]!]!
     const index = typeof node === 'number' ? node : asset.asset.nodes.findIndex((x) => x.name === node)
-    const j = index >= 0 && index < asset.nodeJoint.length ? asset.nodeJoint[index]! : -1
+    const j =
+      Number.isInteger(index) && index >= 0 && index < asset.nodeJoint.length ? asset.nodeJoint[index]! : -1
     if (j < 0) {
       throw new AnimationError(
         'argument',
@@ -455,6 +678,11 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     play,
     crossFade,
     removeCharacter,
+    ragdoll,
+    applyImpulse,
+    getUp,
+    physics: ctx.physics,
+    events: ctx.events,
     hash: () => hashAnimationState(ctx, [...characterIds()]),
     dispose,
   }
@@ -462,12 +690,6 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
 
 function isHandle(x: AnimationAsset | AssetHandle): x is AssetHandle {
   return 'asset' in x && typeof (x as AssetHandle).id === 'number'
-}
-
-function wrapStart(phase: number, duration: number, loop: number): number {
-  if (loop === 0 || !(duration > 0)) return phase
-  const period = loop === 2 ? 2 * duration : duration
-  return phase - Math.floor(phase / period) * period
 }
 
 /** Flattens the asset's scene into joints (parents first), builds the rest pose, registers its clips. */
@@ -564,4 +786,24 @@ function findClip(
     'argument',
     `${what}: no clip named "${clip}" (${asset.asset.source} has ${names || 'none'})`,
   )
+}
+
+function createPhysicsWorld(o: { gravity?: readonly [number, number, number]; ground?: number | false }): PhysicsWorld {
+  const g = o.gravity ?? [0, -9.82, 0]
+  if (!Array.isArray(g) || g.length !== 3 || !g.every((x) => Number.isFinite(x))) {
+    throw new AnimationError('argument', `createAnimationPlugin: gravity ${JSON.stringify(g)} must be three finite numbers`)
+  }
+  const world = new PhysicsWorld({ gravity: new Vec3(g[0], g[1], g[2]) })
+  const ground = o.ground ?? 0
+  if (ground !== false) {
+    if (!Number.isFinite(ground)) {
+      throw new AnimationError('argument', `createAnimationPlugin: ground height ${ground} must be a finite number`)
+    }
+    const plane = new Body({ mass: 0, type: Body.STATIC, position: new Vec3(0, ground, 0) })
+    plane.addShape(new Plane())
+    // Plane normals are +z; turn it to +y (a quarter turn about x, written out to avoid trigonometry).
+    plane.quaternion.set(-Math.SQRT1_2, 0, 0, Math.SQRT1_2)
+    world.addBody(plane)
+  }
+  return world
 }

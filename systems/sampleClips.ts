@@ -76,7 +76,9 @@ export function createSampleClipsSystem(ctx: AnimationContext) {
           )
           CrossFade.fromTime[eid] = fromPhase
           const ft = localTime(fromPhase, fromClip.duration, fromLoop)
-          sampleClipInto(data, from, fromClip, ctx.fromBinding[eid]!, ft, cursors, cursors.length >>> 1, mode)
+          const fromMode: RotationMode = CrossFade.fromRotation[eid] === ROTATION_SQUAD ? 'squad' : 'slerp'
+          const fromCursors = cursors.length >>> 1
+          sampleClipInto(data, from, fromClip, ctx.fromBinding[eid]!, ft, cursors, fromCursors, fromMode)
         }
         const to = layerOffset(base, n, LAYER_TO)
         sampleClipInto(data, to, clip, ctx.binding[eid]!, t, cursors, 0, mode)
