@@ -1,0 +1,259 @@
+import type { GLTF } from '@gltf-transform/core'
+import { isObject } from './container.ts'
+import { gltfError } from './gltfError.ts'
+
+/**
+ * Structural checks on the glTF JSON before gltf-transform reads it. gltf-transform trusts the file: an index
+ * out of range becomes `undefined` (a channel silently loses its node), an accessor past the end of its buffer
+ * view is silently cut short, and a node listed as the child of two parents is silently re-parented. So every
+ * reference this project relies on is checked here, with the glTF indices still at hand for the message:
+ *
+ *   buffer views   inside their buffer          accessors   known type, inside their buffer view (and sparse)
+ *   nodes          children/mesh/skin exist, one parent at most, no cycles, finite T/R/S/matrix/weights
+ *   skins          joints are distinct nodes; skeleton and inverseBindMatrices exist
+ *   animations     samplers' accessors exist; channels' sampler and target node exist
+ *   scenes         root nodes exist and have no parent; `scene` exists
+ *
+ * Animation semantics (accessor types per path, key counts, times) are checked later, on the Document.
+ * Throws AnimationError (kind 'gltf'); returns nothing.
+ */
+export function checkGltfJson(
+  json: GLTF.IGLTF,
+  supportedExtensions: readonly string[],
+  source: string,
+): void {
+  const fail = (what: string): never => {
+    throw gltfError(source, what)
+  }
+  const list = (key: string): Record<string, unknown>[] => {
+    const value = (json as unknown as Record<string, unknown>)[key]
+    if (value === undefined) return []
+    if (!Array.isArray(value)) return fail(`"${key}" is not an array`)
+    value.forEach((item, i) => {
+      if (!isObject(item)) fail(`${key} ${i} is not an object`)
+    })
+    return value as Record<string, unknown>[]
+  }
+  const ref = (value: unknown, count: number, what: string, where: string, plural: string): number => {
+    if (!Number.isInteger(value) || (value as number) < 0 || (value as number) >= count) {
+      fail(`${where}: ${what} ${JSON.stringify(value)} does not exist (the file has ${count} ${plural})`)
+    }
+    return value as number
+  }
+  const natural = (value: unknown, fallback: number, what: string, where: string): number => {
+    if (value === undefined) return fallback
+    if (!Number.isInteger(value) || (value as number) < 0) {
+      fail(`${where}: ${what} ${JSON.stringify(value)} is not a non-negative integer`)
+    }
+    return value as number
+  }
+
+  const required = json.extensionsRequired ?? []
+  for (const name of Array.isArray(required) ? required : []) {
+    if (!supportedExtensions.includes(name))
+      fail(`requires the glTF extension "${name}", which is not supported`)
+  }
+
+  const buffers = list('buffers')
+  const bufferViews = list('bufferViews')
+  const accessors = list('accessors')
+  const meshes = list('meshes')
+  const skins = list('skins')
+  const nodes = list('nodes')
+  const animations = list('animations')
+  const scenes = list('scenes')
+
+  // Buffer views inside their buffers (whose data was checked to hold byteLength bytes).
+  const viewLengths = bufferViews.map((view, i) => {
+    const where = `bufferView ${i}`
+    const buffer = ref(view['buffer'], buffers.length, 'buffer', where, 'buffers')
+    const offset = natural(view['byteOffset'], 0, 'byteOffset', where)
+    const length = natural(view['byteLength'], -1, 'byteLength', where)
+    if (length < 1)
+      fail(`${where}: byteLength ${JSON.stringify(view['byteLength'])} is not a positive integer`)
+    const bufferLength = buffers[buffer]!['byteLength'] as number
+    if (offset + length > bufferLength) {
+      fail(
+        `${where}: bytes ${offset}..${offset + length} run past the end of buffer ${buffer} (${bufferLength} bytes)`,
+      )
+    }
+    const stride = view['byteStride']
+    if (
+      stride !== undefined &&
+      (!Number.isInteger(stride) || (stride as number) < 4 || (stride as number) > 252)
+    ) {
+      fail(`${where}: byteStride ${JSON.stringify(stride)} is not an integer in [4, 252]`)
+    }
+    return length
+  })
+
+  // Accessors inside their buffer views: the last element must end within the view.
+  accessors.forEach((accessor, i) => {
+    const where = `accessor ${i}`
+    const componentBytes = COMPONENT_BYTES[accessor['componentType'] as number]
+    if (componentBytes === undefined) {
+      fail(
+        `${where}: componentType ${JSON.stringify(accessor['componentType'])} is not a glTF component type`,
+      )
+    }
+    const components = TYPE_COMPONENTS[accessor['type'] as string]
+    if (components === undefined)
+      fail(`${where}: type ${JSON.stringify(accessor['type'])} is not a glTF type`)
+    const count = natural(accessor['count'], -1, 'count', where)
+    if (count < 1) fail(`${where}: count ${JSON.stringify(accessor['count'])} is not a positive integer`)
+    const elementBytes = componentBytes! * components!
+    const fits = (viewValue: unknown, offsetValue: unknown, n: number, bytes: number, what: string): void => {
+      const view = ref(viewValue, bufferViews.length, 'bufferView', `${where}${what}`, 'buffer views')
+      const offset = natural(offsetValue, 0, 'byteOffset', `${where}${what}`)
+      const stride = (bufferViews[view]!['byteStride'] as number | undefined) ?? bytes
+      const end = offset + stride * (n - 1) + bytes
+      if (end > viewLengths[view]!) {
+        fail(
+          `${where}${what}: ${n} elements of ${bytes} bytes from offset ${offset} need ${end} bytes, ` +
+            `bufferView ${view} has ${viewLengths[view]}`,
+        )
+      }
+    }
+    if (accessor['bufferView'] !== undefined) {
+      fits(accessor['bufferView'], accessor['byteOffset'], count, elementBytes, '')
+    }
+    const sparse = accessor['sparse']
+    if (sparse !== undefined) {
+      if (!isObject(sparse) || !isObject(sparse['indices']) || !isObject(sparse['values'])) {
+        return fail(`${where}: sparse is not an object with indices and values`)
+      }
+      const sparseCount = natural(sparse['count'], -1, 'sparse count', where)
+      if (sparseCount < 1 || sparseCount > count) {
+        fail(`${where}: sparse count ${JSON.stringify(sparse['count'])} is not in [1, ${count}]`)
+      }
+      const indexType = sparse['indices']['componentType'] as number
+      const indexBytes = SPARSE_INDEX_BYTES[indexType]
+      if (indexBytes === undefined) {
+        fail(`${where}: sparse indices componentType ${JSON.stringify(indexType)} is not 5121, 5123 or 5125`)
+      }
+      fits(
+        sparse['indices']['bufferView'],
+        sparse['indices']['byteOffset'],
+        sparseCount,
+        indexBytes!,
+        ' sparse indices',
+      )
+      fits(
+        sparse['values']['bufferView'],
+        sparse['values']['byteOffset'],
+        sparseCount,
+        elementBytes,
+        ' sparse values',
+      )
+    }
+  })
+
+  // Nodes: references, one parent at most, finite transforms; then no cycles.
+  const parentOf = new Array<number>(nodes.length).fill(-1)
+  nodes.forEach((node, i) => {
+    const where = `node ${i}${nameOf(node)}`
+    const children = node['children'] ?? []
+    if (!Array.isArray(children)) fail(`${where}: children is not an array`)
+    for (const child of children as unknown[]) {
+      const c = ref(child, nodes.length, 'child', where, 'nodes')
+      if (c === i) fail(`${where}: lists itself as a child`)
+      if (parentOf[c] !== -1) fail(`node ${c} is a child of both node ${parentOf[c]} and node ${i}`)
+      parentOf[c] = i
+    }
+    if (node['mesh'] !== undefined) ref(node['mesh'], meshes.length, 'mesh', where, 'meshes')
+    if (node['skin'] !== undefined) ref(node['skin'], skins.length, 'skin', where, 'skins')
+    for (const [key, size] of [
+      ['translation', 3],
+      ['rotation', 4],
+      ['scale', 3],
+      ['matrix', 16],
+      ['weights', -1],
+    ]) {
+      const value = node[key as string]
+      if (value === undefined) continue
+      const ok =
+        Array.isArray(value) &&
+        (size === -1 || value.length === size) &&
+        value.every((v: unknown) => typeof v === 'number' && Number.isFinite(v))
+      if (!ok)
+        fail(
+          `${where}: ${key} ${JSON.stringify(value)} is not ${size === -1 ? 'an array of' : size} finite numbers`,
+        )
+    }
+  })
+  nodes.forEach((_, i) => {
+    // With one parent per node, walking up either reaches a root or loops; more than n steps means a loop.
+    let steps = 0
+    for (let p = parentOf[i]!; p !== -1; p = parentOf[p]!) {
+      if (++steps > nodes.length)
+        fail(`node ${i}${nameOf(nodes[i]!)} is its own ancestor (the node tree has a cycle)`)
+    }
+  })
+
+  skins.forEach((skin, i) => {
+    const where = `skin ${i}${nameOf(skin)}`
+    const joints = skin['joints']
+    if (!Array.isArray(joints) || joints.length === 0) fail(`${where}: joints is not a non-empty array`)
+    const seen = new Set<number>()
+    ;(joints as unknown[]).forEach((joint, j) => {
+      const node = ref(joint, nodes.length, `joint ${j}: node`, where, 'nodes')
+      if (seen.has(node)) fail(`${where}: joint ${j} repeats node ${node}`)
+      seen.add(node)
+    })
+    if (skin['skeleton'] !== undefined) ref(skin['skeleton'], nodes.length, 'skeleton node', where, 'nodes')
+    if (skin['inverseBindMatrices'] !== undefined) {
+      ref(skin['inverseBindMatrices'], accessors.length, 'inverseBindMatrices accessor', where, 'accessors')
+    }
+  })
+
+  animations.forEach((animation, a) => {
+    const where = `animation ${a}${nameOf(animation)}`
+    const samplers = animation['samplers'] ?? []
+    const channels = animation['channels'] ?? []
+    if (!Array.isArray(samplers) || !Array.isArray(channels))
+      fail(`${where}: samplers or channels is not an array`)
+    ;(samplers as unknown[]).forEach((sampler, s) => {
+      if (!isObject(sampler)) return fail(`${where}: sampler ${s} is not an object`)
+      ref(sampler['input'], accessors.length, 'input accessor', `${where} sampler ${s}`, 'accessors')
+      ref(sampler['output'], accessors.length, 'output accessor', `${where} sampler ${s}`, 'accessors')
+    })
+    ;(channels as unknown[]).forEach((channel, c) => {
+      const at = `${where} channel ${c}`
+      if (!isObject(channel) || !isObject(channel['target'])) return fail(`${at}: has no target object`)
+      ref(channel['sampler'], (samplers as unknown[]).length, 'sampler', at, 'samplers in this animation')
+      const node = channel['target']['node']
+      if (node !== undefined) ref(node, nodes.length, 'target node', at, 'nodes')
+      if (typeof channel['target']['path'] !== 'string') fail(`${at}: target path is not a string`)
+    })
+  })
+
+  scenes.forEach((scene, s) => {
+    const where = `scene ${s}${nameOf(scene)}`
+    const roots = scene['nodes'] ?? []
+    if (!Array.isArray(roots)) fail(`${where}: nodes is not an array`)
+    for (const root of roots as unknown[]) {
+      const node = ref(root, nodes.length, 'root node', where, 'nodes')
+      if (parentOf[node] !== -1) fail(`${where}: root node ${node} is the child of node ${parentOf[node]}`)
+    }
+  })
+  if (json.scene !== undefined) ref(json.scene, scenes.length, 'default scene', 'the file', 'scenes')
+}
+
+/** Bytes per component, by glTF componentType. */
+const COMPONENT_BYTES: Record<number, number> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 }
+const SPARSE_INDEX_BYTES: Record<number, number> = { 5121: 1, 5123: 2, 5125: 4 }
+
+/** Components per element, by glTF accessor type. */
+const TYPE_COMPONENTS: Record<string, number> = {
+  SCALAR: 1,
+  VEC2: 2,
+  VEC3: 3,
+  VEC4: 4,
+  MAT2: 4,
+  MAT3: 9,
+  MAT4: 16,
+}
+
+function nameOf(item: Record<string, unknown>): string {
+  return typeof item['name'] === 'string' && item['name'] !== '' ? ` "${item['name']}"` : ''
+}

@@ -1,0 +1,211 @@
+import { Extension, Logger, PlatformIO, Verbosity } from '@gltf-transform/core'
+import type { Document, JSONDocument, Node } from '@gltf-transform/core'
+import type { AnimationAsset, AssetNode, Skeleton } from './asset.ts'
+import { checkGltfJson } from './checkJson.ts'
+import { clipFromAnimation } from './clips.ts'
+import { parseContainer, resolveBuffers } from './container.ts'
+import { describeThrown, gltfError } from './gltfError.ts'
+import { buildSkeleton } from './skeleton.ts'
+
+/**
+ * glTF 2.0 → AnimationAsset, platform-neutral (no fs, no fetch: the browser demo imports this file).
+ *
+ *   bytes ──parseContainer──▶ JSON + buffers ──checkGltfJson──▶ gltf-transform readJSON ──▶ Document
+ *         ──assetFromDocument──▶ AnimationAsset (nodes, roots, skeletons, clips)
+ *
+ * All or nothing: any problem throws AnimationError (kind 'gltf', or 'clip' from buildClip) whose message
+ * starts with `source`; no partly built asset is ever returned.
+ */
+
+export interface ReadAssetOptions {
+  /**
+   * Bytes of the external files a .gltf refers to, keyed by the uri exactly as written in the file
+   * (e.g. `{ 'Fox.bin': bytes }`). Only buffers are read; external images are not needed and ignored.
+   */
+  resources?: Readonly<Record<string, Uint8Array>>
+}
+
+/**
+ * Reads a .glb, or a .gltf whose buffers are embedded (`data:` uris) or supplied in `options.resources`.
+ * `source` names the file in messages and becomes `asset.source`.
+ */
+export async function readAsset(
+  bytes: Uint8Array,
+  source: string,
+  options: ReadAssetOptions = {},
+): Promise<AnimationAsset> {
+  const container = parseContainer(bytes, source)
+  const buffers = resolveBuffers(container, options.resources, source)
+  checkGltfJson(container.json, SUPPORTED_EXTENSIONS, source)
+
+  // Hand gltf-transform every buffer under a private uri ("__" marks it internal), so it never resolves one.
+  const resources: Record<string, Uint8Array<ArrayBuffer>> = {}
+  const json = { ...container.json }
+  json.buffers = (json.buffers ?? []).map((buffer, i) => {
+    resources[`__buffer${i}`] = buffers[i] as Uint8Array<ArrayBuffer>
+    return { ...buffer, uri: `__buffer${i}` }
+  })
+  const jsonDoc: JSONDocument = { json, resources }
+
+  let document: Document
+  try {
+    document = await io.readJSON(jsonDoc)
+  } catch (error) {
+    throw gltfError(source, `gltf-transform could not read the file: ${describeThrown(error)}`, error)
+  }
+  return assetFromDocument(document, source)
+}
+
+/**
+ * Builds the asset from a gltf-transform Document (as read from a file, or made in code). Node indices are the
+ * Document's `listNodes()` order, which for a Document read from a file is the file's node order.
+ * Throws AnimationError as `readAsset` does.
+ */
+export function assetFromDocument(document: Document, source: string): AnimationAsset {
+  const root = document.getRoot()
+  const docNodes = root.listNodes()
+  const nodeIndex = new Map<Node, number>(docNodes.map((node, i) => [node, i]))
+  const skinIndex = new Map(root.listSkins().map((skin, i) => [skin, i]))
+  const meshIndex = new Map(root.listMeshes().map((mesh, i) => [mesh, i]))
+
+  const parents = new Int32Array(docNodes.length).fill(-1)
+  docNodes.forEach((node, i) => {
+    for (const child of node.listChildren()) {
+      const c = nodeIndex.get(child)!
+      if (parents[c] !== -1)
+        throw gltfError(source, `node ${c} is a child of both node ${parents[c]} and node ${i}`)
+      parents[c] = i
+    }
+  })
+
+  const morphTargets = docNodes.map((node) => node.getMesh()?.listPrimitives()[0]?.listTargets().length ?? 0)
+  const nodes: AssetNode[] = docNodes.map((node, i) =>
+    Object.freeze({
+      index: i,
+      name: node.getName() || `node${i}`,
+      parent: parents[i]!,
+      children: Object.freeze(node.listChildren().map((child) => nodeIndex.get(child)!)),
+      translation: finite(node.getTranslation(), source, i, 'translation'),
+      rotation: unitQuaternion(node.getRotation(), source, i),
+      scale: finite(node.getScale(), source, i, 'scale'),
+      weights: Object.freeze(defaultWeights(node, morphTargets[i]!, source, i)),
+      skin: skinIndex.get(node.getSkin()!) ?? -1,
+      mesh: meshIndex.get(node.getMesh()!) ?? -1,
+    }),
+  )
+  checkAcyclic(parents, source)
+
+  const skeletons: Skeleton[] = root.listSkins().map((skin, s) => {
+    const ibm = skin.getInverseBindMatrices()
+    if (ibm && (ibm.getType() !== 'MAT4' || ibm.getComponentType() !== 5126)) {
+      throw gltfError(source, `skin ${s}: inverseBindMatrices must be FLOAT MAT4, got ${ibm.getType()}`)
+    }
+    const skeleton = skin.getSkeleton()
+    return Object.freeze(
+      buildSkeleton(
+        {
+          name: skin.getName(),
+          joints: skin.listJoints().map((joint) => nodeIndex.get(joint) ?? -1),
+          inverseBindMatrices: ibm ? ibm.getArray() : null,
+          skeleton: skeleton ? (nodeIndex.get(skeleton) ?? -1) : -1,
+        },
+        parents,
+        `${source}: skin ${s}${skin.getName() ? ` "${skin.getName()}"` : ''}`,
+      ),
+    )
+  })
+
+  const context = { source, nodeIndex, nodeNames: nodes.map((node) => node.name), morphTargets }
+  const clips = root.listAnimations().map((animation, a) => clipFromAnimation(animation, a, context))
+
+  return Object.freeze({
+    source,
+    nodes: Object.freeze(nodes),
+    roots: Object.freeze(sceneRoots(document, nodeIndex, parents)),
+    skeletons: Object.freeze(skeletons),
+    clips: Object.freeze(clips),
+  })
+}
+
+/** KHR_mesh_quantization only widens the allowed accessor types, which the clip reader handles; no data. */
+class MeshQuantization extends Extension {
+  static override readonly EXTENSION_NAME = 'KHR_mesh_quantization'
+  override readonly extensionName = 'KHR_mesh_quantization'
+  read(): this {
+    return this
+  }
+  write(): this {
+    return this
+  }
+}
+
+const SUPPORTED_EXTENSIONS: readonly string[] = [MeshQuantization.EXTENSION_NAME]
+
+/** Reads only from memory: every buffer is handed over in `resources`, so no uri is ever fetched. */
+class MemoryIO extends PlatformIO {
+  protected async readURI(uri: string): Promise<never> {
+    throw new Error(`external resource "${uri}" was not supplied`)
+  }
+  protected resolve(base: string, path: string): string {
+    return base + path
+  }
+  protected dirname(): string {
+    return ''
+  }
+}
+
+const io = new MemoryIO().setLogger(new Logger(Verbosity.SILENT)).registerExtensions([MeshQuantization])
+
+/** Roots of the default scene; else of every scene; else every parentless node. Ascending node index. */
+function sceneRoots(document: Document, nodeIndex: ReadonlyMap<Node, number>, parents: Int32Array): number[] {
+  const root = document.getRoot()
+  const defaultScene = root.getDefaultScene()
+  const scenes = defaultScene ? [defaultScene] : root.listScenes()
+  const roots = new Set<number>()
+  if (scenes.length === 0) parents.forEach((p, i) => p === -1 && roots.add(i))
+  for (const scene of scenes) for (const node of scene.listChildren()) roots.add(nodeIndex.get(node)!)
+  return [...roots].sort((a, b) => a - b)
+}
+
+function checkAcyclic(parents: Int32Array, source: string): void {
+  for (let i = 0; i < parents.length; i++) {
+    let steps = 0
+    for (let p = parents[i]!; p !== -1; p = parents[p]!) {
+      if (++steps > parents.length)
+        throw gltfError(source, `node ${i} is its own ancestor (the node tree has a cycle)`)
+    }
+  }
+}
+
+function finite<T extends readonly number[]>(values: T, source: string, node: number, what: string): T {
+  if (!values.every(Number.isFinite)) {
+    throw gltfError(source, `node ${node}: ${what} [${values.join(', ')}] is not finite`)
+  }
+  return Object.freeze([...values]) as unknown as T
+}
+
+/** The rest rotation, normalized (files carry slightly non-unit quaternions); zero length is an error. */
+function unitQuaternion(
+  q: readonly [number, number, number, number],
+  source: string,
+  node: number,
+): readonly [number, number, number, number] {
+  finite(q, source, node, 'rotation')
+  const length = Math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+  if (!(length > 1e-6))
+    throw gltfError(source, `node ${node}: rotation [${q.join(', ')}] has length ${length}`)
+  return Object.freeze([q[0] / length, q[1] / length, q[2] / length, q[3] / length] as const)
+}
+
+/** Node weights, else mesh weights, else zeros; one per morph target (empty without targets). */
+function defaultWeights(node: Node, targets: number, source: string, index: number): number[] {
+  if (targets === 0) return []
+  for (const weights of [node.getWeights(), node.getMesh()?.getWeights() ?? []]) {
+    if (weights.length === 0) continue
+    if (weights.length !== targets) {
+      throw gltfError(source, `node ${index}: ${weights.length} default weights for ${targets} morph targets`)
+    }
+    return [...weights]
+  }
+  return new Array<number>(targets).fill(0)
+}
