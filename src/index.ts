@@ -43,3 +43,4 @@ export {
   type SceneGraph,
   type SceneNodeStore,
 } from '../components/SceneNode.ts'
+export { readAsset, assetFromDocument, type ReadAssetOptions } from './gltf/read.ts'

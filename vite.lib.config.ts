@@ -1,0 +1,19 @@
+import { defineConfig } from 'vite'
+
+// Library build (npm run build:lib): ES modules for the package's entries; dependencies stay external.
+// Type declarations come from `tsc -p tsconfig.build.json`.
+export default defineConfig({
+  build: {
+    outDir: 'dist',
+    emptyOutDir: false,
+    sourcemap: true,
+    minify: false,
+    lib: {
+      entry: { index: 'src/index.ts', node: 'src/node.ts' },
+      formats: ['es'],
+    },
+    rollupOptions: {
+      external: [/^bitecs/, /^three/, /^cannon-es/, /^gl-matrix/, /^@gltf-transform\//, /^node:/],
+    },
+  },
+})
