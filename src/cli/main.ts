@@ -4,6 +4,7 @@ import { AnimationError } from '../errors.ts'
 import type { CliIO, Command } from './command.ts'
 import { inspectCommand } from './inspect.ts'
 import { sampleCommand } from './sample.ts'
+import { simulateCommand } from './simulate.ts'
 
 /**
  * `npm run anim -- <command> ...` (tsx src/cli/main.ts). A new command is a `Command` in its own file, added
@@ -12,7 +13,7 @@ import { sampleCommand } from './sample.ts'
  * Exit status: 0 done; 2 the user's mistake (bad arguments, unreadable or invalid file: one line on stderr,
  * `anim: ...`); 1 an internal error (a bug: stack trace on stderr).
  */
-const COMMANDS: readonly Command[] = [inspectCommand, sampleCommand]
+const COMMANDS: readonly Command[] = [inspectCommand, sampleCommand, simulateCommand]
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length))

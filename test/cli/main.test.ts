@@ -197,7 +197,7 @@ describe('mistakes', () => {
       ['inspect', assetPath('README.md')],
       `${assetPath('README.md')}: is neither a glTF binary (it does not start with the magic "glTF", it starts with "# An" (23 20 41 6e)) nor glTF JSON`,
     ],
-    [['frob'], 'unknown command "frob" (commands: inspect, sample; see anim --help)'],
+    [['frob'], 'unknown command "frob" (commands: inspect, sample, simulate; see anim --help)'],
   ])('%j', async (argv, message) => {
     expectUserError(await run(...argv), message)
   })
@@ -206,7 +206,7 @@ describe('mistakes', () => {
     const help = await run('--help')
     expect(help.status).toBe(0)
     expect(help.stdout).toMatch(/^usage: anim <command>/)
-    expect(help.stdout).toContain('  sample   print the local transforms')
+    expect(help.stdout).toContain('  sample    print the local transforms')
     const sampleHelp = await run('sample', '--help')
     expect(sampleHelp.stdout).toMatch(/^usage: anim sample FILE --clip NAME\|INDEX --time T/)
     const empty = await run()

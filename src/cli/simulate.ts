@@ -1,0 +1,325 @@
+import { createWorld } from 'bitecs'
+import type { AnimationAsset } from '../gltf/asset.ts'
+import { loadAsset } from '../gltf/load.ts'
+import { composeMatrix, multiplyMatrices } from '../math/transform.ts'
+// The public entry, not systems/ directly: src/ reaches the ECS layer only through it.
+import { createAnimationPlugin, type AnimationPlugin } from '../index.ts'
+import type { CliIO, Command } from './command.ts'
+import { argumentError, formatJson, parseCommandArgs, singleFile } from './command.ts'
+import { findClip } from './sample.ts'
+
+/** Character i starts its clips `i · STAGGER_SECONDS` in, so the characters are not all in the same pose. */
+const STAGGER_SECONDS = 0.1
+/** Largest entity capacity a plugin accepts (SceneNode's MAX_SCENE_CAPACITY: ids live in 24 bits). */
+const MAX_CAPACITY = 2 ** 24
+
+/**
+ * `anim simulate FILE ...`: the whole pipeline, headless: N characters of one asset in one bitecs world with the
+ * plugin, K fixed steps, optional cross-fade, ragdoll hand-off (with a hit) and get-up at given times. Prints the
+ * final state hash, so two runs with the same arguments can be compared, and the wall time per step.
+ */
+export const simulateCommand: Command = {
+  name: 'simulate',
+  summary: 'run N characters for K fixed steps headless; print the state hash and the time per step',
+  usage: [
+    'usage: anim simulate FILE [--clip NAME|INDEX] [--characters N] [--steps K] [--dt S]',
+    '                          [--crossfade-to NAME|INDEX --at S [--duration S]]',
+    '                          [--ragdoll-at S [--impulse JOINT:x,y,z]] [--getup-at S [--getup-clip NAME|INDEX]]',
+    '                          [--scale X] [--json]',
+    '',
+    'Runs N characters (default 1) of the file in one bitecs world with the animation plugin for K fixed steps',
+    '(default 600) of S seconds (default 1/60; a number or a fraction A/B), then prints the state hash, the steps',
+    'and the wall time per step. The same arguments give the same hash, run after run.',
+    '',
+    '  --clip          the clip every character plays, repeating (default: the first clip). Character i starts',
+    '                  it i·0.1 s in, so the characters differ.',
+    '  --crossfade-to  cross-fades every character to this clip (also staggered) at --at S, over --duration S',
+    '                  seconds (default 0.3).',
+    '  --ragdoll-at    hands every character to the ragdoll at that time; --impulse hits each one at the joint',
+    '                  (node name or index) with the world impulse x,y,z (N·s).',
+    '  --getup-at      blends every character back from the ragdoll, cross-fading into --getup-clip if given.',
+    '  --scale         uniform scale of every character root (default 1). Physics works in metres (gravity',
+    '                  9.82 m/s², ground plane at y = 0): a file in centimetres, such as Fox, needs --scale 0.01.',
+    '',
+    'Characters stand on a square grid on the ground, 2 rest-pose radii apart. An action at time T happens before',
+    'the first step that starts at or after T, and must fall within the run (0 ≤ T < K·S).',
+    '--json prints {"hash", "steps", "characters", "msPerStep", "events": [{"step", "entity", "kind", "message"}]}',
+    '(events: what the step caught and handled, such as an exploded ragdoll).',
+  ].join('\n'),
+  async run(args: string[], io: CliIO): Promise<void> {
+    const { values, positionals } = parseCommandArgs('simulate', args, {
+      clip: { type: 'string' },
+      characters: { type: 'string', default: '1' },
+      steps: { type: 'string', default: '600' },
+      dt: { type: 'string', default: '1/60' },
+      'crossfade-to': { type: 'string' },
+      at: { type: 'string' },
+      duration: { type: 'string' },
+      'ragdoll-at': { type: 'string' },
+      impulse: { type: 'string' },
+      'getup-at': { type: 'string' },
+      'getup-clip': { type: 'string' },
+      scale: { type: 'string', default: '1' },
+      json: { type: 'boolean' },
+    })
+    const file = singleFile('simulate', positionals)
+    const characters = parseCount('--characters', values.characters)
+    const steps = parseCount('--steps', values.steps)
+    const dt = parseSeconds('--dt', values.dt)
+    if (!(dt > 0)) throw argumentError(`simulate: --dt ${dt} s must be > 0`)
+    const scale = parseNumber('--scale', values.scale)
+    if (!(scale > 0)) throw argumentError(`simulate: --scale ${scale} must be > 0`)
+    const stepAt = (option: string, text: string): number => actionStep(option, text, steps, dt)
+
+    needs('--at', values.at, '--crossfade-to', values['crossfade-to'])
+    needs('--duration', values.duration, '--crossfade-to', values['crossfade-to'])
+    needs('--impulse', values.impulse, '--ragdoll-at', values['ragdoll-at'])
+    needs('--getup-at', values['getup-at'], '--ragdoll-at', values['ragdoll-at'])
+    needs('--getup-clip', values['getup-clip'], '--getup-at', values['getup-at'])
+    if (values['crossfade-to'] !== undefined && values.at === undefined) {
+      throw argumentError('simulate: --crossfade-to needs --at S (seconds into the run)')
+    }
+    const fadeStep = values.at === undefined ? -1 : stepAt('--at', values.at)
+    const fadeSeconds = values.duration === undefined ? 0.3 : parseSeconds('--duration', values.duration)
+    const ragdollStep = values['ragdoll-at'] === undefined ? -1 : stepAt('--ragdoll-at', values['ragdoll-at'])
+    const getUpStep = values['getup-at'] === undefined ? -1 : stepAt('--getup-at', values['getup-at'])
+    if (getUpStep >= 0 && getUpStep <= ragdollStep) {
+      throw argumentError(
+        `simulate: --getup-at ${values['getup-at']} s (step ${getUpStep}) must come after --ragdoll-at ` +
+          `${values['ragdoll-at']} s (step ${ragdollStep})`,
+      )
+    }
+    const hit = values.impulse === undefined ? null : parseImpulse(values.impulse)
+
+    const asset = await loadAsset(file)
+    if (asset.clips.length === 0) throw argumentError(`${asset.source} has no clips to play`)
+    const clipIndex = (wanted: string | undefined): number | undefined =>
+      wanted === undefined ? undefined : asset.clips.indexOf(findClip(asset, wanted))
+    const plan: SimulationPlan = {
+      characters,
+      steps,
+      dt,
+      scale,
+      clip: clipIndex(values.clip) ?? 0,
+      crossFade:
+        fadeStep < 0
+          ? null
+          : { step: fadeStep, clip: clipIndex(values['crossfade-to'])!, seconds: fadeSeconds },
+      ragdoll:
+        ragdollStep < 0
+          ? null
+          : { step: ragdollStep, hit: hit && { joint: nodeIndex(asset, hit.joint), impulse: hit.impulse } },
+      getUp: getUpStep < 0 ? null : { step: getUpStep, clip: clipIndex(values['getup-clip']) },
+    }
+    const result = runSimulation(asset, plan)
+    io.stdout(values.json ? formatJson(result) + '\n' : formatResult(asset, plan, result))
+  },
+}
+
+/** What to run; clips and joints are indices into the asset, steps count from 0. */
+export interface SimulationPlan {
+  characters: number
+  steps: number
+  /** Seconds per fixed step. */
+  dt: number
+  /** Uniform scale of each character root. */
+  scale: number
+  clip: number
+  crossFade: { step: number; clip: number; seconds: number } | null
+  ragdoll: { step: number; hit: { joint: number; impulse: [number, number, number] } | null } | null
+  getUp: { step: number; clip: number | undefined } | null
+}
+
+export interface SimulationResult {
+  /** `plugin.hash()` after the last step. */
+  hash: string
+  steps: number
+  characters: number
+  /** Wall-clock milliseconds per step (the step loop only, actions included), from performance.now(). */
+  msPerStep: number
+  events: AnimationPlugin['events']
+}
+
+/**
+ * Runs the plan in a fresh world. Deterministic apart from msPerStep: the clock is read only around the loop,
+ * never inside the simulation. Throws AnimationError when the plugin rejects a call (e.g. a joint outside the
+ * scene), and for a run too large for one plugin.
+ */
+export function runSimulation(asset: AnimationAsset, plan: SimulationPlan): SimulationResult {
+  // Every character is one entity per scene node plus its root; a character uses 5 pose slots per joint.
+  const capacity = (asset.nodes.length + 1) * plan.characters + 1
+  if (capacity > MAX_CAPACITY) {
+    throw argumentError(
+      `simulate: ${plan.characters} characters of ${asset.nodes.length + 1} entities each need ${capacity} entity ids; ` +
+        `one plugin holds at most ${MAX_CAPACITY - 1}`,
+    )
+  }
+  const plugin = createAnimationPlugin(createWorld(), {
+    capacity: Math.max(capacity, 2),
+    dt: plan.dt,
+    maxPoseSlots: 5 * capacity,
+  })
+  const nodes = plugin.stores.SceneNode
+  const columns = Math.ceil(Math.sqrt(plan.characters))
+  const spacing = 2 * Math.max(restRadius(asset), 1e-3) * plan.scale
+  const handle = plugin.addAsset(asset)
+  const characters: number[] = []
+  for (let i = 0; i < plan.characters; i++) {
+    const eid = plugin.addCharacter(handle)
+    nodes.translation[eid * 3] = (i % columns) * spacing
+    nodes.translation[eid * 3 + 2] = Math.floor(i / columns) * spacing
+    nodes.scale.fill(plan.scale, eid * 3, eid * 3 + 3)
+    nodes.dirty[eid] = 1
+    plugin.play(eid, plan.clip, { time: i * STAGGER_SECONDS })
+    characters.push(eid)
+  }
+  const { crossFade, ragdoll, getUp } = plan
+  const start = performance.now()
+  for (let step = 0; step < plan.steps; step++) {
+    if (step === crossFade?.step) {
+      characters.forEach((eid, i) =>
+        plugin.crossFade(eid, crossFade.clip, crossFade.seconds, { time: i * STAGGER_SECONDS }),
+      )
+    }
+    if (step === ragdoll?.step) {
+      for (const eid of characters) plugin.ragdoll(eid, ragdoll.hit ? { impulse: ragdoll.hit } : {})
+    }
+    if (step === getUp?.step) {
+      for (const eid of characters) plugin.getUp(eid, getUp.clip === undefined ? {} : { clip: getUp.clip })
+    }
+    plugin.step()
+  }
+  const msPerStep = (performance.now() - start) / plan.steps
+  const result = {
+    hash: plugin.hash(),
+    steps: plan.steps,
+    characters: plan.characters,
+    msPerStep,
+    events: [...plugin.events],
+  }
+  plugin.dispose()
+  return result
+}
+
+/** Largest distance from the scene origin to a node origin in the rest pose, in the asset's units. */
+function restRadius(asset: AnimationAsset): number {
+  const world = new Float64Array(asset.nodes.length * 16)
+  let radius = 0
+  const visit = (node: number, parent: number): void => {
+    const n = asset.nodes[node]!
+    const o = node * 16
+    composeMatrix(
+      world,
+      o,
+      new Float64Array(n.translation),
+      0,
+      new Float64Array(n.rotation),
+      0,
+      new Float64Array(n.scale),
+      0,
+    )
+    if (parent >= 0) multiplyMatrices(world, o, world, parent * 16, world, o)
+    radius = Math.max(radius, Math.hypot(world[o + 12]!, world[o + 13]!, world[o + 14]!))
+    for (const child of n.children) visit(child, node)
+  }
+  for (const root of asset.roots) visit(root, -1)
+  return radius
+}
+
+function needs(
+  option: string,
+  value: string | undefined,
+  required: string,
+  present: string | undefined,
+): void {
+  if (value !== undefined && present === undefined)
+    throw argumentError(`simulate: ${option} needs ${required}`)
+}
+
+function parseCount(option: string, text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
+    throw argumentError(`simulate: ${option} "${text}" must be a whole number ≥ 1`)
+  }
+  return Number(text)
+}
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i
+
+function parseNumber(option: string, text: string): number {
+  const value = NUMBER.test(text.trim()) ? Number(text) : NaN
+  if (!Number.isFinite(value)) throw argumentError(`simulate: ${option} "${text}" is not a finite number`)
+  return value
+}
+
+/** Seconds ≥ 0, as a number or a fraction `A/B` (so 1/60 can be written exactly). */
+function parseSeconds(option: string, text: string): number {
+  const parts = text.split('/')
+  const value =
+    parts.length === 2 && NUMBER.test(parts[0]!.trim()) && NUMBER.test(parts[1]!.trim())
+      ? Number(parts[0]) / Number(parts[1])
+      : NUMBER.test(text.trim())
+        ? Number(text)
+        : NaN
+  if (!Number.isFinite(value) || value < 0) {
+    throw argumentError(`simulate: ${option} "${text}" is not a finite number of seconds ≥ 0`)
+  }
+  return value
+}
+
+/**
+ * The step an action at `text` seconds happens before: the first step starting at or after it (a time within
+ * 1e-9 steps of a step start counts as that start, so 0.5 s at 1/60 s is step 30, not 31). Must be a step of
+ * the run.
+ */
+function actionStep(option: string, text: string, steps: number, dt: number): number {
+  const seconds = parseSeconds(option, text)
+  const x = seconds / dt
+  const step = Math.abs(x - Math.round(x)) <= 1e-9 * Math.max(1, x) ? Math.round(x) : Math.ceil(x)
+  if (step >= steps) {
+    throw argumentError(
+      `simulate: ${option} ${seconds} s is outside the run (${steps} steps of ${round(dt)} s; ` +
+        `the last step starts at ${round((steps - 1) * dt)} s)`,
+    )
+  }
+  return step
+}
+
+/** `JOINT:x,y,z`; the joint is everything before the last colon (node names may contain colons). */
+function parseImpulse(text: string): { joint: string; impulse: [number, number, number] } {
+  const colon = text.lastIndexOf(':')
+  const parts = text.slice(colon + 1).split(',')
+  const impulse = parts.map((p) => (NUMBER.test(p.trim()) ? Number(p) : NaN))
+  if (colon <= 0 || impulse.length !== 3 || !impulse.every(Number.isFinite)) {
+    throw argumentError(
+      `simulate: --impulse "${text}" must be JOINT:x,y,z (a node name or index, then three finite numbers, N·s)`,
+    )
+  }
+  return { joint: text.slice(0, colon), impulse: [impulse[0]!, impulse[1]!, impulse[2]!] }
+}
+
+/** A node by exact name, else by index when the argument is a whole number. */
+function nodeIndex(asset: AnimationAsset, wanted: string): number {
+  const byName = asset.nodes.findIndex((node) => node.name === wanted)
+  if (byName >= 0) return byName
+  if (/^\d+$/.test(wanted) && Number(wanted) < asset.nodes.length) return Number(wanted)
+  throw argumentError(
+    `${asset.source} has no node "${wanted}" for --impulse (nodes are named, or numbered 0..${asset.nodes.length - 1})`,
+  )
+}
+
+function round(x: number): number {
+  return Number(x.toPrecision(6))
+}
+
+function formatResult(asset: AnimationAsset, plan: SimulationPlan, result: SimulationResult): string {
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`
+  const lines = [
+    `${asset.source}: ${plural(plan.characters, 'character')} playing "${asset.clips[plan.clip]!.name}", ` +
+      `${plural(plan.steps, 'step')} of ${round(plan.dt)} s (${round(plan.steps * plan.dt)} s)`,
+    `hash    ${result.hash}`,
+    `time    ${result.msPerStep.toFixed(3)} ms per step (${(result.msPerStep * plan.steps).toFixed(1)} ms in all)`,
+    `events  ${result.events.length === 0 ? 'none' : result.events.length}`,
+    ...result.events.map((e) => `  step ${e.step}, entity ${e.entity}: ${e.kind}: ${e.message}`),
+  ]
+  return lines.join('\n') + '\n'
+}
