@@ -63,7 +63,9 @@ export function advancePhase(phase: number, delta: number, duration: number, loo
   if (loop === LOOP_ONCE) return p < 0 ? 0 : p > duration ? duration : p
   const period = loop === LOOP_PINGPONG ? 2 * duration : duration
   if (p >= period || p < 0) p -= Math.floor(p / period) * period
-  // Rounding in the subtraction can land exactly on the period; wrap that to 0.
+  // A negative p so small that p / period underflows to -0 is left as is by the line above.
+  if (p < 0) p += period
+  // Rounding in the subtraction (or the addition) can land exactly on the period; wrap that to 0.
   return p >= period ? 0 : p
 }
 

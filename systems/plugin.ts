@@ -62,7 +62,10 @@ export interface AnimationPluginOptions {
   capacity?: number
   /** Fixed step in seconds. Default 1/60. */
   dt?: number
-  /** Upper bound of the shared pose pool, in joint slots (a character uses 5 per joint). Default 4·capacity. */
+  /**
+   * Upper bound of the shared pose pool, in joint slots (a character uses 5 per joint). Default 5·capacity: every
+   * joint is an entity, so the pool cannot run out before the entity ids do. It grows on demand up to this.
+   */
   maxPoseSlots?: number
   /** Ragdoll physics. */
   physics?: {
@@ -174,7 +177,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
   if (!(Number.isFinite(dt) && dt > 0)) {
     throw new AnimationError('argument', `createAnimationPlugin: dt ${dt} s must be a finite number > 0`)
   }
-  const maxPoseSlots = options.maxPoseSlots ?? capacity * 4
+  const maxPoseSlots = options.maxPoseSlots ?? capacity * POSE_LAYERS
   if (!Number.isInteger(maxPoseSlots) || maxPoseSlots < 1) {
     throw new AnimationError(
       'argument',
@@ -478,16 +481,23 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
   function jointIndex(eid: number, node: string | number, what: string): number {
     const asset = ctx.assets[Pose.asset[eid]!]!
     const index = typeof node === 'number' ? node : asset.asset.nodes.findIndex((x) => x.name === node)
-    const j = Number.isInteger(index) && index >= 0 && index < asset.nodeJoint.length ? asset.nodeJoint[index]! : -1
+    const j =
+      Number.isInteger(index) && index >= 0 && index < asset.nodeJoint.length ? asset.nodeJoint[index]! : -1
     if (j < 0) {
-      throw new AnimationError('argument', `${what}: ${asset.asset.source} has no scene node ${JSON.stringify(node)}`)
+      throw new AnimationError(
+        'argument',
+        `${what}: ${asset.asset.source} has no scene node ${JSON.stringify(node)}`,
+      )
     }
     return j
   }
 
   function checkImpulse(what: string, impulse: readonly number[]): readonly [number, number, number] {
     if (!Array.isArray(impulse) || impulse.length !== 3 || !impulse.every((x) => Number.isFinite(x))) {
-      throw new AnimationError('argument', `${what}: impulse ${JSON.stringify(impulse)} must be three finite numbers`)
+      throw new AnimationError(
+        'argument',
+        `${what}: impulse ${JSON.stringify(impulse)} must be three finite numbers`,
+      )
     }
     return [impulse[0]!, impulse[1]!, impulse[2]!]
   }
@@ -540,14 +550,21 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     Ragdoll.handle[eid] = eid
   }
 
-  function applyImpulse(eid: number, joint: string | number, impulse: readonly [number, number, number]): void {
+  function applyImpulse(
+    eid: number,
+    joint: string | number,
+    impulse: readonly [number, number, number],
+  ): void {
     character(eid, 'applyImpulse')
     const what = `applyImpulse(${eid})`
     const j = jointIndex(eid, joint, what)
     const v = checkImpulse(what, impulse)
     const rt = ctx.ragdolls[eid]
     if (Ragdoll.active[eid] === RAGDOLL_OFF || !rt) {
-      throw new AnimationError('argument', `${what}: character ${eid} is not ragdolling (call ragdoll() first)`)
+      throw new AnimationError(
+        'argument',
+        `${what}: character ${eid} is not ragdolling (call ragdoll() first)`,
+      )
     }
     rt.impulses.push({ joint: j, impulse: v })
     if (rt.instance) {
@@ -559,7 +576,11 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
       const o = j * WORLD_STRIDE
       body.applyImpulse(
         new Vec3(v[0], v[1], v[2]),
-        new Vec3(rt.world[o]! - body.position.x, rt.world[o + 1]! - body.position.y, rt.world[o + 2]! - body.position.z),
+        new Vec3(
+          rt.world[o]! - body.position.x,
+          rt.world[o + 1]! - body.position.y,
+          rt.world[o + 2]! - body.position.z,
+        ),
       )
       rt.impulses.length = 0
     }
@@ -788,16 +809,25 @@ function findClip(
   )
 }
 
-function createPhysicsWorld(o: { gravity?: readonly [number, number, number]; ground?: number | false }): PhysicsWorld {
+function createPhysicsWorld(o: {
+  gravity?: readonly [number, number, number]
+  ground?: number | false
+}): PhysicsWorld {
   const g = o.gravity ?? [0, -9.82, 0]
   if (!Array.isArray(g) || g.length !== 3 || !g.every((x) => Number.isFinite(x))) {
-    throw new AnimationError('argument', `createAnimationPlugin: gravity ${JSON.stringify(g)} must be three finite numbers`)
+    throw new AnimationError(
+      'argument',
+      `createAnimationPlugin: gravity ${JSON.stringify(g)} must be three finite numbers`,
+    )
   }
   const world = new PhysicsWorld({ gravity: new Vec3(g[0], g[1], g[2]) })
   const ground = o.ground ?? 0
   if (ground !== false) {
     if (!Number.isFinite(ground)) {
-      throw new AnimationError('argument', `createAnimationPlugin: ground height ${ground} must be a finite number`)
+      throw new AnimationError(
+        'argument',
+        `createAnimationPlugin: ground height ${ground} must be a finite number`,
+      )
     }
     const plane = new Body({ mass: 0, type: Body.STATIC, position: new Vec3(0, ground, 0) })
     plane.addShape(new Plane())
