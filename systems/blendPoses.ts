@@ -8,7 +8,7 @@ import { JOINT_STRIDE, LAYER_ANIM, LAYER_PHYS, layerOffset } from '../components
 /**
  * Writes a pose into the scene graph: joint j's 10 floats (`pose[poseOffset + j·10 ..]`, layout of
  * src/clip/poseLayout.ts) become the local T/R/S of SceneNode entity `jointIndices[jointStart + j]`, for
- * j < count. A node is written and marked dirty only when a value actually changed (compared bit for bit as
+ * j < count. A node is written and marked dirty only when a value actually changed (compared by value as
  * float32), so still joints cost no world-matrix work downstream. Returns how many nodes changed.
  * Allocation-free; trusts its arguments (entities are SceneNodes, offsets in range).
  */

@@ -5,8 +5,8 @@ import { POSE_LAYERS, JOINT_STRIDE } from '../components/Pose.ts'
 /**
  * The state hash of a plugin: the step counter, then, for each character in ascending id order, every field of
  * its Sampler, CrossFade, Ragdoll and Pose entries, its key cursors, its whole pose block (all layers), and the
- * SceneNode local transform, parent and world matrix of the character node and each joint. Hashes bits, so any
- * difference in any float shows. Allocates (a test and tool call, not a per-frame one).
+ * SceneNode local transform, parent and world matrix of the character node and each joint, and the position,
+ * orientation and velocities of its live ragdoll bodies. Hashes bits, so any difference in any float shows. Allocates (a test and tool call, not a per-frame one).
  */
 export function hashAnimationState(ctx: AnimationContext, characters: readonly number[]): string {
   const h = createHasher()
@@ -36,6 +36,16 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
     h.update(ctx.pool.data, base * JOINT_STRIDE, (base + POSE_LAYERS * n) * JOINT_STRIDE)
     node(eid)
     for (let j = 0; j < n; j++) node(ctx.pool.joints[base + j]!)
+    // A live ragdoll's bodies: the physics state the next step starts from.
+    const bodies = ctx.ragdolls[eid]?.instance?.bodies
+    if (bodies) {
+      for (const b of bodies) {
+        for (const v of [b.position, b.velocity, b.angularVelocity])
+          h.updateNumber(v.x).updateNumber(v.y).updateNumber(v.z)
+        const q = b.quaternion
+        h.updateNumber(q.x).updateNumber(q.y).updateNumber(q.z).updateNumber(q.w)
+      }
+    }
   }
   return h.digest()
 }

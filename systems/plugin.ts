@@ -190,6 +190,8 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     CrossFade: createCrossFadeStore(capacity),
     Ragdoll: createRagdollStore(capacity),
   }
+  // Everything that can throw comes before anything that registers with the world.
+  const physics = options.physics?.world ?? createPhysicsWorld(options.physics ?? {})
   const sceneGraph = createSceneGraph(world, capacity)
   const ctx: AnimationContext = {
     world,
@@ -204,7 +206,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     binding: [],
     fromBinding: [],
     step: 0,
-    physics: options.physics?.world ?? createPhysicsWorld(options.physics ?? {}),
+    physics,
     ragdolls: [],
     events: [],
   }
@@ -218,7 +220,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     createSampleClipsSystem(ctx),
     createStepRagdollsSystem(ctx),
     blendPoses,
-    createPropagateTransformsSystem(ctx),
+    endStep(ctx, createPropagateTransformsSystem(ctx)),
   ] as const
   const handles = new Map<AnimationAsset, AssetHandle>()
   let disposed = false
@@ -442,7 +444,8 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
       playClip(eid, clip, s)
       return
     }
-    if (current === clip.id && CrossFade.active[eid] === 0) return
+    // Already playing (or already fading to) this clip: nothing to do.
+    if (current === clip.id) return
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
     const data = ctx.pool.data
@@ -669,7 +672,6 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
   function step(): void {
     live('step')
     for (const system of systems) system(world)
-    ctx.step++
   }
 
   function dispose(): void {
@@ -807,6 +809,17 @@ function findClip(
     'argument',
     `${what}: no clip named "${clip}" (${asset.asset.source} has ${names || 'none'})`,
   )
+}
+
+/**
+ * The last system of a step also advances the step counter (the simulation clock), so a game that runs
+ * `plugin.systems` in its own pipeline gets the same clock as `plugin.step()`.
+ */
+function endStep(ctx: AnimationContext, propagate: (world: World) => void) {
+  return function propagateTransforms(world: World): void {
+    propagate(world)
+    ctx.step++
+  }
 }
 
 function createPhysicsWorld(o: {
