@@ -137,9 +137,13 @@ function buildChannel(clipName: string, index: number, raw: RawChannel, options:
     const t = Number(raw.times[k])
     times[k] = t
     if (!Number.isFinite(t)) fail(`key ${k} time ${t} is not finite`)
+    if (!Number.isFinite(times[k]!)) fail(`key ${k} time ${t} is not finite as a float32`)
     if (t < 0) fail(`key ${k} time ${t} is negative`)
+    // Compared as stored (float32), reported as given: distinct doubles can round to one float32.
     if (k > 0 && !(times[k]! > times[k - 1]!)) {
-      fail(`key ${k} time ${times[k]} is not after key ${k - 1} time ${times[k - 1]}`)
+      const prev = Number(raw.times[k - 1])
+      const rounded = t > prev ? ` (both round to the float32 ${times[k]})` : ''
+      fail(`key ${k} time ${t} is not after key ${k - 1} time ${prev}${rounded}`)
     }
   }
 
@@ -166,19 +170,23 @@ function buildChannel(clipName: string, index: number, raw: RawChannel, options:
   const expected = keyCount * perKey * components
   if (valueCount !== expected) {
     const layout = perKey === 3 ? `3 × ${keyCount} keys` : `${keyCount} keys`
-    fail(
-      `${interpolation} needs ${layout} = ${keyCount * perKey} output elements, got ${valueCount / components}`,
-    )
+    // A float count that is not a whole number of elements is reported as floats, not as a fraction.
+    const got =
+      valueCount % components === 0
+        ? `${valueCount / components}`
+        : `${valueCount} floats, not a whole number of ${components}-float elements`
+    fail(`${interpolation} needs ${layout} = ${keyCount * perKey} output elements, got ${got}`)
   }
 
   const values = new Float32Array(expected)
   for (let i = 0; i < expected; i++) {
     const v = Number(raw.values[i])
-    if (!Number.isFinite(v)) {
-      const element = Math.floor(i / components)
-      fail(`${describeElement(element, perKey)} component ${i % components} is ${v}`)
-    }
     values[i] = v
+    if (!Number.isFinite(values[i]!)) {
+      const element = Math.floor(i / components)
+      const why = Number.isFinite(v) ? ', not finite as a float32' : ''
+      fail(`${describeElement(element, perKey)} component ${i % components} is ${v}${why}`)
+    }
   }
 
   if (path === 'rotation') {
@@ -196,7 +204,7 @@ function buildChannel(clipName: string, index: number, raw: RawChannel, options:
   let slerpCache: Float64Array | null = null
   let squad: Float32Array | null = null
   if (path === 'rotation' && interpolation === 'LINEAR') {
-    const caches = buildRotationCaches(values, keyCount)
+    const caches = buildRotationCaches(values, keyCount, times)
     slerpCache = caches.slerpCache
     squad = caches.squad
   }

@@ -8,9 +8,14 @@ import { AnimationError } from '../errors.ts'
  */
 
 /**
- * Catmull-Rom tangents by central differences: m_k = (p_{k+1} − p_{k−1}) / (t_{k+1} − t_{k−1}), one-sided at
- * the ends; a single key gets a zero tangent. Use the result as both in- and out-tangent for a C¹ curve
- * through the keys.
+ * Catmull-Rom tangents for keys at any spacing: at an interior key the slopes of the two neighbouring segments,
+ * d₀ = (p_k − p_{k−1})/h₀ and d₁ = (p_{k+1} − p_k)/h₁, averaged with the *other* segment's duration as weight,
+ *   m_k = (h₁·d₀ + h₀·d₁) / (h₀ + h₁)
+ * which is the derivative at t_k of the parabola through the three keys (exact for quadratics, any spacing;
+ * for even spacing it is the usual central difference (p_{k+1} − p_{k−1}) / 2h). The plain central difference
+ * is wrong on uneven keys: for p = t² it gives t_{k−1} + t_{k+1} instead of 2·t_k. The end keys get the slope
+ * of their one segment; a single key gets a zero tangent. Use the result as both in- and out-tangent for a C¹
+ * curve through the keys. Throws AnimationError ('argument') unless the times strictly increase.
  */
 export function catmullRomTangents(
   times: ArrayLike<number>,
@@ -19,15 +24,27 @@ export function catmullRomTangents(
 ): Float32Array {
   const n = times.length
   checkLayout('catmullRomTangents', n, values.length, c)
+  for (let k = 1; k < n; k++) {
+    if (!(times[k]! > times[k - 1]!)) {
+      throw new AnimationError(
+        'argument',
+        `catmullRomTangents: key ${k} time ${times[k]} is not after key ${k - 1} time ${times[k - 1]}`,
+      )
+    }
+  }
   const out = new Float32Array(n * c)
   if (n < 2) return out
   for (let k = 0; k < n; k++) {
     const lo = k === 0 ? 0 : k - 1
     const hi = k === n - 1 ? n - 1 : k + 1
-    const dt = times[hi]! - times[lo]!
-    if (!(dt > 0))
-      throw new AnimationError('argument', `catmullRomTangents: times must increase (keys ${lo}, ${hi})`)
-    for (let j = 0; j < c; j++) out[k * c + j] = (values[hi * c + j]! - values[lo * c + j]!) / dt
+    const h0 = times[k]! - times[lo]! // 0 at the first key
+    const h1 = times[hi]! - times[k]! // 0 at the last key
+    for (let j = 0; j < c; j++) {
+      const p = values[k * c + j]!
+      const d0 = h0 > 0 ? (p - values[lo * c + j]!) / h0 : 0
+      const d1 = h1 > 0 ? (values[hi * c + j]! - p) / h1 : 0
+      out[k * c + j] = h0 === 0 ? d1 : h1 === 0 ? d0 : (h1 * d0 + h0 * d1) / (h0 + h1)
+    }
   }
   return out
 }
@@ -37,6 +54,8 @@ export function catmullRomTangents(
  *   out-tangent of the start key  b_k     = 3(P1 − P0)/Δt
  *   in-tangent of the end key     a_{k+1} = 3(P3 − P2)/Δt
  * Each point is `c` floats at the given offsets of `points`. Writes `outTangent` and `inTangent` (c floats each).
+ * Throws AnimationError ('argument') for a bad component count, short outputs or points, or a duration that is
+ * not a positive finite number.
  */
 export function bezierToHermite(
   outTangent: Float32Array,
@@ -45,6 +64,15 @@ export function bezierToHermite(
   c: number,
   dt: number,
 ): void {
+  if (!Number.isInteger(c) || c < 1) {
+    throw new AnimationError('argument', `bezierToHermite: component count ${c} is invalid`)
+  }
+  if (outTangent.length < c || inTangent.length < c) {
+    throw new AnimationError(
+      'argument',
+      `bezierToHermite: tangent outputs need ${c} floats each, got ${outTangent.length} and ${inTangent.length}`,
+    )
+  }
   if (!(dt > 0) || !Number.isFinite(dt)) {
     throw new AnimationError('argument', `bezierToHermite: segment duration ${dt} must be a positive number`)
   }
@@ -93,7 +121,13 @@ export function toCubicSplineValues(
 function checkLayout(fn: string, keys: number, valueCount: number, c: number): void {
   if (!Number.isInteger(c) || c < 1)
     throw new AnimationError('argument', `${fn}: component count ${c} is invalid`)
-  if (!Number.isInteger(keys) || keys * c !== valueCount) {
+  if (!Number.isInteger(keys)) {
+    throw new AnimationError(
+      'argument',
+      `${fn}: ${valueCount} floats are not a whole number of ${c}-component keys`,
+    )
+  }
+  if (keys * c !== valueCount) {
     throw new AnimationError('argument', `${fn}: ${valueCount} floats are not ${keys} keys × ${c} components`)
   }
 }

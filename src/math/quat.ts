@@ -94,7 +94,9 @@ export function slerpQuat(
 
 /**
  * Spherical interpolation *without* the short-arc flip (squad's inner and outer steps need the path the
- * control points define, not the shortest one). Same nlerp fallback as slerpQuat.
+ * control points define, not the shortest one). Same nlerp fallback as slerpQuat for nearly equal inputs
+ * (cos θ > SLERP_NLERP_COS). Nearly opposite inputs still take the slerp formula: sin θ ≥ 0.03 there, and
+ * nlerp would be wrong by up to 1.27 rad. Exactly opposite inputs (no defined path) give ±a, identity at t = ½.
  */
 export function slerpQuatNoFlip(
   out: FloatArray,
@@ -116,7 +118,7 @@ export function slerpQuatNoFlip(
   const cos = ax * bx + ay * by + az * bz + aw * bw
   let s0: number
   let s1: number
-  if (cos > SLERP_NLERP_COS || cos < -SLERP_NLERP_COS) {
+  if (cos > SLERP_NLERP_COS || cos <= -1) {
     s0 = 1 - t
     s1 = t
   } else {
@@ -168,6 +170,7 @@ export function conjugateQuat(out: FloatArray, oo: number, a: FloatArray, ao: nu
 /**
  * Logarithm of a unit quaternion: the pure quaternion `[v·θ/|v|, 0]` where q = [v, w] = [sin θ·n, cos θ].
  * θ is in [0, π] (the sign of w is kept, so q and -q have different logs, as the math requires).
+ * q = [0, 0, 0, −1] (θ = π about any axis) gives [π, 0, 0, 0], so exp(log q) = q holds there too.
  */
 export function logQuat(out: FloatArray, oo: number, q: FloatArray, qo: number): FloatArray {
   const x = q[qo]!
@@ -175,11 +178,33 @@ export function logQuat(out: FloatArray, oo: number, q: FloatArray, qo: number):
   const z = q[qo + 2]!
   const w = q[qo + 3]!
   const vlen = Math.sqrt(x * x + y * y + z * z)
-  // θ/sin θ → 1 as θ → 0: below 1e-12 the vector part already is the log to double precision.
-  const scale = vlen > 1e-12 ? detAtan2(vlen, w) / vlen : 1
+  // With w < 0, θ → π as v → 0: the axis v/|v| still matters, so a tiny v (whose square may underflow) is
+  // rescaled before normalizing, and v = 0 exactly gets the x axis.
+  if (w < 0 && vlen < 1e-150) return logNearMinusOne(out, oo, x, y, z)
+  // θ/sin θ → 1 as θ → 0: below 1e-12 (with w > 0) the vector part already is the log to double precision.
+  const scale = vlen > 1e-12 || w < 0 ? detAtan2(vlen, w) / vlen : 1
   out[oo] = x * scale
   out[oo + 1] = y * scale
   out[oo + 2] = z * scale
+  out[oo + 3] = 0
+  return out
+}
+
+/** log of [v, w ≈ −1] with |v| < 1e-150: π along v's direction (θ = π − |v| rounds to π). */
+function logNearMinusOne(out: FloatArray, oo: number, x: number, y: number, z: number): FloatArray {
+  const m = Math.max(Math.abs(x), Math.abs(y), Math.abs(z))
+  let nx = 1
+  let ny = 0
+  let nz = 0
+  if (m > 0) {
+    const len = Math.sqrt((x / m) * (x / m) + (y / m) * (y / m) + (z / m) * (z / m))
+    nx = x / m / len
+    ny = y / m / len
+    nz = z / m / len
+  }
+  out[oo] = nx * Math.PI
+  out[oo + 1] = ny * Math.PI
+  out[oo + 2] = nz * Math.PI
   out[oo + 3] = 0
   return out
 }
