@@ -79,7 +79,17 @@ export function createBlendPosesSystem(ctx: AnimationContext) {
       const base = Pose.base[eid]!
       const anim = layerOffset(base, n, LAYER_ANIM)
       if (weight > 0) {
-        blendJointLayers(scratch, 0, pool.data, anim, pool.data, layerOffset(base, n, LAYER_PHYS), n, weight)
+        blendJointLayers(
+          scratch,
+          0,
+          pool.data,
+          anim,
+          pool.data,
+          layerOffset(base, n, LAYER_PHYS),
+          n,
+          Ragdoll.weight,
+          eid,
+        )
         applyPoseToSceneGraph(nodes, scratch, pool.joints, 0, base, n)
       } else if (Pose.changed[eid] === 1) {
         applyPoseToSceneGraph(nodes, pool.data, pool.joints, anim, base, n)

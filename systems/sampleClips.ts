@@ -1,7 +1,6 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
-import type { Clip, RotationMode } from '../src/clip/clip.ts'
-import { sampleChannel } from '../src/clip/sample.ts'
+import { sampleClipChannels } from '../src/clip/sample.ts'
 import { blendJointLayers } from '../src/clip/blendPose.ts'
 import type { AnimationContext } from './context.ts'
 import {
@@ -32,6 +31,8 @@ import {
 export function createSampleClipsSystem(ctx: AnimationContext) {
   const { Pose, Sampler, CrossFade } = ctx.stores
   const characters = registerQuery(ctx.world, [Sampler, Pose])
+  /** The outgoing clip's clip-local time, handed to sampleClipChannels through memory like the Sampler's. */
+  const fromLocal = new Float64Array(1)
 
   return function sampleClips(_world: World): void {
     commitRemovals(ctx.world)
@@ -59,7 +60,9 @@ export function createSampleClipsSystem(ctx: AnimationContext) {
       const base = Pose.base[eid]!
       const anim = layerOffset(base, n, LAYER_ANIM)
       data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + n * JOINT_STRIDE)
-      const mode: RotationMode = Sampler.rotation[eid] === ROTATION_SQUAD ? 'squad' : 'slerp'
+      const squad = Sampler.rotation[eid] === ROTATION_SQUAD
+      // The time goes to the kernels through the store (sampleClipChannels reads it there).
+      Sampler.lastTime[eid] = t
       const cursors = ctx.cursors[eid]!
 
       if (fading) {
@@ -75,45 +78,22 @@ export function createSampleClipsSystem(ctx: AnimationContext) {
             fromLoop,
           )
           CrossFade.fromTime[eid] = fromPhase
-          const ft = localTime(fromPhase, fromClip.duration, fromLoop)
-          const fromMode: RotationMode = CrossFade.fromRotation[eid] === ROTATION_SQUAD ? 'squad' : 'slerp'
+          fromLocal[0] = localTime(fromPhase, fromClip.duration, fromLoop)
+          const fromSquad = CrossFade.fromRotation[eid] === ROTATION_SQUAD
           const fromCursors = cursors.length >>> 1
-          sampleClipInto(data, from, fromClip, ctx.fromBinding[eid]!, ft, cursors, fromCursors, fromMode)
+          const fromBinding = ctx.fromBinding[eid]!
+          sampleClipChannels(data, from, fromClip, fromBinding, fromLocal, 0, cursors, fromCursors, fromSquad)
         }
         const to = layerOffset(base, n, LAYER_TO)
-        sampleClipInto(data, to, clip, ctx.binding[eid]!, t, cursors, 0, mode)
-        blendJointLayers(data, anim, data, from, data, to, n, CrossFade.blend[eid]!)
+        sampleClipChannels(data, to, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
+        blendJointLayers(data, anim, data, from, data, to, n, CrossFade.blend, eid)
       } else {
         if ((flags & SAMPLER_RESET_REST) !== 0) data.set(ctx.assets[Pose.asset[eid]!]!.rest, anim)
-        sampleClipInto(data, anim, clip, ctx.binding[eid]!, t, cursors, 0, mode)
+        sampleClipChannels(data, anim, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
       }
       Sampler.reset[eid] = 0
-      Sampler.lastTime[eid] = t
       Pose.changed[eid] = 1
       Pose.changedStep[eid] = ctx.step
     }
-  }
-}
-
-/**
- * Samples every bound channel of `clip` at clip-local time `t` into the pose layer at float offset `layer`.
- * `binding[c]` is channel c's float offset inside the layer, or -1 to skip it; channel c uses cursor
- * `cursorStart + c`.
- */
-export function sampleClipInto(
-  data: Float32Array,
-  layer: number,
-  clip: Clip,
-  binding: Int32Array,
-  t: number,
-  cursors: Uint32Array,
-  cursorStart: number,
-  mode: RotationMode,
-): void {
-  const channels = clip.channels
-  for (let c = 0; c < channels.length; c++) {
-    const offset = binding[c]!
-    if (offset < 0) continue
-    sampleChannel(data, layer + offset, channels[c]!, t, cursors, cursorStart + c, mode)
   }
 }

@@ -1,10 +1,13 @@
-import { slerpQuat } from '../math/quat.ts'
+import { detAcosArc, detSinArc } from '../math/detmath.ts'
+import { SLERP_NLERP_COS } from '../math/quat.ts'
 import { JOINT_STRIDE, R_OFFSET, S_OFFSET } from './poseLayout.ts'
 
 /**
- * Blends n joints of pose a with pose b by weight w (0 = a, 1 = b) into out: translation and scale lerp,
- * rotation shortest-arc slerp (order-independent, unlike accumulating weighted quaternions). Weights at or
- * beyond 0 and 1 copy a or b exactly, bit for bit, so a finished blend has no residue.
+ * Blends n joints of pose a with pose b by the weight `weights[wi]` (0 = a, 1 = b) into out: translation and
+ * scale lerp, rotation shortest-arc slerp (order-independent, unlike accumulating weighted quaternions; normalized
+ * lerp when the two are within SLERP_NLERP_COS). Weights at or beyond 0 and 1 copy a or b exactly, bit for bit,
+ * so a finished blend has no residue. The weight is read from an array (a store, e.g. `CrossFade.blend` at the
+ * entity) so no float crosses a call boundary: V8 boxes floats passed to calls it does not inline.
  * Poses use the layout of poseLayout.ts; `out` may alias a or b (same array and offset). Allocation-free.
  */
 export function blendJointLayers(
@@ -15,8 +18,10 @@ export function blendJointLayers(
   b: Float32Array,
   bo: number,
   n: number,
-  w: number,
+  weights: Float64Array,
+  wi: number,
 ): Float32Array {
+  const w = weights[wi]!
   const len = n * JOINT_STRIDE
   if (!(w > 0)) {
     if (out !== a || oo !== ao) copyRange(out, oo, a, ao, len)
@@ -32,7 +37,42 @@ export function blendJointLayers(
     const pb = bo + j * JOINT_STRIDE
     for (let k = 0; k < R_OFFSET; k++) out[o + k] = a[pa + k]! + (b[pb + k]! - a[pa + k]!) * w
     for (let k = S_OFFSET; k < JOINT_STRIDE; k++) out[o + k] = a[pa + k]! + (b[pb + k]! - a[pa + k]!) * w
-    slerpQuat(out, o + R_OFFSET, a, pa + R_OFFSET, b, pb + R_OFFSET, w)
+    const ra = pa + R_OFFSET
+    const rb = pb + R_OFFSET
+    const ax = a[ra]!
+    const ay = a[ra + 1]!
+    const az = a[ra + 2]!
+    const aw = a[ra + 3]!
+    let bx = b[rb]!
+    let by = b[rb + 1]!
+    let bz = b[rb + 2]!
+    let bw = b[rb + 3]!
+    let cos = ax * bx + ay * by + az * bz + aw * bw
+    if (cos < 0) {
+      cos = -cos
+      bx = -bx
+      by = -by
+      bz = -bz
+      bw = -bw
+    }
+    let s0 = 1 - w
+    let s1 = w
+    if (cos < SLERP_NLERP_COS) {
+      const theta = detAcosArc(cos)
+      const invSin = 1 / Math.sqrt(1 - cos * cos)
+      s0 = detSinArc(s0 * theta) * invSin
+      s1 = detSinArc(w * theta) * invSin
+    }
+    const x = s0 * ax + s1 * bx
+    const y = s0 * ay + s1 * by
+    const z = s0 * az + s1 * bz
+    const qw = s0 * aw + s1 * bw
+    const inv = 1 / Math.sqrt(x * x + y * y + z * z + qw * qw)
+    const r = o + R_OFFSET
+    out[r] = x * inv
+    out[r + 1] = y * inv
+    out[r + 2] = z * inv
+    out[r + 3] = qw * inv
   }
   return out
 }

@@ -1,7 +1,23 @@
-import type { Channel, RotationMode } from './clip.ts'
-import { detSin } from '../math/detmath.ts'
-import { normalizeQuat, slerpQuatNoFlip } from '../math/quat.ts'
+import type { Channel, Clip, RotationMode } from './clip.ts'
+import { detAcosArc, detSinArc } from '../math/detmath.ts'
+import { normalizeQuat, SLERP_NLERP_COS } from '../math/quat.ts'
 import { SLERP_CACHE_STRIDE } from './rotationCache.ts'
+
+/**
+ * Float arguments of the per-frame kernels travel through this module scratch rather than call arguments: V8
+ * boxes (allocates 16 bytes for) every float passed to or returned from a call it does not inline, and sampling
+ * runs for every channel of every character every step. JavaScript is single-threaded and these kernels do not
+ * re-enter, so one scratch is safe.
+ *   [0] time   clip-local seconds being sampled
+ *   [1] u      position in the current segment, [0, 1)
+ *   [2] span   the segment's duration, seconds
+ *   [3] weight the fraction of squad's inner slerps
+ */
+const reg = new Float64Array(4)
+const TIME = 0
+const U = 1
+const SPAN = 2
+const WEIGHT = 3
 
 /**
  * Sampling one channel at one time: the per-frame kernel. Allocation-free; trusts the channel (validated by
@@ -26,6 +42,44 @@ export function sampleChannel(
   cursorIndex: number,
   rotationMode: RotationMode = 'slerp',
 ): Float32Array {
+  reg[TIME] = time
+  return sampleAtTime(out, offset, channel, cursors, cursorIndex, rotationMode === 'squad')
+}
+
+/**
+ * Samples every bound channel of `clip` at clip-local time `timeOf[timeIndex]` (seconds; read from an array so
+ * no float crosses a call boundary in the frame loop, see `reg`) into a pose layer: channel c goes to
+ * `data[layer + binding[c] ..]` (skipped when `binding[c]` < 0) using cursor `cursors[cursorStart + c]`.
+ * LINEAR rotation channels use squad when `squad` is true.
+ */
+export function sampleClipChannels(
+  data: Float32Array,
+  layer: number,
+  clip: Clip,
+  binding: Int32Array,
+  timeOf: Float64Array,
+  timeIndex: number,
+  cursors: Uint32Array,
+  cursorStart: number,
+  squad: boolean,
+): void {
+  reg[TIME] = timeOf[timeIndex]!
+  const channels = clip.channels
+  for (let c = 0; c < channels.length; c++) {
+    const offset = binding[c]!
+    if (offset >= 0) sampleAtTime(data, layer + offset, channels[c]!, cursors, cursorStart + c, squad)
+  }
+}
+
+function sampleAtTime(
+  out: Float32Array,
+  offset: number,
+  channel: Channel,
+  cursors: Uint32Array,
+  cursorIndex: number,
+  useSquad: boolean,
+): Float32Array {
+  const time = reg[TIME]!
   const times = channel.times
   const n = times.length
   const c = channel.components
@@ -38,7 +92,7 @@ export function sampleChannel(
   if (!(time > times[0]!) || n === 1) return copyElement(out, offset, values, valueBase, c)
   if (time >= times[n - 1]!) return copyElement(out, offset, values, (n - 1) * stride + valueBase, c)
 
-  const k = findSegment(times, time, cursors[cursorIndex]!)
+  const k = locate(times, cursors[cursorIndex]!)
   cursors[cursorIndex] = k
   const t0 = times[k]!
   if (time === t0 || channel.interpolation === 'STEP')
@@ -46,9 +100,11 @@ export function sampleChannel(
 
   const span = times[k + 1]! - t0
   const u = (time - t0) / span
+  reg[U] = u
+  reg[SPAN] = span
 
   if (cubic) {
-    hermite(out, offset, values, k * stride, c, u, span)
+    hermite(out, offset, values, k * stride, c)
     if (channel.path === 'rotation') normalizeQuat(out, offset)
     return out
   }
@@ -61,8 +117,8 @@ export function sampleChannel(
     }
     return out
   }
-  if (rotationMode === 'squad') return squad(out, offset, channel.squad!, n, k, u, channel.slerpCache!)
-  return slerpCached(out, offset, values, k * 4, channel.slerpCache!, k, u)
+  if (useSquad) return squad(out, offset, channel.squad!, n, k, channel.slerpCache!)
+  return slerpCached(out, offset, values, k * 4, channel.slerpCache!, k)
 }
 
 /**
@@ -70,20 +126,28 @@ export function sampleChannel(
  * Tries the hint, then its neighbours, then binary search.
  */
 export function findSegment(times: Float32Array, t: number, hint: number): number {
+  reg[TIME] = t
+  return locate(times, hint)
+}
+
+/** findSegment at reg[TIME]. */
+function locate(times: Float32Array, hint: number): number {
+  const t = reg[TIME]!
   const last = times.length - 2
-  let k = hint > last ? last : hint
+  const k = hint > last ? last : hint
   if (times[k]! <= t) {
     if (t < times[k + 1]!) return k
     // Forward by one (the common case in playback), then search the rest.
     if (k + 1 <= last && t < times[k + 2]!) return k + 1
-    return searchSegment(times, t, k + 1, last)
+    return searchSegment(times, k + 1, last)
   }
   if (k > 0 && times[k - 1]! <= t) return k - 1
-  return searchSegment(times, t, 0, k - 1)
+  return searchSegment(times, 0, k - 1)
 }
 
-/** Binary search for the segment in [lo, hi] containing t (times[lo] ≤ t < times[hi+1] holds on entry). */
-function searchSegment(times: Float32Array, t: number, lo: number, hi: number): number {
+/** Binary search for the segment in [lo, hi] containing reg[TIME] (times[lo] ≤ t < times[hi+1] on entry). */
+function searchSegment(times: Float32Array, lo: number, hi: number): number {
+  const t = reg[TIME]!
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1
     if (times[mid]! <= t) lo = mid
@@ -107,17 +171,11 @@ function copyElement(
  * glTF cubic Hermite between key k and k+1 (spec, Appendix C):
  *   p(u) = (2u³−3u²+1)·v_k + (u³−2u²+u)·Δt·b_k + (−2u³+3u²)·v_{k+1} + (u³−u²)·Δt·a_{k+1}
  * with v the values, b the out-tangents, a the in-tangents, Δt the segment duration in seconds.
- * `base` is the offset of key k's triplet.
+ * `base` is the offset of key k's triplet; u and Δt come from `reg`.
  */
-function hermite(
-  out: Float32Array,
-  offset: number,
-  values: Float32Array,
-  base: number,
-  c: number,
-  u: number,
-  span: number,
-): void {
+function hermite(out: Float32Array, offset: number, values: Float32Array, base: number, c: number): void {
+  const u = reg[U]!
+  const span = reg[SPAN]!
   const u2 = u * u
   const u3 = u2 * u
   const h00 = 2 * u3 - 3 * u2 + 1
@@ -142,8 +200,8 @@ function slerpCached(
   a: number,
   cache: Float64Array,
   k: number,
-  u: number,
 ): Float32Array {
+  const u = reg[U]!
   const ci = k * SLERP_CACHE_STRIDE
   const sign = cache[ci]!
   let s0: number
@@ -154,8 +212,8 @@ function slerpCached(
   } else {
     const theta = cache[ci + 1]!
     const invSin = cache[ci + 2]!
-    s0 = detSin((1 - u) * theta) * invSin
-    s1 = detSin(u * theta) * invSin * sign
+    s0 = detSinArc((1 - u) * theta) * invSin
+    s1 = detSinArc(u * theta) * invSin * sign
   }
   const b = a + 4
   const x = s0 * values[a]! + s1 * values[b]!
@@ -176,7 +234,7 @@ const squadScratch = new Float64Array(8)
 /**
  * Shoemake's squad on segment k: slerp(slerp(q_k, q_{k+1}, u), slerp(s_k, s_{k+1}, u), 2u(1−u)), on the
  * hemisphere-aligned keys and controls of `Channel.squad`. The first slerp reuses the segment cache (aligned keys
- * are within 90°, so its sign is +1).
+ * are within 90°, so its sign is +1); the other two follow the control points' path (no short-arc flip).
  */
 function squad(
   out: Float32Array,
@@ -184,9 +242,9 @@ function squad(
   data: Float32Array,
   n: number,
   k: number,
-  u: number,
   cache: Float64Array,
 ): Float32Array {
+  const u = reg[U]!
   const ci = k * SLERP_CACHE_STRIDE
   const q = k * 4
   const s = n * 4 + q
@@ -198,12 +256,44 @@ function squad(
   } else {
     const theta = cache[ci + 1]!
     const invSin = cache[ci + 2]!
-    s0 = detSin((1 - u) * theta) * invSin
-    s1 = detSin(u * theta) * invSin
+    s0 = detSinArc((1 - u) * theta) * invSin
+    s1 = detSinArc(u * theta) * invSin
   }
-  for (let j = 0; j < 4; j++) squadScratch[j] = s0 * data[q + j]! + s1 * data[q + 4 + j]!
-  normalizeQuat(squadScratch, 0)
-  slerpQuatNoFlip(squadScratch, 4, data, s, data, s + 4, u)
-  slerpQuatNoFlip(out, offset, squadScratch, 0, squadScratch, 4, 2 * u * (1 - u))
+  const p = squadScratch
+  for (let j = 0; j < 4; j++) p[j] = s0 * data[q + j]! + s1 * data[q + 4 + j]!
+  normalizeQuat(p, 0)
+  for (let j = 0; j < 4; j++) p[4 + j] = data[s + j]!
+  reg[WEIGHT] = u
+  slerpNoFlipInPlace(p, 4, data, s + 4)
+  reg[WEIGHT] = 2 * u * (1 - u)
+  slerpNoFlipInPlace(p, 0, p, 4)
+  for (let j = 0; j < 4; j++) out[offset + j] = p[j]!
   return out
+}
+
+/**
+ * a ← slerp(a, b, t = reg[WEIGHT]) without the short-arc flip, in doubles; nearly equal inputs use normalized
+ * lerp, exactly opposite ones (no defined path) keep a. Written out rather than calling quat.ts's
+ * slerpQuatNoFlip, whose float argument would be boxed.
+ */
+function slerpNoFlipInPlace(a: Float64Array, ao: number, b: Float32Array | Float64Array, bo: number): void {
+  const t = reg[WEIGHT]!
+  const cos = a[ao]! * b[bo]! + a[ao + 1]! * b[bo + 1]! + a[ao + 2]! * b[bo + 2]! + a[ao + 3]! * b[bo + 3]!
+  let s0 = 1 - t
+  let s1 = t
+  if (cos <= -1) return
+  if (cos < SLERP_NLERP_COS) {
+    const theta = detAcosArc(cos)
+    const invSin = 1 / Math.sqrt(1 - cos * cos)
+    s0 = detSinArc((1 - t) * theta) * invSin
+    s1 = detSinArc(t * theta) * invSin
+  }
+  let len2 = 0
+  for (let j = 0; j < 4; j++) {
+    const v = s0 * a[ao + j]! + s1 * b[bo + j]!
+    a[ao + j] = v
+    len2 += v * v
+  }
+  const inv = 1 / Math.sqrt(len2)
+  for (let j = 0; j < 4; j++) a[ao + j] = a[ao + j]! * inv
 }

@@ -542,3 +542,89 @@ export function detLog(x: number): number {
   const s = twoSum(e * LN2_HI, 2 * sh)
   return s + (scratch.lo + (e * LN2_LO + 2 * (sl * (1 + z) + sh * poly)))
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Arc functions for the per-frame kernels (slerp, squad, pose blends). Small and branch-light so that V8 inlines
+// them into their callers: a float passed to or returned from a call V8 does not inline is boxed (allocated), and
+// the per-frame path must not allocate. Same operations as above (+ - * / and sqrt), so the same bits everywhere;
+// accurate to a few ulps on the ranges slerp needs (see the tests).
+
+// Taylor coefficients of sin, (−1)^k / (2k+1)!, each rounded once from the exact rational.
+const ARC_S3 = -1 / 6
+const ARC_S5 = 1 / 120
+const ARC_S7 = -1 / 5040
+const ARC_S9 = 1 / 362880
+const ARC_S11 = -1 / 39916800
+const ARC_S13 = 1 / 6227020800
+const ARC_S15 = -1 / 1307674368000
+const ARC_S17 = 1 / 355687428096000
+const ARC_S19 = -1 / 121645100408832000
+const ARC_S21 = 1 / 51090942171709440000
+
+/**
+ * sin x for x in [0, π] (an angle of slerp: a fraction of an arc of at most π). Reflected to [0, π/2] through
+ * sin x = sin(π − x); there the Taylor series to x²¹ is within 1.3e-18 of sin. Outside [0, π] the result is
+ * meaningless (use detSin).
+ */
+export function detSinArc(x: number): number {
+  const y = x > HALF_PI_HI ? PI_HI - x + PI_LO : x
+  const z = y * y
+  return (
+    y +
+    y *
+      z *
+      (ARC_S3 +
+        z * (ARC_S5 + z * (ARC_S7 + z * (ARC_S9 + z * (ARC_S11 + z * (ARC_S13 + z * (ARC_S15 + z * (ARC_S17 + z * (ARC_S19 + z * ARC_S21)))))))))
+  )
+}
+
+// atan anchors for the arc acos: tan(π/16), tan(3π/16), tan(π/8), and π/8 split into hi + lo.
+const TAN_PI_16 = 0.198912367379658
+const TAN_3PI_16 = 0.6681786379192989
+const TAN_PI_8 = 0.41421356237309503
+const EIGHTH_PI_HI = 0.39269908169872414
+const EIGHTH_PI_LO = 1.5308084989341915e-17
+
+/**
+ * acos c for c in [−1, 1] (clamped, so a dot product that rounding pushed past 1 gives 0, not NaN), in [0, π].
+ * acos|c| = 2·atan(√((1−|c|)/(1+|c|))), the atan reduced to |z| ≤ tan(π/16) around 0, π/8 or π/4 and summed
+ * as its odd Taylor series to z²⁵ (truncation below 1e-18); negative c reflects through π − θ.
+ */
+export function detAcosArc(c: number): number {
+  const a = c < 0 ? (c < -1 ? 1 : -c) : c > 1 ? 1 : c
+  const t = Math.sqrt((1 - a) / (1 + a))
+  let base = 0
+  let baseLo = 0
+  let z = t
+  if (t > TAN_3PI_16) {
+    base = QUARTER_PI_HI
+    baseLo = QUARTER_PI_LO
+    z = (t - 1) / (1 + t)
+  } else if (t > TAN_PI_16) {
+    base = EIGHTH_PI_HI
+    baseLo = EIGHTH_PI_LO
+    z = (t - TAN_PI_8) / (1 + t * TAN_PI_8)
+  }
+  const w = z * z
+  const atanZ =
+    z +
+    z *
+      w *
+      (-1 / 3 +
+        w *
+          (1 / 5 +
+            w *
+              (-1 / 7 +
+                w *
+                  (1 / 9 +
+                    w *
+                      (-1 / 11 +
+                        w *
+                          (1 / 13 +
+                            w *
+                              (-1 / 15 +
+                                w * (1 / 17 + w * (-1 / 19 + w * (1 / 21 + w * (-1 / 23 + w / 25)))))))))))
+  const half = base + (atanZ + baseLo)
+  const theta = 2 * half
+  return c < 0 ? PI_HI - theta + PI_LO : theta
+}

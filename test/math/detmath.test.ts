@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   detAcos,
+  detAcosArc,
   detAsin,
   detAtan,
   detAtan2,
@@ -10,6 +11,7 @@ import {
   detExp,
   detLog,
   detSin,
+  detSinArc,
   detSinCos,
 } from '../../src/math/detmath.ts'
 
@@ -510,5 +512,44 @@ describe('determinism guard', () => {
       expect(forbiddenUses(line), line).not.toEqual([])
     }
     expect(forbiddenUses('// Math.sin in a comment\nconst r = Math.sqrt(Math.abs(x))')).toEqual([])
+  })
+})
+
+describe('arc functions for the per-frame kernels (slerp angles)', () => {
+  it('detSinArc is within 2 ulps of Math.sin on [0, π], and exact at 0', () => {
+    const xs = inputs(71, (rnd, i) => (i < 100 ? (i / 99) * Math.PI : rnd() * Math.PI))
+    const worst = maxUlps(xs, detSinArc, Math.sin)
+    expect(worst.ulps, JSON.stringify(worst)).toBeLessThanOrEqual(2)
+    expect(detSinArc(0)).toBe(0)
+    // Tiny angles keep full relative accuracy (slerp of nearly equal keys).
+    for (const x of [1e-300, 1e-12, 3e-8, 1e-4])
+      expect(ulpDistance(detSinArc(x), Math.sin(x))).toBeLessThanOrEqual(1)
+    // Near π the reflection keeps the result accurate in absolute terms.
+    expect(Math.abs(detSinArc(Math.PI) - Math.sin(Math.PI))).toBeLessThan(1e-30)
+  })
+
+  it('detAcosArc is within 4 ulps of Math.acos on [-1, 1], clamps outside, and is exact at the ends', () => {
+    const xs = inputs(72, (rnd, i) => (i < 200 ? 1 - 2 ** -(i / 4) : rnd() * 2 - 1))
+    const worst = maxUlps(xs, detAcosArc, Math.acos)
+    expect(worst.ulps, JSON.stringify(worst)).toBeLessThanOrEqual(4)
+    expect(detAcosArc(1)).toBe(0)
+    expect(detAcosArc(1 + 1e-9)).toBe(0)
+    expect(detAcosArc(-1)).toBe(Math.PI)
+    expect(detAcosArc(-1 - 1e-9)).toBe(Math.PI)
+    expect(ulpDistance(detAcosArc(0), Math.PI / 2)).toBeLessThanOrEqual(1)
+  })
+
+  it('property: detAcosArc is monotone decreasing and detSinArc(detAcosArc(c)) = √(1 − c²)', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: -1, max: 1, noNaN: true }),
+        fc.double({ min: -1, max: 1, noNaN: true }),
+        (a, b) => {
+          const [lo, hi] = a <= b ? [a, b] : [b, a]
+          expect(detAcosArc(lo)).toBeGreaterThanOrEqual(detAcosArc(hi))
+          expect(Math.abs(detSinArc(detAcosArc(a)) - Math.sqrt(1 - a * a))).toBeLessThan(1e-15)
+        },
+      ),
+    )
   })
 })
