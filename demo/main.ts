@@ -1,0 +1,387 @@
+import { createWorld } from 'bitecs'
+import { Vector3 } from 'three'
+import { AnimationError, createAnimationPlugin, createFixedStepper } from '../src/index.ts'
+import { createThreeAdapter } from '../src/adapters/three.ts'
+import { createStage } from './stage.ts'
+import { despawn, disposeModel, loadModel, spawn, type Character, type Model } from './characters.ts'
+import { createCrowd, CROWD_SPACING } from './crowd.ts'
+import { createPlot } from './plot.ts'
+import { wrapSystems } from './timing.ts'
+import { nearestJoint, pick } from './picking.ts'
+import { createUi } from './ui.ts'
+
+/**
+ * The demo: one hero character (the bundled Fox, or any .glb you drop) you can play, cross-fade, knock over and
+ * help up, plus an optional crowd. The simulation runs on the fixed stepper (1/60 s steps, deterministic);
+ * the adapter interpolates the last two steps for display at whatever rate the browser draws.
+ */
+
+const CAPACITY = 1 << 16 // entity ids: a 1000-Fox crowd needs ~27k (a character node + 26 glTF nodes each)
+const PLOT_SAMPLES = 360 // 6 s of fixed steps
+const RAGDOLL_STATES = ['off', 'falling', 'getting up'] as const
+const STATS_MS = 500 // the readout (timings averaged per frame, state hash) refreshes twice a second
+
+const stage = createStage(document.getElementById('view')!)
+const plugin = createAnimationPlugin(createWorld(), { capacity: CAPACITY })
+const adapter = createThreeAdapter(plugin)
+const stepper = createFixedStepper({ dt: plugin.dt, maxStepsPerFrame: 5 })
+const timer = wrapSystems(plugin, ['three sync', 'draw'])
+const { Sampler, CrossFade, Ragdoll, SceneNode } = plugin.stores
+
+let model: Model | null = null
+let hero: Character | null = null
+/** glTF node indices a hit can land on: the skin's joints, or every node of an unskinned file. */
+let hitJoints: number[] = []
+let selectedClip = 0
+
+const crowd = createCrowd(
+  plugin,
+  adapter,
+  stage.scene,
+  () => model!,
+  () => crowdMax(),
+)
+
+const ui = createUi(document.getElementById('panel')!, {
+  onClip(i) {
+    selectedClip = i
+    act(() => plugin.crossFade(heroId(), i, ui.fadeSeconds, { rotation: ui.rotation }))
+  },
+  onRotation(mode) {
+    // Replays every character's clip at its current phase with the new rotation curves (no pop: same time).
+    act(() => {
+      for (const c of hero ? [hero, ...crowd.members] : []) {
+        const clip = clipIndexOf(c.eid)
+        if (clip < 0 || CrossFade.active[c.eid] === 1) continue
+        plugin.play(c.eid, clip, { time: Sampler.time[c.eid]!, speed: Sampler.speed[c.eid]!, rotation: mode })
+      }
+    })
+  },
+  onRagdoll() {
+    act(() => {
+      const id = heroId()
+      const center = centroid(id)
+      // Push away from the viewer, horizontally, at the joint nearest the body's middle.
+      const dir = center.clone().sub(stage.camera.position).setY(0).normalize()
+      const joint = nearestJoint(plugin, id, hitJoints, center)
+      knock(joint, dir)
+    })
+  },
+  onGetUp() {
+    act(() => {
+      const id = heroId()
+      if (Ragdoll.active[id] === 0) throw new AnimationError('argument', 'Get up: the character is standing')
+      const clip =
+        model!.clipNames.length > 0 ? { clip: selectedClip, play: { loop: 'repeat' as const } } : {}
+      plugin.getUp(id, { ...clip, rate: ui.rampRate })
+    })
+  },
+  onFile(file) {
+    void file.arrayBuffer().then((b) => useModel(new Uint8Array(b), file.name))
+  },
+  onCrowd(n) {
+    act(() => {
+      crowd.setCount(n)
+      fitCrowd()
+    })
+  },
+})
+const plot = createPlot(ui.plotCanvas, PLOT_SAMPLES)
+
+function heroId(): number {
+  if (!hero) throw new AnimationError('argument', 'no character loaded yet')
+  return hero.eid
+}
+
+function crowdMax(): number {
+  const perCharacter = (model?.handle.asset.nodes.length ?? 26) + 1
+  return Math.min(1000, Math.floor((CAPACITY - 64) / perCharacter) - 1)
+}
+
+/** Runs a UI action; a refused call (AnimationError) shows in the status line instead of breaking the page. */
+function act(f: () => unknown): void {
+  try {
+    f()
+    ui.setStatus('')
+  } catch (error) {
+    if (!(error instanceof AnimationError)) throw error
+    ui.setStatus(error.message, true)
+    console.warn(error.message)
+  }
+}
+
+/** Index of the character's current clip in its model's clip list, or -1. */
+function clipIndexOf(eid: number): number {
+  return model ? model.handle.clips.indexOf(Sampler.clip[eid]!) : -1
+}
+
+function centroid(eid: number): Vector3 {
+  const c = new Vector3()
+  for (const node of hitJoints) {
+    const o = plugin.jointEntity(eid, node) * 16
+    c.x += SceneNode.world[o + 12]!
+    c.y += SceneNode.world[o + 13]!
+    c.z += SceneNode.world[o + 14]!
+  }
+  return c.multiplyScalar(1 / Math.max(1, hitJoints.length))
+}
+
+/** A hit at a joint along `dir`: starts the ragdoll (with the hit at the hand-off) or hits the fallen body. */
+function knock(joint: number, dir: Vector3): void {
+  const s = ui.hitStrength
+  const impulse = [dir.x * s, dir.y * s, dir.z * s] as const
+  plugin.ragdoll(heroId(), { rate: ui.rampRate, impulse: { joint, impulse } })
+}
+
+async function useModel(bytes: Uint8Array, source: string): Promise<void> {
+  let next: Model
+  try {
+    next = await loadModel(plugin, bytes, source)
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    ui.setStatus(message, true)
+    console.warn(message)
+    return
+  }
+  const count = crowd.members.length
+  crowd.clear()
+  if (hero) despawn(plugin, adapter, hero)
+  if (model) disposeModel(model)
+  model = next
+  hero = spawn(plugin, adapter, stage.scene, model, { x: 0, z: 0, original: true, castShadow: true })
+  selectedClip = 0
+  if (model.clipNames.length > 0) plugin.play(hero.eid, 0, { rotation: ui.rotation })
+  const skin = model.handle.asset.skeletons[0]
+  hitJoints = skin ? Array.from(skin.joints) : model.handle.asset.nodes.map((n) => n.index)
+  ui.setModel(`${source} · scale ${model.scale} · ${model.handle.asset.nodes.length} nodes`, model.clipNames)
+  ui.setCrowdMax(crowdMax())
+  crowd.setCount(count)
+  frameCamera()
+  fitCrowd()
+  plot.clear()
+  ui.setStatus('')
+  hook.source = source
+}
+
+/** Backs the camera off along its view line until the crowd's outer ring fits (never moves it closer). */
+function fitCrowd(): void {
+  const n = crowd.members.length
+  if (n === 0 || !model) return
+  const rings = Math.ceil((Math.sqrt(n + 1) - 1) / 2) // ring r holds 8r cells around the hero
+  const radius = rings * model.footprint * CROWD_SPACING * Math.SQRT2
+  const offset = stage.camera.position.clone().sub(stage.controls.target)
+  const want = 2.2 * radius + model.size * 1.5
+  if (offset.length() < want) {
+    stage.camera.position.copy(stage.controls.target).add(offset.setLength(want))
+    stage.controls.update()
+  }
+}
+
+/** Looks at the hero from the front-right, from where its rest-pose bounding sphere fills the view. */
+function frameCamera(): void {
+  const m = model!
+  stage.controls.target.set(0, m.height * 0.45, 0)
+  const distance = Math.max(m.radius, 0.2) / Math.sin((stage.camera.fov * Math.PI) / 360)
+  const dir = new Vector3(0.62, 0.35, 0.72).normalize()
+  stage.camera.position.copy(stage.controls.target).addScaledVector(dir, distance)
+  stage.controls.update()
+}
+
+// Picking: a click (not a drag) on the character hits it there.
+const canvas = stage.renderer.domElement
+let down: { x: number; y: number } | null = null
+canvas.addEventListener('pointerdown', (e) => (down = { x: e.clientX, y: e.clientY }))
+canvas.addEventListener('pointerup', (e) => {
+  if (!down || e.button !== 0 || Math.hypot(e.clientX - down.x, e.clientY - down.y) > 4 || !hero) return
+  const r = canvas.getBoundingClientRect()
+  const p = { x: e.clientX - r.left, y: e.clientY - r.top, width: r.width, height: r.height }
+  const hit = pick(plugin, hero.eid, hero.view.scene, stage.camera, p, hitJoints)
+  if (hit) act(() => knock(hit.node, hit.direction))
+})
+
+// The loop: fixed steps for the simulation, one interpolated display per animation frame.
+let last = performance.now()
+let frames = 0
+let steps = 0
+let windowFrames = 0
+let windowMs = 0
+let windowSteps = 0
+let captureMs = 0
+
+function stepOnce(): void {
+  plugin.step()
+  const t0 = performance.now()
+  adapter.capture()
+  captureMs += performance.now() - t0
+  steps++
+  windowSteps++
+  if (hero)
+    plot.push(Ragdoll.weight[hero.eid]!, CrossFade.active[hero.eid] === 1 ? CrossFade.blend[hero.eid]! : NaN)
+}
+
+function frame(now: number): void {
+  const elapsed = now - last
+  last = now
+  stepper.advance(Math.min(elapsed / 1000, 0.25), stepOnce)
+  const t0 = performance.now()
+  adapter.render(stepper.alpha)
+  const t1 = performance.now()
+  stage.draw()
+  const t2 = performance.now()
+  timer.add('three sync', t1 - t0 + captureMs)
+  timer.add('draw', t2 - t1)
+  captureMs = 0
+  frames++
+  windowFrames++
+  windowMs += elapsed
+  if (frames % 6 === 0) {
+    plot.draw()
+    if (hero) ui.setActiveClip(clipIndexOf(hero.eid))
+  }
+  if (windowMs >= STATS_MS) updateStats()
+  requestAnimationFrame(frame)
+}
+
+function updateStats(): void {
+  const rows = timer.take(windowFrames)
+  hook.timings = Object.fromEntries(rows.map((r) => [r.name, r.ms]))
+  hook.hash = plugin.hash()
+  hook.statsUpdates++
+  const frameMs = windowMs / windowFrames
+  const lines = [
+    `frame ${frameMs.toFixed(1)} ms (${(1000 / frameMs).toFixed(0)} fps), ${(windowSteps / windowFrames).toFixed(2)} steps/frame`,
+    ...rows.map((r) => `  ${r.name.padEnd(20)} ${r.ms.toFixed(3)} ms`),
+    timer.calls === 0 && steps > 0 ? '  (systems not timed: the plugin no longer runs plugin.systems)' : '',
+    `characters ${1 + crowd.members.length} · nodes bound ${adapter.stats.bound} · written ${adapter.stats.uploads}`,
+    hero
+      ? `ragdoll ${RAGDOLL_STATES[Ragdoll.active[hero.eid]!] ?? '?'} · weight ${Ragdoll.weight[hero.eid]!.toFixed(2)}`
+      : '',
+    `hash ${hook.hash} (step ${steps})`,
+  ]
+  ui.setStats(lines.filter(Boolean).join('\n'))
+  windowFrames = 0
+  windowMs = 0
+  windowSteps = 0
+}
+
+// Test hook for the e2e test (and the curious, from the console).
+const hook = {
+  ready: false,
+  error: null as string | null,
+  source: '',
+  hash: '',
+  /** Times the readout refreshed (every STATS_MS of wall time). */
+  statsUpdates: 0,
+  timings: {} as Record<string, number>,
+  plugin,
+  adapter,
+  stepper,
+  stage,
+  get frames() {
+    return frames
+  },
+  get steps() {
+    return steps
+  },
+  hero: () => hero?.eid ?? -1,
+  clipNames: () => model?.clipNames ?? [],
+  currentClip: () => (hero && model ? (model.clipNames[clipIndexOf(hero.eid)] ?? null) : null),
+  /** Cross-fade blend of the hero while a fade runs, else null. */
+  blend: () => (hero && CrossFade.active[hero.eid] === 1 ? CrossFade.blend[hero.eid]! : null),
+  weight: () => (hero ? Ragdoll.weight[hero.eid]! : 0),
+  ragdollState: () => (hero ? RAGDOLL_STATES[Ragdoll.active[hero.eid]!] : 'off'),
+  crowdCount: () => crowd.members.length,
+  /** Highest world y (m) of the hero's joints (the skin's, or every node). */
+  maxJointHeight: () => {
+    let y = -Infinity
+    for (const node of hitJoints)
+      y = Math.max(y, SceneNode.world[plugin.jointEntity(heroId(), node) * 16 + 13]!)
+    return y
+  },
+  /** World matrix translation of one of the hero's nodes (by glTF node index). */
+  nodePosition: (node: number) => {
+    const o = plugin.jointEntity(heroId(), node) * 16
+    return [SceneNode.world[o + 12]!, SceneNode.world[o + 13]!, SceneNode.world[o + 14]!]
+  },
+  /** Page (CSS pixel) coordinates of one of the hero's nodes, for clicking on it. */
+  screenOf: (node: number) => {
+    const [x, y, z] = hook.nodePosition(node) as [number, number, number]
+    const v = new Vector3(x, y, z).project(stage.camera)
+    const r = canvas.getBoundingClientRect()
+    return { x: r.left + ((v.x + 1) / 2) * r.width, y: r.top + ((1 - v.y) / 2) * r.height }
+  },
+  /**
+   * Draws the frame twice, without and with the hero, and compares the pixels inside the hero's projected joint
+   * box: how many differ, and the mean colour of those (0–255). Proves the character is on screen and lit.
+   */
+  probeHero: () => {
+    const gl = stage.renderer.getContext()
+    const w = gl.drawingBufferWidth
+    const h = gl.drawingBufferHeight
+    const box = { x0: w, y0: h, x1: 0, y1: 0 }
+    const v = new Vector3()
+    for (const node of hitJoints) {
+      const o = plugin.jointEntity(heroId(), node) * 16
+      v.set(SceneNode.world[o + 12]!, SceneNode.world[o + 13]!, SceneNode.world[o + 14]!).project(
+        stage.camera,
+      )
+      const x = ((v.x + 1) / 2) * w
+      const y = ((v.y + 1) / 2) * h // GL rows, bottom up
+      box.x0 = Math.min(box.x0, x)
+      box.x1 = Math.max(box.x1, x)
+      box.y0 = Math.min(box.y0, y)
+      box.y1 = Math.max(box.y1, y)
+    }
+    const x0 = Math.max(0, Math.floor(box.x0))
+    const y0 = Math.max(0, Math.floor(box.y0))
+    const bw = Math.max(1, Math.min(w, Math.ceil(box.x1)) - x0)
+    const bh = Math.max(1, Math.min(h, Math.ceil(box.y1)) - y0)
+    const read = (): Uint8Array => {
+      stage.renderer.render(stage.scene, stage.camera)
+      const px = new Uint8Array(bw * bh * 4)
+      gl.readPixels(x0, y0, bw, bh, gl.RGBA, gl.UNSIGNED_BYTE, px)
+      return px
+    }
+    hero!.view.scene.visible = false
+    const without = read()
+    hero!.view.scene.visible = true
+    const withHero = read()
+    let differing = 0
+    const mean = [0, 0, 0]
+    for (let i = 0; i < without.length; i += 4) {
+      const d =
+        Math.abs(without[i]! - withHero[i]!) +
+        Math.abs(without[i + 1]! - withHero[i + 1]!) +
+        Math.abs(without[i + 2]! - withHero[i + 2]!)
+      if (d > 24) {
+        differing++
+        for (let k = 0; k < 3; k++) mean[k]! += withHero[i + k]!
+      }
+    }
+    return {
+      box: { x: x0, y: y0, width: bw, height: bh },
+      pixels: bw * bh,
+      differing,
+      mean: mean.map((m) => m / Math.max(1, differing)),
+    }
+  },
+}
+;(window as unknown as { __demo: typeof hook }).__demo = hook
+window.addEventListener('error', (e) => (hook.error = String(e.message)))
+window.addEventListener('unhandledrejection', (e) => (hook.error = String(e.reason)))
+
+const foxUrl = new URL('Fox/Fox.glb', document.baseURI)
+fetch(foxUrl)
+  .then((r) => {
+    if (!r.ok) throw new Error(`${foxUrl.pathname}: HTTP ${r.status}`)
+    return r.arrayBuffer()
+  })
+  .then((b) => useModel(new Uint8Array(b), 'Fox.glb'))
+  .then(() => {
+    hook.ready = true
+    requestAnimationFrame(frame)
+  })
+  .catch((error: unknown) => {
+    hook.error = String(error)
+    ui.setStatus(String(error), true)
+  })

@@ -1,0 +1,87 @@
+import {
+  Color,
+  DirectionalLight,
+  GridHelper,
+  HemisphereLight,
+  Mesh,
+  MeshStandardMaterial,
+  PCFShadowMap,
+  PerspectiveCamera,
+  PlaneGeometry,
+  Scene,
+  WebGLRenderer,
+} from 'three'
+import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js'
+
+/** The three.js side of the demo: renderer, camera with orbit controls, lights, and the ground at y = 0 m. */
+export interface Stage {
+  readonly renderer: WebGLRenderer
+  readonly scene: Scene
+  readonly camera: PerspectiveCamera
+  readonly controls: OrbitControls
+  /** Draws one frame (controls damping, then the scene). */
+  draw(): void
+}
+
+export function createStage(container: HTMLElement): Stage {
+  // preserveDrawingBuffer: the e2e test and the pixel probe read the canvas after the frame is presented.
+  const renderer = new WebGLRenderer({ antialias: true, preserveDrawingBuffer: true })
+  renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2))
+  renderer.shadowMap.enabled = true
+  renderer.shadowMap.type = PCFShadowMap
+  container.appendChild(renderer.domElement)
+
+  const scene = new Scene()
+  scene.background = new Color(0xa9c4dc)
+
+  const camera = new PerspectiveCamera(45, 1, 0.05, 500)
+  camera.position.set(2.4, 1.3, 2.6)
+  const controls = new OrbitControls(camera, renderer.domElement)
+  controls.target.set(0, 0.35, 0)
+  controls.enableDamping = true
+  controls.update()
+
+  scene.add(new HemisphereLight(0xdfeeff, 0x4a4030, 1.6))
+  const sun = new DirectionalLight(0xffffff, 2.2)
+  sun.position.set(3, 6, 4)
+  sun.castShadow = true
+  sun.shadow.mapSize.set(1024, 1024)
+  const s = sun.shadow.camera
+  s.left = s.bottom = -3
+  s.right = s.top = 3
+  s.near = 0.5
+  s.far = 20
+  scene.add(sun)
+
+  const ground = new Mesh(
+    new PlaneGeometry(400, 400),
+    new MeshStandardMaterial({ color: 0x6f8f5a, roughness: 1 }),
+  )
+  ground.rotation.x = -Math.PI / 2
+  ground.receiveShadow = true
+  scene.add(ground)
+  const grid = new GridHelper(40, 40, 0x3d5530, 0x56704a)
+  grid.position.y = 0.001
+  scene.add(grid)
+
+  const resize = (): void => {
+    const w = container.clientWidth || 1
+    const h = container.clientHeight || 1
+    renderer.setSize(w, h)
+    camera.aspect = w / h
+    camera.updateProjectionMatrix()
+  }
+  new ResizeObserver(resize).observe(container)
+  resize()
+
+  return {
+    renderer,
+    scene,
+    camera,
+    controls,
+    draw() {
+      controls.update()
+      renderer.render(scene, camera)
+    },
+  }
+}

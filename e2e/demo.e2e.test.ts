@@ -1,0 +1,298 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { build, preview, type PreviewServer } from 'vite'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+/**
+ * The demo in a real headless Chromium (Debian's /usr/bin/chromium, WebGL 2 on SwiftShader), built with vite's
+ * JS API into a temporary folder and served by `vite preview`. The page exposes `window.__demo` (demo/main.ts):
+ * the plugin, the hero's entity, and helpers that read the scene graph and the canvas.
+ *
+ * One page, one story, in order: loaded and visible → frames advance → Run cross-fades → Ragdoll falls →
+ * Get up stands → a click on the body knocks it over → files dropped in through the file field play → crowd.
+ * A screenshot of every state goes to artifacts/.
+ */
+
+const CHROMIUM = '/usr/bin/chromium'
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--disable-dev-shm-usage',
+  '--use-angle=swiftshader',
+  '--enable-unsafe-swiftshader',
+]
+const ARTIFACTS = 'artifacts'
+const ASSETS = '../shared/assets'
+
+/** The part of `window.__demo` the test reads (see demo/main.ts). */
+interface DemoHook {
+  ready: boolean
+  error: string | null
+  source: string
+  hash: string
+  statsUpdates: number
+  timings: Record<string, number>
+  frames: number
+  steps: number
+  hero(): number
+  clipNames(): string[]
+  currentClip(): string | null
+  blend(): number | null
+  weight(): number
+  ragdollState(): string
+  crowdCount(): number
+  maxJointHeight(): number
+  nodePosition(node: number): number[]
+  probeHero(): { pixels: number; differing: number; mean: number[]; box: Record<string, number> }
+  screenOf(node: number): { x: number; y: number }
+  plugin: { stores: { Sampler: { rotation: Uint8Array } } }
+}
+declare global {
+  interface Window {
+    __demo: DemoHook
+  }
+}
+
+let outDir = ''
+let server: PreviewServer | undefined
+let browser: Browser | undefined
+let page: Page
+const problems: string[] = []
+const started = performance.now()
+
+async function shot(name: string): Promise<Buffer> {
+  return page.screenshot({ path: join(ARTIFACTS, `demo-${name}.png`) })
+}
+
+/** Waits until `predicate` (run in the page) is truthy; fails with `what` and the page's state otherwise. */
+async function until(what: string, predicate: () => unknown, timeout = 10_000): Promise<void> {
+  try {
+    await page.waitForFunction(predicate, undefined, { timeout, polling: 50 })
+  } catch {
+    const state = await page.evaluate(() => ({
+      error: window.__demo.error,
+      clip: window.__demo.currentClip(),
+      blend: window.__demo.blend(),
+      weight: window.__demo.weight(),
+      ragdoll: window.__demo.ragdollState(),
+      top: window.__demo.maxJointHeight(),
+      frames: window.__demo.frames,
+      status: document.getElementById('status')?.textContent,
+    }))
+    throw new Error(`timed out after ${timeout} ms waiting for: ${what}; page state ${JSON.stringify(state)}`)
+  }
+}
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  outDir = mkdtempSync(join(tmpdir(), 'ecs-anim-e2e-'))
+  await build({ logLevel: 'error', build: { outDir, emptyOutDir: true } })
+  server = await preview({ logLevel: 'error', build: { outDir }, preview: { port: 0, host: '127.0.0.1' } })
+  const url = server.resolvedUrls?.local[0]
+  if (!url) throw new Error('vite preview reported no local URL')
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS })
+  page = await browser.newPage({ viewport: { width: 800, height: 500 } })
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console.error: ${m.text()}`)
+  })
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`))
+  await page.goto(url)
+  await until(
+    'the Fox loaded and 5 frames drawn',
+    () => window.__demo?.ready && window.__demo.frames > 5,
+    20_000,
+  )
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+  if (outDir) rmSync(outDir, { recursive: true, force: true })
+  console.log(
+    `e2e: ${((performance.now() - started) / 1000).toFixed(1)} s including build, preview and launch`,
+  )
+})
+
+describe('demo in headless Chromium', () => {
+  let standing = 0
+
+  it('loads with no console errors and shows the lit Fox', async () => {
+    const state = await page.evaluate(() => ({
+      error: window.__demo.error,
+      source: window.__demo.source,
+      clips: window.__demo.clipNames(),
+      clip: window.__demo.currentClip(),
+      buttons: [...document.querySelectorAll('button[data-clip]')].map((b) => b.textContent),
+      probe: window.__demo.probeHero(),
+    }))
+    await shot('1-loaded')
+    expect(problems).toEqual([])
+    expect(state.error).toBeNull()
+    expect(state.source).toBe('Fox.glb')
+    expect(state.clips).toEqual(['Survey', 'Walk', 'Run'])
+    expect(state.buttons).toEqual(['Survey', 'Walk', 'Run'])
+    expect(state.clip).toBe('Survey')
+    // Inside the box the Fox's joints span on screen, a good share of pixels change when the Fox is drawn,
+    // and they are the Fox's orange (red well above blue), lit (not black).
+    expect(state.probe.pixels).toBeGreaterThan(2000)
+    expect(state.probe.differing / state.probe.pixels).toBeGreaterThan(0.15)
+    const [r, g, b] = state.probe.mean as [number, number, number]
+    expect(r).toBeGreaterThan(b + 40)
+    expect(r + g + b).toBeGreaterThan(150)
+  })
+
+  it('frames advance while a clip plays', async () => {
+    const before = await page.evaluate(() => ({ frames: window.__demo.frames, steps: window.__demo.steps }))
+    const a = await shot('2a-playing')
+    await page.waitForFunction((f) => window.__demo.frames >= f + 10, before.frames, { timeout: 10_000 })
+    const b = await shot('2b-playing')
+    const after = await page.evaluate(() => ({ frames: window.__demo.frames, steps: window.__demo.steps }))
+    expect(after.steps).toBeGreaterThan(before.steps)
+    expect(a.equals(b)).toBe(false)
+  })
+
+  it('clicking Run starts a cross-fade, which ends on Run', async () => {
+    // A 1 s fade, so the fade is easy to catch half way.
+    await page.$eval('#fade', (el) => {
+      ;(el as HTMLInputElement).value = '1'
+      el.dispatchEvent(new Event('input'))
+    })
+    await page.getByRole('button', { name: 'Run', exact: true }).click()
+    await until('the fade to be under way', () => {
+      const b = window.__demo.blend()
+      return b !== null && b > 0.2 && b < 0.8
+    })
+    await shot('3a-fading-to-run')
+    const mid = await page.evaluate(() => window.__demo.blend())
+    expect(mid).toBeGreaterThan(0)
+    await until(
+      'the fade to end on Run',
+      () => window.__demo.blend() === null && window.__demo.currentClip() === 'Run',
+    )
+    await shot('3b-running')
+    // The rotation toggle replays the clip with squad curves (Sampler.rotation 1), still on Run.
+    await page.selectOption('#rotation', 'squad')
+    const rotation = () =>
+      page.evaluate(() => window.__demo.plugin.stores.Sampler.rotation[window.__demo.hero()])
+    expect(await rotation()).toBe(1)
+    await page.selectOption('#rotation', 'slerp')
+    expect(await rotation()).toBe(0)
+    expect(await page.evaluate(() => window.__demo.currentClip())).toBe('Run')
+    await page.$eval('#fade', (el) => {
+      ;(el as HTMLInputElement).value = '0.3'
+      el.dispatchEvent(new Event('input'))
+    })
+  })
+
+  it('Ragdoll makes the Fox fall; Get up stands it back up', async () => {
+    standing = await page.evaluate(() => window.__demo.maxJointHeight())
+    expect(standing).toBeGreaterThan(0.3) // metres: the Fox's head while running
+    await page.click('#ragdoll')
+    await until('the Fox to lie on the ground', () => {
+      const d = window.__demo
+      return d.ragdollState() === 'falling' && d.weight() === 1 && d.maxJointHeight() < 0.25
+    })
+    await page.waitForTimeout(400) // let it settle for the picture
+    const down = await page.evaluate(() => ({
+      top: window.__demo.maxJointHeight(),
+      probe: window.__demo.probeHero(),
+    }))
+    await shot('4a-ragdoll')
+    expect(down.top).toBeLessThan(standing * 0.6)
+    expect(down.probe.differing).toBeGreaterThan(100) // still on screen, lying down
+
+    await page.click('#getup')
+    await until('the Fox to stand again', () => {
+      const d = window.__demo
+      return d.ragdollState() === 'off' && d.weight() === 0
+    })
+    await shot('4b-got-up')
+    const up = await page.evaluate(() => window.__demo.maxJointHeight())
+    expect(up).toBeGreaterThan(standing * 0.8)
+  })
+
+  it('a click on the body hits it there and knocks it over', async () => {
+    // Page coordinates of the Fox's middle joint (Fox node 5, b_Spine01_02).
+    const at = await page.evaluate(() => window.__demo.screenOf(5))
+    await page.mouse.click(at.x, at.y)
+    await until('the hit to start the ragdoll', () => window.__demo.ragdollState() === 'falling')
+    await until('the Fox to go down', () => window.__demo.maxJointHeight() < 0.3)
+    await shot('5-clicked')
+  })
+
+  it('a .glb without a skin, loaded through the file field, plays (BoxAnimated)', async () => {
+    await page.setInputFiles('#file', join(ASSETS, 'BoxAnimated/glTF-Binary/BoxAnimated.glb'))
+    await until('BoxAnimated to load', () => window.__demo.source === 'BoxAnimated.glb')
+    const positions = () =>
+      page.evaluate(() => [0, 1, 2, 3].map((n) => window.__demo.nodePosition(n).join()).join(';'))
+    const first = await positions()
+    await page.waitForTimeout(300)
+    const second = await positions()
+    const state = await page.evaluate(() => ({
+      clips: window.__demo.clipNames(),
+      clip: window.__demo.currentClip(),
+      buttons: [...document.querySelectorAll('button[data-clip]')].map((b) => b.textContent),
+      probe: window.__demo.probeHero(),
+    }))
+    await shot('6-boxanimated')
+    expect(state.clips).toEqual(['animation0'])
+    expect(state.buttons).toEqual(['animation0'])
+    expect(state.clip).toBe('animation0')
+    expect(second).not.toBe(first)
+    expect(state.probe.differing).toBeGreaterThan(100)
+  })
+
+  it('a skinned .glb loaded the same way plays (RiggedFigure), and a crowd of it runs', async () => {
+    await page.setInputFiles('#file', join(ASSETS, 'RiggedFigure/glTF-Binary/RiggedFigure.glb'))
+    await until('RiggedFigure to load', () => window.__demo.source === 'RiggedFigure.glb')
+    const top = () => page.evaluate(() => window.__demo.maxJointHeight())
+    const heights = new Set<number>()
+    for (let i = 0; i < 4; i++) {
+      heights.add(await top())
+      await page.waitForTimeout(120)
+    }
+    expect(heights.size).toBeGreaterThan(1) // its one clip moves the joints
+    const probe = await page.evaluate(() => window.__demo.probeHero())
+    expect(probe.differing).toBeGreaterThan(100)
+    await shot('7a-riggedfigure')
+
+    await page.$eval('#crowd', (el) => {
+      ;(el as HTMLInputElement).value = '12'
+      el.dispatchEvent(new Event('change'))
+    })
+    await until('the crowd to appear', () => window.__demo.crowdCount() === 12)
+    const updates = await page.evaluate(() => window.__demo.statsUpdates)
+    // Two refreshes: the first may average frames from before the crowd came.
+    await page.waitForFunction((u) => window.__demo.statsUpdates >= u + 2, updates, { timeout: 15_000 })
+    const stats = await page.evaluate(() => ({
+      text: document.getElementById('stats')?.textContent ?? '',
+      timings: window.__demo.timings,
+      hash: window.__demo.hash,
+    }))
+    await shot('7b-crowd')
+    expect(stats.text).toMatch(/sampleClips\s+\d+\.\d{3} ms/)
+    expect(stats.text).toContain('characters 13')
+    expect(Object.keys(stats.timings)).toEqual([
+      'advanceCrossFades',
+      'sampleClips',
+      'stepRagdolls',
+      'blendPoses',
+      'propagateTransforms',
+      'three sync',
+      'draw',
+    ])
+    expect(stats.timings.sampleClips).toBeGreaterThan(0)
+    expect(stats.hash).toMatch(/^[0-9a-f]{16}$/)
+    expect(problems).toEqual([])
+  })
+})
