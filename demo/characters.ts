@@ -1,7 +1,7 @@
 import { Box3, Mesh, Texture, type Object3D, type Scene } from 'three'
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js'
 import type { AnimationPlugin, AssetHandle } from '../src/index.ts'
-import { readAsset } from '../src/gltf/read.ts'
+import { readAsset } from '../src/index.ts'
 import {
   cloneSceneView,
   viewOfGltf,
