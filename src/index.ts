@@ -36,6 +36,8 @@ export {
   type PlayOptions,
 } from '../systems/plugin.ts'
 export { applyPoseToSceneGraph } from '../systems/blendPoses.ts'
+// Snapshots: `plugin.snapshot()` / `plugin.restore(bytes)`; the format version they write and accept.
+export { SNAPSHOT_VERSION } from '../systems/snapshot.ts'
 export {
   addSceneNode,
   removeSceneNode,

@@ -15,6 +15,7 @@ export const FADE_END_TOLERANCE = 1e-9
  * (within FADE_END_TOLERANCE) the fade ends: blend is 1, the outgoing clip is dropped, and the Sampler's clip
  * (already the incoming one) plays alone from this step's sample on, starting from the rest pose
  * (`Sampler.reset`) so nothing of the outgoing clip lingers on joints the incoming one does not animate.
+ * A duration that is not finite and > 0 (only a direct store write can make one) ends the fade at once, a cut.
  * Runs before sampleClips. Never throws; allocates nothing.
  */
 export function createAdvanceCrossFadesSystem(ctx: AnimationContext) {
@@ -31,7 +32,10 @@ export function createAdvanceCrossFadesSystem(ctx: AnimationContext) {
       const steps = CrossFade.steps[eid]! + 1
       CrossFade.steps[eid] = steps
       const blend = (steps * dt) / CrossFade.duration[eid]!
-      if (blend >= 1 - FADE_END_TOLERANCE) {
+      // Written so that a blend outside (0, 1) of any kind ends the fade too: public calls accept only finite
+      // durations ≥ 0 (and 0 is a cut), but a duration a game wrote into the store as 0, negative, NaN or
+      // Infinity would otherwise give a fade that never ends (blend NaN, ≤ 0) or a blend of ∞.
+      if (!(blend > 0 && blend < 1 - FADE_END_TOLERANCE)) {
         CrossFade.blend[eid] = 1
         CrossFade.active[eid] = 0
         CrossFade.fromClip[eid] = -1

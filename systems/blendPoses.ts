@@ -3,14 +3,27 @@ import { commitRemovals, registerQuery } from 'bitecs'
 import type { AnimationContext } from './context.ts'
 import type { SceneNodeStore } from '../components/SceneNode.ts'
 import { blendJointLayers } from '../src/clip/blendPose.ts'
-import { JOINT_STRIDE, LAYER_ANIM, LAYER_PHYS, layerOffset } from '../components/Pose.ts'
+import {
+  JOINT_STRIDE,
+  LAYER_ANIM,
+  LAYER_FROM,
+  LAYER_PHYS,
+  LAYER_PREV,
+  LAYER_TO,
+  layerOffset,
+} from '../components/Pose.ts'
+import { RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 
 /**
  * Writes a pose into the scene graph: joint j's 10 floats (`pose[poseOffset + j·10 ..]`, layout of
  * src/clip/poseLayout.ts) become the local T/R/S of SceneNode entity `jointIndices[jointStart + j]`, for
  * j < count. A node is written and marked dirty only when a value actually changed (compared by value as
  * float32), so still joints cost no world-matrix work downstream. Returns how many nodes changed.
- * Allocation-free; trusts its arguments (entities are SceneNodes, offsets in range).
+ *
+ * The last line of defence against non-finite values: a joint whose 10 floats are not all finite is not written
+ * (its node keeps its last good local transform) and is counted in `nonFinite[0]` when that is given (set, not
+ * added to). Entity 0 (bitecs never issues it) marks a joint whose entity is gone and is skipped.
+ * Allocation-free; otherwise trusts its arguments (entities are SceneNodes, offsets in range).
  */
 export function applyPoseToSceneGraph(
   nodes: SceneNodeStore,
@@ -19,40 +32,61 @@ export function applyPoseToSceneGraph(
   poseOffset = 0,
   jointStart = 0,
   count = jointIndices.length - jointStart,
+  nonFinite: Uint32Array | null = null,
 ): number {
   const { translation: tr, rotation: rot, scale: sc, dirty } = nodes
   let changed = 0
+  let rejected = 0
   for (let j = 0; j < count; j++) {
     const e = jointIndices[jointStart + j]!
+    if (e === 0) continue
     const p = poseOffset + j * JOINT_STRIDE
     const t = e * 3
     const r = e * 4
+    const tx = pose[p]!
+    const ty = pose[p + 1]!
+    const tz = pose[p + 2]!
+    const rx = pose[p + 3]!
+    const ry = pose[p + 4]!
+    const rz = pose[p + 5]!
+    const rw = pose[p + 6]!
+    const sx = pose[p + 7]!
+    const sy = pose[p + 8]!
+    const sz = pose[p + 9]!
     if (
-      tr[t] !== pose[p] ||
-      tr[t + 1] !== pose[p + 1] ||
-      tr[t + 2] !== pose[p + 2] ||
-      rot[r] !== pose[p + 3] ||
-      rot[r + 1] !== pose[p + 4] ||
-      rot[r + 2] !== pose[p + 5] ||
-      rot[r + 3] !== pose[p + 6] ||
-      sc[t] !== pose[p + 7] ||
-      sc[t + 1] !== pose[p + 8] ||
-      sc[t + 2] !== pose[p + 9]
+      tr[t] !== tx ||
+      tr[t + 1] !== ty ||
+      tr[t + 2] !== tz ||
+      rot[r] !== rx ||
+      rot[r + 1] !== ry ||
+      rot[r + 2] !== rz ||
+      rot[r + 3] !== rw ||
+      sc[t] !== sx ||
+      sc[t + 1] !== sy ||
+      sc[t + 2] !== sz
     ) {
-      tr[t] = pose[p]!
-      tr[t + 1] = pose[p + 1]!
-      tr[t + 2] = pose[p + 2]!
-      rot[r] = pose[p + 3]!
-      rot[r + 1] = pose[p + 4]!
-      rot[r + 2] = pose[p + 5]!
-      rot[r + 3] = pose[p + 6]!
-      sc[t] = pose[p + 7]!
-      sc[t + 1] = pose[p + 8]!
-      sc[t + 2] = pose[p + 9]!
+      // One test for all ten: the sum is NaN when any value is NaN or infinite (∞ − ∞), and ten float32 values
+      // cannot overflow a double. A NaN never equals the stored value, so a bad joint always gets here.
+      const sum = tx + ty + tz + rx + ry + rz + rw + sx + sy + sz
+      if (sum - sum !== 0) {
+        rejected++
+        continue
+      }
+      tr[t] = tx
+      tr[t + 1] = ty
+      tr[t + 2] = tz
+      rot[r] = rx
+      rot[r + 1] = ry
+      rot[r + 2] = rz
+      rot[r + 3] = rw
+      sc[t] = sx
+      sc[t + 1] = sy
+      sc[t + 2] = sz
       dirty[e] = 1
       changed++
     }
   }
+  if (nonFinite !== null) nonFinite[0] = rejected
   return changed
 }
 
@@ -60,13 +94,23 @@ export function applyPoseToSceneGraph(
  * blendPoses: the character's output pose — the ANIM layer, or, while `ragdoll_weight` > 0, the blend of ANIM
  * and PHYS by that weight (lerp T/S, shortest-arc slerp R) — written into its joints' SceneNodes via
  * applyPoseToSceneGraph. Characters whose animation did not change and that have no ragdoll weight are skipped.
- * Never throws; allocates nothing (one scratch pose, grown only when a bigger character appears at setup).
+ *
+ * Non-finite poses (a game writing NaN into a pose layer or a body, or a bug upstream) stop here: the joints
+ * they hit keep their last good transform, other characters are unaffected, and the character is repaired for
+ * the next step (see `repair`) and reported with one 'pose-non-finite' event per character lifetime (a
+ * recycled id starts afresh), so a source that keeps producing NaN cannot flood `ctx.events`.
+ * Never throws; allocates nothing (one scratch pose, grown only when a bigger character appears at setup),
+ * except the event and its message, once per character.
  */
 export function createBlendPosesSystem(ctx: AnimationContext) {
-  const { Pose, Ragdoll } = ctx.stores
+  const { Pose, Ragdoll, Sampler } = ctx.stores
   const nodes = ctx.sceneGraph.store
   const characters = registerQuery(ctx.world, [Pose])
   let scratch = new Float32Array(64 * JOINT_STRIDE)
+  /** Joints the last write-out refused (see applyPoseToSceneGraph). */
+  const refused = new Uint32Array(1)
+  /** 1 once a character's non-finite pose was reported; cleared when a character is added on the id. */
+  const reported = new Uint8Array(ctx.capacity)
 
   function blendPoses(_world: World): void {
     commitRemovals(ctx.world)
@@ -90,15 +134,87 @@ export function createBlendPosesSystem(ctx: AnimationContext) {
           Ragdoll.weight,
           eid,
         )
-        applyPoseToSceneGraph(nodes, scratch, pool.joints, 0, base, n)
+        applyPoseToSceneGraph(nodes, scratch, pool.joints, 0, base, n, refused)
       } else if (Pose.changed[eid] === 1) {
-        applyPoseToSceneGraph(nodes, pool.data, pool.joints, anim, base, n)
-      }
+        applyPoseToSceneGraph(nodes, pool.data, pool.joints, anim, base, n, refused)
+      } else continue
+      if (refused[0] !== 0) repair(eid, refused[0]!)
     }
   }
+
+  /**
+   * A character whose output pose had non-finite joints (rare; may allocate the event):
+   * - every pose layer the animation side keeps across steps (ANIM, PREV, FROM, TO) gets the rest transform on
+   *   its non-finite joints, and the clip is resampled next step (`lastTime` NaN), so a one-off corruption is
+   *   gone after one step;
+   * - if the animation side was clean, the non-finite values came from PHYS, i.e. from the ragdoll's bodies
+   *   (values too large for float32, a degenerate rotation); the ragdoll is ended: weight 0 and getting up, so
+   *   stepRagdolls removes its bodies on the next step and the animated pose shows.
+   */
+  function repair(eid: number, joints: number): void {
+    const n = Pose.count[eid]!
+    const base = Pose.base[eid]!
+    const asset = ctx.assets[Pose.asset[eid]!]!
+    const data = ctx.pool.data
+    let first = -1
+    let firstLayer = ''
+    for (const [layer, name] of REPAIRED_LAYERS) {
+      const o = layerOffset(base, n, layer)
+      for (let j = 0; j < n; j++) {
+        if (jointFinite(data, o + j * JOINT_STRIDE)) continue
+        data.set(asset.rest.subarray(j * JOINT_STRIDE, (j + 1) * JOINT_STRIDE), o + j * JOINT_STRIDE)
+        if (first < 0) {
+          first = j
+          firstLayer = name
+        }
+      }
+    }
+    Sampler.lastTime[eid] = Number.NaN
+    let endedRagdoll = false
+    if (first < 0 && Ragdoll.active[eid] !== RAGDOLL_OFF) {
+      const o = layerOffset(base, n, LAYER_PHYS)
+      for (let j = 0; j < n && first < 0; j++) if (!jointFinite(data, o + j * JOINT_STRIDE)) first = j
+      firstLayer = 'physics'
+      Ragdoll.weight[eid] = 0
+      Ragdoll.active[eid] = RAGDOLL_GETTING_UP
+      endedRagdoll = true
+    }
+    if (reported[eid] === 1) return
+    reported[eid] = 1
+    const node = first >= 0 ? asset.asset.nodes[asset.jointNodes[first]!] : undefined
+    const where = node ? `first: joint ${first} "${node.name}" in the ${firstLayer} pose` : 'source not found'
+    ctx.events.push({
+      step: ctx.step,
+      entity: eid,
+      kind: 'pose-non-finite',
+      message:
+        `character ${eid}: ${joints} joint(s) with non-finite pose values were not written (${where}); ` +
+        (endedRagdoll
+          ? 'the ragdoll was ended and the animated pose shows again'
+          : 'they keep their last transform and were reset to rest for the next step'),
+    })
+  }
+
   /** Called by the plugin when a character is added, outside the step: makes sure the scratch fits it. */
   blendPoses.reserve = (joints: number): void => {
     if (scratch.length < joints * JOINT_STRIDE) scratch = new Float32Array(joints * JOINT_STRIDE)
   }
+  /** Called by the plugin when a character is added on `eid`: its non-finite pose has not been reported. */
+  blendPoses.track = (eid: number): void => {
+    reported[eid] = 0
+  }
   return blendPoses
+}
+
+const REPAIRED_LAYERS: readonly (readonly [number, string])[] = [
+  [LAYER_ANIM, 'animation'],
+  [LAYER_PREV, 'previous animation'],
+  [LAYER_FROM, 'fade-from'],
+  [LAYER_TO, 'fade-to'],
+]
+
+function jointFinite(data: Float32Array, o: number): boolean {
+  let sum = 0
+  for (let k = 0; k < JOINT_STRIDE; k++) sum += data[o + k]!
+  return sum - sum === 0
 }

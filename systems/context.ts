@@ -76,10 +76,18 @@ export interface AnimationContext {
   readonly events: AnimationEvent[]
 }
 
+/**
+ * Something the step caught and handled, for the game to log:
+ * - 'ragdoll-exploded': a ragdoll's bodies reached non-finite or absurd velocities; it was removed
+ *   (systems/stepRagdolls.ts);
+ * - 'pose-non-finite': a character's output pose had non-finite values; those joints were not written into
+ *   the scene graph and the pose was repaired (systems/blendPoses.ts).
+ * Each kind is reported at most once per character lifetime.
+ */
 export interface AnimationEvent {
   readonly step: number
   readonly entity: number
-  readonly kind: 'ragdoll-exploded'
+  readonly kind: 'ragdoll-exploded' | 'pose-non-finite'
   readonly message: string
 }
 

@@ -1,5 +1,15 @@
 import type { World } from 'bitecs'
-import { addComponent, addEntity, entityExists, hasComponent, removeComponent, removeEntity } from 'bitecs'
+import {
+  addComponent,
+  addEntity,
+  commitRemovals,
+  entityExists,
+  hasComponent,
+  observe,
+  onRemove,
+  registerQuery,
+  removeEntity,
+} from 'bitecs'
 import { AnimationError } from '../src/errors.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { pathOffset } from '../src/clip/poseLayout.ts'
@@ -41,6 +51,7 @@ import { createStepRagdollsSystem } from './stepRagdolls.ts'
 import { applyPoseToSceneGraph, createBlendPosesSystem } from './blendPoses.ts'
 import { createPropagateTransformsSystem } from './propagateTransforms.ts'
 import { hashAnimationState } from './hashState.ts'
+import { restoreAnimation, snapshotAnimation, type SnapshotHooks } from './snapshot.ts'
 import { Body, Plane, Vec3, World as PhysicsWorld } from 'cannon-es'
 import {
   generateRagdollDescription,
@@ -51,6 +62,8 @@ import {
 } from '../src/physics/description.ts'
 import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
+import { RagdollBroadphase } from '../src/physics/broadphase.ts'
+import { despawnRagdoll, type RagdollInstance } from '../src/physics/ragdoll.ts'
 import type { RotationMode } from '../src/clip/clip.ts'
 
 export interface AnimationPluginOptions {
@@ -141,6 +154,10 @@ export interface AnimationPlugin {
   /** Clip id by name or asset clip index, looked up among the character's (or asset's) clips, then all. */
   clipId(characterOrAsset: number | AssetHandle, clip: string | number): number
   play(character: number, clip: string | number, options?: PlayOptions): void
+  /**
+   * Fades from what the character shows now into `clip` over `durationSeconds` (finite, ≥ 0; 0 is a cut).
+   * A no-op when the character already plays or fades to `clip`, whatever the duration and options.
+   */
   crossFade(character: number, clip: string | number, durationSeconds: number, options?: PlayOptions): void
   removeCharacter(character: number): void
   /**
@@ -158,6 +175,18 @@ export interface AnimationPlugin {
   readonly events: AnimationContext['events']
   /** State hash (16 hex digits) of everything the plugin simulates; equal bits give equal hashes. */
   hash(): string
+  /**
+   * The whole simulation state as a compact binary snapshot (layout in systems/snapshot.ts): restoring it into a
+   * fresh world and plugin (same options, same assets added in the same order) gives the same entity ids and
+   * the same hash after every later step.
+   */
+  snapshot(): Uint8Array
+  /**
+   * Restores a snapshot into this plugin, which must be fresh, on a world in which no entity was ever created.
+   * Throws AnimationError('snapshot') for another format version, other assets or options, a truncated or
+   * corrupt buffer, or a used world, changing nothing.
+   */
+  restore(snapshot: Uint8Array): void
   /** Removes every character and forgets everything; the plugin cannot be used afterwards. */
   dispose(): void
 }
@@ -218,12 +247,27 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
   const systems = [
     createAdvanceCrossFadesSystem(ctx),
     createSampleClipsSystem(ctx),
-    createStepRagdollsSystem(ctx),
+    quarantineRagdolls(ctx, createStepRagdollsSystem(ctx)),
     blendPoses,
     endStep(ctx, createPropagateTransformsSystem(ctx)),
   ] as const
   const handles = new Map<AnimationAsset, AssetHandle>()
   let disposed = false
+  /**
+   * Joint entity → its character (0 for every other entity), so a joint entity the game removes behind the
+   * plugin's back is noticed (forgetJoint): the plugin then neither writes to nor removes an id that bitecs may
+   * since have recycled for something else.
+   */
+  const jointOwner = new Int32Array(capacity)
+  // A character leaves through removeCharacter, through bitecs's removeEntity on it (a game's own cleanup), or
+  // through removeComponent(world, eid, Pose): all three reach the first observer, which frees what the plugin
+  // holds for it, so no system ever reads a freed pose slice and no body is left in the physics world.
+  const unobserve = [
+    observe(world, onRemove(Pose), (eid: number) => releaseCharacter(eid)),
+    observe(world, onRemove(nodes), (eid: number) => {
+      if (jointOwner[eid] !== 0) forgetJoint(eid)
+    }),
+  ]
 
   const live = (what: string): void => {
     if (disposed) throw new AnimationError('argument', `${what}: the animation plugin was disposed`)
@@ -298,6 +342,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
       const pj = asset.jointParents[j]!
       addSceneNode(sceneGraph, e, pj < 0 ? eid : created[pj + 1]!)
       jointEids[base + j] = e
+      jointOwner[e] = eid
     }
     Pose.base[eid] = base
     Pose.count[eid] = n
@@ -326,6 +371,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     ctx.binding[eid] = undefined
     ctx.fromBinding[eid] = undefined
     blendPoses.reserve(n)
+    blendPoses.track(eid)
     // The rest pose is the character's pose until a clip plays.
     applyPoseToSceneGraph(nodes, data, jointEids, layerOffset(base, n, LAYER_ANIM), base, n)
     return eid
@@ -440,12 +486,13 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     }
     const s = playSettings(what, clip, o)
     const current = Sampler.clip[eid]!
+    // Already playing (or already fading to) this clip: nothing to do, whatever the duration, so a game may call
+    // crossFade with the clip its state wants every frame (a cut to the same clip would restart it each time).
+    if (current === clip.id) return
     if (durationSeconds === 0 || current < 0) {
       playClip(eid, clip, s)
       return
     }
-    // Already playing (or already fading to) this clip: nothing to do.
-    if (current === clip.id) return
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
     const data = ctx.pool.data
@@ -534,7 +581,8 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     if (Ragdoll.active[eid] === RAGDOLL_GETTING_UP && existing?.instance) {
       // Falls again while getting up: keep the bodies, ramp back toward 1.
       Ragdoll.active[eid] = RAGDOLL_FALLING
-      if (hit) existing.impulses.push(hit)
+      // The bodies exist, so the hit applies now (queued hits are only drained when bodies spawn).
+      if (hit) applyImpulse(eid, o.impulse!.joint, o.impulse!.impulse)
       return
     }
     const n = Pose.count[eid]!
@@ -631,21 +679,61 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
 
   function removeCharacter(eid: number): void {
     character(eid, 'removeCharacter')
-    dropRagdoll(eid)
+    // The entity goes; the Pose observer (releaseCharacter) frees the rest.
+    removeEntity(world, eid)
+  }
+
+  /**
+   * Frees what the plugin holds for a character that is leaving (see the observers): its ragdoll bodies and
+   * constraints, its joint entities (children first, so every removal leaves a valid graph; a joint the game
+   * removed already is skipped), its pose slots and its per-character arrays. Runs inside bitecs's removal,
+   * while the entity still exists. Never throws.
+   */
+  function releaseCharacter(eid: number): void {
     const n = Pose.count[eid]!
+    if (n === 0) return
+    dropRagdoll(eid)
     const base = Pose.base[eid]!
     const jointEids = ctx.pool.joints
-    // Children first, so every removal leaves a valid graph.
-    for (let j = n - 1; j >= 0; j--) removeEntity(world, jointEids[base + j]!)
+    for (let j = n - 1; j >= 0; j--) {
+      const e = jointEids[base + j]!
+      if (e === 0) continue
+      jointOwner[e] = 0
+      removeEntity(world, e)
+    }
     freePoseSlots(ctx.pool, base, POSE_LAYERS * n)
-    removeComponent(world, eid, Pose, Sampler, CrossFade, Ragdoll)
-    removeEntity(world, eid)
+    Pose.count[eid] = 0
+    Pose.asset[eid] = -1
     ctx.cursors[eid] = undefined
     ctx.binding[eid] = undefined
     ctx.fromBinding[eid] = undefined
     Sampler.clip[eid] = -1
-    CrossFade.active[eid] = 0
-    Ragdoll.weight[eid] = 0
+    resetCrossFade(eid)
+  }
+
+  /**
+   * The game removed joint entity `e` of a live character (or its SceneNode): its slot now names entity 0,
+   * which the write-out skips. The character keeps animating its other joints.
+   */
+  function forgetJoint(e: number): void {
+    const owner = jointOwner[e]!
+    jointOwner[e] = 0
+    const base = Pose.base[owner]!
+    const n = Pose.count[owner]!
+    const jointEids = ctx.pool.joints
+    for (let j = 0; j < n; j++) if (jointEids[base + j] === e) jointEids[base + j] = 0
+  }
+
+  /** Records the owner of every joint of every character (after a restore, which builds characters itself). */
+  function indexJoints(): void {
+    jointOwner.fill(0)
+    for (const eid of characterIds()) {
+      const base = Pose.base[eid]!
+      for (let j = 0; j < Pose.count[eid]!; j++) {
+        const e = ctx.pool.joints[base + j]!
+        if (e !== 0) jointOwner[e] = eid
+      }
+    }
   }
 
   function joints(eid: number): Int32Array {
@@ -677,7 +765,14 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
   function dispose(): void {
     if (disposed) return
     for (const eid of [...characterIds()]) removeCharacter(eid)
+    for (const off of unobserve) off()
     disposed = true
+  }
+
+  const snapshotHooks: SnapshotHooks = {
+    reserveJoints: (n) => blendPoses.reserve(n),
+    bindClip: (clip, asset) => bindClip(ctx, ctx.clips[clip]!, asset),
+    defaultDescription: (asset) => defaultDescription(ctx.assets[asset]!),
   }
 
   function* characterIds(): Generator<number> {
@@ -707,6 +802,15 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     physics: ctx.physics,
     events: ctx.events,
     hash: () => hashAnimationState(ctx, [...characterIds()]),
+    snapshot() {
+      live('snapshot')
+      return snapshotAnimation(ctx, snapshotHooks)
+    },
+    restore(bytes) {
+      live('restore')
+      restoreAnimation(ctx, snapshotHooks, bytes)
+      indexJoints()
+    },
     dispose,
   }
 }
@@ -822,6 +926,64 @@ function endStep(ctx: AnimationContext, propagate: (world: World) => void) {
   }
 }
 
+/**
+ * Runs right before stepRagdolls: a ragdoll with a body whose state is not finite (position, orientation,
+ * velocities or the force and torque applied for the next step; only a game writing into bodies between steps
+ * makes one) leaves the physics world before cannon-es steps it. Stepped, its NaN would reach every body that
+ * touches the same static body (the ground): the solver adds 0·NaN = NaN to the static body's solver velocity,
+ * and all ragdolls lying on the ground would explode with it. Handled as stepRagdolls handles an explosion:
+ * the character shows its animation again, with one 'ragdoll-exploded' event per character lifetime.
+ * Allocation-free unless it finds one.
+ */
+function quarantineRagdolls(ctx: AnimationContext, stepRagdolls: (world: World) => void) {
+  const { Pose, Ragdoll } = ctx.stores
+  const characters = registerQuery(ctx.world, [Ragdoll, Pose])
+  return function stepRagdollsQuarantined(world: World): void {
+    commitRemovals(ctx.world)
+    const dense = characters.dense
+    for (let i = 0; i < dense.length; i++) {
+      const eid = dense[i]!
+      if (Ragdoll.active[eid] === RAGDOLL_OFF) continue
+      const rt = ctx.ragdolls[eid]
+      if (!rt?.instance || bodiesFinite(rt.instance)) continue
+      despawnRagdoll(ctx.physics, rt.instance)
+      rt.instance = null
+      Ragdoll.active[eid] = RAGDOLL_OFF
+      Ragdoll.weight[eid] = 0
+      Pose.changed[eid] = 1
+      if (rt.reported) continue
+      rt.reported = true
+      ctx.events.push({
+        step: ctx.step,
+        entity: eid,
+        kind: 'ragdoll-exploded',
+        message: `character ${eid}: a ragdoll body had a non-finite state before the physics step; back to animation`,
+      })
+    }
+    stepRagdolls(world)
+  }
+}
+
+function bodiesFinite(r: RagdollInstance): boolean {
+  const bodies = r.bodies
+  for (let i = 0; i < bodies.length; i++) {
+    const b = bodies[i]!
+    const p = b.position
+    const q = b.quaternion
+    const v = b.velocity
+    const w = b.angularVelocity
+    const f = b.force
+    const t = b.torque
+    // NaN or ±∞ anywhere makes the sum NaN (∞ − ∞), and so do values so large that their sum overflows.
+    const pose = p.x + p.y + p.z + q.x + q.y + q.z + q.w
+    const motion = v.x + v.y + v.z + w.x + w.y + w.z
+    const load = f.x + f.y + f.z + t.x + t.y + t.z
+    const sum = pose + motion + load
+    if (sum - sum !== 0) return false
+  }
+  return true
+}
+
 function createPhysicsWorld(o: {
   gravity?: readonly [number, number, number]
   ground?: number | false
@@ -834,6 +996,8 @@ function createPhysicsWorld(o: {
     )
   }
   const world = new PhysicsWorld({ gravity: new Vec3(g[0], g[1], g[2]) })
+  // Sweep and prune that also drops the pairs of linked ragdoll bodies (src/physics/broadphase.ts).
+  world.broadphase = new RagdollBroadphase(world)
   const ground = o.ground ?? 0
   if (ground !== false) {
     if (!Number.isFinite(ground)) {

@@ -26,7 +26,8 @@ import {
  *
  * A character whose clip-local time did not move (paused, or a finished once-clip) and that is not fading is
  * skipped: its pose and `Pose.changed` stay as they were, so idle crowds cost almost nothing here.
- * Never throws; allocates nothing.
+ * A clip time (or outgoing clip time) that is not finite — only a direct store write can make one — is clamped
+ * to 0. Never throws; allocates nothing.
  */
 export function createSampleClipsSystem(ctx: AnimationContext) {
   const { Pose, Sampler, CrossFade } = ctx.stores
@@ -47,10 +48,13 @@ export function createSampleClipsSystem(ctx: AnimationContext) {
       const clip = ctx.clips[clipId]!.clip
       const loop = Sampler.loop[eid]!
       const flags = Sampler.reset[eid]!
-      const phase =
+      let phase =
         (flags & SAMPLER_HOLD) !== 0
           ? Sampler.time[eid]!
           : advancePhase(Sampler.time[eid]!, dt * Sampler.speed[eid]!, clip.duration, loop)
+      // play() and crossFade() accept only finite times and speeds, but a game may write the store directly; a
+      // NaN time would stay NaN forever (and resample every step), so a non-finite phase restarts the clip.
+      if (phase - phase !== 0) phase = 0
       Sampler.time[eid] = phase
       const t = localTime(phase, clip.duration, loop)
       const fading = CrossFade.active[eid] === 1
@@ -71,12 +75,13 @@ export function createSampleClipsSystem(ctx: AnimationContext) {
         if (fromId >= 0) {
           const fromClip = ctx.clips[fromId]!.clip
           const fromLoop = CrossFade.fromLoop[eid]!
-          const fromPhase = advancePhase(
+          let fromPhase = advancePhase(
             CrossFade.fromTime[eid]!,
             dt * CrossFade.fromSpeed[eid]!,
             fromClip.duration,
             fromLoop,
           )
+          if (fromPhase - fromPhase !== 0) fromPhase = 0
           CrossFade.fromTime[eid] = fromPhase
           fromLocal[0] = localTime(fromPhase, fromClip.duration, fromLoop)
           const fromSquad = CrossFade.fromRotation[eid] === ROTATION_SQUAD

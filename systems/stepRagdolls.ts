@@ -7,19 +7,24 @@ import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
 import { despawnRagdoll, ragdollExploded, readRagdollPose, spawnRagdoll } from '../src/physics/ragdoll.ts'
 
-/** A body faster than this (world units per second) or spinning faster (radians per second) has exploded. */
+/**
+ * A body faster than this (world units per second, and at least RAGDOLL_MAX_FALL_SECONDS of free fall, so a
+ * world in centimetres with gravity 982 gets 19640 cm/s, not 200 cm/s) or spinning faster (radians per second)
+ * has exploded.
+ */
 export const RAGDOLL_MAX_SPEED = 200
+export const RAGDOLL_MAX_FALL_SECONDS = 20
 export const RAGDOLL_MAX_SPIN = 200
 
 /**
  * stepRagdolls: the physics hand-off, once per fixed step, after sampleClips and before blendPoses.
  *
- * 1. A character whose ragdoll was just activated gets its bodies now, placed at the animated world pose of
- *    this step (forward kinematics of the ANIM layer under the character's world transform) with the velocity
- *    the animation had (from the PREV layer, when the pose changed this step; otherwise at rest), and any hit
- *    impulses queued with the activation.
- * 2. The cannon-es world advances by `world.step(dt)`, exactly once (never `fixedStep()` or the 3-argument form,
+ * 1. The cannon-es world advances by `world.step(dt)`, exactly once (never `fixedStep()` or the 3-argument form,
  *    which read the wall clock).
+ * 2. A character whose ragdoll was just activated gets its bodies now, after the step, placed at the animated
+ *    world pose of this step (forward kinematics of the ANIM layer under the character's world transform) with
+ *    the velocity the animation had (from the PREV layer, when the pose changed this step; otherwise at rest),
+ *    and any hit impulses queued with the activation; they first move in the next step.
  * 3. Every live ragdoll is read back into the PHYS layer in joint-local space, and `ragdoll_weight` ramps toward
  *    1 (falling) or 0 (getting up) by rate·dt. At 0 the bodies leave the world.
  * A ragdoll that explodes (non-finite or absurd velocities) is removed at once, the character shows its animated
@@ -71,6 +76,11 @@ export function createStepRagdollsSystem(ctx: AnimationContext) {
   return function stepRagdolls(_world: World): void {
     commitRemovals(ctx.world)
     const dense = characters.dense
+    ctx.physics.step(ctx.dt)
+
+    // Spawn after the step: new bodies hold exactly this step's animated pose, so this step reads back
+    // PHYS = ANIM and the hand-off starts from zero difference. (Spawned before the step, they were one step of
+    // motion ahead of the animation they were blended with: 3.5 mm off at weight 1/12 for a walking Fox.)
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       if (Ragdoll.active[eid] === RAGDOLL_OFF) continue
@@ -78,17 +88,20 @@ export function createStepRagdollsSystem(ctx: AnimationContext) {
       if (rt && rt.instance === null) spawn(eid, rt)
     }
 
-    ctx.physics.step(ctx.dt)
-
     const data = ctx.pool.data
     const dt = ctx.dt
+    const g = ctx.physics.gravity
+    const fall = RAGDOLL_MAX_FALL_SECONDS * Math.sqrt(g.x * g.x + g.y * g.y + g.z * g.z)
+    const maxSpeed = fall > RAGDOLL_MAX_SPEED ? fall : RAGDOLL_MAX_SPEED
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       const state = Ragdoll.active[eid]!
       if (state === RAGDOLL_OFF) continue
       const rt = ctx.ragdolls[eid]!
       const r = rt.instance!
-      if (ragdollExploded(r, RAGDOLL_MAX_SPEED, RAGDOLL_MAX_SPIN)) {
+      // Weight 0 while falling means spawned this step: the animation's state plus its hits, not yet solved.
+      const spawned = state === RAGDOLL_FALLING && Ragdoll.weight[eid] === 0
+      if (!spawned && ragdollExploded(r, maxSpeed, RAGDOLL_MAX_SPIN)) {
         despawn(eid, rt)
         if (!rt.reported) {
           rt.reported = true

@@ -4,14 +4,20 @@ import { gltfError } from './gltfError.ts'
 
 /**
  * Structural checks on the glTF JSON before gltf-transform reads it. gltf-transform trusts the file: an index
- * out of range becomes `undefined` (a channel silently loses its node), an accessor past the end of its buffer
- * view is silently cut short, and a node listed as the child of two parents is silently re-parented. So every
- * reference this project relies on is checked here, with the glTF indices still at hand for the message:
+ * out of range becomes `undefined` (a channel silently loses its node), an accessor past the end of its
+ * buffer view is silently cut short, and a node listed as the child of two parents is silently re-parented.
+ * So every reference this project relies on is checked here, with the glTF indices still at hand for the
+ * message:
  *
- *   buffer views   inside their buffer          accessors   known type, inside their buffer view (and sparse)
- *   nodes          children/mesh/skin exist, one parent at most, no cycles, finite T/R/S/matrix/weights
+ *   buffer views   inside their buffer, byteStride a multiple of 4 in [4, 252]
+ *   accessors      known type, inside their buffer view (and sparse), offsets aligned to the component size,
+ *                  an element fits in the view's byteStride, `normalized` a boolean and not on FLOAT
+ *   nodes          children/mesh/skin exist, one parent at most, no cycles, finite T/R/S/matrix/weights,
+ *                  a matrix that is a TRS (affine, no shear, no zero scale)
  *   skins          joints are distinct nodes; skeleton and inverseBindMatrices exist
- *   animations     samplers' accessors exist; channels' sampler and target node exist
+ *   animations     channels and samplers are arrays; samplers' accessors exist and interpolation, when
+ *                  given, is a non-empty string (gltf-transform reads null, 0 or "" as LINEAR); channels'
+ *                  sampler and target node exist
  *   scenes         root nodes exist and have no parent; `scene` exists
  *
  * Animation semantics (accessor types per path, key counts, times) are checked later, on the Document.
@@ -80,17 +86,23 @@ export function checkGltfJson(
     const stride = view['byteStride']
     if (
       stride !== undefined &&
-      (!Number.isInteger(stride) || (stride as number) < 4 || (stride as number) > 252)
+      (!Number.isInteger(stride) ||
+        (stride as number) < 4 ||
+        (stride as number) > 252 ||
+        (stride as number) % 4 !== 0)
     ) {
-      fail(`${where}: byteStride ${JSON.stringify(stride)} is not an integer in [4, 252]`)
+      fail(`${where}: byteStride ${JSON.stringify(stride)} is not a multiple of 4 in [4, 252]`)
     }
     return length
   })
+  const viewOffsets = bufferViews.map((view) => (view['byteOffset'] as number | undefined) ?? 0)
 
   // Accessors inside their buffer views: the last element must end within the view.
   accessors.forEach((accessor, i) => {
     const where = `accessor ${i}`
-    const componentBytes = COMPONENT_BYTES[accessor['componentType'] as number]
+    // typeof: a string "5126" would find the same entry here and in gltf-transform's tables.
+    const componentBytes =
+      typeof accessor['componentType'] === 'number' ? COMPONENT_BYTES[accessor['componentType']] : undefined
     if (componentBytes === undefined) {
       fail(
         `${where}: componentType ${JSON.stringify(accessor['componentType'])} is not a glTF component type`,
@@ -101,11 +113,44 @@ export function checkGltfJson(
       fail(`${where}: type ${JSON.stringify(accessor['type'])} is not a glTF type`)
     const count = natural(accessor['count'], -1, 'count', where)
     if (count < 1) fail(`${where}: count ${JSON.stringify(accessor['count'])} is not a positive integer`)
+    const normalized = accessor['normalized']
+    if (normalized !== undefined && typeof normalized !== 'boolean') {
+      fail(`${where}: normalized ${JSON.stringify(normalized)} is not true or false`)
+    }
+    // Only (U)BYTE/(U)SHORT may be normalized. gltf-transform ignores the flag on FLOAT, so a file saying
+    // "normalized FLOAT" would load as plain floats; UNSIGNED_INT is rejected where it is used (clips,
+    // skins).
+    if (normalized === true && accessor['componentType'] === 5126) {
+      fail(`${where}: normalized is true for a FLOAT accessor (only (U)BYTE and (U)SHORT can be normalized)`)
+    }
     const elementBytes = componentBytes! * components!
-    const fits = (viewValue: unknown, offsetValue: unknown, n: number, bytes: number, what: string): void => {
+    // `align` is the component size: glTF 2.0 §3.6.2.4 requires offsets (accessor's, and view's + accessor's)
+    // to be multiples of it. gltf-transform reads a misaligned accessor without complaint (it copies the
+    // bytes).
+    const fits = (
+      viewValue: unknown,
+      offsetValue: unknown,
+      n: number,
+      bytes: number,
+      align: number,
+      what: string,
+    ): void => {
       const view = ref(viewValue, bufferViews.length, 'bufferView', `${where}${what}`, 'buffer views')
       const offset = natural(offsetValue, 0, 'byteOffset', `${where}${what}`)
-      const stride = (bufferViews[view]!['byteStride'] as number | undefined) ?? bytes
+      if (offset % align !== 0 || (viewOffsets[view]! + offset) % align !== 0) {
+        fail(
+          `${where}${what}: byteOffset ${offset} (${viewOffsets[view]! + offset} into the buffer) is not a ` +
+            `multiple of the component size ${align}`,
+        )
+      }
+      const viewStride = bufferViews[view]!['byteStride'] as number | undefined
+      if (viewStride !== undefined && viewStride < bytes) {
+        fail(
+          `${where}${what}: elements of ${bytes} bytes do not fit ` +
+            `bufferView ${view}'s byteStride ${viewStride}`,
+        )
+      }
+      const stride = viewStride ?? bytes
       const end = offset + stride * (n - 1) + bytes
       if (end > viewLengths[view]!) {
         fail(
@@ -115,7 +160,10 @@ export function checkGltfJson(
       }
     }
     if (accessor['bufferView'] !== undefined) {
-      fits(accessor['bufferView'], accessor['byteOffset'], count, elementBytes, '')
+      fits(accessor['bufferView'], accessor['byteOffset'], count, elementBytes, componentBytes!, '')
+    } else if (accessor['byteOffset'] !== undefined) {
+      // Without a bufferView the accessor is zeros (§3.6.2.3); an offset says the view went missing.
+      fail(`${where}: has a byteOffset but no bufferView`)
     }
     const sparse = accessor['sparse']
     if (sparse !== undefined) {
@@ -126,8 +174,8 @@ export function checkGltfJson(
       if (sparseCount < 1 || sparseCount > count) {
         fail(`${where}: sparse count ${JSON.stringify(sparse['count'])} is not in [1, ${count}]`)
       }
-      const indexType = sparse['indices']['componentType'] as number
-      const indexBytes = SPARSE_INDEX_BYTES[indexType]
+      const indexType = sparse['indices']['componentType']
+      const indexBytes = typeof indexType === 'number' ? SPARSE_INDEX_BYTES[indexType] : undefined
       if (indexBytes === undefined) {
         fail(`${where}: sparse indices componentType ${JSON.stringify(indexType)} is not 5121, 5123 or 5125`)
       }
@@ -136,6 +184,7 @@ export function checkGltfJson(
         sparse['indices']['byteOffset'],
         sparseCount,
         indexBytes!,
+        indexBytes!,
         ' sparse indices',
       )
       fits(
@@ -143,6 +192,7 @@ export function checkGltfJson(
         sparse['values']['byteOffset'],
         sparseCount,
         elementBytes,
+        componentBytes!,
         ' sparse values',
       )
     }
@@ -180,6 +230,10 @@ export function checkGltfJson(
           `${where}: ${key} ${JSON.stringify(value)} is not ${size === -1 ? 'an array of' : size} finite numbers`,
         )
     }
+    if (node['matrix'] !== undefined) {
+      const problem = nonTrsMatrix(node['matrix'] as number[])
+      if (problem) fail(`${where}: matrix ${JSON.stringify(node['matrix'])} is not a TRS matrix (${problem})`)
+    }
   })
   nodes.forEach((_, i) => {
     // With one parent per node, walking up either reaches a root or loops; more than n steps means a loop.
@@ -208,14 +262,23 @@ export function checkGltfJson(
 
   animations.forEach((animation, a) => {
     const where = `animation ${a}${nameOf(animation)}`
-    const samplers = animation['samplers'] ?? []
-    const channels = animation['channels'] ?? []
+    const samplers = animation['samplers']
+    const channels = animation['channels']
+    // Both are required (glTF 2.0 schema); an empty list makes an empty clip.
     if (!Array.isArray(samplers) || !Array.isArray(channels))
-      fail(`${where}: samplers or channels is not an array`)
+      fail(`${where}: samplers or channels is missing or not an array`)
     ;(samplers as unknown[]).forEach((sampler, s) => {
       if (!isObject(sampler)) return fail(`${where}: sampler ${s} is not an object`)
       ref(sampler['input'], accessors.length, 'input accessor', `${where} sampler ${s}`, 'accessors')
       ref(sampler['output'], accessors.length, 'output accessor', `${where} sampler ${s}`, 'accessors')
+      // Unknown non-empty names are reported by buildClip, with the channel that uses them.
+      const interpolation = sampler['interpolation']
+      if (interpolation !== undefined && (typeof interpolation !== 'string' || interpolation === '')) {
+        fail(
+          `${where} sampler ${s}: interpolation ${JSON.stringify(interpolation)} ` +
+            'is not STEP, LINEAR or CUBICSPLINE',
+        )
+      }
     })
     ;(channels as unknown[]).forEach((channel, c) => {
       const at = `${where} channel ${c}`
@@ -239,6 +302,43 @@ export function checkGltfJson(
   if (json.scene !== undefined) ref(json.scene, scenes.length, 'default scene', 'the file', 'scenes')
 }
 
+/**
+ * Sparse indices must be strictly increasing and name elements of their accessor (glTF 2.0 §3.6.2.3).
+ * gltf-transform applies them as they come: an index past the end is dropped without a word, a repeated one
+ * applied twice. Runs after checkGltfJson (every sparse block then lies inside its buffer view and buffer) on
+ * the buffers resolveBuffers returned. Throws AnimationError (kind 'gltf').
+ */
+export function checkSparseIndices(json: GLTF.IGLTF, buffers: readonly Uint8Array[], source: string): void {
+  ;(json.accessors ?? []).forEach((accessor, i) => {
+    const sparse = accessor.sparse
+    if (!sparse) return
+    const view = json.bufferViews![sparse.indices.bufferView]!
+    const bytes = buffers[view.buffer]!
+    const data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const size = SPARSE_INDEX_BYTES[sparse.indices.componentType]!
+    const start = (view.byteOffset ?? 0) + (sparse.indices.byteOffset ?? 0)
+    let previous = -1
+    for (let k = 0; k < sparse.count; k++) {
+      const at = start + k * size
+      const index =
+        size === 1 ? data.getUint8(at) : size === 2 ? data.getUint16(at, true) : data.getUint32(at, true)
+      if (index <= previous) {
+        throw gltfError(
+          source,
+          `accessor ${i}: sparse index ${k} is ${index}, not after sparse index ${k - 1} (${previous})`,
+        )
+      }
+      if (index >= accessor.count) {
+        throw gltfError(
+          source,
+          `accessor ${i}: sparse index ${k} is ${index}, past its ${accessor.count} elements`,
+        )
+      }
+      previous = index
+    }
+  })
+}
+
 /** Bytes per component, by glTF componentType. */
 const COMPONENT_BYTES: Record<number, number> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 }
 const SPARSE_INDEX_BYTES: Record<number, number> = { 5121: 1, 5123: 2, 5125: 4 }
@@ -252,6 +352,38 @@ const TYPE_COMPONENTS: Record<string, number> = {
   MAT2: 4,
   MAT3: 9,
   MAT4: 16,
+}
+
+/**
+ * Why a node matrix (16 finite numbers, column-major) is not translation × rotation × scale, or null when it
+ * is: the last row must be [0, 0, 0, 1] (±1e-6), and the upper 3×3's columns non-zero and orthogonal (no
+ * shear; to a relative 1e-4, the float noise of exported files). gltf-transform would otherwise decompose any
+ * matrix into some TRS without a word.
+ */
+function nonTrsMatrix(m: readonly number[]): string | null {
+  if (
+    Math.abs(m[3]!) > 1e-6 ||
+    Math.abs(m[7]!) > 1e-6 ||
+    Math.abs(m[11]!) > 1e-6 ||
+    Math.abs(m[15]! - 1) > 1e-6
+  ) {
+    return `last row [${m[3]}, ${m[7]}, ${m[11]}, ${m[15]}] is not [0, 0, 0, 1]`
+  }
+  const column = (c: number): number[] => [m[4 * c]!, m[4 * c + 1]!, m[4 * c + 2]!]
+  const dot = (a: number[], b: number[]): number => a[0]! * b[0]! + a[1]! * b[1]! + a[2]! * b[2]!
+  const columns = [column(0), column(1), column(2)]
+  const lengths = columns.map((c) => Math.sqrt(dot(c, c)))
+  for (let c = 0; c < 3; c++) if (!(lengths[c]! > 0)) return `column ${c} is zero (zero scale)`
+  for (const [a, b] of [
+    [0, 1],
+    [0, 2],
+    [1, 2],
+  ] as const) {
+    if (Math.abs(dot(columns[a]!, columns[b]!)) > 1e-4 * lengths[a]! * lengths[b]!) {
+      return `columns ${a} and ${b} are not orthogonal (shear)`
+    }
+  }
+  return null
 }
 
 function nameOf(item: Record<string, unknown>): string {

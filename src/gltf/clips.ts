@@ -25,8 +25,8 @@ const OUTPUT_TYPE: Record<string, string> = {
 
 /**
  * One Clip per glTF animation, named after it (`animation<i>` when unnamed). Channels without a target node
- * (an extension's business, glTF 2.0 §5.6) are skipped. Errors from `buildClip` (kind 'clip') keep their kind and
- * gain the source as a prefix; accessor problems are kind 'gltf'.
+ * (an extension's business, glTF 2.0 §5.6) are skipped. Errors from `buildClip` (kind 'clip') keep their kind
+ * and gain the source as a prefix; accessor problems are kind 'gltf'.
  */
 export function clipFromAnimation(animation: Animation, index: number, context: ClipContext): Clip {
   const name = animation.getName() || `animation${index}`
@@ -35,12 +35,19 @@ export function clipFromAnimation(animation: Animation, index: number, context: 
     throw gltfError(context.source, `${where}: ${what}`)
   }
   const channels: RawChannel[] = []
+  // "node/path" → its first channel: an animation must not drive one property twice (glTF 2.0 §3.11).
+  const targets = new Map<string, number>()
   animation.listChannels().forEach((channel, c) => {
     const target = channel.getTargetNode()
     if (!target) return
     const node = context.nodeIndex.get(target)
     if (node === undefined) return fail(`channel ${c} targets a node that is not in the document`)
     const path = channel.getTargetPath() ?? ''
+    const first = targets.get(`${node}/${path}`)
+    if (first !== undefined) {
+      fail(`channels ${first} and ${c} both animate ${context.nodeNames[node]}.${path} (node ${node})`)
+    }
+    targets.set(`${node}/${path}`, c)
     const sampler = channel.getSampler()
     const input = sampler?.getInput()
     const output = sampler?.getOutput()

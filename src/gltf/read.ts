@@ -1,7 +1,7 @@
 import { Extension, Logger, PlatformIO, Verbosity } from '@gltf-transform/core'
-import type { Document, JSONDocument, Node } from '@gltf-transform/core'
+import type { Document, GLTF, JSONDocument, Node } from '@gltf-transform/core'
 import type { AnimationAsset, AssetNode, Skeleton } from './asset.ts'
-import { checkGltfJson } from './checkJson.ts'
+import { checkGltfJson, checkSparseIndices } from './checkJson.ts'
 import { clipFromAnimation } from './clips.ts'
 import { parseContainer, resolveBuffers } from './container.ts'
 import { describeThrown, gltfError } from './gltfError.ts'
@@ -37,10 +37,12 @@ export async function readAsset(
   const container = parseContainer(bytes, source)
   const buffers = resolveBuffers(container, options.resources, source)
   checkGltfJson(container.json, SUPPORTED_EXTENSIONS, source)
+  checkSparseIndices(container.json, buffers, source)
 
   // Hand gltf-transform every buffer under a private uri ("__" marks it internal), so it never resolves one.
   const resources: Record<string, Uint8Array<ArrayBuffer>> = {}
   const json = { ...container.json }
+  json.accessors = json.accessors?.map(explicitSparseOffsets)
   json.buffers = (json.buffers ?? []).map((buffer, i) => {
     resources[`__buffer${i}`] = buffers[i] as Uint8Array<ArrayBuffer>
     return { ...buffer, uri: `__buffer${i}` }
@@ -57,9 +59,9 @@ export async function readAsset(
 }
 
 /**
- * Builds the asset from a gltf-transform Document (as read from a file, or made in code). Node indices are the
- * Document's `listNodes()` order, which for a Document read from a file is the file's node order.
- * Throws AnimationError as `readAsset` does.
+ * Builds the asset from a gltf-transform Document (as read from a file, or made in code). Node indices are
+ * the Document's `listNodes()` order, which for a Document read from a file is the file's node order. Throws
+ * AnimationError as `readAsset` does.
  */
 export function assetFromDocument(document: Document, source: string): AnimationAsset {
   const root = document.getRoot()
@@ -100,6 +102,7 @@ export function assetFromDocument(document: Document, source: string): Animation
     if (ibm && (ibm.getType() !== 'MAT4' || ibm.getComponentType() !== 5126)) {
       throw gltfError(source, `skin ${s}: inverseBindMatrices must be FLOAT MAT4, got ${ibm.getType()}`)
     }
+    if (ibm) checkInverseBindMatrices(ibm.getArray()!, source, s)
     const skeleton = skin.getSkeleton()
     return Object.freeze(
       buildSkeleton(
@@ -118,13 +121,32 @@ export function assetFromDocument(document: Document, source: string): Animation
   const context = { source, nodeIndex, nodeNames: nodes.map((node) => node.name), morphTargets }
   const clips = root.listAnimations().map((animation, a) => clipFromAnimation(animation, a, context))
 
+  const roots = sceneRoots(document, nodeIndex, parents, source)
   return Object.freeze({
     source,
     nodes: Object.freeze(nodes),
-    roots: Object.freeze(sceneRoots(document, nodeIndex, parents)),
+    roots: Object.freeze(roots),
     skeletons: Object.freeze(skeletons),
     clips: Object.freeze(clips),
   })
+}
+
+/**
+ * The accessor with its sparse indices' and values' byteOffset written out (0 when absent, glTF 2.0 §5.4).
+ * gltf-transform 4.5 reads each sparse part as `{ ...accessor, ...sparse.indices }`, so an absent offset
+ * silently became the accessor's own byteOffset and the wrong bytes were read.
+ */
+function explicitSparseOffsets(accessor: GLTF.IAccessor): GLTF.IAccessor {
+  const sparse = accessor.sparse
+  if (!sparse) return accessor
+  return {
+    ...accessor,
+    sparse: {
+      ...sparse,
+      indices: { ...sparse.indices, byteOffset: sparse.indices.byteOffset ?? 0 },
+      values: { ...sparse.values, byteOffset: sparse.values.byteOffset ?? 0 },
+    },
+  }
 }
 
 /** KHR_mesh_quantization only widens the allowed accessor types, which the clip reader handles; no data. */
@@ -156,15 +178,55 @@ class MemoryIO extends PlatformIO {
 
 const io = new MemoryIO().setLogger(new Logger(Verbosity.SILENT)).registerExtensions([MeshQuantization])
 
-/** Roots of the default scene; else of every scene; else every parentless node. Ascending node index. */
-function sceneRoots(document: Document, nodeIndex: ReadonlyMap<Node, number>, parents: Int32Array): number[] {
+/**
+ * Roots of the default scene; else of every scene; else every parentless node. Ascending node index, each
+ * once (a root listed twice is listed once). Throws when that leaves no root: such an asset has nothing a
+ * character could be made of.
+ */
+function sceneRoots(
+  document: Document,
+  nodeIndex: ReadonlyMap<Node, number>,
+  parents: Int32Array,
+  source: string,
+): number[] {
   const root = document.getRoot()
   const defaultScene = root.getDefaultScene()
   const scenes = defaultScene ? [defaultScene] : root.listScenes()
   const roots = new Set<number>()
   if (scenes.length === 0) parents.forEach((p, i) => p === -1 && roots.add(i))
   for (const scene of scenes) for (const node of scene.listChildren()) roots.add(nodeIndex.get(node)!)
+  if (roots.size === 0) {
+    const which = defaultScene
+      ? `the default scene ${root.listScenes().indexOf(defaultScene)} lists no nodes`
+      : scenes.length > 0
+        ? `none of the ${scenes.length} scenes lists a node`
+        : 'the file has no nodes'
+    throw gltfError(source, `${which}: there is nothing to animate`)
+  }
   return [...roots].sort((a, b) => a - b)
+}
+
+/**
+ * Every matrix of an inverse-bind-matrix accessor (numbered as in the file), including any past the joint
+ * count: finite, and affine (glTF 2.0 §5.28: the last row, elements 3, 7, 11, 15 of a column-major matrix, is
+ * [0, 0, 0, 1], here to 1e-5). buildSkeleton checks there is one per joint.
+ */
+function checkInverseBindMatrices(matrices: ArrayLike<number>, source: string, skin: number): void {
+  for (let m = 0; m + 16 <= matrices.length; m += 16) {
+    for (let e = 0; e < 16; e++) {
+      const v = matrices[m + e]!
+      if (!Number.isFinite(v))
+        throw gltfError(source, `skin ${skin}: inverse bind matrix ${m / 16} element ${e} is ${v}`)
+    }
+    const row = [matrices[m + 3]!, matrices[m + 7]!, matrices[m + 11]!, matrices[m + 15]!]
+    const off = Math.max(Math.abs(row[0]!), Math.abs(row[1]!), Math.abs(row[2]!), Math.abs(row[3]! - 1))
+    if (off > 1e-5) {
+      throw gltfError(
+        source,
+        `skin ${skin}: inverse bind matrix ${m / 16} has last row [${row.join(', ')}], not [0, 0, 0, 1]`,
+      )
+    }
+  }
 }
 
 function checkAcyclic(parents: Int32Array, source: string): void {
@@ -177,9 +239,14 @@ function checkAcyclic(parents: Int32Array, source: string): void {
   }
 }
 
+/**
+ * Checks the values are numbers finite as float32 (the pose buffers' type: 1e39 is finite, its float32 is
+ * not). Mesh weights reach here unchecked by checkGltfJson, so a string is possible.
+ */
 function finite<T extends readonly number[]>(values: T, source: string, node: number, what: string): T {
-  if (!values.every(Number.isFinite)) {
-    throw gltfError(source, `node ${node}: ${what} [${values.join(', ')}] is not finite`)
+  if (!values.every((v) => typeof v === 'number' && Number.isFinite(Math.fround(v)))) {
+    const shown = values.map((v) => (typeof v === 'number' ? String(v) : JSON.stringify(v))).join(', ')
+    throw gltfError(source, `node ${node}: ${what} [${shown}] is not finite as float32`)
   }
   return Object.freeze([...values]) as unknown as T
 }
@@ -197,14 +264,24 @@ function unitQuaternion(
   return Object.freeze([q[0] / length, q[1] / length, q[2] / length, q[3] / length] as const)
 }
 
-/** Node weights, else mesh weights, else zeros; one per morph target (empty without targets). */
+/**
+ * Node weights, else mesh weights, else zeros; one per morph target (empty without targets). Weights given
+ * for a different number of targets (none included) are an error, as are weights not finite as float32.
+ */
 function defaultWeights(node: Node, targets: number, source: string, index: number): number[] {
-  if (targets === 0) return []
-  for (const weights of [node.getWeights(), node.getMesh()?.getWeights() ?? []]) {
+  const given = [
+    { weights: node.getWeights(), whose: '' },
+    { weights: node.getMesh()?.getWeights() ?? [], whose: ' (of its mesh)' },
+  ]
+  for (const { weights, whose } of given) {
     if (weights.length === 0) continue
     if (weights.length !== targets) {
-      throw gltfError(source, `node ${index}: ${weights.length} default weights for ${targets} morph targets`)
+      throw gltfError(
+        source,
+        `node ${index}: ${weights.length} default weights${whose} for ${targets} morph targets`,
+      )
     }
+    finite(weights, source, index, `default weights${whose}`)
     return [...weights]
   }
   return new Array<number>(targets).fill(0)

@@ -51,7 +51,7 @@ export interface RagdollSkeletonView {
 }
 
 export interface GenerateRagdollOptions {
-  /** Total mass in kilograms, spread by body volume. Default 30. */
+  /** Total mass in kilograms, spread by the number of bodies each body carries (see below). Default 30. */
   totalMass?: number
   /** Default cone limit, radians. Default 0.7 (40°). */
   coneAngle?: number
@@ -59,15 +59,26 @@ export interface GenerateRagdollOptions {
   twistAngle?: number
   /** Capsule radius as a fraction of its length, clamped to [2 %, 8 %] of the skeleton's size. Default 0.22. */
   radiusRatio?: number
+  /** Give leaf joints (hands, toes, tail tips, a head without an end bone) a body too. Default false. */
+  leafBodies?: boolean
 }
 
 /**
  * Generates a sensible description from any skeleton, from rest-pose bone lengths:
  * - a joint with child joints gets a capsule towards its child (towards their mean for several children);
- * - a leaf joint gets a small capsule continuing its parent's direction (hands, feet, head, tail tip);
+ * - a leaf joint (hand, toe, tail tip) gets no body and follows its animation under its parent's body, unless
+ *   `leafBodies`: then a small capsule continuing its parent's direction. Leaf capsules are the lightest bodies
+ *   and jittered at rest (lying still, the Fox's head capsule kept spinning at 30 rad/s and its limits 0.5 rad
+ *   over; without leaf bodies the worst excess was 0.3 rad), and each costs solver time;
  * - joints above the first branching joint (a pelvis-like joint with ≥ 2 child joints), and bones shorter than
  *   5 % of the skeleton's size, get no body (merged into their parent, or following the animation above it);
- * - masses proportional to capsule volume, summing to `totalMass`.
+ *   the skeleton's size is its longest chain of bones from that branching joint (root offsets such as a pelvis
+ *   1 m above the armature origin are not bones and do not count);
+ * - masses proportional to the number of bodies each body carries (itself and every body below it), summing to
+ *   `totalMass`: the trunk outweighs each limb hanging on it. cannon-es's iterative solver (10 Gauss-Seidel
+ *   iterations, no warm start) cannot hold joint limits around a light body between heavy ones: with masses by
+ *   capsule volume instead, a generated humanoid lying still kept its spine and arm joints 1.2 rad past their
+ *   limits, and the Fox 0.6 rad; with these masses, at most 0.26 rad (test/systems/stepRagdolls.test.ts).
  */
 export function generateRagdollDescription(
   view: RagdollSkeletonView,
@@ -92,29 +103,32 @@ export function generateRagdollDescription(
   }
   const len = (v: readonly number[]): number => Math.sqrt(v[0]! ** 2 + v[1]! ** 2 + v[2]! ** 2)
 
-  // Skeleton size: the longest root-to-joint distance along the tree (rest lengths add up along chains).
-  const depthLength = new Float64Array(nodes.length)
-  let size = 0
-  const order = topological(view)
-  for (const n of order) {
-    const p = nodes[n]!.parent
-    depthLength[n] = p >= 0 ? depthLength[p]! + len(nodes[n]!.translation) : 0
-    if (isJoint[n]) size = Math.max(size, depthLength[n]!)
-  }
-  if (!(size > 0)) {
-    throw new AnimationError('ragdoll', `${view.source}: the skeleton has no extent to build a ragdoll from`)
-  }
-
   // Joints above the first branching joint carry no body (root offsets, not bones).
+  const order = topological(view)
   const skip = new Uint8Array(nodes.length)
   const branching = order.find((n) => isJoint[n] === 1 && jointChildren(n).length >= 2)
   if (branching !== undefined) {
     for (let a = nodes[branching]!.parent; a >= 0; a = nodes[a]!.parent) skip[a] = 1
   }
 
+  // Skeleton size: the longest chain of bones (rest lengths add up along chains). A node's offset from its
+  // parent is a bone only when the parent is a joint that can carry a body.
+  const depthLength = new Float64Array(nodes.length)
+  let size = 0
+  for (const n of order) {
+    const p = nodes[n]!.parent
+    const bone = p >= 0 && isJoint[p] === 1 && skip[p] === 0 ? len(nodes[n]!.translation) : 0
+    depthLength[n] = p >= 0 ? depthLength[p]! + bone : 0
+    if (isJoint[n]) size = Math.max(size, depthLength[n]!)
+  }
+  if (!(size > 0)) {
+    throw new AnimationError('ragdoll', `${view.source}: the skeleton has no extent to build a ragdoll from`)
+  }
+
   const minRadius = 0.02 * size
   const maxRadius = 0.08 * size
-  const specs: (RagdollBodySpec & { volume: number })[] = []
+  const specs: RagdollBodySpec[] = []
+  const bodyNodes: number[] = []
   const boneLength = new Float64Array(nodes.length)
   const boneAxis: number[][] = []
   for (const n of order) {
@@ -133,6 +147,7 @@ export function generateRagdollDescription(
       axis = v.map((x) => x / length)
     } else {
       // Leaf: continue the parent's bone direction, half its length (in this joint's frame).
+      if (!options.leafBodies) continue
       const p = nodes[n]!.parent
       if (p < 0 || boneLength[p] === 0) continue
       const dir = rotateByConjugate(nodes[n]!.rotation, boneAxis[p]!)
@@ -142,8 +157,9 @@ export function generateRagdollDescription(
     if (length < 0.05 * size) continue
     boneLength[n] = length
     boneAxis[n] = axis
-    const radius = Math.min(maxRadius, Math.max(minRadius, ratio * length))
-    const volume = Math.PI * radius * radius * length + (4 / 3) * Math.PI * radius ** 3
+    // A branching joint (pelvis, chest) is as thick as half the spread of its children (hips, shoulders).
+    const spread = kids.length >= 2 ? 0.5 * Math.max(...kids.map((c) => len(nodes[c]!.translation))) : 0
+    const radius = Math.min(maxRadius, Math.max(minRadius, ratio * length, spread * nodes[n]!.scale[0]!))
     specs.push({
       joint: nodes[n]!.name,
       shape: 'capsule',
@@ -153,16 +169,25 @@ export function generateRagdollDescription(
       mass: 0,
       coneAngle: cone,
       twistAngle: twist,
-      volume,
     })
+    bodyNodes.push(n)
   }
   if (specs.length === 0) {
     throw new AnimationError('ragdoll', `${view.source}: no bone is long enough to carry a ragdoll body`)
   }
-  const totalVolume = specs.reduce((a, s) => a + s.volume, 0)
-  return {
-    bodies: specs.map(({ volume, ...s }) => ({ ...s, mass: (totalMass * volume) / totalVolume })),
+  // Bodies carried: specs are parents first, so one backward pass adds each body's count to its parent body's.
+  const carried = bodyNodes.map(() => 1)
+  const bodyOf = new Map(bodyNodes.map((n, i) => [n, i]))
+  for (let i = bodyNodes.length - 1; i >= 0; i--) {
+    for (let a = nodes[bodyNodes[i]!]!.parent; a >= 0; a = nodes[a]!.parent) {
+      const parentBody = bodyOf.get(a)
+      if (parentBody === undefined) continue
+      carried[parentBody]! += carried[i]!
+      break
+    }
   }
+  const units = carried.reduce((a, c) => a + c, 0)
+  return { bodies: specs.map((s, i) => ({ ...s, mass: (totalMass * carried[i]!) / units })) }
 }
 
 /** A body spec resolved against a skeleton: node index and parent body, everything validated. */

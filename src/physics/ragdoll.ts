@@ -1,5 +1,7 @@
-import { Body, Box, ConeTwistConstraint, Quaternion, Sphere, Vec3, type World } from 'cannon-es'
+import { Box, Quaternion, Sphere, Vec3, type Body, type ConeTwistConstraint, type World } from 'cannon-es'
+import { dropsRagdollLinks, RagdollBody } from './broadphase.ts'
 import type { ResolvedBody } from './description.ts'
+import { RagdollJoint } from './joint.ts'
 import { localFromWorld, rotateVector, WORLD_STRIDE } from './kinematics.ts'
 import { detAtan2 } from '../math/detmath.ts'
 
@@ -45,7 +47,7 @@ export interface RagdollSpawnInput {
  */
 export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollInstance {
   const n = input.bodies.length
-  const bodies: Body[] = []
+  const bodies: RagdollBody[] = []
   const constraints: ConeTwistConstraint[] = []
   const bodyJoint = new Int32Array(n)
   const jointBody = new Int32Array(input.jointCount).fill(-1)
@@ -74,7 +76,7 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     centers[b * 3] = cx
     centers[b * 3 + 1] = cy
     centers[b * 3 + 2] = cz
-    const body = new Body({
+    const body = new RagdollBody({
       mass: spec.mass,
       position: new Vec3(cx, cy, cz),
       linearDamping: 0.05,
@@ -103,17 +105,21 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     }
     bodies.push(body)
   }
+  // Linked bodies never collide. A RagdollBroadphase drops their pairs itself (cheap); any other broadphase
+  // leaves it to cannon-es's collideConnected filter (O(constraints × pairs) per step, see broadphase.ts).
+  const filteredByBroadphase = dropsRagdollLinks(physics.broadphase)
   for (let b = 0; b < n; b++) {
     const spec = input.bodies[b]!
     if (spec.parentBody < 0) continue
     const parent = bodies[spec.parentBody]!
     const child = bodies[b]!
+    child.ragdollParent = parent
     const jo = bodyJoint[b]! * WORLD_STRIDE
     // Pivot at the child joint's origin; the axis is the child's bone direction now (identical in both frames).
     rotateVector(tmp, 0, w, jo + 3, spec.axis[0], spec.axis[1], spec.axis[2])
     const axis = new Vec3(tmp[0], tmp[1], tmp[2])
     const pb = spec.parentBody * 3
-    const constraint = new ConeTwistConstraint(parent, child, {
+    const constraint = new RagdollJoint(parent, child, {
       pivotA: new Vec3(w[jo]! - centers[pb]!, w[jo + 1]! - centers[pb + 1]!, w[jo + 2]! - centers[pb + 2]!),
       pivotB: new Vec3(
         w[jo]! - centers[b * 3]!,
@@ -124,7 +130,7 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
       axisB: axis.clone(),
       angle: spec.coneAngle,
       twistAngle: spec.twistAngle,
-      collideConnected: false,
+      collideConnected: filteredByBroadphase,
     })
     constraints.push(constraint)
   }

@@ -1,0 +1,79 @@
+/**
+ * `npm run bench`: the project's fixed step against three.js's AnimationMixer, side by side in one process
+ * (see scripts/bench/run.ts for the method). Prints Markdown tables; `--json` prints the JSON result instead,
+ * `--out <file>` also writes it to a file. Exits 1 when a correctness check failed.
+ *
+ *   node --expose-gc --import tsx scripts/bench.ts [--quick] [--characters 1,100,1000] [--rounds 7]
+ *     [--assets fox,rig-linear,rig-cubic] [--crowds moving,idle] [--alloc-steps 1000] [--no-squad]
+ *     [--no-split] [--json] [--out result.json]
+ *
+ * --quick: characters 1,100, 5 rounds, 200 allocation steps (a smoke run; targets at 1000 are not measured).
+ * Run with --expose-gc (the npm script does) so allocation windows start from a collected heap.
+ */
+import { writeFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import type { CrowdKind } from './bench/crowd.ts'
+import { formatReport } from './bench/report.ts'
+import { ASSET_NAMES, runBenchmark, type AssetName, type BenchOptions } from './bench/run.ts'
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    characters: { type: 'string' },
+    rounds: { type: 'string' },
+    assets: { type: 'string' },
+    crowds: { type: 'string' },
+    'alloc-steps': { type: 'string' },
+    'no-squad': { type: 'boolean', default: false },
+    'no-split': { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+})
+
+function list<T extends string>(
+  text: string | undefined,
+  allowed: readonly T[],
+  what: string,
+): T[] | undefined {
+  if (text === undefined) return undefined
+  const items = text.split(',').map((s) => s.trim())
+  for (const item of items) {
+    if (!(allowed as readonly string[]).includes(item)) {
+      throw new Error(`--${what}: "${item}" is not one of ${allowed.join(', ')}`)
+    }
+  }
+  return items as T[]
+}
+
+function integer(text: string | undefined, what: string, min: number): number | undefined {
+  if (text === undefined) return undefined
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${what}: ${text} must be an integer ≥ ${min}`)
+  return n
+}
+
+const options: BenchOptions = {
+  characters:
+    values.characters !== undefined
+      ? values.characters.split(',').map((s) => integer(s, 'characters', 1)!)
+      : values.quick
+        ? [1, 100]
+        : undefined,
+  rounds: integer(values.rounds, 'rounds', 5) ?? (values.quick ? 5 : undefined),
+  assets: list<AssetName>(values.assets, ASSET_NAMES, 'assets'),
+  crowds: list<CrowdKind>(values.crowds, ['moving', 'idle'], 'crowds'),
+  allocSteps: integer(values['alloc-steps'], 'alloc-steps', 0) ?? (values.quick ? 200 : undefined),
+  squad: !values['no-squad'],
+  split: !values['no-split'],
+  log: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
+}
+
+if (!(globalThis as { gc?: unknown }).gc) {
+  process.stderr.write('note: run with node --expose-gc for clean allocation windows (npm run bench does)\n')
+}
+const result = await runBenchmark(options)
+const json = JSON.stringify(result, null, 2)
+if (values.out !== undefined) await writeFile(values.out, `${json}\n`)
+process.stdout.write(values.json ? `${json}\n` : `${formatReport(result)}\n`)
+if (!result.ok) process.exitCode = 1

@@ -1,0 +1,80 @@
+/**
+ * The project's side of the benchmark: one bitecs world and animation plugin holding the whole crowd; a step
+ * is `plugin.step()`, the full fixed step: cross-fades, sampling, ragdolls (none here, but the plugin's default
+ * cannon-es world with its ground plane is stepped as in a game), blend, dirty scene graph.
+ *
+ * Alignment with three.js (see three.ts): after `createOurCrowd` has run its two setup steps, every character
+ * shows clip A at phase + dt (paused: phase; finished: the clip's end), and every fading character additionally
+ * clip B at its phase, blended by dt / fadeSeconds. Each later step advances all of it by dt.
+ */
+import { createWorld, type World } from 'bitecs'
+import { createAnimationPlugin, type AnimationPlugin } from '../../systems/plugin.ts'
+import type { CrowdPlan } from './crowd.ts'
+
+export interface OurCrowd {
+  readonly plugin: AnimationPlugin
+  readonly world: World
+  /** Character entity ids, in plan order. */
+  readonly characters: Int32Array
+  /** Scene nodes per character (every node of the asset's scene is a joint). */
+  readonly joints: number
+  /** glTF node index of the plugin's joint j. */
+  readonly jointNodes: Int32Array
+  /** Runs `steps` fixed steps. */
+  run(steps: number): void
+  /** Writes the world matrix (column-major) of character c's joint j at out[o..o+16). */
+  worldMatrix(c: number, j: number, out: Float64Array, o: number): void
+}
+
+export function createOurCrowd(plan: CrowdPlan): OurCrowd {
+  const count = plan.roles.length
+  const world = createWorld()
+  const nodeCount = plan.asset.nodes.length
+  const plugin = createAnimationPlugin(world, {
+    capacity: count * (nodeCount + 1) + 16,
+    dt: plan.dt,
+    maxPoseSlots: Math.max(1024, count * nodeCount * 5),
+  })
+  const handle = plugin.addAsset(plan.asset)
+  const durationA = plan.asset.clips[plan.clipA]!.duration
+  const characters = new Int32Array(count)
+  for (let i = 0; i < count; i++) {
+    const eid = plugin.addCharacter(handle)
+    characters[i] = eid
+    const role = plan.roles[i]!
+    plugin.play(eid, plan.clipA, {
+      time: role === 'finished' ? durationA : plan.phaseA[i]!,
+      speed: role === 'paused' ? 0 : 1,
+      loop: role === 'finished' ? 'once' : 'repeat',
+      rotation: plan.rotation,
+    })
+  }
+  plugin.step()
+  for (let i = 0; i < count; i++) {
+    if (plan.roles[i] !== 'fade') continue
+    plugin.crossFade(characters[i]!, plan.clipB, plan.fadeSeconds, {
+      time: plan.phaseB[i]!,
+      rotation: plan.rotation,
+    })
+  }
+  plugin.step()
+
+  const registered = plugin.context.assets[handle.id]!
+  const joints = registered.jointNodes.length
+  const jointEntities = characters.length > 0 ? Array.from(characters, (c) => plugin.joints(c)) : []
+  const store = plugin.stores.SceneNode.world
+  return {
+    plugin,
+    world,
+    characters,
+    joints,
+    jointNodes: registered.jointNodes,
+    run(steps: number): void {
+      for (let s = 0; s < steps; s++) plugin.step()
+    },
+    worldMatrix(c: number, j: number, out: Float64Array, o: number): void {
+      const e = jointEntities[c]![j]!
+      for (let k = 0; k < 16; k++) out[o + k] = store[e * 16 + k]!
+    },
+  }
+}

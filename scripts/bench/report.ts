@@ -1,0 +1,124 @@
+/** Plain-text (Markdown) tables of a benchmark result, for the terminal and the README. */
+import type { BenchResult, SideResult } from './run.ts'
+
+export function formatReport(r: BenchResult): string {
+  const m = r.machine
+  const lines: string[] = []
+  lines.push(
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.platform}, Node ${m.node} (V8 ${m.v8}), three r${m.three}, ` +
+      `load average ${m.load.map((x) => x.toFixed(2)).join(' ')} at start`,
+  )
+  lines.push(
+    `Step: dt ${fmt(r.settings.dt, 5)} s; median of ${r.settings.rounds} interleaved rounds after warm-up; ` +
+      `allocation over ${r.settings.allocSteps} steps per window (~: sampled estimate over fewer steps, see JSON)`,
+  )
+  lines.push('')
+  lines.push(
+    row([
+      'asset',
+      'crowd',
+      'chars',
+      'joints',
+      'ours ms/step',
+      'three ms/step',
+      '× three',
+      'ours ns/joint',
+      'three ns/joint',
+      'ours chars/frame',
+      'three chars/frame',
+      'ours B/step',
+      'three B/step',
+      'GCs ours/three',
+      'nodes recomputed',
+      'max error',
+      'ours wall ms',
+      'three wall ms',
+    ]),
+  )
+  lines.push(row(Array(18).fill('---')))
+  for (const s of r.scenarios) {
+    const o = s.ours
+    const t = s.three
+    lines.push(
+      row([
+        s.asset,
+        s.crowd,
+        String(s.characters),
+        String(s.joints),
+        o ? fmt(o.msPerStep, 4) : '—',
+        t ? fmt(t.msPerStep, 4) : '—',
+        s.speedup != null ? `${s.speedup.toFixed(1)}×` : 'CHECK FAILED',
+        o ? o.nsPerJointStep.toFixed(1) : '—',
+        t ? t.nsPerJointStep.toFixed(1) : '—',
+        o ? String(o.charactersPerFrame) : '—',
+        t ? String(t.charactersPerFrame) : '—',
+        bytes(o),
+        bytes(t),
+        o && t ? `${o.gcCount}/${t.gcCount}` : '—',
+        String(s.recomputedNodes),
+        s.check.maxError.toExponential(1),
+        o ? fmt(o.wallMsPerStep, 4) : '—',
+        t ? fmt(t.wallMsPerStep, 4) : '—',
+      ]),
+    )
+  }
+  if (r.fadeChecks.length > 0) {
+    lines.push('')
+    lines.push(
+      'Short-fade check (0.25 s cross-fade, every step compared): ' +
+        r.fadeChecks
+          .map((f) => `${f.asset} ${f.maxError.toExponential(1)} ${f.ok ? 'ok' : 'FAILED'}`)
+          .join(', '),
+    )
+  }
+  for (const sp of r.splits) {
+    lines.push('')
+    lines.push(`Project step split, ${sp.asset} ${sp.crowd} ${sp.characters} characters:`)
+    lines.push(row(['system', 'ms/step', 'share']))
+    lines.push(row(['---', '---', '---']))
+    for (const s of sp.systems)
+      lines.push(row([s.name, fmt(s.msPerStep, 4), `${(s.share * 100).toFixed(1)}%`]))
+  }
+  if (r.squad) {
+    const q = r.squad
+    lines.push('')
+    lines.push(
+      `Squad vs slerp (rig-linear, moving, ${q.characters} × ${q.joints}): step ${fmt(q.slerpMsPerStep, 4)} → ` +
+        `${fmt(q.squadMsPerStep, 4)} ms (${q.ratio.toFixed(2)}×); sampleClips ${fmt(q.slerpSampleMs, 4)} → ` +
+        `${fmt(q.squadSampleMs, 4)} ms (${q.sampleRatio.toFixed(2)}×)`,
+    )
+  }
+  lines.push('')
+  lines.push(row(['target', 'goal', 'measured', 'met']))
+  lines.push(row(['---', '---', '---', '---']))
+  for (const t of r.targets)
+    lines.push(row([t.name, t.goal, t.measured, t.met === null ? '—' : t.met ? 'yes' : 'NO']))
+  lines.push('')
+  lines.push(
+    "Times are wall clock (median round); the JSON also has each side's best round and its CPU time " +
+      '(cpuMsPerStep), which other processes on the machine disturb less.',
+  )
+  lines.push(r.ok ? 'Correctness: every check passed.' : 'Correctness: SOME CHECKS FAILED (see max error).')
+  return lines.join('\n')
+}
+
+function row(cells: string[]): string {
+  return `| ${cells.join(' | ')} |`
+}
+
+function fmt(x: number, digits: number): string {
+  return x.toFixed(digits)
+}
+
+function bytes(s: SideResult | null): string {
+  const a = s?.allocation
+  if (!a) return '—'
+  const v = a.bytesPerStep
+  const text =
+    v >= 10240
+      ? `${(v / 1024).toFixed(0)} KiB`
+      : v >= 1024
+        ? `${(v / 1024).toFixed(1)} KiB`
+        : `${v.toFixed(0)}`
+  return a.method === 'sampled' ? `~${text}` : text
+}

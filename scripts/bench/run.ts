@@ -1,0 +1,522 @@
+/**
+ * The benchmark: the project's full fixed step (`plugin.step()`) against three.js (an AnimationMixer per
+ * character + `updateMatrixWorld`) on the same clips and characters, in one process.
+ *
+ * Per scenario (asset × crowd × character count):
+ *   1. build both crowds from one plan (crowd.ts) and check they show the same world matrices (to `tolerance`);
+ *   2. warm up both (interleaved), check again;
+ *   3. time `rounds` interleaved rounds (measure.ts), median per side; check again (same step count on both);
+ *   4. heap bytes allocated per step over `allocSteps` steps, per side;
+ *   5. at the largest size: per-system split of the project's step.
+ * A scenario whose check fails is reported with its error and no timings: a fast wrong answer cannot win.
+ * Before the scenarios of an asset, a short-fade check follows a few characters through a whole cross-fade
+ * (0.25 s), step by step, so the fade semantics (not only its cost) agree with three.js.
+ * Then squad against slerp (the project only; three has no squad), same crowd, interleaved.
+ */
+import os from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { REVISION } from 'three'
+import { loadAsset } from '../../src/gltf/load.ts'
+import type { AnimationAsset } from '../../src/gltf/asset.ts'
+import { makeCrowdPlan, type CrowdKind, type CrowdPlan } from './crowd.ts'
+import { createOurCrowd, type OurCrowd } from './ours.ts'
+import { createThreeCrowd, type ThreeCrowd } from './three.ts'
+import { createBenchRig } from './rig.ts'
+import {
+  collectGarbage,
+  createGcTracker,
+  gcInWindows,
+  measureAllocation,
+  median,
+  runRounds,
+  type Allocation,
+  type GcTracker,
+  type Side,
+} from './measure.ts'
+
+export type AssetName = 'fox' | 'rig-linear' | 'rig-cubic'
+export const ASSET_NAMES: readonly AssetName[] = ['fox', 'rig-linear', 'rig-cubic']
+
+export interface BenchOptions {
+  /** Character counts. Default [1, 100, 1000]. */
+  characters?: number[]
+  assets?: AssetName[]
+  crowds?: CrowdKind[]
+  /** Timed rounds per scenario, ≥ 1 (the CLI insists on ≥ 5). Default 7. */
+  rounds?: number
+  /** Target duration of one round of the project's side, ms (sets the steps per round). Default 100. */
+  roundMs?: number
+  /** Fixed steps per round, overriding roundMs (tests use a tiny value). */
+  roundSteps?: number
+  /** Warm-up budget per scenario, ms of both sides together. Default 400. */
+  warmupMs?: number
+  /** Fixed warm-up steps, overriding warmupMs. */
+  warmupSteps?: number
+  /** Steps per allocation window; 0 skips the allocation measurement. Default 1000. */
+  allocSteps?: number
+  /** Joints of the generated rig. Default 64. */
+  rigJoints?: number
+  /** Squad vs slerp comparison. Default true. */
+  squad?: boolean
+  /** Per-system split of the project's step at the largest character count. Default true. */
+  split?: boolean
+  /** Largest allowed |difference| of a world-matrix element between the two sides. Default 1e-4. */
+  tolerance?: number
+  foxPath?: string
+  /** Progress lines (default: none). */
+  log?: (line: string) => void
+}
+
+export interface SideResult {
+  /**
+   * Median CPU ms per step (this process's CPU time, see measure.ts), and every round's: the headline, because
+   * on a shared machine wall time also counts the time other processes held the core. Per-joint cost, frame
+   * budget and ratios derive from it.
+   */
+  msPerStep: number
+  rounds: number[]
+  /** Wall-clock ms per step: median, best round (least disturbed), every round's. */
+  wallMsPerStep: number
+  bestWallMsPerStep: number
+  wallRounds: number[]
+  nsPerJointStep: number
+  /** How many characters one 16.6 ms frame fits at this per-character cost (extrapolated linearly). */
+  charactersPerFrame: number
+  allocation: Allocation | null
+  /** GCs that started during this side's timed rounds, and their total pause. */
+  gcCount: number
+  gcPauseMs: number
+}
+
+export interface CheckResult {
+  /** Largest |ours − three| over every world-matrix element of every joint of every character, per check. */
+  errors: number[]
+  maxError: number
+  tolerance: number
+  ok: boolean
+}
+
+export interface ScenarioResult {
+  asset: AssetName
+  source: string
+  interpolation: 'LINEAR' | 'CUBICSPLINE'
+  crowd: CrowdKind
+  characters: number
+  joints: number
+  stepsPerRound: number
+  check: CheckResult
+  ours: SideResult | null
+  three: SideResult | null
+  /** three ms per step / ours ms per step (CPU medians), and the same from wall-clock medians. */
+  speedup: number | null
+  wallSpeedup: number | null
+  /** Scene nodes the project recomputed in its last step (the dirty set's size). */
+  recomputedNodes: number
+}
+
+export interface SplitResult {
+  asset: AssetName
+  crowd: CrowdKind
+  characters: number
+  /** Median CPU ms per step of each system, in step order. */
+  systems: { name: string; msPerStep: number; share: number }[]
+}
+
+export interface SquadResult {
+  characters: number
+  joints: number
+  slerpMsPerStep: number
+  squadMsPerStep: number
+  ratio: number
+  slerpSampleMs: number
+  squadSampleMs: number
+  sampleRatio: number
+}
+
+export interface Target {
+  name: string
+  goal: string
+  measured: string
+  met: boolean | null
+}
+
+export interface BenchResult {
+  machine: {
+    cpu: string
+    cores: number
+    node: string
+    v8: string
+    three: string
+    platform: string
+    date: string
+    /** os.loadavg() when the run started: other processes on the machine skew absolute times. */
+    load: number[]
+  }
+  settings: Required<Omit<BenchOptions, 'log' | 'foxPath'>> & { dt: number; fadeSeconds: number }
+  fadeChecks: { asset: AssetName; steps: number; maxError: number; ok: boolean }[]
+  scenarios: ScenarioResult[]
+  splits: SplitResult[]
+  squad: SquadResult | null
+  targets: Target[]
+  /** Every correctness check passed. */
+  ok: boolean
+}
+
+const FRAME_MS = 16.6
+const DT = 1 / 60
+const FADE_SECONDS = 3600
+
+const DEFAULT_FOX = fileURLToPath(new URL('../../../shared/assets/Fox/glTF-Binary/Fox.glb', import.meta.url))
+
+export async function runBenchmark(options: BenchOptions = {}): Promise<BenchResult> {
+  const settings = {
+    characters: options.characters ?? [1, 100, 1000],
+    assets: options.assets ?? [...ASSET_NAMES],
+    crowds: options.crowds ?? (['moving', 'idle'] as CrowdKind[]),
+    rounds: options.rounds ?? 7,
+    roundMs: options.roundMs ?? 100,
+    roundSteps: options.roundSteps ?? 0,
+    warmupMs: options.warmupMs ?? 400,
+    warmupSteps: options.warmupSteps ?? 0,
+    allocSteps: options.allocSteps ?? 1000,
+    rigJoints: options.rigJoints ?? 64,
+    squad: options.squad ?? true,
+    split: options.split ?? true,
+    tolerance: options.tolerance ?? 1e-4,
+    dt: DT,
+    fadeSeconds: FADE_SECONDS,
+  }
+  const log = options.log ?? (() => {})
+  const tracker = createGcTracker()
+  const largest = Math.max(...settings.characters)
+  const result: BenchResult = {
+    machine: machine(),
+    settings,
+    fadeChecks: [],
+    scenarios: [],
+    splits: [],
+    squad: null,
+    targets: [],
+    ok: true,
+  }
+  try {
+    for (const name of settings.assets) {
+      const asset = await loadBenchAsset(name, settings.rigJoints, options.foxPath ?? DEFAULT_FOX)
+      const clips = clipPair(name)
+      const fade = fadeCheck(asset, clips, settings.tolerance)
+      result.fadeChecks.push({ asset: name, ...fade })
+      log(`${name}: short-fade check over ${fade.steps} steps, max error ${fade.maxError.toExponential(2)}`)
+      if (!fade.ok) result.ok = false
+      for (const crowd of settings.crowds) {
+        for (const count of settings.characters) {
+          const plan = makeCrowdPlan(asset, count, crowd, { ...clips, fadeSeconds: FADE_SECONDS, dt: DT })
+          const scenario = await runScenario(name, plan, crowd, settings, tracker, log)
+          result.scenarios.push(scenario.result)
+          if (!scenario.result.check.ok) result.ok = false
+          if (settings.split && count === largest && scenario.result.check.ok) {
+            const [systems] = splitSystems([scenario.ours], settings)
+            result.splits.push({ asset: name, crowd, characters: count, systems: systems! })
+          }
+        }
+      }
+    }
+    if (settings.squad) {
+      const asset = await loadBenchAsset('rig-linear', settings.rigJoints, '')
+      result.squad = squadVsSlerp(asset, largest, settings)
+      log(`squad/slerp at ${largest} characters: ${result.squad.ratio.toFixed(2)}×`)
+    }
+  } finally {
+    tracker.stop()
+  }
+  result.targets = targets(result, largest, settings.rigJoints)
+  return result
+}
+
+type Settings = BenchResult['settings']
+
+function machine(): BenchResult['machine'] {
+  return {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.availableParallelism(),
+    node: process.version,
+    v8: process.versions.v8,
+    three: REVISION,
+    platform: `${os.platform()} ${os.arch()}`,
+    date: new Date().toISOString(),
+    load: os.loadavg(),
+  }
+}
+
+export async function loadBenchAsset(
+  name: AssetName,
+  rigJoints: number,
+  foxPath: string,
+): Promise<AnimationAsset> {
+  if (name === 'fox') return loadAsset(foxPath)
+  return createBenchRig({ joints: rigJoints, interpolation: name === 'rig-cubic' ? 'CUBICSPLINE' : 'LINEAR' })
+}
+
+/** Clip A and B: Fox walks then runs (clips 1, 2: Walk, Run); the rig's clips are Walk, Run (0, 1). */
+function clipPair(name: AssetName): { clipA: number; clipB: number } {
+  return name === 'fox' ? { clipA: 1, clipB: 2 } : { clipA: 0, clipB: 1 }
+}
+
+/** Largest |difference| between the two sides' world matrices, over every character and joint. */
+export function compareWorlds(plan: CrowdPlan, ours: OurCrowd, three: ThreeCrowd): number {
+  const a = new Float64Array(16)
+  const b = new Float64Array(16)
+  let worst = 0
+  for (let c = 0; c < plan.roles.length; c++) {
+    for (let j = 0; j < ours.joints; j++) {
+      ours.worldMatrix(c, j, a, 0)
+      three.worldMatrix(c, ours.jointNodes[j]!, b, 0)
+      for (let k = 0; k < 16; k++) {
+        const d = Math.abs(a[k]! - b[k]!)
+        // NaN on either side is a failure, never a pass.
+        worst = Number.isNaN(d) ? Infinity : Math.max(worst, d)
+      }
+    }
+  }
+  return worst
+}
+
+/** Four characters (two of them cross-fading over 0.25 s) compared after every step through the whole fade. */
+function fadeCheck(
+  asset: AnimationAsset,
+  clips: { clipA: number; clipB: number },
+  tolerance: number,
+): { steps: number; maxError: number; ok: boolean } {
+  const plan = makeCrowdPlan(asset, 4, 'moving', { ...clips, fadeSeconds: 0.25, dt: DT })
+  const ours = createOurCrowd(plan)
+  const three = createThreeCrowd(plan)
+  const steps = Math.ceil(0.25 / DT) + 10
+  let maxError = compareWorlds(plan, ours, three)
+  for (let s = 0; s < steps; s++) {
+    ours.run(1)
+    three.run(1)
+    maxError = Math.max(maxError, compareWorlds(plan, ours, three))
+  }
+  return { steps, maxError, ok: maxError <= tolerance }
+}
+
+async function runScenario(
+  name: AssetName,
+  plan: CrowdPlan,
+  crowd: CrowdKind,
+  settings: Settings,
+  tracker: GcTracker,
+  log: (line: string) => void,
+): Promise<{ result: ScenarioResult; ours: OurCrowd }> {
+  const count = plan.roles.length
+  collectGarbage()
+  const ours = createOurCrowd(plan)
+  const three = createThreeCrowd(plan)
+  const interpolation =
+    plan.asset.clips[plan.clipA]!.channels[0]!.interpolation === 'CUBICSPLINE' ? 'CUBICSPLINE' : 'LINEAR'
+  const errors = [compareWorlds(plan, ours, three)]
+  const sides: Side[] = [
+    { name: 'ours', run: (n) => ours.run(n) },
+    { name: 'three', run: (n) => three.run(n) },
+  ]
+
+  // Warm-up: one step each for an estimate, then the budget's worth (same count on both sides).
+  const probe = runRounds(sides, 1, 2)
+  const estimate = median(probe.msPerStep[0]!) + median(probe.msPerStep[1]!)
+  const warmupSteps = settings.warmupSteps || clamp(Math.ceil(settings.warmupMs / estimate), 20, 3000)
+  const warm = runRounds(sides, warmupSteps, 2)
+  errors.push(compareWorlds(plan, ours, three))
+  const oursEstimate = median(warm.msPerStep[0]!)
+  const stepsPerRound = settings.roundSteps || clamp(Math.ceil(settings.roundMs / oursEstimate), 3, 20000)
+
+  const base = {
+    asset: name,
+    source: plan.asset.source,
+    interpolation,
+    crowd,
+    characters: count,
+    joints: ours.joints,
+    stepsPerRound,
+  } as const
+  const check = (): CheckResult => {
+    const maxError = Math.max(...errors)
+    return { errors, maxError, tolerance: settings.tolerance, ok: maxError <= settings.tolerance }
+  }
+  if (!check().ok) {
+    log(`${name} ${crowd} ${count}: CHECK FAILED (max error ${check().maxError}), not timed`)
+    return {
+      result: {
+        ...base,
+        check: check(),
+        ours: null,
+        three: null,
+        speedup: null,
+        wallSpeedup: null,
+        recomputedNodes: 0,
+      },
+      ours,
+    }
+  }
+
+  await tracker.flush()
+  const timed = runRounds(sides, stepsPerRound, settings.rounds)
+  errors.push(compareWorlds(plan, ours, three))
+  const recomputedNodes = ours.plugin.sceneGraph.stats.recomputed
+  await tracker.flush()
+
+  const side = async (i: number): Promise<SideResult> => {
+    const ms = median(timed.cpuMsPerStep[i]!)
+    const gc = gcInWindows(tracker.events, timed.windows[i]!)
+    return {
+      msPerStep: ms,
+      rounds: timed.cpuMsPerStep[i]!,
+      wallMsPerStep: median(timed.msPerStep[i]!),
+      bestWallMsPerStep: Math.min(...timed.msPerStep[i]!),
+      wallRounds: timed.msPerStep[i]!,
+      nsPerJointStep: (ms * 1e6) / (count * ours.joints),
+      charactersPerFrame: Math.floor(FRAME_MS / (ms / count)),
+      allocation:
+        settings.allocSteps > 0 ? await measureAllocation(sides[i]!, settings.allocSteps, tracker) : null,
+      gcCount: gc.count,
+      gcPauseMs: gc.ms,
+    }
+  }
+  const oursResult = await side(0)
+  const threeResult = await side(1)
+  const result: ScenarioResult = {
+    ...base,
+    check: check(),
+    ours: oursResult,
+    three: threeResult,
+    speedup: threeResult.msPerStep / oursResult.msPerStep,
+    wallSpeedup: threeResult.wallMsPerStep / oursResult.wallMsPerStep,
+    recomputedNodes,
+  }
+  log(
+    `${name} ${crowd} ${count}: ours ${oursResult.msPerStep.toFixed(4)} ms, three ${threeResult.msPerStep.toFixed(4)} ms, ` +
+      `${result.speedup!.toFixed(1)}×, max error ${result.check.maxError.toExponential(2)}`,
+  )
+  return { result, ours }
+}
+
+/**
+ * Median CPU ms per step of each of the project's systems, run one by one exactly as `plugin.step()` runs them
+ * (the step counter advanced once per step), for each crowd; with several crowds the rounds are interleaved.
+ * Advances the crowds; compare nothing with three.js after this.
+ */
+function splitSystems(crowds: readonly OurCrowd[], settings: Settings): SplitResult['systems'][] {
+  const steps = Math.max(3, settings.roundSteps || 20)
+  const perRound = crowds.map((c) => c.plugin.systems.map(() => [] as number[]))
+  for (let r = 0; r < settings.rounds; r++) {
+    for (let i = 0; i < crowds.length; i++) {
+      const { systems, context } = crowds[i]!.plugin
+      const world = crowds[i]!.world
+      const acc = new Float64Array(systems.length)
+      for (let s = 0; s < steps; s++) {
+        const before = context.step
+        for (let k = 0; k < systems.length; k++) {
+          const cpu = process.cpuUsage()
+          systems[k]!(world)
+          const used = process.cpuUsage(cpu)
+          acc[k] = acc[k]! + (used.user + used.system) / 1000
+        }
+        // Whichever advances the step counter (step() or its last system), it advances once per step.
+        if (context.step === before) context.step++
+      }
+      for (let k = 0; k < systems.length; k++) perRound[i]![k]!.push(acc[k]! / steps)
+    }
+  }
+  return crowds.map((crowd, i) => {
+    const ms = perRound[i]!.map((xs) => median(xs))
+    const total = ms.reduce((a, b) => a + b, 0)
+    return crowd.plugin.systems.map((f, k) => ({
+      name: f.name || `system ${k}`,
+      msPerStep: ms[k]!,
+      share: ms[k]! / total,
+    }))
+  })
+}
+
+/** The same moving crowd twice, LINEAR rig, rotations by slerp and by squad; interleaved rounds. */
+function squadVsSlerp(asset: AnimationAsset, count: number, settings: Settings): SquadResult {
+  const make = (rotation: 'slerp' | 'squad') =>
+    createOurCrowd(
+      makeCrowdPlan(asset, count, 'moving', { clipA: 0, clipB: 1, fadeSeconds: FADE_SECONDS, rotation }),
+    )
+  const slerp = make('slerp')
+  const squad = make('squad')
+  const sides: Side[] = [
+    { name: 'slerp', run: (n) => slerp.run(n) },
+    { name: 'squad', run: (n) => squad.run(n) },
+  ]
+  const probe = runRounds(sides, 1, 2)
+  const estimate = median(probe.msPerStep[0]!)
+  runRounds(sides, settings.warmupSteps || clamp(Math.ceil(settings.warmupMs / estimate), 20, 3000), 2)
+  const warm = runRounds(sides, 3, 1)
+  const steps =
+    settings.roundSteps || clamp(Math.ceil(settings.roundMs / median(warm.msPerStep[0]!)), 3, 20000)
+  const timed = runRounds(sides, steps, settings.rounds)
+  const slerpMs = median(timed.cpuMsPerStep[0]!)
+  const squadMs = median(timed.cpuMsPerStep[1]!)
+  const [slerpSplit, squadSplit] = splitSystems([slerp, squad], settings)
+  const sampleMs = (split: SplitResult['systems'] | undefined) =>
+    split?.find((s) => s.name === 'sampleClips')?.msPerStep ?? NaN
+  const slerpSample = sampleMs(slerpSplit)
+  const squadSample = sampleMs(squadSplit)
+  return {
+    characters: count,
+    joints: slerp.joints,
+    slerpMsPerStep: slerpMs,
+    squadMsPerStep: squadMs,
+    ratio: squadMs / slerpMs,
+    slerpSampleMs: slerpSample,
+    squadSampleMs: squadSample,
+    sampleRatio: squadSample / slerpSample,
+  }
+}
+
+function targets(result: BenchResult, largest: number, rigJoints: number): Target[] {
+  const out: Target[] = []
+  const find = (asset: AssetName, crowd: CrowdKind, n: number) =>
+    result.scenarios.find((s) => s.asset === asset && s.crowd === crowd && s.characters === n)
+  for (const asset of ['rig-linear', 'rig-cubic'] as const) {
+    const s = find(asset, 'moving', largest)
+    out.push({
+      name: `speed ${asset} ${largest}×${rigJoints}`,
+      goal: '≥ 10× three.js',
+      measured: s?.speedup != null ? `${s.speedup.toFixed(1)}×` : 'not measured',
+      met: s?.speedup != null ? s.speedup >= 10 : null,
+    })
+  }
+  const allocs = result.scenarios.flatMap((s) => (s.ours?.allocation ? [s.ours.allocation] : []))
+  const worst = allocs.length > 0 ? Math.max(...allocs.map((a) => a.bytesPerStep)) : null
+  out.push({
+    name: 'allocation',
+    goal: '0 bytes per step (steady state), every scenario',
+    measured:
+      worst === null ? 'not measured' : `max ${worst.toFixed(1)} B/step over ${allocs.length} scenarios`,
+    met: worst === null ? null : worst === 0,
+  })
+  const sq = result.squad
+  out.push({
+    name: 'squad cost',
+    goal: '≤ 2× the slerp path',
+    measured: sq ? `step ${sq.ratio.toFixed(2)}×, sampleClips ${sq.sampleRatio.toFixed(2)}×` : 'not measured',
+    met: sq ? sq.ratio <= 2 : null,
+  })
+  for (const asset of result.settings.assets) {
+    const idle = find(asset, 'idle', largest)
+    const moving = find(asset, 'moving', largest)
+    const share = idle?.ours && moving?.ours ? idle.ours.msPerStep / moving.ours.msPerStep : null
+    out.push({
+      name: `mostly idle ${asset} ${largest}`,
+      goal: '≤ 20% of the all-moving crowd',
+      measured: share === null ? 'not measured' : `${(share * 100).toFixed(1)}%`,
+      met: share === null ? null : share <= 0.2,
+    })
+  }
+  return out
+}
+
+function clamp(x: number, lo: number, hi: number): number {
+  return x < lo ? lo : x > hi ? hi : x
+}

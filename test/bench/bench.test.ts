@@ -1,0 +1,109 @@
+/**
+ * Keeps the benchmark (scripts/bench) from rotting: runs it for a few steps on tiny sizes and checks that the
+ * correctness check passes, that it can fail, and the shape of the output. No timing is asserted.
+ */
+import { createWorld } from 'bitecs'
+import { describe, expect, it } from 'vitest'
+import { createAnimationPlugin } from '../../systems/plugin.ts'
+import { makeCrowdPlan, crowdRoles } from '../../scripts/bench/crowd.ts'
+import { createOurCrowd } from '../../scripts/bench/ours.ts'
+import { formatReport } from '../../scripts/bench/report.ts'
+import { createBenchRig } from '../../scripts/bench/rig.ts'
+import { compareWorlds, runBenchmark } from '../../scripts/bench/run.ts'
+import { createThreeCrowd } from '../../scripts/bench/three.ts'
+
+const FOX = '../shared/assets/Fox/glTF-Binary/Fox.glb'
+
+describe('benchmark', () => {
+  it('runs every scenario on tiny sizes with both sides agreeing, and reports every column', async () => {
+    const result = await runBenchmark({
+      characters: [1, 3],
+      rigJoints: 8,
+      rounds: 2,
+      roundSteps: 10,
+      warmupSteps: 3,
+      allocSteps: 5,
+      foxPath: FOX,
+    })
+    expect(result.ok).toBe(true)
+    expect(result.fadeChecks.map((f) => [f.asset, f.ok])).toEqual([
+      ['fox', true],
+      ['rig-linear', true],
+      ['rig-cubic', true],
+    ])
+    expect(result.scenarios).toHaveLength(3 * 2 * 2)
+    for (const s of result.scenarios) {
+      expect(s.check.errors).toHaveLength(3)
+      expect(s.check.maxError).toBeLessThanOrEqual(1e-4)
+      expect(s.joints).toBe(s.asset === 'fox' ? 26 : 8)
+      for (const side of [s.ours!, s.three!]) {
+        expect(side.rounds).toHaveLength(2)
+        expect(side.msPerStep).toBeGreaterThanOrEqual(0)
+        expect(side.wallMsPerStep).toBeGreaterThan(0)
+        expect(side.bestWallMsPerStep).toBeLessThanOrEqual(side.wallMsPerStep)
+        expect(side.wallRounds).toHaveLength(2)
+        expect(side.nsPerJointStep).toBeCloseTo((side.msPerStep * 1e6) / (s.characters * s.joints), 6)
+        expect(['exact', 'sampled']).toContain(side.allocation!.method)
+        expect(side.allocation!.bytesPerStep).toBeGreaterThanOrEqual(0)
+      }
+      expect(typeof s.speedup).toBe('number')
+      expect(s.wallSpeedup).toBeCloseTo(s.three!.wallMsPerStep / s.ours!.wallMsPerStep, 9)
+    }
+    expect(result.scenarios.find((s) => s.asset === 'rig-cubic')!.interpolation).toBe('CUBICSPLINE')
+    expect(result.splits).toHaveLength(6)
+    const systems = createAnimationPlugin(createWorld()).systems.map((f) => f.name)
+    expect(systems).toHaveLength(5)
+    for (const split of result.splits) expect(split.systems.map((s) => s.name)).toEqual(systems)
+    expect(result.squad!.ratio).toBeCloseTo(result.squad!.squadMsPerStep / result.squad!.slerpMsPerStep, 9)
+    expect(result.targets.map((t) => t.name)).toEqual([
+      'speed rig-linear 3×8',
+      'speed rig-cubic 3×8',
+      'allocation',
+      'squad cost',
+      'mostly idle fox 3',
+      'mostly idle rig-linear 3',
+      'mostly idle rig-cubic 3',
+    ])
+
+    const table = formatReport(result)
+    expect(table).toContain('| asset | crowd | chars | joints | ours ms/step | three ms/step | × three |')
+    expect(
+      table.split('\n').filter((l) => /^\| (fox|rig-linear|rig-cubic) \| (moving|idle) \|/.test(l)),
+    ).toHaveLength(12)
+    expect(JSON.parse(JSON.stringify(result))).toEqual(result)
+  }, 60_000)
+
+  it('the correctness check sees a pose that differs', () => {
+    const asset = createBenchRig({ joints: 8, interpolation: 'CUBICSPLINE' })
+    const plan = makeCrowdPlan(asset, 3, 'moving', { clipA: 0, clipB: 1, fadeSeconds: 1 })
+    const ours = createOurCrowd(plan)
+    const three = createThreeCrowd(plan)
+    ours.run(5)
+    three.run(5)
+    expect(compareWorlds(plan, ours, three)).toBeLessThan(1e-5)
+    ours.run(1)
+    // One step apart: the animation moves more than the tolerance in one step.
+    expect(compareWorlds(plan, ours, three)).toBeGreaterThan(1e-3)
+    three.run(1)
+    expect(compareWorlds(plan, ours, three)).toBeLessThan(1e-5)
+    // A bone turned on the three side only (a tiny rotation about x of a spine joint's local transform).
+    const spine = three.scene.children[2]!.getObjectByName('n1')!
+    spine.rotateX(1e-3)
+    three.scene.updateMatrixWorld()
+    expect(compareWorlds(plan, ours, three)).toBeGreaterThan(1e-4)
+  })
+
+  it('builds the rig and crowds as documented', () => {
+    const rig = createBenchRig()
+    expect(rig.nodes).toHaveLength(64)
+    expect(rig.clips.map((c) => c.name)).toEqual(['Walk', 'Run'])
+    for (const clip of rig.clips) {
+      expect(clip.duration).toBeCloseTo(2, 6)
+      expect(clip.channels).toHaveLength(65)
+      for (const ch of clip.channels) expect(ch.times).toHaveLength(61)
+    }
+    const idle = crowdRoles(1000, 'idle')
+    expect(idle.filter((r) => r === 'paused' || r === 'finished')).toHaveLength(900)
+    expect(crowdRoles(4, 'moving')).toEqual(['play', 'fade', 'play', 'fade'])
+  })
+})
