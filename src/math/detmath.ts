@@ -574,7 +574,15 @@ export function detSinArc(x: number): number {
     y *
       z *
       (ARC_S3 +
-        z * (ARC_S5 + z * (ARC_S7 + z * (ARC_S9 + z * (ARC_S11 + z * (ARC_S13 + z * (ARC_S15 + z * (ARC_S17 + z * (ARC_S19 + z * ARC_S21)))))))))
+        z *
+          (ARC_S5 +
+            z *
+              (ARC_S7 +
+                z *
+                  (ARC_S9 +
+                    z *
+                      (ARC_S11 +
+                        z * (ARC_S13 + z * (ARC_S15 + z * (ARC_S17 + z * (ARC_S19 + z * ARC_S21)))))))))
   )
 }
 
