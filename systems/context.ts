@@ -70,6 +70,8 @@ export interface AnimationContext {
   step: number
   /** The cannon-es world ragdolls live in (the plugin's own, or the game's). Stepped once per fixed step. */
   readonly physics: PhysicsWorld
+  /** True when the plugin made `physics` itself (so it may skip stepping a world with nothing to move). */
+  readonly physicsOwned: boolean
   /** Per character with a ragdoll description in use: its runtime state. */
   readonly ragdolls: (RagdollRuntime | undefined)[]
   /** Things the step caught and handled (reported once per entity and kind); the game may read and clear it. */

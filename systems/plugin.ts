@@ -63,7 +63,6 @@ import {
 import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { RagdollBroadphase } from '../src/physics/broadphase.ts'
-import { despawnRagdoll, type RagdollInstance } from '../src/physics/ragdoll.ts'
 import type { RotationMode } from '../src/clip/clip.ts'
 
 export interface AnimationPluginOptions {
@@ -236,6 +235,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     fromBinding: [],
     step: 0,
     physics,
+    physicsOwned: options.physics?.world === undefined,
     ragdolls: [],
     events: [],
   }
@@ -247,7 +247,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
   const systems = [
     createAdvanceCrossFadesSystem(ctx),
     createSampleClipsSystem(ctx),
-    quarantineRagdolls(ctx, createStepRagdollsSystem(ctx)),
+    createStepRagdollsSystem(ctx),
     blendPoses,
     endStep(ctx, createPropagateTransformsSystem(ctx)),
   ] as const
@@ -924,64 +924,6 @@ function endStep(ctx: AnimationContext, propagate: (world: World) => void) {
     propagate(world)
     ctx.step++
   }
-}
-
-/**
- * Runs right before stepRagdolls: a ragdoll with a body whose state is not finite (position, orientation,
- * velocities or the force and torque applied for the next step; only a game writing into bodies between steps
- * makes one) leaves the physics world before cannon-es steps it. Stepped, its NaN would reach every body that
- * touches the same static body (the ground): the solver adds 0·NaN = NaN to the static body's solver velocity,
- * and all ragdolls lying on the ground would explode with it. Handled as stepRagdolls handles an explosion:
- * the character shows its animation again, with one 'ragdoll-exploded' event per character lifetime.
- * Allocation-free unless it finds one.
- */
-function quarantineRagdolls(ctx: AnimationContext, stepRagdolls: (world: World) => void) {
-  const { Pose, Ragdoll } = ctx.stores
-  const characters = registerQuery(ctx.world, [Ragdoll, Pose])
-  return function stepRagdollsQuarantined(world: World): void {
-    commitRemovals(ctx.world)
-    const dense = characters.dense
-    for (let i = 0; i < dense.length; i++) {
-      const eid = dense[i]!
-      if (Ragdoll.active[eid] === RAGDOLL_OFF) continue
-      const rt = ctx.ragdolls[eid]
-      if (!rt?.instance || bodiesFinite(rt.instance)) continue
-      despawnRagdoll(ctx.physics, rt.instance)
-      rt.instance = null
-      Ragdoll.active[eid] = RAGDOLL_OFF
-      Ragdoll.weight[eid] = 0
-      Pose.changed[eid] = 1
-      if (rt.reported) continue
-      rt.reported = true
-      ctx.events.push({
-        step: ctx.step,
-        entity: eid,
-        kind: 'ragdoll-exploded',
-        message: `character ${eid}: a ragdoll body had a non-finite state before the physics step; back to animation`,
-      })
-    }
-    stepRagdolls(world)
-  }
-}
-
-function bodiesFinite(r: RagdollInstance): boolean {
-  const bodies = r.bodies
-  for (let i = 0; i < bodies.length; i++) {
-    const b = bodies[i]!
-    const p = b.position
-    const q = b.quaternion
-    const v = b.velocity
-    const w = b.angularVelocity
-    const f = b.force
-    const t = b.torque
-    // NaN or ±∞ anywhere makes the sum NaN (∞ − ∞), and so do values so large that their sum overflows.
-    const pose = p.x + p.y + p.z + q.x + q.y + q.z + q.w
-    const motion = v.x + v.y + v.z + w.x + w.y + w.z
-    const load = f.x + f.y + f.z + t.x + t.y + t.z
-    const sum = pose + motion + load
-    if (sum - sum !== 0) return false
-  }
-  return true
 }
 
 function createPhysicsWorld(o: {

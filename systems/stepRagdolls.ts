@@ -5,22 +5,33 @@ import type { AnimationContext, RagdollRuntime } from './context.ts'
 import { LAYER_ANIM, LAYER_PHYS, LAYER_PREV, layerOffset } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
-import { despawnRagdoll, ragdollExploded, readRagdollPose, spawnRagdoll } from '../src/physics/ragdoll.ts'
+import {
+  bodiesFinite,
+  despawnRagdoll,
+  ragdollExploded,
+  readRagdollPose,
+  spawnRagdoll,
+} from '../src/physics/ragdoll.ts'
+import { composeWorld, WORLD_STRIDE } from '../src/physics/kinematics.ts'
 
 /**
  * A body faster than this (world units per second, and at least RAGDOLL_MAX_FALL_SECONDS of free fall, so a
  * world in centimetres with gravity 982 gets 19640 cm/s, not 200 cm/s) or spinning faster (radians per second)
- * has exploded.
+ * has exploded. The spin limit is generous: a hard hit on a light end body (a Fox's 0.6 kg head) legitimately
+ * spins it at a few hundred radians per second.
  */
 export const RAGDOLL_MAX_SPEED = 200
 export const RAGDOLL_MAX_FALL_SECONDS = 20
-export const RAGDOLL_MAX_SPIN = 200
+export const RAGDOLL_MAX_SPIN = 1000
 
 /**
  * stepRagdolls: the physics hand-off, once per fixed step, after sampleClips and before blendPoses.
  *
+ * 0. A live ragdoll with a non-finite body (a game wrote NaN into it) leaves the world before the step, reported
+ *    like an explosion, so its NaN cannot spread through the ground to other ragdolls.
  * 1. The cannon-es world advances by `world.step(dt)`, exactly once (never `fixedStep()` or the 3-argument form,
- *    which read the wall clock).
+ *    which read the wall clock). A world the plugin made itself is not stepped while it holds nothing that moves
+ *    (no ragdoll and no body a game added): nothing could change, and cannon-es allocates in its step.
  * 2. A character whose ragdoll was just activated gets its bodies now, after the step, placed at the animated
  *    world pose of this step (forward kinematics of the ANIM layer under the character's world transform) with
  *    the velocity the animation had (from the PREV layer, when the pose changed this step; otherwise at rest),
@@ -34,13 +45,45 @@ export function createStepRagdollsSystem(ctx: AnimationContext) {
   const { Pose, Ragdoll } = ctx.stores
   const nodes = ctx.sceneGraph.store
   const characters = registerQuery(ctx.world, [Ragdoll, Pose])
+  /** Bodies of the plugin's own world before any ragdoll (the ground): stepping only those changes nothing. */
+  const idleBodies = ctx.physics.bodies.length
+  /** Scratch for the character root's current world transform: its parent's world, its local as a pose joint. */
+  const parentWorld = new Float64Array(WORLD_STRIDE)
+  const rootLocal = new Float32Array(10)
+
+  /**
+   * The character root's world transform now, from its parent's world matrix (settled in the last step) and its
+   * own local transform (which the game may have changed since, e.g. a character added or moved this frame).
+   */
+  function rootWorld(out: Float64Array, eid: number): void {
+    const p = nodes.parent[eid]!
+    if (p === 0) {
+      parentWorld.fill(0)
+      parentWorld[6] = 1
+      parentWorld[7] = 1
+    } else decomposeMatrix(parentWorld, 0, nodes.world, p * 16)
+    for (let k = 0; k < 3; k++) {
+      rootLocal[k] = nodes.translation[eid * 3 + k]!
+      rootLocal[7 + k] = nodes.scale[eid * 3 + k]!
+    }
+    for (let k = 0; k < 4; k++) rootLocal[3 + k] = nodes.rotation[eid * 4 + k]!
+    composeWorld(out, 0, parentWorld, 0, rootLocal, 0)
+  }
 
   function spawn(eid: number, rt: RagdollRuntime): void {
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
     const asset = ctx.assets[Pose.asset[eid]!]!
     const data = ctx.pool.data
-    decomposeMatrix(rt.root, 0, nodes.world, eid * 16)
+    rootWorld(rt.root, eid)
+    let sum = 0
+    for (let k = 0; k < WORLD_STRIDE; k++) sum += rt.root[k]!
+    if (sum - sum !== 0) {
+      // The game's root transform is not finite: there is no pose to hand over.
+      despawn(eid, rt)
+      report(eid, rt, `character ${eid}: its root transform is not finite; the ragdoll was not started`)
+      return
+    }
     forwardKinematics(rt.world, data, layerOffset(base, n, LAYER_ANIM), asset.jointParents, n, rt.root, 0)
     const moved = Pose.changedStep[eid] === ctx.step && ctx.step > 0
     if (moved)
@@ -73,10 +116,30 @@ export function createStepRagdollsSystem(ctx: AnimationContext) {
     Pose.changed[eid] = 1
   }
 
+  function report(eid: number, rt: RagdollRuntime, message: string): void {
+    if (rt.reported) return
+    rt.reported = true
+    ctx.events.push({ step: ctx.step, entity: eid, kind: 'ragdoll-exploded', message })
+  }
+
   return function stepRagdolls(_world: World): void {
     commitRemovals(ctx.world)
     const dense = characters.dense
-    ctx.physics.step(ctx.dt)
+    let live = 0
+    for (let i = 0; i < dense.length; i++) {
+      const eid = dense[i]!
+      if (Ragdoll.active[eid] === RAGDOLL_OFF) continue
+      live++
+      const rt = ctx.ragdolls[eid]
+      if (!rt?.instance || bodiesFinite(rt.instance)) continue
+      despawn(eid, rt)
+      report(
+        eid,
+        rt,
+        `character ${eid}: a ragdoll body had a non-finite state before the physics step; back to animation`,
+      )
+    }
+    if (live > 0 || !ctx.physicsOwned || ctx.physics.bodies.length > idleBodies) ctx.physics.step(ctx.dt)
 
     // Spawn after the step: new bodies hold exactly this step's animated pose, so this step reads back
     // PHYS = ANIM and the hand-off starts from zero difference. (Spawned before the step, they were one step of
@@ -98,25 +161,22 @@ export function createStepRagdollsSystem(ctx: AnimationContext) {
       const state = Ragdoll.active[eid]!
       if (state === RAGDOLL_OFF) continue
       const rt = ctx.ragdolls[eid]!
-      const r = rt.instance!
+      const r = rt.instance
+      if (r === null) continue
       // Weight 0 while falling means spawned this step: the animation's state plus its hits, not yet solved.
       const spawned = state === RAGDOLL_FALLING && Ragdoll.weight[eid] === 0
       if (!spawned && ragdollExploded(r, maxSpeed, RAGDOLL_MAX_SPIN)) {
         despawn(eid, rt)
-        if (!rt.reported) {
-          rt.reported = true
-          ctx.events.push({
-            step: ctx.step,
-            entity: eid,
-            kind: 'ragdoll-exploded',
-            message: `character ${eid}: ragdoll bodies reached non-finite or absurd velocities; back to animation`,
-          })
-        }
+        report(
+          eid,
+          rt,
+          `character ${eid}: ragdoll bodies reached non-finite or absurd velocities; back to animation`,
+        )
         continue
       }
       const n = Pose.count[eid]!
       const base = Pose.base[eid]!
-      decomposeMatrix(rt.root, 0, nodes.world, eid * 16)
+      rootWorld(rt.root, eid)
       readRagdollPose(
         r,
         data,

@@ -37,6 +37,10 @@ export function checkGltfJson(
     if (!Array.isArray(value)) return fail(`"${key}" is not an array`)
     value.forEach((item, i) => {
       if (!isObject(item)) fail(`${key} ${i} is not an object`)
+      // gltf-transform keeps a name of any type, and names reach the asset (nodes, clips, skeletons).
+      if (item['name'] !== undefined && typeof item['name'] !== 'string') {
+        fail(`${key.replace(/(?<=sh)es$|s$/, '')} ${i}: name ${JSON.stringify(item['name'])} is not a string`)
+      }
     })
     return value as Record<string, unknown>[]
   }

@@ -322,3 +322,29 @@ function addShape(
     body.addShape(new Sphere(radius), new Vec3(dx * t, dy * t, dz * t))
   }
 }
+
+/**
+ * False when any body's state is not finite: position, orientation, velocities, or the force and torque queued
+ * for the next step (only a game writing into bodies between steps makes one). Checked before cannon-es steps:
+ * stepped, a NaN reaches every body touching the same static body (the solver adds 0·NaN to the ground's solver
+ * velocity) and every ragdoll lying on the ground would explode with it.
+ */
+export function bodiesFinite(r: RagdollInstance): boolean {
+  const bodies = r.bodies
+  for (let i = 0; i < bodies.length; i++) {
+    const b = bodies[i]!
+    const p = b.position
+    const q = b.quaternion
+    const v = b.velocity
+    const w = b.angularVelocity
+    const f = b.force
+    const t = b.torque
+    // NaN or ±∞ anywhere makes the sum NaN (∞ − ∞), and so do values so large that their sum overflows.
+    const pose = p.x + p.y + p.z + q.x + q.y + q.z + q.w
+    const motion = v.x + v.y + v.z + w.x + w.y + w.z
+    const load = f.x + f.y + f.z + t.x + t.y + t.z
+    const sum = pose + motion + load
+    if (sum - sum !== 0) return false
+  }
+  return true
+}

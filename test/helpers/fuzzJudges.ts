@@ -86,6 +86,7 @@ export function checkWholeAsset(asset: AnimationAsset): string | null {
   const n = asset.nodes.length
   for (const [i, node] of asset.nodes.entries()) {
     if (node.index !== i) return `node ${i} has index ${node.index}`
+    if (typeof node.name !== 'string' || node.name === '') return `node ${i} name ${String(node.name)}`
     if (!(node.parent === -1 || (node.parent >= 0 && node.parent < n && node.parent !== i)))
       return `node ${i} parent ${node.parent}`
     for (const c of node.children)
@@ -101,6 +102,7 @@ export function checkWholeAsset(asset: AnimationAsset): string | null {
   for (const r of asset.roots) if (asset.nodes[r]?.parent !== -1) return `root ${r} is not a root node`
   for (const [s, skeleton] of asset.skeletons.entries()) {
     const count = skeleton.joints.length
+    if (typeof skeleton.name !== 'string') return `skeleton ${s} name ${String(skeleton.name)}`
     if (count === 0) return `skeleton ${s} has no joints`
     if (new Set(skeleton.joints).size !== count) return `skeleton ${s} repeats a joint`
     if (skeleton.inverseBindMatrices.length !== 16 * count || !finite(skeleton.inverseBindMatrices))
@@ -121,6 +123,7 @@ export function checkWholeAsset(asset: AnimationAsset): string | null {
     if (!(skeleton.root >= -1 && skeleton.root < n)) return `skeleton ${s} root ${skeleton.root}`
   }
   for (const clip of asset.clips) {
+    if (typeof clip.name !== 'string') return `clip name ${String(clip.name)}`
     let duration = 0
     for (const [c, ch] of clip.channels.entries()) {
       const at = `clip "${clip.name}" channel ${c}`
@@ -487,7 +490,8 @@ function categorize(
  * test on the error and the mutated JSON, and why.
  */
 export interface Repair {
-  codes: readonly string[]
+  /** The validator codes it explains; absent: any code (then `pointer` and `when` decide). */
+  codes?: readonly string[]
   pointer?: RegExp
   when?: (error: ValidatorError, json: Json | null) => boolean
   why: string
@@ -562,15 +566,6 @@ export const DELIBERATE_REPAIRS: readonly Repair[] = [
     why: 'accessor min/max are never read: the key times and values themselves are checked',
   },
   {
-    codes: [
-      'ACCESSOR_ANIMATION_INPUT_NON_INCREASING',
-      'ACCESSOR_ANIMATION_INPUT_NEGATIVE',
-      'ACCESSOR_INVALID_FLOAT',
-      'ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION',
-      'ANIMATION_SAMPLER_INPUT_ACCESSOR_INVALID_FORMAT',
-      'ANIMATION_SAMPLER_INPUT_ACCESSOR_TOO_FEW_ELEMENTS',
-      'ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT',
-    ],
     pointer: /^\/(animations\/\d+\/(samplers|channels)|accessors)\/\d+/,
     when: unusedAnimationData,
     why: 'channels without a target node are skipped (§5.6); samplers/accessors only they use are unread',
@@ -635,7 +630,7 @@ export const DELIBERATE_REPAIRS: readonly Repair[] = [
 export function repairFor(error: ValidatorError, json: Json | null): Repair | undefined {
   return DELIBERATE_REPAIRS.find(
     (r) =>
-      r.codes.includes(error.code) &&
+      (!r.codes || r.codes.includes(error.code)) &&
       (!r.pointer || r.pointer.test(error.pointer)) &&
       (!r.when || r.when(error, json)),
   )

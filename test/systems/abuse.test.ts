@@ -744,7 +744,7 @@ describe('non-finite values forced in', () => {
       Array.from(plugin.context.pool.data.subarray(o + 3, o + 7)),
     )
     // The character's root: the game's node. Its NaN shows in that character's world matrices (the game's data)
-    // and nowhere else; a ragdoll under it reads back a non-finite physics pose, is not shown and is ended.
+    // and nowhere else; a ragdoll under it is not started (there is no finite pose to hand over) and is reported once.
     nodes.translation[a * 3 + 1] = Number.NaN
     nodes.dirty[a] = 1
     plugin.ragdoll(a)
@@ -754,8 +754,9 @@ describe('non-finite values forced in', () => {
     expect(nonFiniteNodes(plugin).every((e) => aNodes.has(e))).toBe(true)
     expect(plugin.stores.Ragdoll.active[a]).toBe(RAGDOLL_OFF)
     expect(plugin.stores.Ragdoll.active[b]).toBe(RAGDOLL_FALLING)
-    expect(plugin.events.map((e) => [e.entity, e.kind])).toEqual([[a, 'pose-non-finite']])
-    expect(plugin.events[0]!.message).toContain('in the physics pose); the ragdoll was ended')
+    // The ragdoll never starts: its root (the game's) has no finite pose to hand over.
+    expect(plugin.events.map((e) => [e.entity, e.kind])).toEqual([[a, 'ragdoll-exploded']])
+    expect(plugin.events[0]!.message).toContain('root transform is not finite; the ragdoll was not started')
     expectNoLeaks(plugin)
     // Once the game repairs its node, everything is finite again.
     nodes.translation[a * 3 + 1] = 0

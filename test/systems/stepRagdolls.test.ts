@@ -735,3 +735,28 @@ describe('stepRagdolls: a user-supplied description', () => {
     expect(ragdollOf(p, b).r.bodies.length).not.toBe(r.bodies.length)
   })
 })
+
+describe('stepRagdolls: a character placed or moved in the same frame', () => {
+  it('spawns at the root transform the game set this frame, not at the last settled one', () => {
+    const p = newPlugin()
+    const c = p.addCharacter(fox)
+    const S = p.stores.SceneNode
+    // Added, scaled to metres and moved 3 m, then knocked over before any step has settled its world matrix.
+    S.scale.fill(0.01, c * 3, c * 3 + 3)
+    S.translation.set([3, 0, -2], c * 3)
+    S.dirty[c] = 1
+    p.ragdoll(c)
+    p.step()
+    const { r } = ragdollOf(p, c)
+    // Every body sits within the Fox's ~1 m extent around (3, 0.4, -2), at the metre scale.
+    for (const b of r.bodies) {
+      expect(Math.abs(b.position.x - 3)).toBeLessThan(1)
+      expect(Math.abs(b.position.z + 2)).toBeLessThan(1)
+      expect(b.position.y).toBeGreaterThan(-0.1)
+      expect(b.position.y).toBeLessThan(1)
+    }
+    run(p, 120)
+    expect(p.events).toEqual([])
+    expect(p.stores.Ragdoll.active[c]).toBe(RAGDOLL_FALLING)
+  })
+})
