@@ -1,7 +1,7 @@
 import type { World } from 'bitecs'
 import type { SceneGraph } from '../components/SceneNode.ts'
 import { refreshSceneOrder } from '../components/SceneNode.ts'
-import { composeMatrix, multiplyMatrices } from '../src/math/transform.ts'
+import { composeChildMatrix, composeMatrix } from '../src/math/transform.ts'
 
 /**
  * propagateTransforms: world = parentWorld · T·R·S(local) for every node whose local is dirty and for all of
@@ -31,8 +31,8 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
         continue
       }
       const m = e * 16
-      composeMatrix(world, m, translation, e * 3, rotation, e * 4, scale, e * 3)
-      if (p !== 0) multiplyMatrices(world, m, world, p * 16, world, m)
+      if (p === 0) composeMatrix(world, m, translation, e * 3, rotation, e * 4, scale, e * 3)
+      else composeChildMatrix(world, m, world, p * 16, translation, e * 3, rotation, e * 4, scale, e * 3)
       dirty[e] = 0
       changed[e] = 1
       recomputed++

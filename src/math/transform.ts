@@ -122,3 +122,80 @@ export function multiplyMatrices(
   }
   return out
 }
+
+/**
+ * out = P · T · R · S for an affine parent P (last row 0 0 0 1, as every world matrix the scene graph composes
+ * from T/R/S is): the child's world matrix in one pass, about half the arithmetic of composeMatrix followed by a
+ * general 4×4 multiplyMatrices. `out` must not overlap the parent's 16 floats; it may overlap t, r or s.
+ */
+export function composeChildMatrix(
+  out: FloatArray,
+  oo: number,
+  p: FloatArray,
+  po: number,
+  t: FloatArray,
+  to: number,
+  r: FloatArray,
+  ro: number,
+  s: FloatArray,
+  so: number,
+): FloatArray {
+  const x = r[ro]!
+  const y = r[ro + 1]!
+  const z = r[ro + 2]!
+  const w = r[ro + 3]!
+  const x2 = x + x
+  const y2 = y + y
+  const z2 = z + z
+  const xx = x * x2
+  const xy = x * y2
+  const xz = x * z2
+  const yy = y * y2
+  const yz = y * z2
+  const zz = z * z2
+  const wx = w * x2
+  const wy = w * y2
+  const wz = w * z2
+  const sx = s[so]!
+  const sy = s[so + 1]!
+  const sz = s[so + 2]!
+  // Local 3×3 (columns) and translation.
+  const l00 = (1 - (yy + zz)) * sx
+  const l10 = (xy + wz) * sx
+  const l20 = (xz - wy) * sx
+  const l01 = (xy - wz) * sy
+  const l11 = (1 - (xx + zz)) * sy
+  const l21 = (yz + wx) * sy
+  const l02 = (xz + wy) * sz
+  const l12 = (yz - wx) * sz
+  const l22 = (1 - (xx + yy)) * sz
+  const tx = t[to]!
+  const ty = t[to + 1]!
+  const tz = t[to + 2]!
+  const p00 = p[po]!
+  const p10 = p[po + 1]!
+  const p20 = p[po + 2]!
+  const p01 = p[po + 4]!
+  const p11 = p[po + 5]!
+  const p21 = p[po + 6]!
+  const p02 = p[po + 8]!
+  const p12 = p[po + 9]!
+  const p22 = p[po + 10]!
+  out[oo] = p00 * l00 + p01 * l10 + p02 * l20
+  out[oo + 1] = p10 * l00 + p11 * l10 + p12 * l20
+  out[oo + 2] = p20 * l00 + p21 * l10 + p22 * l20
+  out[oo + 3] = 0
+  out[oo + 4] = p00 * l01 + p01 * l11 + p02 * l21
+  out[oo + 5] = p10 * l01 + p11 * l11 + p12 * l21
+  out[oo + 6] = p20 * l01 + p21 * l11 + p22 * l21
+  out[oo + 7] = 0
+  out[oo + 8] = p00 * l02 + p01 * l12 + p02 * l22
+  out[oo + 9] = p10 * l02 + p11 * l12 + p12 * l22
+  out[oo + 10] = p20 * l02 + p21 * l12 + p22 * l22
+  out[oo + 11] = 0
+  out[oo + 12] = p00 * tx + p01 * ty + p02 * tz + p[po + 12]!
+  out[oo + 13] = p10 * tx + p11 * ty + p12 * tz + p[po + 13]!
+  out[oo + 14] = p20 * tx + p21 * ty + p22 * tz + p[po + 14]!
+  out[oo + 15] = 1
+  return out
+}
