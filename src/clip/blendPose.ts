@@ -10,6 +10,12 @@ import { JOINT_STRIDE, R_OFFSET, S_OFFSET } from './poseLayout.ts'
  * entity) so no float crosses a call boundary: V8 boxes floats passed to calls it does not inline.
  * Poses use the layout of poseLayout.ts; `out` may alias a or b (same array and offset). Allocation-free.
  */
+/** Below this cos θ (θ > 60°) the slerp weights come from arc sin/acos; above it, from the series. */
+const SERIES_MIN_COS = 0.5
+const SERIES_TERMS = 14
+/** 1/(i(2i + 1)), the constant part of the series' term ratio. */
+const SERIES_K = Float64Array.from({ length: SERIES_TERMS }, (_, i) => (i === 0 ? 0 : 1 / (i * (2 * i + 1))))
+
 export function blendJointLayers(
   out: Float32Array,
   oo: number,
@@ -58,10 +64,35 @@ export function blendJointLayers(
     let s0 = 1 - w
     let s1 = w
     if (cos < SLERP_NLERP_COS) {
-      const theta = detAcosArc(cos)
-      const invSin = 1 / Math.sqrt(1 - cos * cos)
-      s0 = detSinArc(s0 * theta) * invSin
-      s1 = detSinArc(w * theta) * invSin
+      if (cos >= SERIES_MIN_COS) {
+        // sin(sθ)/sin θ as a power series in y = cos θ − 1 (no trigonometry, no division): a_0 = s,
+        // a_i = a_{i−1}·(s² − i²)/(i(2i + 1)). |y| ≤ ½ here, so each term is at most ¼ of the last and
+        // SERIES_TERMS terms leave less than 1e-8 (below float32 resolution of the result).
+        const y = cos - 1
+        const u2 = s0 * s0
+        const v2 = w * w
+        let a = s0
+        let b = w
+        let sa = a
+        let sb = b
+        let yi = 1
+        for (let i = 1; i < SERIES_TERMS; i++) {
+          const k = SERIES_K[i]!
+          const ii = i * i
+          yi *= y
+          a *= (u2 - ii) * k
+          b *= (v2 - ii) * k
+          sa += a * yi
+          sb += b * yi
+        }
+        s0 = sa
+        s1 = sb
+      } else {
+        const theta = detAcosArc(cos)
+        const invSin = 1 / Math.sqrt(1 - cos * cos)
+        s0 = detSinArc(s0 * theta) * invSin
+        s1 = detSinArc(w * theta) * invSin
+      }
     }
     const x = s0 * ax + s1 * bx
     const y = s0 * ay + s1 * by

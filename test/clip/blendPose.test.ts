@@ -1,0 +1,73 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { blendJointLayers } from '../../src/clip/blendPose.ts'
+import { JOINT_STRIDE } from '../../src/clip/poseLayout.ts'
+import { expectQuatClose, refSlerp, unitQuatArb } from '../helpers/quat.ts'
+
+// The reference side uses Math.* freely: it is the independent oracle, not the deterministic path.
+
+function joint(t: readonly number[], q: readonly number[], s: readonly number[]): number[] {
+  return [...t, ...q, ...s]
+}
+
+/** q turned by `angle` radians (the rotation angle, 2θ) about a fixed axis: a pair at a chosen distance. */
+function turned(q: readonly number[], angle: number): number[] {
+  const h = angle / 2
+  const d = [Math.sin(h) * 0.6, Math.sin(h) * 0.8, 0, Math.cos(h)]
+  const [x1, y1, z1, w1] = d as [number, number, number, number]
+  const [x2, y2, z2, w2] = q as [number, number, number, number]
+  return [
+    w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+    w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+    w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+    w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+  ]
+}
+
+describe('blendJointLayers', () => {
+  it('lerps translation and scale and slerps rotation (series and arc paths) to 1e-6 of a Math.* slerp', () => {
+    fc.assert(
+      fc.property(
+        unitQuatArb(),
+        fc.double({ min: 0, max: 3.1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.boolean(),
+        (q, angle, w, flip) => {
+          const b0 = turned(q, angle).map((v) => (flip ? -v : v))
+          const a = Float32Array.from(joint([1, 2, 3], q, [1, 1, 1]))
+          const b = Float32Array.from(joint([3, -2, 5], b0, [2, 0.5, 1]))
+          const out = new Float32Array(JOINT_STRIDE)
+          blendJointLayers(out, 0, a, 0, b, 0, 1, Float64Array.of(w), 0)
+          for (const [k, lo, hi] of [
+            [0, 1, 3],
+            [1, 2, -2],
+            [2, 3, 5],
+            [7, 1, 2],
+            [8, 1, 0.5],
+            [9, 1, 1],
+          ] as const) {
+            expect(out[k]).toBeCloseTo(lo + (hi - lo) * w, 5)
+          }
+          const expected = refSlerp(Array.from(a.subarray(3, 7)), Array.from(b.subarray(3, 7)), w)
+          expectQuatClose(Array.from(out.subarray(3, 7)), expected, 1e-6)
+        },
+      ),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('copies the ends bit for bit at weights 0 and 1, and aliasing out with a or b works', () => {
+    const a = Float32Array.from(joint([1, 2, 3], [0, 0, 0.6, 0.8], [1, 1, 1]))
+    const b = Float32Array.from(joint([4, 5, 6], [0.6, 0, 0, 0.8], [2, 2, 2]))
+    const out = new Float32Array(JOINT_STRIDE)
+    blendJointLayers(out, 0, a, 0, b, 0, 1, Float64Array.of(0), 0)
+    expect(out).toEqual(a)
+    blendJointLayers(out, 0, a, 0, b, 0, 1, Float64Array.of(1), 0)
+    expect(out).toEqual(b)
+    const copy = a.slice()
+    blendJointLayers(copy, 0, copy, 0, b, 0, 1, Float64Array.of(0.5), 0)
+    const fresh = new Float32Array(JOINT_STRIDE)
+    blendJointLayers(fresh, 0, a, 0, b, 0, 1, Float64Array.of(0.5), 0)
+    expect(copy).toEqual(fresh)
+  })
+})
