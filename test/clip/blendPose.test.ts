@@ -29,8 +29,9 @@ describe('blendJointLayers', () => {
     fc.assert(
       fc.property(
         unitQuatArb(),
-        fc.double({ min: 0, max: 3.1, noNaN: true }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
+        // Uniform (fc.double favours extremes): angles across the nlerp, series and arc ranges.
+        fc.integer({ min: 0, max: 1_000_000 }).map((i) => (i / 1_000_000) * 3.1),
+        fc.integer({ min: 0, max: 1_000_000 }).map((i) => i / 1_000_000),
         fc.boolean(),
         (q, angle, w, flip) => {
           const b0 = turned(q, angle).map((v) => (flip ? -v : v))
