@@ -11,7 +11,8 @@ import {
 import { AnimationError } from '../src/errors.ts'
 import type { ResolvedBody } from '../src/physics/description.ts'
 import type { RagdollInstance } from '../src/physics/ragdoll.ts'
-import { RagdollBody } from '../src/physics/broadphase.ts'
+import type { RagdollBody } from '../src/physics/broadphase.ts'
+import { DampedRagdollBody } from '../src/physics/damping.ts'
 import { RagdollJoint } from '../src/physics/joint.ts'
 import { readU32Array, snapshotError, writeVec3, type Reader, type Writer } from './snapshotStream.ts'
 
@@ -46,7 +47,8 @@ import { readU32Array, snapshotError, writeVec3, type Reader, type Writer } from
  *
  *   instance    u16 bodies × (body, f64×7 joint offset), u16 constraints × constraint
  *   body        u8 type, u8 flags (1 force/torque follow, 2 a parent body follows), u8 sleep state, u8 shapes,
- *               f64 mass, linear damping, angular damping, i32 filter group, i32 filter mask,
+ *               f64 mass, linear damping, angular damping (a DampedRagdollBody's own, src/physics/damping.ts),
+ *               i32 filter group, i32 filter mask,
  *               f64×3 position, ×4 quaternion, ×3 velocity, ×3 angular velocity, [×3 force, ×3 torque],
  *               ×3 inertia, ×3 inverse inertia, ×9 inverse world inertia, f64 time last sleepy,
  *               [u16 index of the body it hangs from];
@@ -183,7 +185,11 @@ function writeBody(w: Writer, body: Body, siblings: readonly Body[], what: strin
   w.u8((forces ? BODY_FORCES : 0) | (parentIndex >= 0 ? BODY_PARENT : 0))
   w.u8(body.sleepState)
   w.u8(body.shapes.length)
-  for (const x of [body.mass, body.linearDamping, body.angularDamping]) w.f64(x)
+  // A DampedRagdollBody (every body spawnRagdoll makes) applies its damping itself; cannon-es's is 0 there.
+  const damped = body instanceof DampedRagdollBody
+  const linear = damped ? body.detLinearDamping : body.linearDamping
+  const angular = damped ? body.detAngularDamping : body.angularDamping
+  for (const x of [body.mass, linear, angular]) w.f64(x)
   w.i32(body.collisionFilterGroup)
   w.i32(body.collisionFilterMask)
   writeVec3(w, body.position)
@@ -480,8 +486,13 @@ export function buildInstance(
   return { bodies, constraints, bodyJoint, jointBody, jointOffset: Float64Array.from(data.offsets) }
 }
 
-function buildBody(d: BodyData): RagdollBody {
-  const body = new RagdollBody({ mass: d.mass, linearDamping: d.damping[0], angularDamping: d.damping[1] })
+/** Always a DampedRagdollBody, as spawnRagdoll makes: the damping stored is applied deterministically. */
+function buildBody(d: BodyData): DampedRagdollBody {
+  const body = new DampedRagdollBody({
+    mass: d.mass,
+    linearDamping: d.damping[0],
+    angularDamping: d.damping[1],
+  })
   for (const s of d.shapes) {
     const [x, y, z] = s.size
     const shape = s.kind === SHAPE_SPHERE ? new Sphere(x!) : new Box(new Vec3(x, y, z))

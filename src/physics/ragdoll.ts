@@ -1,5 +1,6 @@
 import { Box, Quaternion, Sphere, Vec3, type Body, type ConeTwistConstraint, type World } from 'cannon-es'
-import { dropsRagdollLinks, RagdollBody } from './broadphase.ts'
+import { dropsRagdollLinks } from './broadphase.ts'
+import { DampedRagdollBody } from './damping.ts'
 import type { ResolvedBody } from './description.ts'
 import { RagdollJoint } from './joint.ts'
 import { localFromWorld, rotateVector, WORLD_STRIDE } from './kinematics.ts'
@@ -41,13 +42,20 @@ export interface RagdollSpawnInput {
 }
 
 /**
+ * Velocity damping of every ragdoll body: the fraction of linear and of angular velocity lost per second
+ * (cannon-es's meaning; applied deterministically by DampedRagdollBody, see damping.ts).
+ */
+export const RAGDOLL_LINEAR_DAMPING = 0.05
+export const RAGDOLL_ANGULAR_DAMPING = 0.1
+
+/**
  * Builds the bodies and constraints at the animated pose, gives every body the velocity the animation had
  * (finite differences between `previous` and `world`), and adds them to `physics`. Allocates (a hand-off, not a
  * per-frame call).
  */
 export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollInstance {
   const n = input.bodies.length
-  const bodies: RagdollBody[] = []
+  const bodies: DampedRagdollBody[] = []
   const constraints: ConeTwistConstraint[] = []
   const bodyJoint = new Int32Array(n)
   const jointBody = new Int32Array(input.jointCount).fill(-1)
@@ -76,11 +84,11 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     centers[b * 3] = cx
     centers[b * 3 + 1] = cy
     centers[b * 3 + 2] = cz
-    const body = new RagdollBody({
+    const body = new DampedRagdollBody({
       mass: spec.mass,
       position: new Vec3(cx, cy, cz),
-      linearDamping: 0.05,
-      angularDamping: 0.1,
+      linearDamping: RAGDOLL_LINEAR_DAMPING,
+      angularDamping: RAGDOLL_ANGULAR_DAMPING,
     })
     body.quaternion.set(0, 0, 0, 1)
     addShape(body, spec, radius, length, dx, dy, dz)
@@ -311,7 +319,13 @@ function addShape(
   dz: number,
 ) {
   if (spec.shape === 'box') {
-    const orientation = new Quaternion().setFromVectors(new Vec3(0, 1, 0), new Vec3(dx, dy, dz))
+    // The box's y axis along d. cannon-es's setFromVectors is + − × / and √, except for a d opposite to y,
+    // which it turns with Math.sin/cos(π/2): there, the same half turn (about −z) is written out.
+    const up = new Vec3(0, 1, 0)
+    const d = new Vec3(dx, dy, dz)
+    const orientation = up.isAntiparallelTo(d)
+      ? new Quaternion(0, 0, -1, 0)
+      : new Quaternion().setFromVectors(up, d)
     body.addShape(new Box(new Vec3(radius, length * 0.5, radius)), new Vec3(0, 0, 0), orientation)
     return
   }

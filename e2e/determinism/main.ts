@@ -1,0 +1,42 @@
+import { mathProbe, runCrossEngineScenario, type CrossEngineRun } from '../../test/sim/crossEngine.ts'
+
+/**
+ * The page side of e2e/determinism.e2e.test.ts: runs the cross-engine scenario (test/sim/crossEngine.ts) on the
+ * bundled Fox (demo/public/Fox/Fox.glb, served at /Fox/Fox.glb) in this browser's engine and exposes the result
+ * as `window.__determinism`, with the engine's own Math.* outputs on the probe inputs (mathProbe).
+ */
+export interface DeterminismHook {
+  done: boolean
+  error: string | null
+  run: CrossEngineRun | null
+  math: number[] | null
+  ms: number
+}
+
+declare global {
+  interface Window {
+    __determinism: DeterminismHook
+  }
+}
+
+const hook: DeterminismHook = { done: false, error: null, run: null, math: null, ms: 0 }
+window.__determinism = hook
+
+async function main(): Promise<void> {
+  const response = await fetch('/Fox/Fox.glb')
+  if (!response.ok) throw new Error(`GET /Fox/Fox.glb: ${response.status}`)
+  const bytes = new Uint8Array(await response.arrayBuffer())
+  const start = performance.now()
+  hook.run = await runCrossEngineScenario(bytes)
+  hook.ms = performance.now() - start
+  hook.math = mathProbe()
+}
+
+main()
+  .catch((e: unknown) => {
+    hook.error = e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e)
+  })
+  .finally(() => {
+    hook.done = true
+    document.getElementById('status')!.textContent = hook.error ?? 'done'
+  })
