@@ -95,8 +95,10 @@ export function formatReport(r: BenchResult): string {
     lines.push(row([t.name, t.goal, t.measured, t.met === null ? '—' : t.met ? 'yes' : 'NO']))
   lines.push('')
   lines.push(
-    "Times are wall clock (median round); the JSON also has each side's best round and its CPU time " +
-      '(cpuMsPerStep), which other processes on the machine disturb less.',
+    "ms/step is the median round of this process's CPU time per step (process.cpuUsage: all its threads, so " +
+      'GC helpers count); per-joint costs, frame budgets and ratios derive from it. Wall-clock medians are in ' +
+      'the last columns and, with every round, in the JSON: on a machine shared with other work, wall time ' +
+      'also counts the time other processes held the core.',
   )
   lines.push(r.ok ? 'Correctness: every check passed.' : 'Correctness: SOME CHECKS FAILED (see max error).')
   return lines.join('\n')

@@ -11,6 +11,20 @@ export const CHANNEL_PATHS: readonly ChannelPath[] = ['translation', 'rotation',
 export const INTERPOLATIONS: readonly Interpolation[] = ['STEP', 'LINEAR', 'CUBICSPLINE']
 
 /**
+ * `Channel.kind`: the sampling path, fixed at build so the per-frame loop branches on a small integer
+ * instead of comparing path and interpolation strings.
+ */
+export const KIND_STEP = 0
+/** LINEAR translation, scale, weights: component-wise lerp. */
+export const KIND_LINEAR = 1
+/** LINEAR rotation: slerp (or squad) on `Channel.aligned` with `Channel.slerpCache`. */
+export const KIND_SLERP = 2
+/** CUBICSPLINE translation, scale, weights: Hermite. */
+export const KIND_CUBIC = 3
+/** CUBICSPLINE rotation: Hermite, then normalized. */
+export const KIND_CUBIC_ROTATION = 4
+
+/**
  * One animated property of one node. Immutable once built; validated once by `buildClip`, trusted after.
  *
  * `values` layout, `c = components` floats per element, `n = times.length` keys:
@@ -32,24 +46,47 @@ export interface Channel {
   readonly interpolation: Interpolation
   /** Floats per element: 3 (translation, scale), 4 (rotation), morph target count (weights). */
   readonly components: number
-  /** Key times in seconds, strictly increasing, finite, ≥ 0. */
+  /**
+   * Key times in seconds, strictly increasing, finite, ≥ 0. Channels of one clip whose key times are equal
+   * share one array (exporters write one time track per clip), so a sampler finds the segment once per track.
+   */
   readonly times: Float32Array
+  /**
+   * Index, in its clip, of the first channel whose `times` is this channel's: the track's key cursor slot. A
+   * clip sampler keeps one cursor per track, at `cursors[cursorStart + track]`; the other channels' slots are
+   * left alone. The channel's own index when no earlier channel shares its times.
+   */
+  readonly track: number
+  /** KIND_STEP | KIND_LINEAR | KIND_SLERP | KIND_CUBIC | KIND_CUBIC_ROTATION (see above). */
+  readonly kind: number
   readonly values: Float32Array
   /**
-   * LINEAR rotation channels only (else null): per segment k (keys k, k+1) four doubles
-   * `[sign, theta, 1/sin(theta), nlerp]`:
-   *   sign    ±1, multiplies key k+1 so the segment takes the short arc;
-   *   theta   angle between key k and sign·key k+1 (radians, half the rotation angle);
-   *   1/sin   precomputed divisor of slerp;
-   *   nlerp   1 when the keys are so close (cos theta > 0.9995) that normalized lerp replaces slerp.
+   * LINEAR rotation channels only (else null): per segment k (keys k, k+1) two doubles `[theta, weight]`:
+   *   theta   the angle between key k and key k+1 taken the short way (radians, half the rotation angle), or
+   *           -1 when the keys are so close (|cos| > SLERP_NLERP_COS) that normalized lerp replaces slerp;
+   *   weight  σ_k / sin(theta) for slerp, σ_k for normalized lerp, where σ_k = ±1 is the sign `aligned`
+   *           gave key k. Folding σ_k in here makes slerp of the aligned keys give exactly the bits of slerp
+   *           of the given keys with the short-arc flip, with no sign to load or multiply.
    */
   readonly slerpCache: Float64Array | null
+  /**
+   * LINEAR rotation channels only (else null): the n keys made hemisphere-consistent, `σ_k · values[k]` with
+   * σ_0 = 1 and σ_{k+1} = σ_k, negated when key k+1 is more than 90° from key k (cos < 0), so every segment's
+   * short arc runs between neighbours as stored. 4 floats per key; often a view into `squad` (same keys).
+   */
+  readonly aligned: Float32Array | null
   /**
    * LINEAR rotation channels only (else null): the keys made hemisphere-consistent (each key negated where needed
    * to be within 90° of the previous one), then the squad control quaternions, 4 floats per key each:
    *   | q0' | q1' | ... | s0 | s1 | ... |        length 2*n*4
    */
   readonly squad: Float32Array | null
+  /**
+   * LINEAR rotation channels only (else null): per segment k, the angle between the squad controls s_k and
+   * s_{k+1} and 1/sin of it, two doubles (see rotationCache.ts), so squad's slerp of the controls needs no arc
+   * cosine at run time.
+   */
+  readonly controlCache: Float64Array | null
 }
 
 export interface Clip {
@@ -57,6 +94,11 @@ export interface Clip {
   /** Seconds: the latest key time over all channels (0 for a clip whose keys all sit at 0). */
   readonly duration: number
   readonly channels: readonly Channel[]
+  /**
+   * The same channels, in an array that is not frozen, for the frame loop (sample.ts): V8 11 reads elements of
+   * a frozen (or sealed) array through a generic call, about 4 ns each, ~4× a plain array. Never modify it.
+   */
+  readonly frameChannels: readonly Channel[]
 }
 
 /** Raw channel data, as read from a file or written by authoring code. Copied and validated by `buildClip`. */
@@ -102,13 +144,21 @@ export function buildClip(raw: RawClip, options: BuildClipOptions = {}): Clip {
   if (!Array.isArray(raw.channels)) {
     throw new AnimationError('clip', `clip "${name}": channels must be an array`)
   }
-  const channels = raw.channels.map((ch, i) => buildChannel(name, i, ch, options))
+  // One time track per distinct key-time array; channels with equal times share the first one's array.
+  const tracks: { times: Float32Array; index: number }[] = []
+  const channels = raw.channels.map((ch, i) => buildChannel(name, i, ch, options, tracks))
   let duration = 0
   for (const ch of channels) duration = Math.max(duration, ch.times[ch.times.length - 1]!)
-  return Object.freeze({ name, duration, channels: Object.freeze(channels) })
+  return Object.freeze({ name, duration, channels: Object.freeze(channels), frameChannels: channels.slice() })
 }
 
-function buildChannel(clipName: string, index: number, raw: RawChannel, options: BuildClipOptions): Channel {
+function buildChannel(
+  clipName: string,
+  index: number,
+  raw: RawChannel,
+  options: BuildClipOptions,
+  tracks: { times: Float32Array; index: number }[],
+): Channel {
   const nodeName = raw.nodeName ?? ''
   const label = `${nodeName || `node ${raw.node}`}.${raw.path}`
   const where = `clip "${clipName}" channel ${index} (${label})`
@@ -202,11 +252,21 @@ function buildChannel(clipName: string, index: number, raw: RawChannel, options:
   }
 
   let slerpCache: Float64Array | null = null
+  let aligned: Float32Array | null = null
   let squad: Float32Array | null = null
+  let controlCache: Float64Array | null = null
   if (path === 'rotation' && interpolation === 'LINEAR') {
     const caches = buildRotationCaches(values, keyCount, times)
     slerpCache = caches.slerpCache
+    aligned = caches.aligned
     squad = caches.squad
+    controlCache = caches.controlCache
+  }
+
+  let track = tracks.find((tr) => sameTimes(tr.times, times))
+  if (!track) {
+    track = { times, index }
+    tracks.push(track)
   }
 
   return Object.freeze({
@@ -215,11 +275,27 @@ function buildChannel(clipName: string, index: number, raw: RawChannel, options:
     path,
     interpolation,
     components,
-    times,
+    times: track.times,
+    track: track.index,
+    kind: kindOf(path, interpolation),
     values,
     slerpCache,
+    aligned,
     squad,
+    controlCache,
   })
+}
+
+function sameTimes(a: Float32Array, b: Float32Array): boolean {
+  if (a.length !== b.length) return false
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false
+  return true
+}
+
+function kindOf(path: ChannelPath, interpolation: Interpolation): number {
+  if (interpolation === 'STEP') return KIND_STEP
+  if (interpolation === 'LINEAR') return path === 'rotation' ? KIND_SLERP : KIND_LINEAR
+  return path === 'rotation' ? KIND_CUBIC_ROTATION : KIND_CUBIC
 }
 
 function describeElement(element: number, perKey: number): string {

@@ -1,14 +1,22 @@
-import { detAcos, detSin } from '../math/detmath.ts'
+import { detAcos, detAcosArc, detSin } from '../math/detmath.ts'
 import { conjugateQuat, expQuat, logQuat, multiplyQuat, SLERP_NLERP_COS } from '../math/quat.ts'
 
-/** Floats per segment in `Channel.slerpCache`: `[sign, theta, 1/sin(theta), nlerp]`. */
-export const SLERP_CACHE_STRIDE = 4
+/** Floats per segment in `Channel.slerpCache`: `[theta or NLERP_SEGMENT, weight]` (see Channel). */
+export const SLERP_CACHE_STRIDE = 2
+/** `slerpCache` / `controlCache` theta of a segment whose ends are so close that nlerp replaces slerp. */
+export const NLERP_SEGMENT = -1
+/** `controlCache` theta of a segment whose control points are exactly opposite: no path, s_k is held. */
+export const OPPOSITE_SEGMENT = -2
 
 /**
  * Precomputes, once per LINEAR rotation channel, what sampling would otherwise redo every frame:
  *
- * - `slerpCache` (Float64, 4 per segment): the short-arc sign of key k+1, the half-angle θ_k, 1/sin θ_k, and
- *   whether the segment is so short that normalized lerp replaces slerp. With it a slerp costs two sines.
+ * - `aligned` (Float32, 4 per key): the keys with signs σ_k chosen so that every segment's short arc runs
+ *   between neighbours as stored: σ_0 = 1, σ_{k+1} = −σ_k when cos(key k, key k+1) < 0, else σ_k.
+ * - `slerpCache` (Float64, 2 per segment): the half-angle θ_k and σ_k / sin θ_k, or NLERP_SEGMENT and σ_k when
+ *   the segment is so short that normalized lerp replaces slerp. With it a slerp costs two sines. Because
+ *   σ_k·σ_k = 1 and ±1 factors are exact, slerp of the aligned keys with these weights gives the bits that
+ *   slerp of the given keys with a per-segment short-arc flip gave.
  * - `squad` (Float32, `| aligned keys (4n) | controls (4n) |`): keys made hemisphere-consistent (each within 90°
  *   of the previous) and squad control points, with A = log(q_i⁻¹ q_{i−1}), B = log(q_i⁻¹ q_{i+1}) and the
  *   durations h₀ = t_i − t_{i−1}, h₁ = t_{i+1} − t_i of the segments before and after key i:
@@ -18,6 +26,12 @@ export const SLERP_CACHE_STRIDE = 4
  *   continuous across keys for uneven spacing too (Shoemake's unweighted form jumped by up to 7 rad/s on
  *   keys 0.2–0.7 s apart in test/clip/squad.test.ts's cases, worse than slerp). Without `times` the keys are
  *   taken as evenly spaced.
+ * - `controlCache` (Float64, 2 per segment): for squad's slerp of the controls s_k → s_{k+1} (no short-arc
+ *   flip), `[theta, 1/sin(theta)]` with theta = acos(s_k · s_{k+1}) (dot and arc cosine in double, as sampling
+ *   did at run time, so the same bits), NLERP_SEGMENT when cos ≥ SLERP_NLERP_COS, OPPOSITE_SEGMENT when
+ *   cos ≤ −1.
+ *   `squad`'s keys differ from `aligned` only where a key is exactly 90° from its predecessor (cos = 0) after
+ *   a negated one (either sign is then a short arc); otherwise `aligned` is a view of its first half.
  *
  * `values` holds n normalized keys (validated by buildClip). Runs at load time; allocation here is fine.
  */
@@ -25,27 +39,27 @@ export function buildRotationCaches(
   values: Float32Array,
   keyCount: number,
   times?: Float32Array,
-): { slerpCache: Float64Array; squad: Float32Array } {
+): { slerpCache: Float64Array; aligned: Float32Array; squad: Float32Array; controlCache: Float64Array } {
   const n = keyCount
   const slerpCache = new Float64Array(Math.max(0, n - 1) * SLERP_CACHE_STRIDE)
+  const sigma = new Float64Array(n)
+  if (n > 0) sigma[0] = 1
   for (let k = 0; k + 1 < n; k++) {
     const a = k * 4
     const b = a + 4
     let cos = 0
     for (let j = 0; j < 4; j++) cos += values[a + j]! * values[b + j]!
     const sign = cos < 0 ? -1 : 1
+    sigma[k + 1] = sigma[k]! * sign
     cos = Math.min(1, Math.abs(cos))
     const c = k * SLERP_CACHE_STRIDE
-    slerpCache[c] = sign
     if (cos > SLERP_NLERP_COS) {
-      slerpCache[c + 1] = detAcos(cos)
-      slerpCache[c + 2] = 0
-      slerpCache[c + 3] = 1
+      slerpCache[c] = NLERP_SEGMENT
+      slerpCache[c + 1] = sigma[k]!
     } else {
       const theta = detAcos(cos)
-      slerpCache[c + 1] = theta
-      slerpCache[c + 2] = 1 / detSin(theta)
-      slerpCache[c + 3] = 0
+      slerpCache[c] = theta
+      slerpCache[c + 1] = sigma[k]! * (1 / detSin(theta))
     }
   }
 
@@ -87,5 +101,33 @@ export function buildRotationCaches(
       squad[n * 4 + o + j] = control[j]!
     }
   }
-  return { slerpCache, squad }
+  let same = true
+  const slerpKeys = new Float32Array(n * 4)
+  for (let k = 0; k < n; k++) {
+    for (let j = 0; j < 4; j++) {
+      const v = sigma[k]! * values[k * 4 + j]!
+      slerpKeys[k * 4 + j] = v
+      if (!Object.is(v, squad[k * 4 + j])) same = false
+    }
+  }
+  const controlCache = new Float64Array(Math.max(0, n - 1) * SLERP_CACHE_STRIDE)
+  for (let k = 0; k + 1 < n; k++) {
+    const a = n * 4 + k * 4
+    const b = a + 4
+    const cos =
+      squad[a]! * squad[b]! +
+      squad[a + 1]! * squad[b + 1]! +
+      squad[a + 2]! * squad[b + 2]! +
+      squad[a + 3]! * squad[b + 3]!
+    const c = k * SLERP_CACHE_STRIDE
+    if (cos <= -1) {
+      controlCache[c] = OPPOSITE_SEGMENT
+    } else if (cos < SLERP_NLERP_COS) {
+      controlCache[c] = detAcosArc(cos)
+      controlCache[c + 1] = 1 / Math.sqrt(1 - cos * cos)
+    } else {
+      controlCache[c] = NLERP_SEGMENT
+    }
+  }
+  return { slerpCache, aligned: same ? squad.subarray(0, n * 4) : slerpKeys, squad, controlCache }
 }

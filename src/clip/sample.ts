@@ -1,27 +1,33 @@
 import type { Channel, Clip, RotationMode } from './clip.ts'
-import { detAcosArc, detSinArc } from '../math/detmath.ts'
+import { KIND_CUBIC, KIND_CUBIC_ROTATION, KIND_LINEAR, KIND_SLERP, KIND_STEP } from './clip.ts'
 import { normalizeQuat, SLERP_NLERP_COS } from '../math/quat.ts'
-import { SLERP_CACHE_STRIDE } from './rotationCache.ts'
+import { NLERP_SEGMENT, OPPOSITE_SEGMENT, SLERP_CACHE_STRIDE } from './rotationCache.ts'
 
 /**
  * Float arguments of the per-frame kernels travel through this module scratch rather than call arguments: V8
  * boxes (allocates 16 bytes for) every float passed to or returned from a call it does not inline, and sampling
  * runs for every channel of every character every step. JavaScript is single-threaded and these kernels do not
- * re-enter, so one scratch is safe.
+ * re-enter, so one scratch is safe. The hot kinds (lerp, slerp, Hermite) are written inline in `sampleList`,
+ * whose float locals never cross a call; only the rarer paths below are calls.
  *   [0] time   clip-local seconds being sampled
  *   [1] u      position in the current segment, [0, 1)
- *   [2] span   the segment's duration, seconds
- *   [3] weight the fraction of squad's inner slerps
+ *   [2] weight a slerp's fraction t (squad's inner slerps)
+ *   [3] angle  a slerp's angle θ in radians (or NLERP_SEGMENT), or the cosine acosArc turns into one
+ *   [4] w0     slerpWeights' results, sin((1 − t)·θ) and sin(t·θ)
+ *   [5] w1
  */
-const reg = new Float64Array(4)
+const reg = new Float64Array(6)
 const TIME = 0
 const U = 1
-const SPAN = 2
-const WEIGHT = 3
+const WEIGHT = 2
+const ANGLE = 3
+const W0 = 4
+const W1 = 5
 
 /**
- * Sampling one channel at one time: the per-frame kernel. Allocation-free; trusts the channel (validated by
- * buildClip); clamps instead of throwing.
+ * Sampling one channel at one time, for tools and tests; systems sample whole clips with `sampleClipChannels`
+ * (same code, same bits). Allocation-free; trusts the channel (validated by buildClip); clamps instead of
+ * throwing.
  *
  * Time rules (t in seconds, clip-local; wrapping and speed are the caller's business):
  *   t ≤ first key (or a single key)  → first key's value
@@ -43,14 +49,32 @@ export function sampleChannel(
   rotationMode: RotationMode = 'slerp',
 ): Float32Array {
   reg[TIME] = time
-  return sampleAtTime(out, offset, channel, cursors, cursorIndex, rotationMode === 'squad')
+  single[0] = channel
+  // sampleList reads the cursor at cursorStart + channel.track.
+  sampleList(
+    out,
+    offset,
+    single,
+    singleBinding,
+    cursors,
+    cursorIndex - channel.track,
+    rotationMode === 'squad',
+  )
+  return out
 }
+
+const single: Channel[] = []
+/** Offset 0 from `offset`: the one channel writes at out[offset ..]. */
+const singleBinding = new Int32Array(1)
 
 /**
  * Samples every bound channel of `clip` at clip-local time `timeOf[timeIndex]` (seconds; read from an array so
  * no float crosses a call boundary in the frame loop, see `reg`) into a pose layer: channel c goes to
- * `data[layer + binding[c] ..]` (skipped when `binding[c]` < 0) using cursor `cursors[cursorStart + c]`.
- * LINEAR rotation channels use squad when `squad` is true.
+ * `data[layer + binding[c] ..]` (skipped when `binding[c]` < 0). LINEAR rotation channels use squad when
+ * `squad` is true.
+ *
+ * Key cursors: one per time track (see `Channel.track`), at `cursors[cursorStart + track]`; the segment is
+ * searched once per track, not once per channel. Slots of channels that are not a track's first are untouched.
  */
 export function sampleClipChannels(
   data: Float32Array,
@@ -64,61 +88,218 @@ export function sampleClipChannels(
   squad: boolean,
 ): void {
   reg[TIME] = timeOf[timeIndex]!
-  const channels = clip.channels
+  sampleList(data, layer, clip.frameChannels, binding, cursors, cursorStart, squad)
+}
+
+// Taylor coefficients of sin, (−1)^k / (2k+1)!, each rounded once from the exact rational (as in detmath.ts).
+const ARC_S3 = -1 / 6
+const ARC_S5 = 1 / 120
+const ARC_S7 = -1 / 5040
+const ARC_S9 = 1 / 362880
+const ARC_S11 = -1 / 39916800
+/** All of detSinArc's coefficients, S3 … S21, for its series (Horner from the last). */
+const ARC_SERIES = Float64Array.of(
+  ARC_S3,
+  ARC_S5,
+  ARC_S7,
+  ARC_S9,
+  ARC_S11,
+  1 / 6227020800,
+  -1 / 1307674368000,
+  1 / 355687428096000,
+  -1 / 121645100408832000,
+  1 / 51090942171709440000,
+)
+const ARC_TERMS = ARC_SERIES.length
+/** π/2 and π = PI_HI + PI_LO, as in detmath.ts (detSinArc's reflection above π/2). */
+const HALF_PI_HI = 1.5707963267948966
+const PI_HI = 3.141592653589793
+const PI_LO = 1.2246467991473532e-16
+
+/**
+ * Largest slerp segment angle (radians) whose sines use the short series `shortArcSin`. Mocap keys are far
+ * closer than this (a key every 1/30 s rarely turns a joint 0.5 rad).
+ */
+export const SHORT_ARC = 0.25
+
+/**
+ * sin x for x in [0, SHORT_ARC], the Taylor series to x¹¹: its truncation error is below x¹³/13! ≤ 2.4e-18,
+ * under 0.1 ulp of the result, so it stays within one ulp of detSinArc (test/clip/sampleKernels.test.ts).
+ * `sampleList` writes this polynomial out inline (a float argument would be boxed); this copy is for tests.
+ */
+export function shortArcSin(x: number): number {
+  const z = x * x
+  return x + x * z * (ARC_S3 + z * (ARC_S5 + z * (ARC_S7 + z * (ARC_S9 + z * ARC_S11))))
+}
+
+/**
+ * The sampler: channel c of `channels` (skipped when `binding[c]` < 0) at time reg[TIME] into
+ * `out[layer + binding[c] ..]`. Channels sharing a time track (one `times` array, consecutive in every clip
+ * an exporter writes) share one segment search and its Hermite weights; a channel on another track starts a
+ * new search. Allocation-free: every float here stays a local.
+ */
+function sampleList(
+  out: Float32Array,
+  layer: number,
+  channels: readonly Channel[],
+  binding: Int32Array,
+  cursors: Uint32Array,
+  cursorStart: number,
+  useSquad: boolean,
+): void {
+  // Constants as literals in the function rather than the module's names: V8 11 reads a module-level binding
+  // from its context at every use and checks its type (an import also for the dead zone), ~8% of this loop.
+  // Kinds as in clip.ts (KIND_*); the rest as in this module (ARC_S*, SHORT_ARC, ...), which tests compare.
+  const STEP = 0
+  const LINEAR = 1
+  const SLERP = 2
+  const CUBIC_ROTATION = 4
+  const CACHE_STRIDE = 2
+  const SHORT = 0.25
+  const S3 = -1 / 6
+  const S5 = 1 / 120
+  const S7 = -1 / 5040
+  const S9 = 1 / 362880
+  const S11 = -1 / 39916800
+  const HALF_PI = 1.5707963267948966
+  const PI = 3.141592653589793
+  const PI_LO = 1.2246467991473532e-16
+  const TERMS = 10
+  const time = reg[TIME]!
+  let times: Float32Array | null = null
+  let n = 0
+  // Whether the current track's time falls between keys k and k+1 (interpolated) or on key k (copied).
+  let between = false
+  let k = 0
+  let u = 0
+  let h00 = 0
+  let h10 = 0
+  let h01 = 0
+  let h11 = 0
   for (let c = 0; c < channels.length; c++) {
     const offset = binding[c]!
-    if (offset >= 0) sampleAtTime(data, layer + offset, channels[c]!, cursors, cursorStart + c, squad)
+    if (offset < 0) continue
+    const ch = channels[c]!
+    const o = layer + offset
+
+    if (ch.times !== times) {
+      times = ch.times
+      n = times.length
+      between = false
+      if (!(time > times[0]!) || n === 1) k = 0
+      else if (time >= times[n - 1]!) k = n - 1
+      else {
+        const slot = cursorStart + ch.track
+        // `| 0`: a cursor read as int32 (a garbage one above 2^31 turns negative, which locate rejects) keeps
+        // k an integer; as a uint32 it would be a double, and V8 boxed it on the way into the binary search.
+        k = locate(times, cursors[slot]! | 0)
+        cursors[slot] = k
+        const t0 = times[k]!
+        if (time !== t0) {
+          between = true
+          const span = times[k + 1]! - t0
+          u = (time - t0) / span
+          // Hermite basis (glTF spec, Appendix C), tangent terms scaled by the segment duration in seconds.
+          const u2 = u * u
+          const u3 = u2 * u
+          h00 = 2 * u3 - 3 * u2 + 1
+          h10 = (u3 - 2 * u2 + u) * span
+          h01 = -2 * u3 + 3 * u2
+          h11 = (u3 - u2) * span
+        }
+      }
+    }
+
+    const kind = ch.kind
+    if (!between || kind === STEP) {
+      copyKey(out, o, ch, k)
+    } else if (kind === SLERP) {
+      if (useSquad) {
+        reg[U] = u
+        squad(out, o, ch.squad!, n, k, ch.slerpCache!, ch.controlCache!)
+        continue
+      }
+      // Slerp of the aligned keys k, k+1 with the segment's cached angle and σ_k/sin θ (Channel.slerpCache).
+      const cache = ch.slerpCache!
+      const ci = k * CACHE_STRIDE
+      const theta = cache[ci]!
+      const weight = cache[ci + 1]!
+      let s0: number
+      let s1: number
+      if (theta < 0) {
+        s0 = (1 - u) * weight
+        s1 = u * weight
+      } else {
+        const x0 = (1 - u) * theta
+        const x1 = u * theta
+        if (theta <= SHORT) {
+          // shortArcSin, inline.
+          const z0 = x0 * x0
+          const z1 = x1 * x1
+          s0 = (x0 + x0 * z0 * (S3 + z0 * (S5 + z0 * (S7 + z0 * (S9 + z0 * S11))))) * weight
+          s1 = (x1 + x1 * z1 * (S3 + z1 * (S5 + z1 * (S7 + z1 * (S9 + z1 * S11))))) * weight
+        } else {
+          // detSinArc (θ ≤ π/2 here), its series written out with the same operations, so the same bits: a
+          // call could stay out of line and box its argument.
+          const y0 = x0 > HALF_PI ? PI - x0 + PI_LO : x0
+          const y1 = x1 > HALF_PI ? PI - x1 + PI_LO : x1
+          const z0 = y0 * y0
+          const z1 = y1 * y1
+          let p0 = ARC_SERIES[TERMS - 1]!
+          let p1 = p0
+          for (let i = TERMS - 2; i >= 0; i--) {
+            p0 = ARC_SERIES[i]! + z0 * p0
+            p1 = ARC_SERIES[i]! + z1 * p1
+          }
+          s0 = (y0 + y0 * z0 * p0) * weight
+          s1 = (y1 + y1 * z1 * p1) * weight
+        }
+      }
+      const q = ch.aligned!
+      const a = k * 4
+      const x = s0 * q[a]! + s1 * q[a + 4]!
+      const y = s0 * q[a + 1]! + s1 * q[a + 5]!
+      const z = s0 * q[a + 2]! + s1 * q[a + 6]!
+      const w = s0 * q[a + 3]! + s1 * q[a + 7]!
+      // Renormalized in double before the float32 store: slerp of unit keys is unit up to rounding, nlerp not.
+      const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w)
+      out[o] = x * inv
+      out[o + 1] = y * inv
+      out[o + 2] = z * inv
+      out[o + 3] = w * inv
+    } else if (kind === LINEAR) {
+      const cc = ch.components
+      const values = ch.values
+      const a = k * cc
+      const b = a + cc
+      for (let j = 0; j < cc; j++) {
+        const va = values[a + j]!
+        out[o + j] = va + (values[b + j]! - va) * u
+      }
+    } else {
+      // CUBICSPLINE: p(u) = h00·v_k + h10·b_k + h01·v_{k+1} + h11·a_{k+1}, with v the values, b the
+      // out-tangents, a the in-tangents (triplet layout `| a | v | b |` per key, see Channel).
+      const cc = ch.components
+      const values = ch.values
+      const v0 = k * 3 * cc + cc
+      const b0 = v0 + cc
+      const a1 = b0 + cc
+      const v1 = a1 + cc
+      for (let j = 0; j < cc; j++) {
+        out[o + j] =
+          h00 * values[v0 + j]! + h10 * values[b0 + j]! + h01 * values[v1 + j]! + h11 * values[a1 + j]!
+      }
+      if (kind === CUBIC_ROTATION) normalizeQuat(out, o)
+    }
   }
 }
 
-function sampleAtTime(
-  out: Float32Array,
-  offset: number,
-  channel: Channel,
-  cursors: Uint32Array,
-  cursorIndex: number,
-  useSquad: boolean,
-): Float32Array {
-  const time = reg[TIME]!
-  const times = channel.times
-  const n = times.length
-  const c = channel.components
-  const values = channel.values
-  const cubic = channel.interpolation === 'CUBICSPLINE'
-  // Offset of key k's value element: k*c, or k*3c + c in the cubic triplet layout.
-  const stride = cubic ? 3 * c : c
-  const valueBase = cubic ? c : 0
-
-  if (!(time > times[0]!) || n === 1) return copyElement(out, offset, values, valueBase, c)
-  if (time >= times[n - 1]!) return copyElement(out, offset, values, (n - 1) * stride + valueBase, c)
-
-  const k = locate(times, cursors[cursorIndex]!)
-  cursors[cursorIndex] = k
-  const t0 = times[k]!
-  if (time === t0 || channel.interpolation === 'STEP')
-    return copyElement(out, offset, values, k * stride + valueBase, c)
-
-  const span = times[k + 1]! - t0
-  const u = (time - t0) / span
-  reg[U] = u
-  reg[SPAN] = span
-
-  if (cubic) {
-    hermite(out, offset, values, k * stride, c)
-    if (channel.path === 'rotation') normalizeQuat(out, offset)
-    return out
-  }
-  if (channel.path !== 'rotation') {
-    const a = k * c
-    const b = a + c
-    for (let j = 0; j < c; j++) {
-      const va = values[a + j]!
-      out[offset + j] = va + (values[b + j]! - va) * u
-    }
-    return out
-  }
-  if (useSquad) return squad(out, offset, channel.squad!, n, k, channel.slerpCache!)
-  return slerpCached(out, offset, values, k * 4, channel.slerpCache!, k)
+/** Key k's value element (the middle of the triplet for CUBICSPLINE), as stored. */
+function copyKey(out: Float32Array, o: number, ch: Channel, k: number): void {
+  const c = ch.components
+  const values = ch.values
+  const from = ch.kind >= KIND_CUBIC ? (3 * k + 1) * c : k * c
+  for (let j = 0; j < c; j++) out[o + j] = values[from + j]!
 }
 
 /**
@@ -130,11 +311,13 @@ export function findSegment(times: Float32Array, t: number, hint: number): numbe
   return locate(times, hint)
 }
 
-/** findSegment at reg[TIME]. */
+/** findSegment at reg[TIME]. A hint outside [0, n-2] starts from the last segment. */
 function locate(times: Float32Array, hint: number): number {
   const t = reg[TIME]!
-  const last = times.length - 2
-  const k = hint > last ? last : hint
+  // Integer arithmetic throughout (`| 0`, `>> 1`): a typed array's length and a uint32 are doubles to V8, and a
+  // double index crossing the call into searchSegment would be boxed.
+  const last = (times.length - 2) | 0
+  const k = hint >= 0 && hint <= last ? hint | 0 : last
   if (times[k]! <= t) {
     if (t < times[k + 1]!) return k
     // Forward by one (the common case in playback), then search the rest.
@@ -149,92 +332,20 @@ function locate(times: Float32Array, hint: number): number {
 function searchSegment(times: Float32Array, lo: number, hi: number): number {
   const t = reg[TIME]!
   while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1
+    const mid = (lo + hi + 1) >> 1
     if (times[mid]! <= t) lo = mid
     else hi = mid - 1
   }
   return lo
 }
 
-function copyElement(
-  out: Float32Array,
-  offset: number,
-  values: Float32Array,
-  from: number,
-  c: number,
-): Float32Array {
-  for (let j = 0; j < c; j++) out[offset + j] = values[from + j]!
-  return out
-}
-
-/**
- * glTF cubic Hermite between key k and k+1 (spec, Appendix C):
- *   p(u) = (2u³−3u²+1)·v_k + (u³−2u²+u)·Δt·b_k + (−2u³+3u²)·v_{k+1} + (u³−u²)·Δt·a_{k+1}
- * with v the values, b the out-tangents, a the in-tangents, Δt the segment duration in seconds.
- * `base` is the offset of key k's triplet; u and Δt come from `reg`.
- */
-function hermite(out: Float32Array, offset: number, values: Float32Array, base: number, c: number): void {
-  const u = reg[U]!
-  const span = reg[SPAN]!
-  const u2 = u * u
-  const u3 = u2 * u
-  const h00 = 2 * u3 - 3 * u2 + 1
-  const h10 = (u3 - 2 * u2 + u) * span
-  const h01 = -2 * u3 + 3 * u2
-  const h11 = (u3 - u2) * span
-  const v0 = base + c
-  const b0 = base + 2 * c
-  const a1 = base + 3 * c
-  const v1 = base + 4 * c
-  for (let j = 0; j < c; j++) {
-    out[offset + j] =
-      h00 * values[v0 + j]! + h10 * values[b0 + j]! + h01 * values[v1 + j]! + h11 * values[a1 + j]!
-  }
-}
-
-/** Slerp of keys at `a` and `a+4` using the segment's cached sign, angle and 1/sin. */
-function slerpCached(
-  out: Float32Array,
-  offset: number,
-  values: Float32Array,
-  a: number,
-  cache: Float64Array,
-  k: number,
-): Float32Array {
-  const u = reg[U]!
-  const ci = k * SLERP_CACHE_STRIDE
-  const sign = cache[ci]!
-  let s0: number
-  let s1: number
-  if (cache[ci + 3] === 1) {
-    s0 = 1 - u
-    s1 = u * sign
-  } else {
-    const theta = cache[ci + 1]!
-    const invSin = cache[ci + 2]!
-    s0 = detSinArc((1 - u) * theta) * invSin
-    s1 = detSinArc(u * theta) * invSin * sign
-  }
-  const b = a + 4
-  const x = s0 * values[a]! + s1 * values[b]!
-  const y = s0 * values[a + 1]! + s1 * values[b + 1]!
-  const z = s0 * values[a + 2]! + s1 * values[b + 2]!
-  const w = s0 * values[a + 3]! + s1 * values[b + 3]!
-  // Renormalize in double before the float32 store: slerp of unit keys is unit up to rounding, nlerp is not.
-  const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w)
-  out[offset] = x * inv
-  out[offset + 1] = y * inv
-  out[offset + 2] = z * inv
-  out[offset + 3] = w * inv
-  return out
-}
-
-const squadScratch = new Float64Array(8)
-
 /**
  * Shoemake's squad on segment k: slerp(slerp(q_k, q_{k+1}, u), slerp(s_k, s_{k+1}, u), 2u(1−u)), on the
- * hemisphere-aligned keys and controls of `Channel.squad`. The first slerp reuses the segment cache (aligned keys
- * are within 90°, so its sign is +1); the other two follow the control points' path (no short-arc flip).
+ * hemisphere-aligned keys and controls of `Channel.squad`, u from reg[U], in doubles. The first two slerps have
+ * fixed ends, so their angles come from the build (`slerpCache`: aligned keys are within 90°, no flip, the
+ * cached weight's magnitude is 1/sin θ; `controlCache`); the last one's angle is found here. None takes the
+ * short-arc flip (the controls follow their own path); each result is normalized. Every float stays a local or
+ * goes through `reg`, so a kernel V8 leaves out of line allocates nothing.
  */
 function squad(
   out: Float32Array,
@@ -243,57 +354,185 @@ function squad(
   n: number,
   k: number,
   cache: Float64Array,
-): Float32Array {
+  controls: Float64Array,
+): void {
   const u = reg[U]!
   const ci = k * SLERP_CACHE_STRIDE
   const q = k * 4
   const s = n * 4 + q
-  let s0: number
-  let s1: number
-  if (cache[ci + 3] === 1) {
-    s0 = 1 - u
-    s1 = u
-  } else {
-    const theta = cache[ci + 1]!
-    const invSin = cache[ci + 2]!
-    s0 = detSinArc((1 - u) * theta) * invSin
-    s1 = detSinArc(u * theta) * invSin
-  }
-  const p = squadScratch
-  for (let j = 0; j < 4; j++) p[j] = s0 * data[q + j]! + s1 * data[q + 4 + j]!
-  normalizeQuat(p, 0)
-  for (let j = 0; j < 4; j++) p[4 + j] = data[s + j]!
+  // p ← slerp(q_k, q_k+1, u), normalized (a zero result, impossible for unit keys, becomes identity).
+  const keyAngle = cache[ci]!
   reg[WEIGHT] = u
-  slerpNoFlipInPlace(p, 4, data, s + 4)
-  reg[WEIGHT] = 2 * u * (1 - u)
-  slerpNoFlipInPlace(p, 0, p, 4)
-  for (let j = 0; j < 4; j++) out[offset + j] = p[j]!
-  return out
+  reg[ANGLE] = keyAngle
+  slerpWeights()
+  let s0 = reg[W0]!
+  let s1 = reg[W1]!
+  if (keyAngle >= 0) {
+    const invSin = Math.abs(cache[ci + 1]!)
+    s0 *= invSin
+    s1 *= invSin
+  }
+  let px = s0 * data[q]! + s1 * data[q + 4]!
+  let py = s0 * data[q + 1]! + s1 * data[q + 5]!
+  let pz = s0 * data[q + 2]! + s1 * data[q + 6]!
+  let pw = s0 * data[q + 3]! + s1 * data[q + 7]!
+  let len2 = px * px + py * py + pz * pz + pw * pw
+  if (len2 > 0) {
+    const inv = 1 / Math.sqrt(len2)
+    px *= inv
+    py *= inv
+    pz *= inv
+    pw *= inv
+  } else {
+    px = 0
+    py = 0
+    pz = 0
+    pw = 1
+  }
+  // c ← slerp(s_k, s_k+1, u), normalized; s_k itself when the controls are opposite.
+  let cx = data[s]!
+  let cy = data[s + 1]!
+  let cz = data[s + 2]!
+  let cw = data[s + 3]!
+  const controlAngle = controls[ci]!
+  if (controlAngle !== OPPOSITE_SEGMENT) {
+    reg[ANGLE] = controlAngle
+    slerpWeights()
+    s0 = reg[W0]!
+    s1 = reg[W1]!
+    if (controlAngle >= 0) {
+      s0 *= controls[ci + 1]!
+      s1 *= controls[ci + 1]!
+    }
+    cx = s0 * cx + s1 * data[s + 4]!
+    cy = s0 * cy + s1 * data[s + 5]!
+    cz = s0 * cz + s1 * data[s + 6]!
+    cw = s0 * cw + s1 * data[s + 7]!
+    const inv = 1 / Math.sqrt(cx * cx + cy * cy + cz * cz + cw * cw)
+    cx *= inv
+    cy *= inv
+    cz *= inv
+    cw *= inv
+  }
+  // out ← slerp(p, c, 2u(1−u)), normalized; p when p and c are exactly opposite (no defined path).
+  const cos = px * cx + py * cy + pz * cz + pw * cw
+  if (cos > -1) {
+    let invSin = 1
+    reg[WEIGHT] = 2 * u * (1 - u)
+    reg[ANGLE] = NLERP_SEGMENT
+    if (cos < SLERP_NLERP_COS) {
+      reg[ANGLE] = cos
+      acosArc()
+      invSin = 1 / Math.sqrt(1 - cos * cos)
+    }
+    slerpWeights()
+    s0 = reg[W0]! * invSin
+    s1 = reg[W1]! * invSin
+    px = s0 * px + s1 * cx
+    py = s0 * py + s1 * cy
+    pz = s0 * pz + s1 * cz
+    pw = s0 * pw + s1 * cw
+    const inv = 1 / Math.sqrt(px * px + py * py + pz * pz + pw * pw)
+    px *= inv
+    py *= inv
+    pz *= inv
+    pw *= inv
+  }
+  out[offset] = px
+  out[offset + 1] = py
+  out[offset + 2] = pz
+  out[offset + 3] = pw
 }
 
 /**
- * a ← slerp(a, b, t = reg[WEIGHT]) without the short-arc flip, in doubles; nearly equal inputs use normalized
- * lerp, exactly opposite ones (no defined path) keep a. Written out rather than calling quat.ts's
- * slerpQuatNoFlip, whose float argument would be boxed.
+ * reg[W0], reg[W1] ← sin((1 − t)·θ), sin(t·θ) for θ = reg[ANGLE] in [0, π] and t = reg[WEIGHT]; or 1 − t and t
+ * for θ < 0 (NLERP_SEGMENT: normalized lerp). θ ≤ SHORT_ARC takes the short series (within an ulp of
+ * detSinArc), larger θ detSinArc's own series and reflection (the same bits).
  */
-function slerpNoFlipInPlace(a: Float64Array, ao: number, b: Float32Array | Float64Array, bo: number): void {
+function slerpWeights(): void {
+  const theta = reg[ANGLE]!
   const t = reg[WEIGHT]!
-  const cos = a[ao]! * b[bo]! + a[ao + 1]! * b[bo + 1]! + a[ao + 2]! * b[bo + 2]! + a[ao + 3]! * b[bo + 3]!
-  let s0 = 1 - t
-  let s1 = t
-  if (cos <= -1) return
-  if (cos < SLERP_NLERP_COS) {
-    const theta = detAcosArc(cos)
-    const invSin = 1 / Math.sqrt(1 - cos * cos)
-    s0 = detSinArc((1 - t) * theta) * invSin
-    s1 = detSinArc(t * theta) * invSin
+  if (theta < 0) {
+    reg[W0] = 1 - t
+    reg[W1] = t
+    return
   }
-  let len2 = 0
-  for (let j = 0; j < 4; j++) {
-    const v = s0 * a[ao + j]! + s1 * b[bo + j]!
-    a[ao + j] = v
-    len2 += v * v
+  if (theta <= SHORT_ARC) {
+    const x0 = (1 - t) * theta
+    const x1 = t * theta
+    const z0 = x0 * x0
+    const z1 = x1 * x1
+    reg[W0] = x0 + x0 * z0 * (ARC_S3 + z0 * (ARC_S5 + z0 * (ARC_S7 + z0 * (ARC_S9 + z0 * ARC_S11))))
+    reg[W1] = x1 + x1 * z1 * (ARC_S3 + z1 * (ARC_S5 + z1 * (ARC_S7 + z1 * (ARC_S9 + z1 * ARC_S11))))
+    return
   }
-  const inv = 1 / Math.sqrt(len2)
-  for (let j = 0; j < 4; j++) a[ao + j] = a[ao + j]! * inv
+  longArcWeights()
+}
+
+/** slerpWeights for θ > SHORT_ARC: detSinArc's series and reflection, the same operations, so the same bits. */
+function longArcWeights(): void {
+  const theta = reg[ANGLE]!
+  const t = reg[WEIGHT]!
+  const x0 = (1 - t) * theta
+  const x1 = t * theta
+  const y0 = x0 > HALF_PI_HI ? PI_HI - x0 + PI_LO : x0
+  const y1 = x1 > HALF_PI_HI ? PI_HI - x1 + PI_LO : x1
+  const z0 = y0 * y0
+  const z1 = y1 * y1
+  let p0 = ARC_SERIES[ARC_TERMS - 1]!
+  let p1 = p0
+  for (let i = ARC_TERMS - 2; i >= 0; i--) {
+    p0 = ARC_SERIES[i]! + z0 * p0
+    p1 = ARC_SERIES[i]! + z1 * p1
+  }
+  reg[W0] = y0 + y0 * z0 * p0
+  reg[W1] = y1 + y1 * z1 * p1
+}
+
+// detAcosArc's constants (detmath.ts): tan(π/16), tan(3π/16), tan(π/8); π/8 and π/4 split into hi + lo.
+const TAN_PI_16 = 0.198912367379658
+const TAN_3PI_16 = 0.6681786379192989
+const TAN_PI_8 = 0.41421356237309503
+const EIGHTH_PI_HI = 0.39269908169872414
+const EIGHTH_PI_LO = 1.5308084989341915e-17
+const QUARTER_PI_HI = 0.7853981633974483
+const QUARTER_PI_LO = 3.061616997868383e-17
+/** The atan series' coefficients −1/3, 1/5, …, −1/23 (its last term, w/25, is a division, kept as one). */
+const ATAN_SERIES = Float64Array.from({ length: 11 }, (_, i) => (i % 2 === 0 ? -1 : 1) / (2 * i + 3))
+
+/** reg[ANGLE] ← detAcosArc(reg[ANGLE]), by the same operations (so the same bits), without a float argument. */
+function acosArc(): void {
+  const c = reg[ANGLE]!
+  const a = c < 0 ? (c < -1 ? 1 : -c) : c > 1 ? 1 : c
+  const t = Math.sqrt((1 - a) / (1 + a))
+  let base = 0
+  let baseLo = 0
+  let z = t
+  if (t > TAN_3PI_16) {
+    base = QUARTER_PI_HI
+    baseLo = QUARTER_PI_LO
+    z = (t - 1) / (1 + t)
+  } else if (t > TAN_PI_16) {
+    base = EIGHTH_PI_HI
+    baseLo = EIGHTH_PI_LO
+    z = (t - TAN_PI_8) / (1 + t * TAN_PI_8)
+  }
+  const w = z * z
+  let poly = ATAN_SERIES[10]! + w / 25
+  for (let i = 9; i >= 0; i--) poly = ATAN_SERIES[i]! + w * poly
+  const theta = 2 * (base + (z + z * w * poly + baseLo))
+  reg[ANGLE] = c < 0 ? PI_HI - theta + PI_LO : theta
+}
+
+/** Test hooks: the register kernels above as plain functions (for comparison with detmath.ts). */
+export function sinArcByKernel(x: number): number {
+  reg[ANGLE] = x
+  reg[WEIGHT] = 0
+  slerpWeights()
+  return reg[W0]!
+}
+export function acosArcByKernel(c: number): number {
+  reg[ANGLE] = c
+  acosArc()
+  return reg[ANGLE]!
 }

@@ -137,10 +137,12 @@ describe('buildClip: valid input', () => {
       name: 'C',
       channels: [r, { ...r, interpolation: 'STEP' }, translation()],
     })
-    expect(clip.channels[0]!.slerpCache).toHaveLength(2 * 4)
+    expect(clip.channels[0]!.slerpCache).toHaveLength(2 * 2)
+    expect(clip.channels[0]!.aligned).toHaveLength(3 * 4)
     expect(clip.channels[0]!.squad).toHaveLength(3 * 8)
     for (const ch of clip.channels.slice(1)) {
       expect(ch.slerpCache).toBeNull()
+      expect(ch.aligned).toBeNull()
       expect(ch.squad).toBeNull()
     }
   })

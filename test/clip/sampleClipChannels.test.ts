@@ -1,0 +1,399 @@
+import { readFileSync } from 'node:fs'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import {
+  buildClip,
+  KIND_CUBIC,
+  KIND_CUBIC_ROTATION,
+  KIND_LINEAR,
+  KIND_SLERP,
+  KIND_STEP,
+  type Channel,
+  type Clip,
+  type RawChannel,
+} from '../../src/clip/clip.ts'
+import {
+  acosArcByKernel,
+  findSegment,
+  sampleChannel,
+  sampleClipChannels,
+  SHORT_ARC,
+  shortArcSin,
+  sinArcByKernel,
+} from '../../src/clip/sample.ts'
+import { detAcos, detAcosArc, detSin, detSinArc } from '../../src/math/detmath.ts'
+import { slerpQuat, slerpQuatNoFlip } from '../../src/math/quat.ts'
+import {
+  expectQuatClose,
+  quatAt,
+  quatDot,
+  quatFromAxisAngle,
+  refMultiply,
+  refSlerp,
+  unitQuatArb,
+} from '../helpers/quat.ts'
+
+// Tests use Math.* freely: they are the independent side of the comparison, not the deterministic path.
+
+function mulberry32(seed: number): () => number {
+  let s = seed >>> 0
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0
+    let t = s
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+const bits = new DataView(new ArrayBuffer(8))
+/** Number of doubles between a and b (0 when equal). */
+function ulpDistance(a: number, b: number): number {
+  const ordinal = (x: number) => {
+    bits.setFloat64(0, x)
+    const v = bits.getBigInt64(0)
+    return v < 0n ? -(v & 0x7fffffffffffffffn) : v
+  }
+  const d = ordinal(a) - ordinal(b)
+  return Number(d < 0n ? -d : d)
+}
+const f32 = (x: number) => Math.fround(x)
+
+describe('register kernels (no float crosses a call in the frame loop)', () => {
+  it('the long arc sine equals detSinArc bit for bit on (SHORT_ARC, π]', () => {
+    const rnd = mulberry32(1)
+    const xs = [SHORT_ARC + 2 ** -54, Math.PI / 2, 1.5707963267948968, Math.PI, 2, 3]
+    for (let i = 0; i < 20_000; i++) xs.push(SHORT_ARC + (Math.PI - SHORT_ARC) * rnd())
+    for (const x of xs)
+      if (x > SHORT_ARC) expect(Object.is(sinArcByKernel(x), detSinArc(x)), `x = ${x}`).toBe(true)
+  })
+
+  it('the short arc sine is within 1 ulp of detSinArc and 2 ulps of Math.sin on [0, SHORT_ARC]', () => {
+    const rnd = mulberry32(2)
+    const xs = [0, 1e-300, 1e-12, 3e-8, 1e-4, 0.03, 0.1, SHORT_ARC]
+    for (let i = 0; i < 20_000; i++) xs.push(i < 10_000 ? SHORT_ARC * rnd() : SHORT_ARC * 2 ** (-30 * rnd()))
+    let worstDet = 0
+    let worstMath = 0
+    for (const x of xs) {
+      expect(sinArcByKernel(x)).toBe(shortArcSin(x))
+      worstDet = Math.max(worstDet, ulpDistance(shortArcSin(x), detSinArc(x)))
+      worstMath = Math.max(worstMath, ulpDistance(shortArcSin(x), Math.sin(x)))
+    }
+    expect(worstDet).toBeLessThanOrEqual(1)
+    expect(worstMath).toBeLessThanOrEqual(2)
+    expect(shortArcSin(0)).toBe(0)
+  })
+
+  it('the arc cosine equals detAcosArc bit for bit on [-1.5, 1.5], ends and reduction boundaries included', () => {
+    const rnd = mulberry32(3)
+    const cs = [-1.5, -1, -1 + 1e-16, -0.9995, -0.5, -0, 0, 1e-300, 0.5, 0.9238795325112867, 0.9995, 1, 1.5]
+    for (let i = 0; i < 200; i++) cs.push(1 - 2 ** -(i / 4), -1 + 2 ** -(i / 4))
+    for (let i = 0; i < 20_000; i++) cs.push(rnd() * 2 - 1)
+    for (const c of cs) expect(Object.is(acosArcByKernel(c), detAcosArc(c)), `c = ${c}`).toBe(true)
+  })
+
+  it('sample.ts uses no built-in transcendental (deterministic across engines)', () => {
+    const source = readFileSync(new URL('../../src/clip/sample.ts', import.meta.url), 'utf8')
+    const code = source.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
+    expect(code).not.toMatch(
+      /Math\.(sin|cos|tan|asin|acos|atan|atan2|exp|log|pow|cbrt|hypot|sinh|cosh|tanh)\b/,
+    )
+  })
+})
+
+describe('time tracks', () => {
+  const rot = (times: number[]): RawChannel => ({
+    node: 0,
+    path: 'rotation',
+    times,
+    values: times.flatMap((_, k) => quatFromAxisAngle([1, 2, k], 0.3 * k)),
+  })
+
+  it('channels with equal key times share one array and the first one’s index; others keep their own', () => {
+    const clip = buildClip({
+      name: 'T',
+      channels: [rot([0, 1, 2]), rot([0, 1.5, 2]), rot([0, 1, 2]), rot([0, 1]), rot([0, 1.5, 2])],
+    })
+    const [a, b, c, d, e] = clip.channels as [Channel, Channel, Channel, Channel, Channel]
+    expect(c.times).toBe(a.times)
+    expect(e.times).toBe(b.times)
+    expect(b.times).not.toBe(a.times)
+    expect(d.times).not.toBe(a.times)
+    expect(clip.channels.map((ch) => ch.track)).toEqual([0, 1, 0, 3, 1])
+    expect(Array.from(c.times)).toEqual([0, 1, 2])
+  })
+
+  it('times equal only after float32 rounding are one track (what the sampler compares is the float32)', () => {
+    const clip = buildClip({ name: 'T', channels: [rot([0, 0.1, 0.2]), rot([0, f32(0.1), f32(0.2)])] })
+    expect(clip.channels[1]!.times).toBe(clip.channels[0]!.times)
+  })
+
+  it('kind codes follow path and interpolation', () => {
+    const v3 = [0, 0, 0, 1, 1, 1]
+    const q = [0, 0, 0, 1, 0, 0, 0, 1]
+    const clip = buildClip({
+      name: 'K',
+      channels: [
+        { node: 0, path: 'translation', interpolation: 'STEP', times: [0, 1], values: v3 },
+        { node: 0, path: 'scale', times: [0, 1], values: v3 },
+        { node: 0, path: 'rotation', times: [0, 1], values: q },
+        { node: 0, path: 'weights', interpolation: 'CUBICSPLINE', times: [0, 1], values: [...v3, ...v3] },
+        {
+          node: 0,
+          path: 'rotation',
+          interpolation: 'CUBICSPLINE',
+          times: [0, 1],
+          values: [...q, ...q, ...q],
+        },
+      ],
+    })
+    expect(clip.channels.map((ch) => ch.kind)).toEqual([
+      KIND_STEP,
+      KIND_LINEAR,
+      KIND_SLERP,
+      KIND_CUBIC,
+      KIND_CUBIC_ROTATION,
+    ])
+  })
+})
+
+/**
+ * A clip mixing every kind, three time tracks interleaved (A B A C B A ...), a single-key channel, and a LINEAR
+ * rotation whose keys include a negated one and one exactly 90° from a negated predecessor.
+ */
+function mixedClip(): Clip {
+  const A = [0.25, 0.5, 1.25, 3]
+  const B = [0, 0.4, 0.8, 1.6, 2, 2.9]
+  const C = [1]
+  const q = (k: number, axis: number[]) => quatFromAxisAngle(axis, 0.4 + 0.7 * k)
+  const keysA = A.map((_, k) => (k === 2 ? q(k, [1, k - 1, 2]).map((x) => -x) : q(k, [1, k - 1, 2])))
+  const tangents = (n: number, c: number) => Array.from({ length: n * c }, (_, i) => Math.cos(2.3 * i) * 2)
+  const cubic = (keys: number[][], c: number) =>
+    keys.flatMap((v, k) => [...tangents(1, c).map((x) => x + k), ...v, ...tangents(1, c).map((x) => x - k)])
+  const vec = (n: number, c: number) =>
+    Array.from({ length: n }, (_, k) =>
+      Array.from({ length: c }, (_, j) => Math.sin(1.7 * k + 0.9 * j) * 3 + j),
+    )
+  const orthogonal = [
+    [0, 0, 0, 1],
+    [0, 0, 0.6, -0.8], // dot with the first < 0: negated when aligned
+    [0, 0, 0.8, 0.6], // exactly 90° from the second (dot 0)
+    [0.6, 0, 0, 0.8],
+  ]
+  return buildClip({
+    name: 'Mixed',
+    channels: [
+      { node: 0, path: 'translation', times: A, values: vec(4, 3).flat() },
+      { node: 0, path: 'rotation', times: B, values: B.flatMap((_, k) => q(k, [0, 1, k])) },
+      { node: 1, path: 'rotation', times: A, values: keysA.flat() },
+      { node: 1, path: 'scale', interpolation: 'STEP', times: A, values: vec(4, 3).flat() },
+      { node: 2, path: 'translation', times: C, values: [1, 2, 3] },
+      {
+        node: 2,
+        path: 'rotation',
+        interpolation: 'CUBICSPLINE',
+        times: B,
+        values: cubic(
+          B.map((_, k) => q(k, [2, 1, 0])),
+          4,
+        ),
+      },
+      { node: 3, path: 'weights', times: A, values: vec(4, 5).flat() },
+      { node: 3, path: 'translation', interpolation: 'CUBICSPLINE', times: B, values: cubic(vec(6, 3), 3) },
+      { node: 4, path: 'rotation', times: [0, 1, 2, 3], values: orthogonal.flat() },
+      {
+        node: 4,
+        path: 'rotation',
+        interpolation: 'STEP',
+        times: B,
+        values: B.flatMap((_, k) => q(k, [1, 1, 1])),
+      },
+    ],
+  })
+}
+
+describe('sampleClipChannels: the whole clip in one pass', () => {
+  const clip = mixedClip()
+  const n = clip.channels.length
+  const stride = 5
+  const times = [-1, 0, 0.1, 0.25, 0.3, 0.4, 0.5, 0.77, 1, 1.25, 1.6, 1.61, 2, 2.5, 2.9, 2.95, 3, 3.5, NaN]
+  for (let i = 0; i < 60; i++) times.push(((i * 0.6180339887) % 1) * 3.2 - 0.1)
+
+  /** Each channel alone with a fresh cursor: the reference. */
+  function perChannel(t: number, mode: 'slerp' | 'squad', binding: Int32Array): Float32Array {
+    const out = new Float32Array(n * stride).fill(-7)
+    clip.channels.forEach((ch, c) => {
+      if (binding[c]! >= 0) sampleChannel(out, binding[c]!, ch, t, new Uint32Array(1), 0, mode)
+    })
+    return out
+  }
+
+  it.each(['slerp', 'squad'] as const)(
+    '%s: equals sampling each channel alone, bit for bit, with stale cursors, every kind and boundary',
+    (mode) => {
+      // Channel 0 (the first of track A) unbound: the channels after it on track A still find their segment.
+      for (const unbound of [-1, 0, 2]) {
+        const binding = Int32Array.from({ length: n }, (_, c) => (c === unbound ? -1 : c * stride))
+        const cursors = new Uint32Array(2 * n)
+        const time = new Float64Array(1)
+        for (const t of [...times, ...times.slice().reverse()]) {
+          const out = new Float32Array(n * stride).fill(-7)
+          time[0] = t
+          sampleClipChannels(out, 0, clip, binding, time, 0, cursors, n, mode === 'squad')
+          expect(Array.from(out), `t = ${t}, unbound ${unbound}`).toEqual(
+            Array.from(perChannel(t, mode, binding)),
+          )
+          // Only the track leaders' cursor slots (in the half starting at n) are written.
+          for (let c = 0; c < n; c++) if (clip.channels[c]!.track !== c) expect(cursors[n + c]).toBe(0)
+          expect(Array.from(cursors.subarray(0, n)).every((x) => x === 0)).toBe(true)
+        }
+      }
+    },
+  )
+
+  it('keeps one cursor per track at cursorStart + track, equal to findSegment', () => {
+    const binding = Int32Array.from({ length: n }, (_, c) => c * stride)
+    const cursors = new Uint32Array(n)
+    const time = new Float64Array([1.3])
+    sampleClipChannels(new Float32Array(n * stride), 0, clip, binding, time, 0, cursors, 0, false)
+    for (const ch of clip.channels) {
+      if (ch.track !== clip.channels.indexOf(ch) || ch.times.length < 2) continue
+      expect(cursors[ch.track]).toBe(findSegment(ch.times, 1.3, 0))
+    }
+  })
+
+  it('garbage cursors (above 2^31, past the end) give the same result as fresh ones', () => {
+    const binding = Int32Array.from({ length: n }, (_, c) => c * stride)
+    const time = new Float64Array(1)
+    for (const junk of [0xffffffff, 0x80000000, 0x7fffffff, 1000]) {
+      for (const t of times) {
+        const cursors = new Uint32Array(n).fill(junk)
+        const out = new Float32Array(n * stride).fill(-7)
+        time[0] = t
+        sampleClipChannels(out, 0, clip, binding, time, 0, cursors, 0, false)
+        expect(Array.from(out), `t = ${t}, cursor ${junk}`).toEqual(
+          Array.from(perChannel(t, 'slerp', binding)),
+        )
+      }
+    }
+  })
+})
+
+describe('LINEAR rotation: aligned keys and the folded sign', () => {
+  /**
+   * The sampler before hemisphere alignment, written from its definition: slerp of the *given* keys k, k+1,
+   * key k+1 negated when their dot is negative, with θ = acos|dot|, weights sin((1−u)θ)/sin θ and sin(uθ)/sin θ
+   * (normalized lerp when |dot| > 0.9995), renormalized in double, stored as float32. The sine is detSinArc
+   * for arcs longer than SHORT_ARC and shortArcSin for shorter ones, as the sampler promises.
+   */
+  function flipSlerp(ch: Channel, k: number, u: number): number[] {
+    const v = ch.values
+    let cos = 0
+    for (let j = 0; j < 4; j++) cos += v[4 * k + j]! * v[4 * k + 4 + j]!
+    const sign = cos < 0 ? -1 : 1
+    cos = Math.min(1, Math.abs(cos))
+    let s0 = 1 - u
+    let s1 = u * sign
+    if (!(cos > 0.9995)) {
+      const theta = detAcos(cos)
+      const invSin = 1 / detSin(theta)
+      const sin = theta > SHORT_ARC ? detSinArc : shortArcSin
+      s0 = sin((1 - u) * theta) * invSin
+      s1 = sin(u * theta) * invSin * sign
+    }
+    const q = [0, 1, 2, 3].map((j) => s0 * v[4 * k + j]! + s1 * v[4 * k + 4 + j]!)
+    const inv = 1 / Math.sqrt(q[0]! * q[0]! + q[1]! * q[1]! + q[2]! * q[2]! + q[3]! * q[3]!)
+    return q.map((x) => f32(x * inv))
+  }
+
+  const unit = fc.double({ min: -1, max: 1, noNaN: true })
+  const axisArb = fc.tuple(unit, unit, unit).filter((a) => Math.hypot(...a) >= 0.1)
+
+  it('property: aligned keys are ±the given keys, neighbours within 90°, and slerp matches the flip form', () => {
+    fc.assert(
+      fc.property(
+        unitQuatArb(),
+        // Each next key: a turn about a random axis by 0–1.2 rad (nlerp, short and long arcs), maybe negated.
+        fc.array(fc.tuple(axisArb, fc.double({ min: 0, max: 1.2, noNaN: true }), fc.boolean()), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+        (first, turns, u) => {
+          const keys: number[][] = [first]
+          let q: number[] = first
+          for (const [axis, angle, negate] of turns) {
+            q = refMultiply(q, quatFromAxisAngle(axis, angle))
+            keys.push(negate ? q.map((x) => -x) : q)
+          }
+          const times = keys.map((_, k) => k * 0.5)
+          const values = keys.flat()
+          const ch = buildClip({ name: 'P', channels: [{ node: 0, path: 'rotation', times, values }] })
+            .channels[0]!
+          const al = ch.aligned!
+          for (let k = 0; k < keys.length; k++) {
+            const j0 = [0, 1, 2, 3].find((j) => ch.values[4 * k + j] !== 0)!
+            const s = al[4 * k + j0]! / ch.values[4 * k + j0]!
+            expect(Math.abs(s)).toBe(1)
+            for (let j = 0; j < 4; j++) expect(al[4 * k + j] === s * ch.values[4 * k + j]!).toBe(true)
+            if (k > 0) expect(quatDot(al, al, 4 * k - 4, 4 * k)).toBeGreaterThanOrEqual(0)
+          }
+          for (let k = 0; k + 1 < keys.length; k++) {
+            for (const f of [u, 0.1, 0.37, 0.8]) {
+              const out = new Float32Array(4)
+              const t = times[k]! + f * 0.5
+              if (t === times[k] || t >= times[k + 1]!) continue
+              sampleChannel(out, 0, ch, t, new Uint32Array(1), 0)
+              // The aligned keys with σ folded into the cached weight give exactly the flip form's bits.
+              expect(Array.from(out)).toEqual(flipSlerp(ch, k, (t - times[k]!) / 0.5))
+            }
+          }
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+
+  it('a key exactly 90° from a negated predecessor: slerp keeps the given pair’s path (no flip at dot 0)', () => {
+    const keys = [
+      [0, 0, 0, 1],
+      [0, 0, 0.6, -0.8],
+      [0, 0, 0.8, 0.6],
+    ]
+    const ch = buildClip({
+      name: 'O',
+      channels: [{ node: 0, path: 'rotation', times: [0, 1, 2], values: keys.flat() }],
+    }).channels[0]!
+    expect(quatDot(ch.values, ch.values, 4, 8)).toBe(0)
+    // squad's keys align each to the previous *aligned* key, so here they differ from slerp's: two arrays.
+    expect(ch.aligned!.buffer).not.toBe(ch.squad!.buffer)
+    for (const u of [0.1, 0.5, 0.9]) {
+      const out = new Float32Array(4)
+      sampleChannel(out, 0, ch, 1 + u, new Uint32Array(1), 0)
+      expect(Array.from(out)).toEqual(flipSlerp(ch, 1, u))
+      expectQuatClose(out, refSlerp(quatAt(ch.values, 4), quatAt(ch.values, 8), u), 1e-6)
+    }
+  })
+
+  it('squad equals its definition built from quat.ts slerps on the channel’s keys and controls', () => {
+    const keys = [0, 1, 2, 3, 4].map((k) => quatFromAxisAngle([1, k, 2 - k], 0.5 + 0.9 * k))
+    keys[2] = keys[2]!.map((x) => -x) as (typeof keys)[number]
+    const times = [0, 0.3, 1, 1.2, 2]
+    const ch = buildClip({ name: 'S', channels: [{ node: 0, path: 'rotation', times, values: keys.flat() }] })
+      .channels[0]!
+    const data = Float64Array.from(ch.squad!)
+    const n = times.length
+    for (let k = 0; k + 1 < n; k++) {
+      for (const u of [0.13, 0.5, 0.87]) {
+        const p = new Float64Array(4)
+        const c = new Float64Array(4)
+        const out = new Float64Array(4)
+        slerpQuat(p, 0, data, 4 * k, data, 4 * k + 4, u)
+        slerpQuatNoFlip(c, 0, data, 4 * n + 4 * k, data, 4 * n + 4 * k + 4, u)
+        slerpQuatNoFlip(out, 0, p, 0, c, 0, 2 * u * (1 - u))
+        const got = new Float32Array(4)
+        sampleChannel(got, 0, ch, times[k]! + u * (times[k + 1]! - times[k]!), new Uint32Array(1), 0, 'squad')
+        expectQuatClose(got, out, 1e-6)
+      }
+    }
+  })
+})
