@@ -549,15 +549,7 @@ export function detLog(x: number): number {
 // the per-frame path must not allocate. Same operations as above (+ - * / and sqrt), so the same bits everywhere;
 // accurate to a few ulps on the ranges slerp needs (see the tests).
 
-// Taylor coefficients of sin, (−1)^k / (2k+1)!, each rounded once from the exact rational.
-const ARC_S3 = -1 / 6
-const ARC_S5 = 1 / 120
-const ARC_S7 = -1 / 5040
-const ARC_S9 = 1 / 362880
-const ARC_S11 = -1 / 39916800
-const ARC_S13 = 1 / 6227020800
-const ARC_S15 = -1 / 1307674368000
-const ARC_S17 = 1 / 355687428096000
+// The sine's Taylor coefficients S3..S17 (above), continued to x²¹; each rounded once from the exact rational.
 const ARC_S19 = -1 / 121645100408832000
 const ARC_S21 = 1 / 51090942171709440000
 
@@ -573,16 +565,11 @@ export function detSinArc(x: number): number {
     y +
     y *
       z *
-      (ARC_S3 +
+      (S3 +
         z *
-          (ARC_S5 +
+          (S5 +
             z *
-              (ARC_S7 +
-                z *
-                  (ARC_S9 +
-                    z *
-                      (ARC_S11 +
-                        z * (ARC_S13 + z * (ARC_S15 + z * (ARC_S17 + z * (ARC_S19 + z * ARC_S21)))))))))
+              (S7 + z * (S9 + z * (S11 + z * (S13 + z * (S15 + z * (S17 + z * (ARC_S19 + z * ARC_S21)))))))))
   )
 }
 

@@ -3,7 +3,7 @@ import { dropsRagdollLinks } from './broadphase.ts'
 import { DampedRagdollBody } from './damping.ts'
 import type { ResolvedBody } from './description.ts'
 import { RagdollJoint } from './joint.ts'
-import { localFromWorld, rotateVector, WORLD_STRIDE } from './kinematics.ts'
+import { composeWorld, localFromWorld, rotateVector, WORLD_STRIDE } from './kinematics.ts'
 import { detAtan2 } from '../math/detmath.ts'
 
 /**
@@ -182,7 +182,7 @@ export function readRagdollPose(
     const b = r.jointBody[j]!
     const o = j * WORLD_STRIDE
     if (b < 0) {
-      composeInto(world, o, parentWorld, po, phys, lo)
+      composeWorld(world, o, parentWorld, po, phys, lo)
       continue
     }
     const body = r.bodies[b]!
@@ -210,39 +210,6 @@ export function readRagdollPose(
     world[o + 7] = parentWorld[po + 7]! * anim[ao + 7]!
     localFromWorld(phys, lo, parentWorld, po, world, o)
   }
-}
-
-function composeInto(
-  out: Float64Array,
-  o: number,
-  parent: Float64Array,
-  po: number,
-  pose: Float32Array,
-  lo: number,
-) {
-  const qx = parent[po + 3]!
-  const qy = parent[po + 4]!
-  const qz = parent[po + 5]!
-  const qw = parent[po + 6]!
-  const s = parent[po + 7]!
-  const vx = pose[lo]! * s
-  const vy = pose[lo + 1]! * s
-  const vz = pose[lo + 2]! * s
-  const tx = 2 * (qy * vz - qz * vy)
-  const ty = 2 * (qz * vx - qx * vz)
-  const tz = 2 * (qx * vy - qy * vx)
-  out[o] = parent[po]! + vx + qw * tx + (qy * tz - qz * ty)
-  out[o + 1] = parent[po + 1]! + vy + qw * ty + (qz * tx - qx * tz)
-  out[o + 2] = parent[po + 2]! + vz + qw * tz + (qx * ty - qy * tx)
-  const bx = pose[lo + 3]!
-  const by = pose[lo + 4]!
-  const bz = pose[lo + 5]!
-  const bw = pose[lo + 6]!
-  out[o + 3] = qw * bx + qx * bw + qy * bz - qz * by
-  out[o + 4] = qw * by - qx * bz + qy * bw + qz * bx
-  out[o + 5] = qw * bz + qx * by - qy * bx + qz * bw
-  out[o + 6] = qw * bw - qx * bx - qy * by - qz * bz
-  out[o + 7] = s * pose[lo + 7]!
 }
 
 /**
