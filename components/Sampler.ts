@@ -5,7 +5,8 @@
  *   once       [0, duration]        clamped at both ends (a finished clip holds its last pose)
  *   repeat     [0, duration)        wraps
  *   ping-pong  [0, 2·duration)      wraps; clip-local time is the phase reflected back over the second half
- * Key cursors live beside the store in the plugin context (`ctx.cursors[eid]`), one per channel.
+ * Key cursors live beside the store in the plugin context (`ctx.cursors[eid]`): one slot per channel, of which the
+ * first channel of each time track holds that track's cursor (channels sharing key times share one search).
  */
 export const LOOP_ONCE = 0
 export const LOOP_REPEAT = 1

@@ -61,7 +61,7 @@ export interface AnimationContext {
   readonly pool: PosePool
   readonly assets: RegisteredAsset[]
   readonly clips: RegisteredClip[]
-  /** Per character: key cursors, `| current clip's channels | outgoing clip's channels |`. */
+  /** Per character: key cursors, `| current clip's channels | outgoing clip's channels |` (one live slot per time track). */
   readonly cursors: (Uint32Array | undefined)[]
   /** Per character: the channel bindings of the current and the outgoing clip (see RegisteredClip). */
   readonly binding: (Int32Array | undefined)[]

@@ -759,7 +759,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
 
   function step(): void {
     live('step')
-    for (const system of systems) system(world)
+    for (let i = 0; i < systems.length; i++) systems[i]!(world)
   }
 
   function dispose(): void {
