@@ -53,6 +53,7 @@ import { createPropagateTransformsSystem } from './propagateTransforms.ts'
 import { hashAnimationState } from './hashState.ts'
 import { restoreAnimation, snapshotAnimation, type SnapshotHooks } from './snapshot.ts'
 import { Body, Plane, Vec3, World as PhysicsWorld } from 'cannon-es'
+import { applyRagdollHit } from '../src/physics/ragdoll.ts'
 import {
   generateRagdollDescription,
   resolveRagdollDescription,
@@ -620,19 +621,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     rt.impulses.push({ joint: j, impulse: v })
     if (rt.instance) {
       // Bodies exist: apply now, at the joint's last read-back world position.
-      const r = rt.instance
-      let b = r.jointBody[j]!
-      for (let a = j; b < 0 && a >= 0; a = rt.parents[a]!) b = r.jointBody[a]!
-      const body = r.bodies[b < 0 ? 0 : b]!
-      const o = j * WORLD_STRIDE
-      body.applyImpulse(
-        new Vec3(v[0], v[1], v[2]),
-        new Vec3(
-          rt.world[o]! - body.position.x,
-          rt.world[o + 1]! - body.position.y,
-          rt.world[o + 2]! - body.position.z,
-        ),
-      )
+      applyRagdollHit(rt.instance, rt.parents, rt.world, j, v)
       rt.impulses.length = 0
     }
   }

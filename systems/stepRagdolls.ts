@@ -1,11 +1,11 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
-import { Vec3 } from 'cannon-es'
 import type { AnimationContext, RagdollRuntime } from './context.ts'
 import { LAYER_ANIM, LAYER_PHYS, LAYER_PREV, layerOffset } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
 import {
+  applyRagdollHit,
   bodiesFinite,
   despawnRagdoll,
   ragdollExploded,
@@ -104,7 +104,8 @@ export function createStepRagdollsSystem(ctx: AnimationContext) {
       previous: moved ? rt.previous : null,
       dt: ctx.dt,
     })
-    for (const hit of rt.impulses.splice(0)) applyHit(rt, hit.joint, hit.impulse)
+    for (const hit of rt.impulses.splice(0))
+      applyRagdollHit(rt.instance!, rt.parents, rt.world, hit.joint, hit.impulse)
   }
 
   function despawn(eid: number, rt: RagdollRuntime): void {
@@ -200,19 +201,4 @@ export function createStepRagdollsSystem(ctx: AnimationContext) {
       }
     }
   }
-}
-
-function applyHit(rt: RagdollRuntime, joint: number, impulse: readonly [number, number, number]): void {
-  const r = rt.instance!
-  let b = r.jointBody[joint]!
-  // A joint without a body passes the hit to the nearest body above it (or the root body).
-  for (let j = joint; b < 0 && j >= 0; j = rt.parents[j]!) b = r.jointBody[j]!
-  const body = r.bodies[b < 0 ? 0 : b]!
-  const o = joint * 8
-  const point = new Vec3(
-    rt.world[o]! - body.position.x,
-    rt.world[o + 1]! - body.position.y,
-    rt.world[o + 2]! - body.position.z,
-  )
-  body.applyImpulse(new Vec3(impulse[0], impulse[1], impulse[2]), point)
 }

@@ -329,3 +329,27 @@ export function bodiesFinite(r: RagdollInstance): boolean {
   }
   return true
 }
+
+/**
+ * A hit on a live ragdoll: world impulse (N·s) at joint `joint`'s world position in `world` (8 doubles per joint,
+ * the last read-back or the spawn pose). A joint without a body passes the hit to the nearest body above it
+ * (`parents`), or the root body. Allocates two vectors (a call from game code or a hand-off, not per frame).
+ */
+export function applyRagdollHit(
+  r: RagdollInstance,
+  parents: Int32Array,
+  world: Float64Array,
+  joint: number,
+  impulse: readonly [number, number, number],
+): void {
+  let b = r.jointBody[joint]!
+  for (let j = joint; b < 0 && j >= 0; j = parents[j]!) b = r.jointBody[j]!
+  const body = r.bodies[b < 0 ? 0 : b]!
+  const o = joint * WORLD_STRIDE
+  const point = new Vec3(
+    world[o]! - body.position.x,
+    world[o + 1]! - body.position.y,
+    world[o + 2]! - body.position.z,
+  )
+  body.applyImpulse(new Vec3(impulse[0], impulse[1], impulse[2]), point)
+}
