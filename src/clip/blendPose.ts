@@ -1,6 +1,6 @@
-import { detAcosArc, detSinArc } from '../math/detmath.ts'
 import { SLERP_NLERP_COS } from '../math/quat.ts'
 import { JOINT_STRIDE, R_OFFSET, S_OFFSET } from './poseLayout.ts'
+import { wideArcWeights } from './sample.ts'
 
 /**
  * Blends n joints of pose a with pose b by the weight `weights[wi]` (0 = a, 1 = b) into out: translation and
@@ -93,10 +93,12 @@ export function blendJointLayers(
         s0 = sa
         s1 = sb
       } else {
-        const theta = detAcosArc(cos)
-        const invSin = 1 / Math.sqrt(1 - cos * cos)
-        s0 = detSinArc(s0 * theta) * invSin
-        s1 = detSinArc(w * theta) * invSin
+        arc[0] = cos
+        arc[1] = w
+        // Wide arcs are rare within a blend: V8 leaves this call out of line, so nothing float crosses it.
+        wideArcWeights(arc)
+        s0 = arc[0]!
+        s1 = arc[1]!
       }
     }
     const x = s0 * ax + s1 * bx
@@ -112,6 +114,9 @@ export function blendJointLayers(
   }
   return out
 }
+
+/** wideArcWeights' in/out registers: cos θ and the weight in, the two slerp weights out. */
+const arc = new Float64Array(2)
 
 function copyRange(out: Float32Array, oo: number, src: Float32Array, so: number, len: number): void {
   if (out === src) out.copyWithin(oo, so, so + len)

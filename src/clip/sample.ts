@@ -524,6 +524,23 @@ function acosArc(): void {
   reg[ANGLE] = c < 0 ? PI_HI - theta + PI_LO : theta
 }
 
+/**
+ * Slerp weights for a wide arc, for blends (blendPose.ts), through memory: in io[0] = cos θ in [0, 1), io[1] =
+ * the weight t; out io[0] = sin((1 − t)·θ)/sin θ and io[1] = sin(t·θ)/sin θ, with θ and the sines by
+ * detAcosArc's and detSinArc's operations (the same bits). No float crosses a call, so however V8 inlines this,
+ * it allocates nothing.
+ */
+export function wideArcWeights(io: Float64Array): void {
+  const cos = io[0]!
+  reg[ANGLE] = cos
+  acosArc()
+  reg[WEIGHT] = io[1]!
+  longArcWeights()
+  const invSin = 1 / Math.sqrt(1 - cos * cos)
+  io[0] = reg[W0]! * invSin
+  io[1] = reg[W1]! * invSin
+}
+
 /** Test hooks: the register kernels above as plain functions (for comparison with detmath.ts). */
 export function sinArcByKernel(x: number): number {
   reg[ANGLE] = x
