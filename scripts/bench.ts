@@ -4,7 +4,7 @@
  * `--out <file>` also writes it to a file. Exits 1 when a correctness check failed.
  *
  *   node --expose-gc --import tsx scripts/bench.ts [--quick] [--characters 1,100,1000] [--rounds 7]
- *     [--assets fox,rig-linear,rig-cubic] [--crowds moving,idle] [--alloc-steps 1000] [--no-squad]
+ *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle] [--alloc-steps 1000] [--no-squad]
  *     [--no-split] [--json] [--out result.json]
  *
  * --quick: characters 1,100, 5 rounds, 200 allocation steps (a smoke run; targets at 1000 are not measured).
@@ -62,7 +62,7 @@ const options: BenchOptions = {
         : undefined,
   rounds: integer(values.rounds, 'rounds', 5) ?? (values.quick ? 5 : undefined),
   assets: list<AssetName>(values.assets, ASSET_NAMES, 'assets'),
-  crowds: list<CrowdKind>(values.crowds, ['moving', 'idle'], 'crowds'),
+  crowds: list<CrowdKind>(values.crowds, ['playing', 'moving', 'idle'], 'crowds'),
   allocSteps: integer(values['alloc-steps'], 'alloc-steps', 0) ?? (values.quick ? 200 : undefined),
   squad: !values['no-squad'],
   split: !values['no-split'],

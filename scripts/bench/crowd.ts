@@ -8,6 +8,7 @@
  *   paused    clip A at speed 0 (holds still)
  *   finished  clip A played once and already at its end (holds still)
  *
+ *   playing crowd: every character plays (sampling and world matrices only, no cross-fade)
  *   moving crowd:  even characters play, odd ones fade (half of them cross-fading at any time)
  *   idle crowd:    every 10th character moves (alternately play / fade); of the other 90%, odd ones are
  *                  paused and even ones finished
@@ -21,7 +22,7 @@ import type { RotationMode } from '../../src/clip/clip.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 
 export type Role = 'play' | 'fade' | 'paused' | 'finished'
-export type CrowdKind = 'moving' | 'idle'
+export type CrowdKind = 'playing' | 'moving' | 'idle'
 
 export interface CrowdPlan {
   readonly asset: AnimationAsset
@@ -41,7 +42,8 @@ export interface CrowdPlan {
 export function crowdRoles(count: number, kind: CrowdKind): Role[] {
   const roles: Role[] = []
   for (let i = 0; i < count; i++) {
-    if (kind === 'moving') roles.push(i % 2 === 0 ? 'play' : 'fade')
+    if (kind === 'playing') roles.push('play')
+    else if (kind === 'moving') roles.push(i % 2 === 0 ? 'play' : 'fade')
     else if (i % 10 === 0) roles.push((i / 10) % 2 === 0 ? 'play' : 'fade')
     else roles.push(i % 2 === 1 ? 'paused' : 'finished')
   }

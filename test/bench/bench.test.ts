@@ -31,7 +31,7 @@ describe('benchmark', () => {
       ['rig-linear', true],
       ['rig-cubic', true],
     ])
-    expect(result.scenarios).toHaveLength(3 * 2 * 2)
+    expect(result.scenarios).toHaveLength(3 * 3 * 2)
     for (const s of result.scenarios) {
       expect(s.check.errors).toHaveLength(3)
       expect(s.check.maxError).toBeLessThanOrEqual(1e-4)
@@ -50,14 +50,16 @@ describe('benchmark', () => {
       expect(s.wallSpeedup).toBeCloseTo(s.three!.wallMsPerStep / s.ours!.wallMsPerStep, 9)
     }
     expect(result.scenarios.find((s) => s.asset === 'rig-cubic')!.interpolation).toBe('CUBICSPLINE')
-    expect(result.splits).toHaveLength(6)
+    expect(result.splits).toHaveLength(9)
     const systems = createAnimationPlugin(createWorld()).systems.map((f) => f.name)
     expect(systems).toHaveLength(5)
     for (const split of result.splits) expect(split.systems.map((s) => s.name)).toEqual(systems)
     expect(result.squad!.ratio).toBeCloseTo(result.squad!.squadMsPerStep / result.squad!.slerpMsPerStep, 9)
     expect(result.targets.map((t) => t.name)).toEqual([
-      'speed rig-linear 3×8',
-      'speed rig-cubic 3×8',
+      'speed rig-linear playing 3×8',
+      'speed rig-linear moving 3×8',
+      'speed rig-cubic playing 3×8',
+      'speed rig-cubic moving 3×8',
       'allocation',
       'squad cost',
       'mostly idle fox 3',
@@ -68,8 +70,8 @@ describe('benchmark', () => {
     const table = formatReport(result)
     expect(table).toContain('| asset | crowd | chars | joints | ours ms/step | three ms/step | × three |')
     expect(
-      table.split('\n').filter((l) => /^\| (fox|rig-linear|rig-cubic) \| (moving|idle) \|/.test(l)),
-    ).toHaveLength(12)
+      table.split('\n').filter((l) => /^\| (fox|rig-linear|rig-cubic) \| (playing|moving|idle) \|/.test(l)),
+    ).toHaveLength(18)
     expect(JSON.parse(JSON.stringify(result))).toEqual(result)
   }, 60_000)
 
@@ -105,5 +107,6 @@ describe('benchmark', () => {
     const idle = crowdRoles(1000, 'idle')
     expect(idle.filter((r) => r === 'paused' || r === 'finished')).toHaveLength(900)
     expect(crowdRoles(4, 'moving')).toEqual(['play', 'fade', 'play', 'fade'])
+    expect(crowdRoles(3, 'playing')).toEqual(['play', 'play', 'play'])
   })
 })
