@@ -1,12 +1,7 @@
 import fc from 'fast-check'
 import { mat4 } from 'gl-matrix'
 import { describe, expect, it } from 'vitest'
-import {
-  composeChildMatrix,
-  composeMatrix,
-  identityMatrix,
-  multiplyMatrices,
-} from '../../src/math/transform.ts'
+import { composeMatrix, identityMatrix, multiplyMatrices } from '../../src/math/transform.ts'
 import { unitQuatArb } from '../helpers/quat.ts'
 
 const SENTINEL = -7.25
@@ -146,70 +141,5 @@ describe('multiplyMatrices', () => {
     multiplyMatrices(out, 0, T, 0, R, 0)
     // Point (1, 0, 0): R gives (0, 1, 0), T gives (10, 1, 0). Column 0 + column 3 = image of (1, 0, 0, 1).
     expect([out[0]! + out[12]!, out[1]! + out[13]!, out[2]! + out[14]!]).toEqual([10, 1, 0])
-  })
-})
-
-describe('composeChildMatrix', () => {
-  it('equals P · composeMatrix(T, R, S) for affine parents (to float64 rounding), at offsets, touching nothing else', () => {
-    const affineArb = fc
-      .tuple(vec3Arb, unitQuatArb(), fc.tuple(scaleArb, scaleArb, scaleArb))
-      .map(([t, q, s]) =>
-        composeMatrix(
-          new Float64Array(16),
-          0,
-          Float64Array.from(t),
-          0,
-          Float64Array.from(q),
-          0,
-          Float64Array.from(s),
-          0,
-        ),
-      )
-    fc.assert(
-      fc.property(
-        affineArb,
-        vec3Arb,
-        unitQuatArb(),
-        fc.tuple(scaleArb, scaleArb, scaleArb),
-        offsetArb,
-        (p, t, q, s, o) => {
-          const parent = padded(Array.from(p), 2)
-          const out = padded(new Array(16).fill(0), o)
-          composeChildMatrix(
-            out,
-            o,
-            parent,
-            2,
-            Float32Array.from(t),
-            0,
-            Float32Array.from(q),
-            0,
-            Float32Array.from(s),
-            0,
-          )
-          const local = composeMatrix(
-            new Float64Array(16),
-            0,
-            Float32Array.from(t),
-            0,
-            Float32Array.from(q),
-            0,
-            Float32Array.from(s),
-            0,
-          )
-          const expected = mat4.multiply(
-            new Float64Array(16) as unknown as mat4,
-            Float64Array.from(parent.subarray(2, 18)) as unknown as mat4,
-            local as unknown as mat4,
-          )
-          for (let i = 0; i < 16; i++) {
-            const e = expected[i]!
-            expect(Math.abs(out[o + i]! - e), `element ${i}`).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(e)))
-          }
-          expect([out[o + 3], out[o + 7], out[o + 11], out[o + 15]]).toEqual([0, 0, 0, 1])
-          expectSentinelsOutside(out, o, o + 16)
-        },
-      ),
-    )
   })
 })
