@@ -1,7 +1,6 @@
 import type { World } from 'bitecs'
 import type { SceneGraph } from '../components/SceneNode.ts'
 import { refreshSceneOrder } from '../components/SceneNode.ts'
-import { composeMatrix } from '../src/math/transform.ts'
 
 /**
  * propagateTransforms: world = parentWorld · T·R·S(local) for every node whose local is dirty and for all of
@@ -30,46 +29,58 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
         changed[e] = 0
         continue
       }
+      // world = parentWorld · T·R·S with the parent affine (4th row 0 0 0 1), or T·R·S for a root (the formulas
+      // of composeMatrix, the same bits), written out: as calls (not inlined by V8 at this size) they cost a
+      // third of this loop.
       const oo = e * 16
+      const ro = e * 4
+      const to = e * 3
+      const x = rotation[ro]!
+      const y = rotation[ro + 1]!
+      const z = rotation[ro + 2]!
+      const w = rotation[ro + 3]!
+      const x2 = x + x
+      const y2 = y + y
+      const z2 = z + z
+      const xx = x * x2
+      const xy = x * y2
+      const xz = x * z2
+      const yy = y * y2
+      const yz = y * z2
+      const zz = z * z2
+      const wx = w * x2
+      const wy = w * y2
+      const wz = w * z2
+      const sx = scale[to]!
+      const sy = scale[to + 1]!
+      const sz = scale[to + 2]!
+      const l00 = (1 - (yy + zz)) * sx
+      const l10 = (xy + wz) * sx
+      const l20 = (xz - wy) * sx
+      const l01 = (xy - wz) * sy
+      const l11 = (1 - (xx + zz)) * sy
+      const l21 = (yz + wx) * sy
+      const l02 = (xz + wy) * sz
+      const l12 = (yz - wx) * sz
+      const l22 = (1 - (xx + yy)) * sz
+      const tx = translation[to]!
+      const ty = translation[to + 1]!
+      const tz = translation[to + 2]!
       if (p === 0) {
-        composeMatrix(world, oo, translation, e * 3, rotation, e * 4, scale, e * 3)
+        world[oo] = l00
+        world[oo + 1] = l10
+        world[oo + 2] = l20
+        world[oo + 4] = l01
+        world[oo + 5] = l11
+        world[oo + 6] = l21
+        world[oo + 8] = l02
+        world[oo + 9] = l12
+        world[oo + 10] = l22
+        world[oo + 12] = tx
+        world[oo + 13] = ty
+        world[oo + 14] = tz
       } else {
-        // world = parentWorld · T·R·S, the parent affine (its 4th row 0 0 0 1), written out here: as a call
-        // (not inlined by V8 at this size) it cost a third of this loop.
-        const ro = e * 4
-        const to = e * 3
         const po = p * 16
-        const x = rotation[ro]!
-        const y = rotation[ro + 1]!
-        const z = rotation[ro + 2]!
-        const w = rotation[ro + 3]!
-        const x2 = x + x
-        const y2 = y + y
-        const z2 = z + z
-        const xx = x * x2
-        const xy = x * y2
-        const xz = x * z2
-        const yy = y * y2
-        const yz = y * z2
-        const zz = z * z2
-        const wx = w * x2
-        const wy = w * y2
-        const wz = w * z2
-        const sx = scale[to]!
-        const sy = scale[to + 1]!
-        const sz = scale[to + 2]!
-        const l00 = (1 - (yy + zz)) * sx
-        const l10 = (xy + wz) * sx
-        const l20 = (xz - wy) * sx
-        const l01 = (xy - wz) * sy
-        const l11 = (1 - (xx + zz)) * sy
-        const l21 = (yz + wx) * sy
-        const l02 = (xz + wy) * sz
-        const l12 = (yz - wx) * sz
-        const l22 = (1 - (xx + yy)) * sz
-        const tx = translation[to]!
-        const ty = translation[to + 1]!
-        const tz = translation[to + 2]!
         const p00 = world[po]!
         const p10 = world[po + 1]!
         const p20 = world[po + 2]!
@@ -85,20 +96,20 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
         world[oo] = p00 * l00 + p01 * l10 + p02 * l20
         world[oo + 1] = p10 * l00 + p11 * l10 + p12 * l20
         world[oo + 2] = p20 * l00 + p21 * l10 + p22 * l20
-        world[oo + 3] = 0
         world[oo + 4] = p00 * l01 + p01 * l11 + p02 * l21
         world[oo + 5] = p10 * l01 + p11 * l11 + p12 * l21
         world[oo + 6] = p20 * l01 + p21 * l11 + p22 * l21
-        world[oo + 7] = 0
         world[oo + 8] = p00 * l02 + p01 * l12 + p02 * l22
         world[oo + 9] = p10 * l02 + p11 * l12 + p12 * l22
         world[oo + 10] = p20 * l02 + p21 * l12 + p22 * l22
-        world[oo + 11] = 0
         world[oo + 12] = p00 * tx + p01 * ty + p02 * tz + p03
         world[oo + 13] = p10 * tx + p11 * ty + p12 * tz + p13
         world[oo + 14] = p20 * tx + p21 * ty + p22 * tz + p23
-        world[oo + 15] = 1
       }
+      world[oo + 3] = 0
+      world[oo + 7] = 0
+      world[oo + 11] = 0
+      world[oo + 15] = 1
       dirty[e] = 0
       changed[e] = 1
       recomputed++
