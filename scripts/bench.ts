@@ -5,8 +5,10 @@
  *
  *   node --expose-gc --import tsx scripts/bench.ts [--quick] [--characters 1,100,1000] [--rounds 7]
  *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle] [--alloc-steps 1000] [--no-squad]
- *     [--no-split] [--json] [--out result.json]
+ *     [--no-split] [--shared-process] [--json] [--out result.json]
  *
+ * Each scenario runs in a fresh child process holding one animation plugin, as a game does (see
+ * BenchOptions.isolate); --shared-process runs them all in this process instead.
  * --quick: characters 1,100, 5 rounds, 200 allocation steps (a smoke run; targets at 1000 are not measured).
  * Run with --expose-gc (the npm script does) so allocation windows start from a collected heap.
  */
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     rounds: { type: 'string' },
     assets: { type: 'string' },
     crowds: { type: 'string' },
+    'shared-process': { type: 'boolean' },
     'alloc-steps': { type: 'string' },
     'no-squad': { type: 'boolean', default: false },
     'no-split': { type: 'boolean', default: false },
@@ -66,6 +69,7 @@ const options: BenchOptions = {
   allocSteps: integer(values['alloc-steps'], 'alloc-steps', 0) ?? (values.quick ? 200 : undefined),
   squad: !values['no-squad'],
   split: !values['no-split'],
+  isolate: !values['shared-process'],
   log: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
 }
 

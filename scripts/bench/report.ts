@@ -10,7 +10,10 @@ export function formatReport(r: BenchResult): string {
   )
   lines.push(
     `Step: dt ${fmt(r.settings.dt, 5)} s; median of ${r.settings.rounds} interleaved rounds after warm-up; ` +
-      `allocation over ${r.settings.allocSteps} steps per window (~: sampled estimate over fewer steps, see JSON)`,
+      `allocation over ${r.settings.allocSteps} steps per window (~: sampled estimate over fewer steps, see JSON); ` +
+      (r.settings.isolate
+        ? 'each scenario in a fresh process (one plugin, as in a game)'
+        : 'every scenario in this one process (--shared-process)'),
   )
   lines.push('')
   lines.push(

@@ -13,6 +13,7 @@
  * (0.25 s), step by step, so the fade semantics (not only its cost) agree with three.js.
  * Then squad against slerp (the project only; three has no squad), same crowd, interleaved.
  */
+import { spawn } from 'node:child_process'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { REVISION } from 'three'
@@ -63,6 +64,13 @@ export interface BenchOptions {
   /** Largest allowed |difference| of a world-matrix element between the two sides. Default 1e-4. */
   tolerance?: number
   foxPath?: string
+  /**
+   * Run each scenario in a fresh child process (default false; `npm run bench` sets it). A game holds one
+   * animation plugin; V8 specializes a system's code to the arrays its plugin closed over only while one plugin
+   * exists in the process, so in a process that already made other plugins (the checks, earlier scenarios)
+   * the project's step runs slower than a game's would.
+   */
+  isolate?: boolean
   /** Progress lines (default: none). */
   log?: (line: string) => void
 }
@@ -182,6 +190,7 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
     rigJoints: options.rigJoints ?? 64,
     squad: options.squad ?? true,
     split: options.split ?? true,
+    isolate: options.isolate ?? false,
     tolerance: options.tolerance ?? 1e-4,
     dt: DT,
     fadeSeconds: FADE_SECONDS,
@@ -209,14 +218,20 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
       if (!fade.ok) result.ok = false
       for (const crowd of settings.crowds) {
         for (const count of settings.characters) {
-          const plan = makeCrowdPlan(asset, count, crowd, { ...clips, fadeSeconds: FADE_SECONDS, dt: DT })
-          const scenario = await runScenario(name, plan, crowd, settings, tracker, log)
-          result.scenarios.push(scenario.result)
-          if (!scenario.result.check.ok) result.ok = false
-          if (settings.split && count === largest && scenario.result.check.ok) {
-            const [systems] = splitSystems([scenario.ours], settings)
-            result.splits.push({ asset: name, crowd, characters: count, systems: systems! })
+          const split = settings.split && count === largest
+          const job: ScenarioJob = {
+            asset: name,
+            crowd,
+            count,
+            split,
+            foxPath: options.foxPath ?? DEFAULT_FOX,
           }
+          const done = settings.isolate
+            ? await runScenarioInChild(job, settings, log)
+            : await runScenarioJob(job, settings, tracker, log, asset)
+          result.scenarios.push(done.result)
+          if (!done.result.check.ok) result.ok = false
+          if (done.split) result.splits.push(done.split)
         }
       }
     }
@@ -232,7 +247,7 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
   return result
 }
 
-type Settings = BenchResult['settings']
+export type Settings = BenchResult['settings']
 
 function machine(): BenchResult['machine'] {
   return {
@@ -297,6 +312,73 @@ function fadeCheck(
     maxError = Math.max(maxError, compareWorlds(plan, ours, three))
   }
   return { steps, maxError, ok: maxError <= tolerance }
+}
+
+/** One scenario, as handed to a child process (scenario.ts) or run in this one. */
+export interface ScenarioJob {
+  asset: AssetName
+  crowd: CrowdKind
+  count: number
+  /** Also time the project's systems one by one (splitSystems) after the timed rounds. */
+  split: boolean
+  foxPath: string
+}
+
+export interface ScenarioDone {
+  result: ScenarioResult
+  split: SplitResult | null
+}
+
+/**
+ * Runs one scenario in this process: the crowd the project times is the first plugin the job makes (in a
+ * fresh child process, the only one until timing and split are done).
+ */
+export async function runScenarioJob(
+  job: ScenarioJob,
+  settings: Settings,
+  tracker: GcTracker,
+  log: (line: string) => void,
+  loaded?: AnimationAsset,
+): Promise<ScenarioDone> {
+  const asset = loaded ?? (await loadBenchAsset(job.asset, settings.rigJoints, job.foxPath))
+  const plan = makeCrowdPlan(asset, job.count, job.crowd, {
+    ...clipPair(job.asset),
+    fadeSeconds: FADE_SECONDS,
+    dt: DT,
+  })
+  const scenario = await runScenario(job.asset, plan, job.crowd, settings, tracker, log)
+  let split: SplitResult | null = null
+  if (job.split && scenario.result.check.ok) {
+    const [systems] = splitSystems([scenario.ours], settings)
+    split = { asset: job.asset, crowd: job.crowd, characters: job.count, systems: systems! }
+  }
+  return { result: scenario.result, split }
+}
+
+/** runScenarioJob in a fresh Node process (scenario.ts), with --expose-gc; its progress lines pass through. */
+async function runScenarioInChild(
+  job: ScenarioJob,
+  settings: Settings,
+  log: (line: string) => void,
+): Promise<ScenarioDone> {
+  const entry = fileURLToPath(new URL('./scenario.ts', import.meta.url))
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', entry, JSON.stringify({ job, settings })],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let out = ''
+  let err = ''
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    err += d
+    for (const line of d.split('\n')) if (line.startsWith('progress: ')) log(line.slice(10))
+  })
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  if (code !== 0) {
+    throw new Error(`bench scenario ${job.asset} ${job.crowd} ${job.count}: child exited ${code}\n${err}`)
+  }
+  return JSON.parse(out) as ScenarioDone
 }
 
 async function runScenario(
