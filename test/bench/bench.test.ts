@@ -75,6 +75,31 @@ describe('benchmark', () => {
     expect(JSON.parse(JSON.stringify(result))).toEqual(result)
   }, 60_000)
 
+  it('runs a scenario in a child process (isolate, as npm run bench does) with the same report', async () => {
+    const result = await runBenchmark({
+      characters: [2],
+      assets: ['rig-linear'],
+      crowds: ['moving'],
+      rigJoints: 8,
+      rounds: 2,
+      roundSteps: 5,
+      warmupSteps: 2,
+      allocSteps: 5,
+      squad: false,
+      isolate: true,
+      foxPath: FOX,
+    })
+    expect(result.ok).toBe(true)
+    expect(result.settings.isolate).toBe(true)
+    expect(result.scenarios).toHaveLength(1)
+    const s = result.scenarios[0]!
+    expect([s.asset, s.crowd, s.characters, s.joints]).toEqual(['rig-linear', 'moving', 2, 8])
+    expect(s.check.ok).toBe(true)
+    expect(s.ours!.rounds).toHaveLength(2)
+    expect(result.splits.map((x) => x.systems.length)).toEqual([5])
+    expect(formatReport(result)).toContain('each scenario in a fresh process')
+  }, 60_000)
+
   it('the correctness check sees a pose that differs', () => {
     const asset = createBenchRig({ joints: 8, interpolation: 'CUBICSPLINE' })
     const plan = makeCrowdPlan(asset, 3, 'moving', { clipA: 0, clipB: 1, fadeSeconds: 1 })
