@@ -1,5 +1,5 @@
 import type { Channel, Clip, RotationMode } from './clip.ts'
-import { KIND_CUBIC, KIND_CUBIC_ROTATION, KIND_LINEAR, KIND_SLERP, KIND_STEP } from './clip.ts'
+import { buildClip, KIND_CUBIC, KIND_CUBIC_ROTATION, KIND_LINEAR, KIND_SLERP, KIND_STEP } from './clip.ts'
 import { normalizeQuat, SLERP_NLERP_COS } from '../math/quat.ts'
 import { NLERP_SEGMENT, OPPOSITE_SEGMENT, SLERP_CACHE_STRIDE } from './rotationCache.ts'
 
@@ -540,6 +540,72 @@ export function wideArcWeights(io: Float64Array): void {
   io[0] = reg[W0]! * invSin
   io[1] = reg[W1]! * invSin
 }
+
+/**
+ * Gets the sampler compiled the way it runs best, once per process (later calls return at once; the systems
+ * call it when created). V8 optimizes a function either as a whole, once it has been called often enough, or
+ * "on stack" (OSR) inside a loop that has run long in the unoptimized tiers. `sampleList` spends nearly all its
+ * time in its channel loop, so with a crowd it was often compiled only on stack, and in some processes it then
+ * ran every call unoptimized up to the loop and jumped into the OSR code there: sampleClips a third slower, for
+ * the life of the process. Sampling a small clip of every channel kind a few thousand times first (short loops:
+ * V8 optimizes the whole function, with type feedback for every kind) avoids that. No state is touched but a
+ * private scratch pose; it takes a few milliseconds.
+ */
+export function primeSampler(): void {
+  if (primed) return
+  primed = true
+  const half = Math.SQRT1_2
+  const clip = buildClip({
+    name: 'prime',
+    channels: [
+      {
+        node: 0,
+        path: 'translation',
+        interpolation: 'LINEAR',
+        times: [0, 1, 2],
+        values: [0, 0, 0, 1, 2, 3, 0, 1, 0],
+      },
+      {
+        node: 0,
+        path: 'rotation',
+        interpolation: 'LINEAR',
+        times: [0, 1, 2],
+        values: [0, 0, 0, 1, 0, 0.1, 0, 0.995, 0, half, 0, half],
+      },
+      {
+        node: 0,
+        path: 'scale',
+        interpolation: 'STEP',
+        times: [0, 1, 2],
+        values: [1, 1, 1, 2, 2, 2, 1, 1, 1],
+      },
+      {
+        node: 1,
+        path: 'translation',
+        interpolation: 'CUBICSPLINE',
+        times: [0, 2],
+        values: [0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0, 0, 0],
+      },
+      {
+        node: 1,
+        path: 'rotation',
+        interpolation: 'CUBICSPLINE',
+        times: [0, 2],
+        values: [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0.1, 0, 0, 0, 0, 0, 0, 0, half, half, 0, 0, 0, 0],
+      },
+    ],
+  })
+  const pose = new Float32Array(20)
+  const binding = Int32Array.of(0, 3, 7, 10, 13)
+  const cursors = new Uint32Array(clip.channels.length)
+  const time = new Float64Array(1)
+  for (let i = 0; i < PRIME_CALLS; i++) {
+    time[0] = (i % 45) * 0.05
+    sampleClipChannels(pose, 0, clip, binding, time, 0, cursors, 0, (i & 3) === 3)
+  }
+}
+let primed = false
+const PRIME_CALLS = 4000
 
 /** Test hooks: the register kernels above as plain functions (for comparison with detmath.ts). */
 export function sinArcByKernel(x: number): number {
