@@ -37,14 +37,23 @@ export function blendJointLayers(
     if (out !== b || oo !== bo) copyRange(out, oo, b, bo, len)
     return out
   }
+  // Module constants read once per call into locals: V8 11 reads a module-level binding from its context, with a
+  // check, at every use (about a tenth of this loop).
+  const STRIDE = JOINT_STRIDE
+  const R = R_OFFSET
+  const S = S_OFFSET
+  const NLERP_COS = SLERP_NLERP_COS
+  const MIN_COS = SERIES_MIN_COS
+  const TERMS = SERIES_TERMS
+  const K = SERIES_K
   for (let j = 0; j < n; j++) {
-    const o = oo + j * JOINT_STRIDE
-    const pa = ao + j * JOINT_STRIDE
-    const pb = bo + j * JOINT_STRIDE
-    for (let k = 0; k < R_OFFSET; k++) out[o + k] = a[pa + k]! + (b[pb + k]! - a[pa + k]!) * w
-    for (let k = S_OFFSET; k < JOINT_STRIDE; k++) out[o + k] = a[pa + k]! + (b[pb + k]! - a[pa + k]!) * w
-    const ra = pa + R_OFFSET
-    const rb = pb + R_OFFSET
+    const o = oo + j * STRIDE
+    const pa = ao + j * STRIDE
+    const pb = bo + j * STRIDE
+    for (let k = 0; k < R; k++) out[o + k] = a[pa + k]! + (b[pb + k]! - a[pa + k]!) * w
+    for (let k = S; k < STRIDE; k++) out[o + k] = a[pa + k]! + (b[pb + k]! - a[pa + k]!) * w
+    const ra = pa + R
+    const rb = pb + R
     const ax = a[ra]!
     const ay = a[ra + 1]!
     const az = a[ra + 2]!
@@ -63,8 +72,8 @@ export function blendJointLayers(
     }
     let s0 = 1 - w
     let s1 = w
-    if (cos < SLERP_NLERP_COS) {
-      if (cos >= SERIES_MIN_COS) {
+    if (cos < NLERP_COS) {
+      if (cos >= MIN_COS) {
         // sin(sθ)/sin θ as a power series in y = cos θ − 1 (no trigonometry, no division): a_0 = s,
         // a_i = a_{i−1}·(s² − i²)/(i(2i + 1)). Each term is less than |y|/2 ≤ ¼ of the last, so the tail
         // after a term is below a third of it: the sum stops once both terms are under SERIES_EPS (tail under
@@ -78,8 +87,8 @@ export function blendJointLayers(
         let sa = a
         let sb = b
         let yi = 1
-        for (let i = 1; i < SERIES_TERMS; i++) {
-          const k = SERIES_K[i]!
+        for (let i = 1; i < TERMS; i++) {
+          const k = K[i]!
           const ii = i * i
           yi *= y
           a *= (u2 - ii) * k
@@ -106,7 +115,7 @@ export function blendJointLayers(
     const z = s0 * az + s1 * bz
     const qw = s0 * aw + s1 * bw
     const inv = 1 / Math.sqrt(x * x + y * y + z * z + qw * qw)
-    const r = o + R_OFFSET
+    const r = o + R
     out[r] = x * inv
     out[r + 1] = y * inv
     out[r + 2] = z * inv
