@@ -10,7 +10,8 @@ import { JOINT_STRIDE } from '../src/clip/poseLayout.ts'
  *
  *   slot base + LAYER·n + j   (floats ×10)
  *   LAYER 0  ANIM   the animation pose this step (the sampled clip, or the cross-fade's blend)
- *   LAYER 1  PREV   the animation pose of the step before the last change (for velocities at ragdoll hand-off)
+ *   LAYER 1  PREV   at a ragdoll hand-off, the animation pose of the step before (for the velocities); kept
+ *                   only for characters whose ragdoll is about to start, stale otherwise
  *   LAYER 2  PHYS   the physics pose, joint-local, while a ragdoll lives
  *   LAYER 3  FROM   the fading-out clip (or the frozen pose a fade started from)
  *   LAYER 4  TO     the fading-in clip during a fade
@@ -33,7 +34,10 @@ export interface PoseStore {
   count: Uint16Array
   /** Id of the registered asset whose skeleton this pose belongs to. */
   asset: Int32Array
-  /** Step number at which the ANIM layer last changed (its PREV layer holds the pose from the step before). */
+  /**
+   * Step number at which the ANIM layer last changed (when a ragdoll starts on that step, PREV holds the pose
+   * from the step before).
+   */
   changedStep: Uint32Array
   /** 1 when the ANIM layer changed in the current step (read by blendPoses). */
   changed: Uint8Array

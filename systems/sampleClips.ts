@@ -3,6 +3,7 @@ import { commitRemovals, registerQuery } from 'bitecs'
 import { primeSampler, sampleClipChannels } from '../src/clip/sample.ts'
 import { blendJointLayers } from '../src/clip/blendPose.ts'
 import type { AnimationContext } from './context.ts'
+import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import {
   JOINT_STRIDE,
   LAYER_ANIM,
@@ -22,7 +23,8 @@ import {
 /**
  * sampleClips: advances every character's clip time and samples its clip into the ANIM pose layer; during a
  * cross-fade, samples the outgoing clip into FROM (unless it fades from a frozen pose) and the incoming one into
- * TO, and writes their blend into ANIM. Before writing ANIM it keeps the old one in PREV (for velocities).
+ * TO, and writes their blend into ANIM. Before writing ANIM of a character whose ragdoll is about to start, it
+ * keeps the old ANIM in PREV (the hand-off's velocities); for the others PREV is left as it was.
  *
  * A character whose clip-local time did not move (paused, or a finished once-clip) and that is not fading is
  * skipped: its pose and `Pose.changed` stay as they were, so idle crowds cost almost nothing here.
@@ -30,7 +32,7 @@ import {
  * to 0. Never throws; allocates nothing.
  */
 export function createSampleClipsSystem(ctx: AnimationContext) {
-  const { Pose, Sampler, CrossFade } = ctx.stores
+  const { Pose, Sampler, CrossFade, Ragdoll } = ctx.stores
   const characters = registerQuery(ctx.world, [Sampler, Pose])
   primeSampler()
   /** The outgoing clip's clip-local time, handed to sampleClipChannels through memory like the Sampler's. */
@@ -67,7 +69,12 @@ export function createSampleClipsSystem(ctx: AnimationContext) {
       const n = Pose.count[eid]!
       const base = Pose.base[eid]!
       const anim = layerOffset(base, n, LAYER_ANIM)
-      data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + n * JOINT_STRIDE)
+      // PREV serves one reader, the ragdoll hand-off (stepRagdolls, later in this step), for the animation's
+      // velocity: it is kept only for a character whose ragdoll is waiting for its bodies, not copied for the
+      // whole crowd every step.
+      if (Ragdoll.active[eid] !== RAGDOLL_OFF && ctx.ragdolls[eid]?.instance === null) {
+        data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + n * JOINT_STRIDE)
+      }
       const squad = Sampler.rotation[eid] === ROTATION_SQUAD
       // The time goes to the kernels through the store (sampleClipChannels reads it there).
       Sampler.lastTime[eid] = t

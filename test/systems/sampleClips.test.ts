@@ -145,7 +145,7 @@ describe('sampleClips: every character samples its own clip at its own time', ()
     }
   })
 
-  it('skips a paused character and a finished once-clip: Pose.changed stays 0 and PREV keeps the old pose', () => {
+  it('skips a paused character and a finished once-clip: Pose.changed stays 0; PREV is kept only at a ragdoll hand-off', () => {
     const { plugin, handle } = createTestPlugin()
     const { Pose } = plugin.stores
     const paused = plugin.addCharacter(handle)
@@ -161,7 +161,7 @@ describe('sampleClips: every character samples its own clip at its own time', ()
     plugin.step()
     expect([Pose.changed[paused], Pose.changed[once], Pose.changed[moving]]).toEqual([1, 1, 1])
     const pausedPrev = prevOf(paused)
-    let movingAnim = animLayer(plugin, moving)
+    const movingPrev = prevOf(moving)
     for (let n = 2; n <= 10; n++) {
       plugin.step()
       // Nod (0.5 s) from 0.45 reaches its end on step 4 and holds.
@@ -169,9 +169,15 @@ describe('sampleClips: every character samples its own clip at its own time', ()
       expect(Pose.changed[paused]).toBe(0)
       expect(Pose.changed[moving]).toBe(1)
       expectSameBits(prevOf(paused), pausedPrev)
-      expectSameBits(prevOf(moving), movingAnim, 'PREV = the ANIM of the step before')
-      movingAnim = animLayer(plugin, moving)
+      // No ragdoll waiting: the crowd's PREV layers are not copied every step.
+      expectSameBits(prevOf(moving), movingPrev, 'PREV untouched without a hand-off')
     }
+    // A ragdoll waiting for its bodies: this step keeps the ANIM of the step before in PREV.
+    const movingAnim = animLayer(plugin, moving)
+    plugin.ragdoll(moving)
+    plugin.step()
+    expectSameBits(prevOf(moving), movingAnim, 'PREV = the ANIM of the step before, at the hand-off')
+    expect(Pose.changed[moving]).toBe(1)
     expect(Pose.changedStep[once]).toBe(3)
     expectPoseAt(plugin, once, NOD, 0.5)
   })
