@@ -146,10 +146,11 @@ async function heapBaseline(tracker: GcTracker): Promise<number> {
 }
 
 /**
- * Heap bytes one step allocates (see the header for the two methods): up to three exact windows of `steps`
- * steps (the first one at 0 settles it); the result is the smallest GC-free window (steady state: a one-off such as a function being re-optimized
- * after a late deopt, when it runs unoptimized for a while and boxes its floats, shows in one window only; any
- * allocation that recurs within `steps` steps shows in all of them). Every window is reported. When no window
+ * Heap bytes one step allocates (see the header for the two methods): up to five exact windows of `steps`
+ * steps (the first one at 0 settles it); the result is the smallest GC-free window (steady state: a one-off such
+ * as a function being re-optimized after a late deopt, when it runs unoptimized for a while and boxes its floats,
+ * or the late compile of a small function called once per step, which a cheap idle step reaches only after a few
+ * thousand steps, shows in some windows only; any allocation that recurs within `steps` steps shows in all). Every window is reported. When no window
  * is GC-free the side clearly allocates, and the sampled estimate runs over `min(steps, sampledSteps)` steps
  * (a side allocating megabytes per step needs no thousand steps to show it, and a thousand would take minutes).
  * `side.run` should be warmed up first: the first calls of a function allocate its compiled code and feedback.
@@ -162,7 +163,7 @@ export async function measureAllocation(
 ): Promise<Allocation> {
   const baseline = await heapBaseline(tracker)
   const windows: (number | null)[] = []
-  for (let w = 0; w < 3; w++) {
+  for (let w = 0; w < 5; w++) {
     collectGarbage()
     await tracker.flush()
     const g = tracker.events.length
