@@ -1,5 +1,5 @@
 import { SLERP_NLERP_COS } from '../math/quat.ts'
-import { JOINT_STRIDE, R_OFFSET, S_OFFSET } from './poseLayout.ts'
+import { JOINT_STRIDE } from './poseLayout.ts'
 import { wideArcWeights } from './sample.ts'
 
 /**
@@ -40,8 +40,6 @@ export function blendJointLayers(
   // Module constants read once per call into locals: V8 11 reads a module-level binding from its context, with a
   // check, at every use (about a tenth of this loop).
   const STRIDE = JOINT_STRIDE
-  const R = R_OFFSET
-  const S = S_OFFSET
   const NLERP_COS = SLERP_NLERP_COS
   const MIN_COS = SERIES_MIN_COS
   const TERMS = SERIES_TERMS
@@ -50,18 +48,34 @@ export function blendJointLayers(
     const o = oo + j * STRIDE
     const pa = ao + j * STRIDE
     const pb = bo + j * STRIDE
-    for (let k = 0; k < R; k++) out[o + k] = a[pa + k]! + (b[pb + k]! - a[pa + k]!) * w
-    for (let k = S; k < STRIDE; k++) out[o + k] = a[pa + k]! + (b[pb + k]! - a[pa + k]!) * w
-    const ra = pa + R
-    const rb = pb + R
-    const ax = a[ra]!
-    const ay = a[ra + 1]!
-    const az = a[ra + 2]!
-    const aw = a[ra + 3]!
-    let bx = b[rb]!
-    let by = b[rb + 1]!
-    let bz = b[rb + 2]!
-    let bw = b[rb + 3]!
+    // The ten floats of each joint at their poseLayout offsets (T 0–2, R 3–6, S 7–9), written out rather than
+    // looped over; all loaded before the first store, since out may alias a or b.
+    const at0 = a[pa]!
+    const at1 = a[pa + 1]!
+    const at2 = a[pa + 2]!
+    const ax = a[pa + 3]!
+    const ay = a[pa + 4]!
+    const az = a[pa + 5]!
+    const aw = a[pa + 6]!
+    const as0 = a[pa + 7]!
+    const as1 = a[pa + 8]!
+    const as2 = a[pa + 9]!
+    const bt0 = b[pb]!
+    const bt1 = b[pb + 1]!
+    const bt2 = b[pb + 2]!
+    let bx = b[pb + 3]!
+    let by = b[pb + 4]!
+    let bz = b[pb + 5]!
+    let bw = b[pb + 6]!
+    const bs0 = b[pb + 7]!
+    const bs1 = b[pb + 8]!
+    const bs2 = b[pb + 9]!
+    out[o] = at0 + (bt0 - at0) * w
+    out[o + 1] = at1 + (bt1 - at1) * w
+    out[o + 2] = at2 + (bt2 - at2) * w
+    out[o + 7] = as0 + (bs0 - as0) * w
+    out[o + 8] = as1 + (bs1 - as1) * w
+    out[o + 9] = as2 + (bs2 - as2) * w
     let cos = ax * bx + ay * by + az * bz + aw * bw
     if (cos < 0) {
       cos = -cos
@@ -115,11 +129,10 @@ export function blendJointLayers(
     const z = s0 * az + s1 * bz
     const qw = s0 * aw + s1 * bw
     const inv = 1 / Math.sqrt(x * x + y * y + z * z + qw * qw)
-    const r = o + R
-    out[r] = x * inv
-    out[r + 1] = y * inv
-    out[r + 2] = z * inv
-    out[r + 3] = qw * inv
+    out[o + 3] = x * inv
+    out[o + 4] = y * inv
+    out[o + 5] = z * inv
+    out[o + 6] = qw * inv
   }
   return out
 }
