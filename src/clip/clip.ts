@@ -70,6 +70,11 @@ export interface Channel {
    */
   readonly slerpCache: Float64Array | null
   /**
+   * LINEAR rotation channels only (else null): per segment k, 10 doubles `[theta, weight, aligned key k (4),
+   * aligned key k+1 (4)]`, `slerpCache` and `aligned` side by side, for the slerp kernel.
+   */
+  readonly slerpSegments: Float64Array | null
+  /**
    * LINEAR rotation channels only (else null): the n keys made hemisphere-consistent, `σ_k · values[k]` with
    * σ_0 = 1 and σ_{k+1} = σ_k, negated when key k+1 is more than 90° from key k (cos < 0), so every segment's
    * short arc runs between neighbours as stored. 4 floats per key; often a view into `squad` (same keys).
@@ -255,12 +260,14 @@ function buildChannel(
   let aligned: Float32Array | null = null
   let squad: Float32Array | null = null
   let controlCache: Float64Array | null = null
+  let slerpSegments: Float64Array | null = null
   if (path === 'rotation' && interpolation === 'LINEAR') {
     const caches = buildRotationCaches(values, keyCount, times)
     slerpCache = caches.slerpCache
     aligned = caches.aligned
     squad = caches.squad
     controlCache = caches.controlCache
+    slerpSegments = caches.slerpSegments
   }
 
   let track = tracks.find((tr) => sameTimes(tr.times, times))
@@ -280,6 +287,7 @@ function buildChannel(
     kind: kindOf(path, interpolation),
     values,
     slerpCache,
+    slerpSegments,
     aligned,
     squad,
     controlCache,

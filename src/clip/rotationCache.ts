@@ -3,6 +3,8 @@ import { conjugateQuat, expQuat, logQuat, multiplyQuat, SLERP_NLERP_COS } from '
 
 /** Floats per segment in `Channel.slerpCache`: `[theta or NLERP_SEGMENT, weight]` (see Channel). */
 export const SLERP_CACHE_STRIDE = 2
+/** Doubles per segment in `Channel.slerpSegments`: `[theta, weight, key k (4), key k+1 (4)]` (see Channel). */
+export const SLERP_SEGMENT_STRIDE = 10
 /** `slerpCache` / `controlCache` theta of a segment whose ends are so close that nlerp replaces slerp. */
 export const NLERP_SEGMENT = -1
 /** `controlCache` theta of a segment whose control points are exactly opposite: no path, s_k is held. */
@@ -17,6 +19,9 @@ export const OPPOSITE_SEGMENT = -2
  *   the segment is so short that normalized lerp replaces slerp. With it a slerp costs two sines. Because
  *   σ_k·σ_k = 1 and ±1 factors are exact, slerp of the aligned keys with these weights gives the bits that
  *   slerp of the given keys with a per-segment short-arc flip gave.
+ * - `slerpSegments` (Float64, SLERP_SEGMENT_STRIDE per segment): `slerpCache`'s two values followed by the
+ *   segment's two `aligned` keys, so the slerp kernel reads one contiguous run per segment from one array
+ *   rather than from two (the values are the float32 keys exactly, so the bits are the same).
  * - `squad` (Float32, `| aligned keys (4n) | controls (4n) |`): keys made hemisphere-consistent (each within 90°
  *   of the previous) and squad control points, with A = log(q_i⁻¹ q_{i−1}), B = log(q_i⁻¹ q_{i+1}) and the
  *   durations h₀ = t_i − t_{i−1}, h₁ = t_{i+1} − t_i of the segments before and after key i:
@@ -39,7 +44,13 @@ export function buildRotationCaches(
   values: Float32Array,
   keyCount: number,
   times?: Float32Array,
-): { slerpCache: Float64Array; aligned: Float32Array; squad: Float32Array; controlCache: Float64Array } {
+): {
+  slerpCache: Float64Array
+  slerpSegments: Float64Array
+  aligned: Float32Array
+  squad: Float32Array
+  controlCache: Float64Array
+} {
   const n = keyCount
   const slerpCache = new Float64Array(Math.max(0, n - 1) * SLERP_CACHE_STRIDE)
   const sigma = new Float64Array(n)
@@ -129,5 +140,13 @@ export function buildRotationCaches(
       controlCache[c] = NLERP_SEGMENT
     }
   }
-  return { slerpCache, aligned: same ? squad.subarray(0, n * 4) : slerpKeys, squad, controlCache }
+  const keys = same ? squad.subarray(0, n * 4) : slerpKeys
+  const slerpSegments = new Float64Array(Math.max(0, n - 1) * SLERP_SEGMENT_STRIDE)
+  for (let k = 0; k + 1 < n; k++) {
+    const o = k * SLERP_SEGMENT_STRIDE
+    slerpSegments[o] = slerpCache[k * SLERP_CACHE_STRIDE]!
+    slerpSegments[o + 1] = slerpCache[k * SLERP_CACHE_STRIDE + 1]!
+    for (let j = 0; j < 8; j++) slerpSegments[o + 2 + j] = keys[k * 4 + j]!
+  }
+  return { slerpCache, slerpSegments, aligned: keys, squad, controlCache }
 }

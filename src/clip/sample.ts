@@ -149,12 +149,13 @@ function sampleList(
 ): void {
   // Constants as literals in the function rather than the module's names: V8 11 reads a module-level binding
   // from its context at every use and checks its type (an import also for the dead zone), ~8% of this loop.
-  // Kinds as in clip.ts (KIND_*); the rest as in this module (ARC_S*, SHORT_ARC, ...), which tests compare.
+  // Kinds as in clip.ts (KIND_*), SEGMENT_STRIDE as rotationCache.ts's SLERP_SEGMENT_STRIDE; the rest as in this
+  // module (ARC_S*, SHORT_ARC, ...), which tests compare.
   const STEP = 0
   const LINEAR = 1
   const SLERP = 2
   const CUBIC_ROTATION = 4
-  const CACHE_STRIDE = 2
+  const SEGMENT_STRIDE = 10
   const SHORT = 0.25
   const S3 = -1 / 6
   const S5 = 1 / 120
@@ -219,11 +220,12 @@ function sampleList(
         squad(out, o, ch.squad!, n, k, ch.slerpCache!, ch.controlCache!)
         continue
       }
-      // Slerp of the aligned keys k, k+1 with the segment's cached angle and σ_k/sin θ (Channel.slerpCache).
-      const cache = ch.slerpCache!
-      const ci = k * CACHE_STRIDE
-      const theta = cache[ci]!
-      const weight = cache[ci + 1]!
+      // Slerp of the aligned keys k, k+1 with the segment's cached angle and σ_k/sin θ, all from one run of
+      // Channel.slerpSegments.
+      const seg = ch.slerpSegments!
+      const ci = k * SEGMENT_STRIDE
+      const theta = seg[ci]!
+      const weight = seg[ci + 1]!
       let s0: number
       let s1: number
       if (theta < 0) {
@@ -255,12 +257,11 @@ function sampleList(
           s1 = (y1 + y1 * z1 * p1) * weight
         }
       }
-      const q = ch.aligned!
-      const a = k * 4
-      const x = s0 * q[a]! + s1 * q[a + 4]!
-      const y = s0 * q[a + 1]! + s1 * q[a + 5]!
-      const z = s0 * q[a + 2]! + s1 * q[a + 6]!
-      const w = s0 * q[a + 3]! + s1 * q[a + 7]!
+      const a = ci + 2
+      const x = s0 * seg[a]! + s1 * seg[a + 4]!
+      const y = s0 * seg[a + 1]! + s1 * seg[a + 5]!
+      const z = s0 * seg[a + 2]! + s1 * seg[a + 6]!
+      const w = s0 * seg[a + 3]! + s1 * seg[a + 7]!
       // Renormalized in double before the float32 store: slerp of unit keys is unit up to rounding, nlerp not.
       const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w)
       out[o] = x * inv

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildClip, type RawChannel, type RawClip } from '../../src/clip/clip.ts'
 import { AnimationError } from '../../src/errors.ts'
+import { SLERP_SEGMENT_STRIDE } from '../../src/clip/rotationCache.ts'
 import { expectQuatClose } from '../helpers/quat.ts'
 
 /** A channel that passes validation; tests override one field at a time. */
@@ -140,8 +141,19 @@ describe('buildClip: valid input', () => {
     expect(clip.channels[0]!.slerpCache).toHaveLength(2 * 2)
     expect(clip.channels[0]!.aligned).toHaveLength(3 * 4)
     expect(clip.channels[0]!.squad).toHaveLength(3 * 8)
+    // slerpSegments: per segment the cache pair and the two aligned keys, side by side.
+    const { slerpCache, slerpSegments, aligned } = clip.channels[0]!
+    expect(SLERP_SEGMENT_STRIDE).toBe(10)
+    expect(slerpSegments).toHaveLength(2 * SLERP_SEGMENT_STRIDE)
+    for (let k = 0; k < 2; k++) {
+      expect(Array.from(slerpSegments!.subarray(k * 10, k * 10 + 10))).toEqual([
+        ...slerpCache!.subarray(k * 2, k * 2 + 2),
+        ...aligned!.subarray(k * 4, k * 4 + 8),
+      ])
+    }
     for (const ch of clip.channels.slice(1)) {
       expect(ch.slerpCache).toBeNull()
+      expect(ch.slerpSegments).toBeNull()
       expect(ch.aligned).toBeNull()
       expect(ch.squad).toBeNull()
     }
