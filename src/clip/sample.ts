@@ -1,6 +1,6 @@
 import type { Channel, Clip, RotationMode } from './clip.ts'
 import { buildClip, KIND_CUBIC, KIND_CUBIC_ROTATION, KIND_LINEAR, KIND_SLERP, KIND_STEP } from './clip.ts'
-import { normalizeQuat, SLERP_NLERP_COS } from '../math/quat.ts'
+import { SLERP_NLERP_COS } from '../math/quat.ts'
 import { NLERP_SEGMENT, OPPOSITE_SEGMENT, SLERP_CACHE_STRIDE } from './rotationCache.ts'
 
 /**
@@ -277,6 +277,32 @@ function sampleList(
         const va = values[a + j]!
         out[o + j] = va + (values[b + j]! - va) * u
       }
+    } else if (kind === CUBIC_ROTATION) {
+      // CUBICSPLINE rotation: the Hermite curve below per component, normalized in double before the float32
+      // store (glTF: blended component-wise, then normalized; a zero result, impossible for unit keys with
+      // sane tangents, becomes identity).
+      const values = ch.values
+      const v0 = k * 12 + 4
+      const b0 = v0 + 4
+      const a1 = b0 + 4
+      const v1 = a1 + 4
+      const x = h00 * values[v0]! + h10 * values[b0]! + h01 * values[v1]! + h11 * values[a1]!
+      const y = h00 * values[v0 + 1]! + h10 * values[b0 + 1]! + h01 * values[v1 + 1]! + h11 * values[a1 + 1]!
+      const z = h00 * values[v0 + 2]! + h10 * values[b0 + 2]! + h01 * values[v1 + 2]! + h11 * values[a1 + 2]!
+      const w = h00 * values[v0 + 3]! + h10 * values[b0 + 3]! + h01 * values[v1 + 3]! + h11 * values[a1 + 3]!
+      const len2 = x * x + y * y + z * z + w * w
+      if (len2 > 0) {
+        const inv = 1 / Math.sqrt(len2)
+        out[o] = x * inv
+        out[o + 1] = y * inv
+        out[o + 2] = z * inv
+        out[o + 3] = w * inv
+      } else {
+        out[o] = 0
+        out[o + 1] = 0
+        out[o + 2] = 0
+        out[o + 3] = 1
+      }
     } else {
       // CUBICSPLINE: p(u) = h00·v_k + h10·b_k + h01·v_{k+1} + h11·a_{k+1}, with v the values, b the
       // out-tangents, a the in-tangents (triplet layout `| a | v | b |` per key, see Channel).
@@ -290,7 +316,6 @@ function sampleList(
         out[o + j] =
           h00 * values[v0 + j]! + h10 * values[b0 + j]! + h01 * values[v1 + j]! + h11 * values[a1 + j]!
       }
-      if (kind === CUBIC_ROTATION) normalizeQuat(out, o)
     }
   }
 }
