@@ -595,8 +595,9 @@ export function primeSampler(): void {
         node: 0,
         path: 'rotation',
         interpolation: 'LINEAR',
-        times: [0, 1, 2],
-        values: [0, 0, 0, 1, 0, 0.1, 0, 0.995, 0, half, 0, half],
+        // Segments of every slerp path: short arc, equal keys (nlerp), long arc.
+        times: [0, 0.5, 1, 1.5, 2],
+        values: [0, 0, 0, 1, 0, 0.1, 0, 0.995, 0, 0.1, 0, 0.995, 0, half, 0, half, 0, 0.8, 0, 0.6],
       },
       {
         node: 0,
@@ -626,7 +627,9 @@ export function primeSampler(): void {
   const cursors = new Uint32Array(clip.channels.length)
   const time = new Float64Array(1)
   for (let i = 0; i < PRIME_CALLS; i++) {
-    time[0] = (i % 45) * 0.05
+    // Mostly small steps forward (playback), every 16th call a jump anywhere (a seek: the binary search), some
+    // before the first key and after the last, and exactly on keys (every 0.05 s step from 0 lands on them).
+    time[0] = (i & 15) === 15 ? ((i * 0.6180339887498949) % 1) * 2.6 - 0.3 : (i % 45) * 0.05
     sampleClipChannels(pose, 0, clip, binding, time, 0, cursors, 0, (i & 3) === 3)
   }
 }
