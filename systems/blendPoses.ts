@@ -34,63 +34,95 @@ export function applyPoseToSceneGraph(
   count = jointIndices.length - jointStart,
   nonFinite: Uint32Array | null = null,
 ): number {
-  const { translation: tr, rotation: rot, scale: sc, dirty } = nodes
-  // Read once into a local: V8 11 reads an imported binding from the module context, with a check, at every
-  // use (8% of this loop).
-  const STRIDE = JOINT_STRIDE
-  let changed = 0
-  let rejected = 0
-  for (let j = 0; j < count; j++) {
-    const e = jointIndices[jointStart + j]!
-    if (e === 0) continue
-    const p = poseOffset + j * STRIDE
-    const t = e * 3
-    const r = e * 4
-    const tx = pose[p]!
-    const ty = pose[p + 1]!
-    const tz = pose[p + 2]!
-    const rx = pose[p + 3]!
-    const ry = pose[p + 4]!
-    const rz = pose[p + 5]!
-    const rw = pose[p + 6]!
-    const sx = pose[p + 7]!
-    const sy = pose[p + 8]!
-    const sz = pose[p + 9]!
-    if (
-      tr[t] !== tx ||
-      tr[t + 1] !== ty ||
-      tr[t + 2] !== tz ||
-      rot[r] !== rx ||
-      rot[r + 1] !== ry ||
-      rot[r + 2] !== rz ||
-      rot[r + 3] !== rw ||
-      sc[t] !== sx ||
-      sc[t + 1] !== sy ||
-      sc[t + 2] !== sz
-    ) {
-      // One test for all ten: the sum is NaN when any value is NaN or infinite (∞ − ∞), and ten float32 values
-      // cannot overflow a double. A NaN never equals the stored value, so a bad joint always gets here.
-      const sum = tx + ty + tz + rx + ry + rz + rw + sx + sy + sz
-      if (sum - sum !== 0) {
-        rejected++
-        continue
-      }
-      tr[t] = tx
-      tr[t + 1] = ty
-      tr[t + 2] = tz
-      rot[r] = rx
-      rot[r + 1] = ry
-      rot[r + 2] = rz
-      rot[r + 3] = rw
-      sc[t] = sx
-      sc[t + 1] = sy
-      sc[t + 2] = sz
-      dirty[e] = 1
-      changed++
-    }
+  return poseWriter(nodes)(pose, jointIndices, poseOffset, jointStart, count, nonFinite)
+}
+
+/** applyPoseToSceneGraph bound to one scene graph's store (all arguments required). */
+export type PoseWriter = (
+  pose: Float32Array,
+  jointIndices: ArrayLike<number>,
+  poseOffset: number,
+  jointStart: number,
+  count: number,
+  nonFinite: Uint32Array | null,
+) => number
+
+const writers = new WeakMap<SceneNodeStore, PoseWriter>()
+
+/**
+ * The one PoseWriter of a scene graph's store (made on first use). A closure over the store's arrays rather
+ * than a function taking them: with one plugin in the process V8 specializes a closure's code to the arrays it
+ * closed over (about a tenth of this loop; see propagateTransforms).
+ */
+export function poseWriter(nodes: SceneNodeStore): PoseWriter {
+  let writer = writers.get(nodes)
+  if (!writer) {
+    writer = createPoseWriter(nodes)
+    writers.set(nodes, writer)
   }
-  if (nonFinite !== null) nonFinite[0] = rejected
-  return changed
+  return writer
+}
+
+function createPoseWriter(nodes: SceneNodeStore): PoseWriter {
+  const { translation: tr, rotation: rot, scale: sc, dirty } = nodes
+  return function writePose(pose, jointIndices, poseOffset, jointStart, count, nonFinite) {
+    // Read once into a local: V8 11 reads an imported binding from the module context, with a check, at every
+    // use (8% of this loop).
+    const STRIDE = JOINT_STRIDE
+    let changed = 0
+    let rejected = 0
+    for (let j = 0; j < count; j++) {
+      const e = jointIndices[jointStart + j]!
+      if (e === 0) continue
+      const p = poseOffset + j * STRIDE
+      const t = e * 3
+      const r = e * 4
+      const tx = pose[p]!
+      const ty = pose[p + 1]!
+      const tz = pose[p + 2]!
+      const rx = pose[p + 3]!
+      const ry = pose[p + 4]!
+      const rz = pose[p + 5]!
+      const rw = pose[p + 6]!
+      const sx = pose[p + 7]!
+      const sy = pose[p + 8]!
+      const sz = pose[p + 9]!
+      if (
+        tr[t] !== tx ||
+        tr[t + 1] !== ty ||
+        tr[t + 2] !== tz ||
+        rot[r] !== rx ||
+        rot[r + 1] !== ry ||
+        rot[r + 2] !== rz ||
+        rot[r + 3] !== rw ||
+        sc[t] !== sx ||
+        sc[t + 1] !== sy ||
+        sc[t + 2] !== sz
+      ) {
+        // One test for all ten: the sum is NaN when any value is NaN or infinite (∞ − ∞), and ten float32 values
+        // cannot overflow a double. A NaN never equals the stored value, so a bad joint always gets here.
+        const sum = tx + ty + tz + rx + ry + rz + rw + sx + sy + sz
+        if (sum - sum !== 0) {
+          rejected++
+          continue
+        }
+        tr[t] = tx
+        tr[t + 1] = ty
+        tr[t + 2] = tz
+        rot[r] = rx
+        rot[r + 1] = ry
+        rot[r + 2] = rz
+        rot[r + 3] = rw
+        sc[t] = sx
+        sc[t + 1] = sy
+        sc[t + 2] = sz
+        dirty[e] = 1
+        changed++
+      }
+    }
+    if (nonFinite !== null) nonFinite[0] = rejected
+    return changed
+  }
 }
 
 /**
@@ -107,7 +139,7 @@ export function applyPoseToSceneGraph(
  */
 export function createBlendPosesSystem(ctx: AnimationContext) {
   const { Pose, Ragdoll, Sampler } = ctx.stores
-  const nodes = ctx.sceneGraph.store
+  const writePose = poseWriter(ctx.sceneGraph.store)
   const characters = registerQuery(ctx.world, [Pose])
   let scratch = new Float32Array(64 * JOINT_STRIDE)
   /** Joints the last write-out refused (see applyPoseToSceneGraph). */
@@ -137,9 +169,9 @@ export function createBlendPosesSystem(ctx: AnimationContext) {
           Ragdoll.weight,
           eid,
         )
-        applyPoseToSceneGraph(nodes, scratch, pool.joints, 0, base, n, refused)
+        writePose(scratch, pool.joints, 0, base, n, refused)
       } else if (Pose.changed[eid] === 1) {
-        applyPoseToSceneGraph(nodes, pool.data, pool.joints, anim, base, n, refused)
+        writePose(pool.data, pool.joints, anim, base, n, refused)
       } else continue
       if (refused[0] !== 0) repair(eid, refused[0]!)
     }
