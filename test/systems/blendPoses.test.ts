@@ -2,7 +2,7 @@ import { addEntity, createWorld } from 'bitecs'
 import { describe, expect, it } from 'vitest'
 import { addSceneNode, createSceneGraph } from '../../components/SceneNode.ts'
 import { JOINT_STRIDE } from '../../components/Pose.ts'
-import { applyPoseToSceneGraph } from '../../systems/blendPoses.ts'
+import { applyPoseToSceneGraph, poseWriter } from '../../systems/blendPoses.ts'
 import type { AnimationPlugin } from '../../systems/plugin.ts'
 import {
   animLayer,
@@ -31,6 +31,18 @@ describe('applyPoseToSceneGraph', () => {
   // Two 2-joint poses back to back in one buffer, with values distinct per float.
   const pose = Float32Array.from({ length: 4 * JOINT_STRIDE }, (_, i) => 0.5 + i)
   for (let j = 0; j < 4; j++) pose.set([0, 0, 0.6, 0.8], j * JOINT_STRIDE + 3)
+
+  it('has one writer per scene-graph store, which writes as applyPoseToSceneGraph does', () => {
+    const a = setup()
+    const b = setup()
+    expect(poseWriter(a.graph.store)).toBe(poseWriter(a.graph.store))
+    expect(poseWriter(b.graph.store)).not.toBe(poseWriter(a.graph.store))
+    expect(poseWriter(a.graph.store)(pose, a.eids, 0, 0, 4, null)).toBe(4)
+    expect(applyPoseToSceneGraph(b.graph.store, pose, b.eids)).toBe(4)
+    expect(a.graph.store.translation).toEqual(b.graph.store.translation)
+    expect(a.graph.store.rotation).toEqual(b.graph.store.rotation)
+    expect(a.graph.store.dirty).toEqual(b.graph.store.dirty)
+  })
 
   it('writes joint j into entity jointIndices[jointStart + j], marks dirty and counts the changed ones', () => {
     const { graph, eids } = setup()
