@@ -39,9 +39,10 @@ export function createSampleClipsSystem(ctx: AnimationContext) {
   const fromLocal = new Float64Array(1)
 
   /**
-   * Characters dense[start, end). Called on chunks of CHUNK characters rather than looping over the whole
-   * crowd in one call: a long loop runs long enough in V8's unoptimized tiers to be compiled on-stack ("OSR")
-   * from early type feedback, and in some runs the process kept that code, a third slower.
+   * Characters dense[start, end), called on chunks of CHUNK characters, like propagateTransforms' pass: a loop
+   * over the whole crowd in one call runs long enough in V8's unoptimized tiers to be compiled only on-stack
+   * ("OSR"), which in some processes stayed that way (measured on the sampler's channel loop, a third slower;
+   * primeSampler takes care of that one). A chunk's loop is short, so this is optimized as a whole function.
    */
   function sampleRange(dense: ArrayLike<number>, start: number, end: number): void {
     const data = ctx.pool.data
