@@ -35,6 +35,7 @@ import { POSE_LAYERS } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { createAnimationPlugin, type AnimationPlugin, type AssetHandle } from '../systems/plugin.ts'
 import type { LoopMode } from '../components/Sampler.ts'
+import { mulberry32 } from './random.ts'
 
 export const FOX_PATH = '../shared/assets/Fox/glTF-Binary/Fox.glb'
 
@@ -99,17 +100,8 @@ export interface SoakReport {
   hash: string
 }
 
-/** mulberry32: a tiny seeded PRNG (32-bit state), uniform in [0, 1). */
-export function createRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** The director's PRNG (mulberry32, scripts/random.ts). */
+export const createRandom = mulberry32
 
 const CLIPS = ['Survey', 'Walk', 'Run'] as const
 const LOOPS: readonly LoopMode[] = ['once', 'repeat', 'pingpong']

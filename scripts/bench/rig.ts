@@ -17,6 +17,7 @@
  */
 import { buildClip, type RawChannel } from '../../src/clip/clip.ts'
 import type { AnimationAsset, AssetNode } from '../../src/gltf/asset.ts'
+import { mulberry32 } from '../random.ts'
 
 export interface BenchRigOptions {
   /** Joints, 1..64 (a prefix of the list above). Default 64. */
@@ -205,17 +206,5 @@ function randomUnit(random: () => number): Vec3 {
     const v: Vec3 = [2 * random() - 1, 2 * random() - 1, 2 * random() - 1]
     const len = Math.hypot(...v)
     if (len > 0.1 && len <= 1) return [v[0] / len, v[1] / len, v[2] / len]
-  }
-}
-
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }

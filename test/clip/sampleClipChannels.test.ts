@@ -34,30 +34,11 @@ import {
   refSlerp,
   unitQuatArb,
 } from '../helpers/quat.ts'
+import { ulpDistance } from '../helpers/ulp.ts'
+import { mulberry32 } from '../../scripts/random.ts'
 
 // Tests use Math.* freely: they are the independent side of the comparison, not the deterministic path.
 
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-const bits = new DataView(new ArrayBuffer(8))
-/** Number of doubles between a and b (0 when equal). */
-function ulpDistance(a: number, b: number): number {
-  const ordinal = (x: number) => {
-    bits.setFloat64(0, x)
-    const v = bits.getBigInt64(0)
-    return v < 0n ? -(v & 0x7fffffffffffffffn) : v
-  }
-  const d = ordinal(a) - ordinal(b)
-  return Number(d < 0n ? -d : d)
-}
 const f32 = (x: number) => Math.fround(x)
 
 describe('register kernels (no float crosses a call in the frame loop)', () => {

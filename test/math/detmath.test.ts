@@ -14,34 +14,12 @@ import {
   detSinArc,
   detSinCos,
 } from '../../src/math/detmath.ts'
+import { ulpDistance } from '../helpers/ulp.ts'
+import { mulberry32 } from '../../scripts/random.ts'
 
 // Tests use Math.* freely: they are the independent side of the comparison, not the deterministic path.
 
-/** mulberry32: a seeded 32-bit PRNG, uniform in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 const bits = new DataView(new ArrayBuffer(8))
-/** Doubles mapped to integers in value order (±0 both to 0), so that adjacent doubles differ by 1. */
-function ordinal(x: number): bigint {
-  bits.setFloat64(0, x)
-  const b = bits.getBigInt64(0)
-  return b < 0n ? -(b & 0x7fffffffffffffffn) : b
-}
-/** Number of doubles between a and b (0 when equal); Infinity if exactly one of them is NaN. */
-function ulpDistance(a: number, b: number): number {
-  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b) ? 0 : Infinity
-  const d = ordinal(a) - ordinal(b)
-  return Number(d < 0n ? -d : d)
-}
 /** The double `n` steps above x (below for negative n), for finite nonzero x of either sign. */
 function stepped(x: number, n: number): number {
   bits.setFloat64(0, x)
