@@ -1,9 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { build, preview, type PreviewServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium, SWIFTSHADER_ARGS } from './chromium.ts'
 
 /**
  * The demo in a real headless Chromium (Debian's /usr/bin/chromium, WebGL 2 on SwiftShader), built with vite's
@@ -15,21 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
  * A screenshot of every state goes to artifacts/.
  */
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-  '--disable-default-apps',
-  '--disable-extensions',
-  '--disable-dev-shm-usage',
-  '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader',
-]
 const ARTIFACTS = 'artifacts'
 const ASSETS = '../shared/assets'
 
@@ -117,7 +103,7 @@ beforeAll(async () => {
   server = await preview({ logLevel: 'error', build: { outDir }, preview: { port: 0, host: '127.0.0.1' } })
   const url = server.resolvedUrls?.local[0]
   if (!url) throw new Error('vite preview reported no local URL')
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS })
+  browser = await launchChromium(SWIFTSHADER_ARGS)
   page = await browser.newPage({ viewport: { width: 800, height: 500 } })
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(`console.error: ${m.text()}`)

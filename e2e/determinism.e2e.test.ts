@@ -1,9 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { build, preview, type PreviewServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from './chromium.ts'
 import type { DeterminismHook } from './determinism/main.ts'
 import {
   CROSS_ENGINE_EVERY,
@@ -33,19 +34,6 @@ import {
  * public folder for /Fox/Fox.glb, into a temporary folder — the demo's build and config are not involved.
  */
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-  '--disable-default-apps',
-  '--disable-extensions',
-  '--disable-dev-shm-usage',
-]
 const PAGE_ROOT = resolve('e2e/determinism')
 /** The bytes the page fetches as /Fox/Fox.glb (the demo's bundled copy of ../shared/assets/Fox). */
 const FOX = resolve('demo/public/Fox/Fox.glb')
@@ -70,7 +58,7 @@ beforeAll(async () => {
   server = await preview({ ...shared, build: { outDir }, preview: { port: 0, host: '127.0.0.1' } })
   const url = server.resolvedUrls?.local[0]
   if (!url) throw new Error('vite preview reported no local URL')
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS })
+  browser = await launchChromium()
   browserVersion = browser.version()
   const tab = await browser.newPage()
   tab.on('pageerror', (e) => problems.push(`page error: ${e.message}`))

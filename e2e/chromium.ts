@@ -1,0 +1,26 @@
+import { chromium, type Browser } from 'playwright-core'
+
+/** Debian's Chromium, which .ci/run installs with apt when it is missing. */
+export const CHROMIUM = '/usr/bin/chromium'
+
+/** Flags for a quiet headless run in a container: no sandbox, GPU, network chatter, or extensions. */
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--disable-dev-shm-usage',
+]
+
+/** WebGL on the CPU (SwiftShader), for pages that render (no GPU on CI). */
+export const SWIFTSHADER_ARGS = ['--use-angle=swiftshader', '--enable-unsafe-swiftshader']
+
+/** Headless Chromium with ARGS plus `extra`. */
+export function launchChromium(extra: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extra] })
+}
