@@ -7,7 +7,7 @@ import type { AnimationAsset } from '../src/gltf/asset.ts'
 import type { PosePool, PoseStore } from '../components/Pose.ts'
 import type { SamplerStore } from '../components/Sampler.ts'
 import type { CrossFadeStore } from '../components/CrossFade.ts'
-import type { RagdollStore } from '../components/Ragdoll.ts'
+import { RAGDOLL_OFF, type RagdollStore } from '../components/Ragdoll.ts'
 import type { SceneGraph } from '../components/SceneNode.ts'
 
 /**
@@ -107,4 +107,12 @@ export interface RagdollRuntime {
   readonly root: Float64Array
   /** An explosion was already reported for this character. */
   reported: boolean
+}
+
+/**
+ * Whether a character's ragdoll is active and waiting for its bodies: stepRagdolls spawns them this step, and
+ * sampleClips keeps the previous pose for it (the hand-off's velocity).
+ */
+export function awaitingBodies(ctx: AnimationContext, eid: number): boolean {
+  return ctx.stores.Ragdoll.active[eid] !== RAGDOLL_OFF && ctx.ragdolls[eid]?.instance === null
 }

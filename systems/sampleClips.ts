@@ -2,8 +2,7 @@ import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
 import { primeSampler, sampleClipChannels } from '../src/clip/sample.ts'
 import { blendJointLayers } from '../src/clip/blendPose.ts'
-import type { AnimationContext } from './context.ts'
-import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
+import { awaitingBodies, type AnimationContext } from './context.ts'
 import {
   JOINT_STRIDE,
   LAYER_ANIM,
@@ -32,7 +31,7 @@ import {
  * to 0. Never throws; allocates nothing.
  */
 export function createSampleClipsSystem(ctx: AnimationContext) {
-  const { Pose, Sampler, CrossFade, Ragdoll } = ctx.stores
+  const { Pose, Sampler, CrossFade } = ctx.stores
   const characters = registerQuery(ctx.world, [Sampler, Pose])
   primeSampler()
   /** The outgoing clip's clip-local time, handed to sampleClipChannels through memory like the Sampler's. */
@@ -73,7 +72,7 @@ export function createSampleClipsSystem(ctx: AnimationContext) {
       // PREV serves one reader, the ragdoll hand-off (stepRagdolls, later in this step), for the animation's
       // velocity: it is kept only for a character whose ragdoll is waiting for its bodies, not copied for the
       // whole crowd every step.
-      if (Ragdoll.active[eid] !== RAGDOLL_OFF && ctx.ragdolls[eid]?.instance === null) {
+      if (awaitingBodies(ctx, eid)) {
         data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + n * JOINT_STRIDE)
       }
       const squad = Sampler.rotation[eid] === ROTATION_SQUAD

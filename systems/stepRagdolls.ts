@@ -1,6 +1,6 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
-import type { AnimationContext, RagdollRuntime } from './context.ts'
+import { awaitingBodies, type AnimationContext, type RagdollRuntime } from './context.ts'
 import { LAYER_ANIM, LAYER_PHYS, LAYER_PREV, layerOffset } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
@@ -147,9 +147,7 @@ export function createStepRagdollsSystem(ctx: AnimationContext) {
     // motion ahead of the animation they were blended with: 3.5 mm off at weight 1/12 for a walking Fox.)
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
-      if (Ragdoll.active[eid] === RAGDOLL_OFF) continue
-      const rt = ctx.ragdolls[eid]
-      if (rt && rt.instance === null) spawn(eid, rt)
+      if (awaitingBodies(ctx, eid)) spawn(eid, ctx.ragdolls[eid]!)
     }
 
     const data = ctx.pool.data
