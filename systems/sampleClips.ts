@@ -37,16 +37,12 @@ export function createSampleClipsSystem(ctx: AnimationContext) {
   /** The outgoing clip's clip-local time, handed to sampleClipChannels through memory like the Sampler's. */
   const fromLocal = new Float64Array(1)
 
-  /**
-   * Characters dense[start, end), called on chunks of CHUNK characters, like propagateTransforms' pass: a loop
-   * over the whole crowd in one call runs long enough in V8's unoptimized tiers to be compiled only on-stack
-   * ("OSR"), which in some processes stayed that way (measured on the sampler's channel loop, a third slower;
-   * primeSampler takes care of that one). A chunk's loop is short, so this is optimized as a whole function.
-   */
-  function sampleRange(dense: ArrayLike<number>, start: number, end: number): void {
+  return function sampleClips(_world: World): void {
+    commitRemovals(ctx.world)
+    const dense = characters.dense
     const data = ctx.pool.data
     const dt = ctx.dt
-    for (let i = start; i < end; i++) {
+    for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       Pose.changed[eid] = 0
       const clipId = Sampler.clip[eid]!
@@ -112,15 +108,4 @@ export function createSampleClipsSystem(ctx: AnimationContext) {
       Pose.changedStep[eid] = ctx.step
     }
   }
-
-  return function sampleClips(_world: World): void {
-    commitRemovals(ctx.world)
-    const dense = characters.dense
-    const n = dense.length
-    for (let start = 0; start < n; start += CHUNK)
-      sampleRange(dense, start, start + CHUNK < n ? start + CHUNK : n)
-  }
 }
-
-/** Characters per call of sampleRange. */
-const CHUNK = 32
