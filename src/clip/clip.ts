@@ -17,7 +17,10 @@ export const INTERPOLATIONS: readonly Interpolation[] = ['STEP', 'LINEAR', 'CUBI
 export const KIND_STEP = 0
 /** LINEAR translation, scale, weights: component-wise lerp. */
 export const KIND_LINEAR = 1
-/** LINEAR rotation: slerp on `Channel.slerpSegments` (or squad on `Channel.squad` with `slerpCache`, `controlCache`). */
+/**
+ * LINEAR rotation: slerp on `Channel.slerpSegments` (or squad on `Channel.squad` with `slerpCache` and
+ * `controlCache`).
+ */
 export const KIND_SLERP = 2
 /** CUBICSPLINE translation, scale, weights: Hermite. */
 export const KIND_CUBIC = 3
