@@ -1,17 +1,26 @@
 /**
- * Child process of `npm run bench` (run.ts, `isolate`): runs one scenario in a fresh process, where the
- * project's timed crowd is the only animation plugin, as in a game. Input: one JSON argument
- * `{ job, settings }`; output: the ScenarioDone as JSON on stdout, progress lines (`progress: …`) on stderr.
+ * Child process of `npm run bench` (run.ts, `isolate`): runs one scenario, or the squad-vs-slerp comparison,
+ * in a fresh process, where the project's timed crowds are the only animation plugins, as in a game. run.ts
+ * bundles this file to plain JavaScript and runs it with plain node (see bundledChildEntry there).
+ * Input: one JSON argument, a ChildTask; output: its result as JSON on stdout, progress lines (`progress: …`)
+ * on stderr.
  */
 import { createGcTracker } from './measure.ts'
-import { runScenarioJob, type ScenarioJob, type Settings } from './run.ts'
+import { loadBenchAsset, runScenarioJob, squadVsSlerp, type ChildTask } from './run.ts'
 
-const { job, settings } = JSON.parse(process.argv[2] ?? '{}') as { job: ScenarioJob; settings: Settings }
+const task = JSON.parse(process.argv[2] ?? '{}') as ChildTask
 const tracker = createGcTracker()
 try {
-  const done = await runScenarioJob(job, settings, tracker, (line) =>
-    process.stderr.write(`progress: ${line}\n`),
-  )
+  const done =
+    task.kind === 'scenario'
+      ? await runScenarioJob(task.job, task.settings, tracker, (line) =>
+          process.stderr.write(`progress: ${line}\n`),
+        )
+      : squadVsSlerp(
+          await loadBenchAsset('rig-linear', task.settings.rigJoints, ''),
+          task.count,
+          task.settings,
+        )
   process.stdout.write(JSON.stringify(done))
 } finally {
   tracker.stop()

@@ -75,7 +75,7 @@ describe('benchmark', () => {
     expect(JSON.parse(JSON.stringify(result))).toEqual(result)
   }, 60_000)
 
-  it('runs a scenario in a child process (isolate, as npm run bench does) with the same report', async () => {
+  it('runs a scenario and the squad comparison in child processes (isolate, as npm run bench does)', async () => {
     const result = await runBenchmark({
       characters: [2],
       assets: ['rig-linear'],
@@ -85,7 +85,6 @@ describe('benchmark', () => {
       roundSteps: 5,
       warmupSteps: 2,
       allocSteps: 5,
-      squad: false,
       isolate: true,
       foxPath: FOX,
     })
@@ -97,6 +96,10 @@ describe('benchmark', () => {
     expect(s.check.ok).toBe(true)
     expect(s.ours!.rounds).toHaveLength(2)
     expect(result.splits.map((x) => x.systems.length)).toEqual([5])
+    // The squad comparison ran in a child too (two crowds of 2 characters).
+    expect(result.squad!.characters).toBe(2)
+    expect(result.squad!.ratio).toBeGreaterThan(0)
+    expect(result.squad!.ratio).toBeCloseTo(result.squad!.squadMsPerStep / result.squad!.slerpMsPerStep, 9)
     expect(formatReport(result)).toContain('each scenario in a fresh process')
   }, 60_000)
 
