@@ -1,20 +1,47 @@
-import { SLERP_NLERP_COS } from '../math/quat.ts'
 import { JOINT_STRIDE } from './poseLayout.ts'
-import { wideArcWeights } from './sample.ts'
 
 /**
  * Blends n joints of pose a with pose b by the weight `weights[wi]` (0 = a, 1 = b) into out: translation and
- * scale lerp, rotation shortest-arc slerp (order-independent, unlike accumulating weighted quaternions; normalized
- * lerp when the two are within SLERP_NLERP_COS). Weights at or beyond 0 and 1 copy a or b exactly, bit for bit,
- * so a finished blend has no residue. The weight is read from an array (a store, e.g. `CrossFade.blend` at the
- * entity) so no float crosses a call boundary: V8 boxes floats passed to calls it does not inline.
- * Poses use the layout of poseLayout.ts; `out` may alias a or b (same array and offset). Allocation-free.
+ * scale lerp, rotation shortest-arc slerp (order-independent, unlike accumulating weighted quaternions), exact to
+ * well under float32 resolution at every angle, with no branch on the angle. Weights at or beyond 0 and 1 copy a
+ * or b exactly, bit for bit, so a finished blend has no residue. The weight is read from an array (a store, e.g.
+ * `CrossFade.blend` at the entity) so no float crosses a call boundary: V8 boxes floats passed to calls it does
+ * not inline. Poses use the layout of poseLayout.ts; `out` may alias a or b (same array and offset).
+ * Allocation-free; only + − × ÷ and √, so the same bits in every engine.
+ *
+ * The slerp weights sin((1 − w)θ)/sin θ and sin(wθ)/sin θ come from the half angle φ = θ/2 (θ ≤ π/2 after the
+ * short-arc flip, so φ ≤ π/4): sin(wθ)/sin θ = f(2w, cos φ) / (2 cos φ) with f(t, x) = sin(tφ)/sin φ, whose
+ * power series in y = x − 1 has coefficients c_0 = t, c_i = c_{i−1}·(t² − i²)/(i(2i + 1)), fixed for a call
+ * (one weight for all joints). cos φ = √((1 + cos θ)/2); the common factor 1/(2 cos φ) is dropped, since the
+ * result is normalized. At φ ≤ π/4, |y| ≤ 0.293 and SERIES_TERMS = 10 terms leave a truncation error below 6e-10
+ * (float32 resolution is 6e-8); the series has no division by sin θ, so equal keys need no nlerp fallback.
+ * The polynomials are evaluated by Estrin's scheme (short dependency chains), the same operations every call.
  */
-/** Below this cos θ (θ > 60°) the slerp weights come from arc sin/acos; above it, from the series. */
-const SERIES_MIN_COS = 0.5
-const SERIES_TERMS = 14
-/** 1/(i(2i + 1)), the constant part of the series' term ratio. */
+export const SERIES_TERMS = 10
+/** 1/(i(2i + 1)), the constant part of the series' coefficient ratio. */
 const SERIES_K = Float64Array.from({ length: SERIES_TERMS }, (_, i) => (i === 0 ? 0 : 1 / (i * (2 * i + 1))))
+/** This call's series coefficients: [0, 10) for a's weight (t = 2(1 − w)), [10, 20) for b's (t = 2w). */
+const coefficients = new Float64Array(2 * SERIES_TERMS)
+
+/** The coefficients of f(t, ·) (see blendJointLayers) for t = 2(1 − w) and t = 2w into `coefficients`. */
+export function seriesCoefficients(w: Float64Array, wi: number): Float64Array {
+  const K = SERIES_K
+  const TERMS = SERIES_TERMS
+  let ca = 2 * (1 - w[wi]!)
+  let cb = 2 * w[wi]!
+  const ta2 = ca * ca
+  const tb2 = cb * cb
+  coefficients[0] = ca
+  coefficients[TERMS] = cb
+  for (let i = 1; i < TERMS; i++) {
+    const ii = i * i
+    ca *= (ta2 - ii) * K[i]!
+    cb *= (tb2 - ii) * K[i]!
+    coefficients[i] = ca
+    coefficients[TERMS + i] = cb
+  }
+  return coefficients
+}
 
 export function blendJointLayers(
   out: Float32Array,
@@ -40,10 +67,27 @@ export function blendJointLayers(
   // Module constants read once per call into locals: V8 11 reads a module-level binding from its context, with a
   // check, at every use (about a tenth of this loop).
   const STRIDE = JOINT_STRIDE
-  const NLERP_COS = SLERP_NLERP_COS
-  const MIN_COS = SERIES_MIN_COS
-  const TERMS = SERIES_TERMS
-  const K = SERIES_K
+  const c = seriesCoefficients(weights, wi)
+  const a0 = c[0]!
+  const a1 = c[1]!
+  const a2 = c[2]!
+  const a3 = c[3]!
+  const a4 = c[4]!
+  const a5 = c[5]!
+  const a6 = c[6]!
+  const a7 = c[7]!
+  const a8 = c[8]!
+  const a9 = c[9]!
+  const b0 = c[10]!
+  const b1 = c[11]!
+  const b2 = c[12]!
+  const b3 = c[13]!
+  const b4 = c[14]!
+  const b5 = c[15]!
+  const b6 = c[16]!
+  const b7 = c[17]!
+  const b8 = c[18]!
+  const b9 = c[19]!
   for (let j = 0; j < n; j++) {
     const o = oo + j * STRIDE
     const pa = ao + j * STRIDE
@@ -77,68 +121,31 @@ export function blendJointLayers(
     out[o + 8] = as1 + (bs1 - as1) * w
     out[o + 9] = as2 + (bs2 - as2) * w
     let cos = ax * bx + ay * by + az * bz + aw * bw
-    if (cos < 0) {
-      cos = -cos
-      bx = -bx
-      by = -by
-      bz = -bz
-      bw = -bw
-    }
-    let s0 = 1 - w
-    let s1 = w
-    if (cos < NLERP_COS) {
-      if (cos >= MIN_COS) {
-        // sin(sθ)/sin θ as a power series in y = cos θ − 1 (no trigonometry, no division): a_0 = s,
-        // a_i = a_{i−1}·(s² − i²)/(i(2i + 1)). Each term is less than |y|/2 ≤ ¼ of the last, so the tail
-        // after a term is below a third of it: the sum stops once both terms are under SERIES_EPS (tail under
-        // 4e-10, far below float32 resolution of the result), after 4–6 terms for the 10–30° of a typical
-        // cross-fade, and SERIES_TERMS at the 60° limit. Where it stops depends only on the inputs.
-        const y = cos - 1
-        const u2 = s0 * s0
-        const v2 = w * w
-        let a = s0
-        let b = w
-        let sa = a
-        let sb = b
-        let yi = 1
-        for (let i = 1; i < TERMS; i++) {
-          const k = K[i]!
-          const ii = i * i
-          yi *= y
-          a *= (u2 - ii) * k
-          b *= (v2 - ii) * k
-          const ta = a * yi
-          const tb = b * yi
-          sa += ta
-          sb += tb
-          if (Math.abs(ta) + Math.abs(tb) < 1e-9) break
-        }
-        s0 = sa
-        s1 = sb
-      } else {
-        arc[0] = cos
-        arc[1] = w
-        // Wide arcs are rare within a blend: V8 leaves this call out of line, so nothing float crosses it.
-        wideArcWeights(arc)
-        s0 = arc[0]!
-        s1 = arc[1]!
-      }
-    }
+    const sg = cos < 0 ? -1 : 1
+    cos *= sg
+    bx *= sg
+    by *= sg
+    bz *= sg
+    bw *= sg
+    // y = cos φ − 1, and its powers for Estrin's scheme.
+    const y = Math.sqrt((1 + cos) * 0.5) - 1
+    const y2 = y * y
+    const y4 = y2 * y2
+    const y8 = y4 * y4
+    const s0 = a0 + a1 * y + (a2 + a3 * y) * y2 + (a4 + a5 * y + (a6 + a7 * y) * y2) * y4 + (a8 + a9 * y) * y8
+    const s1 = b0 + b1 * y + (b2 + b3 * y) * y2 + (b4 + b5 * y + (b6 + b7 * y) * y2) * y4 + (b8 + b9 * y) * y8
     const x = s0 * ax + s1 * bx
-    const y = s0 * ay + s1 * by
+    const qy = s0 * ay + s1 * by
     const z = s0 * az + s1 * bz
     const qw = s0 * aw + s1 * bw
-    const inv = 1 / Math.sqrt(x * x + y * y + z * z + qw * qw)
+    const inv = 1 / Math.sqrt(x * x + qy * qy + z * z + qw * qw)
     out[o + 3] = x * inv
-    out[o + 4] = y * inv
+    out[o + 4] = qy * inv
     out[o + 5] = z * inv
     out[o + 6] = qw * inv
   }
   return out
 }
-
-/** wideArcWeights' in/out registers: cos θ and the weight in, the two slerp weights out. */
-const arc = new Float64Array(2)
 
 function copyRange(out: Float32Array, oo: number, src: Float32Array, so: number, len: number): void {
   if (out === src) out.copyWithin(oo, so, so + len)

@@ -551,23 +551,6 @@ function acosArc(): void {
 }
 
 /**
- * Slerp weights for a wide arc, for blends (blendPose.ts), through memory: in io[0] = cos θ in [0, 1), io[1] =
- * the weight t; out io[0] = sin((1 − t)·θ)/sin θ and io[1] = sin(t·θ)/sin θ, with θ and the sines by
- * detAcosArc's and detSinArc's operations (the same bits). No float crosses a call, so however V8 inlines this,
- * it allocates nothing.
- */
-export function wideArcWeights(io: Float64Array): void {
-  const cos = io[0]!
-  reg[ANGLE] = cos
-  acosArc()
-  reg[WEIGHT] = io[1]!
-  longArcWeights()
-  const invSin = 1 / Math.sqrt(1 - cos * cos)
-  io[0] = reg[W0]! * invSin
-  io[1] = reg[W1]! * invSin
-}
-
-/**
  * Gets the sampler compiled the way it runs best, once per process (later calls return at once; the systems
  * call it when created). V8 optimizes a function either as a whole, once it has been called often enough, or
  * "on stack" (OSR) inside a loop that has run long in the unoptimized tiers. `sampleList` spends nearly all its

@@ -50,7 +50,7 @@ describe('blendJointLayers', () => {
             expect(out[k]).toBeCloseTo(lo + (hi - lo) * w, 5)
           }
           const expected = refSlerp(Array.from(a.subarray(3, 7)), Array.from(b.subarray(3, 7)), w)
-          expectQuatClose(Array.from(out.subarray(3, 7)), expected, 1e-6)
+          expectQuatClose(Array.from(out.subarray(3, 7)), expected, 1.2e-7)
         },
       ),
       { numRuns: 2000 },

@@ -21,7 +21,6 @@ import {
   shortArcSin,
   sinArcByKernel,
   primeSampler,
-  wideArcWeights,
 } from '../../src/clip/sample.ts'
 import { detAcos, detAcosArc, detSin, detSinArc } from '../../src/math/detmath.ts'
 import { slerpQuat, slerpQuatNoFlip } from '../../src/math/quat.ts'
@@ -72,22 +71,6 @@ describe('register kernels (no float crosses a call in the frame loop)', () => {
     for (let i = 0; i < 200; i++) cs.push(1 - 2 ** -(i / 4), -1 + 2 ** -(i / 4))
     for (let i = 0; i < 20_000; i++) cs.push(rnd() * 2 - 1)
     for (const c of cs) expect(Object.is(acosArcByKernel(c), detAcosArc(c)), `c = ${c}`).toBe(true)
-  })
-
-  it('wideArcWeights gives the blend weights of detAcosArc and detSinArc, bit for bit', () => {
-    const io = new Float64Array(2)
-    const rnd = mulberry32(11)
-    for (let i = 0; i < 20_000; i++) {
-      const c = i === 0 ? 0 : i === 1 ? 0.5 : rnd() * 0.5
-      const t = i < 4 ? [0, 1, 0.5, 1e-9][i]! : rnd()
-      io[0] = c
-      io[1] = t
-      wideArcWeights(io)
-      const theta = detAcosArc(c)
-      const inv = 1 / Math.sqrt(1 - c * c)
-      expect(Object.is(io[0], detSinArc((1 - t) * theta) * inv), `c = ${c}, t = ${t}`).toBe(true)
-      expect(Object.is(io[1], detSinArc(t * theta) * inv), `c = ${c}, t = ${t}`).toBe(true)
-    }
   })
 
   it('sample.ts uses no built-in transcendental (deterministic across engines)', () => {
