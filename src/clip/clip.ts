@@ -74,7 +74,10 @@ export interface Channel {
   readonly slerpCache: Float64Array | null
   /**
    * LINEAR rotation channels only (else null): per segment k, 10 doubles `[theta, weight, aligned key k (4),
-   * aligned key k+1 (4)]`, `slerpCache` and `aligned` side by side, for the slerp kernel.
+   * aligned key k+1 (4)]` for the slerp kernel: the aligned keys normalized in double, theta and weight as in
+   * `slerpCache` but from those keys, and for an nlerp segment theta = −cos (negative, like slerpCache's −1)
+   * rather than −1, so the kernel can normalize the nlerp weights without a square root. Exactly unit keys make
+   * slerp's result unit to double rounding: the kernel stores it without renormalizing.
    */
   readonly slerpSegments: Float64Array | null
   /**

@@ -19,9 +19,9 @@ export const OPPOSITE_SEGMENT = -2
  *   the segment is so short that normalized lerp replaces slerp. With it a slerp costs two sines. Because
  *   σ_k·σ_k = 1 and ±1 factors are exact, slerp of the aligned keys with these weights gives the bits that
  *   slerp of the given keys with a per-segment short-arc flip gave.
- * - `slerpSegments` (Float64, SLERP_SEGMENT_STRIDE per segment): `slerpCache`'s two values followed by the
- *   segment's two `aligned` keys, so the slerp kernel reads one contiguous run per segment from one array
- *   rather than from two (the values are the float32 keys exactly, so the bits are the same).
+ * - `slerpSegments` (Float64, SLERP_SEGMENT_STRIDE per segment): the segment's angle and weight as in
+ *   `slerpCache`, followed by its two `aligned` keys, normalized in double (see buildSlerpSegments), so the
+ *   slerp kernel reads one contiguous run per segment from one array and need not renormalize its result.
  * - `squad` (Float32, `| aligned keys (4n) | controls (4n) |`): keys made hemisphere-consistent (each within 90°
  *   of the previous) and squad control points, with A = log(q_i⁻¹ q_{i−1}), B = log(q_i⁻¹ q_{i+1}) and the
  *   durations h₀ = t_i − t_{i−1}, h₁ = t_{i+1} − t_i of the segments before and after key i:
@@ -141,12 +141,44 @@ export function buildRotationCaches(
     }
   }
   const keys = same ? squad.subarray(0, n * 4) : slerpKeys
-  const slerpSegments = new Float64Array(Math.max(0, n - 1) * SLERP_SEGMENT_STRIDE)
+  return { slerpCache, slerpSegments: buildSlerpSegments(keys, n, sigma), aligned: keys, squad, controlCache }
+}
+
+/**
+ * `slerpSegments` from the aligned keys and their signs σ_k: per segment `[theta, weight, key k, key k+1]` with
+ * the two keys normalized in double (the float32 keys are unit only to float32 precision), theta their
+ * half-angle and weight σ_k / sin θ, as in `slerpCache` but from the normalized keys; for an nlerp segment
+ * `[−cos, σ_k]` (the kernel normalizes nlerp's weights from cos). Slerp of exactly unit keys with exact weights
+ * is unit to double rounding, so the kernel stores it without renormalizing (~4% of sampleClips).
+ */
+function buildSlerpSegments(keys: Float32Array, n: number, sigma: Float64Array): Float64Array {
+  const out = new Float64Array(Math.max(0, n - 1) * SLERP_SEGMENT_STRIDE)
   for (let k = 0; k + 1 < n; k++) {
     const o = k * SLERP_SEGMENT_STRIDE
-    slerpSegments[o] = slerpCache[k * SLERP_CACHE_STRIDE]!
-    slerpSegments[o + 1] = slerpCache[k * SLERP_CACHE_STRIDE + 1]!
-    for (let j = 0; j < 8; j++) slerpSegments[o + 2 + j] = keys[k * 4 + j]!
+    for (let e = 0; e < 2; e++) {
+      const q = (k + e) * 4
+      const x = keys[q]!
+      const y = keys[q + 1]!
+      const z = keys[q + 2]!
+      const w = keys[q + 3]!
+      const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w)
+      out[o + 2 + e * 4] = x * inv
+      out[o + 3 + e * 4] = y * inv
+      out[o + 4 + e * 4] = z * inv
+      out[o + 5 + e * 4] = w * inv
+    }
+    let cos = 0
+    for (let j = 0; j < 4; j++) cos += out[o + 2 + j]! * out[o + 6 + j]!
+    // Aligned neighbours: cos ≥ 0 but for rounding at exactly 90°.
+    cos = Math.min(1, Math.abs(cos))
+    if (cos > SLERP_NLERP_COS) {
+      out[o] = -cos
+      out[o + 1] = sigma[k]!
+    } else {
+      const theta = detAcos(cos)
+      out[o] = theta
+      out[o + 1] = sigma[k]! * (1 / detSin(theta))
+    }
   }
-  return { slerpCache, slerpSegments, aligned: keys, squad, controlCache }
+  return out
 }

@@ -226,11 +226,18 @@ function sampleList(
       const ci = k * SEGMENT_STRIDE
       const theta = seg[ci]!
       const weight = seg[ci + 1]!
+      const a = ci + 2
       let s0: number
       let s1: number
       if (theta < 0) {
-        s0 = (1 - u) * weight
-        s1 = u * weight
+        // Nearly equal keys (θ holds −cos): normalized lerp. For unit keys |(1 − u)·k + u·k'|² = 1 − e with
+        // e = 2u(1 − u)(1 − cos) ≤ 2.5e-4, so 1/√(1 − e) = 1 + e/2 + 3e²/8 + 5e³/16 + … to double precision
+        // (the next term is under 1e-15): the weights come out normalized without a square root.
+        const l0 = 1 - u
+        const e = 2 * u * l0 * (1 + theta)
+        const inv = (1 + e * (0.5 + e * (0.375 + e * 0.3125))) * weight
+        s0 = l0 * inv
+        s1 = u * inv
       } else {
         const x0 = (1 - u) * theta
         const x1 = u * theta
@@ -257,17 +264,12 @@ function sampleList(
           s1 = (y1 + y1 * z1 * p1) * weight
         }
       }
-      const a = ci + 2
-      const x = s0 * seg[a]! + s1 * seg[a + 4]!
-      const y = s0 * seg[a + 1]! + s1 * seg[a + 5]!
-      const z = s0 * seg[a + 2]! + s1 * seg[a + 6]!
-      const w = s0 * seg[a + 3]! + s1 * seg[a + 7]!
-      // Renormalized in double before the float32 store: slerp of unit keys is unit up to rounding, nlerp not.
-      const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w)
-      out[o] = x * inv
-      out[o + 1] = y * inv
-      out[o + 2] = z * inv
-      out[o + 3] = w * inv
+      // The segment's keys are unit in double (rotationCache.ts's buildSlerpSegments) and the weights exact (or
+      // normalized, for nlerp): the result is unit to double rounding, stored as it is.
+      out[o] = s0 * seg[a]! + s1 * seg[a + 4]!
+      out[o + 1] = s0 * seg[a + 1]! + s1 * seg[a + 5]!
+      out[o + 2] = s0 * seg[a + 2]! + s1 * seg[a + 6]!
+      out[o + 3] = s0 * seg[a + 3]! + s1 * seg[a + 7]!
     } else if (kind === LINEAR) {
       const cc = ch.components
       const values = ch.values

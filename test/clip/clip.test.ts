@@ -141,7 +141,8 @@ describe('buildClip: valid input', () => {
     expect(clip.channels[0]!.slerpCache).toHaveLength(2 * 2)
     expect(clip.channels[0]!.aligned).toHaveLength(3 * 4)
     expect(clip.channels[0]!.squad).toHaveLength(3 * 8)
-    // slerpSegments: per segment the cache pair and the two aligned keys, side by side.
+    // slerpSegments: per segment the cache pair and the two aligned keys, side by side (exactly unit keys here;
+    // keys that are unit only to float32 precision are normalized in double, below).
     const { slerpCache, slerpSegments, aligned } = clip.channels[0]!
     expect(SLERP_SEGMENT_STRIDE).toBe(10)
     expect(slerpSegments).toHaveLength(2 * SLERP_SEGMENT_STRIDE)
@@ -150,6 +151,19 @@ describe('buildClip: valid input', () => {
         ...slerpCache!.subarray(k * 2, k * 2 + 2),
         ...aligned!.subarray(k * 4, k * 4 + 8),
       ])
+    }
+    const f = Float32Array.of(0.6, 0, 0, 0.8, 0, 0.28, 0, 0.96)
+    const [x, , , w, , y1, , w1] = Array.from(f) as number[]
+    expect(x! * x! + w! * w!).not.toBe(1)
+    const seg = buildClip({
+      name: 'U',
+      channels: [{ node: 0, path: 'rotation', times: [0, 1], values: Array.from(f) }],
+    }).channels[0]!.slerpSegments!
+    const n0 = 1 / Math.sqrt(x! * x! + w! * w!)
+    const n1 = 1 / Math.sqrt(y1! * y1! + w1! * w1!)
+    expect(Array.from(seg.subarray(2))).toEqual([x! * n0, 0, 0, w! * n0, 0, y1! * n1, 0, w1! * n1])
+    for (const o of [2, 6]) {
+      expect(Math.abs(Math.hypot(...seg.subarray(o, o + 4)) - 1)).toBeLessThan(3e-16)
     }
     for (const ch of clip.channels.slice(1)) {
       expect(ch.slerpCache).toBeNull()
