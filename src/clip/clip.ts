@@ -1,5 +1,5 @@
 import { AnimationError } from '../errors.ts'
-import { buildRotationCaches } from './rotationCache.ts'
+import { buildRotationCaches, SLERP_SEGMENT_STRIDE } from './rotationCache.ts'
 
 /** What a channel animates on its target node. Rotations are unit quaternions `[x, y, z, w]`. */
 export type ChannelPath = 'translation' | 'rotation' | 'scale' | 'weights'
@@ -74,12 +74,23 @@ export interface Channel {
   readonly slerpCache: Float64Array | null
   /**
    * LINEAR rotation channels only (else null): per segment k, 10 doubles `[theta, weight, aligned key k (4),
-   * aligned key k+1 (4)]` for the slerp kernel: the aligned keys normalized in double, theta and weight as in
-   * `slerpCache` but from those keys, and for an nlerp segment theta = −cos (negative, like slerpCache's −1)
-   * rather than −1, so the kernel can normalize the nlerp weights without a square root. Exactly unit keys make
-   * slerp's result unit to double rounding: the kernel stores it without renormalizing.
+   * aligned key k+1 (4)]` for the slerp kernel, at `slerpSegments[k·slerpStride + slerpOffset ..]`: the aligned
+   * keys normalized in double, theta and weight as in `slerpCache` but from those keys, and for an nlerp segment
+   * theta = −cos (negative, like slerpCache's −1) rather than −1, so the kernel can normalize the nlerp weights
+   * without a square root. Exactly unit keys make slerp's result unit to double rounding: the kernel stores it
+   * without renormalizing.
+   *
+   * The LINEAR rotation channels of one time track share one array, segment-major: segment k of every such
+   * channel side by side (`slerpStride` = 10 × their count, `slerpOffset` = 10 × the channel's place among them).
+   * A character samples all its channels at one segment, so its reads run through one contiguous block instead
+   * of one place per channel (memory stalls were the largest cost of the sampler in a crowd). A channel alone
+   * on its track has its own array (stride 10, offset 0).
    */
   readonly slerpSegments: Float64Array | null
+  /** Doubles from one segment of this channel to the next in `slerpSegments` (0 when it has none). */
+  readonly slerpStride: number
+  /** Index of this channel's segment 0 in `slerpSegments` (0 when it has none). */
+  readonly slerpOffset: number
   /**
    * LINEAR rotation channels only (else null): the n keys made hemisphere-consistent, `σ_k · values[k]` with
    * σ_0 = 1 and σ_{k+1} = σ_k, negated when key k+1 is more than 90° from key k (cos < 0), so every segment's
@@ -157,7 +168,7 @@ export function buildClip(raw: RawClip, options: BuildClipOptions = {}): Clip {
   }
   // One time track per distinct key-time array; channels with equal times share the first one's array.
   const tracks: { times: Float32Array; index: number }[] = []
-  const channels = raw.channels.map((ch, i) => buildChannel(name, i, ch, options, tracks))
+  const channels = packSlerpSegments(raw.channels.map((ch, i) => buildChannel(name, i, ch, options, tracks)))
   let duration = 0
   for (const ch of channels) duration = Math.max(duration, ch.times[ch.times.length - 1]!)
   return Object.freeze({ name, duration, channels: Object.freeze(channels), frameChannels: channels.slice() })
@@ -294,10 +305,47 @@ function buildChannel(
     values,
     slerpCache,
     slerpSegments,
+    slerpStride: slerpSegments ? SLERP_SEGMENT_STRIDE : 0,
+    slerpOffset: 0,
     aligned,
     squad,
     controlCache,
   })
+}
+
+/**
+ * Puts the `slerpSegments` of the LINEAR rotation channels that share a time track into one segment-major array
+ * per track (see Channel.slerpSegments); other channels are returned as they are. Load time only.
+ */
+function packSlerpSegments(channels: Channel[]): Channel[] {
+  const groups = new Map<number, number[]>()
+  channels.forEach((ch, c) => {
+    if (ch.kind !== KIND_SLERP) return
+    const group = groups.get(ch.track)
+    if (group) group.push(c)
+    else groups.set(ch.track, [c])
+  })
+  const out = channels.slice()
+  for (const members of groups.values()) {
+    if (members.length < 2) continue
+    const segments = channels[members[0]!]!.slerpSegments!.length / SLERP_SEGMENT_STRIDE
+    const stride = members.length * SLERP_SEGMENT_STRIDE
+    const block = new Float64Array(segments * stride)
+    members.forEach((c, slot) => {
+      const own = channels[c]!.slerpSegments!
+      const offset = slot * SLERP_SEGMENT_STRIDE
+      for (let k = 0; k < segments; k++) {
+        block.set(own.subarray(k * SLERP_SEGMENT_STRIDE, (k + 1) * SLERP_SEGMENT_STRIDE), k * stride + offset)
+      }
+      out[c] = Object.freeze({
+        ...channels[c]!,
+        slerpSegments: block,
+        slerpStride: stride,
+        slerpOffset: offset,
+      })
+    })
+  }
+  return out
 }
 
 function sameTimes(a: Float32Array, b: Float32Array): boolean {

@@ -149,13 +149,12 @@ function sampleList(
 ): void {
   // Constants as literals in the function rather than the module's names: V8 11 reads a module-level binding
   // from its context at every use and checks its type (an import also for the dead zone), ~8% of this loop.
-  // Kinds as in clip.ts (KIND_*), SEGMENT_STRIDE as rotationCache.ts's SLERP_SEGMENT_STRIDE; the rest as in this
+  // Kinds as in clip.ts (KIND_*); the rest as in this
   // module (ARC_S*, SHORT_ARC, ...), which tests compare.
   const STEP = 0
   const LINEAR = 1
   const SLERP = 2
   const CUBIC_ROTATION = 4
-  const SEGMENT_STRIDE = 10
   const SHORT = 0.25
   const S3 = -1 / 6
   const S5 = 1 / 120
@@ -223,7 +222,7 @@ function sampleList(
       // Slerp of the aligned keys k, k+1 with the segment's cached angle and σ_k/sin θ, all from one run of
       // Channel.slerpSegments.
       const seg = ch.slerpSegments!
-      const ci = k * SEGMENT_STRIDE
+      const ci = k * ch.slerpStride + ch.slerpOffset
       const theta = seg[ci]!
       const weight = seg[ci + 1]!
       const a = ci + 2

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { buildClip, type RawChannel, type RawClip } from '../../src/clip/clip.ts'
+import { buildClip, type Channel, type RawChannel, type RawClip } from '../../src/clip/clip.ts'
+import { sampleChannel } from '../../src/clip/sample.ts'
 import { AnimationError } from '../../src/errors.ts'
 import { SLERP_SEGMENT_STRIDE } from '../../src/clip/rotationCache.ts'
 import { expectQuatClose } from '../helpers/quat.ts'
@@ -170,6 +171,74 @@ describe('buildClip: valid input', () => {
       expect(ch.slerpSegments).toBeNull()
       expect(ch.aligned).toBeNull()
       expect(ch.squad).toBeNull()
+    }
+  })
+})
+
+describe('buildClip: slerp segments of one time track, packed', () => {
+  const q = (a: number, axis: number) => {
+    const v = [0, 0, 0, Math.cos(a / 2)]
+    v[axis] = Math.sin(a / 2)
+    return v
+  }
+  const times = [0, 0.5, 1, 1.5]
+  const rotation = (node: number, axis: number, t = times): RawChannel => ({
+    node,
+    path: 'rotation',
+    times: t,
+    values: t.flatMap((_, k) => q(0.3 * k * (node + 1), axis)),
+  })
+
+  it('puts the LINEAR rotation channels of a track in one segment-major array, same values as alone', () => {
+    const clip = buildClip({
+      name: 'P',
+      channels: [
+        rotation(0, 0),
+        { node: 1, path: 'translation', times, values: times.flatMap((t) => [t, 0, 0]) },
+        rotation(1, 1),
+        rotation(2, 2),
+        rotation(3, 0, [0, 2]),
+      ],
+    })
+    const [a, tr, b, c, lone] = clip.channels as [Channel, Channel, Channel, Channel, Channel]
+    expect(b.slerpSegments).toBe(a.slerpSegments)
+    expect(c.slerpSegments).toBe(a.slerpSegments)
+    expect(a.slerpSegments).toHaveLength(3 * 3 * SLERP_SEGMENT_STRIDE)
+    for (const [ch, slot] of [
+      [a, 0],
+      [b, 1],
+      [c, 2],
+    ] as const) {
+      expect([ch.slerpStride, ch.slerpOffset]).toEqual([
+        3 * SLERP_SEGMENT_STRIDE,
+        slot * SLERP_SEGMENT_STRIDE,
+      ])
+      const alone = buildClip({ name: 'A', channels: [rotation(ch.node, [0, 1, 2][slot]!)] }).channels[0]!
+      expect([alone.slerpStride, alone.slerpOffset]).toEqual([SLERP_SEGMENT_STRIDE, 0])
+      for (let k = 0; k < 3; k++) {
+        const at = k * ch.slerpStride + ch.slerpOffset
+        expect(Array.from(ch.slerpSegments!.subarray(at, at + SLERP_SEGMENT_STRIDE))).toEqual(
+          Array.from(alone.slerpSegments!.subarray(k * SLERP_SEGMENT_STRIDE, (k + 1) * SLERP_SEGMENT_STRIDE)),
+        )
+      }
+    }
+    // Another track, or another kind: not packed.
+    expect(lone.slerpSegments).not.toBe(a.slerpSegments)
+    expect([lone.slerpStride, lone.slerpOffset]).toEqual([SLERP_SEGMENT_STRIDE, 0])
+    expect([tr.slerpSegments, tr.slerpStride, tr.slerpOffset]).toEqual([null, 0, 0])
+  })
+
+  it('samples a packed channel to the same bits as the channel alone', () => {
+    const clip = buildClip({ name: 'P', channels: [rotation(0, 0), rotation(1, 1), rotation(2, 2)] })
+    for (const [slot, ch] of clip.channels.entries()) {
+      const alone = buildClip({ name: 'A', channels: [rotation(ch.node, slot)] }).channels[0]!
+      for (const t of [0, 0.1, 0.5, 0.77, 1.2, 1.5]) {
+        const got = new Float32Array(4)
+        const want = new Float32Array(4)
+        sampleChannel(got, 0, ch, t, new Uint32Array(1), 0)
+        sampleChannel(want, 0, alone, t, new Uint32Array(1), 0)
+        expect(Array.from(got), `channel ${slot} at ${t}`).toEqual(Array.from(want))
+      }
     }
   })
 })
