@@ -92,6 +92,17 @@ export interface Channel {
   /** Index of this channel's segment 0 in `slerpSegments` (0 when it has none). */
   readonly slerpOffset: number
   /**
+   * CUBICSPLINE rotation channels only (else null): per segment k, the 16 floats the Hermite kernel reads,
+   * `[v_k (4), b_k (4), a_{k+1} (4), v_{k+1} (4)]` (value, out-tangent, next in-tangent, next value, copied from
+   * `values`), at `hermiteSegments[k·hermiteStride + hermiteOffset ..]`, packed segment-major per time track
+   * like `slerpSegments` (stride 16 × the track's CUBICSPLINE rotation channels).
+   */
+  readonly hermiteSegments: Float32Array | null
+  /** Floats from one segment of this channel to the next in `hermiteSegments` (0 when it has none). */
+  readonly hermiteStride: number
+  /** Index of this channel's segment 0 in `hermiteSegments` (0 when it has none). */
+  readonly hermiteOffset: number
+  /**
    * LINEAR rotation channels only (else null): the n keys made hemisphere-consistent, `σ_k · values[k]` with
    * σ_0 = 1 and σ_{k+1} = σ_k, negated when key k+1 is more than 90° from key k (cos < 0), so every segment's
    * short arc runs between neighbours as stored. 4 floats per key; often a view into `squad` (same keys).
@@ -170,6 +181,7 @@ export function buildClip(raw: RawClip, options: BuildClipOptions = {}): Clip {
   const tracks: { times: Float32Array; index: number }[] = []
   const parts = raw.channels.map((ch, i) => buildChannel(name, i, ch, options, tracks))
   packSlerpSegments(parts)
+  packHermiteSegments(parts)
   const channels = parts.map(freezeChannel)
   let duration = 0
   for (const ch of channels) duration = Math.max(duration, ch.times[ch.times.length - 1]!)
@@ -309,6 +321,9 @@ function buildChannel(
     slerpSegments,
     slerpStride: slerpSegments ? SLERP_SEGMENT_STRIDE : 0,
     slerpOffset: 0,
+    hermiteSegments: null,
+    hermiteStride: 0,
+    hermiteOffset: 0,
     aligned,
     squad,
     controlCache,
@@ -337,6 +352,9 @@ function freezeChannel(c: Mutable<Channel>): Channel {
     slerpSegments: c.slerpSegments,
     slerpStride: c.slerpStride,
     slerpOffset: c.slerpOffset,
+    hermiteSegments: c.hermiteSegments,
+    hermiteStride: c.hermiteStride,
+    hermiteOffset: c.hermiteOffset,
     aligned: c.aligned,
     squad: c.squad,
     controlCache: c.controlCache,
@@ -348,14 +366,7 @@ function freezeChannel(c: Mutable<Channel>): Channel {
  * per track (see Channel.slerpSegments). Load time only.
  */
 function packSlerpSegments(channels: Mutable<Channel>[]): void {
-  const groups = new Map<number, Mutable<Channel>[]>()
-  for (const ch of channels) {
-    if (ch.kind !== KIND_SLERP) continue
-    const group = groups.get(ch.track)
-    if (group) group.push(ch)
-    else groups.set(ch.track, [ch])
-  }
-  for (const members of groups.values()) {
+  for (const members of groupByTrack(channels, KIND_SLERP)) {
     if (members.length < 2) continue
     const segments = members[0]!.slerpSegments!.length / SLERP_SEGMENT_STRIDE
     const stride = members.length * SLERP_SEGMENT_STRIDE
@@ -369,6 +380,40 @@ function packSlerpSegments(channels: Mutable<Channel>[]): void {
       ch.slerpSegments = block
       ch.slerpStride = stride
       ch.slerpOffset = offset
+    })
+  }
+}
+
+/** The channels of one kind, grouped by time track, in channel order. */
+function groupByTrack(channels: Mutable<Channel>[], kind: number): Mutable<Channel>[][] {
+  const groups = new Map<number, Mutable<Channel>[]>()
+  for (const ch of channels) {
+    if (ch.kind !== kind) continue
+    const group = groups.get(ch.track)
+    if (group) group.push(ch)
+    else groups.set(ch.track, [ch])
+  }
+  return [...groups.values()]
+}
+
+/** Floats per segment in `Channel.hermiteSegments`. */
+const HERMITE_SEGMENT_STRIDE = 16
+
+/** Builds `hermiteSegments` for the CUBICSPLINE rotation channels, one segment-major array per time track. */
+function packHermiteSegments(channels: Mutable<Channel>[]): void {
+  for (const members of groupByTrack(channels, KIND_CUBIC_ROTATION)) {
+    const segments = Math.max(0, members[0]!.times.length - 1)
+    const stride = members.length * HERMITE_SEGMENT_STRIDE
+    const block = new Float32Array(segments * stride)
+    members.forEach((ch, slot) => {
+      const offset = slot * HERMITE_SEGMENT_STRIDE
+      // Key k's triplet (a, v, b) starts at 12k, so segment k's v_k, b_k, a_{k+1}, v_{k+1} are 16 floats from 12k + 4.
+      for (let k = 0; k < segments; k++) {
+        block.set(ch.values.subarray(12 * k + 4, 12 * k + 20), k * stride + offset)
+      }
+      ch.hermiteSegments = block
+      ch.hermiteStride = stride
+      ch.hermiteOffset = offset
     })
   }
 }

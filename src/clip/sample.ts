@@ -282,8 +282,9 @@ function sampleList(
       // CUBICSPLINE rotation: the Hermite curve below per component, normalized in double before the float32
       // store (glTF: blended component-wise, then normalized; a zero result, impossible for unit keys with
       // sane tangents, becomes identity).
-      const values = ch.values
-      const v0 = k * 12 + 4
+      // The segment's 16 floats, from the track's segment-major block (see Channel.hermiteSegments).
+      const values = ch.hermiteSegments!
+      const v0 = k * ch.hermiteStride + ch.hermiteOffset
       const b0 = v0 + 4
       const a1 = b0 + 4
       const v1 = a1 + 4

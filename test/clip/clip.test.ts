@@ -175,6 +175,18 @@ describe('buildClip: valid input', () => {
   })
 })
 
+/** Channel `ch` of a bigger clip samples (times 0–1.5 s) to the bits of `raw` built as a clip of its own. */
+function expectSamplesAsAlone(ch: Channel, raw: RawChannel): void {
+  const alone = buildClip({ name: 'A', channels: [raw] }).channels[0]!
+  for (const t of [0, 0.1, 0.4, 0.5, 0.77, 1.2, 1.5]) {
+    const got = new Float32Array(4)
+    const want = new Float32Array(4)
+    sampleChannel(got, 0, ch, t, new Uint32Array(1), 0)
+    sampleChannel(want, 0, alone, t, new Uint32Array(1), 0)
+    expect(Array.from(got), `node ${ch.node} at ${t}`).toEqual(Array.from(want))
+  }
+}
+
 describe('buildClip: slerp segments of one time track, packed', () => {
   const q = (a: number, axis: number) => {
     const v = [0, 0, 0, Math.cos(a / 2)]
@@ -230,16 +242,47 @@ describe('buildClip: slerp segments of one time track, packed', () => {
 
   it('samples a packed channel to the same bits as the channel alone', () => {
     const clip = buildClip({ name: 'P', channels: [rotation(0, 0), rotation(1, 1), rotation(2, 2)] })
-    for (const [slot, ch] of clip.channels.entries()) {
-      const alone = buildClip({ name: 'A', channels: [rotation(ch.node, slot)] }).channels[0]!
-      for (const t of [0, 0.1, 0.5, 0.77, 1.2, 1.5]) {
-        const got = new Float32Array(4)
-        const want = new Float32Array(4)
-        sampleChannel(got, 0, ch, t, new Uint32Array(1), 0)
-        sampleChannel(want, 0, alone, t, new Uint32Array(1), 0)
-        expect(Array.from(got), `channel ${slot} at ${t}`).toEqual(Array.from(want))
+    for (const [slot, ch] of clip.channels.entries()) expectSamplesAsAlone(ch, rotation(ch.node, slot))
+  })
+})
+
+describe('buildClip: CUBICSPLINE rotation segments, packed', () => {
+  // Keys k = 0..3: in-tangent, value, out-tangent (distinct numbers, values roughly unit).
+  const cubic = (node: number, times: number[]): RawChannel => ({
+    node,
+    path: 'rotation',
+    interpolation: 'CUBICSPLINE',
+    times,
+    values: times.flatMap((_, k) => [
+      ...[0.01, 0.02, 0.03, 0.04].map((x) => x * (k + node + 1)),
+      ...[0.1 * k, 0.2 * node, 0, 1],
+      ...[-0.03, 0.05, 0.01, -0.02].map((x) => x * (k + 2 * node + 1)),
+    ]),
+  })
+
+  it('copies each segment’s value, out-tangent, next in-tangent and next value, segment-major per track', () => {
+    const times = [0, 0.4, 1, 1.5]
+    const clip = buildClip({ name: 'H', channels: [cubic(0, times), cubic(1, times), cubic(2, [0, 1])] })
+    const [a, b, lone] = clip.channels as [Channel, Channel, Channel]
+    expect(b.hermiteSegments).toBe(a.hermiteSegments)
+    expect(lone.hermiteSegments).not.toBe(a.hermiteSegments)
+    expect([a.hermiteStride, a.hermiteOffset, b.hermiteStride, b.hermiteOffset]).toEqual([32, 0, 32, 16])
+    expect([lone.hermiteStride, lone.hermiteOffset, lone.hermiteSegments!.length]).toEqual([16, 0, 16])
+    for (const ch of [a, b]) {
+      for (let k = 0; k < 3; k++) {
+        const at = k * ch.hermiteStride + ch.hermiteOffset
+        expect(Array.from(ch.hermiteSegments!.subarray(at, at + 16))).toEqual(
+          Array.from(ch.values.subarray(12 * k + 4, 12 * k + 20)),
+        )
       }
     }
+    expect(buildClip({ name: 'L', channels: [translation()] }).channels[0]!.hermiteSegments).toBeNull()
+  })
+
+  it('samples a packed channel to the same bits as the channel alone', () => {
+    const times = [0, 0.4, 1, 1.5]
+    const clip = buildClip({ name: 'H', channels: [cubic(0, times), cubic(1, times), cubic(2, times)] })
+    for (const ch of clip.channels) expectSamplesAsAlone(ch, cubic(ch.node, times))
   })
 })
 
