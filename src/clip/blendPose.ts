@@ -23,24 +23,27 @@ const SERIES_K = Float64Array.from({ length: SERIES_TERMS }, (_, i) => (i === 0 
 /** This call's series coefficients: [0, 10) for a's weight (t = 2(1 − w)), [10, 20) for b's (t = 2w). */
 const coefficients = new Float64Array(2 * SERIES_TERMS)
 
-/** The coefficients of f(t, ·) (see blendJointLayers) for t = 2(1 − w) and t = 2w into `coefficients`. */
-export function seriesCoefficients(w: Float64Array, wi: number): Float64Array {
+/**
+ * The coefficients of f(t, ·) (see blendJointLayers) for t = 2(1 − w) and t = 2w, w = `w[wi]`, into
+ * out[0, 10) and out[10, 20). Also used by the sampler's squad (its outer slerp). Allocation-free.
+ */
+export function seriesCoefficients(out: Float64Array, w: Float64Array, wi: number): Float64Array {
   const K = SERIES_K
   const TERMS = SERIES_TERMS
   let ca = 2 * (1 - w[wi]!)
   let cb = 2 * w[wi]!
   const ta2 = ca * ca
   const tb2 = cb * cb
-  coefficients[0] = ca
-  coefficients[TERMS] = cb
+  out[0] = ca
+  out[TERMS] = cb
   for (let i = 1; i < TERMS; i++) {
     const ii = i * i
     ca *= (ta2 - ii) * K[i]!
     cb *= (tb2 - ii) * K[i]!
-    coefficients[i] = ca
-    coefficients[TERMS + i] = cb
+    out[i] = ca
+    out[TERMS + i] = cb
   }
-  return coefficients
+  return out
 }
 
 export function blendJointLayers(
@@ -67,7 +70,7 @@ export function blendJointLayers(
   // Module constants read once per call into locals: V8 11 reads a module-level binding from its context, with a
   // check, at every use (about a tenth of this loop).
   const STRIDE = JOINT_STRIDE
-  const c = seriesCoefficients(weights, wi)
+  const c = seriesCoefficients(coefficients, weights, wi)
   const a0 = c[0]!
   const a1 = c[1]!
   const a2 = c[2]!

@@ -1,7 +1,7 @@
 import type { Channel, Clip, RotationMode } from './clip.ts'
 import { buildClip, KIND_CUBIC, KIND_CUBIC_ROTATION, KIND_LINEAR, KIND_SLERP, KIND_STEP } from './clip.ts'
-import { SLERP_NLERP_COS } from '../math/quat.ts'
-import { NLERP_SEGMENT, OPPOSITE_SEGMENT, SLERP_CACHE_STRIDE } from './rotationCache.ts'
+import { OPPOSITE_SEGMENT, SLERP_CACHE_STRIDE } from './rotationCache.ts'
+import { seriesCoefficients } from './blendPose.ts'
 
 /**
  * Float arguments of the per-frame kernels travel through this module scratch rather than call arguments: V8
@@ -11,9 +11,9 @@ import { NLERP_SEGMENT, OPPOSITE_SEGMENT, SLERP_CACHE_STRIDE } from './rotationC
  * whose float locals never cross a call; only the rarer paths below are calls.
  *   [0] time   clip-local seconds being sampled
  *   [1] u      position in the current segment, [0, 1)
- *   [2] weight a slerp's fraction t (squad's inner slerps)
- *   [3] angle  a slerp's angle θ in radians (or NLERP_SEGMENT), or the cosine acosArc turns into one
- *   [4] w0     slerpWeights' results, sin((1 − t)·θ) and sin(t·θ)
+ *   [2] weight a slerp's fraction t (squad's outer slerp: its series coefficients, its wide-arc path)
+ *   [3] angle  a slerp's angle θ in radians, or the cosine acosArc turns into one
+ *   [4] w0     longArcWeights' results, sin((1 − t)·θ) and sin(t·θ)
  *   [5] w1
  */
 const reg = new Float64Array(6)
@@ -206,6 +206,12 @@ function sampleList(
           h10 = (u3 - 2 * u2 + u) * span
           h01 = -2 * u3 + 3 * u2
           h11 = (u3 - u2) * span
+          if (useSquad) {
+            // Squad's outer slerp weight 2u(1 − u) is the same for every channel of the track: its half-angle
+            // series coefficients (see blendPose.ts) are made once here.
+            reg[WEIGHT] = 2 * u * (1 - u)
+            seriesCoefficients(squadSeries, reg, WEIGHT)
+          }
         }
       }
     }
@@ -390,32 +396,33 @@ function squad(
   const s = n * 4 + q
   // p ← slerp(q_k, q_k+1, u), normalized (a zero result, impossible for unit keys, becomes identity).
   const keyAngle = cache[ci]!
-  reg[WEIGHT] = u
-  reg[ANGLE] = keyAngle
-  slerpWeights()
-  let s0 = reg[W0]!
-  let s1 = reg[W1]!
+  let s0 = 1 - u
+  let s1 = u
   if (keyAngle >= 0) {
     const invSin = Math.abs(cache[ci + 1]!)
-    s0 *= invSin
-    s1 *= invSin
+    s0 = arcSin(s0 * keyAngle) * invSin
+    s1 = arcSin(u * keyAngle) * invSin
   }
   let px = s0 * data[q]! + s1 * data[q + 4]!
   let py = s0 * data[q + 1]! + s1 * data[q + 5]!
   let pz = s0 * data[q + 2]! + s1 * data[q + 6]!
   let pw = s0 * data[q + 3]! + s1 * data[q + 7]!
-  let len2 = px * px + py * py + pz * pz + pw * pw
-  if (len2 > 0) {
-    const inv = 1 / Math.sqrt(len2)
-    px *= inv
-    py *= inv
-    pz *= inv
-    pw *= inv
-  } else {
-    px = 0
-    py = 0
-    pz = 0
-    pw = 1
+  if (keyAngle < 0) {
+    // nlerp: normalized (a zero result, impossible for unit keys, becomes identity). A slerp of unit keys is
+    // unit to rounding already.
+    const len2 = px * px + py * py + pz * pz + pw * pw
+    if (len2 > 0) {
+      const inv = 1 / Math.sqrt(len2)
+      px *= inv
+      py *= inv
+      pz *= inv
+      pw *= inv
+    } else {
+      px = 0
+      py = 0
+      pz = 0
+      pw = 1
+    }
   }
   // c ← slerp(s_k, s_k+1, u), normalized; s_k itself when the controls are opposite.
   let cx = data[s]!
@@ -424,80 +431,101 @@ function squad(
   let cw = data[s + 3]!
   const controlAngle = controls[ci]!
   if (controlAngle !== OPPOSITE_SEGMENT) {
-    reg[ANGLE] = controlAngle
-    slerpWeights()
-    s0 = reg[W0]!
-    s1 = reg[W1]!
+    s0 = 1 - u
+    s1 = u
     if (controlAngle >= 0) {
-      s0 *= controls[ci + 1]!
-      s1 *= controls[ci + 1]!
+      const invSin = controls[ci + 1]!
+      s0 = arcSin(s0 * controlAngle) * invSin
+      s1 = arcSin(u * controlAngle) * invSin
     }
     cx = s0 * cx + s1 * data[s + 4]!
     cy = s0 * cy + s1 * data[s + 5]!
     cz = s0 * cz + s1 * data[s + 6]!
     cw = s0 * cw + s1 * data[s + 7]!
-    const inv = 1 / Math.sqrt(cx * cx + cy * cy + cz * cz + cw * cw)
-    cx *= inv
-    cy *= inv
-    cz *= inv
-    cw *= inv
-  }
-  // out ← slerp(p, c, 2u(1−u)), normalized; p when p and c are exactly opposite (no defined path).
-  const cos = px * cx + py * cy + pz * cz + pw * cw
-  if (cos > -1) {
-    let invSin = 1
-    reg[WEIGHT] = 2 * u * (1 - u)
-    reg[ANGLE] = NLERP_SEGMENT
-    if (cos < SLERP_NLERP_COS) {
-      reg[ANGLE] = cos
-      acosArc()
-      invSin = 1 / Math.sqrt(1 - cos * cos)
+    if (controlAngle < 0) {
+      const inv = 1 / Math.sqrt(cx * cx + cy * cy + cz * cz + cw * cw)
+      cx *= inv
+      cy *= inv
+      cz *= inv
+      cw *= inv
     }
-    slerpWeights()
+  }
+  // out ← slerp(p, c, 2u(1−u)), normalized (no short-arc flip: the controls follow their own path).
+  const cos = px * cx + py * cy + pz * cz + pw * cw
+  let norm = 0
+  if (cos >= 0) {
+    // Within 90°, as p and c are for any sane curve: the half-angle series of blendJointLayers, with the
+    // coefficients sampleList made for this track's u (squadSeries), exact to well under float32 resolution,
+    // no arc cosine.
+    const c = squadSeries
+    const y = Math.sqrt((1 + cos) * 0.5) - 1
+    const y2 = y * y
+    const y4 = y2 * y2
+    const y8 = y4 * y4
+    s0 =
+      c[0]! +
+      c[1]! * y +
+      (c[2]! + c[3]! * y) * y2 +
+      (c[4]! + c[5]! * y + (c[6]! + c[7]! * y) * y2) * y4 +
+      (c[8]! + c[9]! * y) * y8
+    s1 =
+      c[10]! +
+      c[11]! * y +
+      (c[12]! + c[13]! * y) * y2 +
+      (c[14]! + c[15]! * y + (c[16]! + c[17]! * y) * y2) * y4 +
+      (c[18]! + c[19]! * y) * y8
+    // The series drops sin θ's factor 2·cos φ; p and c are unit to float32 rounding, so dividing by it
+    // normalizes the result to the same (no square root on the way).
+    norm = 0.5 / (y + 1)
+  } else if (cos > -1) {
+    // Wider (rare): θ from the arc cosine, its sines by the series.
+    reg[ANGLE] = cos
+    acosArc()
+    reg[WEIGHT] = 2 * u * (1 - u)
+    longArcWeights()
+    const invSin = 1 / Math.sqrt(1 - cos * cos)
     s0 = reg[W0]! * invSin
     s1 = reg[W1]! * invSin
-    px = s0 * px + s1 * cx
-    py = s0 * py + s1 * cy
-    pz = s0 * pz + s1 * cz
-    pw = s0 * pw + s1 * cw
-    const inv = 1 / Math.sqrt(px * px + py * py + pz * pz + pw * pw)
-    px *= inv
-    py *= inv
-    pz *= inv
-    pw *= inv
+  } else {
+    // Exactly opposite: no defined path, p.
+    s0 = 1
+    s1 = 0
   }
-  out[offset] = px
-  out[offset + 1] = py
-  out[offset + 2] = pz
-  out[offset + 3] = pw
+  px = s0 * px + s1 * cx
+  py = s0 * py + s1 * cy
+  pz = s0 * pz + s1 * cz
+  pw = s0 * pw + s1 * cw
+  const inv = norm > 0 ? norm : 1 / Math.sqrt(px * px + py * py + pz * pz + pw * pw)
+  out[offset] = px * inv
+  out[offset + 1] = py * inv
+  out[offset + 2] = pz * inv
+  out[offset + 3] = pw * inv
+}
+
+/** Squad's outer-slerp series coefficients for the current track's u (made in sampleList). */
+const squadSeries = new Float64Array(20)
+
+/**
+ * sin x for 0 ≤ x ≤ π/2 (squad's inner slerps: their angles are at most π/2): shortArcSin's series up to
+ * SHORT_ARC, detSinArc's series and reflection beyond (within an ulp of detSinArc throughout). Takes a float
+ * argument: V8 inlines a function this small into squad (the squad crowd measures 0 bytes allocated per step).
+ */
+function arcSin(x: number): number {
+  if (x <= SHORT_ARC) {
+    const z = x * x
+    return x + x * z * (ARC_S3 + z * (ARC_S5 + z * (ARC_S7 + z * (ARC_S9 + z * ARC_S11))))
+  }
+  const y = x > HALF_PI_HI ? PI_HI - x + PI_LO : x
+  const z = y * y
+  let p = ARC_SERIES[ARC_TERMS - 1]!
+  for (let i = ARC_TERMS - 2; i >= 0; i--) p = ARC_SERIES[i]! + z * p
+  return y + y * z * p
 }
 
 /**
- * reg[W0], reg[W1] ← sin((1 − t)·θ), sin(t·θ) for θ = reg[ANGLE] in [0, π] and t = reg[WEIGHT]; or 1 − t and t
- * for θ < 0 (NLERP_SEGMENT: normalized lerp). θ ≤ SHORT_ARC takes the short series (within an ulp of
- * detSinArc), larger θ detSinArc's own series and reflection (the same bits).
+ * reg[W0], reg[W1] ← sin((1 − t)·θ), sin(t·θ) for θ = reg[ANGLE] in [0, π], t = reg[WEIGHT]: detSinArc's series
+ * and reflection, the same operations, so the same bits (squad's outer slerp on a wide arc).
  */
-function slerpWeights(): void {
-  const theta = reg[ANGLE]!
-  const t = reg[WEIGHT]!
-  if (theta < 0) {
-    reg[W0] = 1 - t
-    reg[W1] = t
-    return
-  }
-  if (theta <= SHORT_ARC) {
-    const x0 = (1 - t) * theta
-    const x1 = t * theta
-    const z0 = x0 * x0
-    const z1 = x1 * x1
-    reg[W0] = x0 + x0 * z0 * (ARC_S3 + z0 * (ARC_S5 + z0 * (ARC_S7 + z0 * (ARC_S9 + z0 * ARC_S11))))
-    reg[W1] = x1 + x1 * z1 * (ARC_S3 + z1 * (ARC_S5 + z1 * (ARC_S7 + z1 * (ARC_S9 + z1 * ARC_S11))))
-    return
-  }
-  longArcWeights()
-}
-
-/** slerpWeights for θ > SHORT_ARC: detSinArc's series and reflection, the same operations, so the same bits. */
 function longArcWeights(): void {
   const theta = reg[ANGLE]!
   const t = reg[WEIGHT]!
@@ -623,10 +651,7 @@ const PRIME_CALLS = 4000
 
 /** Test hooks: the register kernels above as plain functions (for comparison with detmath.ts). */
 export function sinArcByKernel(x: number): number {
-  reg[ANGLE] = x
-  reg[WEIGHT] = 0
-  slerpWeights()
-  return reg[W0]!
+  return arcSin(x)
 }
 export function acosArcByKernel(c: number): number {
   reg[ANGLE] = c
