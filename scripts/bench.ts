@@ -7,8 +7,9 @@
  *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle] [--alloc-steps 1000] [--no-squad]
  *     [--no-split] [--shared-process] [--json] [--out result.json]
  *
- * Each scenario runs in a fresh child process holding one animation plugin, as a game does (see
- * BenchOptions.isolate); --shared-process runs them all in this process instead.
+ * Each scenario (and the squad comparison) runs in a fresh child process holding one animation plugin, as a
+ * game does, on the bench bundled to plain JavaScript (see BenchOptions.isolate and run.ts's bundledChildEntry:
+ * under tsx every typed-array access pays a detach check); --shared-process runs them all in this process.
  * --quick: characters 1,100, 5 rounds, 200 allocation steps (a smoke run; targets at 1000 are not measured).
  * Run with --expose-gc (the npm script does) so allocation windows start from a collected heap.
  */

@@ -211,6 +211,7 @@ function sampleList(
             // series coefficients (see blendPose.ts) are made once here.
             reg[WEIGHT] = 2 * u * (1 - u)
             seriesCoefficients(squadSeries, reg, WEIGHT)
+            closeSeriesCoefficients()
           }
         }
       }
@@ -453,7 +454,30 @@ function squad(
   // out ← slerp(p, c, 2u(1−u)), normalized (no short-arc flip: the controls follow their own path).
   const cos = px * cx + py * cy + pz * cz + pw * cw
   let norm = 0
-  if (cos >= 0) {
+  if (cos >= CLOSE_COS) {
+    // Close (the usual case: c is a control curve near p): sin(tθ)/sin θ as a power series in cos θ − 1 with
+    // the coefficients made for this track (closeSeries), 10 terms, truncation below 1e-13 at θ ≤ 25.8°. The
+    // weights are exact, p and c unit to float32 rounding: the result needs no normalization, and no square
+    // root or division is on the way.
+    const c = closeSeries
+    const y = cos - 1
+    const y2 = y * y
+    const y4 = y2 * y2
+    const y8 = y4 * y4
+    s0 =
+      c[0]! +
+      c[1]! * y +
+      (c[2]! + c[3]! * y) * y2 +
+      (c[4]! + c[5]! * y + (c[6]! + c[7]! * y) * y2) * y4 +
+      (c[8]! + c[9]! * y) * y8
+    s1 =
+      c[10]! +
+      c[11]! * y +
+      (c[12]! + c[13]! * y) * y2 +
+      (c[14]! + c[15]! * y + (c[16]! + c[17]! * y) * y2) * y4 +
+      (c[18]! + c[19]! * y) * y8
+    norm = 1
+  } else if (cos >= 0) {
     // Within 90°, as p and c are for any sane curve: the half-angle series of blendJointLayers, with the
     // coefficients sampleList made for this track's u (squadSeries), exact to well under float32 resolution,
     // no arc cosine.
@@ -504,6 +528,32 @@ function squad(
 
 /** Squad's outer-slerp series coefficients for the current track's u (made in sampleList). */
 const squadSeries = new Float64Array(20)
+
+/** Smallest cos θ between squad's p and c for the close series (θ ≤ 25.8°, |cos θ − 1| ≤ 0.1). */
+const CLOSE_COS = 0.9
+/**
+ * Squad's close-series coefficients for the current track: sin(tθ)/sin θ = Σ c_i·(cos θ − 1)^i with c_0 = t,
+ * c_i = c_{i−1}·(t² − i²)/(i(2i + 1)); [0, 10) for t = 1 − w, [10, 20) for t = w, w = reg[WEIGHT].
+ */
+const closeSeries = new Float64Array(20)
+const CLOSE_K = Float64Array.from({ length: 10 }, (_, i) => (i === 0 ? 0 : 1 / (i * (2 * i + 1))))
+
+function closeSeriesCoefficients(): void {
+  const w = reg[WEIGHT]!
+  let ca = 1 - w
+  let cb = w
+  const ta2 = ca * ca
+  const tb2 = cb * cb
+  closeSeries[0] = ca
+  closeSeries[10] = cb
+  for (let i = 1; i < 10; i++) {
+    const ii = i * i
+    ca *= (ta2 - ii) * CLOSE_K[i]!
+    cb *= (tb2 - ii) * CLOSE_K[i]!
+    closeSeries[i] = ca
+    closeSeries[10 + i] = cb
+  }
+}
 
 /**
  * sin x for 0 ≤ x ≤ π/2 (squad's inner slerps: their angles are at most π/2): shortArcSin's series up to
