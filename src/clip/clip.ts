@@ -103,6 +103,15 @@ export interface Channel {
   /** Index of this channel's segment 0 in `hermiteSegments` (0 when it has none). */
   readonly hermiteOffset: number
   /**
+   * LINEAR rotation channels only (else null): per segment k, the 20 doubles squad reads, `[key angle, key
+   * weight, control angle, control weight, q_k (4), q_{k+1} (4), s_k (4), s_{k+1} (4)]` (from `slerpCache`,
+   * `controlCache` and `squad`), at `squadSegments[k·squadStride + squadOffset ..]`, packed segment-major per
+   * time track like `slerpSegments`.
+   */
+  readonly squadSegments: Float64Array | null
+  readonly squadStride: number
+  readonly squadOffset: number
+  /**
    * LINEAR rotation channels only (else null): the n keys made hemisphere-consistent, `σ_k · values[k]` with
    * σ_0 = 1 and σ_{k+1} = σ_k, negated when key k+1 is more than 90° from key k (cos < 0), so every segment's
    * short arc runs between neighbours as stored. 4 floats per key; often a view into `squad` (same keys).
@@ -182,6 +191,7 @@ export function buildClip(raw: RawClip, options: BuildClipOptions = {}): Clip {
   const parts = raw.channels.map((ch, i) => buildChannel(name, i, ch, options, tracks))
   packSlerpSegments(parts)
   packHermiteSegments(parts)
+  packSquadSegments(parts)
   const channels = parts.map(freezeChannel)
   let duration = 0
   for (const ch of channels) duration = Math.max(duration, ch.times[ch.times.length - 1]!)
@@ -324,6 +334,9 @@ function buildChannel(
     hermiteSegments: null,
     hermiteStride: 0,
     hermiteOffset: 0,
+    squadSegments: null,
+    squadStride: 0,
+    squadOffset: 0,
     aligned,
     squad,
     controlCache,
@@ -355,6 +368,9 @@ function freezeChannel(c: Mutable<Channel>): Channel {
     hermiteSegments: c.hermiteSegments,
     hermiteStride: c.hermiteStride,
     hermiteOffset: c.hermiteOffset,
+    squadSegments: c.squadSegments,
+    squadStride: c.squadStride,
+    squadOffset: c.squadOffset,
     aligned: c.aligned,
     squad: c.squad,
     controlCache: c.controlCache,
@@ -394,6 +410,39 @@ function groupByTrack(channels: Mutable<Channel>[], kind: number): Mutable<Chann
     else groups.set(ch.track, [ch])
   }
   return [...groups.values()]
+}
+
+/** Doubles per segment in `Channel.squadSegments`. */
+const SQUAD_SEGMENT_STRIDE = 20
+
+/** Builds `squadSegments` for the LINEAR rotation channels, one segment-major array per time track. */
+function packSquadSegments(channels: Mutable<Channel>[]): void {
+  for (const members of groupByTrack(channels, KIND_SLERP)) {
+    const n = members[0]!.times.length
+    const segments = Math.max(0, n - 1)
+    const stride = members.length * SQUAD_SEGMENT_STRIDE
+    const block = new Float64Array(segments * stride)
+    members.forEach((ch, slot) => {
+      const offset = slot * SQUAD_SEGMENT_STRIDE
+      const cache = ch.slerpCache!
+      const controls = ch.controlCache!
+      const data = ch.squad!
+      for (let k = 0; k < segments; k++) {
+        const o = k * stride + offset
+        block[o] = cache[2 * k]!
+        block[o + 1] = cache[2 * k + 1]!
+        block[o + 2] = controls[2 * k]!
+        block[o + 3] = controls[2 * k + 1]!
+        for (let j = 0; j < 8; j++) {
+          block[o + 4 + j] = data[4 * k + j]!
+          block[o + 12 + j] = data[4 * n + 4 * k + j]!
+        }
+      }
+      ch.squadSegments = block
+      ch.squadStride = stride
+      ch.squadOffset = offset
+    })
+  }
 }
 
 /** Floats per segment in `Channel.hermiteSegments`. */

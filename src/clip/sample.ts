@@ -1,6 +1,6 @@
 import type { Channel, Clip, RotationMode } from './clip.ts'
 import { buildClip, KIND_CUBIC, KIND_CUBIC_ROTATION, KIND_LINEAR, KIND_SLERP, KIND_STEP } from './clip.ts'
-import { OPPOSITE_SEGMENT, SLERP_CACHE_STRIDE } from './rotationCache.ts'
+import { OPPOSITE_SEGMENT } from './rotationCache.ts'
 import { seriesCoefficients } from './blendPose.ts'
 
 /**
@@ -223,7 +223,7 @@ function sampleList(
     } else if (kind === SLERP) {
       if (useSquad) {
         reg[U] = u
-        squad(out, o, ch.squad!, n, k, ch.slerpCache!, ch.controlCache!)
+        squad(out, o, ch.squadSegments!, k * ch.squadStride + ch.squadOffset)
         continue
       }
       // Slerp of the aligned keys k, k+1 with the segment's cached angle and σ_k/sin θ, all from one run of
@@ -375,39 +375,30 @@ function searchSegment(times: Float32Array, lo: number, hi: number): number {
 }
 
 /**
- * Shoemake's squad on segment k: slerp(slerp(q_k, q_{k+1}, u), slerp(s_k, s_{k+1}, u), 2u(1−u)), on the
- * hemisphere-aligned keys and controls of `Channel.squad`, u from reg[U], in doubles. The first two slerps have
- * fixed ends, so their angles come from the build (`slerpCache`: aligned keys are within 90°, no flip, the
- * cached weight's magnitude is 1/sin θ; `controlCache`); the last one's angle is found here. None takes the
- * short-arc flip (the controls follow their own path); each result is normalized. Every float stays a local or
- * goes through `reg`, so a kernel V8 leaves out of line allocates nothing.
+ * Shoemake's squad on one segment: slerp(slerp(q_k, q_{k+1}, u), slerp(s_k, s_{k+1}, u), 2u(1−u)), on the
+ * hemisphere-aligned keys and controls, from the segment's 20 doubles at b[base ..] (`Channel.squadSegments`:
+ * key angle and weight, control angle and weight, q_k, q_{k+1}, s_k, s_{k+1}), u from reg[U], in doubles. The
+ * first two slerps have fixed ends, so their angles come from the build (`slerpCache`: aligned keys are within
+ * 90°, no flip, the cached weight's magnitude is 1/sin θ; `controlCache`); the last one's is found here. None
+ * takes the short-arc flip (the controls follow their own path); slerps of unit ends are unit to rounding, nlerps
+ * are normalized, the result is normalized. Every float stays a local or goes through `reg`, so a kernel V8 leaves
+ * out of line allocates nothing.
  */
-function squad(
-  out: Float32Array,
-  offset: number,
-  data: Float32Array,
-  n: number,
-  k: number,
-  cache: Float64Array,
-  controls: Float64Array,
-): void {
+function squad(out: Float32Array, offset: number, b: Float64Array, base: number): void {
   const u = reg[U]!
-  const ci = k * SLERP_CACHE_STRIDE
-  const q = k * 4
-  const s = n * 4 + q
   // p ← slerp(q_k, q_k+1, u), normalized (a zero result, impossible for unit keys, becomes identity).
-  const keyAngle = cache[ci]!
+  const keyAngle = b[base]!
   let s0 = 1 - u
   let s1 = u
   if (keyAngle >= 0) {
-    const invSin = Math.abs(cache[ci + 1]!)
+    const invSin = Math.abs(b[base + 1]!)
     s0 = arcSin(s0 * keyAngle) * invSin
     s1 = arcSin(u * keyAngle) * invSin
   }
-  let px = s0 * data[q]! + s1 * data[q + 4]!
-  let py = s0 * data[q + 1]! + s1 * data[q + 5]!
-  let pz = s0 * data[q + 2]! + s1 * data[q + 6]!
-  let pw = s0 * data[q + 3]! + s1 * data[q + 7]!
+  let px = s0 * b[base + 4]! + s1 * b[base + 8]!
+  let py = s0 * b[base + 5]! + s1 * b[base + 9]!
+  let pz = s0 * b[base + 6]! + s1 * b[base + 10]!
+  let pw = s0 * b[base + 7]! + s1 * b[base + 11]!
   if (keyAngle < 0) {
     // nlerp: normalized (a zero result, impossible for unit keys, becomes identity). A slerp of unit keys is
     // unit to rounding already.
@@ -426,23 +417,23 @@ function squad(
     }
   }
   // c ← slerp(s_k, s_k+1, u), normalized; s_k itself when the controls are opposite.
-  let cx = data[s]!
-  let cy = data[s + 1]!
-  let cz = data[s + 2]!
-  let cw = data[s + 3]!
-  const controlAngle = controls[ci]!
+  let cx = b[base + 12]!
+  let cy = b[base + 13]!
+  let cz = b[base + 14]!
+  let cw = b[base + 15]!
+  const controlAngle = b[base + 2]!
   if (controlAngle !== OPPOSITE_SEGMENT) {
     s0 = 1 - u
     s1 = u
     if (controlAngle >= 0) {
-      const invSin = controls[ci + 1]!
+      const invSin = b[base + 3]!
       s0 = arcSin(s0 * controlAngle) * invSin
       s1 = arcSin(u * controlAngle) * invSin
     }
-    cx = s0 * cx + s1 * data[s + 4]!
-    cy = s0 * cy + s1 * data[s + 5]!
-    cz = s0 * cz + s1 * data[s + 6]!
-    cw = s0 * cw + s1 * data[s + 7]!
+    cx = s0 * cx + s1 * b[base + 16]!
+    cy = s0 * cy + s1 * b[base + 17]!
+    cz = s0 * cz + s1 * b[base + 18]!
+    cw = s0 * cw + s1 * b[base + 19]!
     if (controlAngle < 0) {
       const inv = 1 / Math.sqrt(cx * cx + cy * cy + cz * cz + cw * cw)
       cx *= inv

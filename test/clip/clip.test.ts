@@ -175,14 +175,17 @@ describe('buildClip: valid input', () => {
   })
 })
 
-/** Channel `ch` of a bigger clip samples (times 0–1.5 s) to the bits of `raw` built as a clip of its own. */
-function expectSamplesAsAlone(ch: Channel, raw: RawChannel): void {
+/**
+ * Channel `ch` of a bigger clip samples (times 0–1.5 s, slerp or squad) to the bits of `raw` built as a clip of
+ * its own.
+ */
+function expectSamplesAsAlone(ch: Channel, raw: RawChannel, mode: 'slerp' | 'squad' = 'slerp'): void {
   const alone = buildClip({ name: 'A', channels: [raw] }).channels[0]!
   for (const t of [0, 0.1, 0.4, 0.5, 0.77, 1.2, 1.5]) {
     const got = new Float32Array(4)
     const want = new Float32Array(4)
-    sampleChannel(got, 0, ch, t, new Uint32Array(1), 0)
-    sampleChannel(want, 0, alone, t, new Uint32Array(1), 0)
+    sampleChannel(got, 0, ch, t, new Uint32Array(1), 0, mode)
+    sampleChannel(want, 0, alone, t, new Uint32Array(1), 0, mode)
     expect(Array.from(got), `node ${ch.node} at ${t}`).toEqual(Array.from(want))
   }
 }
@@ -242,7 +245,32 @@ describe('buildClip: slerp segments of one time track, packed', () => {
 
   it('samples a packed channel to the same bits as the channel alone', () => {
     const clip = buildClip({ name: 'P', channels: [rotation(0, 0), rotation(1, 1), rotation(2, 2)] })
-    for (const [slot, ch] of clip.channels.entries()) expectSamplesAsAlone(ch, rotation(ch.node, slot))
+    for (const [slot, ch] of clip.channels.entries()) {
+      expectSamplesAsAlone(ch, rotation(ch.node, slot))
+      expectSamplesAsAlone(ch, rotation(ch.node, slot), 'squad')
+    }
+  })
+
+  it('packs squad’s key and control data per segment, segment-major per track', () => {
+    const clip = buildClip({ name: 'P', channels: [rotation(0, 0), rotation(1, 1), rotation(2, 2, [0, 2])] })
+    const [a, b, lone] = clip.channels as [Channel, Channel, Channel]
+    expect(b.squadSegments).toBe(a.squadSegments)
+    expect([a.squadStride, a.squadOffset, b.squadStride, b.squadOffset]).toEqual([40, 0, 40, 20])
+    expect([lone.squadStride, lone.squadOffset, lone.squadSegments!.length]).toEqual([20, 0, 20])
+    for (const ch of [a, b, lone]) {
+      const n = ch.times.length
+      for (let k = 0; k + 1 < n; k++) {
+        const at = k * ch.squadStride + ch.squadOffset
+        expect(Array.from(ch.squadSegments!.subarray(at, at + 20))).toEqual([
+          ch.slerpCache![2 * k]!,
+          ch.slerpCache![2 * k + 1]!,
+          ch.controlCache![2 * k]!,
+          ch.controlCache![2 * k + 1]!,
+          ...ch.squad!.subarray(4 * k, 4 * k + 8),
+          ...ch.squad!.subarray(4 * n + 4 * k, 4 * n + 4 * k + 8),
+        ])
+      }
+    }
   })
 })
 
