@@ -24,14 +24,21 @@ const SERIES_K = Float64Array.from({ length: SERIES_TERMS }, (_, i) => (i === 0 
 const coefficients = new Float64Array(2 * SERIES_TERMS)
 
 /**
- * The coefficients of f(t, ·) (see blendJointLayers) for t = 2(1 − w) and t = 2w, w = `w[wi]`, into
- * out[0, 10) and out[10, 20). Also used by the sampler's squad (its outer slerp). Allocation-free.
+ * Coefficients of sin(tθ)/sin θ's power series (c_0 = t, c_i = c_{i−1}·(t² − i²)/(i(2i + 1))) for
+ * t = scale·(1 − w) into out[0, 10) and t = scale·w into out[10, 20), w = `w[wi]`. Scale 2 gives the half-angle
+ * series of blendJointLayers (f(2w, ·) in cos(θ/2) − 1); scale 1 the series in cos θ − 1 (the sampler's squad
+ * uses both). Allocation-free.
  */
-export function seriesCoefficients(out: Float64Array, w: Float64Array, wi: number): Float64Array {
+export function seriesCoefficients(
+  out: Float64Array,
+  w: Float64Array,
+  wi: number,
+  scale: number,
+): Float64Array {
   const K = SERIES_K
   const TERMS = SERIES_TERMS
-  let ca = 2 * (1 - w[wi]!)
-  let cb = 2 * w[wi]!
+  let ca = scale * (1 - w[wi]!)
+  let cb = scale * w[wi]!
   const ta2 = ca * ca
   const tb2 = cb * cb
   out[0] = ca
@@ -70,7 +77,7 @@ export function blendJointLayers(
   // Module constants read once per call into locals: V8 11 reads a module-level binding from its context, with a
   // check, at every use (about a tenth of this loop).
   const STRIDE = JOINT_STRIDE
-  const c = seriesCoefficients(coefficients, weights, wi)
+  const c = seriesCoefficients(coefficients, weights, wi, 2)
   const a0 = c[0]!
   const a1 = c[1]!
   const a2 = c[2]!

@@ -189,9 +189,7 @@ export function buildClip(raw: RawClip, options: BuildClipOptions = {}): Clip {
   // One time track per distinct key-time array; channels with equal times share the first one's array.
   const tracks: { times: Float32Array; index: number }[] = []
   const parts = raw.channels.map((ch, i) => buildChannel(name, i, ch, options, tracks))
-  packSlerpSegments(parts)
-  packHermiteSegments(parts)
-  packSquadSegments(parts)
+  packSegments(parts)
   const channels = parts.map(freezeChannel)
   let duration = 0
   for (const ch of channels) duration = Math.max(duration, ch.times[ch.times.length - 1]!)
@@ -378,30 +376,19 @@ function freezeChannel(c: Mutable<Channel>): Channel {
 }
 
 /**
- * Puts the `slerpSegments` of the LINEAR rotation channels that share a time track into one segment-major array
- * per track (see Channel.slerpSegments). Load time only.
+ * Packs per-segment data of the channels of one kind, segment-major per time track: for each track, one array of
+ * `segments × members × width` numbers where segment k of member `slot` starts at k·stride + slot·width (stride
+ * = members × width), filled by `fill(channel, k, array, start)`; `set` stores the array, stride and offset on
+ * each member. Load time only.
  */
-function packSlerpSegments(channels: Mutable<Channel>[]): void {
-  for (const members of groupByTrack(channels, KIND_SLERP)) {
-    if (members.length < 2) continue
-    const segments = members[0]!.slerpSegments!.length / SLERP_SEGMENT_STRIDE
-    const stride = members.length * SLERP_SEGMENT_STRIDE
-    const block = new Float64Array(segments * stride)
-    members.forEach((ch, slot) => {
-      const own = ch.slerpSegments!
-      const offset = slot * SLERP_SEGMENT_STRIDE
-      for (let k = 0; k < segments; k++) {
-        block.set(own.subarray(k * SLERP_SEGMENT_STRIDE, (k + 1) * SLERP_SEGMENT_STRIDE), k * stride + offset)
-      }
-      ch.slerpSegments = block
-      ch.slerpStride = stride
-      ch.slerpOffset = offset
-    })
-  }
-}
-
-/** The channels of one kind, grouped by time track, in channel order. */
-function groupByTrack(channels: Mutable<Channel>[], kind: number): Mutable<Channel>[][] {
+function packByTrack<A extends Float32Array | Float64Array>(
+  channels: Mutable<Channel>[],
+  kind: number,
+  width: number,
+  make: (length: number) => A,
+  fill: (ch: Mutable<Channel>, k: number, block: A, start: number) => void,
+  set: (ch: Mutable<Channel>, block: A, stride: number, offset: number) => void,
+): void {
   const groups = new Map<number, Mutable<Channel>[]>()
   for (const ch of channels) {
     if (ch.kind !== kind) continue
@@ -409,62 +396,73 @@ function groupByTrack(channels: Mutable<Channel>[], kind: number): Mutable<Chann
     if (group) group.push(ch)
     else groups.set(ch.track, [ch])
   }
-  return [...groups.values()]
-}
-
-/** Doubles per segment in `Channel.squadSegments`. */
-const SQUAD_SEGMENT_STRIDE = 20
-
-/** Builds `squadSegments` for the LINEAR rotation channels, one segment-major array per time track. */
-function packSquadSegments(channels: Mutable<Channel>[]): void {
-  for (const members of groupByTrack(channels, KIND_SLERP)) {
-    const n = members[0]!.times.length
-    const segments = Math.max(0, n - 1)
-    const stride = members.length * SQUAD_SEGMENT_STRIDE
-    const block = new Float64Array(segments * stride)
+  for (const members of groups.values()) {
+    const segments = Math.max(0, members[0]!.times.length - 1)
+    const stride = members.length * width
+    const block = make(segments * stride)
     members.forEach((ch, slot) => {
-      const offset = slot * SQUAD_SEGMENT_STRIDE
-      const cache = ch.slerpCache!
-      const controls = ch.controlCache!
-      const data = ch.squad!
-      for (let k = 0; k < segments; k++) {
-        const o = k * stride + offset
-        block[o] = cache[2 * k]!
-        block[o + 1] = cache[2 * k + 1]!
-        block[o + 2] = controls[2 * k]!
-        block[o + 3] = controls[2 * k + 1]!
-        for (let j = 0; j < 8; j++) {
-          block[o + 4 + j] = data[4 * k + j]!
-          block[o + 12 + j] = data[4 * n + 4 * k + j]!
-        }
-      }
-      ch.squadSegments = block
-      ch.squadStride = stride
-      ch.squadOffset = offset
+      for (let k = 0; k < segments; k++) fill(ch, k, block, k * stride + slot * width)
+      set(ch, block, stride, slot * width)
     })
   }
 }
 
-/** Floats per segment in `Channel.hermiteSegments`. */
+/** Floats per segment in `Channel.hermiteSegments`; doubles per segment in `Channel.squadSegments`. */
 const HERMITE_SEGMENT_STRIDE = 16
+const SQUAD_SEGMENT_STRIDE = 20
 
-/** Builds `hermiteSegments` for the CUBICSPLINE rotation channels, one segment-major array per time track. */
-function packHermiteSegments(channels: Mutable<Channel>[]): void {
-  for (const members of groupByTrack(channels, KIND_CUBIC_ROTATION)) {
-    const segments = Math.max(0, members[0]!.times.length - 1)
-    const stride = members.length * HERMITE_SEGMENT_STRIDE
-    const block = new Float32Array(segments * stride)
-    members.forEach((ch, slot) => {
-      const offset = slot * HERMITE_SEGMENT_STRIDE
-      // Key k's triplet (a, v, b) starts at 12k, so segment k's v_k, b_k, a_{k+1}, v_{k+1} are 16 floats from 12k + 4.
-      for (let k = 0; k < segments; k++) {
-        block.set(ch.values.subarray(12 * k + 4, 12 * k + 20), k * stride + offset)
-      }
+/** The segment-major per-track arrays of Channel: `slerpSegments`, `hermiteSegments`, `squadSegments`. */
+function packSegments(channels: Mutable<Channel>[]): void {
+  packByTrack(
+    channels,
+    KIND_SLERP,
+    SLERP_SEGMENT_STRIDE,
+    (n) => new Float64Array(n),
+    (ch, k, block, o) => {
+      const own = ch.slerpSegments!
+      block.set(own.subarray(k * SLERP_SEGMENT_STRIDE, (k + 1) * SLERP_SEGMENT_STRIDE), o)
+    },
+    (ch, block, stride, offset) => {
+      ch.slerpSegments = block
+      ch.slerpStride = stride
+      ch.slerpOffset = offset
+    },
+  )
+  packByTrack(
+    channels,
+    KIND_CUBIC_ROTATION,
+    HERMITE_SEGMENT_STRIDE,
+    (n) => new Float32Array(n),
+    // Key k's triplet (a, v, b) starts at 12k, so segment k's v_k, b_k, a_{k+1}, v_{k+1} are 16 floats from 12k + 4.
+    (ch, k, block, o) => block.set(ch.values.subarray(12 * k + 4, 12 * k + 20), o),
+    (ch, block, stride, offset) => {
       ch.hermiteSegments = block
       ch.hermiteStride = stride
       ch.hermiteOffset = offset
-    })
-  }
+    },
+  )
+  packByTrack(
+    channels,
+    KIND_SLERP,
+    SQUAD_SEGMENT_STRIDE,
+    (n) => new Float64Array(n),
+    (ch, k, block, o) => {
+      const n = ch.times.length
+      block[o] = ch.slerpCache![2 * k]!
+      block[o + 1] = ch.slerpCache![2 * k + 1]!
+      block[o + 2] = ch.controlCache![2 * k]!
+      block[o + 3] = ch.controlCache![2 * k + 1]!
+      for (let j = 0; j < 8; j++) {
+        block[o + 4 + j] = ch.squad![4 * k + j]!
+        block[o + 12 + j] = ch.squad![4 * n + 4 * k + j]!
+      }
+    },
+    (ch, block, stride, offset) => {
+      ch.squadSegments = block
+      ch.squadStride = stride
+      ch.squadOffset = offset
+    },
+  )
 }
 
 function sameTimes(a: Float32Array, b: Float32Array): boolean {

@@ -149,8 +149,7 @@ function sampleList(
 ): void {
   // Constants as literals in the function rather than the module's names: V8 11 reads a module-level binding
   // from its context at every use and checks its type (an import also for the dead zone), ~8% of this loop.
-  // Kinds as in clip.ts (KIND_*); the rest as in this
-  // module (ARC_S*, SHORT_ARC, ...), which tests compare.
+  // Kinds as in clip.ts (KIND_*); the rest as in this module (ARC_S*, SHORT_ARC, ...), which tests compare.
   const STEP = 0
   const LINEAR = 1
   const SLERP = 2
@@ -210,8 +209,8 @@ function sampleList(
             // Squad's outer slerp weight 2u(1 − u) is the same for every channel of the track: its half-angle
             // series coefficients (see blendPose.ts) are made once here.
             reg[WEIGHT] = 2 * u * (1 - u)
-            seriesCoefficients(squadSeries, reg, WEIGHT)
-            closeSeriesCoefficients()
+            seriesCoefficients(squadSeries, reg, WEIGHT, 2)
+            seriesCoefficients(closeSeries, reg, WEIGHT, 1)
           }
         }
       }
@@ -445,13 +444,17 @@ function squad(out: Float32Array, offset: number, b: Float64Array, base: number)
   // out ← slerp(p, c, 2u(1−u)), normalized (no short-arc flip: the controls follow their own path).
   const cos = px * cx + py * cy + pz * cz + pw * cw
   let norm = 0
-  if (cos >= CLOSE_COS) {
-    // Close (the usual case: c is a control curve near p): sin(tθ)/sin θ as a power series in cos θ − 1 with
-    // the coefficients made for this track (closeSeries), 10 terms, truncation below 1e-13 at θ ≤ 25.8°. The
-    // weights are exact, p and c unit to float32 rounding: the result needs no normalization, and no square
-    // root or division is on the way.
-    const c = closeSeries
-    const y = cos - 1
+  if (cos >= 0) {
+    // Within 90°, as p and c are for any sane curve: sin(tθ)/sin θ from a power series with the coefficients
+    // sampleList made for this track's u, exact to well under float32 resolution, no arc cosine.
+    // - close (cos θ ≥ CLOSE_COS, the usual case: c is a control curve near p): the series in y = cos θ − 1
+    //   (closeSeries; truncation below 1e-13 at θ ≤ 25.8°); the weights are exact and p, c unit to float32
+    //   rounding, so the result needs no normalization: no square root or division on the way;
+    // - otherwise the half-angle series of blendJointLayers in y = cos(θ/2) − 1 (squadSeries), which drops
+    //   sin θ's factor 2·cos(θ/2): dividing by it normalizes the result to the same rounding.
+    const close = cos >= CLOSE_COS
+    const c = close ? closeSeries : squadSeries
+    const y = close ? cos - 1 : Math.sqrt((1 + cos) * 0.5) - 1
     const y2 = y * y
     const y4 = y2 * y2
     const y8 = y4 * y4
@@ -467,31 +470,7 @@ function squad(out: Float32Array, offset: number, b: Float64Array, base: number)
       (c[12]! + c[13]! * y) * y2 +
       (c[14]! + c[15]! * y + (c[16]! + c[17]! * y) * y2) * y4 +
       (c[18]! + c[19]! * y) * y8
-    norm = 1
-  } else if (cos >= 0) {
-    // Within 90°, as p and c are for any sane curve: the half-angle series of blendJointLayers, with the
-    // coefficients sampleList made for this track's u (squadSeries), exact to well under float32 resolution,
-    // no arc cosine.
-    const c = squadSeries
-    const y = Math.sqrt((1 + cos) * 0.5) - 1
-    const y2 = y * y
-    const y4 = y2 * y2
-    const y8 = y4 * y4
-    s0 =
-      c[0]! +
-      c[1]! * y +
-      (c[2]! + c[3]! * y) * y2 +
-      (c[4]! + c[5]! * y + (c[6]! + c[7]! * y) * y2) * y4 +
-      (c[8]! + c[9]! * y) * y8
-    s1 =
-      c[10]! +
-      c[11]! * y +
-      (c[12]! + c[13]! * y) * y2 +
-      (c[14]! + c[15]! * y + (c[16]! + c[17]! * y) * y2) * y4 +
-      (c[18]! + c[19]! * y) * y8
-    // The series drops sin θ's factor 2·cos φ; p and c are unit to float32 rounding, so dividing by it
-    // normalizes the result to the same (no square root on the way).
-    norm = 0.5 / (y + 1)
+    norm = close ? 1 : 0.5 / (y + 1)
   } else if (cos > -1) {
     // Wider (rare): θ from the arc cosine, its sines by the series.
     reg[ANGLE] = cos
@@ -522,29 +501,8 @@ const squadSeries = new Float64Array(20)
 
 /** Smallest cos θ between squad's p and c for the close series (θ ≤ 25.8°, |cos θ − 1| ≤ 0.1). */
 const CLOSE_COS = 0.9
-/**
- * Squad's close-series coefficients for the current track: sin(tθ)/sin θ = Σ c_i·(cos θ − 1)^i with c_0 = t,
- * c_i = c_{i−1}·(t² − i²)/(i(2i + 1)); [0, 10) for t = 1 − w, [10, 20) for t = w, w = reg[WEIGHT].
- */
+/** Squad's close-series coefficients for the current track's u (made in sampleList; see squad). */
 const closeSeries = new Float64Array(20)
-const CLOSE_K = Float64Array.from({ length: 10 }, (_, i) => (i === 0 ? 0 : 1 / (i * (2 * i + 1))))
-
-function closeSeriesCoefficients(): void {
-  const w = reg[WEIGHT]!
-  let ca = 1 - w
-  let cb = w
-  const ta2 = ca * ca
-  const tb2 = cb * cb
-  closeSeries[0] = ca
-  closeSeries[10] = cb
-  for (let i = 1; i < 10; i++) {
-    const ii = i * i
-    ca *= (ta2 - ii) * CLOSE_K[i]!
-    cb *= (tb2 - ii) * CLOSE_K[i]!
-    closeSeries[i] = ca
-    closeSeries[10 + i] = cb
-  }
-}
 
 /**
  * sin x for 0 ≤ x ≤ π/2 (squad's inner slerps: their angles are at most π/2): shortArcSin's series up to
