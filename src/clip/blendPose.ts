@@ -17,7 +17,7 @@ import { JOINT_STRIDE } from './poseLayout.ts'
  * (float32 resolution is 6e-8); the series has no division by sin θ, so equal keys need no nlerp fallback.
  * The polynomials are evaluated by Estrin's scheme (short dependency chains), the same operations every call.
  */
-export const SERIES_TERMS = 10
+const SERIES_TERMS = 10
 /** 1/(i(2i + 1)), the constant part of the series' coefficient ratio. */
 const SERIES_K = Float64Array.from({ length: SERIES_TERMS }, (_, i) => (i === 0 ? 0 : 1 / (i * (2 * i + 1))))
 /** This call's series coefficients: [0, 10) for a's weight (t = 2(1 − w)), [10, 20) for b's (t = 2w). */

@@ -327,7 +327,8 @@ function buildChannel(
     values,
     slerpCache,
     slerpSegments,
-    slerpStride: slerpSegments ? SLERP_SEGMENT_STRIDE : 0,
+    // Strides and offsets of the per-segment arrays are set when they are packed per track (packSegments).
+    slerpStride: 0,
     slerpOffset: 0,
     hermiteSegments: null,
     hermiteStride: 0,
