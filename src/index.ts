@@ -17,7 +17,7 @@ export {
 export { sampleChannel, findSegment } from './clip/sample.ts'
 export { sampleNodeTransforms, type NodeTransform } from './clip/nodeTransforms.ts'
 export { catmullRomTangents, bezierToHermite, toCubicSplineValues } from './clip/tangents.ts'
-export { blendJointLayers } from './clip/blendPose.ts'
+export { BLEND_S, BLEND_T, blendJointLayers, blendPaths } from './clip/blendPose.ts'
 export { JOINT_STRIDE, T_OFFSET, R_OFFSET, S_OFFSET } from './clip/poseLayout.ts'
 
 // glTF (platform-neutral; Node's file loader is `loadAsset` from 'ecs-anim/node')

@@ -2,7 +2,7 @@ import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
 import type { AnimationContext } from './context.ts'
 import type { SceneNodeStore } from '../components/SceneNode.ts'
-import { blendJointLayers } from '../src/clip/blendPose.ts'
+import { BLEND_S, BLEND_T, blendJointLayers } from '../src/clip/blendPose.ts'
 import {
   JOINT_STRIDE,
   LAYER_ANIM,
@@ -205,6 +205,8 @@ export function createBlendPosesSystem(ctx: AnimationContext) {
       }
     }
     Sampler.lastTime[eid] = Number.NaN
+    // Repaired layers need not agree on the paths a fade skips any more: it blends them all.
+    ctx.fadePaths[eid]?.fill(BLEND_T | BLEND_S)
     let endedRagdoll = false
     if (first < 0 && Ragdoll.active[eid] !== RAGDOLL_OFF) {
       const o = layerOffset(base, n, LAYER_PHYS)

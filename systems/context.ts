@@ -4,7 +4,8 @@ import type { ResolvedBody } from '../src/physics/description.ts'
 import type { RagdollInstance } from '../src/physics/ragdoll.ts'
 import type { Clip } from '../src/clip/clip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
-import type { PosePool, PoseStore } from '../components/Pose.ts'
+import { LAYER_FROM, LAYER_TO, layerOffset, type PosePool, type PoseStore } from '../components/Pose.ts'
+import { blendPaths } from '../src/clip/blendPose.ts'
 import type { SamplerStore } from '../components/Sampler.ts'
 import type { CrossFadeStore } from '../components/CrossFade.ts'
 import { RAGDOLL_OFF, type RagdollStore } from '../components/Ragdoll.ts'
@@ -66,6 +67,11 @@ export interface AnimationContext {
   /** Per character: the channel bindings of the current and the outgoing clip (see RegisteredClip). */
   readonly binding: (Int32Array | undefined)[]
   readonly fromBinding: (Int32Array | undefined)[]
+  /**
+   * Per character, one byte per joint: which translations and scales its cross-fade blends (blendJointLayers'
+   * `paths`, made by planFadePaths when a fade starts or a snapshot is restored; all set after a repair).
+   */
+  readonly fadePaths: (Uint8Array | undefined)[]
   /** Fixed steps run so far; the simulation clock. */
   step: number
   /** The cannon-es world ragdolls live in (the plugin's own, or the game's). Stepped once per fixed step. */
@@ -115,4 +121,27 @@ export interface RagdollRuntime {
  */
 export function awaitingBodies(ctx: AnimationContext, eid: number): boolean {
   return ctx.stores.Ragdoll.active[eid] !== RAGDOLL_OFF && ctx.ragdolls[eid]?.instance === null
+}
+
+/**
+ * Sets the character's fadePaths from its FROM and TO layers and the two clips' bindings (blendPaths): called
+ * when a fade starts and when a snapshot is restored, while FROM, TO and ANIM agree on every path no clip drives.
+ */
+export function planFadePaths(ctx: AnimationContext, eid: number): void {
+  const paths = ctx.fadePaths[eid]
+  if (paths === undefined) return
+  const { Pose } = ctx.stores
+  const n = Pose.count[eid]!
+  const base = Pose.base[eid]!
+  const data = ctx.pool.data
+  blendPaths(
+    paths,
+    data,
+    layerOffset(base, n, LAYER_FROM),
+    data,
+    layerOffset(base, n, LAYER_TO),
+    n,
+    ctx.fromBinding[eid],
+    ctx.binding[eid],
+  )
 }

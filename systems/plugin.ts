@@ -45,6 +45,7 @@ import {
   type SceneNodeStore,
 } from '../components/SceneNode.ts'
 import type { AnimationContext, AnimationStores, RegisteredAsset, RegisteredClip } from './context.ts'
+import { planFadePaths } from './context.ts'
 import { createAdvanceCrossFadesSystem } from './advanceCrossFades.ts'
 import { createSampleClipsSystem } from './sampleClips.ts'
 import { createStepRagdollsSystem } from './stepRagdolls.ts'
@@ -234,6 +235,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     cursors: [],
     binding: [],
     fromBinding: [],
+    fadePaths: [],
     step: 0,
     physics,
     physicsOwned: options.physics?.world === undefined,
@@ -371,6 +373,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     ctx.cursors[eid] = new Uint32Array(2 * maxChannels(asset))
     ctx.binding[eid] = undefined
     ctx.fromBinding[eid] = undefined
+    ctx.fadePaths[eid] = new Uint8Array(n)
     blendPoses.reserve(n)
     blendPoses.track(eid)
     // The rest pose is the character's pose until a clip plays.
@@ -527,6 +530,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     startClip(eid, clip, s)
     const now = ctx.cursors[eid]!
     now.fill(0, 0, now.length >>> 1)
+    planFadePaths(ctx, eid)
   }
 
   function jointIndex(eid: number, node: string | number, what: string): number {
@@ -696,6 +700,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     ctx.cursors[eid] = undefined
     ctx.binding[eid] = undefined
     ctx.fromBinding[eid] = undefined
+    ctx.fadePaths[eid] = undefined
     Sampler.clip[eid] = -1
     resetCrossFade(eid)
   }

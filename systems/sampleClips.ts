@@ -22,7 +22,8 @@ import {
 /**
  * sampleClips: advances every character's clip time and samples its clip into the ANIM pose layer; during a
  * cross-fade, samples the outgoing clip into FROM (unless it fades from a frozen pose) and the incoming one into
- * TO, and writes their blend into ANIM. Before writing ANIM of a character whose ragdoll is about to start, it
+ * TO, and writes their blend into ANIM (only the translations and scales that can change, `ctx.fadePaths`; the
+ * others already agree in all three layers). Before writing ANIM of a character whose ragdoll is about to start, it
  * keeps the old ANIM in PREV (the hand-off's velocities); for the others PREV is left as it was.
  *
  * A character whose clip-local time did not move (paused, or a finished once-clip) and that is not fading is
@@ -98,7 +99,7 @@ export function createSampleClipsSystem(ctx: AnimationContext) {
         }
         const to = layerOffset(base, n, LAYER_TO)
         sampleClipChannels(data, to, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
-        blendJointLayers(data, anim, data, from, data, to, n, CrossFade.blend, eid)
+        blendJointLayers(data, anim, data, from, data, to, n, CrossFade.blend, eid, ctx.fadePaths[eid]!)
       } else {
         if ((flags & SAMPLER_RESET_REST) !== 0) data.set(ctx.assets[Pose.asset[eid]!]!.rest, anim)
         sampleClipChannels(data, anim, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)

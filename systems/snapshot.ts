@@ -8,6 +8,7 @@ import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
 import { addSceneNode, setSceneNodeParent } from '../components/SceneNode.ts'
 import type { AnimationContext, AnimationEvent, RagdollRuntime, RegisteredAsset } from './context.ts'
+import { planFadePaths } from './context.ts'
 import {
   copyInto,
   createReader,
@@ -858,6 +859,8 @@ function applyPlan(ctx: AnimationContext, hooks: SnapshotHooks, plan: Plan): voi
     ctx.fromBinding[c.eid] = c.fromBinding < 0 ? undefined : hooks.bindClip(c.fromBinding, c.asset)
     copyInto(pool.joints, c.base, bytes, c.joints, c.count)
     copyInto(pool.data, c.base * JOINT_STRIDE, bytes, c.pose, POSE_LAYERS * c.count * JOINT_STRIDE)
+    ctx.fadePaths[c.eid] = new Uint8Array(c.count)
+    planFadePaths(ctx, c.eid)
     hooks.reserveJoints(c.count)
   }
 

@@ -1,15 +1,7 @@
-import { JOINT_STRIDE } from './poseLayout.ts'
+import { JOINT_STRIDE, S_OFFSET, T_OFFSET } from './poseLayout.ts'
 
 /**
- * Blends n joints of pose a with pose b by the weight `weights[wi]` (0 = a, 1 = b) into out: translation and
- * scale lerp, rotation shortest-arc slerp (order-independent, unlike accumulating weighted quaternions), exact to
- * well under float32 resolution at every angle, with no branch on the angle. Weights at or beyond 0 and 1 copy a
- * or b exactly, bit for bit, so a finished blend has no residue. The weight is read from an array (a store, e.g.
- * `CrossFade.blend` at the entity) so no float crosses a call boundary: V8 boxes floats passed to calls it does
- * not inline. Poses use the layout of poseLayout.ts; `out` may alias a or b (same array and offset).
- * Allocation-free; only + − × ÷ and √, so the same bits in every engine.
- *
- * The slerp weights sin((1 − w)θ)/sin θ and sin(wθ)/sin θ come from the half angle φ = θ/2 (θ ≤ π/2 after the
+ * blendJointLayers' slerp weights sin((1 − w)θ)/sin θ and sin(wθ)/sin θ come from the half angle φ = θ/2 (θ ≤ π/2 after the
  * short-arc flip, so φ ≤ π/4): sin(wθ)/sin θ = f(2w, cos φ) / (2 cos φ) with f(t, x) = sin(tφ)/sin φ, whose
  * power series in y = x − 1 has coefficients c_0 = t, c_i = c_{i−1}·(t² − i²)/(i(2i + 1)), fixed for a call
  * (one weight for all joints). cos φ = √((1 + cos θ)/2); the common factor 1/(2 cos φ) is dropped, since the
@@ -18,6 +10,11 @@ import { JOINT_STRIDE } from './poseLayout.ts'
  * The polynomials are evaluated by Estrin's scheme (short dependency chains), the same operations every call.
  */
 const SERIES_TERMS = 10
+
+/** Bits of blendJointLayers' `paths`: blend this joint's translation (BLEND_T), its scale (BLEND_S). */
+export const BLEND_T = 1
+export const BLEND_S = 2
+
 /** 1/(i(2i + 1)), the constant part of the series' coefficient ratio. */
 const SERIES_K = Float64Array.from({ length: SERIES_TERMS }, (_, i) => (i === 0 ? 0 : 1 / (i * (2 * i + 1))))
 /** This call's series coefficients: [0, 10) for a's weight (t = 2(1 − w)), [10, 20) for b's (t = 2w). */
@@ -53,6 +50,23 @@ export function seriesCoefficients(
   return out
 }
 
+/**
+ * Blends n joints of pose a with pose b by the weight `weights[wi]` (0 = a, 1 = b) into out: translation and
+ * scale lerp, rotation shortest-arc slerp (order-independent, unlike accumulating weighted quaternions), exact to
+ * well under float32 resolution at every angle, with no branch on the angle. Weights at or beyond 0 and 1 copy a
+ * or b exactly, bit for bit, so a finished blend has no residue. The weight is read from an array (a store, e.g.
+ * `CrossFade.blend` at the entity) so no float crosses a call boundary: V8 boxes floats passed to calls it does
+ * not inline. Poses use the layout of poseLayout.ts; `out` may alias a or b (same array and offset).
+ * Allocation-free; only + − × ÷ and √, so the same bits in every engine.
+ *
+ * `paths` (optional, one byte per joint, e.g. from blendPaths): joint j's translation is blended only when bit
+ * BLEND_T of `paths[j]` is set, its scale only with BLEND_S; rotation always. A clear bit leaves out's values
+ * there untouched, which is exact only where a, b and out already hold the same finite value, not −0 (the lerp
+ * would give that value back bit for bit): blendPaths clears a bit only there, so a mask changes the cost of a
+ * blend, never its result. A cross-fade's FROM and TO layers agree on every path neither clip drives (the values
+ * the fade started with), which is most translations and scales of a skinned character (the bench rig and the
+ * Fox drive rotations and one translation); the fade's blend skips them.
+ */
 export function blendJointLayers(
   out: Float32Array,
   oo: number,
@@ -63,6 +77,7 @@ export function blendJointLayers(
   n: number,
   weights: Float64Array,
   wi: number,
+  paths: Uint8Array | null = null,
 ): Float32Array {
   const w = weights[wi]!
   const len = n * JOINT_STRIDE
@@ -77,6 +92,7 @@ export function blendJointLayers(
   // Module constants read once per call into locals: V8 11 reads a module-level binding from its context, with a
   // check, at every use (about a tenth of this loop).
   const STRIDE = JOINT_STRIDE
+  const BLEND_TS = 3
   const c = seriesCoefficients(coefficients, weights, wi, 2)
   const a0 = c[0]!
   const a1 = c[1]!
@@ -102,34 +118,33 @@ export function blendJointLayers(
     const o = oo + j * STRIDE
     const pa = ao + j * STRIDE
     const pb = bo + j * STRIDE
-    // The ten floats of each joint at their poseLayout offsets (T 0–2, R 3–6, S 7–9), written out rather than
-    // looped over; all loaded before the first store, since out may alias a or b.
-    const at0 = a[pa]!
-    const at1 = a[pa + 1]!
-    const at2 = a[pa + 2]!
+    const m = paths === null ? BLEND_TS : paths[j]!
+    // The floats of each joint at their poseLayout offsets (T 0–2, R 3–6, S 7–9), written out rather than looped
+    // over; each group loaded before it is stored, since out may alias a or b.
+    if ((m & BLEND_T) !== 0) {
+      const at0 = a[pa]!
+      const at1 = a[pa + 1]!
+      const at2 = a[pa + 2]!
+      out[o] = at0 + (b[pb]! - at0) * w
+      out[o + 1] = at1 + (b[pb + 1]! - at1) * w
+      out[o + 2] = at2 + (b[pb + 2]! - at2) * w
+    }
+    if ((m & BLEND_S) !== 0) {
+      const as0 = a[pa + 7]!
+      const as1 = a[pa + 8]!
+      const as2 = a[pa + 9]!
+      out[o + 7] = as0 + (b[pb + 7]! - as0) * w
+      out[o + 8] = as1 + (b[pb + 8]! - as1) * w
+      out[o + 9] = as2 + (b[pb + 9]! - as2) * w
+    }
     const ax = a[pa + 3]!
     const ay = a[pa + 4]!
     const az = a[pa + 5]!
     const aw = a[pa + 6]!
-    const as0 = a[pa + 7]!
-    const as1 = a[pa + 8]!
-    const as2 = a[pa + 9]!
-    const bt0 = b[pb]!
-    const bt1 = b[pb + 1]!
-    const bt2 = b[pb + 2]!
     let bx = b[pb + 3]!
     let by = b[pb + 4]!
     let bz = b[pb + 5]!
     let bw = b[pb + 6]!
-    const bs0 = b[pb + 7]!
-    const bs1 = b[pb + 8]!
-    const bs2 = b[pb + 9]!
-    out[o] = at0 + (bt0 - at0) * w
-    out[o + 1] = at1 + (bt1 - at1) * w
-    out[o + 2] = at2 + (bt2 - at2) * w
-    out[o + 7] = as0 + (bs0 - as0) * w
-    out[o + 8] = as1 + (bs1 - as1) * w
-    out[o + 9] = as2 + (bs2 - as2) * w
     let cos = ax * bx + ay * by + az * bz + aw * bw
     const sg = cos < 0 ? -1 : 1
     cos *= sg
@@ -160,4 +175,50 @@ export function blendJointLayers(
 function copyRange(out: Float32Array, oo: number, src: Float32Array, so: number, len: number): void {
   if (out === src) out.copyWithin(oo, so, so + len)
   else for (let i = 0; i < len; i++) out[oo + i] = src[so + i]!
+}
+
+/**
+ * The `paths` of blendJointLayers for blending n joints of pose a into pose b while two clips drive them
+ * (`bindingA`, `bindingB`: channel → float offset in a pose, joint·10 + path offset, -1 unbound; undefined for
+ * a pose no clip drives, e.g. a frozen one): BLEND_T (BLEND_S) is set for joint j when a binding drives its
+ * translation (scale), or when a and b do not hold the same finite, non-(−0) values there now. Setup code (when
+ * a fade starts or is restored), allocation-free. Returns out.
+ */
+export function blendPaths(
+  out: Uint8Array,
+  a: Float32Array,
+  ao: number,
+  b: Float32Array,
+  bo: number,
+  n: number,
+  bindingA: Int32Array | undefined,
+  bindingB: Int32Array | undefined,
+): Uint8Array {
+  for (let j = 0; j < n; j++) {
+    const pa = ao + j * JOINT_STRIDE
+    const pb = bo + j * JOINT_STRIDE
+    out[j] =
+      (sameValues(a, pa + T_OFFSET, b, pb + T_OFFSET) ? 0 : BLEND_T) |
+      (sameValues(a, pa + S_OFFSET, b, pb + S_OFFSET) ? 0 : BLEND_S)
+  }
+  for (const binding of [bindingA, bindingB]) {
+    if (binding === undefined) continue
+    for (let c = 0; c < binding.length; c++) {
+      const offset = binding[c]!
+      if (offset < 0) continue
+      const j = Math.floor(offset / JOINT_STRIDE)
+      const path = offset - j * JOINT_STRIDE
+      if (j < n) out[j] = out[j]! | (path === T_OFFSET ? BLEND_T : path === S_OFFSET ? BLEND_S : 0)
+    }
+  }
+  return out
+}
+
+/** Whether the three floats at a[ao ..] and b[bo ..] are equal, finite and none is −0. */
+function sameValues(a: Float32Array, ao: number, b: Float32Array, bo: number): boolean {
+  for (let k = 0; k < 3; k++) {
+    const x = a[ao + k]!
+    if (x !== b[bo + k]! || !Number.isFinite(x) || Object.is(x, -0) || Object.is(b[bo + k]!, -0)) return false
+  }
+  return true
 }

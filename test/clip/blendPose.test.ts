@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { blendJointLayers } from '../../src/clip/blendPose.ts'
+import { BLEND_S, BLEND_T, blendJointLayers, blendPaths } from '../../src/clip/blendPose.ts'
 import { JOINT_STRIDE } from '../../src/clip/poseLayout.ts'
 import { expectQuatClose, refSlerp, unitQuatArb } from '../helpers/quat.ts'
 
@@ -70,5 +70,54 @@ describe('blendJointLayers', () => {
     const fresh = new Float32Array(JOINT_STRIDE)
     blendJointLayers(fresh, 0, a, 0, b, 0, 1, Float64Array.of(0.5), 0)
     expect(copy).toEqual(fresh)
+  })
+})
+
+describe('blendPaths', () => {
+  it('marks driven paths and paths that differ (or are not finite, or −0); a masked blend has the full blend’s bits', () => {
+    // Values drawn from a small set so that equal paths are common; −0, NaN and ∞ included.
+    const value = fc.constantFrom(0, -0, 1, 0.5, -2, Number.NaN, Number.POSITIVE_INFINITY)
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.array(value, { minLength: 6, maxLength: 6 }), fc.boolean(), fc.boolean()), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        fc.array(fc.integer({ min: -1, max: 59 }), { maxLength: 8 }),
+        fc.integer({ min: 1, max: 999 }).map((i) => i / 1000),
+        (joints, bound, w) => {
+          const n = joints.length
+          const a = new Float32Array(n * JOINT_STRIDE)
+          const b = new Float32Array(n * JOINT_STRIDE)
+          joints.forEach(([v, sameT, sameS], j) => {
+            const o = j * JOINT_STRIDE
+            a.set([v[0]!, v[1]!, v[2]!, 0, 0, 0.6, 0.8, v[3]!, v[4]!, v[5]!], o)
+            b.set([v[3]!, v[4]!, v[5]!, 0.6, 0, 0, 0.8, v[0]!, v[1]!, v[2]!], o)
+            if (sameT) b.set(a.subarray(o, o + 3), o)
+            if (sameS) b.set(a.subarray(o + 7, o + 10), o + 7)
+          })
+          const binding = Int32Array.from(bound)
+          const paths = blendPaths(new Uint8Array(n), a, 0, b, 0, n, binding, undefined)
+          for (let j = 0; j < n; j++) {
+            for (const [bit, at] of [
+              [BLEND_T, 0],
+              [BLEND_S, 7],
+            ] as const) {
+              const o = j * JOINT_STRIDE + at
+              const same = [0, 1, 2].every(
+                (k) => Object.is(a[o + k], b[o + k]) && Number.isFinite(a[o + k]) && !Object.is(a[o + k], -0),
+              )
+              const driven = bound.includes(j * JOINT_STRIDE + at)
+              expect(paths[j]! & bit, `joint ${j} bit ${bit}`).toBe(same && !driven ? 0 : bit)
+            }
+          }
+          // out starts as a (a fade's ANIM starts as its FROM): masked and full blends agree bit for bit.
+          const full = blendJointLayers(a.slice(), 0, a, 0, b, 0, n, Float64Array.of(w), 0)
+          const masked = blendJointLayers(a.slice(), 0, a, 0, b, 0, n, Float64Array.of(w), 0, paths)
+          for (let i = 0; i < full.length; i++) expect(Object.is(masked[i], full[i]), `float ${i}`).toBe(true)
+        },
+      ),
+      { numRuns: 500 },
+    )
   })
 })

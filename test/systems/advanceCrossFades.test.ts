@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { JOINT_STRIDE, LAYER_FROM, layerOffset } from '../../components/Pose.ts'
+import { JOINT_STRIDE, LAYER_ANIM, LAYER_FROM, LAYER_TO, layerOffset } from '../../components/Pose.ts'
+import { BLEND_S, BLEND_T, blendJointLayers } from '../../src/clip/blendPose.ts'
 import {
   animLayer,
   animOffset,
@@ -11,6 +12,7 @@ import {
   HIPS,
   localOf,
   NOD,
+  PROP,
   REST,
   SPINE,
   stepN,
@@ -291,5 +293,63 @@ describe('fade durations', () => {
     stepN(plugin, 3)
     expectSameBits(animLayer(plugin, a), animLayer(plugin, b))
     expect(animOffset(plugin, a, 0)).not.toBe(animOffset(plugin, b, 0))
+  })
+})
+
+describe('a fade blends only the paths that can change, with the same bits as a full blend', () => {
+  /** The full blend (no paths mask) of a fading character's FROM and TO layers at its current weight. */
+  function fullBlend(plugin: ReturnType<typeof createTestPlugin>['plugin'], e: number): Float32Array {
+    const { Pose, CrossFade } = plugin.stores
+    const n = Pose.count[e]!
+    const base = Pose.base[e]!
+    const data = plugin.context.pool.data
+    const out = new Float32Array(n * JOINT_STRIDE)
+    const from = layerOffset(base, n, LAYER_FROM)
+    const to = layerOffset(base, n, LAYER_TO)
+    return blendJointLayers(out, 0, data, from, data, to, n, CrossFade.blend, e)
+  }
+
+  it('ANIM equals the full blend of FROM and TO every step: paths only one clip drives, a frozen pose, a repair', () => {
+    const { plugin, handle } = createTestPlugin()
+    const { CrossFade, Pose } = plugin.stores
+    // Turn → Wag: the tail's scale is driven by the incoming clip only, and equal in both layers when the
+    // fade starts (rest); Wag → Nod: the head's translation likewise (Nod starts at rest); Nod → Turn, then
+    // mid-fade to Wag from the frozen pose; a fourth whose ANIM layer gets a NaN (repaired) mid-fade.
+    const plan: [string, string][] = [
+      ['Turn', 'Wag'],
+      ['Wag', 'Nod'],
+      ['Nod', 'Turn'],
+      ['Turn', 'Nod'],
+    ]
+    const chars = plan.map(([first]) => {
+      const e = plugin.addCharacter(handle)
+      plugin.play(e, first, { time: 0.3 })
+      return e
+    })
+    stepN(plugin, 3)
+    chars.forEach((e, i) => plugin.crossFade(e, plan[i]![1], 1.5))
+    const paths = chars.map((e) => Array.from(plugin.context.fadePaths[e]!))
+    // Tail scale (joint 3) blended in the first fade, head translation (joint 2) in the second: driven, not
+    // different at the start. The prop (joint 4), which no clip drives, is skipped in every fade.
+    expect(paths[0]![TAIL]! & BLEND_S).toBe(BLEND_S)
+    expect(paths[1]![HEAD]! & BLEND_T).toBe(BLEND_T)
+    for (const p of paths) expect(p[PROP]).toBe(0)
+    let checked = 0
+    for (let k = 1; k <= 80; k++) {
+      if (k === 20) plugin.crossFade(chars[2]!, 'Wag', 1)
+      if (k === 30) {
+        const o = layerOffset(Pose.base[chars[3]!]!, Pose.count[chars[3]!]!, LAYER_ANIM) + PROP * JOINT_STRIDE
+        plugin.context.pool.data[o] = Number.NaN
+      }
+      plugin.step()
+      for (const e of chars) {
+        if (CrossFade.active[e] !== 1) continue
+        expectSameBits(animLayer(plugin, e), fullBlend(plugin, e), `character ${e} at step ${k}`)
+        checked++
+      }
+    }
+    expect(plugin.events.map((e) => [e.entity, e.kind])).toEqual([[chars[3], 'pose-non-finite']])
+    expect(Array.from(plugin.context.fadePaths[chars[3]!]!)).toEqual(Array(5).fill(BLEND_T | BLEND_S))
+    expect(checked).toBeGreaterThan(200)
   })
 })
