@@ -87,14 +87,15 @@ function createPoseWriter(nodes: SceneNodeStore): PoseWriter {
       const sx = pose[p + 7]!
       const sy = pose[p + 8]!
       const sz = pose[p + 9]!
+      // Rotation first: of an animated joint's paths it is the one that changes nearly every step.
       if (
-        tr[t] !== tx ||
-        tr[t + 1] !== ty ||
-        tr[t + 2] !== tz ||
         rot[r] !== rx ||
         rot[r + 1] !== ry ||
         rot[r + 2] !== rz ||
         rot[r + 3] !== rw ||
+        tr[t] !== tx ||
+        tr[t + 1] !== ty ||
+        tr[t + 2] !== tz ||
         sc[t] !== sx ||
         sc[t + 1] !== sy ||
         sc[t + 2] !== sz
