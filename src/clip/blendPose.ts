@@ -92,7 +92,9 @@ export function blendJointLayers(
   // Module constants read once per call into locals: V8 11 reads a module-level binding from its context, with a
   // check, at every use (about a tenth of this loop).
   const STRIDE = JOINT_STRIDE
-  const BLEND_TS = 3
+  const T_BIT = BLEND_T
+  const S_BIT = BLEND_S
+  const BLEND_TS = T_BIT | S_BIT
   const c = seriesCoefficients(coefficients, weights, wi, 2)
   const a0 = c[0]!
   const a1 = c[1]!
@@ -119,24 +121,9 @@ export function blendJointLayers(
     const pa = ao + j * STRIDE
     const pb = bo + j * STRIDE
     const m = paths === null ? BLEND_TS : paths[j]!
-    // The floats of each joint at their poseLayout offsets (T 0–2, R 3–6, S 7–9), written out rather than looped
-    // over; each group loaded before it is stored, since out may alias a or b.
-    if ((m & BLEND_T) !== 0) {
-      const at0 = a[pa]!
-      const at1 = a[pa + 1]!
-      const at2 = a[pa + 2]!
-      out[o] = at0 + (b[pb]! - at0) * w
-      out[o + 1] = at1 + (b[pb + 1]! - at1) * w
-      out[o + 2] = at2 + (b[pb + 2]! - at2) * w
-    }
-    if ((m & BLEND_S) !== 0) {
-      const as0 = a[pa + 7]!
-      const as1 = a[pa + 8]!
-      const as2 = a[pa + 9]!
-      out[o + 7] = as0 + (b[pb + 7]! - as0) * w
-      out[o + 8] = as1 + (b[pb + 8]! - as1) * w
-      out[o + 9] = as2 + (b[pb + 9]! - as2) * w
-    }
+    // The floats of each joint at their poseLayout offsets (R 3–6, T 0–2, S 7–9), written out rather than looped
+    // over; each group loaded before it is stored, since out may alias a or b. Rotation, always blended, comes
+    // first: V8 then checks the three arrays' types once per joint, not again in each optional group.
     const ax = a[pa + 3]!
     const ay = a[pa + 4]!
     const az = a[pa + 5]!
@@ -168,6 +155,22 @@ export function blendJointLayers(
     out[o + 4] = qy * inv
     out[o + 5] = z * inv
     out[o + 6] = qw * inv
+    if ((m & T_BIT) !== 0) {
+      const at0 = a[pa]!
+      const at1 = a[pa + 1]!
+      const at2 = a[pa + 2]!
+      out[o] = at0 + (b[pb]! - at0) * w
+      out[o + 1] = at1 + (b[pb + 1]! - at1) * w
+      out[o + 2] = at2 + (b[pb + 2]! - at2) * w
+    }
+    if ((m & S_BIT) !== 0) {
+      const as0 = a[pa + 7]!
+      const as1 = a[pa + 8]!
+      const as2 = a[pa + 9]!
+      out[o + 7] = as0 + (b[pb + 7]! - as0) * w
+      out[o + 8] = as1 + (b[pb + 8]! - as1) * w
+      out[o + 9] = as2 + (b[pb + 9]! - as2) * w
+    }
   }
   return out
 }
