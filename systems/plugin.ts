@@ -65,7 +65,7 @@ import {
 import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { RagdollBroadphase } from '../src/physics/broadphase.ts'
-import type { RotationMode } from '../src/clip/clip.ts'
+import { prepareSquad, type RotationMode } from '../src/clip/clip.ts'
 
 export interface AnimationPluginOptions {
   /**
@@ -436,6 +436,8 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     Sampler.speed[eid] = s.speed
     Sampler.loop[eid] = s.loop
     Sampler.rotation[eid] = s.rotation
+    // Squad's per-segment data is built on a clip's first squad use: here, outside the step.
+    if (s.rotation === ROTATION_SQUAD) prepareSquad(clip.clip)
     // advancePhase from 0 wraps (or clamps) the start time exactly as playback would.
     Sampler.time[eid] = advancePhase(0, s.phase, clip.clip.duration, s.loop)
     Sampler.lastTime[eid] = NaN

@@ -9,6 +9,8 @@ import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
 import { addSceneNode, setSceneNodeParent } from '../components/SceneNode.ts'
 import type { AnimationContext, AnimationEvent, RagdollRuntime, RegisteredAsset } from './context.ts'
 import { planFadePaths } from './context.ts'
+import { prepareSquad } from '../src/clip/clip.ts'
+import { ROTATION_SQUAD } from '../components/Sampler.ts'
 import {
   copyInto,
   createReader,
@@ -861,6 +863,13 @@ function applyPlan(ctx: AnimationContext, hooks: SnapshotHooks, plan: Plan): voi
     copyInto(pool.data, c.base * JOINT_STRIDE, bytes, c.pose, POSE_LAYERS * c.count * JOINT_STRIDE)
     ctx.fadePaths[c.eid] = new Uint8Array(c.count)
     planFadePaths(ctx, c.eid)
+    // Squad data is built on a clip's first squad use; a restored character in squad mode needs it now.
+    if (Sampler.rotation[c.eid] === ROTATION_SQUAD && Sampler.clip[c.eid]! >= 0) {
+      prepareSquad(ctx.clips[Sampler.clip[c.eid]!]!.clip)
+    }
+    if (CrossFade.fromRotation[c.eid] === ROTATION_SQUAD && CrossFade.fromClip[c.eid]! >= 0) {
+      prepareSquad(ctx.clips[CrossFade.fromClip[c.eid]!]!.clip)
+    }
     hooks.reserveJoints(c.count)
   }
 

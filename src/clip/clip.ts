@@ -1,5 +1,5 @@
 import { AnimationError } from '../errors.ts'
-import { buildRotationCaches, SLERP_SEGMENT_STRIDE } from './rotationCache.ts'
+import { buildRotationCaches, buildSlerpSegmentsOnly, SLERP_SEGMENT_STRIDE } from './rotationCache.ts'
 
 /** What a channel animates on its target node. Rotations are unit quaternions `[x, y, z, w]`. */
 export type ChannelPath = 'translation' | 'rotation' | 'scale' | 'weights'
@@ -17,10 +17,7 @@ export const INTERPOLATIONS: readonly Interpolation[] = ['STEP', 'LINEAR', 'CUBI
 export const KIND_STEP = 0
 /** LINEAR translation, scale, weights: component-wise lerp. */
 export const KIND_LINEAR = 1
-/**
- * LINEAR rotation: slerp on `Channel.slerpSegments` (or squad on `Channel.squad` with `slerpCache` and
- * `controlCache`).
- */
+/** LINEAR rotation: slerp on `Channel.slerpSegments` (or squad on `Channel.squad`). */
 export const KIND_SLERP = 2
 /** CUBICSPLINE translation, scale, weights: Hermite. */
 export const KIND_CUBIC = 3
@@ -64,20 +61,14 @@ export interface Channel {
   readonly kind: number
   readonly values: Float32Array
   /**
-   * LINEAR rotation channels only (else null): per segment k (keys k, k+1) two doubles `[theta, weight]`:
-   *   theta   the angle between key k and key k+1 taken the short way (radians, half the rotation angle), or
-   *           -1 when the keys are so close (|cos| > SLERP_NLERP_COS) that normalized lerp replaces slerp;
-   *   weight  σ_k / sin(theta) for slerp, σ_k for normalized lerp, where σ_k = ±1 is the sign `aligned`
-   *           gave key k. Folding σ_k in here makes slerp of the aligned keys give exactly the bits of slerp
-   *           of the given keys with the short-arc flip, with no sign to load or multiply.
-   */
-  readonly slerpCache: Float64Array | null
-  /**
    * LINEAR rotation channels only (else null): per segment k, 10 doubles `[theta, weight, aligned key k (4),
-   * aligned key k+1 (4)]` for the slerp kernel, at `slerpSegments[k·slerpStride + slerpOffset ..]`: the aligned
-   * keys normalized in double, theta and weight as in `slerpCache` but from those keys, and for an nlerp segment
-   * theta = −cos (negative, like slerpCache's −1) rather than −1, so the kernel can normalize the nlerp weights
-   * without a square root. Exactly unit keys make slerp's result unit to double rounding: the kernel stores it
+   * aligned key k+1 (4)]` for the slerp kernel, at `slerpSegments[k·slerpStride + slerpOffset ..]`: the keys
+   * made hemisphere-consistent (σ_k · key k with σ_0 = 1 and σ_{k+1} = −σ_k when key k+1 is more than 90° from
+   * key k) and normalized in double; theta the angle between them taken the short way (radians, half the
+   * rotation angle) and weight σ_k / sin θ, or, for an nlerp segment (|cos| > SLERP_NLERP_COS), θ = −cos
+   * (negative) and weight σ_k, so the kernel can normalize the nlerp weights without a square root. Folding σ_k
+   * into the weight makes slerp of the aligned keys give the bits of slerp of the given keys with the
+   * short-arc flip. Exactly unit keys make slerp's result unit to double rounding: the kernel stores it
    * without renormalizing.
    *
    * The LINEAR rotation channels of one time track share one array, segment-major: segment k of every such
@@ -103,32 +94,24 @@ export interface Channel {
   /** Index of this channel's segment 0 in `hermiteSegments` (0 when it has none). */
   readonly hermiteOffset: number
   /**
-   * LINEAR rotation channels only (else null): per segment k, the 20 doubles squad reads, `[key angle, key
-   * weight, control angle, control weight, q_k (4), q_{k+1} (4), s_k (4), s_{k+1} (4)]` (from `slerpCache`,
-   * `controlCache` and `squad`), at `squadSegments[k·squadStride + squadOffset ..]`, packed segment-major per
-   * time track like `slerpSegments`.
+   * LINEAR rotation channels only (else null): where squad finds this channel's data. Built for every LINEAR
+   * rotation channel of the clip at once, the first time squad samples the clip (`prepareSquad`; the plugin
+   * calls it when a character starts a clip in squad mode): a clip that only ever plays by slerp does not carry
+   * it (it is 160 bytes per key, twice everything else the channel holds).
    */
-  readonly squadSegments: Float64Array | null
-  readonly squadStride: number
-  readonly squadOffset: number
-  /**
-   * LINEAR rotation channels only (else null): the n keys made hemisphere-consistent, `σ_k · values[k]` with
-   * σ_0 = 1 and σ_{k+1} = σ_k, negated when key k+1 is more than 90° from key k (cos < 0), so every segment's
-   * short arc runs between neighbours as stored. 4 floats per key; often a view into `squad` (same keys).
-   */
-  readonly aligned: Float32Array | null
-  /**
-   * LINEAR rotation channels only (else null): the keys made hemisphere-consistent (each key negated where needed
-   * to be within 90° of the previous one), then the squad control quaternions, 4 floats per key each:
-   *   | q0' | q1' | ... | s0 | s1 | ... |        length 2*n*4
-   */
-  readonly squad: Float32Array | null
-  /**
-   * LINEAR rotation channels only (else null): per segment k, the angle between the squad controls s_k and
-   * s_{k+1} and 1/sin of it, two doubles (see rotationCache.ts), so squad's slerp of the controls needs no arc
-   * cosine at run time.
-   */
-  readonly controlCache: Float64Array | null
+  readonly squad: SquadSegments | null
+}
+
+/**
+ * A LINEAR rotation channel's squad data (see Channel.squad): per segment k the 20 doubles squad reads, `[key
+ * angle, key weight, control angle, control weight, q_k (4), q_{k+1} (4), s_k (4), s_{k+1} (4)]` (from
+ * rotationCache.ts's buildRotationCaches: `slerpCache`, `controlCache`, `squad`), at `segments[k·stride +
+ * offset ..]`, packed segment-major per time track like `slerpSegments`. `segments` is null until built.
+ */
+export interface SquadSegments {
+  readonly segments: Float64Array | null
+  readonly stride: number
+  readonly offset: number
 }
 
 export interface Clip {
@@ -193,7 +176,24 @@ export function buildClip(raw: RawClip, options: BuildClipOptions = {}): Clip {
   const channels = parts.map(freezeChannel)
   let duration = 0
   for (const ch of channels) duration = Math.max(duration, ch.times[ch.times.length - 1]!)
-  return Object.freeze({ name, duration, channels: Object.freeze(channels), frameChannels: channels.slice() })
+  const clip: Clip = Object.freeze({
+    name,
+    duration,
+    channels: Object.freeze(channels),
+    frameChannels: channels.slice(),
+  })
+  for (const ch of channels) owners.set(ch, clip)
+  return clip
+}
+
+/** The clip each channel was built in (for prepareSquad from a lone channel). */
+const owners = new WeakMap<Channel, Clip>()
+
+/** The clip `channel` belongs to. Throws for a channel buildClip did not make. */
+export function clipOf(channel: Channel): Clip {
+  const clip = owners.get(channel)
+  if (!clip) throw new AnimationError('argument', 'clipOf: the channel was not built by buildClip')
+  return clip
 }
 
 function buildChannel(
@@ -295,19 +295,8 @@ function buildChannel(
     }
   }
 
-  let slerpCache: Float64Array | null = null
-  let aligned: Float32Array | null = null
-  let squad: Float32Array | null = null
-  let controlCache: Float64Array | null = null
-  let slerpSegments: Float64Array | null = null
-  if (path === 'rotation' && interpolation === 'LINEAR') {
-    const caches = buildRotationCaches(values, keyCount, times)
-    slerpCache = caches.slerpCache
-    aligned = caches.aligned
-    squad = caches.squad
-    controlCache = caches.controlCache
-    slerpSegments = caches.slerpSegments
-  }
+  const slerp = path === 'rotation' && interpolation === 'LINEAR'
+  const slerpSegments = slerp ? buildSlerpSegmentsOnly(values, keyCount) : null
 
   let track = tracks.find((tr) => sameTimes(tr.times, times))
   if (!track) {
@@ -325,7 +314,6 @@ function buildChannel(
     track: track.index,
     kind: kindOf(path, interpolation),
     values,
-    slerpCache,
     slerpSegments,
     // Strides and offsets of the per-segment arrays are set when they are packed per track (packSegments).
     slerpStride: 0,
@@ -333,12 +321,7 @@ function buildChannel(
     hermiteSegments: null,
     hermiteStride: 0,
     hermiteOffset: 0,
-    squadSegments: null,
-    squadStride: 0,
-    squadOffset: 0,
-    aligned,
-    squad,
-    controlCache,
+    squad: slerp ? { segments: null, stride: 0, offset: 0 } : null,
   }
 }
 
@@ -360,19 +343,13 @@ function freezeChannel(c: Mutable<Channel>): Channel {
     track: c.track,
     kind: c.kind,
     values: c.values,
-    slerpCache: c.slerpCache,
     slerpSegments: c.slerpSegments,
     slerpStride: c.slerpStride,
     slerpOffset: c.slerpOffset,
     hermiteSegments: c.hermiteSegments,
     hermiteStride: c.hermiteStride,
     hermiteOffset: c.hermiteOffset,
-    squadSegments: c.squadSegments,
-    squadStride: c.squadStride,
-    squadOffset: c.squadOffset,
-    aligned: c.aligned,
     squad: c.squad,
-    controlCache: c.controlCache,
   })
 }
 
@@ -382,15 +359,18 @@ function freezeChannel(c: Mutable<Channel>): Channel {
  * = members × width), filled by `fill(channel, k, array, start)`; `set` stores the array, stride and offset on
  * each member. Load time only.
  */
-function packByTrack<A extends Float32Array | Float64Array>(
-  channels: Mutable<Channel>[],
+function packByTrack<
+  C extends Pick<Channel, 'kind' | 'track' | 'times'>,
+  A extends Float32Array | Float64Array,
+>(
+  channels: readonly C[],
   kind: number,
   width: number,
   make: (length: number) => A,
-  fill: (ch: Mutable<Channel>, k: number, block: A, start: number) => void,
-  set: (ch: Mutable<Channel>, block: A, stride: number, offset: number) => void,
+  fill: (ch: C, k: number, block: A, start: number) => void,
+  set: (ch: C, block: A, stride: number, offset: number) => void,
 ): void {
-  const groups = new Map<number, Mutable<Channel>[]>()
+  const groups = new Map<number, C[]>()
   for (const ch of channels) {
     if (ch.kind !== kind) continue
     const group = groups.get(ch.track)
@@ -408,11 +388,11 @@ function packByTrack<A extends Float32Array | Float64Array>(
   }
 }
 
-/** Floats per segment in `Channel.hermiteSegments`; doubles per segment in `Channel.squadSegments`. */
+/** Floats per segment in `Channel.hermiteSegments`; doubles per segment in `Channel.squad` (SquadSegments). */
 const HERMITE_SEGMENT_STRIDE = 16
 const SQUAD_SEGMENT_STRIDE = 20
 
-/** The segment-major per-track arrays of Channel: `slerpSegments`, `hermiteSegments`, `squadSegments`. */
+/** The segment-major per-track arrays of Channel built at load: `slerpSegments`, `hermiteSegments`. */
 function packSegments(channels: Mutable<Channel>[]): void {
   packByTrack(
     channels,
@@ -442,28 +422,6 @@ function packSegments(channels: Mutable<Channel>[]): void {
       ch.hermiteOffset = offset
     },
   )
-  packByTrack(
-    channels,
-    KIND_SLERP,
-    SQUAD_SEGMENT_STRIDE,
-    (n) => new Float64Array(n),
-    (ch, k, block, o) => {
-      const n = ch.times.length
-      block[o] = ch.slerpCache![2 * k]!
-      block[o + 1] = ch.slerpCache![2 * k + 1]!
-      block[o + 2] = ch.controlCache![2 * k]!
-      block[o + 3] = ch.controlCache![2 * k + 1]!
-      for (let j = 0; j < 8; j++) {
-        block[o + 4 + j] = ch.squad![4 * k + j]!
-        block[o + 12 + j] = ch.squad![4 * n + 4 * k + j]!
-      }
-    },
-    (ch, block, stride, offset) => {
-      ch.squadSegments = block
-      ch.squadStride = stride
-      ch.squadOffset = offset
-    },
-  )
 }
 
 function sameTimes(a: Float32Array, b: Float32Array): boolean {
@@ -482,4 +440,40 @@ function describeElement(element: number, perKey: number): string {
   if (perKey === 1) return `key ${element} value`
   const key = Math.floor(element / 3)
   return `key ${key} ${['in-tangent', 'value', 'out-tangent'][element % 3]}`
+}
+
+/**
+ * Builds the squad data (Channel.squad) of every LINEAR rotation channel of `clip` that lacks it, packed
+ * segment-major per time track; later calls return at once. Allocates (160 bytes per key of those channels):
+ * setup, not a per-frame call. The plugin calls it when a character starts a clip in squad mode (and for
+ * restored ones); the sampler calls it itself the first time squad meets a clip without it.
+ */
+export function prepareSquad(clip: Clip): void {
+  const missing = clip.channels.filter((ch) => ch.squad !== null && ch.squad.segments === null)
+  if (missing.length === 0) return
+  const caches = new Map(missing.map((ch) => [ch, buildRotationCaches(ch.values, ch.times.length, ch.times)]))
+  packByTrack(
+    missing,
+    KIND_SLERP,
+    SQUAD_SEGMENT_STRIDE,
+    (n) => new Float64Array(n),
+    (ch, k, block, o) => {
+      const { slerpCache, controlCache, squad } = caches.get(ch)!
+      const n = ch.times.length
+      block[o] = slerpCache[2 * k]!
+      block[o + 1] = slerpCache[2 * k + 1]!
+      block[o + 2] = controlCache[2 * k]!
+      block[o + 3] = controlCache[2 * k + 1]!
+      for (let j = 0; j < 8; j++) {
+        block[o + 4 + j] = squad[4 * k + j]!
+        block[o + 12 + j] = squad[4 * n + 4 * k + j]!
+      }
+    },
+    (ch, block, stride, offset) => {
+      const target = ch.squad as Mutable<SquadSegments>
+      target.stride = stride
+      target.offset = offset
+      target.segments = block
+    },
+  )
 }

@@ -53,15 +53,12 @@ export function buildRotationCaches(
 } {
   const n = keyCount
   const slerpCache = new Float64Array(Math.max(0, n - 1) * SLERP_CACHE_STRIDE)
-  const sigma = new Float64Array(n)
-  if (n > 0) sigma[0] = 1
+  const sigma = keySigns(values, n)
   for (let k = 0; k + 1 < n; k++) {
     const a = k * 4
     const b = a + 4
     let cos = 0
     for (let j = 0; j < 4; j++) cos += values[a + j]! * values[b + j]!
-    const sign = cos < 0 ? -1 : 1
-    sigma[k + 1] = sigma[k]! * sign
     cos = Math.min(1, Math.abs(cos))
     const c = k * SLERP_CACHE_STRIDE
     if (cos > SLERP_NLERP_COS) {
@@ -112,15 +109,9 @@ export function buildRotationCaches(
       squad[n * 4 + o + j] = control[j]!
     }
   }
+  const slerpKeys = signedKeys(values, n, sigma)
   let same = true
-  const slerpKeys = new Float32Array(n * 4)
-  for (let k = 0; k < n; k++) {
-    for (let j = 0; j < 4; j++) {
-      const v = sigma[k]! * values[k * 4 + j]!
-      slerpKeys[k * 4 + j] = v
-      if (!Object.is(v, squad[k * 4 + j])) same = false
-    }
-  }
+  for (let i = 0; i < n * 4; i++) if (!Object.is(slerpKeys[i], squad[i])) same = false
   const controlCache = new Float64Array(Math.max(0, n - 1) * SLERP_CACHE_STRIDE)
   for (let k = 0; k + 1 < n; k++) {
     const a = n * 4 + k * 4
@@ -142,6 +133,35 @@ export function buildRotationCaches(
   }
   const keys = same ? squad.subarray(0, n * 4) : slerpKeys
   return { slerpCache, slerpSegments: buildSlerpSegments(keys, n, sigma), aligned: keys, squad, controlCache }
+}
+
+/**
+ * Just `slerpSegments` of buildRotationCaches (the same numbers), for a channel sampled by slerp: what every LINEAR
+ * rotation channel gets at load; the squad data is built only when squad first samples the clip (clip.ts's
+ * prepareSquad).
+ */
+export function buildSlerpSegmentsOnly(values: Float32Array, keyCount: number): Float64Array {
+  const sigma = keySigns(values, keyCount)
+  return buildSlerpSegments(signedKeys(values, keyCount, sigma), keyCount, sigma)
+}
+
+/** σ_k: σ_0 = 1, σ_{k+1} = −σ_k when cos(key k, key k+1) < 0, else σ_k (see `aligned`). */
+function keySigns(values: Float32Array, n: number): Float64Array {
+  const sigma = new Float64Array(n)
+  if (n > 0) sigma[0] = 1
+  for (let k = 0; k + 1 < n; k++) {
+    let cos = 0
+    for (let j = 0; j < 4; j++) cos += values[k * 4 + j]! * values[k * 4 + 4 + j]!
+    sigma[k + 1] = cos < 0 ? -sigma[k]! : sigma[k]!
+  }
+  return sigma
+}
+
+/** The keys times their signs, σ_k · values[k] (the `aligned` keys). */
+function signedKeys(values: Float32Array, n: number, sigma: Float64Array): Float32Array {
+  const keys = new Float32Array(n * 4)
+  for (let k = 0; k < n; k++) for (let j = 0; j < 4; j++) keys[k * 4 + j] = sigma[k]! * values[k * 4 + j]!
+  return keys
 }
 
 /**

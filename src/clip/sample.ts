@@ -1,5 +1,14 @@
 import type { Channel, Clip, RotationMode } from './clip.ts'
-import { buildClip, KIND_CUBIC, KIND_CUBIC_ROTATION, KIND_LINEAR, KIND_SLERP, KIND_STEP } from './clip.ts'
+import {
+  buildClip,
+  clipOf,
+  KIND_CUBIC,
+  KIND_CUBIC_ROTATION,
+  KIND_LINEAR,
+  KIND_SLERP,
+  KIND_STEP,
+  prepareSquad,
+} from './clip.ts'
 import { OPPOSITE_SEGMENT } from './rotationCache.ts'
 import { seriesCoefficients } from './blendPose.ts'
 
@@ -221,8 +230,11 @@ function sampleList(
       copyKey(out, o, ch, k)
     } else if (kind === SLERP) {
       if (useSquad) {
+        const data = ch.squad!
+        // Built on the first squad sample of the clip (allocates once) unless prepared at setup, as the plugin does.
+        if (data.segments === null) prepareSquad(clipOf(ch))
         reg[U] = u
-        squad(out, o, ch.squadSegments!, k * ch.squadStride + ch.squadOffset)
+        squad(out, o, data.segments!, k * data.stride + data.offset)
         continue
       }
       // Slerp of the aligned keys k, k+1 with the segment's cached angle and σ_k/sin θ, all from one run of
@@ -375,9 +387,9 @@ function searchSegment(times: Float32Array, lo: number, hi: number): number {
 
 /**
  * Shoemake's squad on one segment: slerp(slerp(q_k, q_{k+1}, u), slerp(s_k, s_{k+1}, u), 2u(1−u)), on the
- * hemisphere-aligned keys and controls, from the segment's 20 doubles at b[base ..] (`Channel.squadSegments`:
+ * hemisphere-aligned keys and controls, from the segment's 20 doubles at b[base ..] (`Channel.squad`,
  * key angle and weight, control angle and weight, q_k, q_{k+1}, s_k, s_{k+1}), u from reg[U], in doubles. The
- * first two slerps have fixed ends, so their angles come from the build (`slerpCache`: aligned keys are within
+ * first two slerps have fixed ends, so their angles come from the build (buildRotationCaches' `slerpCache`: aligned keys are within
  * 90°, no flip, the cached weight's magnitude is 1/sin θ; `controlCache`); the last one's is found here. None
  * takes the short-arc flip (the controls follow their own path); slerps of unit ends are unit to rounding, nlerps
  * are normalized, the result is normalized. Every float stays a local or goes through `reg`, so a kernel V8 leaves

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { buildClip, type Channel, type RawChannel, type RawClip } from '../../src/clip/clip.ts'
-import { sampleChannel } from '../../src/clip/sample.ts'
+import { buildClip, prepareSquad, type Channel, type RawChannel, type RawClip } from '../../src/clip/clip.ts'
+import { sampleChannel, sampleClipChannels } from '../../src/clip/sample.ts'
 import { AnimationError } from '../../src/errors.ts'
-import { SLERP_SEGMENT_STRIDE } from '../../src/clip/rotationCache.ts'
+import { buildRotationCaches, SLERP_SEGMENT_STRIDE } from '../../src/clip/rotationCache.ts'
 import { expectQuatClose } from '../helpers/quat.ts'
 
 /** A channel that passes validation; tests override one field at a time. */
@@ -139,12 +139,16 @@ describe('buildClip: valid input', () => {
       name: 'C',
       channels: [r, { ...r, interpolation: 'STEP' }, translation()],
     })
-    expect(clip.channels[0]!.slerpCache).toHaveLength(2 * 2)
-    expect(clip.channels[0]!.aligned).toHaveLength(3 * 4)
-    expect(clip.channels[0]!.squad).toHaveLength(3 * 8)
-    // slerpSegments: per segment the cache pair and the two aligned keys, side by side (exactly unit keys here;
-    // keys that are unit only to float32 precision are normalized in double, below).
-    const { slerpCache, slerpSegments, aligned } = clip.channels[0]!
+    const caches = buildRotationCaches(clip.channels[0]!.values, 3, clip.channels[0]!.times)
+    expect(caches.slerpCache).toHaveLength(2 * 2)
+    expect(caches.aligned).toHaveLength(3 * 4)
+    expect(caches.squad).toHaveLength(3 * 8)
+    // slerpSegments (the channel's, built without the squad caches): per segment the cache pair and the two
+    // aligned keys, side by side (exactly unit keys here; keys that are unit only to float32 precision are
+    // normalized in double, below).
+    const { slerpCache, aligned } = caches
+    const { slerpSegments } = clip.channels[0]!
+    expect(Array.from(caches.slerpSegments)).toEqual(Array.from(slerpSegments!))
     expect(SLERP_SEGMENT_STRIDE).toBe(10)
     expect(slerpSegments).toHaveLength(2 * SLERP_SEGMENT_STRIDE)
     for (let k = 0; k < 2; k++) {
@@ -166,10 +170,10 @@ describe('buildClip: valid input', () => {
     for (const o of [2, 6]) {
       expect(Math.abs(Math.hypot(...seg.subarray(o, o + 4)) - 1)).toBeLessThan(3e-16)
     }
+    // Squad's data waits for the first squad use.
+    expect(clip.channels[0]!.squad).toEqual({ segments: null, stride: 0, offset: 0 })
     for (const ch of clip.channels.slice(1)) {
-      expect(ch.slerpCache).toBeNull()
       expect(ch.slerpSegments).toBeNull()
-      expect(ch.aligned).toBeNull()
       expect(ch.squad).toBeNull()
     }
   })
@@ -251,26 +255,54 @@ describe('buildClip: slerp segments of one time track, packed', () => {
     }
   })
 
-  it('packs squad’s key and control data per segment, segment-major per track', () => {
+  it('packs squad’s key and control data per segment, segment-major per track, on first use only', () => {
     const clip = buildClip({ name: 'P', channels: [rotation(0, 0), rotation(1, 1), rotation(2, 2, [0, 2])] })
     const [a, b, lone] = clip.channels as [Channel, Channel, Channel]
-    expect(b.squadSegments).toBe(a.squadSegments)
-    expect([a.squadStride, a.squadOffset, b.squadStride, b.squadOffset]).toEqual([40, 0, 40, 20])
-    expect([lone.squadStride, lone.squadOffset, lone.squadSegments!.length]).toEqual([20, 0, 20])
+    for (const ch of [a, b, lone]) expect(ch.squad!.segments).toBeNull()
+    prepareSquad(clip)
+    const built = a.squad!.segments
+    expect(b.squad!.segments).toBe(built)
+    expect([a.squad!.stride, a.squad!.offset, b.squad!.stride, b.squad!.offset]).toEqual([40, 0, 40, 20])
+    expect([lone.squad!.stride, lone.squad!.offset, lone.squad!.segments!.length]).toEqual([20, 0, 20])
+    prepareSquad(clip)
+    expect(a.squad!.segments).toBe(built) // built once
     for (const ch of [a, b, lone]) {
       const n = ch.times.length
+      const { slerpCache, controlCache, squad } = buildRotationCaches(ch.values, n, ch.times)
       for (let k = 0; k + 1 < n; k++) {
-        const at = k * ch.squadStride + ch.squadOffset
-        expect(Array.from(ch.squadSegments!.subarray(at, at + 20))).toEqual([
-          ch.slerpCache![2 * k]!,
-          ch.slerpCache![2 * k + 1]!,
-          ch.controlCache![2 * k]!,
-          ch.controlCache![2 * k + 1]!,
-          ...ch.squad!.subarray(4 * k, 4 * k + 8),
-          ...ch.squad!.subarray(4 * n + 4 * k, 4 * n + 4 * k + 8),
+        const at = k * ch.squad!.stride + ch.squad!.offset
+        expect(Array.from(ch.squad!.segments!.subarray(at, at + 20))).toEqual([
+          slerpCache[2 * k]!,
+          slerpCache[2 * k + 1]!,
+          controlCache[2 * k]!,
+          controlCache[2 * k + 1]!,
+          ...squad.subarray(4 * k, 4 * k + 8),
+          ...squad.subarray(4 * n + 4 * k, 4 * n + 4 * k + 8),
         ])
       }
     }
+  })
+
+  it('builds squad’s data when squad first samples the clip, not before', () => {
+    const clip = buildClip({ name: 'P', channels: [rotation(0, 0), rotation(1, 1)] })
+    const cursors = new Uint32Array(2)
+    const at = (squad: boolean) =>
+      sampleClipChannels(
+        new Float32Array(8),
+        0,
+        clip,
+        Int32Array.of(0, 4),
+        Float64Array.of(0.3),
+        0,
+        cursors,
+        0,
+        squad,
+      )
+    at(false)
+    expect(clip.channels[0]!.squad!.segments).toBeNull()
+    at(true)
+    expect(clip.channels[0]!.squad!.segments).not.toBeNull()
+    expect(clip.channels[1]!.squad!.segments).toBe(clip.channels[0]!.squad!.segments)
   })
 })
 

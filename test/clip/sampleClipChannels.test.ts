@@ -35,6 +35,7 @@ import {
 } from '../helpers/quat.ts'
 import { ulpDistance } from '../helpers/ulp.ts'
 import { mulberry32 } from '../../scripts/random.ts'
+import { buildRotationCaches } from '../../src/clip/rotationCache.ts'
 
 // Tests use Math.* freely: they are the independent side of the comparison, not the deterministic path.
 
@@ -379,7 +380,7 @@ describe('LINEAR rotation: aligned keys and the folded sign', () => {
           const values = keys.flat()
           const ch = buildClip({ name: 'P', channels: [{ node: 0, path: 'rotation', times, values }] })
             .channels[0]!
-          const al = ch.aligned!
+          const al = buildRotationCaches(ch.values, ch.times.length, ch.times).aligned
           for (let k = 0; k < keys.length; k++) {
             const j0 = [0, 1, 2, 3].find((j) => ch.values[4 * k + j] !== 0)!
             const s = al[4 * k + j0]! / ch.values[4 * k + j0]!
@@ -415,7 +416,8 @@ describe('LINEAR rotation: aligned keys and the folded sign', () => {
     }).channels[0]!
     expect(quatDot(ch.values, ch.values, 4, 8)).toBe(0)
     // squad's keys align each to the previous *aligned* key, so here they differ from slerp's: two arrays.
-    expect(ch.aligned!.buffer).not.toBe(ch.squad!.buffer)
+    const caches = buildRotationCaches(ch.values, ch.times.length, ch.times)
+    expect(caches.aligned.buffer).not.toBe(caches.squad.buffer)
     for (const u of [0.1, 0.5, 0.9]) {
       const out = new Float32Array(4)
       sampleChannel(out, 0, ch, 1 + u, new Uint32Array(1), 0)
@@ -430,7 +432,7 @@ describe('LINEAR rotation: aligned keys and the folded sign', () => {
     const times = [0, 0.3, 1, 1.2, 2]
     const ch = buildClip({ name: 'S', channels: [{ node: 0, path: 'rotation', times, values: keys.flat() }] })
       .channels[0]!
-    const data = Float64Array.from(ch.squad!)
+    const data = Float64Array.from(buildRotationCaches(ch.values, ch.times.length, ch.times).squad)
     const n = times.length
     for (let k = 0; k + 1 < n; k++) {
       for (const u of [0.13, 0.5, 0.87]) {

@@ -287,6 +287,21 @@ describe('sampleClips: rotation modes', () => {
     ],
   }
 
+  it('builds a clip’s squad data when a character starts it in squad mode, not for slerp-only clips', () => {
+    const asset = makeTestAsset('wobble-rig', [wobble])
+    const { plugin } = createTestPlugin()
+    const handle = plugin.addAsset(asset)
+    const a = plugin.addCharacter(handle)
+    const squadData = (clip: number) => asset.clips[clip]!.channels.find((ch) => ch.squad)!.squad!.segments
+    plugin.play(a, 'Turn')
+    stepN(plugin, 3)
+    expect(squadData(TURN)).toBeNull()
+    plugin.play(a, 'Wobble', { rotation: 'squad' })
+    // Built by play(), outside the step.
+    expect(squadData(4)).not.toBeNull()
+    expect(squadData(TURN)).toBeNull()
+  })
+
   it('samples each character in its own mode, and a fading-out clip keeps its mode', () => {
     const asset = makeTestAsset('wobble-rig', [wobble])
     const { plugin } = createTestPlugin()
