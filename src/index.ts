@@ -6,6 +6,7 @@ export { AnimationError, type AnimationErrorKind } from './errors.ts'
 // Clips and sampling
 export {
   buildClip,
+  prepareSquad,
   type Channel,
   type ChannelPath,
   type Clip,
@@ -13,6 +14,7 @@ export {
   type RawChannel,
   type RawClip,
   type RotationMode,
+  type SquadSegments,
 } from './clip/clip.ts'
 export { sampleChannel, findSegment } from './clip/sample.ts'
 export { sampleNodeTransforms, type NodeTransform } from './clip/nodeTransforms.ts'
