@@ -44,6 +44,19 @@ describe('applyPoseToSceneGraph', () => {
     expect(a.graph.store.dirty).toEqual(b.graph.store.dirty)
   })
 
+  it('makes a store’s writer without changing the store (the writer is primed on one slot, put back)', () => {
+    const { graph } = setup()
+    const last = graph.store.dirty.length - 1
+    graph.store.translation.set([1, -0, 3], last * 3)
+    graph.store.rotation.set([0, 0.6, 0, 0.8], last * 4)
+    graph.store.scale.set([2, 2, Number.NaN], last * 3)
+    graph.store.dirty[last] = 1
+    const before = Object.values(graph.store).map((a: ArrayLike<number>) => Array.from(a))
+    poseWriter(graph.store)
+    const after = Object.values(graph.store).map((a: ArrayLike<number>) => Array.from(a))
+    expect(after).toEqual(before) // toEqual tells −0 from 0 and matches NaN
+  })
+
   it('writes joint j into entity jointIndices[jointStart + j], marks dirty and counts the changed ones', () => {
     const { graph, eids } = setup()
     const s = graph.store
