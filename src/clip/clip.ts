@@ -321,11 +321,16 @@ function buildChannel(
     hermiteSegments: null,
     hermiteStride: 0,
     hermiteOffset: 0,
-    squad: slerp ? { segments: null, stride: 0, offset: 0 } : null,
+    squad: slerp ? squadHolder() : null,
   }
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
+/** A channel's SquadSegments, empty until prepareSquad fills it. Every one is made here: one hidden class. */
+function squadHolder(): SquadSegments {
+  return { segments: null, stride: 0, offset: 0 }
+}
 
 /**
  * The final, frozen channel, made by this one object literal for every channel: one property order and one
