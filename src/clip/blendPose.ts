@@ -1,13 +1,14 @@
 import { JOINT_STRIDE, S_OFFSET, T_OFFSET } from './poseLayout.ts'
 
 /**
- * blendJointLayers' slerp weights sin((1 − w)θ)/sin θ and sin(wθ)/sin θ come from the half angle φ = θ/2 (θ ≤ π/2 after the
- * short-arc flip, so φ ≤ π/4): sin(wθ)/sin θ = f(2w, cos φ) / (2 cos φ) with f(t, x) = sin(tφ)/sin φ, whose
- * power series in y = x − 1 has coefficients c_0 = t, c_i = c_{i−1}·(t² − i²)/(i(2i + 1)), fixed for a call
- * (one weight for all joints). cos φ = √((1 + cos θ)/2); the common factor 1/(2 cos φ) is dropped, since the
- * result is normalized. At φ ≤ π/4, |y| ≤ 0.293 and SERIES_TERMS = 10 terms leave a truncation error below 6e-10
- * (float32 resolution is 6e-8); the series has no division by sin θ, so equal keys need no nlerp fallback.
- * The polynomials are evaluated by Estrin's scheme (short dependency chains), the same operations every call.
+ * blendJointLayers' slerp weights sin((1 − w)θ)/sin θ and sin(wθ)/sin θ come from the half angle φ = θ/2
+ * (θ ≤ π/2 after the short-arc flip, so φ ≤ π/4): sin(wθ)/sin θ = f(2w, cos φ) / (2 cos φ) with
+ * f(t, x) = sin(tφ)/sin φ, whose power series in y = x − 1 has coefficients c_0 = t,
+ * c_i = c_{i−1}·(t² − i²)/(i(2i + 1)), fixed for a call (one weight for all joints). cos φ = √((1 + cos θ)/2);
+ * the common factor 1/(2 cos φ) is dropped, since the result is normalized. At φ ≤ π/4, |y| ≤ 0.293 and
+ * SERIES_TERMS = 10 terms leave a truncation error below 6e-10 (float32 resolution is 6e-8); the series has no
+ * division by sin θ, so equal keys need no nlerp fallback. The polynomials are evaluated by Estrin's scheme
+ * (short dependency chains), the same operations every call.
  */
 const SERIES_TERMS = 10
 
@@ -204,17 +205,20 @@ export function blendPaths(
       (sameValues(a, pa + T_OFFSET, b, pb + T_OFFSET) ? 0 : BLEND_T) |
       (sameValues(a, pa + S_OFFSET, b, pb + S_OFFSET) ? 0 : BLEND_S)
   }
-  for (const binding of [bindingA, bindingB]) {
-    if (binding === undefined) continue
-    for (let c = 0; c < binding.length; c++) {
-      const offset = binding[c]!
-      if (offset < 0) continue
-      const j = Math.floor(offset / JOINT_STRIDE)
-      const path = offset - j * JOINT_STRIDE
-      if (j < n) out[j] = out[j]! | (path === T_OFFSET ? BLEND_T : path === S_OFFSET ? BLEND_S : 0)
-    }
-  }
+  if (bindingA !== undefined) markDriven(out, n, bindingA)
+  if (bindingB !== undefined) markDriven(out, n, bindingB)
   return out
+}
+
+/** Sets BLEND_T (BLEND_S) for every joint below n whose translation (scale) `binding` drives. */
+function markDriven(out: Uint8Array, n: number, binding: Int32Array): void {
+  for (let c = 0; c < binding.length; c++) {
+    const offset = binding[c]!
+    if (offset < 0) continue
+    const j = Math.floor(offset / JOINT_STRIDE)
+    const path = offset - j * JOINT_STRIDE
+    if (j < n) out[j] = out[j]! | (path === T_OFFSET ? BLEND_T : path === S_OFFSET ? BLEND_S : 0)
+  }
 }
 
 /** Whether the three floats at a[ao ..] and b[bo ..] are equal, finite and none is −0. */

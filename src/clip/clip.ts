@@ -97,7 +97,7 @@ export interface Channel {
    * LINEAR rotation channels only (else null): where squad finds this channel's data. Built for every LINEAR
    * rotation channel of the clip at once, the first time squad samples the clip (`prepareSquad`; the plugin
    * calls it when a character starts a clip in squad mode): a clip that only ever plays by slerp does not carry
-   * it (it is 160 bytes per key, twice everything else the channel holds).
+   * it (160 bytes per key, more than the rest of the channel's data).
    */
   readonly squad: SquadSegments | null
 }

@@ -387,13 +387,13 @@ function searchSegment(times: Float32Array, lo: number, hi: number): number {
 
 /**
  * Shoemake's squad on one segment: slerp(slerp(q_k, q_{k+1}, u), slerp(s_k, s_{k+1}, u), 2u(1−u)), on the
- * hemisphere-aligned keys and controls, from the segment's 20 doubles at b[base ..] (`Channel.squad`,
- * key angle and weight, control angle and weight, q_k, q_{k+1}, s_k, s_{k+1}), u from reg[U], in doubles. The
- * first two slerps have fixed ends, so their angles come from the build (buildRotationCaches' `slerpCache`: aligned keys are within
- * 90°, no flip, the cached weight's magnitude is 1/sin θ; `controlCache`); the last one's is found here. None
- * takes the short-arc flip (the controls follow their own path); slerps of unit ends are unit to rounding, nlerps
- * are normalized, the result is normalized. Every float stays a local or goes through `reg`, so a kernel V8 leaves
- * out of line allocates nothing.
+ * hemisphere-aligned keys and controls, from the segment's 20 doubles at b[base ..] (`Channel.squad`, key
+ * angle and weight, control angle and weight, q_k, q_{k+1}, s_k, s_{k+1}), u from reg[U], in doubles. The
+ * first two slerps have fixed ends, so their angles come from the build (buildRotationCaches' `slerpCache`:
+ * aligned keys are within 90°, no flip, the cached weight's magnitude is 1/sin θ; `controlCache`); the last
+ * one's is found here. None takes the short-arc flip (the controls follow their own path); slerps of unit
+ * ends are unit to rounding, nlerps are normalized, the result is normalized. Every float stays a local or
+ * goes through `reg`, so a kernel V8 leaves out of line allocates nothing.
  */
 function squad(out: Float32Array, offset: number, b: Float64Array, base: number): void {
   const u = reg[U]!
