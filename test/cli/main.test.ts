@@ -15,10 +15,10 @@ async function run(...argv: string[]): Promise<{ status: number; stdout: string;
   return { status, stdout, stderr }
 }
 
-/** Runs the CLI as its own process, the way `npm run anim` does (through tsx). */
+/** Runs the CLI as its own process, the way `npm run anim` does (bundled, plain node: scripts/anim.mjs). */
 function spawn(...argv: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...argv], (error, stdout, stderr) => {
+    execFile(process.execPath, ['scripts/anim.mjs', ...argv], (error, stdout, stderr) => {
       resolve({ status: error ? Number(error.code) : 0, stdout, stderr })
     })
   })
