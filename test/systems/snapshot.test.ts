@@ -291,6 +291,28 @@ describe('snapshot and restore', () => {
     expect(firstDivergence(original, copy, 120, 180)).toBe(-1)
   })
 
+  it('builds the squad data of restored characters’ clips (playing and fading out in squad mode) before a step', () => {
+    const { plugin } = fresh(OPTIONS, [fox])
+    const a = plugin.addCharacter(fox)
+    const b = plugin.addCharacter(fox)
+    plugin.play(a, 'Walk', { rotation: 'squad' })
+    plugin.play(b, 'Run', { rotation: 'squad' })
+    plugin.step()
+    plugin.crossFade(b, 'Survey', 1)
+    plugin.step()
+    // A separately loaded Fox: its clips have not been sampled by squad in this process.
+    const target = fresh(OPTIONS, [foxGltf])
+    const built = (name: string) =>
+      foxGltf.clips.find((c) => c.name === name)!.channels.find((ch) => ch.squad)!.squad!.segments !== null
+    expect([built('Walk'), built('Run'), built('Survey')]).toEqual([false, false, false])
+    target.plugin.restore(plugin.snapshot())
+    // Walk (a's clip) and Run (b's fading-out clip) are in squad mode; Survey (b's incoming one) is not.
+    expect([built('Walk'), built('Run'), built('Survey')]).toEqual([true, true, false])
+    plugin.step()
+    target.plugin.step()
+    expect(target.plugin.hash()).toBe(plugin.hash())
+  })
+
   it("restores into a game's own physics world (its bodies among the ragdolls'), a custom description, events", () => {
     /** The game's world, made the same way on both sides; the ball is the game's own dynamic body. */
     const game = () => {
