@@ -69,7 +69,8 @@ export interface AnimationContext {
   readonly fromBinding: (Int32Array | undefined)[]
   /**
    * Per character, one byte per joint: which translations and scales its cross-fade blends (blendJointLayers'
-   * `paths`, made by planFadePaths when a fade starts or a snapshot is restored; all set after a repair).
+   * `paths`, made by planFadePaths when a fade starts or a snapshot is restored; all set before a character's
+   * first fade and after a repair).
    */
   readonly fadePaths: (Uint8Array | undefined)[]
   /** Fixed steps run so far; the simulation clock. */

@@ -46,6 +46,7 @@ import {
 } from '../components/SceneNode.ts'
 import type { AnimationContext, AnimationStores, RegisteredAsset, RegisteredClip } from './context.ts'
 import { planFadePaths } from './context.ts'
+import { BLEND_S, BLEND_T } from '../src/clip/blendPose.ts'
 import { createAdvanceCrossFadesSystem } from './advanceCrossFades.ts'
 import { createSampleClipsSystem } from './sampleClips.ts'
 import { createStepRagdollsSystem } from './stepRagdolls.ts'
@@ -373,7 +374,8 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     ctx.cursors[eid] = new Uint32Array(2 * maxChannels(asset))
     ctx.binding[eid] = undefined
     ctx.fromBinding[eid] = undefined
-    ctx.fadePaths[eid] = new Uint8Array(n)
+    // Everything blended until a fade plans its paths (planFadePaths).
+    ctx.fadePaths[eid] = new Uint8Array(n).fill(BLEND_T | BLEND_S)
     blendPoses.reserve(n)
     blendPoses.track(eid)
     // The rest pose is the character's pose until a clip plays.

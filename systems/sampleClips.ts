@@ -99,7 +99,18 @@ export function createSampleClipsSystem(ctx: AnimationContext) {
         }
         const to = layerOffset(base, n, LAYER_TO)
         sampleClipChannels(data, to, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
-        blendJointLayers(data, anim, data, from, data, to, n, CrossFade.blend, eid, ctx.fadePaths[eid]!)
+        blendJointLayers(
+          data,
+          anim,
+          data,
+          from,
+          data,
+          to,
+          n,
+          CrossFade.blend,
+          eid,
+          ctx.fadePaths[eid] ?? null,
+        )
       } else {
         if ((flags & SAMPLER_RESET_REST) !== 0) data.set(ctx.assets[Pose.asset[eid]!]!.rest, anim)
         sampleClipChannels(data, anim, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
