@@ -17,6 +17,7 @@ import { spawn } from 'node:child_process'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { bundleForNode } from '../bundle.mjs'
 import { REVISION } from 'three'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
@@ -363,30 +364,18 @@ export type ChildTask =
   | { kind: 'squad'; count: number; settings: Settings }
 
 /**
- * The child entry (scenario.ts) bundled to plain JavaScript by esbuild, made once per run. Children run it with
- * plain `node`, not through tsx: tsx's loader thread detaches an ArrayBuffer when it hands over a module, and
- * once any ArrayBuffer in a process has been detached V8 checks for detachment at every typed-array access for
- * the rest of that process's life (the project's step measured ~17 % slower: 58 against 49 ns per joint on the
- * 64-joint rig). A game runs bundled JavaScript, so the children do too. Dependencies stay external, resolved
- * from the project's node_modules (the bundle is written under node_modules/.cache).
+ * The child entry (scenario.ts) bundled to plain JavaScript (scripts/bundle.mjs), made once per run: children run
+ * it with plain `node`, not through tsx, which slows every typed-array access of the process it loads (the
+ * project's step measured ~17 % slower: 58 against 49 ns per joint on the 64-joint rig). A game runs bundled
+ * JavaScript, so the children do too. The bundle is written under node_modules/.cache.
  */
 let childEntry: Promise<string> | null = null
 
 function bundledChildEntry(): Promise<string> {
   childEntry ??= (async () => {
-    const { build } = await import('esbuild')
     const root = fileURLToPath(new URL('../../', import.meta.url))
     const outfile = path.join(root, 'node_modules', '.cache', 'ecs-anim-bench', 'scenario.mjs')
-    await build({
-      entryPoints: [fileURLToPath(new URL('./scenario.ts', import.meta.url))],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      logLevel: 'warning',
-    })
+    await bundleForNode(fileURLToPath(new URL('./scenario.ts', import.meta.url)), outfile)
     return outfile
   })()
   return childEntry

@@ -1,0 +1,2 @@
+/** See bundle.mjs. */
+export function bundleForNode(entry: string, outfile: string): Promise<void>
