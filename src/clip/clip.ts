@@ -1,5 +1,5 @@
 import { AnimationError } from '../errors.ts'
-import { buildRotationCaches, buildSlerpSegmentsOnly, SLERP_SEGMENT_STRIDE } from './rotationCache.ts'
+import { buildSlerpSegmentsOnly, buildSquadCaches, SLERP_SEGMENT_STRIDE } from './rotationCache.ts'
 
 /** What a channel animates on its target node. Rotations are unit quaternions `[x, y, z, w]`. */
 export type ChannelPath = 'translation' | 'rotation' | 'scale' | 'weights'
@@ -456,7 +456,7 @@ function describeElement(element: number, perKey: number): string {
 export function prepareSquad(clip: Clip): void {
   const missing = clip.channels.filter((ch) => ch.squad !== null && ch.squad.segments === null)
   if (missing.length === 0) return
-  const caches = new Map(missing.map((ch) => [ch, buildRotationCaches(ch.values, ch.times.length, ch.times)]))
+  const caches = new Map(missing.map((ch) => [ch, buildSquadCaches(ch.values, ch.times.length, ch.times)]))
   packByTrack(
     missing,
     KIND_SLERP,

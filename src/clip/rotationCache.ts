@@ -44,13 +44,23 @@ export function buildRotationCaches(
   values: Float32Array,
   keyCount: number,
   times?: Float32Array,
-): {
+): SquadCaches & { slerpSegments: Float64Array } {
+  return {
+    ...buildSquadCaches(values, keyCount, times),
+    slerpSegments: buildSlerpSegmentsOnly(values, keyCount),
+  }
+}
+
+/** What squad needs of buildRotationCaches (all of it but `slerpSegments`, which a clip builds at load). */
+export interface SquadCaches {
   slerpCache: Float64Array
-  slerpSegments: Float64Array
   aligned: Float32Array
   squad: Float32Array
   controlCache: Float64Array
-} {
+}
+
+/** buildRotationCaches without `slerpSegments`: for clip.ts's prepareSquad. */
+export function buildSquadCaches(values: Float32Array, keyCount: number, times?: Float32Array): SquadCaches {
   const n = keyCount
   const slerpCache = new Float64Array(Math.max(0, n - 1) * SLERP_CACHE_STRIDE)
   const sigma = keySigns(values, n)
@@ -131,14 +141,12 @@ export function buildRotationCaches(
       controlCache[c] = NLERP_SEGMENT
     }
   }
-  const keys = same ? squad.subarray(0, n * 4) : slerpKeys
-  return { slerpCache, slerpSegments: buildSlerpSegments(keys, n, sigma), aligned: keys, squad, controlCache }
+  return { slerpCache, aligned: same ? squad.subarray(0, n * 4) : slerpKeys, squad, controlCache }
 }
 
 /**
- * Just `slerpSegments` of buildRotationCaches (the same numbers), for a channel sampled by slerp: what every LINEAR
- * rotation channel gets at load; the squad data is built only when squad first samples the clip (clip.ts's
- * prepareSquad).
+ * `slerpSegments` of buildRotationCaches, alone: what every LINEAR rotation channel gets at load; the squad data
+ * is built only when squad first samples the clip (clip.ts's prepareSquad, with buildSquadCaches).
  */
 export function buildSlerpSegmentsOnly(values: Float32Array, keyCount: number): Float64Array {
   const sigma = keySigns(values, keyCount)
