@@ -370,7 +370,7 @@ const hook = {
 window.addEventListener('error', (e) => (hook.error = String(e.message)))
 window.addEventListener('unhandledrejection', (e) => (hook.error = String(e.reason)))
 
-const foxUrl = new URL('Fox/Fox.glb', document.baseURI)
+const foxUrl = new URL('Fox/glTF-Binary/Fox.glb', document.baseURI)
 fetch(foxUrl)
   .then((r) => {
     if (!r.ok) throw new Error(`${foxUrl.pathname}: HTTP ${r.status}`)

@@ -17,7 +17,7 @@ import { launchChromium, SWIFTSHADER_ARGS } from './chromium.ts'
  */
 
 const ARTIFACTS = 'artifacts'
-const ASSETS = '../shared/assets'
+const ASSETS = 'assets'
 
 /** The part of `window.__demo` the test reads (see demo/main.ts). */
 interface DemoHook {

@@ -21,7 +21,7 @@ import {
  * Determinism across engines (issue 7): the same simulation — four Foxes with clips, slerp and squad, cross-fades,
  * two ragdolls with hits, a get-up (test/sim/crossEngine.ts) — gives the same state hash every 10 steps in Node
  * (this vitest worker's V8) and in Debian's headless Chromium (a newer V8, whose Math.sin, acos, exp, pow… differ
- * from Node's in the last bit on a few % of inputs, STACK.md §10).
+ * from Node's in the last bit on a few % of inputs; this test's math probe shows it).
  *
  * What it catches: an engine-dependent value on the ragdoll path parts the runs within a few steps, because
  * the physics is in doubles and chaotic (measured with deliberate sabotage: Math.cos in the joint limits, first
@@ -30,13 +30,14 @@ import {
  * translation or a clip speed went unseen), which is why test/sim/determinismGuard.test.ts also checks the
  * sources and records every Math call a step makes.
  *
- * The page (e2e/determinism/index.html + main.ts) is built with vite's JS API from its own root, with the demo's
- * public folder for /Fox/Fox.glb, into a temporary folder — the demo's build and config are not involved.
+ * The page (e2e/determinism/index.html + main.ts) is built with vite's JS API from its own root, with assets/ as
+ * its public folder (/Fox/glTF-Binary/Fox.glb), into a temporary folder — the demo's build and config are not
+ * involved.
  */
 
 const PAGE_ROOT = resolve('e2e/determinism')
-/** The bytes the page fetches as /Fox/Fox.glb (the demo's bundled copy of ../shared/assets/Fox). */
-const FOX = resolve('demo/public/Fox/Fox.glb')
+/** The bytes the page fetches as /Fox/glTF-Binary/Fox.glb (the shipped assets/Fox). */
+const FOX = resolve('assets/Fox/glTF-Binary/Fox.glb')
 
 let outDir = ''
 let server: PreviewServer | undefined
@@ -52,7 +53,7 @@ beforeAll(async () => {
   const shared = { configFile: false as const, root: PAGE_ROOT, logLevel: 'error' as const }
   await build({
     ...shared,
-    publicDir: resolve('demo/public'),
+    publicDir: resolve('assets'),
     build: { outDir, emptyOutDir: true, chunkSizeWarningLimit: 2048 },
   })
   server = await preview({ ...shared, build: { outDir }, preview: { port: 0, host: '127.0.0.1' } })

@@ -9,7 +9,7 @@
  * compared side by side at the end (the before/after of the tunings; the first one is the baseline).
  *
  * Method. For each cannon-es configuration and ragdoll count, two identical plugins (A and B) are built: N Foxes
- * (../shared/assets, centimetres, character scale 0.01) on a 2 m grid walking, all ragdolled at step 30 with a hit.
+ * (assets/, centimetres, character scale 0.01) on a 2 m grid walking, all ragdolled at step 30 with a hit.
  * One step later both cannon-es worlds hold bit-identical bodies. Then, interleaved step by step:
  *   A  runs the whole plugin step (sampleClips, stepRagdolls with its physics.step, blendPoses, propagate…);
  *   B  runs only `physics.step(dt)` on its own cannon-es world: bare cannon-es, the same work (checked at the end:
@@ -33,7 +33,7 @@ import { loadAsset } from '../src/gltf/load.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { createAnimationPlugin, type AnimationPlugin } from '../systems/plugin.ts'
 
-const FOX = '../shared/assets/Fox/glTF-Binary/Fox.glb'
+const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const DT = 1 / 60
 
 interface Config {

@@ -2,7 +2,7 @@
  * The loader fuzzer, long form: `npm run fuzz -- [--runs 50000] [--seed 1] [--validate-every 20] [--case
  * JSON]`.
  *
- * Generates `runs` seeded cases (an asset of ../shared/assets and 1–3 structured mutations,
+ * Generates `runs` seeded cases (an asset of assets/ and 1–3 structured mutations,
  * test/helpers/mutate.ts) and checks on each what the CI form (test/gltf/fuzz.test.ts) checks: readAsset
  * returns a whole asset that holds what the file says, or throws AnimationError naming the file; never
  * anything else, never slowly (test/helpers/fuzzJudges.ts). Every `validate-every`-th case also goes through
@@ -11,7 +11,7 @@
  * Prints tables per mutation kind and per asset, the loader/validator comparison per category, and every
  * broken, slow or unexplained case (a validator error in an animation/skin/node category on a file the loader
  * accepted, with no documented repair), each with the command that replays it. Exit code 1 when there is one.
- * `--case` replays one case and shows both verdicts. Run from the repository root (assets: ../shared/assets).
+ * `--case` replays one case and shows both verdicts. Run from the repository root (assets: assets/).
  */
 import fc from 'fast-check'
 import {

@@ -21,7 +21,7 @@
  * (`npm run soak` runs `node --expose-gc --import tsx scripts/soak.ts`; without --expose-gc heap samples are
  * taken without a GC and are noisy.) Exits 1 on a failed check or a growing heap. The CI form is
  * test/systems/soak.test.ts (20 characters, a few simulated minutes). Run from the repository root (the Fox is
- * read from ../shared/assets).
+ * read from assets/).
  *
  * Deterministic: the director uses its own PRNG (mulberry32, seeded), never Math.random or a clock, so one seed
  * gives one run; the final state hash is printed to compare runs.
@@ -37,7 +37,7 @@ import { createAnimationPlugin, type AnimationPlugin, type AssetHandle } from '.
 import type { LoopMode } from '../components/Sampler.ts'
 import { mulberry32 } from './random.ts'
 
-export const FOX_PATH = '../shared/assets/Fox/glTF-Binary/Fox.glb'
+export const FOX_PATH = 'assets/Fox/glTF-Binary/Fox.glb'
 
 export interface SoakOptions {
   /** Characters alive at any time (removals are replaced at once). */

@@ -2,8 +2,8 @@ import { mathProbe, runCrossEngineScenario, type CrossEngineRun } from '../../te
 
 /**
  * The page side of e2e/determinism.e2e.test.ts: runs the cross-engine scenario (test/sim/crossEngine.ts) on the
- * bundled Fox (demo/public/Fox/Fox.glb, served at /Fox/Fox.glb) in this browser's engine and exposes the result
- * as `window.__determinism`, with the engine's own Math.* outputs on the probe inputs (mathProbe).
+ * shipped Fox (assets/Fox/glTF-Binary/Fox.glb, served at /Fox/glTF-Binary/Fox.glb) in this browser's engine and
+ * exposes the result as `window.__determinism`, with the engine's own Math.* outputs on the probe inputs (mathProbe).
  */
 export interface DeterminismHook {
   done: boolean
@@ -23,8 +23,8 @@ const hook: DeterminismHook = { done: false, error: null, run: null, math: null,
 window.__determinism = hook
 
 async function main(): Promise<void> {
-  const response = await fetch('/Fox/Fox.glb')
-  if (!response.ok) throw new Error(`GET /Fox/Fox.glb: ${response.status}`)
+  const response = await fetch('/Fox/glTF-Binary/Fox.glb')
+  if (!response.ok) throw new Error(`GET /Fox/glTF-Binary/Fox.glb: ${response.status}`)
   const bytes = new Uint8Array(await response.arrayBuffer())
   const start = performance.now()
   hook.run = await runCrossEngineScenario(bytes)

@@ -176,7 +176,7 @@ const FRAME_MS = 16.6
 const DT = 1 / 60
 const FADE_SECONDS = 3600
 
-const DEFAULT_FOX = fileURLToPath(new URL('../../../shared/assets/Fox/glTF-Binary/Fox.glb', import.meta.url))
+const DEFAULT_FOX = fileURLToPath(new URL('../../assets/Fox/glTF-Binary/Fox.glb', import.meta.url))
 
 export async function runBenchmark(options: BenchOptions = {}): Promise<BenchResult> {
   const settings = {

@@ -2,7 +2,7 @@
  * Deterministic transcendental functions: the same bits in every JavaScript engine.
  *
  * Engines disagree in the last bit of their built-in sine, cosine, arc functions, exponential and logarithm
- * (STACK.md §10), so the fixed-step path (slerp, squad log/exp, ragdoll angles) uses these instead. They are
+ * (e2e/determinism.e2e.test.ts measures it), so the fixed-step path (slerp, squad log/exp, ragdoll angles) uses these instead. They are
  * built only from IEEE 754 `+ - * /`, `Math.sqrt`, `Math.abs`, `Math.floor`, comparisons and exact bit access
  * through typed arrays, which every engine computes identically (JavaScript never fuses a multiply and an
  * add). test/math/detmath.test.ts reads this file and fails if a built-in transcendental appears in the code.

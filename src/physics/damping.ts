@@ -16,8 +16,8 @@ export function dampingScale(damping: number, dt: number): number {
  *
  * cannon-es 0.20 damps every dynamic body in `World.internalStep`, after the solver and just before it
  * integrates, by `v *= Math.pow(1 − linearDamping, dt)` (and the same for ω): a pow with a non-integer
- * exponent, which Node 20 and Chromium 156 round differently in the last bit for ~10 % of inputs (STACK.md §10;
- * measured for damping 0.8 at dt 1/30). This body keeps cannon-es's own damping at 0 — pow(1, dt) is exactly 1
+ * exponent, which Node 20 and Chromium 156 round differently in the last bit for ~10 % of inputs
+ * (measured for damping 0.8 at dt 1/30). This body keeps cannon-es's own damping at 0 — pow(1, dt) is exactly 1
  * everywhere, so that multiply changes nothing — and applies its own damping, with the same meaning, at the
  * start of `integrate`, which World.internalStep calls right after its damping loop: the same place in the
  * step. The two factors are computed with dampingScale when the step length changes (once, for a fixed step).

@@ -15,8 +15,8 @@ import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import { createAnimationPlugin, type AnimationPlugin } from '../../systems/plugin.ts'
 
-const FOX = '../shared/assets/Fox/glTF-Binary/Fox.glb'
-const BOX = '../shared/assets/BoxAnimated/glTF-Binary/BoxAnimated.glb'
+const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
+const BOX = 'assets/BoxAnimated/glTF-Binary/BoxAnimated.glb'
 
 /** GLTFLoader in Node: a glb with an embedded image needs `self`, and its texture fails to load (unused here). */
 async function loadThree(path: string): Promise<GLTF> {

@@ -12,7 +12,7 @@ import { createBenchRig } from '../../scripts/bench/rig.ts'
 import { compareWorlds, runBenchmark } from '../../scripts/bench/run.ts'
 import { createThreeCrowd } from '../../scripts/bench/three.ts'
 
-const FOX = '../shared/assets/Fox/glTF-Binary/Fox.glb'
+const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 
 describe('benchmark', () => {
   it('runs every scenario on tiny sizes with both sides agreeing, and reports every column', async () => {

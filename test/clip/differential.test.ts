@@ -1,6 +1,6 @@
 /**
  * Differential tests: the project's clip sampling (`loadAsset` + `sampleNodeTransforms`) against two independent
- * implementations, on every real asset in ../shared/assets:
+ * implementations, on every real asset in assets/:
  *   - three.js (GLTFLoader + AnimationMixer, test/oracle/threeOracle.ts), the oracle the comparison is about;
  *   - the glTF spec's sampler in float64 on the raw accessors (test/oracle/cubicOracle.ts), which settles who is
  *     right when the other two disagree, and which is itself cross-checked against three and by hand here.
@@ -22,7 +22,7 @@ import {
 import { loadThreeOracle, type ThreeOracle } from '../oracle/threeOracle.ts'
 
 const TOLERANCE = 1e-5
-const ROOT = '../shared/assets/'
+const ROOT = 'assets/'
 
 interface AssetCase {
   label: string

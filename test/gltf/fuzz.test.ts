@@ -1,7 +1,7 @@
 /**
  * The loader under structured mutation of the real assets: the short form of `npm run fuzz`.
  *
- * Property: for every asset of ../shared/assets and 1–3 mutations (JSON fields, accessor layouts, key times
+ * Property: for every asset of assets/ and 1–3 mutations (JSON fields, accessor layouts, key times
  * and values in the buffers, node/skin/scene indices, bytes, truncation; test/helpers/mutate.ts), `readAsset`
  * either returns a whole asset (checked independently, then sampled and stepped in a plugin with finite
  * results) or throws AnimationError whose one-line message starts with the file name. Never another

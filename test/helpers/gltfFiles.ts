@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 
-export const ASSETS = '../shared/assets'
+export const ASSETS = 'assets'
 
 /** Every asset file the loader must read, relative to ASSETS. */
 export const ASSET_FILES = [

@@ -1,5 +1,5 @@
 /**
- * The loader fuzzer's engine: takes the real assets in ../shared/assets apart (glTF JSON + one byte array per
+ * The loader fuzzer's engine: takes the real assets in assets/ apart (glTF JSON + one byte array per
  * buffer), applies structured, seeded mutations (fast-check arbitraries of plain-data `Mutation`s, so a
  * failing case prints as readable JSON and shrinks), and writes the file back in its own container:
  *

@@ -42,7 +42,7 @@ export function quatDistance(a: QuatLike, b: QuatLike, ao = 0, bo = 0): number {
 /**
  * Angle on the unit 4-sphere between a and the nearer of ±b, in radians, in [0, π/2] (the rotation between them
  * is twice this). Uses 2·atan2(|a − b|, |a + b|), which stays accurate near 0 where acos(dot) does not
- * (STACK.md §5). Inputs are normalized first, so it also works on slightly non-unit quaternions.
+ * (acos near 1 loses about half the digits). Inputs are normalized first, so it also works on slightly non-unit quaternions.
  */
 export function quatHalfAngle(a: QuatLike, b: QuatLike, ao = 0, bo = 0): number {
   const la = quatLength(a, ao)

@@ -20,7 +20,7 @@ const view = (asset: AnimationAsset): RagdollSkeletonView => ({
 
 let fox: AnimationAsset
 beforeAll(async () => {
-  fox = await loadAsset('../shared/assets/Fox/glTF-Binary/Fox.glb')
+  fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
 })
 
 /** The parent body of each generated body, by joint name, found by walking the node tree (not the resolver). */

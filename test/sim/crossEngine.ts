@@ -182,7 +182,7 @@ export const MATH_PROBE_INPUTS = 2000
 /**
  * The engine's own Math.sin, cos, acos, exp, pow (non-integer exponent) and atan2 on MATH_PROBE_INPUTS seeded
  * inputs each, in blocks of MATH_PROBE_INPUTS. Not part of the simulation: the test compares these across
- * engines to show the engines do disagree on Math (STACK.md §10), so equal simulation hashes mean something.
+ * engines to show the engines do disagree on Math, so equal simulation hashes mean something.
  */
 export function mathProbe(): number[] {
   let seed = 0x9e3779b9

@@ -6,7 +6,7 @@ import { simulateCrossEngine } from './crossEngine.ts'
 
 /**
  * Determinism across engines, guarded at the source (issue 7). Math.sin, cos, acos, exp, pow (non-integer
- * exponent), atan2… differ in the last bit between Node 20's V8 and Chromium 156's (STACK.md §10), and a
+ * exponent), atan2… differ in the last bit between Node 20's V8 and Chromium 156's (e2e/determinism.e2e.test.ts), and a
  * ragdoll amplifies a last-bit difference into a different fall (e2e/determinism.e2e.test.ts). So:
  * 1. the project's fixed-step sources — every file the five step systems import, transitively — call no such
  *    function (the deterministic ones are in src/math/detmath.ts);
@@ -37,7 +37,7 @@ const CONSTANT = /^[A-Z][A-Z0-9_]*$/ // Math.PI, Math.SQRT1_2, …
 /**
  * Every way `source` (comments blanked, line numbers kept) reaches an engine-dependent Math function, a pow
  * through `**` other than squaring (x ** 2 is x·x in every engine: fdlibm's pow returns x*x for y = 2, and
- * STACK.md §10 measured Math.pow(x, 2) identical), Math.random, or a clock. As `line: text`.
+ * the cross-engine probe finds Math.pow(x, 2) identical), Math.random, or a clock. As `line: text`.
  */
 function forbiddenUses(source: string): string[] {
   const code = source.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' ')).replace(/\/\/.*$/gm, '')
@@ -171,7 +171,7 @@ describe("cannon-es 0.20's engine-dependent Math", () => {
         'Trimesh.createTorus Math.cos',
         'Trimesh.createTorus Math.sin',
         // Clock reads: the accumulator forms step(dt, elapsed) and fixedStep(), which the plugin never calls
-        // (STACK.md §4); profiling, only with doProfiling; the performance.now fallback for old engines.
+        // (they read the wall clock); profiling, only with doProfiling; the performance.now fallback for old engines.
         'World.step performance.now',
         'World.fixedStep performance.now',
         'World.internalStep performance.now',
@@ -234,7 +234,7 @@ describe('at run time', () => {
   }
 
   it('the cross-engine scenario (4 Foxes, fades, squad, 2 ragdolls, get-up, 600 steps) calls none of them', async () => {
-    const fox = await loadAsset('../shared/assets/Fox/glTF-Binary/Fox.glb')
+    const fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
     const { result, calls } = recordMath(() => simulateCrossEngine(fox, ''))
     expect(result.events).toEqual([])
     // cannon-es still evaluates pow(1 − damping, dt) for every dynamic body each step; with its damping at 0

@@ -57,7 +57,7 @@ import {
 } from '../helpers/ecs.ts'
 import { expectQuatClose, refSlerp } from '../helpers/quat.ts'
 
-const FOX = '../shared/assets/Fox/glTF-Binary/Fox.glb'
+const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 let fox: AnimationAsset
 beforeAll(async () => {
   fox = await loadAsset(FOX)

@@ -21,7 +21,7 @@ import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { createAnimationPlugin } from '../../systems/plugin.ts'
 
-const FOX = '../shared/assets/Fox/glTF-Binary/Fox.glb'
+const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const DT = 1 / 60
 
 interface ThreeFox {
@@ -32,7 +32,7 @@ interface ThreeFox {
 }
 
 async function loadThreeFox(): Promise<ThreeFox> {
-  // Fox.glb embeds a PNG: GLTFLoader needs `self` in Node, and its texture load fails harmlessly (STACK.md §6).
+  // Fox.glb embeds a PNG: GLTFLoader needs `self` in Node, and its texture load fails harmlessly.
   const g = globalThis as { self?: unknown }
   g.self ??= globalThis
   const { GLTFLoader } = await import('three/examples/jsm/loaders/GLTFLoader.js')

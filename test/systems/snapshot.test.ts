@@ -21,9 +21,9 @@ import { POSE_LAYERS, JOINT_STRIDE } from '../../components/Pose.ts'
 import { SNAPSHOT_VERSION } from '../../systems/snapshot.ts'
 import { generateRagdollDescription } from '../../src/physics/description.ts'
 
-const FOX = '../shared/assets/Fox/glTF-Binary/Fox.glb'
-const FOX_GLTF = '../shared/assets/Fox/glTF/Fox.gltf'
-const OTHER = '../shared/assets/RiggedFigure/glTF-Binary/RiggedFigure.glb'
+const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
+const FOX_GLTF = 'assets/Fox/glTF/Fox.gltf'
+const OTHER = 'assets/RiggedFigure/glTF-Binary/RiggedFigure.glb'
 const OPTIONS: AnimationPluginOptions = { capacity: 1024 }
 
 let fox: AnimationAsset

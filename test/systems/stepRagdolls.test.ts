@@ -27,7 +27,7 @@ let fox: AnimationAsset
 const humanoid = makeHumanoidAsset()
 
 beforeAll(async () => {
-  fox = await loadAsset('../shared/assets/Fox/glTF-Binary/Fox.glb')
+  fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
 })
 
 function newPlugin(options: Parameters<typeof createAnimationPlugin>[1] = {}): AnimationPlugin {
