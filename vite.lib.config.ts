@@ -11,7 +11,7 @@ export default defineConfig({
     sourcemap: true,
     minify: false,
     lib: {
-      entry: { index: 'src/index.ts', node: 'src/node.ts', three: 'src/adapters/three.ts' },
+      entry: { index: 'entry/index.ts', node: 'entry/node.ts', three: 'adapters/three.ts' },
       formats: ['es'],
     },
     rollupOptions: {

@@ -1,5 +1,5 @@
 import { AnimationError } from '../src/errors.ts'
-import { JOINT_STRIDE } from '../src/clip/poseLayout.ts'
+import { JOINT_STRIDE } from '../src/math/poseLayout.ts'
 
 /**
  * Pose: per character, slices of one shared Float32Array pool.
@@ -19,7 +19,7 @@ import { JOINT_STRIDE } from '../src/clip/poseLayout.ts'
  * `joints` (Int32Array, one per slot, only the ANIM layer's n slots are used) holds each joint's SceneNode
  * entity id, so slot index → entity is one lookup.
  */
-export { JOINT_STRIDE, T_OFFSET, R_OFFSET, S_OFFSET } from '../src/clip/poseLayout.ts'
+export { JOINT_STRIDE, T_OFFSET, R_OFFSET, S_OFFSET } from '../src/math/poseLayout.ts'
 export const POSE_LAYERS = 5
 export const LAYER_ANIM = 0
 export const LAYER_PREV = 1

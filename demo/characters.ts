@@ -1,14 +1,14 @@
 import { Box3, Mesh, Texture, type Object3D, type Scene } from 'three'
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js'
-import type { AnimationPlugin, AssetHandle } from '../src/index.ts'
-import { readAsset } from '../src/index.ts'
+import type { AnimationPlugin, AssetHandle } from '../entry/index.ts'
+import { readAsset } from '../entry/index.ts'
 import {
   cloneSceneView,
   viewOfGltf,
   type ThreeAdapter,
   type ThreeBinding,
   type ThreeSceneView,
-} from '../src/adapters/three.ts'
+} from '../adapters/three.ts'
 
 /**
  * A glTF file loaded twice from the same bytes: by the project (clips, skeleton → plugin) and by three's

@@ -1,6 +1,6 @@
 import type { Scene } from 'three'
-import type { AnimationPlugin } from '../src/index.ts'
-import type { ThreeAdapter } from '../src/adapters/three.ts'
+import type { AnimationPlugin } from '../entry/index.ts'
+import type { ThreeAdapter } from '../adapters/three.ts'
 import { despawn, spawn, type Character, type Model } from './characters.ts'
 
 /**

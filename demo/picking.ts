@@ -1,5 +1,5 @@
 import { Raycaster, SkinnedMesh, Vector2, Vector3, type Camera, type Object3D } from 'three'
-import type { AnimationPlugin } from '../src/index.ts'
+import type { AnimationPlugin } from '../entry/index.ts'
 
 /**
  * Click-to-hit: a ray from the camera through the pointer against the character's meshes (skinned meshes

@@ -1,5 +1,5 @@
 import type { World } from 'bitecs'
-import type { AnimationPlugin } from '../src/index.ts'
+import type { AnimationPlugin } from '../entry/index.ts'
 
 /**
  * Frame-time readout for the demo only: wraps each of `plugin.systems` with performance.now(), in place, so

@@ -31,7 +31,7 @@ import { NaiveBroadphase, SAPBroadphase, type GSSolver, type World as PhysicsWor
 import { parseArgs } from 'node:util'
 import { loadAsset } from '../src/gltf/load.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
-import { createAnimationPlugin, type AnimationPlugin } from '../systems/plugin.ts'
+import { createAnimationPlugin, type AnimationPlugin } from '../entry/plugin.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const DT = 1 / 60

@@ -33,7 +33,7 @@ import { loadAsset } from '../src/gltf/load.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { POSE_LAYERS } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
-import { createAnimationPlugin, type AnimationPlugin, type AssetHandle } from '../systems/plugin.ts'
+import { createAnimationPlugin, type AnimationPlugin, type AssetHandle } from '../entry/plugin.ts'
 import type { LoopMode } from '../components/Sampler.ts'
 import { mulberry32 } from './random.ts'
 

@@ -1,6 +1,6 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
-import type { AnimationContext } from './context.ts'
+import type { AnimationContext } from '../plugin/context.ts'
 import { SAMPLER_RESET_REST } from '../components/Sampler.ts'
 
 /**

@@ -1,8 +1,8 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
-import type { AnimationContext } from './context.ts'
+import type { AnimationContext } from '../plugin/context.ts'
 import type { SceneNodeStore } from '../components/SceneNode.ts'
-import { BLEND_S, BLEND_T, blendJointLayers } from '../src/clip/blendPose.ts'
+import { BLEND_S, BLEND_T, blendJointLayers } from '../src/clip/blendLayers.ts'
 import {
   JOINT_STRIDE,
   LAYER_ANIM,
@@ -16,7 +16,7 @@ import { RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 
 /**
  * Writes a pose into the scene graph: joint j's 10 floats (`pose[poseOffset + j·10 ..]`, layout of
- * src/clip/poseLayout.ts) become the local T/R/S of SceneNode entity `jointIndices[jointStart + j]`, for
+ * src/math/poseLayout.ts) become the local T/R/S of SceneNode entity `jointIndices[jointStart + j]`, for
  * j < count. A node is written and marked dirty only when a value actually changed (compared by value as
  * float32), so still joints cost no world-matrix work downstream. Returns how many nodes changed.
  *

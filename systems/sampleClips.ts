@@ -1,8 +1,8 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
 import { primeSampler, sampleClipChannels } from '../src/clip/sample.ts'
-import { blendJointLayers } from '../src/clip/blendPose.ts'
-import { awaitingBodies, type AnimationContext } from './context.ts'
+import { blendJointLayers } from '../src/clip/blendLayers.ts'
+import { awaitingBodies, type AnimationContext } from '../plugin/context.ts'
 import {
   JOINT_STRIDE,
   LAYER_ANIM,

@@ -1,6 +1,6 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
-import { awaitingBodies, type AnimationContext, type RagdollRuntime } from './context.ts'
+import { awaitingBodies, type AnimationContext, type RagdollRuntime } from '../plugin/context.ts'
 import { LAYER_ANIM, LAYER_PHYS, LAYER_PREV, layerOffset } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'

@@ -8,7 +8,7 @@
  * clip B at its phase, blended by dt / fadeSeconds. Each later step advances all of it by dt.
  */
 import { createWorld, type World } from 'bitecs'
-import { createAnimationPlugin, type AnimationPlugin } from '../../systems/plugin.ts'
+import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import type { CrowdPlan } from './crowd.ts'
 
 export interface OurCrowd {

@@ -10,7 +10,7 @@ import {
   prepareSquad,
 } from './clip.ts'
 import { OPPOSITE_SEGMENT } from './rotationCache.ts'
-import { seriesCoefficients } from './blendPose.ts'
+import { seriesCoefficients } from './blendLayers.ts'
 
 /**
  * Float arguments of the per-frame kernels travel through this module scratch rather than call arguments: V8
@@ -216,7 +216,7 @@ function sampleList(
           h11 = (u3 - u2) * span
           if (useSquad) {
             // Squad's outer slerp weight 2u(1 − u) is the same for every channel of the track: its half-angle
-            // series coefficients (see blendPose.ts) are made once here.
+            // series coefficients (see blendLayers.ts) are made once here.
             reg[WEIGHT] = 2 * u * (1 - u)
             seriesCoefficients(squadSeries, reg, WEIGHT, 2)
             seriesCoefficients(closeSeries, reg, WEIGHT, 1)

@@ -1,4 +1,4 @@
-import { JOINT_STRIDE, R_OFFSET, S_OFFSET } from '../clip/poseLayout.ts'
+import { JOINT_STRIDE, R_OFFSET, S_OFFSET } from '../math/poseLayout.ts'
 
 /**
  * World transforms as position + rotation + uniform scale, in doubles, 8 per joint:

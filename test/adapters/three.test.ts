@@ -9,11 +9,11 @@ import {
   viewOfGltf,
   type ThreeAdapter,
   type ThreeSceneView,
-} from '../../src/adapters/three.ts'
+} from '../../adapters/three.ts'
 import { AnimationError } from '../../src/errors.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
-import { createAnimationPlugin, type AnimationPlugin } from '../../systems/plugin.ts'
+import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const BOX = 'assets/BoxAnimated/glTF-Binary/BoxAnimated.glb'

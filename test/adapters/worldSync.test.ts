@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { Matrix4, Quaternion, Vector3 } from 'three'
 import { describe, expect, it } from 'vitest'
-import { blendComposed, createWorldSync, decompose } from '../../src/adapters/worldSync.ts'
+import { blendComposed, createWorldSync, decompose } from '../../adapters/worldSync.ts'
 
 /** A SceneNode-shaped store of `n` nodes with identity-free worlds we set by hand (three composes them). */
 function store(n: number) {

@@ -4,7 +4,7 @@
  */
 import { createWorld } from 'bitecs'
 import { describe, expect, it } from 'vitest'
-import { createAnimationPlugin } from '../../systems/plugin.ts'
+import { createAnimationPlugin } from '../../entry/plugin.ts'
 import { makeCrowdPlan, crowdRoles } from '../../scripts/bench/crowd.ts'
 import { createOurCrowd } from '../../scripts/bench/ours.ts'
 import { formatReport } from '../../scripts/bench/report.ts'

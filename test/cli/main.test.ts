@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.ts'
+import { main } from '../../cli/main.ts'
 import { sampleNodeTransforms } from '../../src/clip/nodeTransforms.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import { assetPath, manifestEntry } from '../helpers/gltfFiles.ts'

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process'
 import { createWorld } from 'bitecs'
 import { describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.ts'
+import { main } from '../../cli/main.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
-import { createAnimationPlugin } from '../../systems/plugin.ts'
+import { createAnimationPlugin } from '../../entry/plugin.ts'
 import { assetPath } from '../helpers/gltfFiles.ts'
 
 const FOX = assetPath('Fox/glTF-Binary/Fox.glb')

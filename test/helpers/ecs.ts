@@ -15,7 +15,7 @@ import {
   type AnimationPlugin,
   type AnimationPluginOptions,
   type AssetHandle,
-} from '../../systems/plugin.ts'
+} from '../../entry/plugin.ts'
 import { JOINT_STRIDE, LAYER_ANIM, layerOffset } from '../../components/Pose.ts'
 import { quatFromAxisAngle } from './quat.ts'
 

@@ -1,11 +1,11 @@
 import { createWorld } from 'bitecs'
 import type { Body } from 'cannon-es'
-import { readAsset } from '../../src/index.ts'
+import { readAsset } from '../../entry/index.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { generateRagdollDescription, type RagdollDescription } from '../../src/physics/description.ts'
-import { createHasher } from '../../src/sim/stateHash.ts'
-import { createAnimationPlugin, type AnimationPlugin, type PlayOptions } from '../../systems/plugin.ts'
-import { hashAnimationState } from '../../systems/hashState.ts'
+import { createHasher } from '../../src/sim/hasher.ts'
+import { createAnimationPlugin, type AnimationPlugin, type PlayOptions } from '../../entry/plugin.ts'
+import { hashAnimationState } from '../../plugin/hash.ts'
 
 /**
  * The cross-engine determinism scenario (issue 7): one simulation that runs the same in Node (vitest) and in a

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { JOINT_STRIDE, LAYER_ANIM, LAYER_FROM, LAYER_TO, layerOffset } from '../../components/Pose.ts'
-import { BLEND_S, BLEND_T, blendJointLayers } from '../../src/clip/blendPose.ts'
+import { BLEND_S, BLEND_T, blendJointLayers } from '../../src/clip/blendLayers.ts'
 import {
   animLayer,
   animOffset,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { addSceneNode, createSceneGraph } from '../../components/SceneNode.ts'
 import { JOINT_STRIDE } from '../../components/Pose.ts'
 import { applyPoseToSceneGraph, poseWriter } from '../../systems/blendPoses.ts'
-import type { AnimationPlugin } from '../../systems/plugin.ts'
+import type { AnimationPlugin } from '../../entry/plugin.ts'
 import {
   animLayer,
   createTestPlugin,

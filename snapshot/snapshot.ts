@@ -1,14 +1,14 @@
 import type { InternalWorld, World } from 'bitecs'
 import { $internal, addComponent, addEntity, hasComponent, query, removeEntity } from 'bitecs'
 import { AnimationError } from '../src/errors.ts'
-import { createHasher, type Hasher, type TypedArray } from '../src/sim/stateHash.ts'
+import { createHasher, type Hasher, type TypedArray } from '../src/sim/hasher.ts'
 import type { ResolvedBody } from '../src/physics/description.ts'
 import type { RagdollInstance } from '../src/physics/ragdoll.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
 import { addSceneNode, setSceneNodeParent } from '../components/SceneNode.ts'
-import type { AnimationContext, AnimationEvent, RagdollRuntime, RegisteredAsset } from './context.ts'
-import { planFadePaths } from './context.ts'
+import type { AnimationContext, AnimationEvent, RagdollRuntime, RegisteredAsset } from '../plugin/context.ts'
+import { planFadePaths } from '../plugin/context.ts'
 import { prepareSquad } from '../src/clip/clip.ts'
 import { ROTATION_SQUAD } from '../components/Sampler.ts'
 import {
@@ -21,7 +21,7 @@ import {
   snapshotError,
   type Reader,
   type Writer,
-} from './snapshotStream.ts'
+} from '../src/sim/byteStream.ts'
 import {
   buildInstance,
   readInstance,
@@ -31,7 +31,7 @@ import {
   writePhysicsWorld,
   type InstanceData,
   type PhysicsPlan,
-} from './snapshotPhysics.ts'
+} from '../src/physics/snapshot.ts'
 
 /**
  * Snapshot and restore of a plugin's whole simulation state, for rollback netcode and golden-file tests.
@@ -40,7 +40,7 @@ import {
  * `restoreAnimation` rebuilds it in a fresh world and fresh plugin, with the same entity ids, after which both
  * step on bit-identically (the same `hash()` after every step). bitecs's own snapshot deserializer renumbers
  * entities, so this one recreates the entity index itself (see "Entity ids" below). The cannon-es half, and
- * what of cannon-es's state matters and why, is in systems/snapshotPhysics.ts.
+ * what of cannon-es's state matters and why, is in src/physics/snapshot.ts.
  *
  * Layout (little-endian; typed-array slices are their raw bytes, so every float keeps its bits, NaN payloads
  * and -0 included). A `store record` is an entity's element(s) of every typed-array field of a component
@@ -77,9 +77,9 @@ import {
  *                 mass, cone, twist)
  *               u16 queued hits × (u16 joint, f64×3 impulse)
  *               [bodies exist] f64[8·n] the last read-back joint world transforms, then the instance
- *               (bodies, joint offsets, constraints: systems/snapshotPhysics.ts)
+ *               (bodies, joint offsets, constraints: src/physics/snapshot.ts)
  *   physics     the world: its clock, where ragdoll bodies and constraints sit in it, the broadphase order
- *               (systems/snapshotPhysics.ts)
+ *               (src/physics/snapshot.ts)
  *   events      u32 count × (u32 step, i32 entity, u8 length, UTF-8 kind, u16 length, UTF-8 message)
  *
  * Assets: a fingerprint per registered asset, FNV-1a 64 of its node tree (names, parents, rest T/R/S), its

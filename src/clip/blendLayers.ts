@@ -1,4 +1,4 @@
-import { JOINT_STRIDE, S_OFFSET, T_OFFSET } from './poseLayout.ts'
+import { JOINT_STRIDE, S_OFFSET, T_OFFSET } from '../math/poseLayout.ts'
 
 /**
  * blendJointLayers' slerp weights sin((1 − w)θ)/sin θ and sin(wθ)/sin θ come from the half angle φ = θ/2

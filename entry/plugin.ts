@@ -12,7 +12,7 @@ import {
 } from 'bitecs'
 import { AnimationError } from '../src/errors.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
-import { pathOffset } from '../src/clip/poseLayout.ts'
+import { pathOffset } from '../src/math/poseLayout.ts'
 import {
   allocatePoseSlots,
   createPosePool,
@@ -44,16 +44,16 @@ import {
   type SceneGraph,
   type SceneNodeStore,
 } from '../components/SceneNode.ts'
-import type { AnimationContext, AnimationStores, RegisteredAsset, RegisteredClip } from './context.ts'
-import { planFadePaths } from './context.ts'
-import { BLEND_S, BLEND_T } from '../src/clip/blendPose.ts'
-import { createAdvanceCrossFadesSystem } from './advanceCrossFades.ts'
-import { createSampleClipsSystem } from './sampleClips.ts'
-import { createStepRagdollsSystem } from './stepRagdolls.ts'
-import { applyPoseToSceneGraph, createBlendPosesSystem } from './blendPoses.ts'
-import { createPropagateTransformsSystem } from './propagateTransforms.ts'
-import { hashAnimationState } from './hashState.ts'
-import { restoreAnimation, snapshotAnimation, type SnapshotHooks } from './snapshot.ts'
+import type { AnimationContext, AnimationStores, RegisteredAsset, RegisteredClip } from '../plugin/context.ts'
+import { planFadePaths } from '../plugin/context.ts'
+import { BLEND_S, BLEND_T } from '../src/clip/blendLayers.ts'
+import { createAdvanceCrossFadesSystem } from '../systems/advanceCrossFades.ts'
+import { createSampleClipsSystem } from '../systems/sampleClips.ts'
+import { createStepRagdollsSystem } from '../systems/stepRagdolls.ts'
+import { applyPoseToSceneGraph, createBlendPosesSystem } from '../systems/blendPoses.ts'
+import { createPropagateTransformsSystem } from '../systems/propagateTransforms.ts'
+import { hashAnimationState } from '../plugin/hash.ts'
+import { restoreAnimation, snapshotAnimation, type SnapshotHooks } from '../snapshot/snapshot.ts'
 import { Body, Plane, Vec3, World as PhysicsWorld } from 'cannon-es'
 import { applyRagdollHit } from '../src/physics/ragdoll.ts'
 import {
@@ -178,7 +178,7 @@ export interface AnimationPlugin {
   /** State hash (16 hex digits) of everything the plugin simulates; equal bits give equal hashes. */
   hash(): string
   /**
-   * The whole simulation state as a compact binary snapshot (layout in systems/snapshot.ts): restoring it into a
+   * The whole simulation state as a compact binary snapshot (layout in snapshot/snapshot.ts): restoring it into a
    * fresh world and plugin (same options, same assets added in the same order) gives the same entity ids and
    * the same hash after every later step.
    */

@@ -1,7 +1,7 @@
 import type { Object3D } from 'three'
 import { clone as cloneSkinned } from 'three/examples/jsm/utils/SkeletonUtils.js'
-import { AnimationError } from '../errors.ts'
-import type { AnimationPlugin } from '../index.ts'
+import { AnimationError } from '../src/errors.ts'
+import type { AnimationPlugin } from '../entry/index.ts'
 import { createWorldSync, type WorldSyncOptions } from './worldSync.ts'
 
 /**
@@ -20,7 +20,7 @@ import { createWorldSync, type WorldSyncOptions } from './worldSync.ts'
  *
  * Per frame: `capture()` after EVERY fixed step, `render(stepper.alpha)` once before `renderer.render`. Which
  * matrices get written, and how the display is interpolated between the last two steps (lerp T, nlerp R,
- * lerp S), is src/adapters/worldSync.ts.
+ * lerp S), is adapters/worldSync.ts.
  */
 
 /** One copy of a glTF scene in three, with the glTF node index of each object that stands for a node. */

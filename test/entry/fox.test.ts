@@ -19,7 +19,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { createWorld } from 'bitecs'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import { createAnimationPlugin } from '../../systems/plugin.ts'
+import { createAnimationPlugin } from '../../entry/plugin.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const DT = 1 / 60

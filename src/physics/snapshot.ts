@@ -8,16 +8,16 @@ import {
   type Constraint,
   type World as PhysicsWorld,
 } from 'cannon-es'
-import { AnimationError } from '../src/errors.ts'
-import type { ResolvedBody } from '../src/physics/description.ts'
-import type { RagdollInstance } from '../src/physics/ragdoll.ts'
-import type { RagdollBody } from '../src/physics/broadphase.ts'
-import { DampedRagdollBody } from '../src/physics/damping.ts'
-import { RagdollJoint } from '../src/physics/joint.ts'
-import { readU32Array, snapshotError, writeVec3, type Reader, type Writer } from './snapshotStream.ts'
+import { AnimationError } from '../errors.ts'
+import type { ResolvedBody } from './description.ts'
+import type { RagdollInstance } from './ragdoll.ts'
+import type { RagdollBody } from './broadphase.ts'
+import { DampedRagdollBody } from './damping.ts'
+import { RagdollJoint } from './joint.ts'
+import { readU32Array, snapshotError, writeVec3, type Reader, type Writer } from '../sim/byteStream.ts'
 
 /**
- * The cannon-es half of a snapshot (systems/snapshot.ts): ragdoll bodies and constraints, and where they sit in
+ * The cannon-es half of a snapshot (snapshot/snapshot.ts): ragdoll bodies and constraints, and where they sit in
  * the physics world.
  *
  * What cannon-es 0.20's next `world.step(dt)` reads and a fresh world lacks — found by reading World.internalStep,
@@ -43,7 +43,7 @@ import { readU32Array, snapshotError, writeVec3, type Reader, type Writer } from
  * `step(dt, elapsed)` form the plugin never calls), `accumulator`, body and shape ids (cannon-es's global
  * counters; the naive and sweep-and-prune broadphases never read them, cannon-es's grid broadphase does).
  *
- * Layouts (little-endian, see systems/snapshotStream.ts):
+ * Layouts (little-endian, see src/sim/byteStream.ts):
  *
  *   instance    u16 bodies × (body, f64×7 joint offset), u16 constraints × constraint
  *   body        u8 type, u8 flags (1 force/torque follow, 2 a parent body follows), u8 sleep state, u8 shapes,

@@ -3,4 +3,4 @@
  * buffers, from disk). Browsers use `readAsset(bytes)` from the main entry instead.
  */
 export * from './index.ts'
-export { loadAsset } from './gltf/load.ts'
+export { loadAsset } from '../src/gltf/load.ts'

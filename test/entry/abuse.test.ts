@@ -32,7 +32,7 @@ import {
   layerOffset,
 } from '../../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../../components/Ragdoll.ts'
-import { createAnimationPlugin, type AnimationPlugin } from '../../systems/plugin.ts'
+import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import {
   animLayer,
   animOffset,

@@ -1,8 +1,8 @@
-import { AnimationError } from '../src/errors.ts'
-import type { Hasher, TypedArray } from '../src/sim/stateHash.ts'
+import { AnimationError } from '../errors.ts'
+import type { Hasher, TypedArray } from './hasher.ts'
 
 /**
- * The byte streams of the snapshot format (systems/snapshot.ts): a growable little-endian writer and a
+ * The byte streams of the snapshot format (snapshot/snapshot.ts): a growable little-endian writer and a
  * bounds-checked reader whose overruns become "truncated" errors naming the section being read. Typed-array
  * slices travel as their raw bytes (every float keeps its bits, NaN payloads and -0 included), so the format
  * assumes a little-endian host, which every JavaScript engine in use is.

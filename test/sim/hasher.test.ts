@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { AnimationError } from '../../src/errors.ts'
-import type { TypedArray } from '../../src/sim/stateHash.ts'
-import { createHasher, hashStores } from '../../src/sim/stateHash.ts'
+import type { TypedArray } from '../../src/sim/hasher.ts'
+import { createHasher, hashStores } from '../../src/sim/hasher.ts'
 
 function expectAnimationError(fn: () => unknown, message: string): void {
   try {

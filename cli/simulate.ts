@@ -1,9 +1,9 @@
 import { createWorld } from 'bitecs'
-import type { AnimationAsset } from '../gltf/asset.ts'
-import { loadAsset } from '../gltf/load.ts'
-import { composeMatrix, multiplyMatrices } from '../math/transform.ts'
+import type { AnimationAsset } from '../src/gltf/asset.ts'
+import { loadAsset } from '../src/gltf/load.ts'
+import { composeMatrix, multiplyMatrices } from '../src/math/transform.ts'
 // The public entry, not systems/ directly: src/ reaches the ECS layer only through it.
-import { createAnimationPlugin, type AnimationPlugin } from '../index.ts'
+import { createAnimationPlugin, type AnimationPlugin } from '../entry/index.ts'
 import type { CliIO, Command } from './command.ts'
 import { argumentError, formatJson, parseCommandArgs, singleFile } from './command.ts'
 import { findClip } from './sample.ts'

@@ -1,5 +1,5 @@
 /**
- * Snapshot and restore (systems/snapshot.ts) on real Fox characters: a snapshot taken mid-simulation and
+ * Snapshot and restore (snapshot/snapshot.ts) on real Fox characters: a snapshot taken mid-simulation and
  * restored into a fresh world and plugin must step on bit-identically (equal `hash()` after every step) with the
  * same entity ids, round-trip to the same bytes, stay compact, and be refused — changing nothing — when it
  * cannot be restored.
@@ -9,16 +9,16 @@ import { $internal, addEntity, createWorld, removeEntity, type InternalWorld, ty
 import { Body, Plane, Sphere, Vec3, World as PhysicsWorld } from 'cannon-es'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import { createHasher } from '../../src/sim/stateHash.ts'
+import { createHasher } from '../../src/sim/hasher.ts'
 import { AnimationError } from '../../src/errors.ts'
 import {
   createAnimationPlugin,
   type AnimationPlugin,
   type AnimationPluginOptions,
-} from '../../systems/plugin.ts'
+} from '../../entry/plugin.ts'
 import { addSceneNode } from '../../components/SceneNode.ts'
 import { POSE_LAYERS, JOINT_STRIDE } from '../../components/Pose.ts'
-import { SNAPSHOT_VERSION } from '../../systems/snapshot.ts'
+import { SNAPSHOT_VERSION } from '../../snapshot/snapshot.ts'
 import { generateRagdollDescription } from '../../src/physics/description.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
@@ -391,7 +391,7 @@ describe('snapshot and restore', () => {
       expect(String.fromCharCode(...bytes.subarray(0, 4))).toBe('EASN')
 
       if (mode === 'playing') {
-        // Every byte accounted for, from the layout in the header of systems/snapshot.ts.
+        // Every byte accounted for, from the layout in the header of snapshot/snapshot.ts.
         const n = fox.nodes.length
         const recordBytes = (store: object) =>
           Object.values(store)

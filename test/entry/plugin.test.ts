@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest'
 import { AnimationError } from '../../src/errors.ts'
 import { addSceneNode } from '../../components/SceneNode.ts'
 import { JOINT_STRIDE, POSE_LAYERS } from '../../components/Pose.ts'
-import { createAnimationPlugin, type AnimationPlugin } from '../../systems/plugin.ts'
+import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import {
   animLayer,
   createTestPlugin,

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { BLEND_S, BLEND_T, blendJointLayers, blendPaths } from '../../src/clip/blendPose.ts'
-import { JOINT_STRIDE } from '../../src/clip/poseLayout.ts'
+import { BLEND_S, BLEND_T, blendJointLayers, blendPaths } from '../../src/clip/blendLayers.ts'
+import { JOINT_STRIDE } from '../../src/math/poseLayout.ts'
 import { expectQuatClose, refSlerp, unitQuatArb } from '../helpers/quat.ts'
 
 // The reference side uses Math.* freely: it is the independent oracle, not the deterministic path.

@@ -1,13 +1,13 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { AnimationError } from '../errors.ts'
+import { AnimationError } from '../src/errors.ts'
 import type { CliIO, Command } from './command.ts'
 import { inspectCommand } from './inspect.ts'
 import { sampleCommand } from './sample.ts'
 import { simulateCommand } from './simulate.ts'
 
 /**
- * `npm run anim -- <command> ...` (tsx src/cli/main.ts). A new command is a `Command` in its own file, added
+ * `npm run anim -- <command> ...` (scripts/anim.mjs bundles cli/main.ts). A new command is a `Command` in its own file, added
  * to COMMANDS.
  *
  * Exit status: 0 done; 2 the user's mistake (bad arguments, unreadable or invalid file: one line on stderr,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { AnimationPlugin } from '../../systems/plugin.ts'
+import type { AnimationPlugin } from '../../entry/plugin.ts'
 import { createTestPlugin } from '../helpers/ecs.ts'
 
 type Schedule = (plugin: AnimationPlugin, step: number, chars: number[]) => void

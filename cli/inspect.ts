@@ -1,5 +1,5 @@
-import type { AnimationAsset } from '../gltf/asset.ts'
-import { loadAsset } from '../gltf/load.ts'
+import type { AnimationAsset } from '../src/gltf/asset.ts'
+import { loadAsset } from '../src/gltf/load.ts'
 import type { CliIO, Command } from './command.ts'
 import { formatJson, parseCommandArgs, singleFile } from './command.ts'
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
-import { AnimationError } from '../errors.ts'
+import { AnimationError } from '../src/errors.ts'
 
 /** Where a command writes. Tests pass collectors; the process entry passes stdout/stderr. */
 export interface CliIO {
@@ -9,7 +9,7 @@ export interface CliIO {
 }
 
 /**
- * One CLI command, in its own file under src/cli/. `run` throws AnimationError for the user's mistakes (bad
+ * One CLI command, in its own file under cli/. `run` throws AnimationError for the user's mistakes (bad
  * arguments: kind 'argument'; bad files: whatever the loader throws); main turns those into one stderr line and
  * exit status 2. Anything else is a bug: stack trace, exit status 1.
  */

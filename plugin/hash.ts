@@ -1,4 +1,4 @@
-import { createHasher, type TypedArray } from '../src/sim/stateHash.ts'
+import { createHasher, type TypedArray } from '../src/sim/hasher.ts'
 import type { AnimationContext } from './context.ts'
 import { POSE_LAYERS, JOINT_STRIDE } from '../components/Pose.ts'
 

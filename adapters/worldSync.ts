@@ -1,7 +1,7 @@
 /**
  * WorldSync: the renderer-neutral half of a renderer adapter. It copies SceneNode world matrices into a
  * renderer's own 16-element matrices ("targets", column-major, e.g. three's `matrixWorld.elements`), writing only
- * what changed, and optionally interpolating between the last two fixed steps. src/adapters/three.ts binds it to
+ * what changed, and optionally interpolating between the last two fixed steps. adapters/three.ts binds it to
  * three.js objects; another renderer needs only a target array per node.
  *
  * Per frame, in this order:
