@@ -11,7 +11,12 @@ export default defineConfig({
     sourcemap: true,
     minify: false,
     lib: {
-      entry: { index: 'entry/index.ts', node: 'entry/node.ts', three: 'adapters/three.ts' },
+      entry: {
+        index: 'entry/index.ts',
+        node: 'entry/node.ts',
+        kernels: 'entry/kernels.ts',
+        three: 'adapters/three.ts',
+      },
       formats: ['es'],
     },
     rollupOptions: {

@@ -1,45 +1,49 @@
 /**
- * ecs-anim: the public entry. Everything a game or tool needs is re-exported from here.
+ * ecs-anim: the public entry. The plugin and what its signatures use, glTF reading, the fixed stepper and the
+ * scene graph. Lower-level kernels (sampling one channel, blending pose layers) are in 'ecs-anim/kernels';
+ * Node's file loader is `loadAsset` from 'ecs-anim/node'; the three.js adapter is 'ecs-anim/three'.
  */
 export { AnimationError, type AnimationErrorKind } from '../src/errors.ts'
 
-// Clips and sampling
-export {
-  buildClip,
-  prepareSquad,
-  type Channel,
-  type ChannelPath,
-  type Clip,
-  type Interpolation,
-  type RawChannel,
-  type RawClip,
-  type RotationMode,
-  type SquadSegments,
-} from '../src/clip/clip.ts'
-export { sampleChannel, findSegment } from '../src/clip/sample.ts'
-export { sampleNodeTransforms, type NodeTransform } from '../src/clip/nodeTransforms.ts'
-export { catmullRomTangents, bezierToHermite, toCubicSplineValues } from '../src/clip/tangents.ts'
-export { BLEND_S, BLEND_T, blendJointLayers, blendPaths } from '../src/clip/blendLayers.ts'
-export { JOINT_STRIDE, T_OFFSET, R_OFFSET, S_OFFSET } from '../src/math/poseLayout.ts'
-
-// glTF (platform-neutral; Node's file loader is `loadAsset` from 'ecs-anim/node')
-export type { AnimationAsset, AssetNode, Skeleton } from '../src/gltf/asset.ts'
-
-// Fixed step and state hash
-export { createFixedStepper, type FixedStepper, type FixedStepperOptions } from '../src/sim/fixedStep.ts'
-export { createHasher, type Hasher } from '../src/sim/hasher.ts'
-
-// ECS layer
+// The plugin
 export {
   createAnimationPlugin,
   type AnimationPlugin,
   type AnimationPluginOptions,
   type AssetHandle,
+  type GetUpOptions,
   type PlayOptions,
+  type RagdollOptions,
 } from './plugin.ts'
-export { applyPoseToSceneGraph } from '../systems/blendPoses.ts'
+export type { AnimationEvent, AnimationStores } from '../systems/state.ts'
+export type { LoopMode } from '../components/Sampler.ts'
+export type { RotationMode } from '../src/clip/clip.ts'
+export type { PoseStore } from '../components/Pose.ts'
+export type { SamplerStore } from '../components/Sampler.ts'
+export type { CrossFadeStore } from '../components/CrossFade.ts'
+export type { RagdollStore } from '../components/Ragdoll.ts'
 // Snapshots: `plugin.snapshot()` / `plugin.restore(bytes)`; the format version they write and accept.
-export { SNAPSHOT_VERSION } from '../snapshot/snapshot.ts'
+export { SNAPSHOT_VERSION } from '../snapshot/format.ts'
+
+// Ragdoll descriptions
+export {
+  generateRagdollDescription,
+  type GenerateRagdollOptions,
+  type RagdollBodySpec,
+  type RagdollDescription,
+  type RagdollSkeletonView,
+} from '../src/physics/description.ts'
+
+// glTF (platform-neutral)
+export type { AnimationAsset, AssetNode, Skeleton } from '../src/gltf/asset.ts'
+export { readAsset, assetFromDocument, type ReadAssetOptions } from '../src/gltf/read.ts'
+export { buildClip, type Clip, type RawChannel, type RawClip } from '../src/clip/clip.ts'
+
+// Fixed step and state hash
+export { createFixedStepper, type FixedStepper, type FixedStepperOptions } from '../src/sim/fixedStep.ts'
+export { createHasher, type Hasher } from '../src/sim/hasher.ts'
+
+// Scene graph
 export {
   addSceneNode,
   removeSceneNode,
@@ -47,4 +51,4 @@ export {
   type SceneGraph,
   type SceneNodeStore,
 } from '../components/SceneNode.ts'
-export { readAsset, assetFromDocument, type ReadAssetOptions } from '../src/gltf/read.ts'
+export { applyPoseToSceneGraph } from '../systems/blendPoses.ts'

@@ -32,6 +32,7 @@ import { parseArgs } from 'node:util'
 import { loadAsset } from '../src/gltf/load.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { createAnimationPlugin, type AnimationPlugin } from '../entry/plugin.ts'
+import { contextOf } from '../entry/plugin.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const DT = 1 / 60
@@ -177,7 +178,7 @@ function measure(a: Scene, b: Scene): { all: Timing; rest: Timing; excess: numbe
     const t4 = performance.now()
     propagate!(world)
     const t5 = performance.now()
-    pa.context.step++
+    contextOf(pa).step++
     const c0 = performance.now()
     b.plugin.physics.step(DT)
     const c1 = performance.now()

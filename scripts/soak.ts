@@ -36,6 +36,7 @@ import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { createAnimationPlugin, type AnimationPlugin, type AssetHandle } from '../entry/plugin.ts'
 import type { LoopMode } from '../components/Sampler.ts'
 import { mulberry32 } from './random.ts'
+import { contextOf } from '../entry/plugin.ts'
 
 export const FOX_PATH = 'assets/Fox/glTF-Binary/Fox.glb'
 
@@ -215,14 +216,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     for (const c of live) {
       blocks += POSE_LAYERS * Pose.count[c]!
       joints += Pose.count[c]!
-      const instance = plugin.context.ragdolls[c]?.instance
+      const instance = contextOf(plugin).ragdolls[c]?.instance
       if (instance) {
         ragdolls++
         bodies += instance.bodies.length
         constraints += instance.constraints.length
       }
     }
-    const pool = plugin.context.pool
+    const pool = contextOf(plugin).pool
     if (pool.used !== blocks) fail(`pose pool used ${pool.used}, live characters hold ${blocks} slots`)
     let free = 0
     for (let i = 1; i < pool.free.length; i += 2) free += pool.free[i]!
@@ -309,7 +310,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     events,
     maxRagdolls,
     maxBodies,
-    poolSlots: plugin.context.pool.slots,
+    poolSlots: contextOf(plugin).pool.slots,
     heap: {
       samples: heap,
       first: values[0]!,

@@ -1,6 +1,6 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
-import type { AnimationContext } from '../plugin/context.ts'
+import type { StepState, AnimationStores } from './state.ts'
 import { SAMPLER_RESET_REST } from '../components/Sampler.ts'
 
 /**
@@ -8,6 +8,11 @@ import { SAMPLER_RESET_REST } from '../components/Sampler.ts'
  * 1 − 1 ulp (1.85 s at 60 Hz does), which would show one extra step at blend 0.9999999999999999.
  */
 export const FADE_END_TOLERANCE = 1e-9
+
+/** What advanceCrossFades reads and writes: a slice of the plugin's context (tests may pass just this). */
+export type AdvanceCrossFadesInput = Pick<StepState, 'world' | 'dt' | 'fromBinding'> & {
+  readonly stores: Pick<AnimationStores, 'CrossFade' | 'Sampler'>
+}
 
 /**
  * advanceCrossFades: for every active fade, `steps += 1` and `blend = steps·dt / duration` (a product, so the
@@ -18,7 +23,7 @@ export const FADE_END_TOLERANCE = 1e-9
  * A duration that is not finite and > 0 (only a direct store write can make one) ends the fade at once, a cut.
  * Runs before sampleClips. Never throws; allocates nothing.
  */
-export function createAdvanceCrossFadesSystem(ctx: AnimationContext) {
+export function createAdvanceCrossFadesSystem(ctx: AdvanceCrossFadesInput) {
   const { CrossFade, Sampler } = ctx.stores
   const fading = registerQuery(ctx.world, [CrossFade, Sampler])
 

@@ -1,6 +1,6 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
-import type { AnimationContext } from '../plugin/context.ts'
+import type { StepState, AnimationStores } from './state.ts'
 import type { SceneNodeStore } from '../components/SceneNode.ts'
 import { BLEND_S, BLEND_T, blendJointLayers } from '../src/clip/blendLayers.ts'
 import {
@@ -13,6 +13,7 @@ import {
   layerOffset,
 } from '../components/Pose.ts'
 import { RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
+import { v8Measures } from '../src/engine/v8.ts'
 
 /**
  * Writes a pose into the scene graph: joint j's 10 floats (`pose[poseOffset + j·10 ..]`, layout of
@@ -58,20 +59,16 @@ export function poseWriter(nodes: SceneNodeStore): PoseWriter {
   let writer = writers.get(nodes)
   if (!writer) {
     writer = createPoseWriter(nodes)
-    primeWriter(writer, nodes)
+    if (v8Measures().primeWriter) primeWriter(writer, nodes)
     writers.set(nodes, writer)
   }
   return writer
 }
 
 /**
- * Gets a new writer compiled as a whole before a crowd runs it. A writer first met in long loops (a crowd added
- * at setup, then 1000 calls a step) was sometimes compiled only on stack ("OSR") and then ran each call from
- * its unoptimized entry into the loop: in about one process in ten, the write-out took ~70 % longer for the
- * process's life (18 against 10.6 ns per joint, bench rig crowd; V8 reported the writer unoptimized). Calling it
- * a few thousand times on two joints (short loops) first, through every path (changed, unchanged, a joint with
- * NaN, entity 0, with and without the `nonFinite` counter), lets V8 optimize the whole function. The writes go
- * to one entity slot, which is put back bit for bit afterwards; ~2 ms, once per store.
+ * Gets a new writer compiled as a whole before a crowd runs it (src/engine/v8.ts primeWriter): a few thousand
+ * calls on two joints (short loops), through every path (changed, unchanged, a joint with NaN, entity 0, with
+ * and without the `nonFinite` counter). The writes go to one entity slot, which is put back bit for bit.
  */
 function primeWriter(writer: PoseWriter, nodes: SceneNodeStore): void {
   const e = nodes.dirty.length - 1
@@ -163,6 +160,22 @@ function createPoseWriter(nodes: SceneNodeStore): PoseWriter {
   }
 }
 
+/** What blendPoses reads and writes: a slice of the plugin's context (tests may pass just this). */
+export type BlendPosesInput = Pick<
+  StepState,
+  | 'world'
+  | 'step'
+  | 'pool'
+  | 'assets'
+  | 'sceneGraph'
+  | 'fadePaths'
+  | 'events'
+  | 'poseReported'
+  | 'blendScratch'
+> & {
+  readonly stores: Pick<AnimationStores, 'Pose' | 'Ragdoll' | 'Sampler'>
+}
+
 /**
  * blendPoses: the character's output pose — the ANIM layer, or, while `ragdoll_weight` > 0, the blend of ANIM
  * and PHYS by that weight (lerp T/S, shortest-arc slerp R) — written into its joints' SceneNodes via
@@ -175,15 +188,13 @@ function createPoseWriter(nodes: SceneNodeStore): PoseWriter {
  * Never throws; allocates nothing (one scratch pose, grown only when a bigger character appears at setup),
  * except the event and its message, once per character.
  */
-export function createBlendPosesSystem(ctx: AnimationContext) {
+export function createBlendPosesSystem(ctx: BlendPosesInput) {
   const { Pose, Ragdoll, Sampler } = ctx.stores
   const writePose = poseWriter(ctx.sceneGraph.store)
   const characters = registerQuery(ctx.world, [Pose])
-  let scratch = new Float32Array(64 * JOINT_STRIDE)
   /** Joints the last write-out refused (see applyPoseToSceneGraph). */
   const refused = new Uint32Array(1)
-  /** 1 once a character's non-finite pose was reported; cleared when a character is added on the id. */
-  const reported = new Uint8Array(ctx.capacity)
+  const reported = ctx.poseReported
 
   function blendPoses(_world: World): void {
     commitRemovals(ctx.world)
@@ -196,6 +207,7 @@ export function createBlendPosesSystem(ctx: AnimationContext) {
       const base = Pose.base[eid]!
       const anim = layerOffset(base, n, LAYER_ANIM)
       if (weight > 0) {
+        const scratch = ctx.blendScratch
         blendJointLayers(
           scratch,
           0,
@@ -270,14 +282,6 @@ export function createBlendPosesSystem(ctx: AnimationContext) {
     })
   }
 
-  /** Called by the plugin when a character is added, outside the step: makes sure the scratch fits it. */
-  blendPoses.reserve = (joints: number): void => {
-    if (scratch.length < joints * JOINT_STRIDE) scratch = new Float32Array(joints * JOINT_STRIDE)
-  }
-  /** Called by the plugin when a character is added on `eid`: its non-finite pose has not been reported. */
-  blendPoses.track = (eid: number): void => {
-    reported[eid] = 0
-  }
   return blendPoses
 }
 

@@ -2,7 +2,7 @@ import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
 import { primeSampler, sampleClipChannels } from '../src/clip/sample.ts'
 import { blendJointLayers } from '../src/clip/blendLayers.ts'
-import { awaitingBodies, type AnimationContext } from '../plugin/context.ts'
+import { awaitingBodies, type StepState, type AnimationStores } from './state.ts'
 import {
   JOINT_STRIDE,
   LAYER_ANIM,
@@ -19,6 +19,24 @@ import {
   SAMPLER_RESET_REST,
 } from '../components/Sampler.ts'
 
+/** What sampleClips reads and writes: a slice of the plugin's context (tests may pass just this). */
+export type SampleClipsInput = Pick<
+  StepState,
+  | 'world'
+  | 'dt'
+  | 'step'
+  | 'pool'
+  | 'assets'
+  | 'clips'
+  | 'cursors'
+  | 'binding'
+  | 'fromBinding'
+  | 'fadePaths'
+  | 'ragdolls'
+> & {
+  readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade' | 'Ragdoll'>
+}
+
 /**
  * sampleClips: advances every character's clip time and samples its clip into the ANIM pose layer; during a
  * cross-fade, samples the outgoing clip into FROM (unless it fades from a frozen pose) and the incoming one into
@@ -31,7 +49,7 @@ import {
  * A clip time (or outgoing clip time) that is not finite — only a direct store write can make one — is clamped
  * to 0. Never throws; allocates nothing.
  */
-export function createSampleClipsSystem(ctx: AnimationContext) {
+export function createSampleClipsSystem(ctx: SampleClipsInput) {
   const { Pose, Sampler, CrossFade } = ctx.stores
   const characters = registerQuery(ctx.world, [Sampler, Pose])
   primeSampler()

@@ -1,6 +1,6 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
-import { awaitingBodies, type AnimationContext, type RagdollRuntime } from '../plugin/context.ts'
+import { awaitingBodies, type StepState, type AnimationStores, type RagdollRuntime } from './state.ts'
 import { LAYER_ANIM, LAYER_PHYS, LAYER_PREV, layerOffset } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
@@ -24,6 +24,23 @@ export const RAGDOLL_MAX_SPEED = 200
 export const RAGDOLL_MAX_FALL_SECONDS = 20
 export const RAGDOLL_MAX_SPIN = 1000
 
+/** What stepRagdolls reads and writes: a slice of the plugin's context (tests may pass just this). */
+export type StepRagdollsInput = Pick<
+  StepState,
+  | 'world'
+  | 'dt'
+  | 'step'
+  | 'pool'
+  | 'assets'
+  | 'sceneGraph'
+  | 'physics'
+  | 'physicsOwned'
+  | 'ragdolls'
+  | 'events'
+> & {
+  readonly stores: Pick<AnimationStores, 'Pose' | 'Ragdoll'>
+}
+
 /**
  * stepRagdolls: the physics hand-off, once per fixed step, after sampleClips and before blendPoses.
  *
@@ -41,7 +58,7 @@ export const RAGDOLL_MAX_SPIN = 1000
  * A ragdoll that explodes (non-finite or absurd velocities) is removed at once, the character shows its animated
  * pose again, and the event is reported once in `ctx.events`. Never throws; allocates only at a hand-off.
  */
-export function createStepRagdollsSystem(ctx: AnimationContext) {
+export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
   const { Pose, Ragdoll } = ctx.stores
   const nodes = ctx.sceneGraph.store
   const characters = registerQuery(ctx.world, [Ragdoll, Pose])

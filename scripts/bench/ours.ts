@@ -10,6 +10,7 @@
 import { createWorld, type World } from 'bitecs'
 import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import type { CrowdPlan } from './crowd.ts'
+import { contextOf } from '../../entry/plugin.ts'
 
 export interface OurCrowd {
   readonly plugin: AnimationPlugin
@@ -59,7 +60,7 @@ export function createOurCrowd(plan: CrowdPlan): OurCrowd {
   }
   plugin.step()
 
-  const registered = plugin.context.assets[handle.id]!
+  const registered = contextOf(plugin).assets[handle.id]!
   const joints = registered.jointNodes.length
   const jointEntities = characters.length > 0 ? Array.from(characters, (c) => plugin.joints(c)) : []
   const store = plugin.stores.SceneNode.world

@@ -25,6 +25,7 @@ import { makeCrowdPlan, type CrowdKind, type CrowdPlan } from './crowd.ts'
 import { createOurCrowd, type OurCrowd } from './ours.ts'
 import { createThreeCrowd, type ThreeCrowd } from './three.ts'
 import { createBenchRig } from './rig.ts'
+import { contextOf } from '../../entry/plugin.ts'
 import {
   collectGarbage,
   createGcTracker,
@@ -36,6 +37,7 @@ import {
   type GcTracker,
   type Side,
 } from './measure.ts'
+import type { V8Measures } from '../../src/engine/v8.ts'
 
 export type AssetName = 'fox' | 'rig-linear' | 'rig-cubic'
 export const ASSET_NAMES: readonly AssetName[] = ['fox', 'rig-linear', 'rig-cubic']
@@ -73,6 +75,11 @@ export interface BenchOptions {
    * the project's step runs slower than a game's would.
    */
   isolate?: boolean
+  /**
+   * Engine measures switched off in the scenario children (src/engine/v8.ts; with isolate only, since priming
+   * happens once per process). Default: none off.
+   */
+  v8MeasuresOff?: (keyof V8Measures)[]
   /** Progress lines (default: none). */
   log?: (line: string) => void
 }
@@ -193,6 +200,7 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
     squad: options.squad ?? true,
     split: options.split ?? true,
     isolate: options.isolate ?? false,
+    v8MeasuresOff: options.v8MeasuresOff ?? [],
     tolerance: options.tolerance ?? 1e-4,
     dt: DT,
     fadeSeconds: FADE_SECONDS,
@@ -516,7 +524,8 @@ function splitSystems(crowds: readonly OurCrowd[], settings: Settings): SplitRes
   const perRound = crowds.map((c) => c.plugin.systems.map(() => [] as number[]))
   for (let r = 0; r < settings.rounds; r++) {
     for (let i = 0; i < crowds.length; i++) {
-      const { systems, context } = crowds[i]!.plugin
+      const { systems } = crowds[i]!.plugin
+      const context = contextOf(crowds[i]!.plugin)
       const world = crowds[i]!.world
       const acc = new Float64Array(systems.length)
       for (let s = 0; s < steps; s++) {

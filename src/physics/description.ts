@@ -1,4 +1,5 @@
 import { AnimationError } from '../errors.ts'
+import type { AnimationAsset } from '../gltf/asset.ts'
 
 /**
  * A ragdoll description: which joints get rigid bodies, their shapes and masses, and the joint limits between
@@ -50,6 +51,11 @@ export interface RagdollSkeletonView {
   readonly skinJoints?: ArrayLike<number>
 }
 
+/** An asset's nodes with its first skin's joints: what a generated description of its characters is made from. */
+export function skeletonViewOf(asset: AnimationAsset): RagdollSkeletonView {
+  return { source: asset.source, nodes: asset.nodes, skinJoints: asset.skeletons[0]?.joints }
+}
+
 export interface GenerateRagdollOptions {
   /** Total mass in kilograms, spread by the number of bodies each body carries (see below). Default 30. */
   totalMass?: number
@@ -81,9 +87,10 @@ export interface GenerateRagdollOptions {
  *   limits, and the Fox 0.6 rad; with these masses, at most 0.26 rad (test/systems/stepRagdolls.test.ts).
  */
 export function generateRagdollDescription(
-  view: RagdollSkeletonView,
+  skeleton: RagdollSkeletonView | AnimationAsset,
   options: GenerateRagdollOptions = {},
 ): RagdollDescription {
+  const view = 'skeletons' in skeleton ? skeletonViewOf(skeleton) : skeleton
   const totalMass = options.totalMass ?? 30
   const cone = options.coneAngle ?? 0.7
   const twist = options.twistAngle ?? 0.35

@@ -56,6 +56,7 @@ import {
   WAG,
 } from '../helpers/ecs.ts'
 import { expectQuatClose, refSlerp } from '../helpers/quat.ts'
+import { contextOf } from '../../entry/plugin.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 let fox: AnimationAsset
@@ -92,20 +93,20 @@ function expectNoLeaks(plugin: AnimationPlugin, gameNodes = 0): void {
   for (const c of live) {
     slots += POSE_LAYERS * Pose.count[c]!
     joints += Pose.count[c]!
-    const instance = plugin.context.ragdolls[c]?.instance
+    const instance = contextOf(plugin).ragdolls[c]?.instance
     if (instance) {
       expect(Ragdoll.active[c], `character ${c} has bodies`).not.toBe(RAGDOLL_OFF)
       bodies += instance.bodies.length
     }
   }
-  expect(plugin.context.pool.used, 'pose slots in use').toBe(slots)
+  expect(contextOf(plugin).pool.used, 'pose slots in use').toBe(slots)
   expect(query(plugin.world, [plugin.stores.SceneNode]).length, 'SceneNodes').toBe(
     live.length + joints + gameNodes,
   )
   const ground = plugin.physics.bodies.filter((b) => b.mass === 0).length
   expect(plugin.physics.bodies.length - ground, 'physics bodies').toBe(bodies)
   expect(plugin.physics.constraints.length, 'constraints').toBe(
-    live.reduce((n, c) => n + (plugin.context.ragdolls[c]?.instance?.constraints.length ?? 0), 0),
+    live.reduce((n, c) => n + (contextOf(plugin).ragdolls[c]?.instance?.constraints.length ?? 0), 0),
   )
 }
 
@@ -125,7 +126,7 @@ function foxPlugin(world: World = createWorld()) {
 
 /** Copy of a ragdoll's body states (position, orientation, velocities), for bitwise comparison. */
 function bodyState(plugin: AnimationPlugin, c: number): Float64Array {
-  const bodies = plugin.context.ragdolls[c]!.instance!.bodies
+  const bodies = contextOf(plugin).ragdolls[c]!.instance!.bodies
   const out = new Float64Array(bodies.length * 13)
   bodies.forEach((b, i) => {
     const { position: p, quaternion: q, velocity: v, angularVelocity: w } = b
@@ -188,7 +189,7 @@ describe('frame times: the stepper in a game loop', () => {
       expect(stepper.alpha).toBeGreaterThanOrEqual(0)
       expect(stepper.alpha).toBeLessThan(1)
       total += ran
-      expect(plugin.context.step).toBe(total)
+      expect(contextOf(plugin).step).toBe(total)
       expect(stepper.steps).toBe(total)
     }
     // The plugin saw exactly the steps the stepper ran and nothing else: equal to a twin stepped directly.
@@ -229,7 +230,7 @@ describe('frame times: the stepper in a game loop', () => {
     expect(huge.stores.CrossFade.active[b]).toBe(0)
     const { Sampler } = huge.stores
     for (const e of [a, b]) {
-      const clip = huge.context.clips[Sampler.clip[e]!]!.clip
+      const clip = contextOf(huge).clips[Sampler.clip[e]!]!.clip
       expect(Sampler.time[e]).toBeGreaterThanOrEqual(0)
       expect(Sampler.time[e]).toBeLessThan(2 * clip.duration)
     }
@@ -428,7 +429,7 @@ describe('characters removed behind the plugin’s back', () => {
       }
     }
     const { Sampler, Ragdoll } = plugin.stores
-    expect(plugin.context.ragdolls[again]).toBeUndefined()
+    expect(contextOf(plugin).ragdolls[again]).toBeUndefined()
     expect(Ragdoll.active[again]).toBe(RAGDOLL_OFF)
     expect(Sampler.clip[again]).toBe(-1)
     // …and the same future, bit for bit.
@@ -536,7 +537,7 @@ describe('non-finite values forced in', () => {
     }
     stepN(plugin, 5)
     stepN(twin.plugin, 5)
-    const data = plugin.context.pool.data
+    const data = contextOf(plugin).pool.data
     const spine = plugin.joints(a)[SPINE]!
     const prop = plugin.joints(a)[PROP]!
     const before = [localOf(plugin, spine), localOf(plugin, prop)]
@@ -586,7 +587,7 @@ describe('non-finite values forced in', () => {
     expect(again).toBe(a)
     plugin.play(again, 'Nod')
     plugin.step()
-    plugin.context.pool.data[animOffset(plugin, again, PROP)] = Number.NaN
+    contextOf(plugin).pool.data[animOffset(plugin, again, PROP)] = Number.NaN
     plugin.step()
     expect(plugin.events.map((e) => [e.entity, e.kind])).toEqual([
       [a, 'pose-non-finite'],
@@ -606,7 +607,7 @@ describe('non-finite values forced in', () => {
     expect(plugin.stores.CrossFade.fromClip[a]).toBe(-1)
     const { Pose } = plugin.stores
     const from = layerOffset(Pose.base[a]!, Pose.count[a]!, LAYER_FROM)
-    plugin.context.pool.data[from + HIPS * JOINT_STRIDE + 1] = Number.NaN
+    contextOf(plugin).pool.data[from + HIPS * JOINT_STRIDE + 1] = Number.NaN
     const hips = plugin.joints(a)[HIPS]!
     const shown = localOf(plugin, hips)
     plugin.step()
@@ -669,7 +670,7 @@ describe('non-finite values forced in', () => {
       plugin.ragdoll(a)
       plugin.ragdoll(b, { impulse: { joint: 'b_Hip_01', impulse: [0, 0, 2] } })
       stepN(plugin, 90) // both down on the ground
-      if (poison) plugin.context.ragdolls[a]!.instance!.bodies[2]!.velocity.y = Number.NaN
+      if (poison) contextOf(plugin).ragdolls[a]!.instance!.bodies[2]!.velocity.y = Number.NaN
       else plugin.removeCharacter(a)
       stepN(plugin, 30)
       return { plugin, a, b }
@@ -700,12 +701,12 @@ describe('non-finite values forced in', () => {
     const joints = Array.from(plugin.joints(a))
     const before = joints.map((e) => localOf(plugin, e))
     // cannon-es keeps a zero quaternion zero (finite), but a joint frame cannot be read from it.
-    plugin.context.ragdolls[a]!.instance!.bodies[3]!.quaternion.set(0, 0, 0, 0)
+    contextOf(plugin).ragdolls[a]!.instance!.bodies[3]!.quaternion.set(0, 0, 0, 0)
     plugin.step()
     // The joints whose physics pose went non-finite keep their transform.
     const { Pose } = plugin.stores
     const phys = layerOffset(Pose.base[a]!, Pose.count[a]!, LAYER_PHYS)
-    const data = plugin.context.pool.data
+    const data = contextOf(plugin).pool.data
     const bad = joints.flatMap((_, j) =>
       data.subarray(phys + j * JOINT_STRIDE, phys + (j + 1) * JOINT_STRIDE).every(Number.isFinite) ? [] : [j],
     )
@@ -741,7 +742,7 @@ describe('non-finite values forced in', () => {
     const j = Array.from(plugin.joints(a)).indexOf(neck)
     const o = layerOffset(Pose.base[a]!, Pose.count[a]!, LAYER_ANIM) + j * JOINT_STRIDE
     expect(Array.from(nodes.rotation.subarray(neck * 4, neck * 4 + 4))).toEqual(
-      Array.from(plugin.context.pool.data.subarray(o + 3, o + 7)),
+      Array.from(contextOf(plugin).pool.data.subarray(o + 3, o + 7)),
     )
     // The character's root: the game's node. Its NaN shows in that character's world matrices (the game's data)
     // and nowhere else; a ragdoll under it is not started (there is no finite pose to hand over) and is reported once.

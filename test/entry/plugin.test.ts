@@ -33,6 +33,7 @@ import {
   vecDistance,
 } from '../helpers/ecs.ts'
 import { expectQuatClose } from '../helpers/quat.ts'
+import { contextOf } from '../../entry/plugin.ts'
 
 const NODES = REST.length
 
@@ -118,10 +119,10 @@ describe('the plugin in an existing world', () => {
   it('removes characters: joint entities and pose slots are freed, other entities untouched', () => {
     const { world, plugin, handle } = createTestPlugin()
     const game = addEntity(world)
-    const used0 = plugin.context.pool.used
+    const used0 = contextOf(plugin).pool.used
     const a = plugin.addCharacter(handle)
     const b = plugin.addCharacter(handle)
-    expect(plugin.context.pool.used).toBe(used0 + 2 * POSE_LAYERS * NODES)
+    expect(contextOf(plugin).pool.used).toBe(used0 + 2 * POSE_LAYERS * NODES)
     plugin.play(a, 'Wag')
     plugin.play(b, 'Turn')
     stepN(plugin, 5)
@@ -132,7 +133,7 @@ describe('the plugin in an existing world', () => {
     stepN(twin.plugin, 5)
 
     plugin.removeCharacter(a)
-    expect(plugin.context.pool.used).toBe(used0 + POSE_LAYERS * NODES)
+    expect(contextOf(plugin).pool.used).toBe(used0 + POSE_LAYERS * NODES)
     for (const e of [a, ...aJoints]) expect(entityExists(world, e)).toBe(false)
     expect(entityExists(world, game)).toBe(true)
     expect(query(world, [plugin.stores.SceneNode]).length).toBe(1 + NODES)
@@ -149,8 +150,8 @@ describe('the plugin in an existing world', () => {
     }
     expectWorldMatchesThree(plugin)
     plugin.removeCharacter(b)
-    expect(plugin.context.pool.used).toBe(used0)
-    expect(plugin.context.pool.free).toEqual([0, plugin.context.pool.slots])
+    expect(contextOf(plugin).pool.used).toBe(used0)
+    expect(contextOf(plugin).pool.free).toEqual([0, contextOf(plugin).pool.slots])
     expect(getAllEntities(world)).toEqual([game])
   })
 
@@ -177,10 +178,10 @@ describe('the plugin in an existing world', () => {
       }
     }
     expect([Pose.count[again], Pose.asset[again], Pose.changed[again]]).toEqual([NODES, 0, 0])
-    expect(Array.from(plugin.context.cursors[again]!).every((c) => c === 0)).toBe(true)
+    expect(Array.from(contextOf(plugin).cursors[again]!).every((c) => c === 0)).toBe(true)
     const block = (e: number) => {
       const o = Pose.base[e]! * JOINT_STRIDE
-      return plugin.context.pool.data.slice(o, o + POSE_LAYERS * NODES * JOINT_STRIDE)
+      return contextOf(plugin).pool.data.slice(o, o + POSE_LAYERS * NODES * JOINT_STRIDE)
     }
     expectSameBits(block(again), block(fresh), 'pose block')
     const nodes = plugin.stores.SceneNode
@@ -212,7 +213,7 @@ describe('the plugin in an existing world', () => {
     plugin.addCharacter(handle)
     plugin.dispose()
     expect(getAllEntities(world)).toEqual([game])
-    expect(plugin.context.pool.used).toBe(0)
+    expect(contextOf(plugin).pool.used).toBe(0)
     expectError(() => plugin.step(), 'argument', 'step: the animation plugin was disposed')
     expectError(() => plugin.play(a, 'Turn'), 'argument', 'play: the animation plugin was disposed')
     plugin.dispose() // twice is fine
@@ -265,8 +266,8 @@ describe('bad input', () => {
     return {
       hash: plugin.hash(),
       entities: getAllEntities(plugin.world).slice(),
-      used: plugin.context.pool.used,
-      free: plugin.context.pool.free.slice(),
+      used: contextOf(plugin).pool.used,
+      free: contextOf(plugin).pool.free.slice(),
       nodes: query(plugin.world, [plugin.stores.SceneNode]).length,
     }
   }

@@ -18,6 +18,7 @@ import {
 } from '../../entry/plugin.ts'
 import { JOINT_STRIDE, LAYER_ANIM, layerOffset } from '../../components/Pose.ts'
 import { quatFromAxisAngle } from './quat.ts'
+import { contextOf } from '../../entry/plugin.ts'
 
 type Vec3 = [number, number, number]
 type Quat = [number, number, number, number]
@@ -254,7 +255,7 @@ export function stepN(plugin: AnimationPlugin, n: number): void {
 export function animLayer(plugin: AnimationPlugin, character: number): Float32Array {
   const { Pose } = plugin.stores
   const o = layerOffset(Pose.base[character]!, Pose.count[character]!, LAYER_ANIM)
-  return plugin.context.pool.data.slice(o, o + Pose.count[character]! * JOINT_STRIDE)
+  return contextOf(plugin).pool.data.slice(o, o + Pose.count[character]! * JOINT_STRIDE)
 }
 
 /** Bitwise equality of two float arrays (distinguishes -0 from 0; NaN equals NaN), with the first difference. */

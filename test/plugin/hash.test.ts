@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { AnimationPlugin } from '../../entry/plugin.ts'
 import { createTestPlugin } from '../helpers/ecs.ts'
+import { contextOf } from '../../entry/plugin.ts'
 
 type Schedule = (plugin: AnimationPlugin, step: number, chars: number[]) => void
 
@@ -10,7 +11,7 @@ type Schedule = (plugin: AnimationPlugin, step: number, chars: number[]) => void
  */
 function busySchedule(churn: boolean): Schedule {
   return (plugin, step, chars) => {
-    const handle = plugin.addAsset(plugin.context.assets[0]!.asset)
+    const handle = plugin.addAsset(contextOf(plugin).assets[0]!.asset)
     if (step === 0) {
       for (let i = 0; i < 4; i++) chars.push(plugin.addCharacter(handle))
       plugin.play(chars[0]!, 'Turn')
@@ -111,8 +112,8 @@ describe('determinism', () => {
       flip(plugin.stores.CrossFade.blend, a),
       flip(plugin.stores.SceneNode.world, joint * 16 + 13),
       flip(plugin.stores.SceneNode.rotation, joint * 4 + 2),
-      flip(plugin.context.pool.data, lastFloat), // the last float of the TO layer
-      flip(plugin.context.cursors[a]!, 1),
+      flip(contextOf(plugin).pool.data, lastFloat), // the last float of the TO layer
+      flip(contextOf(plugin).cursors[a]!, 1),
     ]) {
       expect(h).not.toBe(base)
     }

@@ -6,6 +6,7 @@ import { generateRagdollDescription, type RagdollDescription } from '../../src/p
 import { createHasher } from '../../src/sim/hasher.ts'
 import { createAnimationPlugin, type AnimationPlugin, type PlayOptions } from '../../entry/plugin.ts'
 import { hashAnimationState } from '../../plugin/hash.ts'
+import { contextOf } from '../../entry/plugin.ts'
 
 /**
  * The cross-engine determinism scenario (issue 7): one simulation that runs the same in Node (vitest) and in a
@@ -128,7 +129,7 @@ export function simulateCrossEngine(asset: AnimationAsset, assetHash: string): C
 }
 
 function checkpoint(p: AnimationPlugin, characters: readonly number[], step: number): CrossEngineCheckpoint {
-  const ctx = p.context
+  const ctx = contextOf(p)
   return {
     step,
     hash: p.hash(),

@@ -18,8 +18,9 @@ import {
 } from '../../entry/plugin.ts'
 import { addSceneNode } from '../../components/SceneNode.ts'
 import { POSE_LAYERS, JOINT_STRIDE } from '../../components/Pose.ts'
-import { SNAPSHOT_VERSION } from '../../snapshot/snapshot.ts'
+import { SNAPSHOT_VERSION } from '../../snapshot/format.ts'
 import { generateRagdollDescription } from '../../src/physics/description.ts'
+import { contextOf } from '../../entry/plugin.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const FOX_GLTF = 'assets/Fox/glTF/Fox.gltf'
@@ -183,7 +184,7 @@ describe('snapshot and restore', () => {
     expect(plugin.stores.CrossFade.blend[a]).toBeGreaterThan(0.7)
     expect(plugin.stores.CrossFade.blend[a]).toBeLessThan(1)
     expect(plugin.stores.Ragdoll.weight[b]).toBe(1)
-    const bodiesB = plugin.context.ragdolls[b]!.instance!.bodies
+    const bodiesB = contextOf(plugin).ragdolls[b]!.instance!.bodies
     expect(groundContacts(plugin, bodiesB)).toBeGreaterThan(3)
     expect(
       Math.max(...bodiesB.map((x) => Math.hypot(x.velocity.x, x.velocity.y, x.velocity.z))),
@@ -252,11 +253,11 @@ describe('snapshot and restore', () => {
     const original = build()
     run(original, 0, 60)
     script(original, 60) // ragdoll(b) with a hit: spawns on the next step
-    expect(original.plugin.context.ragdolls[original.b]!.instance).toBeNull()
-    expect(original.plugin.context.ragdolls[original.b]!.impulses).toHaveLength(1)
+    expect(contextOf(original.plugin).ragdolls[original.b]!.instance).toBeNull()
+    expect(contextOf(original.plugin).ragdolls[original.b]!.impulses).toHaveLength(1)
     const copy = restored(original.plugin.snapshot(), original)
-    expect(copy.plugin.context.ragdolls[original.b]!.impulses).toEqual(
-      original.plugin.context.ragdolls[original.b]!.impulses,
+    expect(contextOf(copy.plugin).ragdolls[original.b]!.impulses).toEqual(
+      contextOf(original.plugin).ragdolls[original.b]!.impulses,
     )
     original.plugin.step()
     copy.plugin.step()
@@ -359,7 +360,7 @@ describe('snapshot and restore', () => {
     copy.plugin.restore(bytes)
     expect(copy.plugin.physics.bodies.indexOf(b.ball)).toBe(1 + description.bodies.length)
     expect(copy.plugin.events).toEqual(plugin.events)
-    expect(copy.plugin.context.ragdolls[f1]!.bodies).toEqual(plugin.context.ragdolls[f1]!.bodies)
+    expect(contextOf(copy.plugin).ragdolls[f1]!.bodies).toEqual(contextOf(plugin).ragdolls[f1]!.bodies)
     expect(copy.plugin.snapshot()).toEqual(bytes)
     for (let k = 100; k < 200; k++) {
       plugin.step()
@@ -400,9 +401,9 @@ describe('snapshot and restore', () => {
         const { Pose, Sampler, CrossFade, Ragdoll, SceneNode } = plugin.stores
         const character =
           recordBytes(Pose) + recordBytes(Sampler) + recordBytes(CrossFade) + recordBytes(Ragdoll)
-        const cursors = plugin.context.cursors[ids[0]!]!.length
+        const cursors = contextOf(plugin).cursors[ids[0]!]!.length
         const entities = 10 * (n + 1)
-        const pool = plugin.context.pool
+        const pool = contextOf(plugin).pool
         const expected =
           48 + // header
           (2 + 12) + // one asset
@@ -441,7 +442,7 @@ describe('restore rejects, changing nothing', () => {
     expect(target.plugin.hash()).toBe(pristine)
     expect(entityIndex(target.world).maxId).toBe(0)
     expect(target.plugin.physics.bodies).toHaveLength(1)
-    expect(target.plugin.context.ragdolls.filter(Boolean)).toHaveLength(0)
+    expect(contextOf(target.plugin).ragdolls.filter(Boolean)).toHaveLength(0)
     target.plugin.restore(bytes)
   }
 

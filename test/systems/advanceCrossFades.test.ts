@@ -22,6 +22,7 @@ import {
   WAG,
 } from '../helpers/ecs.ts'
 import { expectQuatClose, quatAt, quatRotationAngle, refSlerp } from '../helpers/quat.ts'
+import { contextOf } from '../../entry/plugin.ts'
 
 const lerp3 = (a: number[], b: number[], w: number) => a.map((x, k) => x + (b[k]! - x) * w)
 
@@ -192,7 +193,7 @@ describe('a fade interrupted by another', () => {
     // The frozen pose is the one on screen, and the outgoing clips stop.
     const { Pose } = plugin.stores
     const from = layerOffset(Pose.base[a]!, Pose.count[a]!, LAYER_FROM)
-    expectSameBits(plugin.context.pool.data.slice(from, from + frozen.length), frozen, 'FROM layer')
+    expectSameBits(contextOf(plugin).pool.data.slice(from, from + frozen.length), frozen, 'FROM layer')
     expect(CrossFade.fromClip[a]).toBe(-1)
 
     plugin.step()
@@ -302,7 +303,7 @@ describe('a fade blends only the paths that can change, with the same bits as a 
     const { Pose, CrossFade } = plugin.stores
     const n = Pose.count[e]!
     const base = Pose.base[e]!
-    const data = plugin.context.pool.data
+    const data = contextOf(plugin).pool.data
     const out = new Float32Array(n * JOINT_STRIDE)
     const from = layerOffset(base, n, LAYER_FROM)
     const to = layerOffset(base, n, LAYER_TO)
@@ -328,7 +329,7 @@ describe('a fade blends only the paths that can change, with the same bits as a 
     })
     stepN(plugin, 3)
     chars.forEach((e, i) => plugin.crossFade(e, plan[i]![1], 1.5))
-    const paths = chars.map((e) => Array.from(plugin.context.fadePaths[e]!))
+    const paths = chars.map((e) => Array.from(contextOf(plugin).fadePaths[e]!))
     // Tail scale (joint 3) blended in the first fade, head translation (joint 2) in the second: driven, not
     // different at the start. The prop (joint 4), which no clip drives, is skipped in every fade.
     expect(paths[0]![TAIL]! & BLEND_S).toBe(BLEND_S)
@@ -339,7 +340,7 @@ describe('a fade blends only the paths that can change, with the same bits as a 
       if (k === 20) plugin.crossFade(chars[2]!, 'Wag', 1)
       if (k === 30) {
         const o = layerOffset(Pose.base[chars[3]!]!, Pose.count[chars[3]!]!, LAYER_ANIM) + PROP * JOINT_STRIDE
-        plugin.context.pool.data[o] = Number.NaN
+        contextOf(plugin).pool.data[o] = Number.NaN
       }
       plugin.step()
       for (const e of chars) {
@@ -349,7 +350,7 @@ describe('a fade blends only the paths that can change, with the same bits as a 
       }
     }
     expect(plugin.events.map((e) => [e.entity, e.kind])).toEqual([[chars[3], 'pose-non-finite']])
-    expect(Array.from(plugin.context.fadePaths[chars[3]!]!)).toEqual(Array(5).fill(BLEND_T | BLEND_S))
+    expect(Array.from(contextOf(plugin).fadePaths[chars[3]!]!)).toEqual(Array(5).fill(BLEND_T | BLEND_S))
     expect(checked).toBeGreaterThan(200)
   })
 })

@@ -24,6 +24,7 @@ import {
   type RawClipInput,
 } from '../helpers/ecs.ts'
 import { expectQuatClose, quatFromAxisAngle, refMultiply } from '../helpers/quat.ts'
+import { contextOf } from '../../entry/plugin.ts'
 
 const mod = (x: number, m: number) => ((x % m) + m) % m
 
@@ -156,7 +157,7 @@ describe('sampleClips: every character samples its own clip at its own time', ()
     plugin.play(moving, 'Turn')
     const prevOf = (e: number) => {
       const o = layerOffset(Pose.base[e]!, Pose.count[e]!, LAYER_PREV)
-      return plugin.context.pool.data.slice(o, o + Pose.count[e]! * JOINT_STRIDE)
+      return contextOf(plugin).pool.data.slice(o, o + Pose.count[e]! * JOINT_STRIDE)
     }
     plugin.step()
     expect([Pose.changed[paused], Pose.changed[once], Pose.changed[moving]]).toEqual([1, 1, 1])
@@ -258,7 +259,7 @@ describe('sampleClips: clips of another asset', () => {
     for (let k = 1; k <= 20; k++) {
       plugin.step()
       const from = layerOffset(Pose.base[a]!, Pose.count[a]!, LAYER_FROM)
-      const fromPose = plugin.context.pool.data.subarray(from, from + 5 * JOINT_STRIDE)
+      const fromPose = contextOf(plugin).pool.data.subarray(from, from + 5 * JOINT_STRIDE)
       const g = bigCurve(mod(0.31 + (29 + k) * DT, 1))
       expect(vecDistance(fromPose.subarray(HEAD * 10, HEAD * 10 + 3), [3 * g, 0, g])).toBeLessThan(2e-6)
       expectQuatClose(fromPose, quatFromAxisAngle([0, 0, 1], 2 * g), 2e-6, HEAD * 10 + 3)
@@ -325,7 +326,7 @@ describe('sampleClips: rotation modes', () => {
     plugin.step()
     const { Pose } = plugin.stores
     const from = layerOffset(Pose.base[squad]!, Pose.count[squad]!, LAYER_FROM)
-    const fromPose = plugin.context.pool.data.subarray(from, from + 5 * JOINT_STRIDE)
+    const fromPose = contextOf(plugin).pool.data.subarray(from, from + 5 * JOINT_STRIDE)
     expectQuatClose(spineOf(fromPose), expected(t + DT, 'squad'), 1e-7)
   })
 })

@@ -21,6 +21,7 @@ import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../../componen
 import { JOINT_STRIDE, LAYER_ANIM, LAYER_PHYS, layerOffset } from '../../components/Pose.ts'
 import { HUMANOID_RAGDOLL, makeHumanoidAsset } from '../helpers/humanoid.ts'
 import { quatDistance } from '../helpers/quat.ts'
+import { contextOf } from '../../entry/plugin.ts'
 
 const DT = 1 / 60
 let fox: AnimationAsset
@@ -86,7 +87,7 @@ function angularVelocityOf(a: Quaternion, b: Quaternion, dt: number): Vector3 {
 }
 
 function ragdollOf(p: AnimationPlugin, c: number) {
-  const rt = p.context.ragdolls[c]
+  const rt = contextOf(p).ragdolls[c]
   if (!rt?.instance) throw new Error(`character ${c} has no live ragdoll`)
   return { rt, r: rt.instance }
 }
@@ -154,7 +155,7 @@ describe('stepRagdolls: activation', () => {
       const { rt, r } = ragdollOf(p, doll)
       expect(added.map((a) => a.body)).toEqual(r.bodies)
       const twinJoints = p.joints(twin)
-      const asset0 = p.context.assets[p.stores.Pose.asset[doll]!]!
+      const asset0 = contextOf(p).assets[p.stores.Pose.asset[doll]!]!
       let worstV = 0
       let worstW = 0
       rt.bodies.forEach((spec, b) => {
@@ -397,7 +398,7 @@ describe('stepRagdolls: ragdoll_weight', () => {
     // In the world up to the step before the weight reached 0, gone from that step on.
     expect(inWorld).toEqual(wa.map((w) => w > 0))
     expect(A[a]).toBe(RAGDOLL_OFF)
-    expect(p.context.ragdolls[a]!.instance).toBe(null)
+    expect(contextOf(p).ragdolls[a]!.instance).toBe(null)
     for (const x of [...bodiesA, ...bodiesB]) expect(p.physics.bodies).not.toContain(x)
     for (const c of constraintsA) expect(p.physics.constraints).not.toContain(c)
     expect(p.physics.bodies).toHaveLength(1)
@@ -407,7 +408,7 @@ describe('stepRagdolls: ragdoll_weight', () => {
     const e = p.joints(a)[3]!
     const local = Array.from(p.stores.SceneNode.translation.subarray(e * 3, e * 3 + 3))
     expect(local).toEqual(
-      Array.from(p.context.pool.data.subarray(layer + 3 * JOINT_STRIDE, layer + 3 * JOINT_STRIDE + 3)),
+      Array.from(contextOf(p).pool.data.subarray(layer + 3 * JOINT_STRIDE, layer + 3 * JOINT_STRIDE + 3)),
     )
   })
 
@@ -482,7 +483,7 @@ describe('stepRagdolls: no leaks', () => {
       constraints: physics.constraints.length,
       byId: Object.keys((physics as unknown as { idToBodyMap: object }).idToBodyMap).length,
       sweep: broadphase.axisList.length,
-      pose: p.context.pool.used,
+      pose: contextOf(p).pool.used,
     })
     const start = counts()
     expect(start.bodies).toBeGreaterThan(1)
@@ -645,7 +646,7 @@ describe('stepRagdolls: explosions', () => {
       run(p, 20)
       const { r } = ragdollOf(p, doll)
       blowUp(r.bodies[2]!)
-      const atStep = p.context.step
+      const atStep = contextOf(p).step
       p.step()
       // A non-finite state is caught before cannon-es steps (plugin.ts), a huge one after: either way, one event.
       expect(p.events).toEqual([
@@ -723,8 +724,8 @@ describe('stepRagdolls: a user-supplied description', () => {
     const n = Pose.count[a]!
     const anim = layerOffset(Pose.base[a]!, n, LAYER_ANIM)
     const phys = layerOffset(Pose.base[a]!, n, LAYER_PHYS)
-    const data = p.context.pool.data
-    const asset0 = p.context.assets[Pose.asset[a]!]!
+    const data = contextOf(p).pool.data
+    const asset0 = contextOf(p).assets[Pose.asset[a]!]!
     for (const name of ['spine', 'neck', 'hand.L', 'toe.R', 'headTip']) {
       const j = asset0.nodeJoint[humanoid.nodes.findIndex((x) => x.name === name)]!
       expect(r.jointBody[j]).toBe(-1)

@@ -1,0 +1,22 @@
+/**
+ * ecs-anim/kernels: the lower-level pieces the plugin is built from, for tools that sample or blend without
+ * the ECS (an offline baker, a clip inspector, a custom system). Each takes its output first (gl-matrix style),
+ * allocates nothing, and trusts its inputs (clips are validated by buildClip).
+ */
+export {
+  buildClip,
+  prepareSquad,
+  type Channel,
+  type ChannelPath,
+  type Clip,
+  type Interpolation,
+  type RawChannel,
+  type RawClip,
+  type RotationMode,
+  type SquadSegments,
+} from '../src/clip/clip.ts'
+export { sampleChannel, findSegment } from '../src/clip/sample.ts'
+export { sampleNodeTransforms, type NodeTransform } from '../src/clip/nodeTransforms.ts'
+export { catmullRomTangents, bezierToHermite, toCubicSplineValues } from '../src/clip/tangents.ts'
+export { BLEND_S, BLEND_T, blendJointLayers, blendPaths } from '../src/clip/blendLayers.ts'
+export { JOINT_STRIDE, T_OFFSET, R_OFFSET, S_OFFSET } from '../src/math/poseLayout.ts'

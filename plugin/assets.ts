@@ -1,0 +1,104 @@
+import { AnimationError } from '../src/errors.ts'
+import type { AnimationAsset } from '../src/gltf/asset.ts'
+import { pathOffset, JOINT_STRIDE } from '../src/math/poseLayout.ts'
+import { buildRig } from '../src/skeleton/rig.ts'
+import type { AnimationContext, AssetHandle, RegisteredAsset, RegisteredClip } from './context.ts'
+import { checkLive } from './options.ts'
+
+/** Registers an asset's rig and clips, once per asset object; registering the same object again returns it. */
+export function addAsset(ctx: AnimationContext, asset: AnimationAsset): AssetHandle {
+  checkLive(ctx, 'addAsset')
+  const known = ctx.handles.get(asset)
+  if (known) return known
+  const registered = registerAsset(ctx, asset)
+  const handle: AssetHandle = Object.freeze({ id: registered.id, asset, clips: registered.clipIds })
+  ctx.handles.set(asset, handle)
+  return handle
+}
+
+/** The registered asset behind an asset or handle (registering a new asset). */
+export function resolveAsset(ctx: AnimationContext, asset: AnimationAsset | AssetHandle): RegisteredAsset {
+  const handle = isHandle(asset) ? asset : addAsset(ctx, asset)
+  const registered = ctx.assets[handle.id]
+  if (!registered || registered.asset !== handle.asset) {
+    throw new AnimationError('argument', `asset handle ${handle.id} does not belong to this plugin`)
+  }
+  return registered
+}
+
+function isHandle(x: AnimationAsset | AssetHandle): x is AssetHandle {
+  return 'asset' in x && typeof (x as AssetHandle).id === 'number'
+}
+
+/** Builds the asset's rig (src/skeleton/rig.ts) and registers it and its clips. Throws before registering. */
+function registerAsset(ctx: AnimationContext, asset: AnimationAsset): RegisteredAsset {
+  const id = ctx.assets.length
+  const rig = buildRig(asset)
+  const clipIds: number[] = []
+  const registered: RegisteredAsset = { id, asset, ...rig, clipIds }
+  ctx.assets.push(registered)
+  for (const clip of asset.clips) {
+    const rc: RegisteredClip = { id: ctx.clips.length, clip, asset: id, bindings: [] }
+    ctx.clips.push(rc)
+    clipIds.push(rc.id)
+    bindClip(ctx, rc, id)
+  }
+  return registered
+}
+
+/**
+ * The channel → pose-offset table of `clip` on characters of asset `assetId`: on its own asset by node index,
+ * on another asset by node name (so a clip from an animation-only file drives a character with the same rig).
+ * Made on first use and cached in the clip.
+ */
+export function bindClip(ctx: AnimationContext, clip: RegisteredClip, assetId: number): Int32Array {
+  const known = clip.bindings[assetId]
+  if (known) return known
+  const target = ctx.assets[assetId]!
+  const owner = ctx.assets[clip.asset]!
+  const byName = new Map<string, number>()
+  if (assetId !== clip.asset)
+    target.asset.nodes.forEach((n) => byName.has(n.name) || byName.set(n.name, n.index))
+  const binding = new Int32Array(clip.clip.channels.length)
+  clip.clip.channels.forEach((ch, c) => {
+    const node = assetId === clip.asset ? ch.node : (byName.get(owner.asset.nodes[ch.node]?.name ?? '') ?? -1)
+    const joint = node >= 0 && node < target.nodeJoint.length ? target.nodeJoint[node]! : -1
+    const offset = pathOffset(ch.path)
+    binding[c] = joint < 0 || offset < 0 ? -1 : joint * JOINT_STRIDE + offset
+  })
+  clip.bindings[assetId] = binding
+  return binding
+}
+
+/**
+ * A clip id by asset clip index, or by name among the asset's clips, then among all clips of the plugin.
+ * Throws AnimationError('argument') naming `what` and the clips there are.
+ */
+export function findClip(
+  ctx: AnimationContext,
+  asset: RegisteredAsset,
+  clip: string | number,
+  what: string,
+): number {
+  if (typeof clip === 'number') {
+    if (Number.isInteger(clip) && clip >= 0 && clip < asset.clipIds.length) return asset.clipIds[clip]!
+    throw new AnimationError(
+      'argument',
+      `${what}: clip index ${clip} is out of range (${asset.asset.source} has ${asset.clipIds.length} clips)`,
+    )
+  }
+  for (const id of asset.clipIds) if (ctx.clips[id]!.clip.name === clip) return id
+  for (const rc of ctx.clips) if (rc.clip.name === clip) return rc.id
+  const names = asset.clipIds.map((id) => `"${ctx.clips[id]!.clip.name}"`).join(', ')
+  throw new AnimationError(
+    'argument',
+    `${what}: no clip named "${clip}" (${asset.asset.source} has ${names || 'none'})`,
+  )
+}
+
+/** The most channels of any of the asset's own clips (at least 1): a character's key cursor half. */
+export function maxChannels(ctx: AnimationContext, asset: RegisteredAsset): number {
+  let m = 1
+  for (const id of asset.clipIds) m = Math.max(m, ctx.clips[id]!.clip.channels.length)
+  return m
+}

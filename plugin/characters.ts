@@ -1,0 +1,245 @@
+import { addComponent, addEntity, entityExists, hasComponent, removeEntity } from 'bitecs'
+import { AnimationError } from '../src/errors.ts'
+import type { AnimationAsset } from '../src/gltf/asset.ts'
+import { BLEND_S, BLEND_T } from '../src/clip/blendLayers.ts'
+import { findJoint } from '../src/skeleton/rig.ts'
+import {
+  allocatePoseSlots,
+  freePoseSlots,
+  JOINT_STRIDE,
+  LAYER_ANIM,
+  layerOffset,
+  POSE_LAYERS,
+} from '../components/Pose.ts'
+import { LOOP_REPEAT, ROTATION_SLERP } from '../components/Sampler.ts'
+import { DEFAULT_RAGDOLL_RATE } from '../components/Ragdoll.ts'
+import { addSceneNode } from '../components/SceneNode.ts'
+import { applyPoseToSceneGraph } from '../systems/blendPoses.ts'
+import type { AnimationContext, AssetHandle, RegisteredAsset } from './context.ts'
+import { checkLive } from './options.ts'
+import { maxChannels, resolveAsset } from './assets.ts'
+import { dropRagdoll } from './ragdolls.ts'
+
+/**
+ * A character's entities: the character entity (a SceneNode root, or a child of `parent`) and one SceneNode
+ * entity per rig joint, in joint order. Allocates its pose slots, sets every store to its start state, and
+ * shows the rest pose. Throws AnimationError before creating anything when the pose pool or the entity ids run
+ * out (entities already issued are removed again).
+ */
+export function addCharacter(
+  ctx: AnimationContext,
+  assetOrHandle: AnimationAsset | AssetHandle,
+  opts: { parent?: number } = {},
+): number {
+  checkLive(ctx, 'addCharacter')
+  const { world, capacity, sceneGraph, pool } = ctx
+  const nodes = sceneGraph.store
+  const asset = resolveAsset(ctx, assetOrHandle)
+  const parent = opts.parent ?? 0
+  if (parent !== 0 && (!entityExists(world, parent) || !hasComponent(world, parent, nodes))) {
+    throw new AnimationError('argument', `addCharacter: parent ${parent} is not a SceneNode entity`)
+  }
+  const n = asset.jointNodes.length
+  // Reserve pose slots first: if the pool is full nothing has been created yet.
+  const base = allocatePoseSlots(pool, POSE_LAYERS * n)
+  const created: number[] = []
+  try {
+    for (let i = 0; i <= n; i++) {
+      const e = addEntity(world)
+      created.push(e)
+      if (e >= capacity) {
+        throw new AnimationError(
+          'capacity',
+          `addCharacter: entity id ${e} is beyond the plugin's capacity ${capacity} ` +
+            `(a character of ${asset.asset.source} needs ${n + 1} entities; raise the capacity option)`,
+        )
+      }
+    }
+  } catch (error) {
+    for (const e of created.reverse()) removeEntity(world, e)
+    freePoseSlots(pool, base, POSE_LAYERS * n)
+    throw error
+  }
+  const eid = created[0]!
+  addSceneNode(sceneGraph, eid, parent)
+  const jointEids = pool.joints
+  for (let j = 0; j < n; j++) {
+    const e = created[j + 1]!
+    const pj = asset.jointParents[j]!
+    addSceneNode(sceneGraph, e, pj < 0 ? eid : created[pj + 1]!)
+    jointEids[base + j] = e
+  }
+  const { Pose, Sampler, Ragdoll } = ctx.stores
+  Pose.base[eid] = base
+  Pose.count[eid] = n
+  Pose.asset[eid] = asset.id
+  Pose.changed[eid] = 0
+  Pose.changedStep[eid] = 0
+  const data = pool.data
+  for (let layer = 0; layer < POSE_LAYERS; layer++) data.set(asset.rest, layerOffset(base, n, layer))
+  Sampler.clip[eid] = -1
+  Sampler.time[eid] = 0
+  Sampler.speed[eid] = 1
+  Sampler.loop[eid] = LOOP_REPEAT
+  Sampler.rotation[eid] = ROTATION_SLERP
+  Sampler.lastTime[eid] = NaN
+  Sampler.reset[eid] = 0
+  resetCrossFade(ctx, eid)
+  Ragdoll.weight[eid] = 0
+  Ragdoll.rate[eid] = DEFAULT_RAGDOLL_RATE
+  Ragdoll.active[eid] = 0
+  Ragdoll.handle[eid] = -1
+  attachCharacter(ctx, eid, asset, new Uint32Array(2 * maxChannels(ctx, asset)))
+  ctx.binding[eid] = undefined
+  ctx.fromBinding[eid] = undefined
+  // Everything blended until a fade plans its paths (planFadePaths).
+  ctx.fadePaths[eid]!.fill(BLEND_T | BLEND_S)
+  // The rest pose is the character's pose until a clip plays.
+  applyPoseToSceneGraph(nodes, data, jointEids, layerOffset(base, n, LAYER_ANIM), base, n)
+  return eid
+}
+
+/**
+ * Makes entity `eid`, whose Pose, Sampler, CrossFade and Ragdoll entries and pose slots are already written
+ * (by addCharacter, or copied by a restore), a character: adds the components in the order every query of the
+ * plugin lists characters by, records its joints' owner, and sets up its per-character arrays and scratch.
+ * Used by addCharacter and by snapshot restore, so both make the same character.
+ */
+export function attachCharacter(
+  ctx: AnimationContext,
+  eid: number,
+  asset: RegisteredAsset,
+  cursors: Uint32Array,
+): void {
+  const { world } = ctx
+  const { Pose, Sampler, CrossFade, Ragdoll } = ctx.stores
+  addComponent(world, eid, Pose)
+  addComponent(world, eid, Sampler)
+  addComponent(world, eid, CrossFade)
+  addComponent(world, eid, Ragdoll)
+  const n = asset.jointNodes.length
+  const base = Pose.base[eid]!
+  for (let j = 0; j < n; j++) {
+    const e = ctx.pool.joints[base + j]!
+    if (e !== 0) ctx.jointOwner[e] = eid
+  }
+  ctx.cursors[eid] = cursors
+  ctx.fadePaths[eid] = new Uint8Array(n)
+  if (ctx.blendScratch.length < n * JOINT_STRIDE) ctx.blendScratch = new Float32Array(n * JOINT_STRIDE)
+  ctx.poseReported[eid] = 0
+}
+
+/** A character's CrossFade entry when no fade is under way. */
+export function resetCrossFade(ctx: AnimationContext, eid: number): void {
+  const { CrossFade } = ctx.stores
+  CrossFade.fromClip[eid] = -1
+  CrossFade.fromTime[eid] = 0
+  CrossFade.fromSpeed[eid] = 0
+  CrossFade.fromLoop[eid] = 0
+  CrossFade.fromRotation[eid] = 0
+  CrossFade.blend[eid] = 0
+  CrossFade.steps[eid] = 0
+  CrossFade.duration[eid] = 0
+  CrossFade.active[eid] = 0
+}
+
+/** `eid` if it is a live character of this plugin; throws AnimationError('argument') naming `what` if not. */
+export function checkCharacter(ctx: AnimationContext, eid: number, what: string): number {
+  checkLive(ctx, what)
+  if (
+    !Number.isInteger(eid) ||
+    eid <= 0 ||
+    eid >= ctx.capacity ||
+    !entityExists(ctx.world, eid) ||
+    !hasComponent(ctx.world, eid, ctx.stores.Pose)
+  ) {
+    throw new AnimationError('argument', `${what}: entity ${eid} is not a character of this plugin`)
+  }
+  return eid
+}
+
+export function removeCharacter(ctx: AnimationContext, eid: number): void {
+  checkCharacter(ctx, eid, 'removeCharacter')
+  // The entity goes; the Pose observer (releaseCharacter) frees the rest.
+  removeEntity(ctx.world, eid)
+}
+
+/**
+ * Frees what the plugin holds for a character that is leaving (removeCharacter, or bitecs's removeEntity or
+ * removeComponent(Pose) by the game: the plugin observes all three): its ragdoll bodies and constraints, its
+ * joint entities (children first, so every removal leaves a valid graph; a joint the game removed already is
+ * skipped), its pose slots and its per-character arrays. Runs inside bitecs's removal, while the entity still
+ * exists. Never throws.
+ */
+export function releaseCharacter(ctx: AnimationContext, eid: number): void {
+  const { Pose, Sampler } = ctx.stores
+  const n = Pose.count[eid]!
+  if (n === 0) return
+  dropRagdoll(ctx, eid)
+  const base = Pose.base[eid]!
+  const jointEids = ctx.pool.joints
+  for (let j = n - 1; j >= 0; j--) {
+    const e = jointEids[base + j]!
+    if (e === 0) continue
+    ctx.jointOwner[e] = 0
+    removeEntity(ctx.world, e)
+  }
+  freePoseSlots(ctx.pool, base, POSE_LAYERS * n)
+  Pose.count[eid] = 0
+  Pose.asset[eid] = -1
+  ctx.cursors[eid] = undefined
+  ctx.binding[eid] = undefined
+  ctx.fromBinding[eid] = undefined
+  ctx.fadePaths[eid] = undefined
+  Sampler.clip[eid] = -1
+  resetCrossFade(ctx, eid)
+}
+
+/**
+ * The game removed joint entity `e` of a live character (or its SceneNode): its slot now names entity 0,
+ * which the write-out skips. The character keeps animating its other joints.
+ */
+export function forgetJoint(ctx: AnimationContext, e: number): void {
+  const owner = ctx.jointOwner[e]!
+  if (owner === 0) return
+  ctx.jointOwner[e] = 0
+  const { Pose } = ctx.stores
+  const base = Pose.base[owner]!
+  const n = Pose.count[owner]!
+  const jointEids = ctx.pool.joints
+  for (let j = 0; j < n; j++) if (jointEids[base + j] === e) jointEids[base + j] = 0
+}
+
+/** The plugin's characters in ascending id order. */
+export function characterIds(ctx: AnimationContext): number[] {
+  const out: number[] = []
+  for (let eid = 1; eid < ctx.capacity; eid++)
+    if (entityExists(ctx.world, eid) && hasComponent(ctx.world, eid, ctx.stores.Pose)) out.push(eid)
+  return out
+}
+
+/** Joint entity ids of a character, in joint order (a copy). */
+export function joints(ctx: AnimationContext, eid: number): Int32Array {
+  checkCharacter(ctx, eid, 'joints')
+  const { Pose } = ctx.stores
+  const base = Pose.base[eid]!
+  return ctx.pool.joints.slice(base, base + Pose.count[eid]!)
+}
+
+/** A character's joint index of a glTF node, by index or name (src/skeleton/rig.ts findJoint). */
+export function jointIndex(ctx: AnimationContext, eid: number, node: string | number, what: string): number {
+  const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+  return findJoint(asset, asset.asset, node, what)
+}
+
+/** The joint entity of a character's glTF node, by index or name. */
+export function jointEntity(ctx: AnimationContext, eid: number, node: number | string): number {
+  checkCharacter(ctx, eid, 'jointEntity')
+  const what = `jointEntity(${eid})`
+  const j = jointIndex(ctx, eid, node, what)
+  const e = ctx.pool.joints[ctx.stores.Pose.base[eid]! + j]!
+  if (e === 0) {
+    throw new AnimationError('argument', `${what}: joint ${JSON.stringify(node)} was removed from the world`)
+  }
+  return e
+}

@@ -1,0 +1,99 @@
+import type { World } from 'bitecs'
+import type { World as PhysicsWorld } from 'cannon-es'
+import { AnimationError } from '../src/errors.ts'
+import { createPhysicsWorld } from '../src/physics/world.ts'
+import { createPosePool, createPoseStore, JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
+import { createSamplerStore } from '../components/Sampler.ts'
+import { createCrossFadeStore } from '../components/CrossFade.ts'
+import { createRagdollStore } from '../components/Ragdoll.ts'
+import { createSceneGraph } from '../components/SceneNode.ts'
+import type { AnimationContext } from './context.ts'
+
+export interface AnimationPluginOptions {
+  /**
+   * Length of every store: all entity ids in the world that the plugin touches (characters, joints, nodes the
+   * game attaches) must be below it. Default 16384. Ids are used directly as indices, so worlds with
+   * versioned entity ids need a capacity above the versioned values, or no versioning.
+   */
+  capacity?: number
+  /** Fixed step in seconds. Default 1/60. */
+  dt?: number
+  /**
+   * Upper bound of the shared pose pool, in joint slots (a character uses 5 per joint). Default 5·capacity: every
+   * joint is an entity, so the pool cannot run out before the entity ids do. It grows on demand up to this.
+   */
+  maxPoseSlots?: number
+  /** Ragdoll physics. */
+  physics?: {
+    /**
+     * The game's own cannon-es world, so ragdolls collide with its bodies. The plugin steps it with
+     * `world.step(dt)` once per fixed step; do not step it elsewhere. Default: a world of the plugin's own.
+     */
+    world?: PhysicsWorld
+    /** Gravity of the plugin's own world, world units per s². Default [0, -9.82, 0]. */
+    gravity?: readonly [number, number, number]
+    /** Height of a static ground plane (normal +y) in the plugin's own world, or false for none. Default 0. */
+    ground?: number | false
+  }
+}
+
+const DEFAULT_CAPACITY = 16384
+
+/**
+ * Checks the options and makes the plugin's context: its stores, pose pool, scene graph and physics world.
+ * Everything that can throw comes before anything that registers with the world.
+ */
+export function createContext(world: World, options: AnimationPluginOptions): AnimationContext {
+  const capacity = options.capacity ?? DEFAULT_CAPACITY
+  const dt = options.dt ?? 1 / 60
+  if (!Number.isInteger(capacity) || capacity < 2) {
+    throw new AnimationError('argument', `createAnimationPlugin: capacity ${capacity} must be an integer ≥ 2`)
+  }
+  if (!(Number.isFinite(dt) && dt > 0)) {
+    throw new AnimationError('argument', `createAnimationPlugin: dt ${dt} s must be a finite number > 0`)
+  }
+  const maxPoseSlots = options.maxPoseSlots ?? capacity * POSE_LAYERS
+  if (!Number.isInteger(maxPoseSlots) || maxPoseSlots < 1) {
+    throw new AnimationError(
+      'argument',
+      `createAnimationPlugin: maxPoseSlots ${maxPoseSlots} must be an integer ≥ 1`,
+    )
+  }
+  const stores = {
+    Pose: createPoseStore(capacity),
+    Sampler: createSamplerStore(capacity),
+    CrossFade: createCrossFadeStore(capacity),
+    Ragdoll: createRagdollStore(capacity),
+  }
+  const physics = options.physics?.world ?? createPhysicsWorld(options.physics ?? {})
+  return {
+    world,
+    dt,
+    capacity,
+    stores,
+    sceneGraph: createSceneGraph(world, capacity),
+    pool: createPosePool(Math.min(maxPoseSlots, 1024), maxPoseSlots),
+    assets: [],
+    clips: [],
+    cursors: [],
+    binding: [],
+    fromBinding: [],
+    fadePaths: [],
+    step: 0,
+    physics,
+    physicsOwned: options.physics?.world === undefined,
+    ragdolls: [],
+    events: [],
+    handles: new Map(),
+    ragdollDescriptions: [],
+    jointOwner: new Int32Array(capacity),
+    poseReported: new Uint8Array(capacity),
+    blendScratch: new Float32Array(64 * JOINT_STRIDE),
+    disposed: false,
+  }
+}
+
+/** Throws when the plugin was disposed: every public call starts with it. */
+export function checkLive(ctx: AnimationContext, what: string): void {
+  if (ctx.disposed) throw new AnimationError('argument', `${what}: the animation plugin was disposed`)
+}

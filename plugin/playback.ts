@@ -1,0 +1,196 @@
+import { AnimationError } from '../src/errors.ts'
+import { prepareSquad, type RotationMode } from '../src/clip/clip.ts'
+import { JOINT_STRIDE, LAYER_ANIM, LAYER_FROM, LAYER_TO, layerOffset } from '../components/Pose.ts'
+import {
+  advancePhase,
+  LOOP_MODES,
+  ROTATION_SLERP,
+  ROTATION_SQUAD,
+  SAMPLER_HOLD,
+  SAMPLER_RESET_REST,
+  type LoopMode,
+} from '../components/Sampler.ts'
+import { planFadePaths, type AnimationContext, type AssetHandle, type RegisteredClip } from './context.ts'
+import { bindClip, findClip, resolveAsset } from './assets.ts'
+import { checkCharacter, resetCrossFade } from './characters.ts'
+import { checkLive } from './options.ts'
+
+export interface PlayOptions {
+  /** Playback rate, finite; 1 normal, 0 paused, negative plays backwards. Default 1. */
+  speed?: number
+  /** Default 'repeat'. */
+  loop?: LoopMode
+  /** Start time, seconds into the clip, finite (wrapped or clamped by the loop mode). Default 0. */
+  time?: number
+  /** How LINEAR rotation channels are sampled. Default 'slerp'. */
+  rotation?: RotationMode
+}
+
+/** Play options checked and resolved to store values. */
+interface PlaySettings {
+  readonly speed: number
+  readonly loop: number
+  /** The start time, clamped for a once-clip. */
+  readonly phase: number
+  readonly rotation: number
+}
+
+/** Clip id by name or asset clip index, looked up among the character's (or asset's) clips, then all. */
+export function clipId(ctx: AnimationContext, owner: number | AssetHandle, clip: string | number): number {
+  checkLive(ctx, 'clipId')
+  const asset =
+    typeof owner === 'number'
+      ? ctx.assets[ctx.stores.Pose.asset[checkCharacter(ctx, owner, 'clipId')]!]!
+      : resolveAsset(ctx, owner)
+  return findClip(ctx, asset, clip, 'clipId')
+}
+
+/** Cuts to `clip`: no fade, sampling restarts from the rest pose. */
+export function play(
+  ctx: AnimationContext,
+  eid: number,
+  clipRef: string | number,
+  o: PlayOptions = {},
+): void {
+  checkCharacter(ctx, eid, 'play')
+  const clip = characterClip(ctx, eid, clipRef, 'play')
+  playClip(ctx, eid, clip, playSettings(`play(${eid}, "${clip.clip.name}")`, clip, o))
+}
+
+/**
+ * Fades from what the character shows now into `clip` over `durationSeconds` (finite, ≥ 0; 0 is a cut).
+ * A no-op when the character already plays or fades to `clip`, whatever the duration and options, so a game
+ * may call it with the clip its state wants every frame. Mid-fade, the current blend is frozen as the pose
+ * faded from.
+ */
+export function crossFade(
+  ctx: AnimationContext,
+  eid: number,
+  clipRef: string | number,
+  durationSeconds: number,
+  o: PlayOptions = {},
+): void {
+  checkCharacter(ctx, eid, 'crossFade')
+  const clip = characterClip(ctx, eid, clipRef, 'crossFade')
+  const what = `crossFade(${eid}, "${clip.clip.name}", ${durationSeconds})`
+  if (!(Number.isFinite(durationSeconds) && durationSeconds >= 0)) {
+    throw new AnimationError('argument', `${what}: duration ${durationSeconds} s must be a finite number ≥ 0`)
+  }
+  const s = playSettings(what, clip, o)
+  const { Pose, Sampler, CrossFade } = ctx.stores
+  const current = Sampler.clip[eid]!
+  if (current === clip.id) return
+  if (durationSeconds === 0 || current < 0) {
+    playClip(ctx, eid, clip, s)
+    return
+  }
+  const n = Pose.count[eid]!
+  const base = Pose.base[eid]!
+  const data = ctx.pool.data
+  const cursors = ctx.cursors[eid]!
+  const half = cursors.length >>> 1
+  const from = layerOffset(base, n, LAYER_FROM)
+  // The fade starts from exactly what the character shows now: the ANIM layer.
+  const anim = layerOffset(base, n, LAYER_ANIM)
+  data.copyWithin(from, anim, anim + n * JOINT_STRIDE)
+  if (CrossFade.active[eid] === 1) {
+    // Mid-fade: freeze the current blend as the outgoing pose (no pop; the old clips stop).
+    CrossFade.fromClip[eid] = -1
+    ctx.fromBinding[eid] = undefined
+  } else {
+    CrossFade.fromClip[eid] = current
+    CrossFade.fromTime[eid] = Sampler.time[eid]!
+    CrossFade.fromSpeed[eid] = Sampler.speed[eid]!
+    CrossFade.fromLoop[eid] = Sampler.loop[eid]!
+    CrossFade.fromRotation[eid] = Sampler.rotation[eid]!
+    ctx.fromBinding[eid] = ctx.binding[eid]
+    cursors.copyWithin(half, 0, half)
+  }
+  CrossFade.blend[eid] = 0
+  CrossFade.steps[eid] = 0
+  CrossFade.duration[eid] = durationSeconds
+  CrossFade.active[eid] = 1
+  data.set(ctx.assets[Pose.asset[eid]!]!.rest, layerOffset(base, n, LAYER_TO))
+  startClip(ctx, eid, clip, s)
+  const now = ctx.cursors[eid]!
+  now.fill(0, 0, now.length >>> 1)
+  planFadePaths(ctx, eid)
+}
+
+/**
+ * Builds the squad data of the clips a character samples in squad mode (its clip, and the clip it fades
+ * from): squad's per-segment data is made on a clip's first squad use, outside the step.
+ */
+export function prepareCharacterSquad(ctx: AnimationContext, eid: number): void {
+  const { Sampler, CrossFade } = ctx.stores
+  if (Sampler.rotation[eid] === ROTATION_SQUAD && Sampler.clip[eid]! >= 0) {
+    prepareSquad(ctx.clips[Sampler.clip[eid]!]!.clip)
+  }
+  if (CrossFade.fromRotation[eid] === ROTATION_SQUAD && CrossFade.fromClip[eid]! >= 0) {
+    prepareSquad(ctx.clips[CrossFade.fromClip[eid]!]!.clip)
+  }
+}
+
+function characterClip(ctx: AnimationContext, eid: number, clip: string | number, what: string) {
+  return ctx.clips[findClip(ctx, ctx.assets[ctx.stores.Pose.asset[eid]!]!, clip, what)]!
+}
+
+/** Validates play options; returns them resolved. Throws before anything changes. */
+function playSettings(what: string, clip: RegisteredClip, o: PlayOptions): PlaySettings {
+  const speed = o.speed ?? 1
+  if (!Number.isFinite(speed))
+    throw new AnimationError('argument', `${what}: speed ${speed} is not a finite number`)
+  const time = o.time ?? 0
+  if (!Number.isFinite(time))
+    throw new AnimationError('argument', `${what}: time ${time} s is not a finite number`)
+  const loopName = o.loop ?? 'repeat'
+  const loop = LOOP_MODES.indexOf(loopName)
+  if (loop < 0) {
+    throw new AnimationError('argument', `${what}: loop "${loopName}" is not one of ${LOOP_MODES.join(', ')}`)
+  }
+  const rotationName = o.rotation ?? 'slerp'
+  if (rotationName !== 'slerp' && rotationName !== 'squad') {
+    throw new AnimationError('argument', `${what}: rotation "${rotationName}" is not slerp or squad`)
+  }
+  const phase = loop === 0 ? Math.min(Math.max(time, 0), clip.clip.duration) : time
+  return { speed, loop, phase, rotation: rotationName === 'squad' ? ROTATION_SQUAD : ROTATION_SLERP }
+}
+
+/** Cuts to `clip` (validated settings): no fade, sampling restarts from the rest pose. */
+function playClip(ctx: AnimationContext, eid: number, clip: RegisteredClip, s: PlaySettings): void {
+  resetCrossFade(ctx, eid)
+  ctx.fromBinding[eid] = undefined
+  ctx.stores.Sampler.reset[eid] = SAMPLER_RESET_REST
+  startClip(ctx, eid, clip, s)
+  ctx.cursors[eid]!.fill(0)
+}
+
+function startClip(ctx: AnimationContext, eid: number, clip: RegisteredClip, s: PlaySettings): void {
+  const { Sampler, Pose } = ctx.stores
+  ensureCursors(ctx, eid, clip.clip.channels.length)
+  Sampler.clip[eid] = clip.id
+  Sampler.speed[eid] = s.speed
+  Sampler.loop[eid] = s.loop
+  Sampler.rotation[eid] = s.rotation
+  if (s.rotation === ROTATION_SQUAD) prepareSquad(clip.clip)
+  // advancePhase from 0 wraps (or clamps) the start time exactly as playback would.
+  Sampler.time[eid] = advancePhase(0, s.phase, clip.clip.duration, s.loop)
+  Sampler.lastTime[eid] = NaN
+  // The next step samples the start time itself; time advances from the step after.
+  Sampler.reset[eid] = Sampler.reset[eid]! | SAMPLER_HOLD
+  ctx.binding[eid] = bindClip(ctx, clip, Pose.asset[eid]!)
+}
+
+/**
+ * Cursors are `| current clip's channels | outgoing clip's channels |`, sized for the asset's own clips; a clip
+ * of another asset (bound by node name) may have more channels. Grows (keeping the outgoing half) before the
+ * clip is set, outside the step.
+ */
+function ensureCursors(ctx: AnimationContext, eid: number, channels: number): void {
+  const old = ctx.cursors[eid]!
+  const half = old.length >>> 1
+  if (channels <= half) return
+  const grown = new Uint32Array(2 * channels)
+  grown.set(old.subarray(half), channels)
+  ctx.cursors[eid] = grown
+}

@@ -1,0 +1,215 @@
+import type { InternalWorld, World } from 'bitecs'
+import { $internal } from 'bitecs'
+import { createHasher, type Hasher, type TypedArray } from '../src/sim/hasher.ts'
+import type { ResolvedBody } from '../src/physics/description.ts'
+import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
+import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
+import type { AnimationContext, RegisteredAsset } from '../plugin/context.ts'
+import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
+
+/**
+ * Snapshot and restore of a plugin's whole simulation state, for rollback netcode and golden-file tests.
+ *
+ * `snapshotAnimation` writes everything the next fixed step reads into a compact little-endian binary buffer;
+ * `restoreAnimation` rebuilds it in a fresh world and fresh plugin, with the same entity ids, after which both
+ * step on bit-identically (the same `hash()` after every step). bitecs's own snapshot deserializer renumbers
+ * entities, so this one recreates the entity index itself (see "Entity ids" below). The cannon-es half, and
+ * what of cannon-es's state matters and why, is in src/physics/snapshot.ts.
+ *
+ * Layout (little-endian; typed-array slices are their raw bytes, so every float keeps its bits, NaN payloads
+ * and -0 included). A `store record` is an entity's element(s) of every typed-array field of a component
+ * store, fields in sorted name order (the order hashState uses); its shape is pinned by `schema`, so a change to
+ * any store's fields makes older snapshots fail with a clear error rather than restore garbage.
+ *
+ *   off  size  header
+ *     0     4  magic "EASN"
+ *     4     2  format version (SNAPSHOT_VERSION); a snapshot of another version is rejected
+ *     6     2  0 (reserved)
+ *     8     4  total length in bytes (a shorter buffer is "truncated")
+ *    12     8  checksum: FNV-1a 64 of bytes [20, total), high u32 then low u32
+ *    20     8  schema: FNV-1a 64 of the store layouts (field names, types, strides) and pose constants
+ *    28     8  dt, seconds (f64)          \
+ *    36     4  capacity                    |  must equal the restoring plugin's options
+ *    40     4  maxPoseSlots               /
+ *    44     4  step counter (ctx.step)
+ *    48        sections, in this order:
+ *
+ *   assets      u16 count; per asset (registration order): u32×2 fingerprint, u16 joints, u16 clips
+ *   entities    u32 maxId, u32 aliveCount, u32[maxId] dense   (bitecs's entity index: the alive ids, then the
+ *                                                              free ids, the next one to be recycled first)
+ *   pool        u32 slots, u32 used, u32 ranges, u32[2·ranges] free (start, length)
+ *   nodes       u32 count; per SceneNode: u32 eid, SceneNode store record (114 bytes with the eid).
+ *               Order: roots by ascending id, then each parent's children (parents by ascending id), last
+ *               sibling first, so that re-linking at the list heads rebuilds every child list as it was
+ *   characters  u32 count, in the plugin's query order (the order the systems visit them, and so the order
+ *               ragdolls spawn in); per character: u32 eid, store records of Pose, Sampler, CrossFade, Ragdoll,
+ *               i32 binding clip, i32 from-binding clip (-1 none), u32 cursor count, u32[count] cursors,
+ *               i32[n] joint entities, f32[POSE_LAYERS·n·10] pose block (all layers)
+ *   ragdolls    u32 count; per runtime (ascending eid): u32 eid, u8 flags (1 explosion reported, 2 default
+ *               description, 4 bodies exist),
+ *               [not default] u16 bodies × (i32 node, u8 shape, i32 parent body, f64×8 radius, length, axis,
+ *                 mass, cone, twist)
+ *               u16 queued hits × (u16 joint, f64×3 impulse)
+ *               [bodies exist] f64[8·n] the last read-back joint world transforms, then the instance
+ *               (bodies, joint offsets, constraints: src/physics/snapshot.ts)
+ *   physics     the world: its clock, where ragdoll bodies and constraints sit in it, the broadphase order
+ *               (src/physics/snapshot.ts)
+ *   events      u32 count × (u32 step, i32 entity, u8 length, UTF-8 kind, u16 length, UTF-8 message)
+ *
+ * Assets: a fingerprint per registered asset, FNV-1a 64 of its node tree (names, parents, rest T/R/S), its
+ * joint order and rest pose, its skins' joints, and every clip's name, duration, channel targets, paths,
+ * interpolations, times and values — not its file path. Restore requires the same assets registered in the
+ * same order, so clip ids, asset ids and bindings mean the same thing.
+ *
+ * Entity ids: restore needs a world in which no entity was ever created (`createWorld()`), and a fresh plugin
+ * on it with the same options and the same assets added in the same order. It creates entities 1..maxId,
+ * removes them all in reverse snapshot order, then re-adds the alive ones, which leaves bitecs's entity index
+ * exactly as it was (alive ids, free ids and their recycling order), so the next `addEntity` returns the same
+ * id in both worlds. Entities that were alive but not the plugin's come back alive and bare (no components):
+ * the game restores its own components onto them. SceneNodes the game attached (a hat on a joint) come back
+ * with the rest of the scene graph. Versioned entity indexes are not supported. What may differ: bitecs's
+ * `getAllEntities` order, the order inside queries the plugin does not own, the scene graph's `version` and
+ * `stats` counters (the parents-first order is rebuilt on the next step).
+ *
+ * Errors: AnimationError kind 'snapshot'. Restore reads and checks the whole buffer (magic, version, length,
+ * checksum, schema, options, assets, a fresh world, physics setup, every id and range) before it changes
+ * anything, so a failed restore leaves the plugin and world exactly as they were. Both calls allocate; neither
+ * is a per-frame call.
+ */
+
+export const SNAPSHOT_VERSION = 1
+export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
+export const HEADER_BYTES = 48
+export const CHECKSUM_FROM = 20
+export const FLAG_REPORTED = 1
+export const FLAG_DEFAULT_DESCRIPTION = 2
+export const FLAG_BODIES = 4
+export const RAGDOLL_SHAPES: readonly ResolvedBody['shape'][] = ['capsule', 'box']
+
+// ------------------------------------------------------------------------------------------- store layouts
+
+interface Field {
+  readonly name: string
+  readonly data: TypedArray
+  /** Elements per entity. */
+  readonly stride: number
+  /** Byte offset inside the entity's record. */
+  readonly offset: number
+}
+
+export interface StoreLayout {
+  readonly name: string
+  readonly fields: readonly Field[]
+  readonly bytes: number
+}
+
+export function storeLayout(name: string, store: object, capacity: number): StoreLayout {
+  const fields: Field[] = []
+  let offset = 0
+  for (const key of Object.keys(store).sort()) {
+    const data = (store as Record<string, unknown>)[key]
+    if (!ArrayBuffer.isView(data) || data instanceof DataView) continue
+    const typed = data as TypedArray
+    const stride = typed.length / capacity
+    fields.push({ name: key, data: typed, stride, offset })
+    offset += stride * typed.BYTES_PER_ELEMENT
+  }
+  return { name, fields, bytes: offset }
+}
+
+export interface Layouts {
+  readonly node: StoreLayout
+  readonly character: readonly StoreLayout[]
+  readonly characterBytes: number
+  readonly schema: readonly [number, number]
+}
+
+export function layoutsOf(ctx: AnimationContext): Layouts {
+  const { Pose, Sampler, CrossFade, Ragdoll } = ctx.stores
+  const node = storeLayout('SceneNode', ctx.sceneGraph.store, ctx.capacity)
+  const character = [
+    storeLayout('Pose', Pose, ctx.capacity),
+    storeLayout('Sampler', Sampler, ctx.capacity),
+    storeLayout('CrossFade', CrossFade, ctx.capacity),
+    storeLayout('Ragdoll', Ragdoll, ctx.capacity),
+  ]
+  const h = createHasher()
+  const text = [node, ...character]
+    .map(
+      (s) =>
+        `${s.name}{${s.fields.map((f) => `${f.name}:${f.data.constructor.name}×${f.stride}`).join(',')}}`,
+    )
+    .join(';')
+  hashString(h, `${text};layers=${POSE_LAYERS};stride=${JOINT_STRIDE};world=${WORLD_STRIDE}`)
+  return {
+    node,
+    character,
+    characterBytes: character.reduce((s, l) => s + l.bytes, 0),
+    schema: digestWords(h),
+  }
+}
+
+export function writeRecord(w: Writer, layout: StoreLayout, eid: number): void {
+  for (const f of layout.fields) w.raw(f.data, eid * f.stride, f.stride)
+}
+
+export function copyRecord(layout: StoreLayout, eid: number, bytes: Uint8Array, from: number): void {
+  for (const f of layout.fields) copyInto(f.data, eid * f.stride, bytes, from + f.offset, f.stride)
+}
+
+/** Element 0 of field `name` in a record at `bytes[from ..]`, decoded as its store's element type. */
+export function recordValue(layout: StoreLayout, name: string, bytes: Uint8Array, from: number): number {
+  const f = layout.fields.find((x) => x.name === name)!
+  const one = new (f.data.constructor as new (n: number) => TypedArray)(1)
+  copyInto(one, 0, bytes, from + f.offset, 1)
+  return Number(one[0])
+}
+
+// ------------------------------------------------------------------------------------------- fingerprints
+
+export const encoder = new TextEncoder()
+export const decoder = new TextDecoder()
+
+export function hashString(h: Hasher, s: string): void {
+  const bytes = encoder.encode(s)
+  h.updateNumber(bytes.length).update(bytes)
+}
+
+export const fingerprints = new WeakMap<RegisteredAsset, [number, number]>()
+
+/** FNV-1a 64 of what a registered asset means to the simulation (see the header); cached per asset. */
+export function assetFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [number, number] {
+  const known = fingerprints.get(ra)
+  if (known) return known
+  const h = createHasher()
+  const asset = ra.asset
+  h.updateNumber(asset.nodes.length)
+  for (const n of asset.nodes) {
+    hashString(h, n.name)
+    h.updateNumber(n.parent)
+    for (const x of [...n.translation, ...n.rotation, ...n.scale]) h.updateNumber(x)
+  }
+  h.update(ra.jointNodes).update(ra.jointParents).update(ra.rest)
+  h.updateNumber(asset.skeletons.length)
+  for (const s of asset.skeletons) h.update(s.joints)
+  h.updateNumber(ra.clipIds.length)
+  for (const id of ra.clipIds) {
+    const clip = ctx.clips[id]!.clip
+    hashString(h, clip.name)
+    h.updateNumber(clip.duration).updateNumber(clip.channels.length)
+    for (const ch of clip.channels) {
+      hashString(h, `${ch.path}/${ch.interpolation}`)
+      h.updateNumber(ch.node).updateNumber(ch.components)
+      h.updateNumber(ch.times.length).update(ch.times)
+      h.updateNumber(ch.values.length).update(ch.values)
+    }
+  }
+  const words = digestWords(h)
+  fingerprints.set(ra, words)
+  return words
+}
+
+/** bitecs's entity index of a world (the snapshot keeps and restores its exact state). */
+export function entityIndexOf(world: World): InternalWorld[typeof $internal]['entityIndex'] {
+  return (world as InternalWorld)[$internal].entityIndex
+}

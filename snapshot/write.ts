@@ -1,0 +1,185 @@
+import { hasComponent, query } from 'bitecs'
+import { AnimationError } from '../src/errors.ts'
+import { createHasher } from '../src/sim/hasher.ts'
+import type { RagdollInstance } from '../src/physics/ragdoll.ts'
+import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
+import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
+import type { AnimationContext, RagdollRuntime } from '../plugin/context.ts'
+import { createWriter, digestWords, type Writer } from '../src/sim/byteStream.ts'
+import { writeInstance, writePhysicsWorld } from '../src/physics/snapshot.ts'
+import {
+  CHECKSUM_FROM,
+  FLAG_BODIES,
+  FLAG_DEFAULT_DESCRIPTION,
+  FLAG_REPORTED,
+  type Layouts,
+  MAGIC,
+  RAGDOLL_SHAPES,
+  SNAPSHOT_VERSION,
+  assetFingerprint,
+  encoder,
+  entityIndexOf,
+  layoutsOf,
+  writeRecord,
+} from './format.ts'
+import { defaultDescription } from '../plugin/ragdolls.ts'
+
+/**
+ * Serializes the plugin's whole simulation state (layout above). Throws AnimationError('snapshot') for a world
+ * with versioned entity ids or a ragdoll body changed in a way the format does not carry. Reads only, except
+ * that it commits bitecs's pending query removals (as the next step would).
+ */
+export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
+  const world = ctx.world
+  const index = entityIndexOf(world)
+  if (index.versioning) {
+    throw new AnimationError(
+      'snapshot',
+      'snapshot: the world uses versioned entity ids (withVersioning); snapshots need plain ids',
+    )
+  }
+  const layouts = layoutsOf(ctx)
+  const { Pose, Ragdoll } = ctx.stores
+  // A copy of the systems' own query's dense array: the order they visit characters in.
+  const characters = Array.from(query(world, [Ragdoll, Pose]))
+  const w = createWriter()
+
+  for (const b of MAGIC) w.u8(b)
+  w.u16(SNAPSHOT_VERSION)
+  w.u16(0)
+  w.u32(0) // total length, patched below
+  w.u32(0) // checksum, patched below
+  w.u32(0)
+  w.u32(layouts.schema[0])
+  w.u32(layouts.schema[1])
+  w.f64(ctx.dt)
+  w.u32(ctx.capacity)
+  w.u32(ctx.pool.maxSlots)
+  w.u32(ctx.step)
+
+  w.u16(ctx.assets.length)
+  for (const ra of ctx.assets) {
+    const [hi, lo] = assetFingerprint(ctx, ra)
+    w.u32(hi)
+    w.u32(lo)
+    w.u16(ra.jointNodes.length)
+    w.u16(ra.clipIds.length)
+  }
+
+  w.u32(index.maxId)
+  w.u32(index.aliveCount)
+  for (let i = 0; i < index.maxId; i++) w.u32(index.dense[i]!)
+
+  const pool = ctx.pool
+  w.u32(pool.slots)
+  w.u32(pool.used)
+  w.u32(pool.free.length / 2)
+  for (const x of pool.free) w.u32(x)
+
+  const nodes = sceneNodeOrder(ctx, index.dense.slice(0, index.aliveCount))
+  w.u32(nodes.length)
+  for (const e of nodes) {
+    w.u32(e)
+    writeRecord(w, layouts.node, e)
+  }
+
+  w.u32(characters.length)
+  for (const eid of characters) writeCharacter(ctx, w, layouts, eid)
+
+  const runtimes = characters.filter((e) => ctx.ragdolls[e] !== undefined).sort((a, b) => a - b)
+  const instances = new Map<number, RagdollInstance>()
+  w.u32(runtimes.length)
+  for (const eid of runtimes) {
+    const rt = ctx.ragdolls[eid]!
+    writeRagdoll(ctx, w, eid, rt)
+    if (rt.instance) instances.set(eid, rt.instance)
+  }
+
+  writePhysicsWorld(w, ctx.physics, instances)
+
+  w.u32(ctx.events.length)
+  for (const ev of ctx.events) {
+    w.u32(ev.step)
+    w.i32(ev.entity)
+    const kind = encoder.encode(ev.kind).subarray(0, 0xff)
+    w.u8(kind.length)
+    w.raw(kind, 0, kind.length)
+    const text = encoder.encode(ev.message).subarray(0, 0xffff)
+    w.u16(text.length)
+    w.raw(text, 0, text.length)
+  }
+
+  const out = w.finish()
+  const view = new DataView(out.buffer)
+  view.setUint32(8, out.length, true)
+  const [hi, lo] = digestWords(createHasher().update(out, CHECKSUM_FROM, out.length))
+  view.setUint32(12, hi, true)
+  view.setUint32(16, lo, true)
+  return out
+}
+
+/** SceneNode entities among `alive`: roots by ascending id, then each parent's children, last sibling first. */
+function sceneNodeOrder(ctx: AnimationContext, alive: readonly number[]): number[] {
+  const graph = ctx.sceneGraph
+  const parents = graph.store.parent
+  const nodes = alive
+    .filter((e) => e < ctx.capacity && hasComponent(ctx.world, e, graph.store))
+    .sort((a, b) => a - b)
+  const out = nodes.filter((e) => parents[e] === 0)
+  for (const p of nodes) {
+    let c = graph.firstChild[p]!
+    if (c === 0) continue
+    while (graph.nextSibling[c] !== 0) c = graph.nextSibling[c]!
+    for (; c !== 0; c = graph.prevSibling[c]!) out.push(c)
+  }
+  return out
+}
+
+function writeCharacter(ctx: AnimationContext, w: Writer, layouts: Layouts, eid: number): void {
+  const { Pose, Sampler, CrossFade } = ctx.stores
+  w.u32(eid)
+  for (const layout of layouts.character) writeRecord(w, layout, eid)
+  w.i32(bindingClip(ctx, ctx.binding[eid], Sampler.clip[eid]!, eid))
+  w.i32(bindingClip(ctx, ctx.fromBinding[eid], CrossFade.fromClip[eid]!, eid))
+  const cursors = ctx.cursors[eid]!
+  w.u32(cursors.length)
+  w.raw(cursors, 0, cursors.length)
+  const base = Pose.base[eid]!
+  const n = Pose.count[eid]!
+  w.raw(ctx.pool.joints, base, n)
+  w.raw(ctx.pool.data, base * JOINT_STRIDE, POSE_LAYERS * n * JOINT_STRIDE)
+}
+
+/** Id of the clip whose binding (on the character's asset) `binding` is; -1 for none. */
+function bindingClip(ctx: AnimationContext, binding: Int32Array | undefined, likely: number, eid: number) {
+  if (binding === undefined) return -1
+  const asset = ctx.stores.Pose.asset[eid]!
+  if (likely >= 0 && ctx.clips[likely]?.bindings[asset] === binding) return likely
+  const found = ctx.clips.findIndex((c) => c.bindings[asset] === binding)
+  if (found < 0) throw new Error(`snapshot: character ${eid} has a channel binding of no registered clip`)
+  return found
+}
+
+function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: RagdollRuntime) {
+  const isDefault = rt.bodies === defaultDescription(ctx, ctx.stores.Pose.asset[eid]!)
+  const r = rt.instance
+  w.u32(eid)
+  w.u8((rt.reported ? FLAG_REPORTED : 0) | (isDefault ? FLAG_DEFAULT_DESCRIPTION : 0) | (r ? FLAG_BODIES : 0))
+  if (!isDefault) {
+    w.u16(rt.bodies.length)
+    for (const b of rt.bodies) {
+      w.i32(b.node)
+      w.u8(RAGDOLL_SHAPES.indexOf(b.shape))
+      w.i32(b.parentBody)
+      for (const x of [b.radius, b.length, ...b.axis, b.mass, b.coneAngle, b.twistAngle]) w.f64(x)
+    }
+  }
+  w.u16(rt.impulses.length)
+  for (const hit of rt.impulses) {
+    w.u16(hit.joint)
+    for (const x of hit.impulse) w.f64(x)
+  }
+  if (!r) return
+  w.raw(rt.world, 0, ctx.stores.Pose.count[eid]! * WORLD_STRIDE)
+  writeInstance(w, r, `character ${eid}'s ragdoll`)
+}

@@ -1,0 +1,39 @@
+import { Body, Plane, Vec3, World as PhysicsWorld } from 'cannon-es'
+import { AnimationError } from '../errors.ts'
+import { RagdollBroadphase } from './broadphase.ts'
+
+/**
+ * The plugin's own cannon-es world: gravity (world units per s², default [0, -9.82, 0]), the ragdoll
+ * broadphase, and a static ground plane at height `ground` (normal +y; default 0, false for none).
+ * Throws AnimationError('argument') for gravity that is not three finite numbers or a non-finite ground.
+ */
+export function createPhysicsWorld(o: {
+  gravity?: readonly [number, number, number]
+  ground?: number | false
+}): PhysicsWorld {
+  const g = o.gravity ?? [0, -9.82, 0]
+  if (!Array.isArray(g) || g.length !== 3 || !g.every((x) => Number.isFinite(x))) {
+    throw new AnimationError(
+      'argument',
+      `createAnimationPlugin: gravity ${JSON.stringify(g)} must be three finite numbers`,
+    )
+  }
+  const world = new PhysicsWorld({ gravity: new Vec3(g[0], g[1], g[2]) })
+  // Sweep and prune that also drops the pairs of linked ragdoll bodies (src/physics/broadphase.ts).
+  world.broadphase = new RagdollBroadphase(world)
+  const ground = o.ground ?? 0
+  if (ground !== false) {
+    if (!Number.isFinite(ground)) {
+      throw new AnimationError(
+        'argument',
+        `createAnimationPlugin: ground height ${ground} must be a finite number`,
+      )
+    }
+    const plane = new Body({ mass: 0, type: Body.STATIC, position: new Vec3(0, ground, 0) })
+    plane.addShape(new Plane())
+    // Plane normals are +z; turn it to +y (a quarter turn about x, written out to avoid trigonometry).
+    plane.quaternion.set(-Math.SQRT1_2, 0, 0, Math.SQRT1_2)
+    world.addBody(plane)
+  }
+  return world
+}

@@ -1,0 +1,126 @@
+import type { World } from 'bitecs'
+import type { World as PhysicsWorld } from 'cannon-es'
+import type { ResolvedBody } from '../src/physics/description.ts'
+import type { RagdollInstance } from '../src/physics/ragdoll.ts'
+import type { Clip } from '../src/clip/clip.ts'
+import type { AnimationAsset } from '../src/gltf/asset.ts'
+import type { Rig } from '../src/skeleton/rig.ts'
+import type { PosePool, PoseStore } from '../components/Pose.ts'
+import type { SamplerStore } from '../components/Sampler.ts'
+import type { CrossFadeStore } from '../components/CrossFade.ts'
+import { RAGDOLL_OFF, type RagdollStore } from '../components/Ragdoll.ts'
+import type { SceneGraph } from '../components/SceneNode.ts'
+
+/**
+ * An asset registered with a plugin: its rig (joints parents first, rest pose: src/skeleton/rig.ts) and the clips
+ * it brought. Characters made from it share all of this.
+ */
+export interface RegisteredAsset extends Rig {
+  readonly id: number
+  readonly asset: AnimationAsset
+  /** Ids of the clips that came with the asset, in file order. */
+  readonly clipIds: readonly number[]
+}
+
+/**
+ * A clip registered with a plugin. `bindings[assetId]` maps each channel to its float offset inside a pose
+ * layer (joint·10 + path offset), or -1 when the channel has nothing to drive on that asset (a missing node, or
+ * morph weights, which poses do not carry). Bound to the owning asset at registration, to others (by node name)
+ * the first time they play it.
+ */
+export interface RegisteredClip {
+  readonly id: number
+  readonly clip: Clip
+  readonly asset: number
+  readonly bindings: (Int32Array | undefined)[]
+}
+
+export interface AnimationStores {
+  Pose: PoseStore
+  Sampler: SamplerStore
+  CrossFade: CrossFadeStore
+  Ragdoll: RagdollStore
+}
+/**
+ * The state one fixed step reads and writes: a plugin's stores, pools and registries. Systems take slices of it
+ * (each declares its own input); the plugin's context (plugin/context.ts) extends it. Nothing is global.
+ */
+export interface StepState {
+  readonly world: World
+  /** Fixed step, seconds. */
+  readonly dt: number
+  /** Store length: every entity id the plugin touches must be below it. */
+  readonly capacity: number
+  readonly stores: AnimationStores
+  readonly sceneGraph: SceneGraph
+  readonly pool: PosePool
+  readonly assets: RegisteredAsset[]
+  readonly clips: RegisteredClip[]
+  /** Per character: key cursors, `| current clip's channels | outgoing clip's channels |` (one live slot per time track). */
+  readonly cursors: (Uint32Array | undefined)[]
+  /** Per character: the channel bindings of the current and the outgoing clip (see RegisteredClip). */
+  readonly binding: (Int32Array | undefined)[]
+  readonly fromBinding: (Int32Array | undefined)[]
+  /**
+   * Per character, one byte per joint: which translations and scales its cross-fade blends (blendJointLayers'
+   * `paths`, made by planFadePaths when a fade starts or a snapshot is restored; all set before a character's
+   * first fade and after a repair).
+   */
+  readonly fadePaths: (Uint8Array | undefined)[]
+  /** Fixed steps run so far; the simulation clock. */
+  step: number
+  /** The cannon-es world ragdolls live in (the plugin's own, or the game's). Stepped once per fixed step. */
+  readonly physics: PhysicsWorld
+  /** True when the plugin made `physics` itself (so it may skip stepping a world with nothing to move). */
+  readonly physicsOwned: boolean
+  /** Per character with a ragdoll description in use: its runtime state. */
+  readonly ragdolls: (RagdollRuntime | undefined)[]
+  /** Things the step caught and handled (reported once per entity and kind); the game may read and clear it. */
+  readonly events: AnimationEvent[]
+  /** 1 once a character's non-finite pose was reported (blendPoses); cleared when a character is added on the id. */
+  readonly poseReported: Uint8Array
+  /** blendPoses' output scratch: 10 floats per joint of the largest character (grown outside the step). */
+  blendScratch: Float32Array
+}
+
+/**
+ * Something the step caught and handled, for the game to log:
+ * - 'ragdoll-exploded': a ragdoll's bodies reached non-finite or absurd velocities; it was removed
+ *   (systems/stepRagdolls.ts);
+ * - 'pose-non-finite': a character's output pose had non-finite values; those joints were not written into
+ *   the scene graph and the pose was repaired (systems/blendPoses.ts).
+ * Each kind is reported at most once per character lifetime.
+ */
+export interface AnimationEvent {
+  readonly step: number
+  readonly entity: number
+  readonly kind: 'ragdoll-exploded' | 'pose-non-finite'
+  readonly message: string
+}
+
+/** A character's ragdoll: its resolved description, live bodies (null until the next step spawns them), scratch. */
+export interface RagdollRuntime {
+  readonly bodies: readonly ResolvedBody[]
+  /** Joint parents of the character's asset (for passing hits up to the nearest body). */
+  readonly parents: Int32Array
+  instance: RagdollInstance | null
+  /** Hits queued until the bodies exist: joint index and world impulse (N·s). */
+  readonly impulses: { joint: number; impulse: readonly [number, number, number] }[]
+  /** Scratch world transforms, 8 doubles per joint (src/physics/kinematics.ts), and the root's. */
+  readonly world: Float64Array
+  readonly previous: Float64Array
+  readonly root: Float64Array
+  /** An explosion was already reported for this character. */
+  reported: boolean
+}
+
+/**
+ * Whether a character's ragdoll is active and waiting for its bodies: stepRagdolls spawns them this step, and
+ * sampleClips keeps the previous pose for it (the hand-off's velocity).
+ */
+export function awaitingBodies(
+  ctx: Pick<StepState, 'ragdolls'> & { readonly stores: Pick<AnimationStores, 'Ragdoll'> },
+  eid: number,
+): boolean {
+  return ctx.stores.Ragdoll.active[eid] !== RAGDOLL_OFF && ctx.ragdolls[eid]?.instance === null
+}
