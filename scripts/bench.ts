@@ -5,19 +5,27 @@
  *
  *   node --expose-gc --import tsx scripts/bench.ts [--quick] [--characters 1,100,1000] [--rounds 7]
  *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle] [--alloc-steps 1000] [--no-squad]
- *     [--no-split] [--shared-process] [--json] [--out result.json]
+ *     [--no-split] [--shared-process] [--json] [--out result.json] [--v8-measures]
  *
  * Each scenario (and the squad comparison) runs in a fresh child process holding one animation plugin, as a
  * game does, on the bench bundled to plain JavaScript (see BenchOptions.isolate and run.ts's bundledChildEntry:
  * under tsx every typed-array access pays a detach check); --shared-process runs them all in this process.
  * --quick: characters 1,100, 5 rounds, 200 allocation steps (a smoke run; targets at 1000 are not measured).
+ * --v8-measures: what each engine measure of src/engine/v8.ts buys (the scenarios with each off, and all off).
  * Run with --expose-gc (the npm script does) so allocation windows start from a collected heap.
  */
 import { writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import type { CrowdKind } from './bench/crowd.ts'
 import { formatReport } from './bench/report.ts'
-import { ASSET_NAMES, runBenchmark, type AssetName, type BenchOptions } from './bench/run.ts'
+import {
+  ASSET_NAMES,
+  runBenchmark,
+  type AssetName,
+  type BenchOptions,
+  type BenchResult,
+} from './bench/run.ts'
+import { V8_MEASURE_NAMES, type V8Measures } from '../src/engine/v8.ts'
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +40,7 @@ const { values } = parseArgs({
     'no-split': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     out: { type: 'string' },
+    'v8-measures': { type: 'boolean', default: false },
   },
 })
 
@@ -77,6 +86,54 @@ const options: BenchOptions = {
 if (!(globalThis as { gc?: unknown }).gc) {
   process.stderr.write('note: run with node --expose-gc for clean allocation windows (npm run bench does)\n')
 }
+if (values['v8-measures']) {
+  await measureV8Measures()
+  process.exit(0)
+}
+
+/**
+ * `--v8-measures`: the chosen scenarios with every engine measure on, with each one off alone, and with all off
+ * (src/engine/v8.ts), each scenario in its own process: what each measure still buys, as the project's ms per
+ * step and its change against all on.
+ */
+async function measureV8Measures(): Promise<void> {
+  const variants: (keyof V8Measures)[][] = [[], ...V8_MEASURE_NAMES.map((n) => [n]), [...V8_MEASURE_NAMES]]
+  const runs: { off: string; result: BenchResult }[] = []
+  for (const off of variants) {
+    const name = off.length === 0 ? 'all on' : off.length > 1 ? 'all off' : `${off[0]} off`
+    options.log?.(`v8 measures: ${name}`)
+    const result = await runBenchmark({
+      ...options,
+      squad: false,
+      split: false,
+      isolate: true,
+      v8MeasuresOff: off,
+    })
+    runs.push({ off: name, result })
+  }
+  const base = runs[0]!.result.scenarios
+  const header = ['scenario', ...runs.map((r) => r.off)]
+  const rows = base.map((sc, i) => {
+    const cells = runs.map((r) => {
+      const ms = r.result.scenarios[i]!.ours?.msPerStep ?? NaN
+      const ref = sc.ours?.msPerStep ?? NaN
+      return r === runs[0] ? ms.toFixed(3) : `${ms.toFixed(3)} (${(((ms - ref) / ref) * 100).toFixed(1)} %)`
+    })
+    return [`${sc.asset} ${sc.crowd} ×${sc.characters}`, ...cells]
+  })
+  const line = (cells: string[]): string => `| ${cells.join(' | ')} |`
+  process.stdout.write(
+    [
+      "Engine measures (src/engine/v8.ts): the project's CPU ms per step, and its change against all on",
+      '',
+      line(header),
+      line(header.map(() => '---')),
+      ...rows.map(line),
+      '',
+    ].join('\n'),
+  )
+}
+
 const result = await runBenchmark(options)
 const json = JSON.stringify(result, null, 2)
 if (values.out !== undefined) await writeFile(values.out, `${json}\n`)

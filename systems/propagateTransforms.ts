@@ -1,6 +1,7 @@
 import type { World } from 'bitecs'
 import type { SceneGraph } from '../components/SceneNode.ts'
 import { refreshSceneOrder } from '../components/SceneNode.ts'
+import { PROPAGATION_CHUNK, v8Measures } from '../src/engine/v8.ts'
 
 /**
  * propagateTransforms: world = parentWorld · T·R·S(local) for every node whose local is dirty and for all of
@@ -22,12 +23,11 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
   const order = graph.order
 
   /**
-   * The pass over order[start, end). A function of its own, called on chunks of CHUNK nodes: a loop over a whole
-   * crowd (65 000 nodes) runs long enough in V8's unoptimized tiers to be compiled on-stack ("OSR") during the
-   * first steps, from early type feedback, and in some runs the process kept that code, ~40% slower; a chunk's
-   * loop is short, so the function is optimized as a whole once it is called often. A closure over the store's
+   * The pass over order[start, end). A function of its own, called on chunks of nodes (src/engine/v8.ts
+   * chunkPropagation): a loop over a whole crowd runs long enough in V8's unoptimized tiers to be compiled only
+   * on stack, and a chunk's loop is short, so the function is optimized as a whole. A closure over the store's
    * arrays, not a module function taking them as arguments: with one plugin in the process V8 specializes the
-   * closure to those arrays (a quarter faster).
+   * closure to those arrays.
    */
   function pass(start: number, end: number): number {
     let recomputed = 0
@@ -122,14 +122,13 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
     return recomputed
   }
 
+  const chunk = v8Measures().chunkPropagation ? PROPAGATION_CHUNK : 0x7fffffff
+
   return function propagateTransforms(_world: World): void {
     const n = refreshSceneOrder(graph)
     let recomputed = 0
-    for (let start = 0; start < n; start += CHUNK)
-      recomputed += pass(start, start + CHUNK < n ? start + CHUNK : n)
+    for (let start = 0; start < n; start += chunk)
+      recomputed += pass(start, start + chunk < n ? start + chunk : n)
     graph.stats.recomputed = recomputed
   }
 }
-
-/** Nodes per call of the pass (see `pass`). */
-const CHUNK = 1024

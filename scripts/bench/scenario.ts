@@ -5,10 +5,13 @@
  * Input: one JSON argument, a ChildTask; output: its result as JSON on stdout, progress lines (`progress: …`)
  * on stderr.
  */
+import { setV8Measures } from '../../src/engine/v8.ts'
 import { createGcTracker } from './measure.ts'
 import { loadBenchAsset, runScenarioJob, squadVsSlerp, type ChildTask } from './run.ts'
 
 const task = JSON.parse(process.argv[2] ?? '{}') as ChildTask
+// Before any plugin exists: priming happens once per process.
+setV8Measures(Object.fromEntries((task.settings.v8MeasuresOff ?? []).map((name) => [name, false])))
 const tracker = createGcTracker()
 try {
   const done =

@@ -11,6 +11,7 @@ import {
 } from './clip.ts'
 import { OPPOSITE_SEGMENT } from './rotationCache.ts'
 import { seriesCoefficients } from './blendLayers.ts'
+import { v8Measures } from '../engine/v8.ts'
 
 /**
  * Float arguments of the per-frame kernels travel through this module scratch rather than call arguments: V8
@@ -592,17 +593,13 @@ function acosArc(): void {
 }
 
 /**
- * Gets the sampler compiled the way it runs best, once per process (later calls return at once; the systems
- * call it when created). V8 optimizes a function either as a whole, once it has been called often enough, or
- * "on stack" (OSR) inside a loop that has run long in the unoptimized tiers. `sampleList` spends nearly all its
- * time in its channel loop, so with a crowd it was often compiled only on stack, and in some processes it then
- * ran every call unoptimized up to the loop and jumped into the OSR code there: sampleClips a third slower, for
- * the life of the process. Sampling a small clip of every channel kind a few thousand times first (short loops:
- * V8 optimizes the whole function, with type feedback for every kind) avoids that. No state is touched but a
- * private scratch pose; it takes ~18 ms on this machine, once.
+ * Gets the sampler compiled as a whole before a crowd runs it, once per process (src/engine/v8.ts
+ * primeSampler; later calls return at once; the systems call it when created): a small clip of every channel
+ * kind sampled a few thousand times (short loops, type feedback for every kind). No state is touched but a
+ * private scratch pose.
  */
 export function primeSampler(): void {
-  if (primeClip !== null) return
+  if (primeClip !== null || !v8Measures().primeSampler) return
   const half = Math.SQRT1_2
   const clip = buildClip({
     name: 'prime',
@@ -662,10 +659,8 @@ export function primeSampler(): void {
 }
 /**
  * The clip primeSampler sampled, kept for the process's life: its squad holders keep their hidden class alive.
- * The sampler's optimized squad path checks that class; in a process where no other holder was left (no LINEAR
- * rotation clip loaded), a full GC collected it, V8 threw the sampler's code away ("weak objects") and the
- * unoptimized sampler boxed floats until it was optimized again: ~15 MB in a CUBICSPLINE crowd's first steps
- * after that GC, which the benchmark's allocation check caught.
+ * The sampler's optimized squad path checks that class; were the last holder collected, V8 would throw the
+ * sampler's optimized code away and the unoptimized sampler would box floats until optimized again.
  */
 let primeClip: Clip | null = null
 const PRIME_CALLS = 4000
