@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { joinNegativeValues } from '../../cli/command.ts'
 import { main } from '../../cli/main.ts'
 import { sampleNodeTransforms } from '../../src/clip/nodeTransforms.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
@@ -145,6 +146,15 @@ describe('sample', async () => {
     expect(samples[0].nodes).not.toEqual(sampleNodeTransforms(asset, walk, 10 % walk.duration))
   })
 
+  it('takes a negative number as an option value: --time -0.1 is --time=-0.1, clamped to 0', async () => {
+    const spaced = await run('sample', FOX, '--clip', 'Walk', '--time', '-0.1', '--json')
+    expect([spaced.status, spaced.stderr]).toEqual([0, ''])
+    expect(spaced.stdout).toBe((await run('sample', FOX, '--clip', 'Walk', '--time=-0.1', '--json')).stdout)
+    expect(JSON.parse(spaced.stdout).samples[0].nodes).toEqual(sampleNodeTransforms(asset, walk, 0))
+    const exponent = await run('sample', FOX, '--clip', 'Walk', '--time', '-.5e-1', '--json')
+    expect(JSON.parse(exponent.stdout).samples[0].nodes).toEqual(sampleNodeTransforms(asset, walk, 0))
+  })
+
   it('samples LINEAR rotations with squad when asked', async () => {
     const { stdout } = await run(
       'sample',
@@ -170,10 +180,41 @@ describe('sample', async () => {
   })
 })
 
+describe('joinNegativeValues', () => {
+  const options = { time: { type: 'string', short: 't' }, json: { type: 'boolean' } } as const
+  it.each([
+    [['--time', '-0.1'], ['--time=-0.1']],
+    [
+      ['-t', '-2', '--time', '-.5', 'FILE'],
+      ['--time=-2', '--time=-.5', 'FILE'],
+    ],
+    // Not a number, after a flag, or after `--`: left for parseArgs to judge.
+    [
+      ['--time', '-x'],
+      ['--time', '-x'],
+    ],
+    [
+      ['--json', '-1'],
+      ['--json', '-1'],
+    ],
+    [
+      ['--time', '1', '--', '--time', '-1'],
+      ['--time', '1', '--', '--time', '-1'],
+    ],
+    [['--time=-1'], ['--time=-1']],
+  ])('%j → %j', (args, joined) => {
+    expect(joinNegativeValues(args, options)).toEqual(joined)
+  })
+})
+
 describe('mistakes', () => {
   it.each([
     [['sample', FOX, '--clip', 'Walk', '--time', 'soon'], 'sample: --time "soon" is not a number of seconds'],
     [['sample', FOX, '--clip', 'Walk', '--time', ''], 'sample: --time "" is not a number of seconds'],
+    [
+      ['sample', FOX, '--clip', 'Walk', '--time', '-x'],
+      "sample: Option '--time' argument is ambiguous. Did you forget to specify the option argument for '--time'? To specify an option argument starting with a dash use '--time=-XYZ'.",
+    ],
     [['sample', FOX, '--time', '1'], 'sample needs --clip NAME|INDEX'],
     [
       ['sample', FOX, '--clip', '3', '--time', '1'],

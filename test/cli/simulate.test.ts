@@ -104,10 +104,11 @@ describe('simulate', () => {
       await simulate('--clip', 'Walk', '--characters', '3', '--steps', '240', '--scale', '0.01'),
       await simulate(...ragdoll),
       await simulate(...ragdoll, '--impulse', 'b_Spine02_03:0,0,5'),
+      await simulate(...ragdoll, '--impulse', 'b_Spine02_03:-5,0,0'),
       await simulate(...hit, '--getup-at', '3'),
       await simulate(...hit, '--getup-at', '3', '--getup-clip', 'Survey'),
     ]
-    expect(new Set([a.hash, ...others.map((r) => r.hash)]).size).toBe(6)
+    expect(new Set([a.hash, ...others.map((r) => r.hash)]).size).toBe(7)
     // A node index names the same joint as its name (b_Spine02_03 is node 6).
     expect((await simulate(...ragdoll, '--impulse', '6:5,0,0')).hash).toBe(a.hash)
   })
@@ -192,6 +193,11 @@ describe('simulate mistakes', () => {
     [['--dt', '1e999'], 'simulate: --dt "1e999" is not a finite number of seconds ≥ 0'],
     [['--dt', '1/0'], 'simulate: --dt "1/0" is not a finite number of seconds ≥ 0'],
     [['--scale', '0'], 'simulate: --scale 0 must be > 0'],
+    // A negative value may follow its option with a space; it is judged as with `=`.
+    [['--scale', '-1'], 'simulate: --scale -1 must be > 0'],
+    [['--dt', '-0.1'], 'simulate: --dt "-0.1" is not a finite number of seconds ≥ 0'],
+    [['--characters', '-3'], 'simulate: --characters "-3" must be a whole number ≥ 1'],
+    [['--ragdoll-at', '-1'], 'simulate: --ragdoll-at "-1" is not a finite number of seconds ≥ 0'],
     [['--scale', 'big'], 'simulate: --scale "big" is not a finite number'],
     [['--clip', 'Jump'], `${FOX} has no clip "Jump" (clips: 0 "Survey", 1 "Walk", 2 "Run")`],
     [
