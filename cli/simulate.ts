@@ -47,11 +47,11 @@ export const simulateCommand: Command = {
     '',
     'Characters stand on a square grid on the ground, 2 rest-pose radii apart. An action at time T happens before',
     'the first step that starts at or after T, and must fall within the run (0 ≤ T < K·S).',
-    "The root joint is the skin's first joint with two or more child joints: the pelvis the ragdoll hangs from",
-    "(Fox b_Hip_01; the offsets above it, such as Fox _rootJoint, stay at the character's origin). Without a",
-    'branching joint it is the first joint, without a skin the first scene root. The highest joint is the',
-    "highest skin joint (of any node, without a skin). Heights are world y in world units (the file's units",
-    'times --scale).',
+    "The root joint is the skin's first joint with two or more child joints, where the generated ragdoll's root",
+    "body is (Fox: b_Hip_01, the pelvis; the offsets above it, _rootJoint and b_Root_00, stay at the character's",
+    'origin. RobotExpressive: Bone, at its feet). Without a branching joint it is the first joint, without a',
+    'skin the first scene root. The highest joint is the highest skin joint (of any node, without a skin).',
+    "Heights are world y in world units (the file's units times --scale).",
     '--json prints {"hash", "steps", "characters", "msPerStep", "events": [{"step", "entity", "kind", "message"}],',
     '"eventsByKind": {KIND: count}, "final": [{"entity", "ragdoll", "ragdollWeight", "root": {"node", "name",',
     '"height"}, "highest": {"node", "name", "height"}}]} (events: what the step caught and handled, such as an',
@@ -276,10 +276,11 @@ export function runSimulation(asset: AnimationAsset, plan: SimulationPlan): Simu
 }
 
 /**
- * The node whose height says whether a character stands: the first joint of skin 0 (parents first) with two or
- * more child joints. That is the pelvis, where the generated ragdoll's root body is; the joints above it are root
- * offsets (Fox's _rootJoint and b_Root_00) that stay at the character's origin whatever the pose. The skin's
- * first joint when none branches; without a skin, the first scene root.
+ * The joint reported as the character's root: the first joint of skin 0 (parents first) with two or more child
+ * joints, where the generated ragdoll's root body is (generateRagdollDescription gives the joints above it no
+ * body). On Fox that is the pelvis, b_Hip_01, whose height tells standing from fallen; the skin root and the
+ * character root above it stay at the character's origin whatever the pose. The skin's first joint when none
+ * branches; without a skin, the first scene root.
  */
 export function rootJoint(asset: AnimationAsset): number {
   const skeleton = asset.skeletons[0]

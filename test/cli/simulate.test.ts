@@ -113,6 +113,26 @@ describe('simulate', () => {
     expect(exploded.final.map((c) => c.ragdoll)).toEqual(['off', 'off'])
   })
 
+  it("reports the ragdoll's root joint and the highest skin joint, or scene nodes without a skin", async () => {
+    const end = async (file: string): Promise<Result['final'][number]> => {
+      const { status, stdout, stderr } = await run('simulate', assetPath(file), '--steps', '1', '--json')
+      expect([status, stderr]).toEqual([0, ''])
+      return (JSON.parse(stdout) as Result).final[0]!
+    }
+    // RobotExpressive: Bone (at its feet) is the first joint that branches; the head is its highest joint.
+    const robot = await end('RobotExpressive/RobotExpressive.glb')
+    expect([robot.root.node, robot.root.name, robot.highest.node, robot.highest.name]).toEqual([
+      2,
+      'Bone',
+      12,
+      'Head',
+    ])
+    expect(robot.highest.height).toBeGreaterThan(2)
+    // AnimatedMorphCube has no skin: its one node is both.
+    const cube = await end('AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb')
+    expect([cube.root.node, cube.highest.node]).toEqual([0, 0])
+  })
+
   it('gives the same hash for the same arguments, run after run', async () => {
     const args = [
       '--clip',
