@@ -30,15 +30,54 @@ type Options = NonNullable<ParseArgsConfig['options']>
 
 /**
  * node:util parseArgs, strict, with positionals; its errors (unknown option, missing value) become
- * AnimationError 'argument' prefixed with the command name.
+ * AnimationError 'argument' prefixed with the command name. A negative number may follow an option that takes
+ * a value (`--time -0.1`, see joinNegativeValues).
  */
 export function parseCommandArgs<T extends Options>(command: string, args: string[], options: T) {
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true })
+    return parseArgs({
+      args: joinNegativeValues(args, options),
+      options,
+      allowPositionals: true,
+      strict: true,
+    })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     throw argumentError(`${command}: ${message.replace(/\s*\n\s*/g, ' ')}`)
   }
+}
+
+/**
+ * parseArgs refuses `--time -0.1` ("argument is ambiguous": a value that starts with `-` might be a forgotten
+ * value followed by an option). No option is named like a number, so an argument that starts with `-` and a
+ * digit (or `-.` and a digit), right after an option that takes a value, is that option's value: it is passed
+ * on as `--time=-0.1`, which parseArgs accepts. Arguments after `--` are left alone.
+ */
+export function joinNegativeValues(args: readonly string[], options: Options): string[] {
+  const joined: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === '--') {
+      joined.push(...args.slice(i))
+      break
+    }
+    const long = arg.startsWith('--')
+      ? arg.slice(2)
+      : /^-[^-]$/.test(arg)
+        ? Object.keys(options).find((name) => options[name]!.short === arg.slice(1))
+        : undefined
+    const next = args[i + 1]
+    if (
+      long !== undefined &&
+      options[long]?.type === 'string' &&
+      next !== undefined &&
+      /^-\.?\d/.test(next)
+    ) {
+      joined.push(`--${long}=${next}`)
+      i++
+    } else joined.push(arg)
+  }
+  return joined
 }
 
 /** The single FILE positional. */

@@ -6,6 +6,7 @@ import { composeMatrix, multiplyMatrices } from '../src/math/transform.ts'
 import { createAnimationPlugin, type AnimationPlugin } from '../entry/index.ts'
 import type { CliIO, Command } from './command.ts'
 import { argumentError, formatJson, parseCommandArgs, singleFile } from './command.ts'
+import { table } from './inspect.ts'
 import { findClip } from './sample.ts'
 
 /** Character i starts its clips `i · STAGGER_SECONDS` in, so the characters are not all in the same pose. */
@@ -16,11 +17,12 @@ const MAX_CAPACITY = 2 ** 24
 /**
  * `anim simulate FILE ...`: the whole pipeline, headless: N characters of one asset in one bitecs world with the
  * plugin, K fixed steps, optional cross-fade, ragdoll hand-off (with a hit) and get-up at given times. Prints the
- * final state hash, so two runs with the same arguments can be compared, and the wall time per step.
+ * final state hash, so two runs with the same arguments can be compared, the wall time per step, the events by
+ * kind, and how each character ends: ragdoll state, and how high its root joint and its highest joint are.
  */
 export const simulateCommand: Command = {
   name: 'simulate',
-  summary: 'run N characters for K fixed steps headless; print the state hash and the time per step',
+  summary: 'run N characters for K fixed steps headless; print the state hash, time per step, end state',
   usage: [
     'usage: anim simulate FILE [--clip NAME|INDEX] [--characters N] [--steps K] [--dt S]',
     '                          [--crossfade-to NAME|INDEX --at S [--duration S]]',
@@ -29,7 +31,9 @@ export const simulateCommand: Command = {
     '',
     'Runs N characters (default 1) of the file in one bitecs world with the animation plugin for K fixed steps',
     '(default 600) of S seconds (default 1/60; a number or a fraction A/B), then prints the state hash, the steps',
-    'and the wall time per step. The same arguments give the same hash, run after run.',
+    'and the wall time per step, the events by kind, and for each character at the end its ragdoll state',
+    '(off, falling, getting-up) and weight, and the world height (y) of its root joint and of its highest joint.',
+    'The same arguments give the same hash, run after run.',
     '',
     '  --clip          the clip every character plays, repeating (default: the first clip). Character i starts',
     '                  it i·0.1 s in, so the characters differ.',
@@ -43,8 +47,15 @@ export const simulateCommand: Command = {
     '',
     'Characters stand on a square grid on the ground, 2 rest-pose radii apart. An action at time T happens before',
     'the first step that starts at or after T, and must fall within the run (0 ≤ T < K·S).',
-    '--json prints {"hash", "steps", "characters", "msPerStep", "events": [{"step", "entity", "kind", "message"}]}',
-    '(events: what the step caught and handled, such as an exploded ragdoll).',
+    "The root joint is the skin's first joint with two or more child joints, where the generated ragdoll's root",
+    "body is (Fox: b_Hip_01, the pelvis; the offsets above it, _rootJoint and b_Root_00, stay at the character's",
+    'origin. RobotExpressive: Bone, at its feet). Without a branching joint it is the first joint, without a',
+    'skin the first scene root. The highest joint is the highest skin joint (of any node, without a skin).',
+    "Heights are world y in world units (the file's units times --scale).",
+    '--json prints {"hash", "steps", "characters", "msPerStep", "events": [{"step", "entity", "kind", "message"}],',
+    '"eventsByKind": {KIND: count}, "final": [{"entity", "ragdoll", "ragdollWeight", "root": {"node", "name",',
+    '"height"}, "highest": {"node", "name", "height"}}]} (events: what the step caught and handled, such as an',
+    'exploded ragdoll).',
   ].join('\n'),
   async run(args: string[], io: CliIO): Promise<void> {
     const { values, positionals } = parseCommandArgs('simulate', args, {
@@ -138,7 +149,35 @@ export interface SimulationResult {
   /** Wall-clock milliseconds per step (the step loop only, actions included), from performance.now(). */
   msPerStep: number
   events: AnimationPlugin['events']
+  /** How many of `events` are of each kind; every kind is listed, 0 included. */
+  eventsByKind: Record<EventKind, number>
+  /** Each character after the last step, in the order they were added. */
+  final: CharacterEnd[]
 }
+
+type EventKind = AnimationPlugin['events'][number]['kind']
+
+export interface CharacterEnd {
+  /** The character's root entity. */
+  entity: number
+  ragdoll: RagdollState
+  /** ragdoll_weight in [0, 1]: how much of the pose comes from physics. */
+  ragdollWeight: number
+  /** World y of the root joint (see rootJoint) and of the highest joint, in world units. */
+  root: NodeHeight
+  highest: NodeHeight
+}
+
+export interface NodeHeight {
+  node: number
+  name: string
+  height: number
+}
+
+type RagdollState = 'off' | 'falling' | 'getting-up'
+
+/** Ragdoll.active values (components/Ragdoll.ts: RAGDOLL_OFF, RAGDOLL_FALLING, RAGDOLL_GETTING_UP). */
+const RAGDOLL_STATES: readonly RagdollState[] = ['off', 'falling', 'getting-up']
 
 /**
  * Runs the plan in a fresh world. Deterministic apart from msPerStep: the clock is read only around the loop,
@@ -190,15 +229,82 @@ export function runSimulation(asset: AnimationAsset, plan: SimulationPlan): Simu
     plugin.step()
   }
   const msPerStep = (performance.now() - start) / plan.steps
+  const hash = plugin.hash()
+  // Read after the hash and only read: the summary cannot change what the hash covers.
+  const eventsByKind: Record<EventKind, number> = { 'ragdoll-exploded': 0, 'pose-non-finite': 0 }
+  for (const event of plugin.events) eventsByKind[event.kind] = (eventsByKind[event.kind] ?? 0) + 1
+  const { scene, tracked } = heightNodes(asset)
+  // Only scene nodes are entities; a skin outside the scene (a broken file, but loadable) falls back to a root.
+  const root = scene.has(rootJoint(asset)) ? rootJoint(asset) : asset.roots[0]!
+  const world = nodes.world
+  const final = characters.map((eid): CharacterEnd => {
+    // SceneNode.world: 16 floats per entity, column-major; y of the translation is element 13.
+    const height = (node: number): NodeHeight => ({
+      node,
+      name: asset.nodes[node]!.name,
+      height: world[plugin.jointEntity(eid, node) * 16 + 13]!,
+    })
+    let highest = height(tracked[0]!)
+    for (const node of tracked.slice(1)) {
+      const h = height(node)
+      if (h.height > highest.height) highest = h
+    }
+    const active = plugin.stores.Ragdoll.active[eid]!
+    const state = RAGDOLL_STATES[active]
+    if (state === undefined) {
+      throw new Error(`character ${eid}: Ragdoll.active is ${active}, not a state RAGDOLL_STATES knows`)
+    }
+    return {
+      entity: eid,
+      ragdoll: state,
+      ragdollWeight: plugin.stores.Ragdoll.weight[eid]!,
+      root: height(root),
+      highest,
+    }
+  })
   const result = {
-    hash: plugin.hash(),
+    hash,
     steps: plan.steps,
     characters: plan.characters,
     msPerStep,
     events: [...plugin.events],
+    eventsByKind,
+    final,
   }
   plugin.dispose()
   return result
+}
+
+/**
+ * The joint reported as the character's root: the first joint of skin 0 (parents first) with two or more child
+ * joints, where the generated ragdoll's root body is (generateRagdollDescription gives the joints above it no
+ * body). On Fox that is the pelvis, b_Hip_01, whose height tells standing from fallen; the skin root and the
+ * character root above it stay at the character's origin whatever the pose. The skin's first joint when none
+ * branches; without a skin, the first scene root.
+ */
+export function rootJoint(asset: AnimationAsset): number {
+  const skeleton = asset.skeletons[0]
+  if (!skeleton) return asset.roots[0]!
+  const children = new Int32Array(skeleton.joints.length)
+  for (const parent of skeleton.parents) if (parent >= 0) children[parent]!++
+  const branching = children.findIndex((n) => n >= 2)
+  return branching >= 0 ? skeleton.joints[branching]! : skeleton.joints[0]!
+}
+
+/**
+ * The scene's nodes (those a character has entities for), and the ones the highest joint is looked for among:
+ * every skin's joints in the scene, else every scene node; ascending, so a tie goes to the lowest index.
+ */
+function heightNodes(asset: AnimationAsset): { scene: Set<number>; tracked: number[] } {
+  const scene = new Set<number>()
+  const visit = (node: number): void => {
+    scene.add(node)
+    for (const child of asset.nodes[node]!.children) visit(child)
+  }
+  for (const root of asset.roots) visit(root)
+  const joints = new Set(asset.skeletons.flatMap((skeleton) => [...skeleton.joints]))
+  const inSkins = [...scene].filter((node) => joints.has(node))
+  return { scene, tracked: (inSkins.length > 0 ? inSkins : [...scene]).sort((a, b) => a - b) }
 }
 
 /** Largest distance from the scene origin to a node origin in the rest pose, in the asset's units. */
@@ -313,13 +419,33 @@ function round(x: number): number {
 
 function formatResult(asset: AnimationAsset, plan: SimulationPlan, result: SimulationResult): string {
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`
+  const byKind = Object.entries(result.eventsByKind)
+    .filter(([, count]) => count > 0)
+    .map(([kind, count]) => `${kind} ${count}`)
+    .join(', ')
+  const describeNode = (node: { node: number; name: string }): string => `${node.name} (node ${node.node})`
+  const root = result.final[0]!.root
   const lines = [
     `${asset.source}: ${plural(plan.characters, 'character')} playing "${asset.clips[plan.clip]!.name}", ` +
       `${plural(plan.steps, 'step')} of ${round(plan.dt)} s (${round(plan.steps * plan.dt)} s)`,
     `hash    ${result.hash}`,
     `time    ${result.msPerStep.toFixed(3)} ms per step (${(result.msPerStep * plan.steps).toFixed(1)} ms in all)`,
-    `events  ${result.events.length === 0 ? 'none' : result.events.length}`,
+    `events  ${result.events.length === 0 ? 'none' : `${result.events.length}: ${byKind}`}`,
     ...result.events.map((e) => `  step ${e.step}, entity ${e.entity}: ${e.kind}: ${e.message}`),
+    '',
+    `at the end (y: world height in world units; root: ${describeNode(root)}):`,
+    ...table(
+      ['entity', 'ragdoll', 'weight', 'root y', 'highest', 'y'],
+      result.final.map((c) => [
+        String(c.entity),
+        c.ragdoll,
+        c.ragdollWeight.toFixed(3),
+        c.root.height.toFixed(3),
+        describeNode(c.highest),
+        c.highest.height.toFixed(3),
+      ]),
+      [true, false, true, true, false, true],
+    ),
   ]
   return lines.join('\n') + '\n'
 }

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { joinNegativeValues } from '../../cli/command.ts'
 import { main } from '../../cli/main.ts'
 import { sampleNodeTransforms } from '../../src/clip/nodeTransforms.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
@@ -102,7 +103,8 @@ describe('sample', async () => {
     expect(Object.keys(result)).toEqual(['clip', 'samples'])
     expect(result.clip).toBe('Walk')
     expect(result.samples).toHaveLength(1)
-    expect(result.samples[0].time).toBe(0.5)
+    expect(Object.keys(result.samples[0])).toEqual(['requested', 'time', 'nodes'])
+    expect([result.samples[0].requested, result.samples[0].time]).toEqual([0.5, 0.5])
     const nodes = result.samples[0].nodes
     const animated = [...new Set(walk.channels.map((c) => c.node))].sort((a, b) => a - b)
     expect(nodes.map((n: { node: number }) => n.node)).toEqual(animated)
@@ -124,7 +126,7 @@ describe('sample', async () => {
     expect(head.scale).toEqual([...asset.nodes[channel.node]!.scale])
   })
 
-  it('clamps times outside [0, duration] and keeps the requested times in order', async () => {
+  it('clamps times outside [0, duration], reports both times, and keeps the requested order', async () => {
     const { stdout } = await run(
       'sample',
       FOX,
@@ -138,11 +140,56 @@ describe('sample', async () => {
       '--json',
     )
     const samples = JSON.parse(stdout).samples
-    expect(samples.map((s: { time: number }) => s.time)).toEqual([10, -1, 0])
+    expect(samples.map((s: { requested: number }) => s.requested)).toEqual([10, -1, 0])
+    expect(samples.map((s: { time: number }) => s.time)).toEqual([walk.duration, 0, 0])
     expect(samples[0].nodes).toEqual(sampleNodeTransforms(asset, walk, walk.duration))
     expect(samples[1].nodes).toEqual(samples[2].nodes)
     // Clamped, not wrapped: 10 s would wrap to 0.0833 s, which is between keys and samples differently.
     expect(samples[0].nodes).not.toEqual(sampleNodeTransforms(asset, walk, 10 % walk.duration))
+  })
+
+  it('takes a negative number as an option value: --time -0.1 is --time=-0.1, clamped to 0', async () => {
+    const spaced = await run('sample', FOX, '--clip', 'Walk', '--time', '-0.1', '--json')
+    expect([spaced.status, spaced.stderr]).toEqual([0, ''])
+    expect(spaced.stdout).toBe((await run('sample', FOX, '--clip', 'Walk', '--time=-0.1', '--json')).stdout)
+    expect(JSON.parse(spaced.stdout).samples[0].nodes).toEqual(sampleNodeTransforms(asset, walk, 0))
+    const exponent = await run('sample', FOX, '--clip', 'Walk', '--time', '-.5e-1', '--json')
+    expect(JSON.parse(exponent.stdout).samples[0].nodes).toEqual(sampleNodeTransforms(asset, walk, 0))
+  })
+
+  it('takes a comma-separated list of times, mixed with repeated --time, in the order given', async () => {
+    const list = await run(
+      'sample',
+      FOX,
+      '--clip',
+      'Walk',
+      '--time',
+      '-0.1,0.25,2',
+      '--time',
+      '0.5',
+      '--json',
+    )
+    expect([list.status, list.stderr]).toEqual([0, ''])
+    const samples = JSON.parse(list.stdout).samples
+    expect(samples.map((s: { requested: number; time: number }) => [s.requested, s.time])).toEqual([
+      [-0.1, 0],
+      [0.25, 0.25],
+      [2, walk.duration],
+      [0.5, 0.5],
+    ])
+    expect(samples.map((s: { nodes: unknown }) => s.nodes)).toEqual(
+      [0, 0.25, walk.duration, 0.5].map((t) => sampleNodeTransforms(asset, walk, t)),
+    )
+  })
+
+  it('prints the clamped time next to the requested one in the text report', async () => {
+    const { status, stdout } = await run('sample', FOX, '--clip', 'Walk', '--time', '-0.1,0.5,2')
+    expect(status).toBe(0)
+    expect(stdout.split('\n').filter((line) => line.startsWith('t = '))).toEqual([
+      't = -0.1 s (clamped to 0 s)',
+      't = 0.5 s',
+      't = 2 s (clamped to 0.708333 s)',
+    ])
   })
 
   it('samples LINEAR rotations with squad when asked', async () => {
@@ -170,10 +217,49 @@ describe('sample', async () => {
   })
 })
 
+describe('joinNegativeValues', () => {
+  const options = { time: { type: 'string', short: 't' }, json: { type: 'boolean' } } as const
+  it.each([
+    [['--time', '-0.1'], ['--time=-0.1']],
+    [
+      ['-t', '-2', '--time', '-.5', 'FILE'],
+      ['--time=-2', '--time=-.5', 'FILE'],
+    ],
+    // Not a number, after a flag, or after `--`: left for parseArgs to judge.
+    [
+      ['--time', '-x'],
+      ['--time', '-x'],
+    ],
+    [
+      ['--json', '-1'],
+      ['--json', '-1'],
+    ],
+    [
+      ['--time', '1', '--', '--time', '-1'],
+      ['--time', '1', '--', '--time', '-1'],
+    ],
+    [['--time=-1'], ['--time=-1']],
+  ])('%j → %j', (args, joined) => {
+    expect(joinNegativeValues(args, options)).toEqual(joined)
+  })
+})
+
 describe('mistakes', () => {
   it.each([
     [['sample', FOX, '--clip', 'Walk', '--time', 'soon'], 'sample: --time "soon" is not a number of seconds'],
     [['sample', FOX, '--clip', 'Walk', '--time', ''], 'sample: --time "" is not a number of seconds'],
+    [
+      ['sample', FOX, '--clip', 'Walk', '--time', '0,soon,1'],
+      'sample: --time "0,soon,1": item 2 "soon" is not a number of seconds',
+    ],
+    [
+      ['sample', FOX, '--clip', 'Walk', '--time', '0.5,'],
+      'sample: --time "0.5,": item 2 "" is not a number of seconds',
+    ],
+    [
+      ['sample', FOX, '--clip', 'Walk', '--time', '-x'],
+      "sample: Option '--time' argument is ambiguous. Did you forget to specify the option argument for '--time'? To specify an option argument starting with a dash use '--time=-XYZ'.",
+    ],
     [['sample', FOX, '--time', '1'], 'sample needs --clip NAME|INDEX'],
     [
       ['sample', FOX, '--clip', '3', '--time', '1'],

@@ -16,12 +16,20 @@ async function run(...argv: string[]): Promise<{ status: number; stdout: string;
   return { status, stdout, stderr }
 }
 
+interface Height {
+  node: number
+  name: string
+  height: number
+}
+
 interface Result {
   hash: string
   steps: number
   characters: number
   msPerStep: number
   events: { step: number; entity: number; kind: string; message: string }[]
+  eventsByKind: Record<string, number>
+  final: { entity: number; ragdoll: string; ragdollWeight: number; root: Height; highest: Height }[]
 }
 
 /** `simulate FOX ...args --json`, which must succeed. */
@@ -33,13 +41,96 @@ async function simulate(...args: string[]): Promise<Result> {
 }
 
 describe('simulate', () => {
-  it('prints the hash, steps, characters, time per step and events as JSON', async () => {
+  it('prints the hash, steps, characters, time per step, events and the end state as JSON', async () => {
     const result = await simulate('--characters', '3', '--steps', '120')
-    expect(Object.keys(result)).toEqual(['hash', 'steps', 'characters', 'msPerStep', 'events'])
+    expect(Object.keys(result)).toEqual([
+      'hash',
+      'steps',
+      'characters',
+      'msPerStep',
+      'events',
+      'eventsByKind',
+      'final',
+    ])
     expect(result.hash).toMatch(/^[0-9a-f]{16}$/)
     expect([result.steps, result.characters, result.events]).toEqual([120, 3, []])
     expect(result.msPerStep).toBeGreaterThan(0)
     expect(result.msPerStep).toBeLessThan(100)
+    expect(result.eventsByKind).toEqual({ 'ragdoll-exploded': 0, 'pose-non-finite': 0 })
+    expect(result.final.map((c) => [c.entity, c.ragdoll, c.ragdollWeight, c.root.node, c.root.name])).toEqual(
+      [
+        [1, 'off', 0, 4, 'b_Hip_01'],
+        [28, 'off', 0, 4, 'b_Hip_01'],
+        [55, 'off', 0, 4, 'b_Hip_01'],
+      ],
+    )
+    // Standing Foxes, unscaled (centimetres): the pelvis about 40 cm up, the head or ears higher.
+    for (const c of result.final) {
+      expect(c.root.height).toBeGreaterThan(30)
+      expect(c.highest.height).toBeGreaterThan(c.root.height)
+    }
+  })
+
+  it('reports the ragdoll state, the heights and the events of each character at the end', async () => {
+    const base = ['--clip', 'Walk', '--characters', '2', '--scale', '0.01']
+    const standing = await simulate(...base, '--steps', '240')
+    const fallen = await simulate(...base, '--steps', '240', '--ragdoll-at', '0.5')
+    const gettingUp = await simulate(...base, '--steps', '130', '--ragdoll-at', '0.5', '--getup-at', '2')
+    const exploded = await simulate(
+      ...base,
+      '--steps',
+      '60',
+      '--ragdoll-at',
+      '0.5',
+      '--impulse',
+      'b_Head_05:1000,0,0',
+    )
+    expect(standing.final.map((c) => [c.ragdoll, c.ragdollWeight])).toEqual([
+      ['off', 0],
+      ['off', 0],
+    ])
+    expect(fallen.final.map((c) => [c.ragdoll, c.ragdollWeight])).toEqual([
+      ['falling', 1],
+      ['falling', 1],
+    ])
+    // Get-up at step 120 ramps the weight down at 5 per second: 10 steps later it is 1 − 10·5/60.
+    for (const c of gettingUp.final) {
+      expect(c.ragdoll).toBe('getting-up')
+      expect(c.ragdollWeight).toBeCloseTo(1 - 50 / 60, 9)
+    }
+    // The hip of a standing Fox is about 0.4 m up; 3.5 s after the hand-off it lies on the ground.
+    for (const c of standing.final) expect(c.root.height).toBeGreaterThan(0.3)
+    for (const c of fallen.final) {
+      expect(c.root.height).toBeLessThan(0.15)
+      expect(c.highest.height).toBeLessThan(0.3)
+    }
+    // 1000 N·s on a 0.6 kg head: the ragdoll explodes, is removed, and the Fox is animated again.
+    expect(exploded.eventsByKind).toEqual({ 'ragdoll-exploded': 2, 'pose-non-finite': 0 })
+    expect(exploded.events.map((e) => [e.entity, e.kind])).toEqual([
+      [1, 'ragdoll-exploded'],
+      [28, 'ragdoll-exploded'],
+    ])
+    expect(exploded.final.map((c) => c.ragdoll)).toEqual(['off', 'off'])
+  })
+
+  it("reports the ragdoll's root joint and the highest skin joint, or scene nodes without a skin", async () => {
+    const end = async (file: string): Promise<Result['final'][number]> => {
+      const { status, stdout, stderr } = await run('simulate', assetPath(file), '--steps', '1', '--json')
+      expect([status, stderr]).toEqual([0, ''])
+      return (JSON.parse(stdout) as Result).final[0]!
+    }
+    // RobotExpressive: Bone (at its feet) is the first joint that branches; the head is its highest joint.
+    const robot = await end('RobotExpressive/RobotExpressive.glb')
+    expect([robot.root.node, robot.root.name, robot.highest.node, robot.highest.name]).toEqual([
+      2,
+      'Bone',
+      12,
+      'Head',
+    ])
+    expect(robot.highest.height).toBeGreaterThan(2)
+    // AnimatedMorphCube has no skin: its one node is both.
+    const cube = await end('AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb')
+    expect([cube.root.node, cube.highest.node]).toEqual([0, 0])
   })
 
   it('gives the same hash for the same arguments, run after run', async () => {
@@ -104,10 +195,11 @@ describe('simulate', () => {
       await simulate('--clip', 'Walk', '--characters', '3', '--steps', '240', '--scale', '0.01'),
       await simulate(...ragdoll),
       await simulate(...ragdoll, '--impulse', 'b_Spine02_03:0,0,5'),
+      await simulate(...ragdoll, '--impulse', 'b_Spine02_03:-5,0,0'),
       await simulate(...hit, '--getup-at', '3'),
       await simulate(...hit, '--getup-at', '3', '--getup-clip', 'Survey'),
     ]
-    expect(new Set([a.hash, ...others.map((r) => r.hash)]).size).toBe(6)
+    expect(new Set([a.hash, ...others.map((r) => r.hash)]).size).toBe(7)
     // A node index names the same joint as its name (b_Spine02_03 is node 6).
     expect((await simulate(...ragdoll, '--impulse', '6:5,0,0')).hash).toBe(a.hash)
   })
@@ -142,6 +234,21 @@ describe('simulate', () => {
     }
     expect(cli.hash).toBe(plugin.hash())
     expect(cli.events).toEqual(plugin.events)
+    // The end heights are world y (SceneNode.world, column-major: element 13) of the pelvis and the highest joint.
+    const asset = await loadAsset(FOX)
+    const y = (node: number): number =>
+      plugin.stores.SceneNode.world[plugin.jointEntity(fox, node) * 16 + 13]!
+    const joints = [...asset.skeletons[0]!.joints].sort((a, b) => a - b)
+    const top = joints.reduce((a, b) => (y(b) > y(a) ? b : a))
+    expect(cli.final).toEqual([
+      {
+        entity: fox,
+        ragdoll: 'off',
+        ragdollWeight: 0,
+        root: { node: 4, name: 'b_Hip_01', height: y(4) },
+        highest: { node: top, name: asset.nodes[top]!.name, height: y(top) },
+      },
+    ])
     // A time between step starts moves to the next one: 0.49 s is step 30 (29.4 rounds up), 0.5 s exactly too.
     const at = (t: string) => simulate('--steps', '60', '--crossfade-to', 'Run', '--at', t)
     expect((await at('0.49')).hash).toBe((await at('0.5')).hash)
@@ -156,7 +263,20 @@ describe('simulate', () => {
     expect(lines[0]).toBe(`${FOX}: 2 characters playing "Survey", 60 steps of 0.0166667 s (1 s)`)
     expect(lines[1]).toBe(`hash    ${json.hash}`)
     expect(lines[2]).toMatch(/^time {4}\d+\.\d{3} ms per step \(\d+\.\d ms in all\)$/)
-    expect(lines.slice(3)).toEqual(['events  none', ''])
+    const row = (c: Result['final'][number]): string =>
+      `  ${String(c.entity).padStart(6)}  off       0.000  ${c.root.height.toFixed(3).padStart(6)}  ` +
+      `${c.highest.name} (node ${c.highest.node})`
+    expect(lines.slice(3, 7)).toEqual([
+      'events  none',
+      '',
+      'at the end (y: world height in world units; root: b_Hip_01 (node 4)):',
+      expect.stringMatching(/^ {2}entity {2}ragdoll {2}weight {2}root y {2}highest +y$/),
+    ])
+    expect(lines.slice(7, 9).map((line) => line.replace(/ +\S+$/, ''))).toEqual(json.final.map(row))
+    expect(lines.slice(7, 9).map((line) => line.split(/ +/).at(-1))).toEqual(
+      json.final.map((c) => c.highest.height.toFixed(3)),
+    )
+    expect(lines.slice(9)).toEqual([''])
   })
 
   it('works as `npm run anim` in its own process: 100 Foxes, 600 steps, the same hash as in this process', async () => {
@@ -192,6 +312,11 @@ describe('simulate mistakes', () => {
     [['--dt', '1e999'], 'simulate: --dt "1e999" is not a finite number of seconds ≥ 0'],
     [['--dt', '1/0'], 'simulate: --dt "1/0" is not a finite number of seconds ≥ 0'],
     [['--scale', '0'], 'simulate: --scale 0 must be > 0'],
+    // A negative value may follow its option with a space; it is judged as with `=`.
+    [['--scale', '-1'], 'simulate: --scale -1 must be > 0'],
+    [['--dt', '-0.1'], 'simulate: --dt "-0.1" is not a finite number of seconds ≥ 0'],
+    [['--characters', '-3'], 'simulate: --characters "-3" must be a whole number ≥ 1'],
+    [['--ragdoll-at', '-1'], 'simulate: --ragdoll-at "-1" is not a finite number of seconds ≥ 0'],
     [['--scale', 'big'], 'simulate: --scale "big" is not a finite number'],
     [['--clip', 'Jump'], `${FOX} has no clip "Jump" (clips: 0 "Survey", 1 "Walk", 2 "Run")`],
     [
