@@ -231,7 +231,11 @@ export function runSimulation(asset: AnimationAsset, plan: SimulationPlan): Simu
   const msPerStep = (performance.now() - start) / plan.steps
   const hash = plugin.hash()
   // Read after the hash and only read: the summary cannot change what the hash covers.
-  const eventsByKind: Record<EventKind, number> = { 'ragdoll-exploded': 0, 'pose-non-finite': 0 }
+  const eventsByKind: Record<EventKind, number> = {
+    'ragdoll-exploded': 0,
+    'pose-non-finite': 0,
+    'world-non-finite': 0,
+  }
   for (const event of plugin.events) eventsByKind[event.kind] = (eventsByKind[event.kind] ?? 0) + 1
   const { scene, tracked } = heightNodes(asset)
   // Only scene nodes are entities; a skin outside the scene (a broken file, but loadable) falls back to a root.

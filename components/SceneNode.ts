@@ -83,11 +83,19 @@ export interface SceneGraph {
   readonly order: Int32Array
   orderLength: number
   orderVersion: number
-  /** Written by propagateTransforms: nodes recomputed by the last pass; times the order was rebuilt. */
-  readonly stats: { recomputed: number; orderBuilds: number }
+  /**
+   * Written by propagateTransforms: nodes recomputed by the last pass; times the order was rebuilt; nodes whose
+   * new world matrix was not finite in float32 and which kept their last one, in the last pass (`refused`, the
+   * first MAX_REFUSED_NODES of them in `refusedNodes`).
+   */
+  readonly stats: { recomputed: number; orderBuilds: number; refused: number }
+  readonly refusedNodes: Int32Array
   /** DFS stack for the order rebuild, made once. */
   readonly stack: Int32Array
 }
+
+/** How many refused nodes a pass records by id (SceneGraph.refusedNodes); the count goes on past it. */
+export const MAX_REFUSED_NODES = 64
 
 /**
  * Makes the store and its graph for `world`, entity ids `1 <= e < capacity`.
@@ -113,7 +121,8 @@ export function createSceneGraph(world: World, capacity: number): SceneGraph {
     order: new Int32Array(capacity),
     orderLength: 0,
     orderVersion: -1,
-    stats: { recomputed: 0, orderBuilds: 0 },
+    stats: { recomputed: 0, orderBuilds: 0, refused: 0 },
+    refusedNodes: new Int32Array(MAX_REFUSED_NODES),
     stack: new Int32Array(capacity),
   }
   observe(world, onAdd(store), (eid: number) => resetNode(graph, eid))

@@ -8,6 +8,7 @@ import { createSampleClipsSystem } from '../systems/sampleClips.ts'
 import { createStepRagdollsSystem } from '../systems/stepRagdolls.ts'
 import { createBlendPosesSystem } from '../systems/blendPoses.ts'
 import { createPropagateTransformsSystem } from '../systems/propagateTransforms.ts'
+import { createReportWorldFaultsSystem } from '../systems/reportWorldFaults.ts'
 import { createAdvanceClockSystem } from '../systems/advanceClock.ts'
 import type { AnimationContext, AnimationEvent, AnimationStores, AssetHandle } from '../plugin/context.ts'
 import { checkLive, createContext, type AnimationPluginOptions } from '../plugin/options.ts'
@@ -99,6 +100,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     createStepRagdollsSystem(ctx),
     createBlendPosesSystem(ctx),
     createPropagateTransformsSystem(ctx),
+    createReportWorldFaultsSystem(ctx),
     createAdvanceClockSystem(ctx),
   ] as const
   const { Pose } = ctx.stores

@@ -127,6 +127,7 @@ export function attachCharacter(
   ctx.fadePaths[eid] = new Uint8Array(n)
   if (ctx.blendScratch.length < n * JOINT_STRIDE) ctx.blendScratch = new Float32Array(n * JOINT_STRIDE)
   ctx.poseReported[eid] = 0
+  ctx.worldReported[eid] = 0
 }
 
 /** A character's CrossFade entry when no fade is under way. */

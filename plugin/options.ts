@@ -88,6 +88,7 @@ export function createContext(world: World, options: AnimationPluginOptions): An
     ragdollDescriptions: [],
     jointOwner: new Int32Array(capacity),
     poseReported: new Uint8Array(capacity),
+    worldReported: new Uint8Array(capacity),
     blendScratch: new Float32Array(64 * JOINT_STRIDE),
     disposed: false,
   }

@@ -1,6 +1,6 @@
 import type { World } from 'bitecs'
 import type { SceneGraph } from '../components/SceneNode.ts'
-import { refreshSceneOrder } from '../components/SceneNode.ts'
+import { MAX_REFUSED_NODES, refreshSceneOrder } from '../components/SceneNode.ts'
 import { PROPAGATION_CHUNK, v8Measures } from '../src/engine/v8.ts'
 
 /**
@@ -12,6 +12,9 @@ import { PROPAGATION_CHUNK, v8Measures } from '../src/engine/v8.ts'
  * `changed` belongs to no node and stays 0, so roots need no branch). Afterwards `dirty` is 0 and `changed` is
  * 1 for exactly the recomputed nodes; `graph.stats.recomputed` holds their count.
  * A dirty node under a clean parent uses the parent's current world, kept from earlier passes.
+ * A node whose world matrix would not be finite in float32 (a product of huge but finite locals, or a
+ * non-finite local a game wrote) keeps its last one and is listed in `graph.stats.refused` / `refusedNodes`
+ * (reportWorldFaults turns that into an event), so no world matrix ever holds NaN or ∞.
  *
  * Only the 12 affine elements are written: elements 3, 7, 11, 15 (the last row, 0 0 0 1) are set when the node is
  * added (identity) and every matrix composed from T/R/S keeps them, so they are not rewritten (~8% of the pass).
@@ -29,6 +32,11 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
    * arrays, not a module function taking them as arguments: with one plugin in the process V8 specializes the
    * closure to those arrays.
    */
+  const refusedNodes = graph.refusedNodes
+  const fround = Math.fround
+  /** Nodes refused so far in this step's passes. */
+  let refused = 0
+
   function pass(start: number, end: number): number {
     let recomputed = 0
     for (let i = start; i < end; i++) {
@@ -75,20 +83,19 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
       const tx = translation[to]!
       const ty = translation[to + 1]!
       const tz = translation[to + 2]!
-      if (p === 0) {
-        world[oo] = l00
-        world[oo + 1] = l10
-        world[oo + 2] = l20
-        world[oo + 4] = l01
-        world[oo + 5] = l11
-        world[oo + 6] = l21
-        world[oo + 8] = l02
-        world[oo + 9] = l12
-        world[oo + 10] = l22
-        world[oo + 12] = tx
-        world[oo + 13] = ty
-        world[oo + 14] = tz
-      } else {
+      let m0 = l00
+      let m1 = l10
+      let m2 = l20
+      let m4 = l01
+      let m5 = l11
+      let m6 = l21
+      let m8 = l02
+      let m9 = l12
+      let m10 = l22
+      let m12 = tx
+      let m13 = ty
+      let m14 = tz
+      if (p !== 0) {
         const po = p * 16
         const p00 = world[po]!
         const p10 = world[po + 1]!
@@ -99,22 +106,54 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
         const p02 = world[po + 8]!
         const p12 = world[po + 9]!
         const p22 = world[po + 10]!
-        const p03 = world[po + 12]!
-        const p13 = world[po + 13]!
-        const p23 = world[po + 14]!
-        world[oo] = p00 * l00 + p01 * l10 + p02 * l20
-        world[oo + 1] = p10 * l00 + p11 * l10 + p12 * l20
-        world[oo + 2] = p20 * l00 + p21 * l10 + p22 * l20
-        world[oo + 4] = p00 * l01 + p01 * l11 + p02 * l21
-        world[oo + 5] = p10 * l01 + p11 * l11 + p12 * l21
-        world[oo + 6] = p20 * l01 + p21 * l11 + p22 * l21
-        world[oo + 8] = p00 * l02 + p01 * l12 + p02 * l22
-        world[oo + 9] = p10 * l02 + p11 * l12 + p12 * l22
-        world[oo + 10] = p20 * l02 + p21 * l12 + p22 * l22
-        world[oo + 12] = p00 * tx + p01 * ty + p02 * tz + p03
-        world[oo + 13] = p10 * tx + p11 * ty + p12 * tz + p13
-        world[oo + 14] = p20 * tx + p21 * ty + p22 * tz + p23
+        m0 = p00 * l00 + p01 * l10 + p02 * l20
+        m1 = p10 * l00 + p11 * l10 + p12 * l20
+        m2 = p20 * l00 + p21 * l10 + p22 * l20
+        m4 = p00 * l01 + p01 * l11 + p02 * l21
+        m5 = p10 * l01 + p11 * l11 + p12 * l21
+        m6 = p20 * l01 + p21 * l11 + p22 * l21
+        m8 = p00 * l02 + p01 * l12 + p02 * l22
+        m9 = p10 * l02 + p11 * l12 + p12 * l22
+        m10 = p20 * l02 + p21 * l12 + p22 * l22
+        m12 = p00 * tx + p01 * ty + p02 * tz + world[po + 12]!
+        m13 = p10 * tx + p11 * ty + p12 * tz + world[po + 13]!
+        m14 = p20 * tx + p21 * ty + p22 * tz + world[po + 14]!
       }
+      // Finite locals can still give a product past float32's range. Each element rounded to float32 (as the
+      // store will) is ±∞ then, and a NaN or ∞ anywhere makes the sum NaN or ∞: such a node keeps its last
+      // world matrix, and so (unchanged) do its descendants that are not dirty themselves.
+      const sum =
+        fround(m0) +
+        fround(m1) +
+        fround(m2) +
+        fround(m4) +
+        fround(m5) +
+        fround(m6) +
+        fround(m8) +
+        fround(m9) +
+        fround(m10) +
+        fround(m12) +
+        fround(m13) +
+        fround(m14)
+      if (sum - sum !== 0) {
+        if (refused < MAX_REFUSED_NODES) refusedNodes[refused] = e
+        refused++
+        dirty[e] = 0
+        changed[e] = 0
+        continue
+      }
+      world[oo] = m0
+      world[oo + 1] = m1
+      world[oo + 2] = m2
+      world[oo + 4] = m4
+      world[oo + 5] = m5
+      world[oo + 6] = m6
+      world[oo + 8] = m8
+      world[oo + 9] = m9
+      world[oo + 10] = m10
+      world[oo + 12] = m12
+      world[oo + 13] = m13
+      world[oo + 14] = m14
       dirty[e] = 0
       changed[e] = 1
       recomputed++
@@ -127,8 +166,10 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
   return function propagateTransforms(_world: World): void {
     const n = refreshSceneOrder(graph)
     let recomputed = 0
+    refused = 0
     for (let start = 0; start < n; start += chunk)
       recomputed += pass(start, start + chunk < n ? start + chunk : n)
     graph.stats.recomputed = recomputed
+    graph.stats.refused = refused
   }
 }

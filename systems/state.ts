@@ -79,6 +79,8 @@ export interface StepState {
   readonly events: AnimationEvent[]
   /** 1 once a character's non-finite pose was reported (blendPoses); cleared when a character is added on the id. */
   readonly poseReported: Uint8Array
+  /** 1 once a world-matrix fault of the character (or of a node under none) was reported (reportWorldFaults). */
+  readonly worldReported: Uint8Array
   /** blendPoses' output scratch: 10 floats per joint of the largest character (grown outside the step). */
   blendScratch: Float32Array
 }
@@ -88,13 +90,15 @@ export interface StepState {
  * - 'ragdoll-exploded': a ragdoll's bodies reached non-finite or absurd velocities; it was removed
  *   (systems/stepRagdolls.ts);
  * - 'pose-non-finite': a character's output pose had non-finite values; those joints were not written into
- *   the scene graph and the pose was repaired (systems/blendPoses.ts).
+ *   the scene graph and the pose was repaired (systems/blendPoses.ts);
+ * - 'world-non-finite': finite local transforms gave a world matrix past float32's range (or a game wrote a
+ *   non-finite local); those nodes kept their last world matrix (systems/reportWorldFaults.ts).
  * Each kind is reported at most once per character lifetime.
  */
 export interface AnimationEvent {
   readonly step: number
   readonly entity: number
-  readonly kind: 'ragdoll-exploded' | 'pose-non-finite'
+  readonly kind: 'ragdoll-exploded' | 'pose-non-finite' | 'world-non-finite'
   readonly message: string
 }
 

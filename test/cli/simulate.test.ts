@@ -56,7 +56,11 @@ describe('simulate', () => {
     expect([result.steps, result.characters, result.events]).toEqual([120, 3, []])
     expect(result.msPerStep).toBeGreaterThan(0)
     expect(result.msPerStep).toBeLessThan(100)
-    expect(result.eventsByKind).toEqual({ 'ragdoll-exploded': 0, 'pose-non-finite': 0 })
+    expect(result.eventsByKind).toEqual({
+      'ragdoll-exploded': 0,
+      'pose-non-finite': 0,
+      'world-non-finite': 0,
+    })
     expect(result.final.map((c) => [c.entity, c.ragdoll, c.ragdollWeight, c.root.node, c.root.name])).toEqual(
       [
         [1, 'off', 0, 4, 'b_Hip_01'],
@@ -105,7 +109,11 @@ describe('simulate', () => {
       expect(c.highest.height).toBeLessThan(0.3)
     }
     // 1000 N·s on a 0.6 kg head: the ragdoll explodes, is removed, and the Fox is animated again.
-    expect(exploded.eventsByKind).toEqual({ 'ragdoll-exploded': 2, 'pose-non-finite': 0 })
+    expect(exploded.eventsByKind).toEqual({
+      'ragdoll-exploded': 2,
+      'pose-non-finite': 0,
+      'world-non-finite': 0,
+    })
     expect(exploded.events.map((e) => [e.entity, e.kind])).toEqual([
       [1, 'ragdoll-exploded'],
       [28, 'ragdoll-exploded'],

@@ -1,0 +1,49 @@
+import { createWorld } from 'bitecs'
+import { describe, expect, it } from 'vitest'
+import { createAnimationPlugin } from '../../entry/plugin.ts'
+import type { AnimationAsset, AssetNode } from '../../src/gltf/asset.ts'
+
+/** A chain of nodes with the given scales; the last has translation [1, 0, 0]. */
+function chain(scales: number[]): AnimationAsset {
+  const nodes: AssetNode[] = scales.map((s, i) => ({
+    index: i,
+    name: `n${i}`,
+    parent: i - 1,
+    children: i + 1 < scales.length ? [i + 1] : [],
+    translation: i === scales.length - 1 ? [1, 0, 0] : [0, 0, 0],
+    rotation: [0, 0, 0, 1],
+    scale: [s, s, s],
+    weights: [],
+    skin: -1,
+    mesh: -1,
+  }))
+  return { source: 'chain', nodes, roots: [0], skeletons: [], clips: [] }
+}
+
+function nonFiniteWorlds(world: Float32Array): number {
+  let n = 0
+  for (let i = 0; i < world.length; i++) if (!Number.isFinite(world[i]!)) n++
+  return n
+}
+
+describe('world matrices past float32 (issue 13: finite locals, non-finite products)', () => {
+  it('scales 1e20 · 1e20: no NaN or ∞ in any world matrix, one event per character, others unaffected', () => {
+    const plugin = createAnimationPlugin(createWorld(), { capacity: 64 })
+    const bad = plugin.addCharacter(chain([1e20, 1e20, 1]))
+    const good = plugin.addCharacter(chain([2, 3, 1]))
+    for (let i = 0; i < 5; i++) plugin.step()
+    const world = plugin.stores.SceneNode.world
+    expect(nonFiniteWorlds(world)).toBe(0)
+    expect(plugin.events.map((e) => [e.kind, e.entity])).toEqual([['world-non-finite', bad]])
+    expect(plugin.events[0]!.message).toContain(`character ${bad}: 1 node(s)`)
+    expect(plugin.events[0]!.message).toContain('joint 1 "n1"')
+    // The other character's leaf sits at 2·3·1 = 6 along x.
+    const leaf = plugin.jointEntity(good, 2)
+    expect(world[leaf * 16 + 12]).toBe(6)
+    // The refused nodes keep their last world matrix: here the identity a node starts with.
+    const n1 = plugin.jointEntity(bad, 1)
+    expect(Array.from(world.subarray(n1 * 16, n1 * 16 + 16))).toEqual([
+      1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+    ])
+  })
+})
