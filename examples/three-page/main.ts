@@ -66,7 +66,7 @@ const story: Record<number, () => void> = {
 }
 
 // The loop: whole fixed steps for the simulation, capture() after EVERY step, then one render(alpha) per
-// frame, which shows the display between the last two steps (alpha is how far the clock is past the last one).
+// frame, which shows the display between the last two steps (alpha: how far the clock is past the last one).
 const stepper = createFixedStepper({ dt: plugin.dt })
 let last = performance.now()
 function frame(now: number): void {
