@@ -1,7 +1,18 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
+/**
+ * The examples import the library by its package name, as a game would: these send the names to the sources
+ * (tsconfig.json's `paths` say the same for tsc and tsx).
+ */
+const packageNames = [
+  { find: /^ecs-anim$/, replacement: fileURLToPath(new URL('./entry/index.ts', import.meta.url)) },
+  { find: /^ecs-anim\/node$/, replacement: fileURLToPath(new URL('./entry/node.ts', import.meta.url)) },
+  { find: /^ecs-anim\/three$/, replacement: fileURLToPath(new URL('./adapters/three.ts', import.meta.url)) },
+]
+
 // Two projects, both run by `vitest run` (and so by `npm test`):
-//   unit  test/**   Node, fast
+//   unit  test/** and examples/**   Node, fast
 //   e2e   e2e/**    Node driving Debian's headless Chromium through playwright-core: builds the demo with vite,
 //                   serves it with `vite preview`, clicks through it (needs /usr/bin/chromium; .ci/run installs it)
 // Run one with `npx vitest run --project unit` (or e2e).
@@ -9,9 +20,10 @@ export default defineConfig({
   test: {
     projects: [
       {
+        resolve: { alias: packageNames },
         test: {
           name: 'unit',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
           environment: 'node',
           testTimeout: 30_000,
         },

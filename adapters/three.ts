@@ -1,8 +1,12 @@
+import { hasComponent } from 'bitecs'
 import type { Object3D } from 'three'
 import { clone as cloneSkinned } from 'three/examples/jsm/utils/SkeletonUtils.js'
 import { AnimationError } from '../src/errors.ts'
 import type { AnimationPlugin } from '../entry/index.ts'
 import { createWorldSync, type WorldSyncOptions } from './worldSync.ts'
+
+// The renderer-neutral half, for a renderer other than three (one 16-number target per SceneNode entity).
+export { createWorldSync, type MatrixTarget, type WorldSync, type WorldSyncOptions } from './worldSync.ts'
 
 /**
  * three.js renderer adapter: shows characters of an animation plugin with objects three's own GLTFLoader built
@@ -17,6 +21,9 @@ import { createWorldSync, type WorldSyncOptions } from './worldSync.ts'
  * to a hand bone) keep auto-updating from it as usual. The glTF scene root (the Group GLTFLoader returns) is
  * placed by the character entity and should hang directly under an identity-transform three scene: the
  * matrices written are SceneNode world matrices, which already include the character's place.
+ *
+ * Objects that are not glTF nodes (a sword, a hat, a camera rig) are bound one by one with `bindObject`, to a
+ * joint entity or to any SceneNode entity of the game's own.
  *
  * Per frame: `capture()` after EVERY fixed step, `render(stepper.alpha)` once before `renderer.render`. Which
  * matrices get written, and how the display is interpolated between the last two steps (lerp T, nlerp R,
@@ -75,15 +82,41 @@ export interface ThreeBinding {
   readonly objects: readonly Object3D[]
 }
 
+/** One object driven by one SceneNode entity (`bindObject`). Hand it back to `unbind`. */
+export interface ThreeObjectBinding {
+  readonly entity: number
+  readonly object: Object3D
+}
+
 export interface ThreeAdapter {
   /**
    * Drives `view` by `character` from now on: the view's scene by the character entity, every object that is a
    * glTF node by that node's SceneNode entity (`plugin.jointEntity`). Throws AnimationError 'argument' when the
-   * character is not the plugin's, the view is already bound, or a node index is not in the character's scene.
+   * character is not the plugin's, the view is already bound, one of its objects is already driven
+   * (`bindObject`), or a node index is not in the character's scene.
    */
   bind(character: number, view: ThreeSceneView): ThreeBinding
-  /** Stops driving; the objects get three's auto-update back (they show their rest transforms). */
-  unbind(binding: ThreeBinding): void
+  /**
+   * Drives one object by SceneNode entity `entity` from now on: its `matrixWorld` is the entity's world matrix,
+   * written and interpolated exactly like a character's bones. The entity is a joint (`plugin.jointEntity`) or
+   * a node of the game's own (`addSceneNode(plugin.sceneGraph, e, parent)`), e.g. a grip node under a hand
+   * joint whose local transform is the sword's offset, so the offset is part of the deterministic simulation.
+   *
+   * The object's three parent does not matter (its world is written whole): add it to the scene directly. Its
+   * children follow it as usual, so a mesh can also sit, with its own offset, under an empty Object3D bound to
+   * a joint. Joint worlds include the character's scale (Fox: 0.01), which a node of the game's own can undo.
+   * Unbind it before its entity is removed (`removeCharacter` removes the joints): bitecs recycles ids, and
+   * the object would follow whichever entity gets the id next.
+   *
+   * Throws AnimationError 'argument' when `entity` is not a SceneNode of the plugin's world or `object` is
+   * already driven (by `bindObject`, or as part of a bound view), changing nothing.
+   */
+  bindObject(entity: number, object: Object3D): ThreeObjectBinding
+  /**
+   * Stops driving a character's view or an object; the objects get three's auto-update back (they show their
+   * own local transforms again). Throws AnimationError 'argument' for a binding that is not bound here.
+   */
+  unbind(binding: ThreeBinding | ThreeObjectBinding): void
   /** Call after every fixed step: records what the step changed. Allocation-free. */
   capture(): void
   /**
@@ -92,16 +125,31 @@ export interface ThreeAdapter {
    * Allocation-free.
    */
   render(alpha?: number): void
-  /** Counters for tools and tests: nodes bound, matrices written by the last render, captures so far. */
+  /** Counters for tools and tests: objects bound, matrices written by the last render, captures so far. */
   readonly stats: { readonly bound: number; readonly uploads: number; readonly captures: number }
   /** Bound characters, in binding order. */
   readonly bindings: readonly ThreeBinding[]
+  /** Objects bound with `bindObject`, in binding order. */
+  readonly objectBindings: readonly ThreeObjectBinding[]
 }
 
 export function createThreeAdapter(plugin: AnimationPlugin, options: ThreeAdapterOptions = {}): ThreeAdapter {
   const sync = createWorldSync(plugin.stores.SceneNode, options)
-  // Slots are appended per binding, so binding b owns slots [sum of earlier bindings' sizes, + its size).
+  // Slots are appended per binding, so the binding at `order[b]` owns slots [sum of earlier sizes, + its size).
+  const order: (ThreeBinding | ThreeObjectBinding)[] = []
   const bindings: ThreeBinding[] = []
+  const objectBindings: ThreeObjectBinding[] = []
+  /** Every object some binding drives, so no object gets two writers. */
+  const driven = new Set<Object3D>()
+  const size = (b: ThreeBinding | ThreeObjectBinding): number => ('view' in b ? b.objects.length : 1)
+
+  function take(objects: readonly Object3D[]): void {
+    for (const o of objects) {
+      o.matrixAutoUpdate = false
+      o.matrixWorldAutoUpdate = false
+      driven.add(o)
+    }
+  }
 
   function bind(character: number, view: ThreeSceneView): ThreeBinding {
     const what = `ThreeAdapter.bind(${character})`
@@ -119,7 +167,7 @@ export function createThreeAdapter(plugin: AnimationPlugin, options: ThreeAdapte
       })
     }
     const entities = [character]
-    const driven: Object3D[] = [view.scene]
+    const objects: Object3D[] = [view.scene]
     view.scene.traverse((o) => {
       const node = view.nodes.get(o)
       if (node === undefined || o === view.scene) return
@@ -134,31 +182,69 @@ export function createThreeAdapter(plugin: AnimationPlugin, options: ThreeAdapte
         )
       }
       entities.push(e)
-      driven.push(o)
+      objects.push(o)
     })
-    for (const o of driven) {
-      o.matrixAutoUpdate = false
-      o.matrixWorldAutoUpdate = false
+    const taken = objects.find((o) => driven.has(o))
+    if (taken) {
+      throw new AnimationError(
+        'argument',
+        `${what}: object "${taken.name || taken.type}" of this view is already driven by another binding`,
+      )
     }
-    const binding: ThreeBinding = { character, view, entities: Int32Array.from(entities), objects: driven }
+    take(objects)
+    const binding: ThreeBinding = { character, view, entities: Int32Array.from(entities), objects }
+    order.push(binding)
     bindings.push(binding)
     sync.add(
       binding.entities,
-      driven.map((o) => o.matrixWorld.elements),
+      objects.map((o) => o.matrixWorld.elements),
     )
     return binding
   }
 
-  function unbind(binding: ThreeBinding): void {
-    const at = bindings.indexOf(binding)
+  function bindObject(entity: number, object: Object3D): ThreeObjectBinding {
+    const what = `ThreeAdapter.bindObject(${entity})`
+    const graph = plugin.sceneGraph
+    if (
+      !Number.isInteger(entity) ||
+      entity < 1 ||
+      entity >= graph.capacity ||
+      !hasComponent(plugin.world, entity, graph.store)
+    ) {
+      throw new AnimationError(
+        'argument',
+        `${what}: entity ${entity} is not a SceneNode of this plugin's world (a joint from plugin.jointEntity, ` +
+          `or a node made with addSceneNode(plugin.sceneGraph, entity, parent))`,
+      )
+    }
+    if (driven.has(object)) {
+      throw new AnimationError(
+        'argument',
+        `${what}: object "${object.name || object.type}" is already driven by another binding (unbind it first)`,
+      )
+    }
+    take([object])
+    const binding: ThreeObjectBinding = { entity, object }
+    order.push(binding)
+    objectBindings.push(binding)
+    sync.add([entity], [object.matrixWorld.elements])
+    return binding
+  }
+
+  function unbind(binding: ThreeBinding | ThreeObjectBinding): void {
+    const at = order.indexOf(binding)
     if (at < 0) {
-      throw new AnimationError('argument', `ThreeAdapter.unbind(${binding.character}): not bound here`)
+      const who = 'view' in binding ? binding.character : binding.entity
+      throw new AnimationError('argument', `ThreeAdapter.unbind(${who}): not bound here`)
     }
     let start = 0
-    for (let b = 0; b < at; b++) start += bindings[b]!.objects.length
-    sync.remove(start, binding.objects.length)
-    bindings.splice(at, 1)
-    for (const o of binding.objects) {
+    for (let b = 0; b < at; b++) start += size(order[b]!)
+    sync.remove(start, size(binding))
+    order.splice(at, 1)
+    const list: (ThreeBinding | ThreeObjectBinding)[] = 'view' in binding ? bindings : objectBindings
+    list.splice(list.indexOf(binding), 1)
+    for (const o of 'view' in binding ? binding.objects : [binding.object]) {
+      driven.delete(o)
       o.matrixAutoUpdate = true
       o.matrixWorldAutoUpdate = true
       o.matrixWorldNeedsUpdate = true
@@ -177,5 +263,14 @@ export function createThreeAdapter(plugin: AnimationPlugin, options: ThreeAdapte
     },
   }
 
-  return { bind, unbind, capture: sync.capture, render: sync.render, stats, bindings }
+  return {
+    bind,
+    bindObject,
+    unbind,
+    capture: sync.capture,
+    render: sync.render,
+    stats,
+    bindings,
+    objectBindings,
+  }
 }
