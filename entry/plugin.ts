@@ -2,6 +2,7 @@ import type { World } from 'bitecs'
 import { observe, onRemove } from 'bitecs'
 import type { World as PhysicsWorld } from 'cannon-es'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
+import { AnimationError, showValue } from '../src/errors.ts'
 import type { SceneGraph, SceneNodeStore } from '../components/SceneNode.ts'
 import { createAdvanceCrossFadesSystem } from '../systems/advanceCrossFades.ts'
 import { createSampleClipsSystem } from '../systems/sampleClips.ts'
@@ -92,8 +93,8 @@ export interface AnimationPlugin {
  * queries, pools, registries — belongs to this call's result; two plugins on two worlds share nothing.
  * Throws AnimationError('argument') for bad options, before anything registers with the world.
  */
-export function createAnimationPlugin(world: World, options: AnimationPluginOptions = {}): AnimationPlugin {
-  const ctx = createContext(world, options)
+export function createAnimationPlugin(world: World, options?: AnimationPluginOptions): AnimationPlugin {
+  const ctx = guard('createAnimationPlugin', () => createContext(world, options))
   const systems = [
     createAdvanceCrossFadesSystem(ctx),
     createSampleClipsSystem(ctx),
@@ -123,17 +124,18 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
       checkLive(ctx, 'step')
       for (let i = 0; i < systems.length; i++) systems[i]!(world)
     },
-    addAsset: (asset) => addAsset(ctx, asset),
-    addCharacter: (asset, o) => addCharacter(ctx, asset, o),
-    joints: (eid) => joints(ctx, eid),
-    jointEntity: (eid, node) => jointEntity(ctx, eid, node),
-    clipId: (owner, clip) => clipId(ctx, owner, clip),
-    play: (eid, clip, o) => play(ctx, eid, clip, o),
-    crossFade: (eid, clip, seconds, o) => crossFade(ctx, eid, clip, seconds, o),
-    removeCharacter: (eid) => removeCharacter(ctx, eid),
-    ragdoll: (eid, o) => ragdoll(ctx, eid, o),
-    applyImpulse: (eid, joint, impulse) => applyImpulse(ctx, eid, joint, impulse),
-    getUp: (eid, o) => getUp(ctx, eid, o),
+    addAsset: (asset) => guard('addAsset', () => addAsset(ctx, asset)),
+    addCharacter: (asset, o) => guard('addCharacter', () => addCharacter(ctx, asset, o)),
+    joints: (eid) => guard('joints', () => joints(ctx, eid)),
+    jointEntity: (eid, node) => guard('jointEntity', () => jointEntity(ctx, eid, node)),
+    clipId: (owner, clip) => guard('clipId', () => clipId(ctx, owner, clip)),
+    play: (eid, clip, o) => guard('play', () => play(ctx, eid, clip, o)),
+    crossFade: (eid, clip, seconds, o) => guard('crossFade', () => crossFade(ctx, eid, clip, seconds, o)),
+    removeCharacter: (eid) => guard('removeCharacter', () => removeCharacter(ctx, eid)),
+    ragdoll: (eid, o) => guard('ragdoll', () => ragdoll(ctx, eid, o)),
+    applyImpulse: (eid, joint, impulse) =>
+      guard('applyImpulse', () => applyImpulse(ctx, eid, joint, impulse)),
+    getUp: (eid, o) => guard('getUp', () => getUp(ctx, eid, o)),
     physics: ctx.physics,
     events: ctx.events,
     hash: () => hashAnimationState(ctx, characterIds(ctx)),
@@ -143,7 +145,7 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
     },
     restore(bytes) {
       checkLive(ctx, 'restore')
-      restoreAnimation(ctx, bytes)
+      guard('restore', () => restoreAnimation(ctx, bytes))
     },
     dispose() {
       if (ctx.disposed) return
@@ -154,6 +156,21 @@ export function createAnimationPlugin(world: World, options: AnimationPluginOpti
   }
   contexts.set(plugin, ctx)
   return plugin
+}
+
+/**
+ * Runs a public call. The calls check every value they read and throw AnimationError before changing anything;
+ * a value that throws when read (a Proxy, a throwing getter) surfaces here as AnimationError('argument') too,
+ * with what it threw as `cause`.
+ */
+function guard<T>(what: string, call: () => T): T {
+  try {
+    return call()
+  } catch (error) {
+    if (error instanceof AnimationError) throw error
+    const message = error instanceof Error ? error.message : showValue(error)
+    throw new AnimationError('argument', `${what}: reading an argument threw: ${message}`, { cause: error })
+  }
 }
 
 const contexts = new WeakMap<AnimationPlugin, AnimationContext>()

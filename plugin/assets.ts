@@ -1,4 +1,5 @@
-import { AnimationError } from '../src/errors.ts'
+import { AnimationError, showValue } from '../src/errors.ts'
+import { clipOf, type Channel } from '../src/clip/clip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { pathOffset, JOINT_STRIDE } from '../src/math/poseLayout.ts'
 import { buildRig } from '../src/skeleton/rig.ts'
@@ -8,8 +9,9 @@ import { checkLive } from './options.ts'
 /** Registers an asset's rig and clips, once per asset object; registering the same object again returns it. */
 export function addAsset(ctx: AnimationContext, asset: AnimationAsset): AssetHandle {
   checkLive(ctx, 'addAsset')
-  const known = ctx.handles.get(asset)
+  const known = typeof asset === 'object' && asset !== null ? ctx.handles.get(asset) : undefined
   if (known) return known
+  checkAssetShape(asset)
   const registered = registerAsset(ctx, asset)
   const handle: AssetHandle = Object.freeze({ id: registered.id, asset, clips: registered.clipIds })
   ctx.handles.set(asset, handle)
@@ -18,6 +20,9 @@ export function addAsset(ctx: AnimationContext, asset: AnimationAsset): AssetHan
 
 /** The registered asset behind an asset or handle (registering a new asset). */
 export function resolveAsset(ctx: AnimationContext, asset: AnimationAsset | AssetHandle): RegisteredAsset {
+  if (typeof asset !== 'object' || asset === null) {
+    throw new AnimationError('argument', `${showValue(asset)} is not an asset or asset handle`)
+  }
   const handle = isHandle(asset) ? asset : addAsset(ctx, asset)
   const registered = ctx.assets[handle.id]
   if (!registered || registered.asset !== handle.asset) {
@@ -80,11 +85,14 @@ export function findClip(
   clip: string | number,
   what: string,
 ): number {
+  if (typeof clip !== 'number' && typeof clip !== 'string') {
+    throw new AnimationError('argument', `${what}: clip ${showValue(clip)} is not a clip name or index`)
+  }
   if (typeof clip === 'number') {
     if (Number.isInteger(clip) && clip >= 0 && clip < asset.clipIds.length) return asset.clipIds[clip]!
     throw new AnimationError(
       'argument',
-      `${what}: clip index ${clip} is out of range (${asset.asset.source} has ${asset.clipIds.length} clips)`,
+      `${what}: clip index ${showValue(clip)} is out of range (${asset.asset.source} has ${asset.clipIds.length} clips)`,
     )
   }
   for (const id of asset.clipIds) if (ctx.clips[id]!.clip.name === clip) return id
@@ -94,6 +102,65 @@ export function findClip(
     'argument',
     `${what}: no clip named "${clip}" (${asset.asset.source} has ${names || 'none'})`,
   )
+}
+
+/**
+ * An AnimationAsset as readAsset makes one, checked before anything registers it: a caller may pass any value.
+ * Node trees and clips are checked further by buildRig and by the clip registry.
+ */
+function checkAssetShape(asset: unknown): asserts asset is AnimationAsset {
+  const fail = (what: string): never => {
+    throw new AnimationError('argument', `addAsset: ${what}`)
+  }
+  if (typeof asset !== 'object' || asset === null) fail(`${showValue(asset)} is not an AnimationAsset`)
+  const a = asset as Record<string, unknown>
+  if (typeof a.source !== 'string') fail(`source ${showValue(a.source)} is not a string`)
+  const where = a.source as string
+  for (const key of ['nodes', 'roots', 'skeletons', 'clips']) {
+    if (!Array.isArray(a[key])) fail(`${where}: ${key} ${showValue(a[key])} is not an array`)
+  }
+  const nodes = a.nodes as unknown[]
+  nodes.forEach((node, i) => {
+    if (typeof node !== 'object' || node === null) fail(`${where}: node ${i} is ${showValue(node)}`)
+    const n = node as Record<string, unknown>
+    if (n.index !== i) fail(`${where}: node ${i} has index ${showValue(n.index)}`)
+    if (typeof n.name !== 'string') fail(`${where}: node ${i} has name ${showValue(n.name)}`)
+    if (!Array.isArray(n.children)) fail(`${where}: node ${i} has children ${showValue(n.children)}`)
+    for (const [key, length] of [
+      ['translation', 3],
+      ['rotation', 4],
+      ['scale', 3],
+    ] as const) {
+      const v = n[key]
+      if (
+        !Array.isArray(v) ||
+        v.length !== length ||
+        !v.every((x) => typeof x === 'number' && Number.isFinite(x))
+      ) {
+        fail(`${where}: node ${i} ${key} ${showValue(v)} is not ${length} finite numbers`)
+      }
+    }
+  })
+  ;(a.skeletons as unknown[]).forEach((skin, i) => {
+    const joints = (skin as { joints?: unknown } | null)?.joints
+    if (!(joints instanceof Int32Array) && !Array.isArray(joints)) {
+      fail(`${where}: skeleton ${i} has joints ${showValue(joints)}`)
+    }
+  })
+  ;(a.clips as unknown[]).forEach((clip, i) => {
+    const channels = (clip as { channels?: unknown } | null)?.channels
+    if (!Array.isArray(channels) || channels.some((ch) => !isBuiltChannel(ch, clip))) {
+      fail(`${where}: clip ${i} was not made by buildClip (or readAsset)`)
+    }
+  })
+}
+
+function isBuiltChannel(channel: unknown, clip: unknown): boolean {
+  try {
+    return clipOf(channel as Channel) === clip
+  } catch {
+    return false
+  }
 }
 
 /** The most channels of any of the asset's own clips (at least 1): a character's key cursor half. */

@@ -1,5 +1,7 @@
-import { addComponent, addEntity, entityExists, hasComponent, removeEntity } from 'bitecs'
-import { AnimationError } from '../src/errors.ts'
+import { $internal, addComponent, addEntity, entityExists, hasComponent, removeEntity } from 'bitecs'
+import type { InternalWorld, World } from 'bitecs'
+import { AnimationError, showValue } from '../src/errors.ts'
+import { optionsObject } from './checks.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { BLEND_S, BLEND_T } from '../src/clip/blendLayers.ts'
 import { findJoint } from '../src/skeleton/rig.ts'
@@ -29,37 +31,43 @@ import { dropRagdoll } from './ragdolls.ts'
 export function addCharacter(
   ctx: AnimationContext,
   assetOrHandle: AnimationAsset | AssetHandle,
-  opts: { parent?: number } = {},
+  opts?: { parent?: number },
 ): number {
   checkLive(ctx, 'addCharacter')
   const { world, capacity, sceneGraph, pool } = ctx
   const nodes = sceneGraph.store
-  const asset = resolveAsset(ctx, assetOrHandle)
-  const parent = opts.parent ?? 0
-  if (parent !== 0 && (!entityExists(world, parent) || !hasComponent(world, parent, nodes))) {
-    throw new AnimationError('argument', `addCharacter: parent ${parent} is not a SceneNode entity`)
+  // Everything is checked before the asset is registered: a failed call changes nothing.
+  const o = optionsObject<{ parent: number }>(opts, 'addCharacter')
+  const parent = o.parent ?? 0
+  if (
+    parent !== 0 &&
+    (!Number.isInteger(parent) ||
+      parent < 0 ||
+      parent >= capacity ||
+      !entityExists(world, parent) ||
+      !hasComponent(world, parent, nodes))
+  ) {
+    throw new AnimationError(
+      'argument',
+      `addCharacter: parent ${showValue(parent)} is not a SceneNode entity`,
+    )
   }
+  const asset = resolveAsset(ctx, assetOrHandle)
   const n = asset.jointNodes.length
-  // Reserve pose slots first: if the pool is full nothing has been created yet.
+  // The ids the next n + 1 addEntity calls will issue must all fit the stores: checked before any is made,
+  // since making and removing entities would change bitecs's entity index (and so a snapshot).
+  const beyond = firstIdBeyond(world, n + 1, capacity)
+  if (beyond !== 0) {
+    throw new AnimationError(
+      'capacity',
+      `addCharacter: entity id ${beyond} would be beyond the plugin's capacity ${capacity} ` +
+        `(a character of ${asset.asset.source} needs ${n + 1} entities; raise the capacity option)`,
+    )
+  }
+  // Pose slots next: if the pool is full nothing has been created yet.
   const base = allocatePoseSlots(pool, POSE_LAYERS * n)
   const created: number[] = []
-  try {
-    for (let i = 0; i <= n; i++) {
-      const e = addEntity(world)
-      created.push(e)
-      if (e >= capacity) {
-        throw new AnimationError(
-          'capacity',
-          `addCharacter: entity id ${e} is beyond the plugin's capacity ${capacity} ` +
-            `(a character of ${asset.asset.source} needs ${n + 1} entities; raise the capacity option)`,
-        )
-      }
-    }
-  } catch (error) {
-    for (const e of created.reverse()) removeEntity(world, e)
-    freePoseSlots(pool, base, POSE_LAYERS * n)
-    throw error
-  }
+  for (let i = 0; i <= n; i++) created.push(addEntity(world))
   const eid = created[0]!
   addSceneNode(sceneGraph, eid, parent)
   const jointEids = pool.joints
@@ -97,6 +105,20 @@ export function addCharacter(
   // The rest pose is the character's pose until a clip plays.
   applyPoseToSceneGraph(nodes, data, jointEids, layerOffset(base, n, LAYER_ANIM), base, n)
   return eid
+}
+
+/**
+ * The first of the next `count` entity ids bitecs's addEntity will issue (recycled ids first, in their order,
+ * then new ones) that is ≥ `capacity`, or 0 when all fit.
+ */
+function firstIdBeyond(world: World, count: number, capacity: number): number {
+  const index = (world as InternalWorld)[$internal].entityIndex
+  const free = index.dense.length - index.aliveCount
+  for (let k = 0; k < count; k++) {
+    const id = k < free ? index.dense[index.aliveCount + k]! : index.maxId + 1 + (k - free)
+    if (id >= capacity) return id
+  }
+  return 0
 }
 
 /**
@@ -154,7 +176,10 @@ export function checkCharacter(ctx: AnimationContext, eid: number, what: string)
     !entityExists(ctx.world, eid) ||
     !hasComponent(ctx.world, eid, ctx.stores.Pose)
   ) {
-    throw new AnimationError('argument', `${what}: entity ${eid} is not a character of this plugin`)
+    throw new AnimationError(
+      'argument',
+      `${what}: entity ${showValue(eid)} is not a character of this plugin`,
+    )
   }
   return eid
 }

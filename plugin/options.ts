@@ -1,12 +1,14 @@
 import type { World } from 'bitecs'
-import type { World as PhysicsWorld } from 'cannon-es'
-import { AnimationError } from '../src/errors.ts'
+import { World as PhysicsWorldClass, type World as PhysicsWorld } from 'cannon-es'
+import { $internal } from 'bitecs'
+import { AnimationError, showValue } from '../src/errors.ts'
+import { optionsObject } from './checks.ts'
 import { createPhysicsWorld } from '../src/physics/world.ts'
 import { createPosePool, createPoseStore, JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
 import { createSamplerStore } from '../components/Sampler.ts'
 import { createCrossFadeStore } from '../components/CrossFade.ts'
 import { createRagdollStore } from '../components/Ragdoll.ts'
-import { createSceneGraph } from '../components/SceneNode.ts'
+import { createSceneGraph, MAX_SCENE_CAPACITY } from '../components/SceneNode.ts'
 import type { AnimationContext } from './context.ts'
 
 export interface AnimationPluginOptions {
@@ -40,23 +42,48 @@ export interface AnimationPluginOptions {
 const DEFAULT_CAPACITY = 16384
 
 /**
+ * Most pose slots a plugin may hold (10 floats each): 2^26 slots are 2.5 GiB of pose data, past what a
+ * JavaScript engine gives one typed array on most machines.
+ */
+export const MAX_POSE_SLOTS = 2 ** 26
+
+/**
  * Checks the options and makes the plugin's context: its stores, pose pool, scene graph and physics world.
  * Everything that can throw comes before anything that registers with the world.
  */
-export function createContext(world: World, options: AnimationPluginOptions): AnimationContext {
-  const capacity = options.capacity ?? DEFAULT_CAPACITY
-  const dt = options.dt ?? 1 / 60
-  if (!Number.isInteger(capacity) || capacity < 2) {
-    throw new AnimationError('argument', `createAnimationPlugin: capacity ${capacity} must be an integer ≥ 2`)
+export function createContext(world: World, options: AnimationPluginOptions | undefined): AnimationContext {
+  const what = 'createAnimationPlugin'
+  if (typeof world !== 'object' || world === null || !($internal in world)) {
+    throw new AnimationError('argument', `${what}: ${showValue(world)} is not a bitecs world (createWorld())`)
   }
-  if (!(Number.isFinite(dt) && dt > 0)) {
-    throw new AnimationError('argument', `createAnimationPlugin: dt ${dt} s must be a finite number > 0`)
-  }
-  const maxPoseSlots = options.maxPoseSlots ?? capacity * POSE_LAYERS
-  if (!Number.isInteger(maxPoseSlots) || maxPoseSlots < 1) {
+  const o = optionsObject<AnimationPluginOptions>(options, what)
+  const capacity = o.capacity ?? DEFAULT_CAPACITY
+  const dt = o.dt ?? 1 / 60
+  if (!Number.isInteger(capacity) || (capacity as number) < 2 || (capacity as number) > MAX_SCENE_CAPACITY) {
     throw new AnimationError(
       'argument',
-      `createAnimationPlugin: maxPoseSlots ${maxPoseSlots} must be an integer ≥ 1`,
+      `${what}: capacity ${showValue(capacity)} must be an integer in [2, ${MAX_SCENE_CAPACITY}]`,
+    )
+  }
+  if (!(typeof dt === 'number' && Number.isFinite(dt) && dt > 0)) {
+    throw new AnimationError('argument', `${what}: dt ${showValue(dt)} s must be a finite number > 0`)
+  }
+  const maxPoseSlots = o.maxPoseSlots ?? Math.min(capacity * POSE_LAYERS, MAX_POSE_SLOTS)
+  if (!Number.isInteger(maxPoseSlots) || maxPoseSlots < 1 || maxPoseSlots > MAX_POSE_SLOTS) {
+    throw new AnimationError(
+      'argument',
+      `${what}: maxPoseSlots ${showValue(maxPoseSlots)} must be an integer in [1, ${MAX_POSE_SLOTS}]`,
+    )
+  }
+  const physicsOptions = optionsObject<NonNullable<AnimationPluginOptions['physics']>>(
+    o.physics,
+    what,
+    'physics',
+  )
+  if (physicsOptions.world !== undefined && !(physicsOptions.world instanceof PhysicsWorldClass)) {
+    throw new AnimationError(
+      'argument',
+      `${what}: physics.world ${showValue(physicsOptions.world)} is not a cannon-es World`,
     )
   }
   const stores = {
@@ -65,7 +92,7 @@ export function createContext(world: World, options: AnimationPluginOptions): An
     CrossFade: createCrossFadeStore(capacity),
     Ragdoll: createRagdollStore(capacity),
   }
-  const physics = options.physics?.world ?? createPhysicsWorld(options.physics ?? {})
+  const physics = physicsOptions.world ?? createPhysicsWorld(physicsOptions)
   return {
     world,
     dt,
@@ -81,7 +108,7 @@ export function createContext(world: World, options: AnimationPluginOptions): An
     fadePaths: [],
     step: 0,
     physics,
-    physicsOwned: options.physics?.world === undefined,
+    physicsOwned: physicsOptions.world === undefined,
     ragdolls: [],
     events: [],
     handles: new Map(),

@@ -1,4 +1,5 @@
-import { AnimationError } from '../src/errors.ts'
+import { AnimationError, showValue } from '../src/errors.ts'
+import { finiteNumber, optionsObject } from './checks.ts'
 import { prepareSquad, type RotationMode } from '../src/clip/clip.ts'
 import { JOINT_STRIDE, LAYER_ANIM, LAYER_FROM, LAYER_TO, layerOffset } from '../components/Pose.ts'
 import {
@@ -41,17 +42,12 @@ export function clipId(ctx: AnimationContext, owner: number | AssetHandle, clip:
   const asset =
     typeof owner === 'number'
       ? ctx.assets[ctx.stores.Pose.asset[checkCharacter(ctx, owner, 'clipId')]!]!
-      : resolveAsset(ctx, owner)
+      : resolveOwner(ctx, owner)
   return findClip(ctx, asset, clip, 'clipId')
 }
 
 /** Cuts to `clip`: no fade, sampling restarts from the rest pose. */
-export function play(
-  ctx: AnimationContext,
-  eid: number,
-  clipRef: string | number,
-  o: PlayOptions = {},
-): void {
+export function play(ctx: AnimationContext, eid: number, clipRef: string | number, o?: PlayOptions): void {
   checkCharacter(ctx, eid, 'play')
   const clip = characterClip(ctx, eid, clipRef, 'play')
   playClip(ctx, eid, clip, playSettings(`play(${eid}, "${clip.clip.name}")`, clip, o))
@@ -68,13 +64,16 @@ export function crossFade(
   eid: number,
   clipRef: string | number,
   durationSeconds: number,
-  o: PlayOptions = {},
+  o?: PlayOptions,
 ): void {
   checkCharacter(ctx, eid, 'crossFade')
   const clip = characterClip(ctx, eid, clipRef, 'crossFade')
-  const what = `crossFade(${eid}, "${clip.clip.name}", ${durationSeconds})`
-  if (!(Number.isFinite(durationSeconds) && durationSeconds >= 0)) {
-    throw new AnimationError('argument', `${what}: duration ${durationSeconds} s must be a finite number ≥ 0`)
+  const what = `crossFade(${eid}, "${clip.clip.name}", ${showValue(durationSeconds)})`
+  if (!(typeof durationSeconds === 'number' && Number.isFinite(durationSeconds) && durationSeconds >= 0)) {
+    throw new AnimationError(
+      'argument',
+      `${what}: duration ${showValue(durationSeconds)} s must be a finite number ≥ 0`,
+    )
   }
   const s = playSettings(what, clip, o)
   const { Pose, Sampler, CrossFade } = ctx.stores
@@ -131,26 +130,39 @@ export function prepareCharacterSquad(ctx: AnimationContext, eid: number): void 
   }
 }
 
+/** The handle (or registered asset) a clip lookup names; a lookup never registers an asset. */
+function resolveOwner(ctx: AnimationContext, owner: unknown) {
+  const asset = typeof owner === 'object' && owner !== null ? (owner as { asset?: unknown }).asset : undefined
+  const known = ctx.handles.get(owner as never) ?? ctx.handles.get(asset as never)
+  if (!known) {
+    throw new AnimationError(
+      'argument',
+      `clipId: ${showValue(owner)} is not a character or an asset of this plugin`,
+    )
+  }
+  return resolveAsset(ctx, known)
+}
+
 function characterClip(ctx: AnimationContext, eid: number, clip: string | number, what: string) {
   return ctx.clips[findClip(ctx, ctx.assets[ctx.stores.Pose.asset[eid]!]!, clip, what)]!
 }
 
 /** Validates play options; returns them resolved. Throws before anything changes. */
-function playSettings(what: string, clip: RegisteredClip, o: PlayOptions): PlaySettings {
-  const speed = o.speed ?? 1
-  if (!Number.isFinite(speed))
-    throw new AnimationError('argument', `${what}: speed ${speed} is not a finite number`)
-  const time = o.time ?? 0
-  if (!Number.isFinite(time))
-    throw new AnimationError('argument', `${what}: time ${time} s is not a finite number`)
+function playSettings(what: string, clip: RegisteredClip, options: PlayOptions | undefined): PlaySettings {
+  const o = optionsObject<PlayOptions>(options, what)
+  const speed = finiteNumber(o.speed ?? 1, what, 'speed')
+  const time = finiteNumber(o.time ?? 0, what, 'time', ' s')
   const loopName = o.loop ?? 'repeat'
   const loop = LOOP_MODES.indexOf(loopName)
   if (loop < 0) {
-    throw new AnimationError('argument', `${what}: loop "${loopName}" is not one of ${LOOP_MODES.join(', ')}`)
+    throw new AnimationError(
+      'argument',
+      `${what}: loop ${showValue(loopName)} is not one of ${LOOP_MODES.join(', ')}`,
+    )
   }
   const rotationName = o.rotation ?? 'slerp'
   if (rotationName !== 'slerp' && rotationName !== 'squad') {
-    throw new AnimationError('argument', `${what}: rotation "${rotationName}" is not slerp or squad`)
+    throw new AnimationError('argument', `${what}: rotation ${showValue(rotationName)} is not slerp or squad`)
   }
   const phase = loop === 0 ? Math.min(Math.max(time, 0), clip.clip.duration) : time
   return { speed, loop, phase, rotation: rotationName === 'squad' ? ROTATION_SQUAD : ROTATION_SLERP }

@@ -1,4 +1,5 @@
-import { AnimationError } from '../src/errors.ts'
+import { AnimationError, showValue } from '../src/errors.ts'
+import { optionsObject, vector3 } from './checks.ts'
 import { applyRagdollHit } from '../src/physics/ragdoll.ts'
 import {
   generateRagdollDescription,
@@ -38,28 +39,36 @@ export interface GetUpOptions {
  * moved, and ragdoll_weight ramps 0 → 1 at the rate. Already falling: only the hit applies; getting up: it falls
  * again with the bodies it has. Throws for a bad description or option, changing nothing.
  */
-export function ragdoll(ctx: AnimationContext, eid: number, o: RagdollOptions = {}): void {
+export function ragdoll(ctx: AnimationContext, eid: number, options?: RagdollOptions): void {
   checkCharacter(ctx, eid, 'ragdoll')
   const { Pose, Ragdoll } = ctx.stores
   const what = `ragdoll(${eid})`
+  const o = optionsObject<RagdollOptions>(options, what)
+  const impulse =
+    o.impulse === undefined
+      ? undefined
+      : optionsObject<NonNullable<RagdollOptions['impulse']>>(o.impulse, what, 'impulse')
   const asset = ctx.assets[Pose.asset[eid]!]!
   const rate = o.rate === undefined ? Ragdoll.rate[eid]! : checkRate(what, o.rate)
-  const hit = o.impulse
-    ? { joint: jointIndex(ctx, eid, o.impulse.joint, what), impulse: checkImpulse(what, o.impulse.impulse) }
+  const hit = impulse
+    ? {
+        joint: jointIndex(ctx, eid, impulse.joint!, what),
+        impulse: vector3(impulse.impulse, what, 'impulse'),
+      }
     : null
   const bodies = o.description
     ? resolveRagdollDescription(skeletonViewOf(asset.asset), o.description)
     : defaultDescription(ctx, asset.id)
   const existing = ctx.ragdolls[eid]
   if (Ragdoll.active[eid] === RAGDOLL_FALLING) {
-    if (hit) applyImpulse(ctx, eid, o.impulse!.joint, o.impulse!.impulse)
+    if (hit) applyImpulse(ctx, eid, impulse!.joint!, hit.impulse)
     return
   }
   Ragdoll.rate[eid] = rate
   if (Ragdoll.active[eid] === RAGDOLL_GETTING_UP && existing?.instance) {
     Ragdoll.active[eid] = RAGDOLL_FALLING
     // The bodies exist, so the hit applies now (queued hits are only drained when bodies spawn).
-    if (hit) applyImpulse(ctx, eid, o.impulse!.joint, o.impulse!.impulse)
+    if (hit) applyImpulse(ctx, eid, impulse!.joint!, hit.impulse)
     return
   }
   ctx.ragdolls[eid] = createRagdollRuntime(ctx, eid, bodies, hit ? [hit] : [], existing?.reported ?? false)
@@ -103,7 +112,7 @@ export function applyImpulse(
   checkCharacter(ctx, eid, 'applyImpulse')
   const what = `applyImpulse(${eid})`
   const j = jointIndex(ctx, eid, joint, what)
-  const v = checkImpulse(what, impulse)
+  const v = vector3(impulse, what, 'impulse')
   const rt = ctx.ragdolls[eid]
   if (ctx.stores.Ragdoll.active[eid] === RAGDOLL_OFF || !rt) {
     throw new AnimationError('argument', `${what}: character ${eid} is not ragdolling (call ragdoll() first)`)
@@ -117,16 +126,18 @@ export function applyImpulse(
 }
 
 /** Blends back from physics to animation (optionally cross-fading into a get-up clip); bodies leave at weight 0. */
-export function getUp(ctx: AnimationContext, eid: number, o: GetUpOptions = {}): void {
+export function getUp(ctx: AnimationContext, eid: number, options?: GetUpOptions): void {
   checkCharacter(ctx, eid, 'getUp')
   const { Ragdoll } = ctx.stores
   const what = `getUp(${eid})`
+  const o = optionsObject<GetUpOptions>(options, what)
+  const play = optionsObject<PlayOptions>(o.play, what, 'play')
   const rate = o.rate === undefined ? Ragdoll.rate[eid]! : checkRate(what, o.rate)
   const fade = o.fadeSeconds ?? 0.3
   if (Ragdoll.active[eid] === RAGDOLL_OFF) {
     throw new AnimationError('argument', `${what}: character ${eid} is not ragdolling`)
   }
-  if (o.clip !== undefined) crossFade(ctx, eid, o.clip, fade, { loop: 'once', ...o.play })
+  if (o.clip !== undefined) crossFade(ctx, eid, o.clip, fade, { loop: 'once', ...play })
   Ragdoll.rate[eid] = rate
   Ragdoll.active[eid] = RAGDOLL_GETTING_UP
 }
@@ -156,19 +167,12 @@ export function defaultDescription(ctx: AnimationContext, assetId: number): read
   return resolved
 }
 
-function checkImpulse(what: string, impulse: readonly number[]): readonly [number, number, number] {
-  if (!Array.isArray(impulse) || impulse.length !== 3 || !impulse.every((x) => Number.isFinite(x))) {
+function checkRate(what: string, rate: number): number {
+  if (!(typeof rate === 'number' && Number.isFinite(rate) && rate > 0)) {
     throw new AnimationError(
       'argument',
-      `${what}: impulse ${JSON.stringify(impulse)} must be three finite numbers`,
+      `${what}: rate ${showValue(rate)} per second must be a finite number > 0`,
     )
-  }
-  return [impulse[0]!, impulse[1]!, impulse[2]!]
-}
-
-function checkRate(what: string, rate: number): number {
-  if (!(Number.isFinite(rate) && rate > 0)) {
-    throw new AnimationError('argument', `${what}: rate ${rate} per second must be a finite number > 0`)
   }
   return rate
 }

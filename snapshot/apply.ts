@@ -1,5 +1,5 @@
 import { addEntity, removeEntity } from 'bitecs'
-import { AnimationError } from '../src/errors.ts'
+import { AnimationError, showValue } from '../src/errors.ts'
 import type { RagdollInstance } from '../src/physics/ragdoll.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { buildInstance, rebuildPhysicsWorld, type InstanceData } from '../src/physics/snapshot.ts'
@@ -22,9 +22,10 @@ import { readPlan, type Plan } from './read.ts'
  */
 export function restoreAnimation(ctx: AnimationContext, bytes: Uint8Array): void {
   if (!(bytes instanceof Uint8Array)) {
-    const got =
-      bytes === null ? 'null' : typeof bytes === 'object' ? (bytes as object).constructor.name : typeof bytes
-    throw new AnimationError('snapshot', `restore: expected the Uint8Array of a snapshot, got ${got}`)
+    throw new AnimationError(
+      'snapshot',
+      `restore: expected the Uint8Array of a snapshot, got ${showValue(bytes)}`,
+    )
   }
   applyPlan(ctx, readPlan(ctx, bytes))
 }

@@ -19,3 +19,30 @@ export class AnimationError extends Error {
     this.kind = kind
   }
 }
+
+/**
+ * A caller's value as text for a message, whatever it is: numbers and strings as JSON, symbols, bigints,
+ * functions and objects by kind. Never throws (a Symbol in a template literal, or an object whose toString
+ * throws, would), so checks can name any value they refuse.
+ */
+export function showValue(value: unknown): string {
+  switch (typeof value) {
+    case 'number':
+      return String(value)
+    case 'string':
+      return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)
+    case 'boolean':
+    case 'undefined':
+      return String(value)
+    case 'bigint':
+      return `${value.toString()}n`
+    case 'symbol':
+      return 'a symbol'
+    case 'function':
+      return 'a function'
+    default:
+      if (value === null) return 'null'
+      if (Array.isArray(value)) return `an array of ${value.length}`
+      return 'an object'
+  }
+}

@@ -1,4 +1,4 @@
-import { AnimationError } from '../errors.ts'
+import { AnimationError, showValue } from '../errors.ts'
 import type { AnimationAsset } from '../gltf/asset.ts'
 
 /**
@@ -220,14 +220,18 @@ export function resolveRagdollDescription(
   view: RagdollSkeletonView,
   desc: RagdollDescription,
 ): ResolvedBody[] {
-  if (!desc || !Array.isArray(desc.bodies) || desc.bodies.length === 0) {
+  if (typeof desc !== 'object' || desc === null || !Array.isArray(desc.bodies) || desc.bodies.length === 0) {
     throw new AnimationError('ragdoll', `${view.source}: a ragdoll description needs at least one body`)
   }
   const nodes = view.nodes
   const bodyOfNode = new Map<number, RagdollBodySpec>()
   desc.bodies.forEach((b, i) => {
-    const where = `${view.source}: ragdoll body ${i} (${JSON.stringify(b?.joint)})`
     const fail = (what: string): never => {
+      throw new AnimationError('ragdoll', `${view.source}: ragdoll body ${i}: ${what}`)
+    }
+    if (typeof b !== 'object' || b === null) fail(`${showValue(b)} is not a body description`)
+    const where = `${view.source}: ragdoll body ${i} (${showValue(b.joint)})`
+    const failAt = (what: string): never => {
       throw new AnimationError('ragdoll', `${where}: ${what}`)
     }
     const node =
@@ -235,22 +239,30 @@ export function resolveRagdollDescription(
         ? Number.isInteger(b.joint) && b.joint >= 0 && b.joint < nodes.length
           ? b.joint
           : -1
-        : nodes.findIndex((n) => n.name === b.joint)
-    if (node < 0) fail(`the skeleton has no joint ${JSON.stringify(b.joint)}`)
-    if (bodyOfNode.has(node)) fail(`joint ${nodes[node]!.name} already has a body`)
-    if (b.shape !== 'capsule' && b.shape !== 'box') fail(`shape "${b.shape}" is not capsule or box`)
+        : typeof b.joint === 'string'
+          ? nodes.findIndex((n) => n.name === b.joint)
+          : -1
+    if (node < 0) failAt(`the skeleton has no joint ${showValue(b.joint)}`)
+    if (bodyOfNode.has(node)) failAt(`joint ${nodes[node]!.name} already has a body`)
+    if (b.shape !== 'capsule' && b.shape !== 'box')
+      failAt(`shape ${showValue(b.shape)} is not capsule or box`)
     for (const key of ['mass', 'radius', 'length'] as const) {
-      if (!(Number.isFinite(b[key]) && b[key] > 0)) fail(`${key} ${b[key]} must be a finite number > 0`)
+      if (!(typeof b[key] === 'number' && Number.isFinite(b[key]) && b[key] > 0)) {
+        failAt(`${key} ${showValue(b[key])} must be a finite number > 0`)
+      }
     }
-    if (!(Number.isFinite(b.coneAngle) && b.coneAngle > 0 && b.coneAngle <= Math.PI)) {
-      fail(`coneAngle ${b.coneAngle} rad must be in (0, π]`)
+    if (!(typeof b.coneAngle === 'number' && b.coneAngle > 0 && b.coneAngle <= Math.PI)) {
+      failAt(`coneAngle ${showValue(b.coneAngle)} rad must be in (0, π]`)
     }
-    if (!(Number.isFinite(b.twistAngle) && b.twistAngle >= 0 && b.twistAngle <= Math.PI)) {
-      fail(`twistAngle ${b.twistAngle} rad must be in [0, π]`)
+    if (!(typeof b.twistAngle === 'number' && b.twistAngle >= 0 && b.twistAngle <= Math.PI)) {
+      failAt(`twistAngle ${showValue(b.twistAngle)} rad must be in [0, π]`)
     }
     const a = b.axis
-    const l = Array.isArray(a) && a.length === 3 ? Math.sqrt(a[0]! ** 2 + a[1]! ** 2 + a[2]! ** 2) : NaN
-    if (!(l > 1e-9 && Number.isFinite(l))) fail(`axis ${JSON.stringify(a)} must be a non-zero 3-vector`)
+    const l =
+      Array.isArray(a) && a.length === 3 && a.every((x) => typeof x === 'number')
+        ? Math.sqrt(a[0]! ** 2 + a[1]! ** 2 + a[2]! ** 2)
+        : NaN
+    if (!(l > 1e-9 && Number.isFinite(l))) failAt(`axis ${showValue(a)} must be a non-zero 3-vector`)
     bodyOfNode.set(node, b)
   })
   const resolved: ResolvedBody[] = []
@@ -289,14 +301,17 @@ export function resolveRagdollDescription(
   return resolved
 }
 
-/** Nodes parents-first (roots in index order, then depth-first). */
+/** Nodes parents-first (roots in index order, then depth-first); iterative, so deep trees cannot overflow. */
 function topological(view: RagdollSkeletonView): number[] {
   const out: number[] = []
-  const visit = (n: number): void => {
+  const stack: number[] = []
+  for (let i = view.nodes.length - 1; i >= 0; i--) if (view.nodes[i]!.parent < 0) stack.push(i)
+  while (stack.length > 0) {
+    const n = stack.pop()!
     out.push(n)
-    for (const c of view.nodes[n]!.children) visit(c)
+    const children = view.nodes[n]!.children
+    for (let c = children.length - 1; c >= 0; c--) stack.push(children[c]!)
   }
-  view.nodes.forEach((n, i) => n.parent < 0 && visit(i))
   return out
 }
 

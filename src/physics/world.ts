@@ -1,5 +1,5 @@
 import { Body, Plane, Vec3, World as PhysicsWorld } from 'cannon-es'
-import { AnimationError } from '../errors.ts'
+import { AnimationError, showValue } from '../errors.ts'
 import { RagdollBroadphase } from './broadphase.ts'
 
 /**
@@ -12,10 +12,10 @@ export function createPhysicsWorld(o: {
   ground?: number | false
 }): PhysicsWorld {
   const g = o.gravity ?? [0, -9.82, 0]
-  if (!Array.isArray(g) || g.length !== 3 || !g.every((x) => Number.isFinite(x))) {
+  if (!Array.isArray(g) || g.length !== 3 || !g.every((x) => typeof x === 'number' && Number.isFinite(x))) {
     throw new AnimationError(
       'argument',
-      `createAnimationPlugin: gravity ${JSON.stringify(g)} must be three finite numbers`,
+      `createAnimationPlugin: gravity ${showValue(g)} must be three finite numbers`,
     )
   }
   const world = new PhysicsWorld({ gravity: new Vec3(g[0], g[1], g[2]) })
@@ -23,10 +23,10 @@ export function createPhysicsWorld(o: {
   world.broadphase = new RagdollBroadphase(world)
   const ground = o.ground ?? 0
   if (ground !== false) {
-    if (!Number.isFinite(ground)) {
+    if (typeof ground !== 'number' || !Number.isFinite(ground)) {
       throw new AnimationError(
         'argument',
-        `createAnimationPlugin: ground height ${ground} must be a finite number`,
+        `createAnimationPlugin: ground height ${showValue(ground)} must be a finite number or false`,
       )
     }
     const plane = new Body({ mass: 0, type: Body.STATIC, position: new Vec3(0, ground, 0) })

@@ -1,0 +1,177 @@
+/**
+ * Any JavaScript value a caller can pass to a public call gets an AnimationError or works; a failed call
+ * changes nothing (hash() and snapshot() bytes equal before and after). Issue 13 #5 and #6.
+ */
+import { createWorld } from 'bitecs'
+import { describe, expect, it } from 'vitest'
+import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
+import { AnimationError } from '../../src/errors.ts'
+import { makeTestAsset } from '../helpers/ecs.ts'
+
+const hostile = new Proxy(
+  {},
+  {
+    get() {
+      throw new Error('hostile getter')
+    },
+    has() {
+      throw new Error('hostile has')
+    },
+    ownKeys() {
+      throw new Error('hostile keys')
+    },
+  },
+)
+
+/** Values a JavaScript caller can pass where a number, string, object or array is expected. */
+const WEIRD: readonly unknown[] = [
+  undefined,
+  null,
+  0,
+  -1,
+  1.5,
+  NaN,
+  Infinity,
+  -Infinity,
+  2 ** 31,
+  1e300,
+  '',
+  'x',
+  '1',
+  Symbol('s'),
+  10n,
+  true,
+  {},
+  [],
+  [null],
+  [1, 2],
+  [NaN, 0, 0],
+  { joint: Symbol('j'), impulse: [1, 2, 3] },
+  { bodies: [null] },
+  { bodies: [{ joint: Symbol('j') }] },
+  () => 0,
+  { valueOf: () => 3 },
+  { toString: () => 'Walk' },
+  hostile,
+]
+
+function expectAnimationErrorOrOk(call: () => unknown, label: string): boolean {
+  try {
+    call()
+    return true
+  } catch (error) {
+    if (!(error instanceof AnimationError)) {
+      throw new Error(`${label}: threw ${(error as Error)?.constructor?.name}: ${(error as Error)?.message}`)
+    }
+    return false
+  }
+}
+
+/** A second asset, registered by setup (so calls that use it register nothing). */
+const OTHER = makeTestAsset('other')
+
+function setup() {
+  const world = createWorld()
+  const plugin = createAnimationPlugin(world, { capacity: 256 })
+  const asset = makeTestAsset()
+  const handle = plugin.addAsset(asset)
+  plugin.addAsset(OTHER)
+  const a = plugin.addCharacter(handle)
+  const b = plugin.addCharacter(handle)
+  plugin.play(a, 0)
+  plugin.play(b, 1)
+  for (let i = 0; i < 3; i++) plugin.step()
+  plugin.ragdoll(b)
+  plugin.step()
+  return { world, plugin, asset, handle, a, b }
+}
+
+type Call = (p: AnimationPlugin, v: unknown, ids: { a: number; b: number }) => unknown
+const CALLS: Record<string, Call> = {
+  'addAsset(v)': (p, v) => p.addAsset(v as never),
+  'addCharacter(v)': (p, v) => p.addCharacter(v as never),
+  'addCharacter(handle, v)': (p, v) => p.addCharacter(p.addAsset(OTHER), v as never),
+  'addCharacter(handle, { parent: v })': (p, v, { a }) =>
+    p.addCharacter(p.addAsset(OTHER), { parent: v as never }),
+  'joints(v)': (p, v) => p.joints(v as never),
+  'jointEntity(a, v)': (p, v, { a }) => p.jointEntity(a, v as never),
+  'jointEntity(v, 0)': (p, v) => p.jointEntity(v as never, 0),
+  'clipId(v, 0)': (p, v) => p.clipId(v as never, 0),
+  'clipId(a, v)': (p, v, { a }) => p.clipId(a, v as never),
+  'play(a, v)': (p, v, { a }) => p.play(a, v as never),
+  'play(a, 0, v)': (p, v, { a }) => p.play(a, 0, v as never),
+  'play(a, 0, { speed: v })': (p, v, { a }) => p.play(a, 0, { speed: v as never }),
+  'play(a, 0, { loop: v })': (p, v, { a }) => p.play(a, 0, { loop: v as never }),
+  'play(a, 0, { time: v })': (p, v, { a }) => p.play(a, 0, { time: v as never }),
+  'play(a, 0, { rotation: v })': (p, v, { a }) => p.play(a, 0, { rotation: v as never }),
+  'crossFade(a, 1, v)': (p, v, { a }) => p.crossFade(a, 1, v as never),
+  'crossFade(a, v, 0.2)': (p, v, { a }) => p.crossFade(a, v as never, 0.2),
+  'crossFade(a, 1, 0.2, v)': (p, v, { a }) => p.crossFade(a, 1, 0.2, v as never),
+  'removeCharacter(v)': (p, v) => p.removeCharacter(v as never),
+  'ragdoll(a, v)': (p, v, { a }) => p.ragdoll(a, v as never),
+  'ragdoll(a, { description: v })': (p, v, { a }) => p.ragdoll(a, { description: v as never }),
+  'ragdoll(a, { rate: v })': (p, v, { a }) => p.ragdoll(a, { rate: v as never }),
+  'ragdoll(a, { impulse: v })': (p, v, { a }) => p.ragdoll(a, { impulse: v as never }),
+  'applyImpulse(b, v, [1, 0, 0])': (p, v, { b }) => p.applyImpulse(b, v as never, [1, 0, 0]),
+  'applyImpulse(b, 0, v)': (p, v, { b }) => p.applyImpulse(b, 0, v as never),
+  'getUp(b, v)': (p, v, { b }) => p.getUp(b, v as never),
+  'getUp(b, { clip: v })': (p, v, { b }) => p.getUp(b, { clip: v as never }),
+  'getUp(b, { fadeSeconds: v, clip: 0 })': (p, v, { b }) => p.getUp(b, { fadeSeconds: v as never, clip: 0 }),
+  'getUp(b, { rate: v })': (p, v, { b }) => p.getUp(b, { rate: v as never }),
+  'getUp(b, { clip: 0, play: v })': (p, v, { b }) => p.getUp(b, { clip: 0, play: v as never }),
+  'restore(v)': (p, v) => p.restore(v as never),
+}
+
+describe('public calls with any JavaScript value', () => {
+  it('createAnimationPlugin refuses a non-world and bad options with AnimationError, before allocating', () => {
+    for (const v of WEIRD) {
+      expectAnimationErrorOrOk(
+        () => createAnimationPlugin(v as never),
+        `createAnimationPlugin(${String(typeof v)})`,
+      )
+      expectAnimationErrorOrOk(
+        () => createAnimationPlugin(createWorld(), v as never),
+        'createAnimationPlugin(world, v)',
+      )
+      for (const key of ['capacity', 'dt', 'maxPoseSlots', 'physics']) {
+        expectAnimationErrorOrOk(
+          () => createAnimationPlugin(createWorld(), { [key]: v } as never),
+          `createAnimationPlugin(world, { ${key} })`,
+        )
+      }
+      for (const key of ['gravity', 'ground', 'world']) {
+        expectAnimationErrorOrOk(
+          () => createAnimationPlugin(createWorld(), { capacity: 64, physics: { [key]: v } } as never),
+          `createAnimationPlugin(world, { physics: { ${key} } })`,
+        )
+      }
+    }
+    // Sizes that would allocate gigabytes are refused by the option check itself.
+    for (const capacity of [2 ** 28, 2 ** 30, 1e15]) {
+      expect(() => createAnimationPlugin(createWorld(), { capacity })).toThrow(AnimationError)
+    }
+    expect(() => createAnimationPlugin(createWorld(), { maxPoseSlots: 1e15 })).toThrow(AnimationError)
+  })
+
+  for (const [name, call] of Object.entries(CALLS)) {
+    it(`${name}: AnimationError or success; a failure changes neither hash() nor snapshot()`, () => {
+      const { plugin, a, b } = setup()
+      for (const v of WEIRD) {
+        const hash = plugin.hash()
+        const bytes = plugin.snapshot()
+        const ok = expectAnimationErrorOrOk(() => call(plugin, v, { a, b }), `${name} with ${typeof v}`)
+        if (!ok) {
+          expect(plugin.hash(), `${name}: hash after a failed call`).toBe(hash)
+          expect(
+            Buffer.from(plugin.snapshot()).equals(Buffer.from(bytes)),
+            `${name}: snapshot after a failed call`,
+          ).toBe(true)
+        }
+        // Whatever happened, the next step does not throw.
+        plugin.step()
+        if (!plugin.joints) throw new Error('unreachable')
+        if (ok && name.startsWith('removeCharacter')) return
+      }
+    })
+  }
+})
