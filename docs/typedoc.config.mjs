@@ -6,7 +6,12 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Converter, ReflectionKind } from 'typedoc'
+
+// TypeDoc's Converter.EVENT_CREATE_DECLARATION and ReflectionKind.Module, written out rather than imported: a work
+// tree whose node_modules is a symlink to another checkout's runs that checkout's TypeDoc (package.json's `docs`
+// goes through node_modules/ecs-anim-docs, the workspace's link) and has no docs/node_modules to import from.
+const EVENT_CREATE_DECLARATION = 'createDeclaration'
+const MODULE = 2
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -27,8 +32,8 @@ export const entries = Object.entries(manifest.exports).flatMap(([subpath, targe
 /** @param {import('typedoc').Application} app */
 export function load(app) {
   const names = new Map(entries.map((e) => [e.source, e.name]))
-  app.converter.on(Converter.EVENT_CREATE_DECLARATION, (context, reflection) => {
-    if (!reflection.kindOf(ReflectionKind.Module)) return
+  app.converter.on(EVENT_CREATE_DECLARATION, (context, reflection) => {
+    if (!reflection.kindOf(MODULE)) return
     const file = context.getSymbolFromReflection(reflection)?.declarations?.[0]?.getSourceFile().fileName
     const name = file && names.get(join(file))
     if (name) reflection.name = name
