@@ -1,10 +1,12 @@
 /**
  * The package, tried as a new user would: `npm pack` (which builds, through prepack), install the tarball into a
- * scratch project next to bitecs, run a game loop there with plain `node`, and type-check a TypeScript consumer
- * against the shipped declarations. Slow (a build and an install: tens of seconds), so one file, one setup.
+ * scratch project made by `npm init -y` next to bitecs, run a game loop there with plain `node`, type-check a
+ * TypeScript consumer against the shipped declarations (`skipLibCheck: false`), and follow README's Packaging
+ * steps with its "Add it to an existing bitecs game" snippet: `tsc --init`, compile, run with node. Slow (a build
+ * and an install: tens of seconds), so one file, one setup.
  */
 import { execFile } from 'node:child_process'
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { addComponent, addEntity, createWorld } from 'bitecs'
@@ -18,6 +20,15 @@ const REPO = resolve('.')
 const FOX = resolve(assetPath('Fox/glTF-Binary/Fox.glb'))
 const FIXTURE = resolve('test/package/fixture')
 const TSC = join(REPO, 'node_modules/.bin/tsc')
+const README = readFileSync(join(REPO, 'README.md'), 'utf8')
+
+/** The README's code block (```ts) under the heading `heading`. */
+function readmeSnippet(heading: string): string {
+  const section = README.split(/^## /m).find((s) => s.startsWith(`${heading}\n`))
+  const code = section?.match(/^```ts\n([\s\S]*?)^```$/m)?.[1]
+  if (!code) throw new Error(`README has no \`\`\`ts block under "## ${heading}"`)
+  return code
+}
 
 interface Output {
   stdout: string
@@ -66,15 +77,23 @@ import { loadAsset as notHere } from 'ecs-anim'
 export const alsoUsed = notHere
 `
 
+/** Runs README's snippet (compiled to main.js) for a second of frames; prints the Fox's head joint and the hash. */
+const README_RUN = `import { anim, fox, frame } from './main.js'
+for (let i = 0; i < 60; i++) frame(1 / 60)
+const head = anim.jointEntity(fox, 'b_Head_05')
+const world = Array.from(anim.stores.SceneNode.world.subarray(head * 16, head * 16 + 16))
+console.log(JSON.stringify({ fox, head, world, hash: anim.hash() }))
+`
+
 const tsconfig = (moduleResolution: string, module: string) =>
   JSON.stringify({
     compilerOptions: {
       target: 'ES2022',
       module,
       moduleResolution,
-      // ESNext, not ES2022: @gltf-transform/core's declarations (reached through assetFromDocument) name
-      // Float16Array. A consumer with skipLibCheck (the usual setting) does not need it.
-      lib: ['ESNext', 'DOM'],
+      // ES2022: the declarations of @gltf-transform/core (reached through assetFromDocument) name Float16Array,
+      // which is ES2025; the package's dist/types/globals.d.ts supplies the name (scripts/fix-dts.mjs).
+      lib: ['ES2022', 'DOM'],
       types: [],
       strict: true,
       noEmit: true,
@@ -98,18 +117,46 @@ describe('the packed package', { timeout: 120_000 }, () => {
     const tgz = join(scratch, pack.filename)
     tarball = (await sh('tar', ['-tzf', tgz], scratch)).stdout.trim().split('\n')
     const project = join(scratch, 'consumer')
-    await sh('mkdir', [project], scratch)
-    writeFileSync(
-      join(project, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
-    )
+    mkdirSync(project)
+    // README, Packaging: a new project, ES modules (npm 11's `npm init -y` writes "type": "commonjs").
+    await sh('npm', ['init', '-y'], project)
+    await sh('npm', ['pkg', 'set', 'type=module'], project)
+    // --engine-strict: the install fails if this Node is outside the package's (or bitecs's) `engines`.
     await sh(
       'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-exact', tgz, 'bitecs@0.4.0'],
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--engine-strict',
+        '--save-exact',
+        tgz,
+        'bitecs@0.4.0',
+      ],
       project,
     )
     for (const file of ['main.mjs', 'game.mjs']) copyFileSync(join(FIXTURE, file), join(project, file))
     writeFileSync(join(project, 'consumer.ts'), CONSUMER_TS)
+
+    // README, Packaging: `tsc --init` (its defaults, skipLibCheck false), the snippet as main.ts, the Fox where
+    // the snippet loads it from. In a folder of its own (`tsc --init` takes every .ts file beside it), inside
+    // the project, so node_modules and "type": "module" are the project's. The snippet gets one line more, its
+    // objects exported to readme.mjs, which steps it and prints what came out (plain JavaScript: the snippet
+    // type-checks without DOM or @types/node, and `console` would need one of them).
+    const readme = join(project, 'readme')
+    mkdirSync(join(readme, 'assets/Fox/glTF-Binary'), { recursive: true })
+    await sh(TSC, ['--init'], readme)
+    const init = readFileSync(join(readme, 'tsconfig.json'), 'utf8')
+    expect(init).toMatch(/"skipLibCheck": true/)
+    writeFileSync(
+      join(readme, 'tsconfig.json'),
+      init.replace(/"skipLibCheck": true/, '"skipLibCheck": false'),
+    )
+    const snippet = readmeSnippet('Add it to an existing bitecs game')
+    writeFileSync(join(readme, 'main.ts'), `${snippet}\nexport { anim, fox, frame } // pack.test.ts\n`)
+    writeFileSync(join(readme, 'readme.mjs'), README_RUN)
+    copyFileSync(FOX, join(readme, 'assets/Fox/glTF-Binary/Fox.glb'))
     console.info(`npm pack + npm install: ${((performance.now() - started) / 1000).toFixed(1)} s`)
   }, 120_000)
 
@@ -197,4 +244,58 @@ describe('the packed package', { timeout: 120_000 }, () => {
       }
     },
   )
+
+  it('is ES modules only and needs Node 20 or later (engines), as README says', async () => {
+    const project = join(scratch, 'consumer')
+    const installed = JSON.parse(
+      readFileSync(join(project, 'node_modules/ecs-anim/package.json'), 'utf8'),
+    ) as {
+      type: string
+      engines?: { node?: string }
+      exports: Record<string, string | Record<string, string>>
+    }
+    expect(installed.type).toBe('module')
+    // The install above ran with --engine-strict, so this Node satisfies the range.
+    expect(installed.engines).toEqual({ node: '>=20' })
+    expect(README).toContain('Node 20 or later (`engines`)')
+    // No CommonJS: no entry has a `require` or `default` condition, and require() says so.
+    for (const [subpath, target] of Object.entries(installed.exports)) {
+      if (typeof target === 'object') expect(Object.keys(target).sort(), subpath).toEqual(['import', 'types'])
+    }
+    expect(README).toContain('**ES modules only**')
+    await expect(sh(process.execPath, ['-e', "require('ecs-anim')"], project)).rejects.toThrow(
+      /ERR_PACKAGE_PATH_NOT_EXPORTED/,
+    )
+  })
+
+  it("type-checks and runs README's snippet in a new project (tsc --init, skipLibCheck false)", async () => {
+    const readme = join(scratch, 'consumer/readme')
+    // Its defaults (target esnext, module nodenext, strict, exactOptionalPropertyTypes, ...), emitting main.js.
+    await sh(TSC, ['-p', '.'], readme)
+    const { stdout } = await sh(process.execPath, ['readme.mjs'], readme)
+    const out = JSON.parse(stdout) as { fox: number; head: number; world: number[]; hash: string }
+    expect(out.fox).toBe(1) // the snippet's world has no entity of its own before the Fox
+    expect(out.head).toBeGreaterThan(out.fox)
+    expect(out.world).toHaveLength(16)
+    expect(out.world.every(Number.isFinite)).toBe(true)
+    expect([out.world[3], out.world[7], out.world[11], out.world[15]]).toEqual([0, 0, 0, 1])
+    expect(out.hash).toMatch(/^[0-9a-f]+$/)
+  })
+
+  it('type-checks the snippet with an older lib too: ES2022, no DOM (globals.d.ts), and not without it', async () => {
+    const readme = join(scratch, 'consumer/readme')
+    const older = ['-p', '.', '--noEmit', '--target', 'es2022', '--lib', 'es2022']
+    await expect(sh(TSC, older, readme)).resolves.toBeDefined()
+    // The shim is what makes that pass: emptied, @gltf-transform/core's declarations fail on Float16Array.
+    const globals = join(scratch, 'consumer/node_modules/ecs-anim/dist/types/globals.d.ts')
+    const shim = readFileSync(globals, 'utf8')
+    writeFileSync(globals, '')
+    try {
+      await expect(sh(TSC, older, readme)).rejects.toThrow(
+        /@gltf-transform\/core\/dist\/index\.d\.ts\(\d+,\d+\): error TS2304: Cannot find name 'Float16Array'/,
+      )
+    } finally {
+      writeFileSync(globals, shim)
+    }
+  })
 })

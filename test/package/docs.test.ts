@@ -1,0 +1,89 @@
+/**
+ * The API reference builds, so it cannot rot: `npm run docs` (TypeDoc with docs/typedoc.config.mjs) on every
+ * `npm test`, into a temporary folder (docs/api/, the script's own output, is left alone). TypeDoc's errors fail
+ * (it exits non-zero: an entry it cannot read, a bad option, the config's plugin failing); its warnings (exports
+ * without a doc comment, types the API names that no entry exports, {@link}s to nothing) are printed with their
+ * counts and do not fail, while the doc comments are being written.
+ */
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const REPO = resolve('.')
+const manifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+  name: string
+  exports: Record<string, string | { types?: string }>
+}
+
+/** Each entry with types: its import specifier and its source (./dist/types/X.d.ts ← X.ts). */
+const entries = Object.entries(manifest.exports).flatMap(([subpath, target]) =>
+  typeof target === 'object' && target.types
+    ? [
+        {
+          specifier: subpath === '.' ? manifest.name : `${manifest.name}/${subpath.replace(/^\.\//, '')}`,
+          source: target.types.replace(/^\.\/dist\/types\//, '').replace(/\.d\.ts$/, '.ts'),
+        },
+      ]
+    : [],
+)
+
+/** The text of an HTML page, tags dropped. */
+const text = (html: string) =>
+  html
+    .replace(/<script[\s\S]*?<\/script>/g, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+
+describe('the API reference (npm run docs)', () => {
+  const out = mkdtempSync(join(tmpdir(), 'ecs-anim-docs-'))
+  afterAll(() => rmSync(out, { recursive: true, force: true }))
+
+  it(
+    'builds, with a page for every "exports" entry naming everything it exports',
+    { timeout: 180_000 },
+    async () => {
+      // npm ci installs the docs/ workspace (TypeDoc, its TypeScript 6) and links it as node_modules/ecs-anim-docs.
+      const typedoc = join(REPO, 'node_modules/ecs-anim-docs/node_modules/.bin/typedoc')
+      if (!existsSync(typedoc))
+        throw new Error(`no ${typedoc}: run \`npm ci\` (it installs the docs/ workspace)`)
+      const started = performance.now()
+      const log = await new Promise<string>((done, fail) => {
+        execFile(
+          'npm',
+          ['run', '--silent', 'docs', '--', '--out', out],
+          { cwd: REPO, env: { ...process.env, NO_COLOR: '1' }, maxBuffer: 16 << 20 },
+          (error, stdout, stderr) => {
+            if (error) fail(new Error(`npm run docs failed (TypeDoc errors):\n${stdout}\n${stderr}`))
+            else done(stdout + stderr)
+          },
+        )
+      })
+      const seconds = ((performance.now() - started) / 1000).toFixed(1)
+
+      const warnings = log
+        .split('\n')
+        .filter((line) => line.startsWith('[warning]') && !/^\[warning\] Found /.test(line))
+      const undocumented = warnings.filter((w) => w.endsWith('does not have any documentation')).length
+      const notExported = warnings.filter((w) => w.endsWith('but not included in the documentation')).length
+      console.info(
+        `npm run docs: ${seconds} s; ${warnings.length} TypeDoc warnings (not failing): ` +
+          `${undocumented} exports without a doc comment, ${notExported} types named by the API but not exported, ` +
+          `${warnings.length - undocumented - notExported} other`,
+      )
+      if (warnings.length) console.warn(warnings.join('\n'))
+
+      expect(existsSync(join(out, 'index.html'))).toBe(true)
+      for (const { specifier, source } of entries) {
+        // TypeDoc's page name for a module: its name with '/' as '_' (the config names modules by specifier).
+        const page = join(out, 'modules', `${specifier.replace(/\//g, '_')}.html`)
+        expect(existsSync(page), `${specifier}: ${page}`).toBe(true)
+        const words = new Set(text(readFileSync(page, 'utf8')).split(' '))
+        const exported = Object.keys((await import(join(REPO, source))) as object)
+        expect(exported.length, specifier).toBeGreaterThan(0)
+        for (const name of exported) expect(words.has(name), `${specifier} documents ${name}`).toBe(true)
+      }
+    },
+  )
+})
