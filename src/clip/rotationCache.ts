@@ -1,7 +1,7 @@
 import { detAcos, detAcosArc, detSin } from '../math/detmath.ts'
 import { conjugateQuat, expQuat, logQuat, multiplyQuat, SLERP_NLERP_COS } from '../math/quat.ts'
 
-/** Floats per segment in `Channel.slerpCache`: `[theta or NLERP_SEGMENT, weight]` (see Channel). */
+/** Floats per segment in buildRotationCaches' `slerpCache`: `[theta or NLERP_SEGMENT, weight]`. */
 export const SLERP_CACHE_STRIDE = 2
 /** Doubles per segment in `Channel.slerpSegments`: `[theta, weight, key k (4), key k+1 (4)]` (see Channel). */
 export const SLERP_SEGMENT_STRIDE = 10

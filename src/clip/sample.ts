@@ -134,7 +134,7 @@ export const SHORT_ARC = 0.25
 
 /**
  * sin x for x in [0, SHORT_ARC], the Taylor series to x¹¹: its truncation error is below x¹³/13! ≤ 2.4e-18,
- * under 0.1 ulp of the result, so it stays within one ulp of detSinArc (test/clip/sampleKernels.test.ts).
+ * under 0.1 ulp of the result, so it stays within one ulp of detSinArc (test/clip/sampleClipChannels.test.ts).
  * `sampleList` writes this polynomial out inline (a float argument would be boxed); this copy is for tests.
  */
 export function shortArcSin(x: number): number {

@@ -38,11 +38,6 @@ export function normalizeQuat(out: FloatArray, o: number): FloatArray {
   return out
 }
 
-/** Four-component dot product. */
-export function dotQuat(a: FloatArray, ao: number, b: FloatArray, bo: number): number {
-  return a[ao]! * b[bo]! + a[ao + 1]! * b[bo + 1]! + a[ao + 2]! * b[bo + 2]! + a[ao + 3]! * b[bo + 3]!
-}
-
 /**
  * Shortest-arc spherical interpolation from a (t = 0) to b (t = 1), written normalized.
  * When cos θ < 0, b is negated so the path takes the short arc; when |cos θ| > SLERP_NLERP_COS the keys are
@@ -225,11 +220,3 @@ export function expQuat(out: FloatArray, oo: number, v: FloatArray, vo: number):
 }
 
 const sinCos = new Float64Array(2)
-
-/**
- * Half-angle θ between two unit quaternions along the short arc, in [0, π/2] (the rotation between them is 2θ).
- * Robust when rounding pushes |cos| past 1.
- */
-export function halfAngleBetween(a: FloatArray, ao: number, b: FloatArray, bo: number): number {
-  return detAcos(Math.min(1, Math.abs(dotQuat(a, ao, b, bo))))
-}

@@ -4,9 +4,7 @@ import { Quaternion } from 'three'
 import { describe, expect, it } from 'vitest'
 import {
   conjugateQuat,
-  dotQuat,
   expQuat,
-  halfAngleBetween,
   logQuat,
   multiplyQuat,
   normalizeQuat,
@@ -19,6 +17,7 @@ import {
   expectUnitQuat,
   quatAt,
   quatFromAxisAngle,
+  quatDot,
   quatHalfAngle,
   refMultiply,
   refSlerp,
@@ -56,12 +55,6 @@ describe('normalizeQuat', () => {
     const a = f64([0, 0, 0, 0])
     normalizeQuat(a, 0)
     expect(Array.from(a)).toEqual([0, 0, 0, 1])
-  })
-})
-
-describe('dotQuat', () => {
-  it('reads both operands at their offsets', () => {
-    expect(dotQuat(f64([9, 1, 2, 3, 4]), 1, f64([9, 9, 5, 6, 7, 8]), 2)).toBe(1 * 5 + 2 * 6 + 3 * 7 + 4 * 8)
   })
 })
 
@@ -193,7 +186,7 @@ describe('slerpQuat', () => {
         Quaternion.slerpFlat(three as unknown as number[], 0, [...a], 0, [...b], 0, t)
         expectQuatClose(out, three, 1e-12)
         // Both use nlerp above SLERP_NLERP_COS; the geometric reference does not.
-        const nlerp = Math.abs(dotQuat(f64(a), 0, f64(b), 0)) > SLERP_NLERP_COS
+        const nlerp = Math.abs(quatDot(a, b)) > SLERP_NLERP_COS
         expectQuatClose(out, refSlerp(a, b, t), nlerp ? 1e-6 : 1e-12)
       }),
       { numRuns: 2000 },
@@ -230,7 +223,7 @@ describe('slerpQuatNoFlip', () => {
     const b = new Float64Array(4)
     fc.assert(
       fc.property(unitQuatArb(), unitQuatArb(), tArb, (p, q, t) => {
-        const qq = dotQuat(f64(p), 0, f64(q), 0) < 0 ? neg(q) : q
+        const qq = quatDot(p, q) < 0 ? neg(q) : q
         slerpQuat(a, 0, f64(p), 0, f64(qq), 0, t)
         slerpQuatNoFlip(b, 0, f64(p), 0, f64(qq), 0, t)
         expect(Array.from(b)).toEqual(Array.from(a))
@@ -406,42 +399,6 @@ describe('logQuat and expQuat', () => {
         for (let j = 0; j < 4; j++) expect(log[j]).toBeCloseTo(q[j]!, 12)
       }),
       { numRuns: 1000 },
-    )
-  })
-})
-
-describe('halfAngleBetween', () => {
-  it('is 0 for q vs q and q vs −q, and π/4 for a 90° rotation', () => {
-    const q = quatFromAxisAngle([1, 1, 1], 2)
-    expect(halfAngleBetween(f64(q), 0, f64(q), 0)).toBeLessThan(1e-7)
-    expect(halfAngleBetween(f64(q), 0, f64(neg(q)), 0)).toBeLessThan(1e-7)
-    const r = refMultiply(q, quatFromAxisAngle([0, 1, 0], Math.PI / 2))
-    expect(halfAngleBetween(f64(q), 0, f64(r), 0)).toBeCloseTo(Math.PI / 4, 14)
-  })
-
-  it('never returns NaN when float32 rounding pushes |dot| past 1', () => {
-    let pastOne = 0
-    fc.assert(
-      fc.property(unitQuatArb(), fc.boolean(), (q, flip) => {
-        const a = Float32Array.from(q)
-        const b = Float32Array.from(flip ? neg(q) : q)
-        if (Math.abs(dotQuat(a, 0, b, 0)) > 1) pastOne++
-        const h = halfAngleBetween(a, 0, b, 0)
-        expect(h).toBeGreaterThanOrEqual(0)
-        expect(h).toBeLessThan(1e-3) // acos near 1 is ill-conditioned: float32 noise alone gives ~3e-4
-      }),
-      { numRuns: 2000 },
-    )
-    expect(pastOne).toBeGreaterThan(0) // the case under test did occur
-  })
-
-  it('property: equals the atan2-form angle in [0, π/2] for well separated rotations', () => {
-    fc.assert(
-      fc.property(unitQuatArb(), unitQuatArb(), (a, b) => {
-        const h = halfAngleBetween(f64(a), 0, f64(b), 0)
-        expect(h).toBeLessThanOrEqual(Math.PI / 2)
-        expect(Math.abs(h - quatHalfAngle(a, b))).toBeLessThan(1e-7)
-      }),
     )
   })
 })

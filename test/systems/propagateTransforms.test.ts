@@ -12,6 +12,7 @@ import {
   setSceneNodeParent,
 } from '../../components/SceneNode.ts'
 import { createPropagateTransformsSystem } from '../../systems/propagateTransforms.ts'
+import { composeMatrix, multiplyMatrices } from '../../src/math/transform.ts'
 
 /** An unrelated game component, so scene nodes share the world (and the id space) with other entities. */
 const Health = { hp: new Float32Array(256) }
@@ -146,6 +147,29 @@ describe('propagateTransforms', () => {
     expect(changedNodes(graph)).toEqual(eids.slice().sort((a, b) => a - b))
     for (const e of eids) expect(graph.store.dirty[e], `dirty ${e}`).toBe(0)
     expectMatchesThree(graph)
+  })
+
+  it('is composeMatrix and multiplyMatrices (src/math/transform.ts) written out: the same bits', () => {
+    // The pass inlines the reference functions; every element must equal them rounded to float32 (=== treats
+    // ±0 alike: the reference's general 4×4 product adds 0·translation terms, which can turn −0 into +0).
+    for (let seed = 1; seed <= 20; seed++) {
+      const random = lcg(seed)
+      // A forest: every 7th node is a root, the others hang under an earlier node.
+      const parents = Array.from({ length: 40 }, (_, i) => (i % 7 === 0 ? -1 : Math.floor(random() * i)))
+      const { world, graph, propagate, eids } = buildScene(parents, seed)
+      propagate(world)
+      const { translation, rotation, scale, parent, world: worlds } = graph.store
+      const local = new Float64Array(16)
+      const ref = new Float64Array(16)
+      for (const e of eids) {
+        composeMatrix(local, 0, translation, e * 3, rotation, e * 4, scale, e * 3)
+        const p = parent[e]!
+        if (p === 0) ref.set(local)
+        else multiplyMatrices(ref, 0, worlds, p * 16, local, 0)
+        for (let k = 0; k < 16; k++)
+          expect(worlds[e * 16 + k] === Math.fround(ref[k]!), `node ${e} element ${k}`).toBe(true)
+      }
+    }
   })
 
   it('matches three.js on random forests', () => {
