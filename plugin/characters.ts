@@ -60,7 +60,7 @@ export function addCharacter(
   if (beyond !== 0) {
     throw new AnimationError(
       'capacity',
-      `addCharacter: entity id ${beyond} would be beyond the plugin's capacity ${capacity} ` +
+      `addCharacter: entity id ${beyond} is beyond the plugin's capacity ${capacity} ` +
         `(a character of ${asset.asset.source} needs ${n + 1} entities; raise the capacity option)`,
     )
   }

@@ -167,8 +167,9 @@ export function recordValue(layout: StoreLayout, name: string, bytes: Uint8Array
 
 // ------------------------------------------------------------------------------------------- fingerprints
 
-export const encoder = new TextEncoder()
-export const decoder = new TextDecoder()
+/** UTF-8 coders, typed structurally so the declarations need no DOM or Node types. */
+export const encoder: { encode(text: string): Uint8Array } = new TextEncoder()
+export const decoder: { decode(bytes: Uint8Array): string } = new TextDecoder()
 
 export function hashString(h: Hasher, s: string): void {
   const bytes = encoder.encode(s)

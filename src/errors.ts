@@ -42,7 +42,13 @@ export function showValue(value: unknown): string {
       return 'a function'
     default:
       if (value === null) return 'null'
-      if (Array.isArray(value)) return `an array of ${value.length}`
+      if (Array.isArray(value)) {
+        // Short arrays of plain values as JSON (NaN and ±∞ show as null, as JSON writes them).
+        const plain =
+          value.length <= 16 &&
+          value.every((x) => x === null || ['number', 'string', 'boolean'].includes(typeof x))
+        return plain ? JSON.stringify(value) : `an array of ${value.length}`
+      }
       return 'an object'
   }
 }

@@ -20,6 +20,7 @@ import { addSceneNode } from '../../components/SceneNode.ts'
 import { POSE_LAYERS, JOINT_STRIDE } from '../../components/Pose.ts'
 import { SNAPSHOT_VERSION } from '../../snapshot/format.ts'
 import { generateRagdollDescription } from '../../src/physics/description.ts'
+import { buildClip } from '../../src/clip/clip.ts'
 import { contextOf } from '../../entry/plugin.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
@@ -463,7 +464,7 @@ describe('restore rejects, changing nothing', () => {
     )
     rejectsUnchanged(
       (p) => p.restore([1, 2, 3] as unknown as Uint8Array),
-      /expected the Uint8Array of a snapshot, got Array/,
+      /expected the Uint8Array of a snapshot, got \[1,2,3\]/,
     )
   })
 
@@ -535,13 +536,17 @@ describe('restore rejects, changing nothing', () => {
       /asset 0 \(26 joints, 3 clips, fingerprint [0-9a-f]{16}\) differs from this plugin's asset 0, .*RiggedFigure.glb \(\d+ joints, 1 clips, fingerprint [0-9a-f]{16}\)/,
     )
     rejects(() => fresh(OPTIONS, [fox, foxGltf]).plugin.restore(bytes), /has 1 assets, this plugin 2/)
-    const values = Float32Array.from(fox.clips[1]!.channels[3]!.values)
-    values[5] = values[5]! + 1e-3
-    const channels = fox.clips[1]!.channels.map((ch, i) => (i === 3 ? { ...ch, values } : ch))
-    const changed: AnimationAsset = {
-      ...fox,
-      clips: fox.clips.map((c, i) => (i === 1 ? { ...c, channels } : c)),
-    }
+    // The same Fox with one key of one channel moved by 1e-3 (rebuilt with buildClip, as a loader would).
+    const walk = fox.clips[1]!
+    const rebuilt = buildClip({
+      name: walk.name,
+      channels: walk.channels.map((ch, i) => {
+        const values = Float32Array.from(ch.values)
+        if (i === 3) values[5] = values[5]! + 1e-3
+        return { node: ch.node, path: ch.path, interpolation: ch.interpolation, times: ch.times, values }
+      }),
+    })
+    const changed: AnimationAsset = { ...fox, clips: fox.clips.map((c, i) => (i === 1 ? rebuilt : c)) }
     rejects(
       () => fresh(OPTIONS, [changed]).plugin.restore(bytes),
       /asset 0 \(26 joints, 3 clips, fingerprint [0-9a-f]{16}\) differs/,
