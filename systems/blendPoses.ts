@@ -13,7 +13,7 @@ import {
   layerOffset,
 } from '../components/Pose.ts'
 import { RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
-import { v8Measures } from '../src/engine/v8.ts'
+import { primeWriter } from '../src/engine/v8.ts'
 
 /**
  * Writes a pose into the scene graph: joint j's 10 floats (`pose[poseOffset + j·10 ..]`, layout of
@@ -59,43 +59,11 @@ export function poseWriter(nodes: SceneNodeStore): PoseWriter {
   let writer = writers.get(nodes)
   if (!writer) {
     writer = createPoseWriter(nodes)
-    if (v8Measures().primeWriter) primeWriter(writer, nodes)
+    primeWriter(writer, nodes)
     writers.set(nodes, writer)
   }
   return writer
 }
-
-/**
- * Gets a new writer compiled as a whole before a crowd runs it (src/engine/v8.ts primeWriter): a few thousand
- * calls on two joints (short loops), through every path (changed, unchanged, a joint with NaN, entity 0, with
- * and without the `nonFinite` counter). The writes go to one entity slot, which is put back bit for bit.
- */
-function primeWriter(writer: PoseWriter, nodes: SceneNodeStore): void {
-  const e = nodes.dirty.length - 1
-  const saved = {
-    t: nodes.translation.slice(e * 3, e * 3 + 3),
-    r: nodes.rotation.slice(e * 4, e * 4 + 4),
-    s: nodes.scale.slice(e * 3, e * 3 + 3),
-    dirty: nodes.dirty[e]!,
-  }
-  const pose = new Float32Array(2 * JOINT_STRIDE)
-  const joints = Int32Array.of(0, e)
-  const counter = new Uint32Array(1)
-  for (let i = 0; i < PRIME_WRITES; i++) {
-    // Joint 1 changes every other call (rotation, or every 4th also translation), holds still in between, and
-    // is NaN every 16th; joint 0 (entity 0) is skipped.
-    pose[JOINT_STRIDE + 3 + (i & 1)] = (i >> 1) & 1
-    if ((i & 3) === 3) pose[JOINT_STRIDE] = i
-    pose[JOINT_STRIDE + 9] = (i & 15) === 15 ? Number.NaN : 1
-    writer(pose, joints, 0, 0, 2, (i & 1) === 0 ? counter : null)
-  }
-  nodes.translation.set(saved.t, e * 3)
-  nodes.rotation.set(saved.r, e * 4)
-  nodes.scale.set(saved.s, e * 3)
-  nodes.dirty[e] = saved.dirty
-}
-
-const PRIME_WRITES = 3000
 
 function createPoseWriter(nodes: SceneNodeStore): PoseWriter {
   const { translation: tr, rotation: rot, scale: sc, dirty } = nodes

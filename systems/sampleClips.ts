@@ -1,6 +1,7 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
-import { primeSampler, sampleClipChannels } from '../src/clip/sample.ts'
+import { sampleClipChannels } from '../src/clip/sample.ts'
+import { primeSampler } from '../src/engine/v8.ts'
 import { blendJointLayers } from '../src/clip/blendLayers.ts'
 import { awaitingBodies, type StepState, type AnimationStores } from './state.ts'
 import {

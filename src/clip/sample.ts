@@ -1,6 +1,5 @@
 import type { Channel, Clip, RotationMode } from './clip.ts'
 import {
-  buildClip,
   clipOf,
   KIND_CUBIC,
   KIND_CUBIC_ROTATION,
@@ -11,7 +10,6 @@ import {
 } from './clip.ts'
 import { OPPOSITE_SEGMENT } from './rotationCache.ts'
 import { seriesCoefficients } from './blendLayers.ts'
-import { v8Measures } from '../engine/v8.ts'
 
 /**
  * Float arguments of the per-frame kernels travel through this module scratch rather than call arguments: V8
@@ -591,79 +589,6 @@ function acosArc(): void {
   const theta = 2 * (base + (z + z * w * poly + baseLo))
   reg[ANGLE] = c < 0 ? PI_HI - theta + PI_LO : theta
 }
-
-/**
- * Gets the sampler compiled as a whole before a crowd runs it, once per process (src/engine/v8.ts
- * primeSampler; later calls return at once; the systems call it when created): a small clip of every channel
- * kind sampled a few thousand times (short loops, type feedback for every kind). No state is touched but a
- * private scratch pose.
- */
-export function primeSampler(): void {
-  if (primeClip !== null || !v8Measures().primeSampler) return
-  const half = Math.SQRT1_2
-  const clip = buildClip({
-    name: 'prime',
-    channels: [
-      {
-        node: 0,
-        path: 'translation',
-        interpolation: 'LINEAR',
-        times: [0, 1, 2],
-        values: [0, 0, 0, 1, 2, 3, 0, 1, 0],
-      },
-      {
-        node: 0,
-        path: 'rotation',
-        interpolation: 'LINEAR',
-        // Segments of every slerp path: short arc, equal keys (nlerp), long arc.
-        times: [0, 0.5, 1, 1.5, 2],
-        values: [0, 0, 0, 1, 0, 0.1, 0, 0.995, 0, 0.1, 0, 0.995, 0, half, 0, half, 0, 0.8, 0, 0.6],
-      },
-      {
-        node: 0,
-        path: 'scale',
-        interpolation: 'STEP',
-        times: [0, 1, 2],
-        values: [1, 1, 1, 2, 2, 2, 1, 1, 1],
-      },
-      {
-        node: 1,
-        path: 'translation',
-        interpolation: 'CUBICSPLINE',
-        times: [0, 2],
-        values: [0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0, 0, 0],
-      },
-      {
-        node: 1,
-        path: 'rotation',
-        interpolation: 'CUBICSPLINE',
-        times: [0, 2],
-        values: [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0.1, 0, 0, 0, 0, 0, 0, 0, half, half, 0, 0, 0, 0],
-      },
-    ],
-  })
-  // Built here rather than by the loop's first squad call, so the sampler's build call stays cold (never run
-  // while V8 profiles it, it is not compiled into the hot loop).
-  prepareSquad(clip)
-  primeClip = clip
-  const pose = new Float32Array(20)
-  const binding = Int32Array.of(0, 3, 7, 10, 13)
-  const cursors = new Uint32Array(clip.channels.length)
-  const time = new Float64Array(1)
-  for (let i = 0; i < PRIME_CALLS; i++) {
-    // Mostly small steps forward (playback), every 16th call a jump anywhere (a seek: the binary search), some
-    // before the first key and after the last, and exactly on keys (every 0.05 s step from 0 lands on them).
-    time[0] = (i & 15) === 15 ? ((i * 0.6180339887498949) % 1) * 2.6 - 0.3 : (i % 45) * 0.05
-    sampleClipChannels(pose, 0, clip, binding, time, 0, cursors, 0, (i & 3) === 3)
-  }
-}
-/**
- * The clip primeSampler sampled, kept for the process's life: its squad holders keep their hidden class alive.
- * The sampler's optimized squad path checks that class; were the last holder collected, V8 would throw the
- * sampler's optimized code away and the unoptimized sampler would box floats until optimized again.
- */
-let primeClip: Clip | null = null
-const PRIME_CALLS = 4000
 
 /** Test hooks: the register kernels above as plain functions (for comparison with detmath.ts). */
 export function sinArcByKernel(x: number): number {

@@ -20,7 +20,6 @@ import {
   SHORT_ARC,
   shortArcSin,
   sinArcByKernel,
-  primeSampler,
 } from '../../src/clip/sample.ts'
 import { detAcos, detAcosArc, detSin, detSinArc } from '../../src/math/detmath.ts'
 import { slerpQuat, slerpQuatNoFlip } from '../../src/math/quat.ts'
@@ -36,6 +35,7 @@ import {
 import { ulpDistance } from '../helpers/ulp.ts'
 import { mulberry32 } from '../../scripts/random.ts'
 import { buildRotationCaches } from '../../src/clip/rotationCache.ts'
+import { primeSampler } from '../../src/engine/v8.ts'
 
 // Tests use Math.* freely: they are the independent side of the comparison, not the deterministic path.
 
