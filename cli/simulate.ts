@@ -8,6 +8,15 @@ import type { CliIO, Command } from './command.ts'
 import { argumentError, formatJson, parseCommandArgs, singleFile } from './command.ts'
 import { table } from './inspect.ts'
 import { findClip } from './sample.ts'
+import {
+  actionStep,
+  needs,
+  nodeIndex,
+  parseCount,
+  parseImpulse,
+  parseNumber,
+  parseSeconds,
+} from './simulateArgs.ts'
 
 /** Character i starts its clips `i · STAGGER_SECONDS` in, so the characters are not all in the same pose. */
 const STAGGER_SECONDS = 0.1
@@ -334,87 +343,6 @@ function restRadius(asset: AnimationAsset): number {
   }
   for (const root of asset.roots) visit(root, -1)
   return radius
-}
-
-function needs(
-  option: string,
-  value: string | undefined,
-  required: string,
-  present: string | undefined,
-): void {
-  if (value !== undefined && present === undefined)
-    throw argumentError(`simulate: ${option} needs ${required}`)
-}
-
-function parseCount(option: string, text: string): number {
-  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
-    throw argumentError(`simulate: ${option} "${text}" must be a whole number ≥ 1`)
-  }
-  return Number(text)
-}
-
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i
-
-function parseNumber(option: string, text: string): number {
-  const value = NUMBER.test(text.trim()) ? Number(text) : NaN
-  if (!Number.isFinite(value)) throw argumentError(`simulate: ${option} "${text}" is not a finite number`)
-  return value
-}
-
-/** Seconds ≥ 0, as a number or a fraction `A/B` (so 1/60 can be written exactly). */
-function parseSeconds(option: string, text: string): number {
-  const parts = text.split('/')
-  const value =
-    parts.length === 2 && NUMBER.test(parts[0]!.trim()) && NUMBER.test(parts[1]!.trim())
-      ? Number(parts[0]) / Number(parts[1])
-      : NUMBER.test(text.trim())
-        ? Number(text)
-        : NaN
-  if (!Number.isFinite(value) || value < 0) {
-    throw argumentError(`simulate: ${option} "${text}" is not a finite number of seconds ≥ 0`)
-  }
-  return value
-}
-
-/**
- * The step an action at `text` seconds happens before: the first step starting at or after it (a time within
- * 1e-9 steps of a step start counts as that start, so 0.5 s at 1/60 s is step 30, not 31). Must be a step of
- * the run.
- */
-function actionStep(option: string, text: string, steps: number, dt: number): number {
-  const seconds = parseSeconds(option, text)
-  const x = seconds / dt
-  const step = Math.abs(x - Math.round(x)) <= 1e-9 * Math.max(1, x) ? Math.round(x) : Math.ceil(x)
-  if (step >= steps) {
-    throw argumentError(
-      `simulate: ${option} ${seconds} s is outside the run (${steps} steps of ${round(dt)} s; ` +
-        `the last step starts at ${round((steps - 1) * dt)} s)`,
-    )
-  }
-  return step
-}
-
-/** `JOINT:x,y,z`; the joint is everything before the last colon (node names may contain colons). */
-function parseImpulse(text: string): { joint: string; impulse: [number, number, number] } {
-  const colon = text.lastIndexOf(':')
-  const parts = text.slice(colon + 1).split(',')
-  const impulse = parts.map((p) => (NUMBER.test(p.trim()) ? Number(p) : NaN))
-  if (colon <= 0 || impulse.length !== 3 || !impulse.every(Number.isFinite)) {
-    throw argumentError(
-      `simulate: --impulse "${text}" must be JOINT:x,y,z (a node name or index, then three finite numbers, N·s)`,
-    )
-  }
-  return { joint: text.slice(0, colon), impulse: [impulse[0]!, impulse[1]!, impulse[2]!] }
-}
-
-/** A node by exact name, else by index when the argument is a whole number. */
-function nodeIndex(asset: AnimationAsset, wanted: string): number {
-  const byName = asset.nodes.findIndex((node) => node.name === wanted)
-  if (byName >= 0) return byName
-  if (/^\d+$/.test(wanted) && Number(wanted) < asset.nodes.length) return Number(wanted)
-  throw argumentError(
-    `${asset.source} has no node "${wanted}" for --impulse (nodes are named, or numbered 0..${asset.nodes.length - 1})`,
-  )
 }
 
 function round(x: number): number {
