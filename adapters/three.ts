@@ -108,8 +108,8 @@ export interface ThreeObjectBinding {
 
 /**
  * Shows an animation plugin's SceneNodes with three.js objects (createThreeAdapter): binds views and objects,
- * records each fixed step's changes, writes `matrixWorld`s. One per plugin; it owns the bound objects' matrices
- * until they are unbound.
+ * records each fixed step's changes, writes `matrixWorld`s. It owns the bound objects' matrices until they are
+ * unbound.
  */
 export interface ThreeAdapter {
   /**

@@ -34,8 +34,8 @@ export type { AnimationPluginOptions, AssetHandle, PlayOptions, RagdollOptions, 
 /**
  * What createAnimationPlugin returns: the calls, the stores, and the systems of one fixed step. Entity ids are
  * bitecs ids of the plugin's world. Every call checks its arguments and throws AnimationError before changing
- * anything; after dispose() every call throws 'argument'. Times are in seconds, rotations unit quaternions
- * [x, y, z, w].
+ * anything; after dispose() every call but hash() and dispose() throws 'argument'. Times are in seconds,
+ * rotations unit quaternions [x, y, z, w].
  */
 export interface AnimationPlugin {
   /** The bitecs world the plugin was created on. */

@@ -46,7 +46,7 @@ export interface RagdollDescription {
 
 /** The nodes a description is checked against: names, parents (-1 root), rest local T/R/S. */
 export interface RagdollSkeletonView {
-  /** The asset's name, for messages. */
+  /** Where the skeleton came from (an asset's `source`), for messages. */
   readonly source: string
   /** Every node; `nodes[i]` is glTF node i (an AnimationAsset's `nodes` fit). */
   readonly nodes: readonly {
