@@ -1,13 +1,3 @@
-import { hasComponent } from 'bitecs'
-import type { Object3D } from 'three'
-import { clone as cloneSkinned } from 'three/examples/jsm/utils/SkeletonUtils.js'
-import { AnimationError } from '../src/errors.ts'
-import type { AnimationPlugin } from '../entry/index.ts'
-import { createWorldSync, type WorldSyncOptions } from './worldSync.ts'
-
-// The renderer-neutral half, for a renderer other than three (one 16-number target per SceneNode entity).
-export { createWorldSync, type MatrixTarget, type WorldSync, type WorldSyncOptions } from './worldSync.ts'
-
 /**
  * three.js renderer adapter: shows characters of an animation plugin with objects three's own GLTFLoader built
  * from the same glTF file (so a game that loads with three keeps doing so).
@@ -27,8 +17,19 @@ export { createWorldSync, type MatrixTarget, type WorldSync, type WorldSyncOptio
  *
  * Per frame: `capture()` after EVERY fixed step, `render(stepper.alpha)` once before `renderer.render`. Which
  * matrices get written, and how the display is interpolated between the last two steps (lerp T, nlerp R,
- * lerp S), is adapters/worldSync.ts.
+ * lerp S), is WorldSync's (createWorldSync, adapters/worldSync.ts).
+ *
+ * @module
  */
+import { hasComponent } from 'bitecs'
+import type { Object3D } from 'three'
+import { clone as cloneSkinned } from 'three/examples/jsm/utils/SkeletonUtils.js'
+import { AnimationError } from '../src/errors.ts'
+import type { AnimationPlugin } from '../entry/index.ts'
+import { createWorldSync, type WorldSyncOptions } from './worldSync.ts'
+
+// The renderer-neutral half, for a renderer other than three (one 16-number target per SceneNode entity).
+export { createWorldSync, type MatrixTarget, type WorldSync, type WorldSyncOptions } from './worldSync.ts'
 
 /** One copy of a glTF scene in three, with the glTF node index of each object that stands for a node. */
 export interface ThreeSceneView {
@@ -40,8 +41,19 @@ export interface ThreeSceneView {
 
 /** The part of GLTFLoader's result the adapter reads. */
 export interface GltfLike {
+  /** GLTFLoader's `gltf.scene`: the root of the objects it built. */
   readonly scene: Object3D
-  readonly parser: { readonly associations: ReadonlyMap<object, { nodes?: number }> }
+  /** GLTFLoader's `gltf.parser`, of which only `associations` is read. */
+  readonly parser: {
+    /** Object → what it was made from; only the entries with a `nodes` index are read. */
+    readonly associations: ReadonlyMap<
+      object,
+      {
+        /** The glTF node index the object stands for, when it stands for one. */
+        nodes?: number
+      }
+    >
+  }
 }
 
 /** A view of GLTFLoader's own scene, node indices from `gltf.parser.associations`. */
@@ -71,23 +83,34 @@ export function cloneSceneView(view: ThreeSceneView): ThreeSceneView {
   return { scene, nodes }
 }
 
+/** Options of createThreeAdapter: those of its WorldSync (`interpolate`, default true). */
 export type ThreeAdapterOptions = WorldSyncOptions
 
 /** A character shown by a view. Hand it back to `unbind`. */
 export interface ThreeBinding {
+  /** The character entity bound. */
   readonly character: number
+  /** The view that shows it. */
   readonly view: ThreeSceneView
   /** SceneNode entities driven, parallel to `objects`: the character entity first (→ `view.scene`). */
   readonly entities: Int32Array
+  /** The objects driven, parallel to `entities`: `view.scene` first, then every object that is a glTF node. */
   readonly objects: readonly Object3D[]
 }
 
 /** One object driven by one SceneNode entity (`bindObject`). Hand it back to `unbind`. */
 export interface ThreeObjectBinding {
+  /** The SceneNode entity whose world matrix the object shows. */
   readonly entity: number
+  /** The object driven. */
   readonly object: Object3D
 }
 
+/**
+ * Shows an animation plugin's SceneNodes with three.js objects (createThreeAdapter): binds views and objects,
+ * records each fixed step's changes, writes `matrixWorld`s. It owns the bound objects' matrices until they are
+ * unbound.
+ */
 export interface ThreeAdapter {
   /**
    * Drives `view` by `character` from now on: the view's scene by the character entity, every object that is a
@@ -126,13 +149,24 @@ export interface ThreeAdapter {
    */
   render(alpha?: number): void
   /** Counters for tools and tests: objects bound, matrices written by the last render, captures so far. */
-  readonly stats: { readonly bound: number; readonly uploads: number; readonly captures: number }
+  readonly stats: {
+    /** Objects bound (views' objects and single objects). */
+    readonly bound: number
+    /** Matrices written by the last render. */
+    readonly uploads: number
+    /** capture() calls so far. */
+    readonly captures: number
+  }
   /** Bound characters, in binding order. */
   readonly bindings: readonly ThreeBinding[]
   /** Objects bound with `bindObject`, in binding order. */
   readonly objectBindings: readonly ThreeObjectBinding[]
 }
 
+/**
+ * A three.js adapter for `plugin`, with nothing bound. It reads the plugin's SceneNode store and writes only
+ * the bound objects; it changes nothing of the plugin's.
+ */
 export function createThreeAdapter(plugin: AnimationPlugin, options: ThreeAdapterOptions = {}): ThreeAdapter {
   const sync = createWorldSync(plugin.stores.SceneNode, options)
   // Slots are appended per binding, so the binding at `order[b]` owns slots [sum of earlier sizes, + its size).

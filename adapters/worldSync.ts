@@ -40,11 +40,16 @@
 /** 16 numbers, column-major, that a renderer reads as a world matrix. */
 export type MatrixTarget = number[] | Float32Array | Float64Array
 
+/** Options of createWorldSync. */
 export interface WorldSyncOptions {
   /** Interpolate between the last two captured steps in render(alpha). Default true. */
   interpolate?: boolean
 }
 
+/**
+ * Copies SceneNode world matrices into a renderer's matrices (createWorldSync): slots of one entity and one
+ * target each, `capture()` after every fixed step, `render(alpha)` once per drawn frame.
+ */
 export interface WorldSync {
   /** Slots in use. */
   readonly count: number
@@ -68,6 +73,10 @@ export interface WorldSync {
 /** Floats per slot in `trs`: previous and current t(3) r(4) s(3). */
 const TRS = 20
 
+/**
+ * A sync with no slots, reading `nodes` (a SceneNode store, or anything with its `changed` and `world` arrays;
+ * kept, never written). Its targets are written only by render().
+ */
 export function createWorldSync(
   nodes: { readonly changed: Uint8Array; readonly world: Float32Array },
   options: WorldSyncOptions = {},

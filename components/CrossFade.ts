@@ -12,7 +12,9 @@ export interface CrossFadeStore {
   fromClip: Int32Array
   /** Outgoing clip's play phase, seconds (same convention as Sampler.time). */
   fromTime: Float64Array
+  /** Outgoing clip's playback rate (same convention as Sampler.speed). */
   fromSpeed: Float64Array
+  /** Outgoing clip's loop mode: 0 once, 1 repeat, 2 ping-pong (same convention as Sampler.loop). */
   fromLoop: Uint8Array
   /** Outgoing clip's rotation mode (ROTATION_SLERP | ROTATION_SQUAD of Sampler.ts). */
   fromRotation: Uint8Array

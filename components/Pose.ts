@@ -27,6 +27,12 @@ export const LAYER_PHYS = 2
 export const LAYER_FROM = 3
 export const LAYER_TO = 4
 
+/**
+ * Pose store: where each character's pose lives in the plugin's pose pool, and when its animation pose last
+ * changed. One value per character entity id (SoA). The pose floats are in the pool: from slot `base`, five
+ * layers (ANIM, PREV, PHYS, FROM, TO) of `count` joint slots, 10 floats each (translation xyz, rotation
+ * quaternion [x, y, z, w], scale xyz). The plugin writes it; games only read it.
+ */
 export interface PoseStore {
   /** First joint slot of the character's block. */
   base: Uint32Array

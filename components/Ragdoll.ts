@@ -10,12 +10,19 @@ export const RAGDOLL_FALLING = 1
 export const RAGDOLL_GETTING_UP = 2
 export const DEFAULT_RAGDOLL_RATE = 5
 
+/**
+ * Ragdoll store: per character, the physics share of its pose (`weight`), how fast that ramps, and the ragdoll's
+ * state. One value per entity id (SoA). The plugin writes it (ragdoll(), getUp(), stepRagdolls); games read it.
+ */
 export interface RagdollStore {
   /** ragdoll_weight in [0, 1]. */
   weight: Float64Array
   /** Ramp rate, weight units per second (> 0). */
   rate: Float64Array
-  /** RAGDOLL_OFF | RAGDOLL_FALLING (ramping to / holding 1) | RAGDOLL_GETTING_UP (ramping to 0). */
+  /**
+   * RAGDOLL_OFF (0, no ragdoll) | RAGDOLL_FALLING (1, ramping to or holding 1) | RAGDOLL_GETTING_UP (2, ramping
+   * to 0; the bodies leave at 0).
+   */
   active: Uint8Array
   /** Index of the character's physics instance in the plugin context, -1 when none. */
   handle: Int32Array

@@ -11,6 +11,10 @@
 export const LOOP_ONCE = 0
 export const LOOP_REPEAT = 1
 export const LOOP_PINGPONG = 2
+/**
+ * How a clip's time runs past its ends: 'once' clamps at both ends (a finished clip holds its last pose),
+ * 'repeat' wraps, 'pingpong' plays forwards then backwards. Stored in Sampler.loop as 0, 1, 2.
+ */
 export type LoopMode = 'once' | 'repeat' | 'pingpong'
 export const LOOP_MODES: readonly LoopMode[] = ['once', 'repeat', 'pingpong']
 
@@ -20,6 +24,10 @@ export const SAMPLER_HOLD = 2
 export const ROTATION_SLERP = 0
 export const ROTATION_SQUAD = 1
 
+/**
+ * Sampler store: per character, the clip it plays, its play phase, rate, loop and rotation mode. One value per
+ * entity id (SoA). Written by play() and crossFade() and advanced by sampleClips; games read it.
+ */
 export interface SamplerStore {
   /** Clip id in the plugin's registry, -1 for none. */
   clip: Int32Array
@@ -27,9 +35,9 @@ export interface SamplerStore {
   time: Float64Array
   /** Playback rate: 1 normal, 0 paused, negative backwards. */
   speed: Float64Array
-  /** LOOP_ONCE | LOOP_REPEAT | LOOP_PINGPONG. */
+  /** LOOP_ONCE (0) | LOOP_REPEAT (1) | LOOP_PINGPONG (2): LoopMode's order. */
   loop: Uint8Array
-  /** ROTATION_SLERP | ROTATION_SQUAD, for LINEAR rotation channels. */
+  /** ROTATION_SLERP (0) | ROTATION_SQUAD (1), for LINEAR rotation channels. */
   rotation: Uint8Array
   /** Clip-local time sampled last step; NaN forces a sample. A character whose time did not move is skipped. */
   lastTime: Float64Array

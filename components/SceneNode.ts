@@ -30,12 +30,21 @@ import { identityMatrix } from '../src/math/transform.ts'
  *                                                             is added
  */
 export interface SceneNodeStore {
+  /** Local translation, 3 floats per entity at `e*3`. Writable: set `dirty[e] = 1` after writing. */
   readonly translation: Float32Array
+  /** Local rotation, unit quaternion [x, y, z, w] at `e*4`. Writable: set `dirty[e] = 1` after writing. */
   readonly rotation: Float32Array
+  /** Local scale, 3 floats per entity at `e*3`. Writable: set `dirty[e] = 1` after writing. */
   readonly scale: Float32Array
+  /** Parent SceneNode entity, 0 for a root. Read-only: change it with setSceneNodeParent. */
   readonly parent: Int32Array
+  /** 1 when the local transform changed since the last propagation; the writer sets it, propagation clears it. */
   readonly dirty: Uint8Array
+  /** 1 when the last propagation recomputed the node's world matrix (what a renderer needs to upload). */
   readonly changed: Uint8Array
+  /**
+   * World matrix, 16 floats column-major at `e*16`, always finite. Written by propagation; read-only for games.
+   */
   readonly world: Float32Array
 }
 
@@ -72,23 +81,40 @@ export function createSceneNodeStore(capacity: number): SceneNodeStore {
  * local T/R/S and `dirty` is the graph's own: read it, change it only through the functions in this file.
  */
 export interface SceneGraph {
+  /** The bitecs world the graph observes; nodes are entities of it. */
   readonly world: World
   /** The bitecs component: `addComponent(world, e, graph.store)` works too (the graph observes it). */
   readonly store: SceneNodeStore
+  /** Length of every array here: node entity ids are `1 <= e < capacity`. */
   readonly capacity: number
+  /** First child of each node, 0 for none. Read-only. */
   readonly firstChild: Int32Array
+  /** Next sibling of each node in its parent's child list, 0 for none. Read-only. */
   readonly nextSibling: Int32Array
+  /** Previous sibling of each node in its parent's child list, 0 for none. Read-only. */
   readonly prevSibling: Int32Array
+  /** Counts hierarchy changes (a node added or removed, a parent changed). Read-only. */
   version: number
+  /** Every node, parents first, in `order[0 .. orderLength)` while `orderVersion === version`. Read-only. */
   readonly order: Int32Array
+  /** Nodes in `order` (see refreshSceneOrder). Read-only. */
   orderLength: number
+  /** The `version` that `order` was built for; -1 before the first build. Read-only. */
   orderVersion: number
   /**
    * Written by propagateTransforms: nodes recomputed by the last pass; times the order was rebuilt; nodes whose
    * new world matrix was not finite in float32 and which kept their last one, in the last pass (`refused`, the
    * first MAX_REFUSED_NODES of them in `refusedNodes`).
    */
-  readonly stats: { recomputed: number; orderBuilds: number; refused: number }
+  readonly stats: {
+    /** Nodes whose world matrix the last pass recomputed. */
+    recomputed: number
+    /** Times `order` was rebuilt since the graph was made. */
+    orderBuilds: number
+    /** Nodes the last pass refused (their world matrix would not be finite): they kept their last one. */
+    refused: number
+  }
+  /** The first 64 (MAX_REFUSED_NODES) node ids the last pass refused; entries past `stats.refused` are stale. */
   readonly refusedNodes: Int32Array
   /** DFS stack for the order rebuild, made once. */
   readonly stack: Int32Array

@@ -2,6 +2,8 @@
  * ecs-anim: the public entry. The plugin and what its signatures use, glTF reading, the fixed stepper and the
  * scene graph. Lower-level kernels (sampling one channel, blending pose layers) are in 'ecs-anim/kernels';
  * Node's file loader is `loadAsset` from 'ecs-anim/node'; the three.js adapter is 'ecs-anim/three'.
+ *
+ * @module
  */
 export { AnimationError, type AnimationErrorKind } from '../src/errors.ts'
 

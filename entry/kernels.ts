@@ -2,6 +2,8 @@
  * ecs-anim/kernels: the lower-level pieces the plugin is built from, for tools that sample or blend without
  * the ECS (an offline baker, a clip inspector, a custom system). Each takes its output first (gl-matrix style),
  * allocates nothing, and trusts its inputs (clips are validated by buildClip).
+ *
+ * @module
  */
 export {
   buildClip,

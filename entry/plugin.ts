@@ -31,10 +31,26 @@ import { restoreAnimation } from '../snapshot/apply.ts'
 
 export type { AnimationPluginOptions, AssetHandle, PlayOptions, RagdollOptions, GetUpOptions }
 
+/**
+ * What createAnimationPlugin returns: the calls, the stores, and the systems of one fixed step. Entity ids are
+ * bitecs ids of the plugin's world. Every call checks its arguments and throws AnimationError before changing
+ * anything; after dispose() every call but hash() and dispose() throws 'argument'. Times are in seconds,
+ * rotations unit quaternions [x, y, z, w].
+ */
 export interface AnimationPlugin {
+  /** The bitecs world the plugin was created on. */
   readonly world: World
+  /** Fixed step, seconds (the `dt` option, default 1/60): what one step() simulates. */
   readonly dt: number
-  readonly stores: AnimationStores & { SceneNode: SceneNodeStore }
+  /**
+   * The plugin's stores, and the scene graph's SceneNode store (world matrices to read, local transforms of the
+   * game's own nodes to write). Live arrays indexed by entity id, never replaced.
+   */
+  readonly stores: AnimationStores & {
+    /** The SceneNode store: the same object as `sceneGraph.store`. */
+    SceneNode: SceneNodeStore
+  }
+  /** The scene graph every character's nodes live in; add the game's own nodes with addSceneNode. */
   readonly sceneGraph: SceneGraph
   /** The systems in the order one fixed step runs them; each takes the world. */
   readonly systems: readonly ((world: World) => void)[]
@@ -50,21 +66,37 @@ export interface AnimationPlugin {
   jointEntity(character: number, node: number | string): number
   /** Clip id by name or asset clip index, looked up among the character's (or asset's) clips, then all. */
   clipId(characterOrAsset: number | AssetHandle, clip: string | number): number
+  /**
+   * Cuts to `clip` (name or asset clip index): no fade, sampling restarts from the rest pose, and the next step
+   * shows the clip at its start time. Throws AnimationError 'argument' for an entity that is not a character, an
+   * unknown clip or a bad option.
+   */
   play(character: number, clip: string | number, options?: PlayOptions): void
   /**
    * Fades from what the character shows now into `clip` over `durationSeconds` (finite, ≥ 0; 0 is a cut).
    * A no-op when the character already plays or fades to `clip`, whatever the duration and options.
    */
   crossFade(character: number, clip: string | number, durationSeconds: number, options?: PlayOptions): void
+  /**
+   * Removes the character entity and its joint entities, frees its pose slots and its ragdoll bodies (bitecs's
+   * removeEntity on the character does the same). Throws AnimationError 'argument' for an entity that is not a
+   * character of this plugin.
+   */
   removeCharacter(character: number): void
   /**
    * Hands the character to physics: bodies appear at its animated pose on the next step, moving as the animation
    * moved, and ragdoll_weight ramps 0 → 1 at the rate. Throws for a bad description or option, changing nothing.
    */
   ragdoll(character: number, options?: RagdollOptions): void
-  /** A hit on a ragdolling character: world impulse (N·s) at a joint (node name or glTF node index). */
+  /**
+   * A hit on a ragdolling character: world impulse (N·s) at a joint (node name or glTF node index). Throws
+   * AnimationError 'argument' when the character is not ragdolling.
+   */
   applyImpulse(character: number, joint: string | number, impulse: readonly [number, number, number]): void
-  /** Blends back from physics to animation (optionally cross-fading into a get-up clip); bodies leave at weight 0. */
+  /**
+   * Blends back from physics to animation (optionally cross-fading into a get-up clip); bodies leave at weight 0.
+   * Throws AnimationError 'argument' when the character is not ragdolling.
+   */
   getUp(character: number, options?: GetUpOptions): void
   /** The cannon-es world ragdolls live in. */
   readonly physics: PhysicsWorld
@@ -73,7 +105,7 @@ export interface AnimationPlugin {
   /** State hash (16 hex digits) of everything the plugin simulates; equal bits give equal hashes. */
   hash(): string
   /**
-   * The whole simulation state as a compact binary snapshot (layout in snapshot/snapshot.ts): restoring it into a
+   * The whole simulation state as a compact binary snapshot (layout in snapshot/format.ts): restoring it into a
    * fresh world and plugin (same options, same assets added in the same order) gives the same entity ids and
    * the same hash after every later step.
    */

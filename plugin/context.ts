@@ -33,7 +33,9 @@ export interface AnimationContext extends StepState {
 
 /** What addAsset returns: the asset as this plugin registered it. */
 export interface AssetHandle {
+  /** The asset's id in this plugin: 0, 1, 2, … in the order assets were added (Pose.asset holds it). */
   readonly id: number
+  /** The asset object added (the same object, not a copy). */
   readonly asset: AnimationAsset
   /** Clip ids in the asset's file order; `clips[i]` is the asset's clip i. */
   readonly clips: readonly number[]

@@ -11,6 +11,12 @@ import { createRagdollStore } from '../components/Ragdoll.ts'
 import { createSceneGraph, MAX_SCENE_CAPACITY } from '../components/SceneNode.ts'
 import type { AnimationContext } from './context.ts'
 
+/**
+ * Options of createAnimationPlugin; every field is optional. All are checked before anything registers with the
+ * world: AnimationError 'argument' for a capacity that is not an integer in [2, 2^24], a dt that is not finite
+ * and > 0, a maxPoseSlots that is not an integer in [1, 2^26], a physics.world that is not a cannon-es World, a
+ * gravity that is not three finite numbers, a ground that is neither finite nor false.
+ */
 export interface AnimationPluginOptions {
   /**
    * Length of every store: all entity ids in the world that the plugin touches (characters, joints, nodes the
@@ -32,9 +38,12 @@ export interface AnimationPluginOptions {
      * `world.step(dt)` once per fixed step; do not step it elsewhere. Default: a world of the plugin's own.
      */
     world?: PhysicsWorld
-    /** Gravity of the plugin's own world, world units per s². Default [0, -9.82, 0]. */
+    /** Gravity of the plugin's own world, world units per s² (ignored with `world`). Default [0, -9.82, 0]. */
     gravity?: readonly [number, number, number]
-    /** Height of a static ground plane (normal +y) in the plugin's own world, or false for none. Default 0. */
+    /**
+     * Height of a static ground plane (normal +y) in the plugin's own world, or false for none (ignored with
+     * `world`). Default 0.
+     */
     ground?: number | false
   }
 }

@@ -16,10 +16,14 @@ import { bindClip, findClip, resolveAsset } from './assets.ts'
 import { checkCharacter, resetCrossFade } from './characters.ts'
 import { checkLive } from './options.ts'
 
+/**
+ * Options of play and crossFade (and of getUp's clip). Checked before anything changes: AnimationError
+ * 'argument' for a speed or time that is not a finite number, or a loop or rotation that is not one of its names.
+ */
 export interface PlayOptions {
   /** Playback rate, finite; 1 normal, 0 paused, negative plays backwards. Default 1. */
   speed?: number
-  /** Default 'repeat'. */
+  /** What happens at the clip's ends: 'once', 'repeat' or 'pingpong'. Default 'repeat'. */
   loop?: LoopMode
   /** Start time, seconds into the clip, finite (wrapped or clamped by the loop mode). Default 0. */
   time?: number

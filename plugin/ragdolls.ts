@@ -14,21 +14,35 @@ import type { AnimationContext, RagdollRuntime } from './context.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
 import { crossFade, type PlayOptions } from './playback.ts'
 
+/**
+ * Options of ragdoll(). Checked before anything changes: AnimationError 'ragdoll' for a description that does
+ * not fit the skeleton, 'argument' for a bad rate, an unknown joint or an impulse that is not three finite
+ * numbers.
+ */
 export interface RagdollOptions {
   /** The bodies and limits; default: generated from the character's skeleton (see generateRagdollDescription). */
   description?: RagdollDescription
-  /** ragdoll_weight ramp rate per second, > 0. Default: the character's current rate (5 unless changed). */
+  /** ragdoll_weight ramp rate per second, finite and > 0. Default: the character's current rate (5 at first). */
   rate?: number
   /** A hit at the hand-off: world impulse (N·s) at a joint (node name or glTF node index). */
-  impulse?: { joint: string | number; impulse: readonly [number, number, number] }
+  impulse?: {
+    /** The joint hit: name or glTF node index of a node in the character's scene. */
+    joint: string | number
+    /** World-space impulse [x, y, z] in N·s (mass in kilograms, lengths in world units), finite. */
+    impulse: readonly [number, number, number]
+  }
 }
 
+/**
+ * Options of getUp(). Checked before anything changes: AnimationError 'argument' for a bad rate, fade length
+ * or play option, or an unknown clip.
+ */
 export interface GetUpOptions {
   /** A clip to cross-fade into while the ragdoll weight ramps back to 0. */
   clip?: string | number
-  /** Seconds for that cross-fade. Default 0.3. */
+  /** Seconds for that cross-fade, finite and ≥ 0 (0 cuts). Default 0.3. */
   fadeSeconds?: number
-  /** Ramp rate back to 0, per second, > 0. Default: the current rate. */
+  /** Ramp rate back to 0, per second, finite and > 0. Default: the current rate. */
   rate?: number
   /** Play options of the clip (default loop 'once'). */
   play?: PlayOptions

@@ -1,16 +1,28 @@
 /**
- * The one error class the project throws for a user's mistake: a bad file, bad clip data, a bad call.
- *
- * The message names what and where, with the numbers involved, e.g.
- * `clip "Walk" channel 3 (hips.rotation): key 17 time 0.5 is not after key 16 time 0.5`.
- * `kind` lets callers branch without parsing the message.
- *
- * Internal invariant failures are bugs and surface as plain `Error`s.
+ * What an AnimationError is about:
+ * - 'gltf': a file that cannot be read (container, JSON, accessors, skins, the node tree, its animations);
+ * - 'clip': clip data buildClip refuses;
+ * - 'argument': a bad argument or option of a call, an unknown clip, joint or character, a disposed plugin;
+ * - 'capacity': entity ids or pose slots ran out (the message names the limit and the option that raises it);
+ * - 'ragdoll': a ragdoll description that does not fit the skeleton, or a skeleton with nothing to build from;
+ * - 'snapshot': a snapshot of another version, assets or options, a truncated or corrupt one, or a used world;
+ * - 'skeleton': reserved; not thrown at present (skins and node trees that cannot be read are 'gltf').
  */
 export type AnimationErrorKind =
   'clip' | 'gltf' | 'skeleton' | 'argument' | 'capacity' | 'ragdoll' | 'snapshot'
 
+/**
+ * The one error class the project throws for a user's mistake: a bad file, bad clip data, a bad call. A call
+ * that throws it has changed nothing.
+ *
+ * The message names what and where, with the numbers involved, e.g.
+ * `clip "Walk" channel 3 (hips.rotation): key 17 time 0.5 is not after key 16 time 0.5`.
+ * `kind` lets callers branch without parsing the message; `cause` holds what an argument threw when read.
+ *
+ * Internal invariant failures are bugs and surface as plain `Error`s.
+ */
 export class AnimationError extends Error {
+  /** What the error is about (see AnimationErrorKind). */
   readonly kind: AnimationErrorKind
 
   constructor(kind: AnimationErrorKind, message: string, options?: { cause?: unknown }) {

@@ -35,10 +35,19 @@ export interface RegisteredClip {
   readonly bindings: (Int32Array | undefined)[]
 }
 
+/**
+ * A plugin's per-character stores (`plugin.stores`), each a bitecs component holding typed arrays indexed by
+ * entity id, sized to the plugin's capacity. The arrays are the plugin's own, live and never replaced: read
+ * them, and leave writing to the plugin's calls.
+ */
 export interface AnimationStores {
+  /** Where each character's pose lives in the pose pool. */
   Pose: PoseStore
+  /** The clip each character plays, and where it is in it. */
   Sampler: SamplerStore
+  /** Each character's cross-fade, while one runs. */
   CrossFade: CrossFadeStore
+  /** Each character's ragdoll state and weight. */
   Ragdoll: RagdollStore
 }
 /**
@@ -96,9 +105,13 @@ export interface StepState {
  * Each kind is reported at most once per character lifetime.
  */
 export interface AnimationEvent {
+  /** The clock when it was caught: steps completed before the step that caught it (0 in the first). */
   readonly step: number
+  /** The character, or for 'world-non-finite' on a node under no character, that node's entity. */
   readonly entity: number
+  /** What was caught (see above). */
   readonly kind: 'ragdoll-exploded' | 'pose-non-finite' | 'world-non-finite'
+  /** One line for a log: the character (or node), what was wrong and what was done about it. */
   readonly message: string
 }
 

@@ -14,6 +14,7 @@ const SERIES_TERMS = 10
 
 /** Bits of blendJointLayers' `paths`: blend this joint's translation (BLEND_T), its scale (BLEND_S). */
 export const BLEND_T = 1
+/** Bit of blendJointLayers' `paths`: blend this joint's scale (see BLEND_T). */
 export const BLEND_S = 2
 
 /** 1/(i(2i + 1)), the constant part of the series' coefficient ratio. */

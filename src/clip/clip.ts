@@ -8,6 +8,10 @@ export { KIND_CUBIC, KIND_CUBIC_ROTATION, KIND_LINEAR, KIND_SLERP, KIND_STEP } f
 
 /** What a channel animates on its target node. Rotations are unit quaternions `[x, y, z, w]`. */
 export type ChannelPath = 'translation' | 'rotation' | 'scale' | 'weights'
+/**
+ * glTF's sampler interpolations: STEP holds each key's value, LINEAR lerps (slerps rotations), CUBICSPLINE is a
+ * Hermite spline with per-key in- and out-tangents.
+ */
 export type Interpolation = 'STEP' | 'LINEAR' | 'CUBICSPLINE'
 /** How LINEAR rotation channels are sampled: per-segment slerp (C⁰) or squad (C¹ angular velocity). */
 export type RotationMode = 'slerp' | 'squad'
@@ -33,7 +37,9 @@ export interface Channel {
   readonly node: number
   /** Target node name, for messages and tools; may be empty. */
   readonly nodeName: string
+  /** The property animated: translation, rotation (unit quaternions [x, y, z, w]), scale or morph weights. */
   readonly path: ChannelPath
+  /** How values between keys are found. */
   readonly interpolation: Interpolation
   /** Floats per element: 3 (translation, scale), 4 (rotation), morph target count (weights). */
   readonly components: number
@@ -50,6 +56,7 @@ export interface Channel {
   readonly track: number
   /** KIND_STEP | KIND_LINEAR | KIND_SLERP | KIND_CUBIC | KIND_CUBIC_ROTATION (see above). */
   readonly kind: number
+  /** Key values in the layout above: n·c floats (STEP, LINEAR) or 3·n·c (CUBICSPLINE). Never modify it. */
   readonly values: Float32Array
   /**
    * LINEAR rotation channels only (else null): per segment k, 10 doubles `[theta, weight, aligned key k (4),
@@ -100,15 +107,24 @@ export interface Channel {
  * offset ..]`, packed segment-major per time track like `slerpSegments`. `segments` is null until built.
  */
 export interface SquadSegments {
+  /** The time track's packed squad data (shared by its LINEAR rotation channels); null until prepareSquad. */
   readonly segments: Float64Array | null
+  /** Doubles from one segment of this channel to the next in `segments` (20 × the track's such channels). */
   readonly stride: number
+  /** Index of this channel's segment 0 in `segments`. */
   readonly offset: number
 }
 
+/**
+ * An animation clip, validated and built once by `buildClip` (readAsset builds one per glTF animation). Frozen
+ * and read-only after that, so any number of characters and plugins may share it. Times are in seconds.
+ */
 export interface Clip {
+  /** The clip's name (the glTF animation's, or `animation<i>` when the file gives none). */
   readonly name: string
   /** Seconds: the latest key time over all channels (0 for a clip whose keys all sit at 0). */
   readonly duration: number
+  /** Every channel, in the order of the raw clip's channels; a frozen array. */
   readonly channels: readonly Channel[]
   /**
    * The same channels, in an array that is not frozen, for the frame loop (sample.ts): V8 11 reads elements of
@@ -119,21 +135,36 @@ export interface Clip {
 
 /** Raw channel data, as read from a file or written by authoring code. Copied and validated by `buildClip`. */
 export interface RawChannel {
+  /** Target node: an integer ≥ 0, below `BuildClipOptions.nodeCount` when that is given. */
   node: number
+  /** Target node name, for messages and for binding the clip to other assets by name. Default ''. */
   nodeName?: string
+  /** 'translation', 'rotation', 'scale' or 'weights' (ChannelPath); anything else throws. */
   path: string
+  /** 'STEP', 'LINEAR' or 'CUBICSPLINE' (Interpolation); anything else throws. Default 'LINEAR'. */
   interpolation?: string
+  /** Key times in seconds: finite, ≥ 0, strictly increasing as float32, at least one. */
   times: ArrayLike<number>
+  /**
+   * Values finite as float32, `components` per element in Channel's layout: one element per key (STEP, LINEAR),
+   * three per key (CUBICSPLINE: in-tangent, value, out-tangent; tangents in units per second). A count that does
+   * not fit throws. Rotations are quaternions [x, y, z, w]; every key value (not the tangents) is normalized when
+   * built, and a zero-length one throws.
+   */
   values: ArrayLike<number>
   /** Required for `weights` (the morph target count); derived for the other paths. */
   components?: number
 }
 
+/** A clip before `buildClip`: a name and its raw channels, in any order (they keep it). */
 export interface RawClip {
+  /** The clip's name, converted with String(). */
   name: string
+  /** The channels; an empty list makes a clip of duration 0 that animates nothing. */
   channels: readonly RawChannel[]
 }
 
+/** Options of `buildClip`. */
 export interface BuildClipOptions {
   /** Number of nodes in the asset; a channel whose node is outside [0, nodeCount) is rejected. */
   nodeCount?: number

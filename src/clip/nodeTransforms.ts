@@ -5,11 +5,15 @@ import { sampleChannel } from './sample.ts'
 
 /** A node's local transform at one time, as plain arrays (for tools, tests and the CLI, not the frame loop). */
 export interface NodeTransform {
+  /** glTF node index. */
   node: number
+  /** The node's name in the asset. */
   name: string
+  /** Local translation `[x, y, z]`. */
   translation: number[]
   /** Unit quaternion `[x, y, z, w]`. */
   rotation: number[]
+  /** Local scale `[x, y, z]`. */
   scale: number[]
   /** Present only when the clip animates this node's morph weights. */
   weights?: number[]

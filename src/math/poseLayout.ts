@@ -7,8 +7,11 @@
  * Rotation is a unit quaternion [x, y, z, w].
  */
 export const JOINT_STRIDE = 10
+/** Offset of the translation (x, y, z) in a joint's 10 floats. */
 export const T_OFFSET = 0
+/** Offset of the rotation, a unit quaternion [x, y, z, w], in a joint's 10 floats. */
 export const R_OFFSET = 3
+/** Offset of the scale (x, y, z) in a joint's 10 floats. */
 export const S_OFFSET = 7
 
 /** Float offset of a channel path inside a joint's 10 floats (weights are not part of a pose: -1). */

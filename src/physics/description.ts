@@ -19,6 +19,7 @@ import type { AnimationAsset } from '../gltf/asset.ts'
 export interface RagdollBodySpec {
   /** Node name or glTF node index. */
   joint: string | number
+  /** A capsule along `axis`, or a box of `length` by 2·`radius` by 2·`radius`. */
   shape: 'capsule' | 'box'
   /** Capsule radius, or half the box's thickness; > 0. */
   radius: number
@@ -28,23 +29,38 @@ export interface RagdollBodySpec {
   axis: readonly [number, number, number]
   /** Kilograms, > 0. */
   mass: number
+  /** Largest swing away from the activation pose relative to the parent body, radians, in (0, π]. */
   coneAngle: number
+  /** Largest twist about the axis, radians, in [0, π]. */
   twistAngle: number
 }
 
+/**
+ * The bodies of a ragdoll (see RagdollBodySpec). Checked when a ragdoll starts: AnimationError 'ragdoll' for a
+ * joint the skeleton lacks or lists twice, a bad size, mass, axis or limit, or no bodies at all.
+ */
 export interface RagdollDescription {
+  /** At least one; at most one per joint, in any order (parents are found from the skeleton). */
   bodies: readonly RagdollBodySpec[]
 }
 
 /** The nodes a description is checked against: names, parents (-1 root), rest local T/R/S. */
 export interface RagdollSkeletonView {
+  /** Where the skeleton came from (an asset's `source`), for messages. */
   readonly source: string
+  /** Every node; `nodes[i]` is glTF node i (an AnimationAsset's `nodes` fit). */
   readonly nodes: readonly {
+    /** Node name, as a body's `joint` names it. */
     readonly name: string
+    /** Parent node index, -1 for a root. */
     readonly parent: number
+    /** Child node indices. */
     readonly children: readonly number[]
+    /** Rest local translation [x, y, z]: bone lengths are measured from it. */
     readonly translation: readonly number[]
+    /** Rest local rotation, a unit quaternion [x, y, z, w]. */
     readonly rotation: readonly number[]
+    /** Rest local scale [x, y, z]. */
     readonly scale: readonly number[]
   }[]
   /** Joint nodes to consider when generating (a skin's joints); all nodes when absent. */
@@ -56,6 +72,7 @@ export function skeletonViewOf(asset: AnimationAsset): RagdollSkeletonView {
   return { source: asset.source, nodes: asset.nodes, skinJoints: asset.skeletons[0]?.joints }
 }
 
+/** Options of generateRagdollDescription; every field is optional. Lengths follow from the skeleton. */
 export interface GenerateRagdollOptions {
   /** Total mass in kilograms, spread by the number of bodies each body carries (see below). Default 30. */
   totalMass?: number

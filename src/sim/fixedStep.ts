@@ -24,6 +24,7 @@ export interface FixedStepper {
   advance(frameSeconds: number, step: (dt: number) => void): number
 }
 
+/** Options of createFixedStepper. */
 export interface FixedStepperOptions {
   /** Seconds per step, finite and > 0. Default 1/60. */
   dt?: number
@@ -38,6 +39,11 @@ export interface FixedStepperOptions {
  */
 const STEP_TOLERANCE = 1e-9
 
+/**
+ * A fixed stepper at step 0 with nothing accumulated. Pass the plugin's `dt` so the stepper's steps are the
+ * plugin's. Throws AnimationError 'argument' when `dt` is not finite and > 0 or `maxStepsPerFrame` is not an
+ * integer ≥ 1.
+ */
 export function createFixedStepper(options: FixedStepperOptions = {}): FixedStepper {
   const { dt = 1 / 60, maxStepsPerFrame = 5 } = options
   if (!(Number.isFinite(dt) && dt > 0)) {

@@ -18,6 +18,7 @@ import { AnimationError } from '../errors.ts'
  * allocates nothing in steady state.
  */
 
+/** The arrays a Hasher reads: any typed array (DataView is refused), hashed by its bytes. */
 export type TypedArray =
   | Int8Array
   | Uint8Array
@@ -31,6 +32,10 @@ export type TypedArray =
   | BigInt64Array
   | BigUint64Array
 
+/**
+ * An incremental FNV-1a 64 hash over bytes (see createHasher): feed it with `update` and `updateNumber`, read it
+ * with `digest`. The methods return the hasher, so calls chain.
+ */
 export interface Hasher {
   /** Hashes the bytes of elements `[start, end)` of `data` (default: all). Throws AnimationError for bad bounds. */
   update(data: TypedArray, start?: number, end?: number): Hasher
@@ -73,6 +78,11 @@ function isTypedArray(x: unknown): x is TypedArray {
   return ArrayBuffer.isView(x) && !(x instanceof DataView)
 }
 
+/**
+ * A new hasher in the empty state. It reads bits, not values (-0 and 0 differ, every NaN payload counts), the
+ * same in every JavaScript engine on little-endian hosts (every host in use); it is for "did any bit change",
+ * not cryptographic.
+ */
 export function createHasher(): Hasher {
   let h3 = OFFSET_3
   let h2 = OFFSET_2

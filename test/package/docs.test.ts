@@ -1,9 +1,10 @@
 /**
  * The API reference builds, so it cannot rot: `npm run docs` (TypeDoc with docs/typedoc.config.mjs) on every
  * `npm test`, into a temporary folder (docs/api/, the script's own output, is left alone). TypeDoc's errors fail
- * (it exits non-zero: an entry it cannot read, a bad option, the config's plugin failing); its warnings (exports
- * without a doc comment, types the API names that no entry exports, {@link}s to nothing) are printed with their
- * counts and do not fail, while the doc comments are being written.
+ * (it exits non-zero: an entry it cannot read, a bad option, the config's plugin failing), and so does an export
+ * without a doc comment (TypeDoc's "does not have any documentation"): every symbol the entries reach states
+ * its contract. Its other warnings (types the API names that no entry exports, {@link}s to nothing, a work tree
+ * without a usable git remote) are printed with their counts and do not fail.
  */
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -63,14 +64,17 @@ describe('the API reference (npm run docs)', () => {
       const seconds = ((performance.now() - started) / 1000).toFixed(1)
 
       const warnings = log
+        // Colours off (NO_COLOR above), and stripped should a TypeDoc ignore it: the filters read plain lines.
+        .replace(/\x1b\[[0-9;]*m/g, '')
         .split('\n')
         .filter((line) => line.startsWith('[warning]') && !/^\[warning\] Found /.test(line))
-      const undocumented = warnings.filter((w) => w.endsWith('does not have any documentation')).length
+      const undocumented = warnings.filter((w) => w.endsWith('does not have any documentation'))
       const notExported = warnings.filter((w) => w.endsWith('but not included in the documentation')).length
       console.info(
-        `npm run docs: ${seconds} s; ${warnings.length} TypeDoc warnings (not failing): ` +
-          `${undocumented} exports without a doc comment, ${notExported} types named by the API but not exported, ` +
-          `${warnings.length - undocumented - notExported} other`,
+        `npm run docs: ${seconds} s; ${warnings.length} TypeDoc warnings: ` +
+          `${undocumented.length} exports without a doc comment (failing), ` +
+          `${notExported} types named by the API but not exported, ` +
+          `${warnings.length - undocumented.length - notExported} other`,
       )
       if (warnings.length) console.warn(warnings.join('\n'))
 
@@ -84,6 +88,10 @@ describe('the API reference (npm run docs)', () => {
         expect(exported.length, specifier).toBeGreaterThan(0)
         for (const name of exported) expect(words.has(name), `${specifier} documents ${name}`).toBe(true)
       }
+      expect(
+        undocumented,
+        'exports without a doc comment: give each one (what it is, units, ranges, what throws)',
+      ).toEqual([])
     },
   )
 })
