@@ -39,11 +39,17 @@ export {
 // glTF (platform-neutral)
 export type { AnimationAsset, AssetNode, Skeleton } from '../src/gltf/asset.ts'
 export { readAsset, assetFromDocument, type ReadAssetOptions } from '../src/gltf/read.ts'
-export { buildClip, type Clip, type RawChannel, type RawClip } from '../src/clip/clip.ts'
+export {
+  buildClip,
+  type BuildClipOptions,
+  type Clip,
+  type RawChannel,
+  type RawClip,
+} from '../src/clip/clip.ts'
 
 // Fixed step and state hash
 export { createFixedStepper, type FixedStepper, type FixedStepperOptions } from '../src/sim/fixedStep.ts'
-export { createHasher, type Hasher } from '../src/sim/hasher.ts'
+export { createHasher, type Hasher, type TypedArray } from '../src/sim/hasher.ts'
 
 // Scene graph
 export {

@@ -7,6 +7,7 @@
  */
 export {
   buildClip,
+  type BuildClipOptions,
   prepareSquad,
   type Channel,
   type ChannelPath,
