@@ -1,4 +1,4 @@
-import { AnimationError } from '../errors.ts'
+import { AnimationError, showValue } from '../errors.ts'
 
 /**
  * Fixed-step driver: turns variable frame times into a whole number of fixed simulation steps
@@ -16,6 +16,13 @@ export interface FixedStepper {
   readonly steps: number
   /** Leftover time as a fraction of a step, in [0, 1): how far display is between the last step and the next. */
   readonly alpha: number
+  /**
+   * Whole steps that were due but dropped because a frame's backlog exceeded `maxStepsPerFrame`, since
+   * creation; `droppedLastFrame` counts those of the last `advance` only. A test that needs every step runs
+   * `plugin.step()` itself instead of advancing a stepper by large frame times.
+   */
+  readonly dropped: number
+  readonly droppedLastFrame: number
   /**
    * Adds `frameSeconds` (finite, >= 0) and calls `step(dt)` once per whole step due, at most
    * `maxStepsPerFrame` times. Returns the number of steps run. Throws AnimationError 'argument' for a bad
@@ -45,19 +52,30 @@ const STEP_TOLERANCE = 1e-9
  * integer ≥ 1.
  */
 export function createFixedStepper(options: FixedStepperOptions = {}): FixedStepper {
+  if (typeof options !== 'object' || options === null) {
+    throw new AnimationError(
+      'argument',
+      `createFixedStepper: options ${showValue(options)} must be an object`,
+    )
+  }
   const { dt = 1 / 60, maxStepsPerFrame = 5 } = options
-  if (!(Number.isFinite(dt) && dt > 0)) {
-    throw new AnimationError('argument', `createFixedStepper: dt ${dt} s must be a finite number > 0`)
+  if (!(typeof dt === 'number' && Number.isFinite(dt) && dt > 0)) {
+    throw new AnimationError(
+      'argument',
+      `createFixedStepper: dt ${showValue(dt)} s must be a finite number > 0`,
+    )
   }
   if (!(Number.isInteger(maxStepsPerFrame) && maxStepsPerFrame >= 1)) {
     throw new AnimationError(
       'argument',
-      `createFixedStepper: maxStepsPerFrame ${maxStepsPerFrame} must be an integer >= 1`,
+      `createFixedStepper: maxStepsPerFrame ${showValue(maxStepsPerFrame)} must be an integer >= 1`,
     )
   }
   const due = dt * (1 - STEP_TOLERANCE)
   let accumulator = 0
   let steps = 0
+  let dropped = 0
+  let droppedLastFrame = 0
 
   return {
     dt,
@@ -68,13 +86,20 @@ export function createFixedStepper(options: FixedStepperOptions = {}): FixedStep
     get alpha() {
       return accumulator / dt
     },
+    get dropped() {
+      return dropped
+    },
+    get droppedLastFrame() {
+      return droppedLastFrame
+    },
     advance(frameSeconds: number, step: (dt: number) => void): number {
-      if (!(Number.isFinite(frameSeconds) && frameSeconds >= 0)) {
+      if (!(typeof frameSeconds === 'number' && Number.isFinite(frameSeconds) && frameSeconds >= 0)) {
         throw new AnimationError(
           'argument',
-          `FixedStepper.advance: frame time ${frameSeconds} s must be a finite number >= 0`,
+          `FixedStepper.advance: frame time ${showValue(frameSeconds)} s must be a finite number >= 0`,
         )
       }
+      droppedLastFrame = 0
       accumulator += frameSeconds
       let ran = 0
       while (accumulator >= due && ran < maxStepsPerFrame) {
@@ -85,8 +110,11 @@ export function createFixedStepper(options: FixedStepperOptions = {}): FixedStep
       }
       if (accumulator >= due) {
         // Stalled: keep only the fraction of a step, drop the whole steps beyond the budget.
-        accumulator -= Math.floor(accumulator / dt) * dt
+        const whole = Math.floor(accumulator / dt)
+        accumulator -= whole * dt
         if (!(accumulator >= 0 && accumulator < due)) accumulator = 0
+        droppedLastFrame = whole
+        dropped += whole
       }
       return ran
     },

@@ -98,6 +98,19 @@ describe('createFixedStepper', () => {
     expect(stall.alpha).toBeLessThan(1)
   })
 
+  it('counts the steps it dropped, in total and for the last frame (issue 16)', () => {
+    const stepper = createFixedStepper({ dt: 1 / 64, maxStepsPerFrame: 5 })
+    expect([stepper.dropped, stepper.droppedLastFrame]).toEqual([0, 0])
+    stepper.advance(10.5 / 64, () => {})
+    expect([stepper.dropped, stepper.droppedLastFrame]).toEqual([5, 5])
+    stepper.advance(1 / 64, () => {})
+    expect([stepper.dropped, stepper.droppedLastFrame]).toEqual([5, 0])
+    // The issue's case: advance(0.25) at 60 Hz is 15 steps due, 5 run, 10 dropped.
+    const sixty = createFixedStepper()
+    expect(sixty.advance(0.25, () => {})).toBe(5)
+    expect(sixty.droppedLastFrame).toBe(10)
+  })
+
   it('treats maxStepsPerFrame = 1 as "never catch up"', () => {
     const stepper = createFixedStepper({ maxStepsPerFrame: 1 })
     expect(run(stepper, [1 / 20, 1 / 60])).toEqual([1, 1])
