@@ -13,6 +13,7 @@ export {
   type AnimationPlugin,
   type AnimationPluginOptions,
   type AssetHandle,
+  type CharacterTransform,
   type GetUpOptions,
   type PlayOptions,
   type RagdollOptions,

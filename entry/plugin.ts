@@ -26,10 +26,18 @@ import {
 import { clipId, crossFade, play, type PlayOptions } from '../plugin/playback.ts'
 import { applyImpulse, getUp, ragdoll, type GetUpOptions, type RagdollOptions } from '../plugin/ragdolls.ts'
 import { hashAnimationState } from '../plugin/hash.ts'
+import { getTransform, setTransform, type CharacterTransform } from '../plugin/placement.ts'
 import { snapshotAnimation } from '../snapshot/write.ts'
 import { restoreAnimation } from '../snapshot/apply.ts'
 
-export type { AnimationPluginOptions, AssetHandle, PlayOptions, RagdollOptions, GetUpOptions }
+export type {
+  AnimationPluginOptions,
+  AssetHandle,
+  CharacterTransform,
+  PlayOptions,
+  RagdollOptions,
+  GetUpOptions,
+}
 
 /**
  * What createAnimationPlugin returns: the calls, the stores, and the systems of one fixed step. Entity ids are
@@ -83,6 +91,14 @@ export interface AnimationPlugin {
    * character of this plugin.
    */
   removeCharacter(character: number): void
+  /**
+   * Places a character: the given parts of its entity's local transform (position in world units, rotation a
+   * quaternion [x, y, z, w], normalized; scale), applied by the next step. Throws AnimationError for values
+   * that are not finite, a zero rotation or a zero scale, changing nothing.
+   */
+  setTransform(character: number, transform: Partial<CharacterTransform>): void
+  /** A character's placement (copies): its entity's local position, rotation and scale. */
+  getTransform(character: number): CharacterTransform
   /**
    * Hands the character to physics: bodies appear at its animated pose on the next step, moving as the animation
    * moved, and ragdoll_weight ramps 0 → 1 at the rate. Throws for a bad description or option, changing nothing.
@@ -168,6 +184,8 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     applyImpulse: (eid, joint, impulse) =>
       guard('applyImpulse', () => applyImpulse(ctx, eid, joint, impulse)),
     getUp: (eid, o) => guard('getUp', () => getUp(ctx, eid, o)),
+    setTransform: (eid, t) => guard('setTransform', () => setTransform(ctx, eid, t)),
+    getTransform: (eid) => guard('getTransform', () => getTransform(ctx, eid)),
     physics: ctx.physics,
     events: ctx.events,
     hash: () => hashAnimationState(ctx, characterIds(ctx)),

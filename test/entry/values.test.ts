@@ -119,6 +119,10 @@ const CALLS: Record<string, Call> = {
   'getUp(b, { fadeSeconds: v, clip: 0 })': (p, v, { b }) => p.getUp(b, { fadeSeconds: v as never, clip: 0 }),
   'getUp(b, { rate: v })': (p, v, { b }) => p.getUp(b, { rate: v as never }),
   'getUp(b, { clip: 0, play: v })': (p, v, { b }) => p.getUp(b, { clip: 0, play: v as never }),
+  'setTransform(a, v)': (p, v, { a }) => p.setTransform(a, v as never),
+  'setTransform(a, { position: v })': (p, v, { a }) => p.setTransform(a, { position: v as never }),
+  'setTransform(a, { rotation: v })': (p, v, { a }) => p.setTransform(a, { rotation: v as never }),
+  'getTransform(v)': (p, v) => p.getTransform(v as never),
   'restore(v)': (p, v) => p.restore(v as never),
 }
 
