@@ -157,6 +157,30 @@ export function copyRecord(layout: StoreLayout, eid: number, bytes: Uint8Array, 
   for (const f of layout.fields) copyInto(f.data, eid * f.stride, bytes, from + f.offset, f.stride)
 }
 
+/**
+ * A record at `bytes[from ..]` decoded: each field's elements, as its store's element type. `checked` names the
+ * fields restore checks (snapshot/read.ts); a store field it does not name is a bug there, and throws on every
+ * restore, so the first test of a new field finds it.
+ */
+export function decodeRecord(
+  layout: StoreLayout,
+  bytes: Uint8Array,
+  from: number,
+  checked: readonly string[],
+): Record<string, ArrayLike<number>> {
+  const out: Record<string, ArrayLike<number>> = {}
+  for (const f of layout.fields) {
+    if (!checked.includes(f.name)) {
+      throw new Error(`snapshot/read.ts does not check ${layout.name}.${f.name}: add its check`)
+    }
+    const values = new (f.data.constructor as new (n: number) => TypedArray)(f.stride)
+    copyInto(values, 0, bytes, from + f.offset, f.stride)
+    // Every store field is a number array (no BigInt fields).
+    out[f.name] = values as ArrayLike<number>
+  }
+  return out
+}
+
 /** Element 0 of field `name` in a record at `bytes[from ..]`, decoded as its store's element type. */
 export function recordValue(layout: StoreLayout, name: string, bytes: Uint8Array, from: number): number {
   const f = layout.fields.find((x) => x.name === name)!
