@@ -181,14 +181,6 @@ export function decodeRecord(
   return out
 }
 
-/** Element 0 of field `name` in a record at `bytes[from ..]`, decoded as its store's element type. */
-export function recordValue(layout: StoreLayout, name: string, bytes: Uint8Array, from: number): number {
-  const f = layout.fields.find((x) => x.name === name)!
-  const one = new (f.data.constructor as new (n: number) => TypedArray)(1)
-  copyInto(one, 0, bytes, from + f.offset, 1)
-  return Number(one[0])
-}
-
 // ------------------------------------------------------------------------------------------- fingerprints
 
 export const encoder = new TextEncoder()
