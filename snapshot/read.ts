@@ -1,7 +1,8 @@
 import { createHasher } from '../src/sim/hasher.ts'
+import { AnimationError } from '../src/errors.ts'
 import type { ResolvedBody } from '../src/physics/description.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
-import { JOINT_STRIDE, LAYER_PHYS, POSE_LAYERS } from '../components/Pose.ts'
+import { JOINT_STRIDE, LAYER_ANIM, LAYER_PHYS, POSE_LAYERS } from '../components/Pose.ts'
 import { SAMPLER_HOLD, SAMPLER_RESET_REST } from '../components/Sampler.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, AnimationEvent } from '../plugin/context.ts'
@@ -31,6 +32,7 @@ import {
   CHECKSUM_FROM,
   FLAG_BODIES,
   FLAG_DEFAULT_DESCRIPTION,
+  FLAG_REPORTED,
   HEADER_BYTES,
   type Layouts,
   MAGIC,
@@ -59,6 +61,11 @@ export interface CharacterData {
   cursors: Uint32Array
   /** Its Ragdoll entry, checked against the ragdolls section. */
   ragdoll: { weight: number; active: number; handle: number }
+  /**
+   * The smallest x scale of its root node and its ANIM layer: a ragdoll spawning on the next step multiplies
+   * its body sizes by a product of them.
+   */
+  spawnScale: number
 }
 
 export interface RagdollData {
@@ -78,7 +85,7 @@ export interface Plan {
   step: number
   entities: { maxId: number; alive: number; dense: Uint32Array }
   pool: { slots: number; used: number; free: number[] }
-  nodes: { eid: number; parent: number; record: number }[]
+  nodes: { eid: number; parent: number; record: number; scaleX: number }[]
   characters: CharacterData[]
   ragdolls: RagdollData[]
   physics: PhysicsPlan
@@ -93,8 +100,9 @@ export interface Plan {
  * here against what apply.ts, the fixed step and cannon-es can take: a plan this accepts must restore without
  * a throw (apply.ts), step without a throw, and keep every world matrix finite. So floats are finite (and
  * within SNAPSHOT_LIMIT where they are positions, scales, velocities), rotations near unit length, enums and
- * flags in range, and ids consistent with each other (alive, scene nodes, no parent cycle, joints unique,
- * ragdoll state, handle and runtime agreeing).
+ * flags in range, sizes and limits where cannon-es and the ragdoll code need them, and ids consistent with each
+ * other (alive, scene nodes, no parent cycle, joints unique, ragdoll state, handle and runtime agreeing,
+ * bodies and constraints matching the description).
  */
 export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
   checkHeader(bytes)
@@ -328,7 +336,7 @@ function readNodes(
     checkWorldMatrix(where, f.world!)
     const parent = f.parent![0]!
     parentOf.set(eid, parent)
-    nodes.push({ eid, parent, record })
+    nodes.push({ eid, parent, record, scaleX: f.scale![0]! })
   }
   for (const { eid, parent } of nodes) {
     if (parent !== 0 && !parentOf.has(parent)) {
@@ -379,7 +387,7 @@ function readCharacters(
   step: number,
 ): CharacterData[] {
   r.section = 'characters'
-  const isNode = new Set(nodes.map((n) => n.eid))
+  const nodeScale = new Map(nodes.map((n) => [n.eid, n.scaleX]))
   const out: CharacterData[] = []
   const seen = new Set<number>()
   const jointOf = new Map<number, number>()
@@ -397,7 +405,7 @@ function readCharacters(
     const where = `section "characters", character ${eid}`
     checkEntity(eid, where)
     if (seen.has(eid)) throw snapshotError(`${where}: listed twice`)
-    if (!isNode.has(eid)) throw snapshotError(`${where}: entity ${eid} is not a scene node`)
+    if (!nodeScale.has(eid)) throw snapshotError(`${where}: entity ${eid} is not a scene node`)
     seen.add(eid)
     const stores: Record<string, Record<string, ArrayLike<number>>> = {}
     let from = record
@@ -476,7 +484,7 @@ function readCharacters(
       // 0: the game removed this joint's entity (forgetJoint); the write-out skips it.
       if (e === 0) return
       checkEntity(e, `${where}, joint ${j}`)
-      if (!isNode.has(e)) throw snapshotError(`${where}, joint ${j}: entity ${e} is not a scene node`)
+      if (!nodeScale.has(e)) throw snapshotError(`${where}, joint ${j}: entity ${e} is not a scene node`)
       const other = jointOf.get(e)
       if (other !== undefined) {
         throw snapshotError(`${where}, joint ${j}: entity ${e} is already a joint of character ${other}`)
@@ -487,6 +495,7 @@ function readCharacters(
     const pose = r.span(4 * POSE_LAYERS * count * JOINT_STRIDE)
     const block = new Float32Array(POSE_LAYERS * count * JOINT_STRIDE)
     new Uint8Array(block.buffer).set(r.bytes.subarray(pose, pose + block.byteLength))
+    let spawnScale = nodeScale.get(eid)!
     for (let layer = 0; layer < POSE_LAYERS; layer++) {
       // PHYS is rewritten from the bodies before anything reads it, and a ragdoll that blew up leaves
       // non-finite values there: it is checked only while blended in.
@@ -497,6 +506,7 @@ function readCharacters(
         checkFinite(at, 'translation', block, o, 3)
         checkUnit(at, 'rotation', block, o + 3)
         checkFinite(at, 'scale', block, o + 7, 3)
+        if (layer === LAYER_ANIM) spawnScale = Math.min(spawnScale, block[o + 7]!)
       }
     }
     out.push({
@@ -511,6 +521,7 @@ function readCharacters(
       fromBinding,
       cursors,
       ragdoll: { weight, active: value('Ragdoll', 'active'), handle: value('Ragdoll', 'handle') },
+      spawnScale,
     })
   }
   for (const [e, owner] of jointOf) {
@@ -589,52 +600,56 @@ function readRagdolls(ctx: AnimationContext, r: Reader, characters: CharacterDat
   for (let i = r.u32(); i > 0; i--) {
     const eid = r.u32()
     const flags = r.u8()
-    const what = `ragdoll of ${eid}`
+    const where = `section "ragdolls", ragdoll of ${eid}`
     const c = byEid.get(eid)
-    if (!c || out.some((x) => x.eid === eid)) throw snapshotError(`${what}: not a character, or listed twice`)
+    if (!c) throw snapshotError(`${where}: entity ${eid} is not a character`)
+    const last = out.length > 0 ? out[out.length - 1]!.eid : 0
+    if (eid <= last)
+      throw snapshotError(`${where}: not after ${last} (runtimes are listed by ascending id, once)`)
+    checkFlags(where, 'flags', flags, FLAG_REPORTED | FLAG_DEFAULT_DESCRIPTION | FLAG_BODIES)
     const n = c.count
     let bodies: ResolvedBody[] | null = null
+    let description: readonly ResolvedBody[]
     if ((flags & FLAG_DEFAULT_DESCRIPTION) === 0) {
-      bodies = []
-      for (let b = r.u16(); b > 0; b--) {
-        const node = r.i32()
-        const shape = RAGDOLL_SHAPES[r.u8()]
-        const parentBody = r.i32()
-        const v = r.f64s(8)
-        const joint = node >= 0 ? (ctx.assets[c.asset]!.nodeJoint[node] ?? -1) : -1
-        if (!shape || joint < 0 || parentBody >= bodies.length) {
-          throw snapshotError(`${what}: description body ${bodies.length} is malformed`)
-        }
-        const [radius, length, ax, ay, az, mass, coneAngle, twistAngle] = v
-        bodies.push({
-          node,
-          shape,
-          parentBody,
-          radius: radius!,
-          length: length!,
-          axis: [ax!, ay!, az!],
-          mass: mass!,
-          coneAngle: coneAngle!,
-          twistAngle: twistAngle!,
-        })
+      bodies = readDescription(ctx, r, where, c.asset)
+      description = bodies
+    } else {
+      try {
+        description = defaultDescription(ctx, c.asset)
+      } catch (error) {
+        if (!(error instanceof AnimationError)) throw error
+        throw snapshotError(`${where}: its asset has no default ragdoll description (${error.message})`)
       }
     }
     const impulses: RagdollData['impulses'] = []
     for (let k = r.u16(); k > 0; k--) {
+      const at = `${where}, queued hit ${impulses.length}`
       const joint = r.u16()
-      const [x, y, z] = r.f64s(3)
-      if (joint >= n) throw snapshotError(`${what}: queued hit at joint ${joint} of ${n}`)
-      impulses.push({ joint, impulse: [x!, y!, z!] })
+      const v = r.f64s(3)
+      if (joint >= n) throw invalidValue(at, 'joint', joint, `the character has joints 0..${n - 1}`)
+      checkFinite(at, 'impulse', v)
+      impulses.push({ joint, impulse: [v[0]!, v[1]!, v[2]!] })
     }
     let world = -1
     let instance: InstanceData | null = null
     if ((flags & FLAG_BODIES) !== 0) {
       world = r.span(8 * n * WORLD_STRIDE)
-      instance = readInstance(r, what)
-      const description = bodies ?? defaultDescription(ctx, c.asset)
-      if (instance.bodies.length !== description.length) {
-        throw snapshotError(
-          `${what}: ${instance.bodies.length} bodies for a description of ${description.length}`,
+      const transforms = new Float64Array(n * WORLD_STRIDE)
+      new Uint8Array(transforms.buffer).set(r.bytes.subarray(world, world + transforms.byteLength))
+      for (let j = 0; j < n; j++) {
+        const at = `${where}, read-back joint ${j}`
+        const o = j * WORLD_STRIDE
+        checkFinite(at, 'world position', transforms, o, 3)
+        checkUnit(at, 'world rotation', transforms, o + 3)
+        checkFinite(at, 'world scale', transforms, o + 7, 1)
+      }
+      instance = readInstance(r, where, description)
+      if (impulses.length > 0) {
+        throw invalidValue(
+          where,
+          'queued hits',
+          impulses.length,
+          'must be 0 once the bodies exist (hits apply at once)',
         )
       }
     }
@@ -644,8 +659,80 @@ function readRagdolls(ctx: AnimationContext, r: Reader, characters: CharacterDat
 }
 
 /**
+ * A ragdoll description stored in the snapshot: what resolveRagdollDescription accepts (joints of the asset,
+ * each once, parents first, each body's parent the body of its nearest ancestor; sizes, mass, axis, limits in
+ * range), and capsules of at most 255 spheres (a body's shape count is a byte in the format).
+ */
+function readDescription(ctx: AnimationContext, r: Reader, where: string, assetId: number): ResolvedBody[] {
+  const asset = ctx.assets[assetId]!
+  const nodes = asset.asset.nodes
+  const bodies: ResolvedBody[] = []
+  const bodyOfNode = new Map<number, number>()
+  const count = r.u16()
+  if (count === 0) throw invalidValue(where, 'description bodies', 0, 'a description has at least one')
+  for (let b = 0; b < count; b++) {
+    const at = `${where}, description body ${b}`
+    const node = r.i32()
+    const shapeIndex = r.u8()
+    const parentBody = r.i32()
+    const v = r.f64s(8)
+    const joint = node >= 0 && node < asset.nodeJoint.length ? asset.nodeJoint[node]! : -1
+    if (joint < 0) throw invalidValue(at, 'node', node, `is not a joint of ${asset.asset.source}`)
+    if (bodyOfNode.has(node)) throw invalidValue(at, 'node', node, `already has body ${bodyOfNode.get(node)}`)
+    checkChoice(at, 'shape', shapeIndex, [0, 1])
+    const [radius, length, , , , mass, coneAngle, twistAngle] = v as [number, ...number[]]
+    checkPositive(at, 'radius', radius, SNAPSHOT_LIMIT)
+    checkPositive(at, 'length', length!, SNAPSHOT_LIMIT)
+    checkUnit(at, 'axis', v, 2, 3)
+    checkPositive(at, 'mass', mass!, SNAPSHOT_LIMIT)
+    checkRange(at, 'coneAngle', coneAngle!, 0, Math.PI, true)
+    checkRange(at, 'twistAngle', twistAngle!, 0, Math.PI)
+    const shape = RAGDOLL_SHAPES[shapeIndex]!
+    if (shape === 'capsule') {
+      // As src/physics/ragdoll.ts addShape lays out a capsule (at the world scale, which cancels here).
+      const end = Math.max(0, length! * 0.5 - radius)
+      const spheres = end > 0 ? Math.ceil((2 * end) / radius) + 1 : 1
+      if (!(spheres <= 255)) {
+        throw invalidValue(
+          at,
+          'length',
+          length!,
+          `with radius ${radius} it is a capsule of ${spheres} spheres (at most 255)`,
+        )
+      }
+    }
+    let expected = -1
+    for (let a = nodes[node]!.parent; a >= 0 && expected < 0; a = nodes[a]!.parent) {
+      expected = bodyOfNode.get(a) ?? -1
+    }
+    if (parentBody !== expected) {
+      throw invalidValue(
+        at,
+        'parentBody',
+        parentBody,
+        `must be ${expected}, the body of its nearest ancestor joint listed before it`,
+      )
+    }
+    bodyOfNode.set(node, b)
+    bodies.push({
+      node,
+      shape,
+      parentBody,
+      radius,
+      length: length!,
+      axis: [v[2]!, v[3]!, v[4]!],
+      mass: mass!,
+      coneAngle: coneAngle!,
+      twistAngle: twistAngle!,
+    })
+  }
+  return bodies
+}
+
+/**
  * A character's Ragdoll entry against its runtime: a ragdoll that is on has a runtime (stepRagdolls reads it),
- * the handle is the character's own id exactly when it has one, and bodies exist only while it is on.
+ * the handle is the character's own id exactly when it has one, bodies exist only while it is on, and a
+ * ragdoll spawning on the next step gets non-negative sizes.
  */
 function checkRagdollStates(characters: CharacterData[], ragdolls: RagdollData[]): void {
   const runtime = new Map(ragdolls.map((rd) => [rd.eid, rd]))
@@ -676,6 +763,15 @@ function checkRagdollStates(characters: CharacterData[], ragdolls: RagdollData[]
         'Ragdoll.active',
         active,
         'its ragdoll has bodies, so it must be falling (1) or getting up (2)',
+      )
+    }
+    if (rd && !rd.instance && active !== RAGDOLL_OFF && c.spawnScale < 0) {
+      throw invalidValue(
+        where,
+        'scale x',
+        c.spawnScale,
+        'must be ≥ 0 on its root node and in its ANIM layer: its ragdoll spawns on the next step, and cannon-es ' +
+          'refuses a negative sphere radius',
       )
     }
   }
