@@ -562,8 +562,8 @@ function checkCrossFade(where: string, value: (name: string) => number, clip: nu
 }
 
 /**
- * Character blocks and free ranges must tile [0, slots) exactly, free ranges be non-empty and sorted, and
- * `used` be the blocks' total.
+ * Character blocks and free ranges must tile [0, slots) exactly, free ranges be non-empty, sorted and apart,
+ * and `used` be the blocks' total.
  */
 function checkPool(slots: number, used: number, free: number[], characters: CharacterData[]): void {
   for (let i = 0; i < free.length; i += 2) {
@@ -590,6 +590,15 @@ function checkPool(slots: number, used: number, free: number[], characters: Char
   }
   for (let i = 2; i < free.length; i += 2) {
     if (free[i]! <= free[i - 2]!) throw snapshotError('section "pool": free ranges are not sorted by start')
+    // freePoseSlots merges neighbours, so a free range never ends where the next one starts.
+    if (free[i - 2]! + free[i - 1]! === free[i]!) {
+      throw invalidValue(
+        'section "pool"',
+        `free range ${i / 2} start`,
+        free[i]!,
+        'touches the range before it',
+      )
+    }
   }
 }
 
