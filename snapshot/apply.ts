@@ -18,7 +18,7 @@ import { readPlan, type Plan } from './read.ts'
  * Restores a snapshot (layout: snapshot/format.ts) into a fresh plugin on a fresh world. Reads and checks the
  * whole buffer first (snapshot/read.ts), then rebuilds every entity, character and ragdoll with the plugin's own
  * constructors, so a restored character is made as addCharacter makes one. Throws AnimationError('snapshot')
- * before changing anything.
+ * before changing anything: applying a plan never throws, so a restore is all or nothing.
  */
 export function restoreAnimation(ctx: AnimationContext, bytes: Uint8Array): void {
   if (!(bytes instanceof Uint8Array)) {
@@ -32,7 +32,11 @@ export function restoreAnimation(ctx: AnimationContext, bytes: Uint8Array): void
 
 // --------------------------------------------------------------------------------------------------- apply
 
-/** Rebuilds the state from a checked plan. Nothing here throws for any plan readPlan accepted. */
+/**
+ * Rebuilds the state from a checked plan. Nothing here throws for any plan readPlan accepted: every id, count,
+ * index and value that a call below (bitecs, the scene graph, the plugin's constructors, cannon-es) could throw
+ * on, or that the next step could throw on, is refused by readPlan first. A check a change here needs goes there.
+ */
 function applyPlan(ctx: AnimationContext, plan: Plan): void {
   const { world, sceneGraph: graph } = ctx
   const { bytes, layouts } = plan
@@ -56,7 +60,8 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
   }
   pool.used = plan.pool.used
   pool.free.length = 0
-  pool.free.push(...plan.pool.free)
+  // Element by element: a spread of a long array overflows the call stack.
+  for (const x of plan.pool.free) pool.free.push(x)
 
   for (const c of plan.characters) {
     let from = c.record
@@ -93,6 +98,6 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
   rebuildPhysicsWorld(ctx.physics, plan.physics, instances, instanceData)
 
   ctx.events.length = 0
-  ctx.events.push(...plan.events)
+  for (const ev of plan.events) ctx.events.push(ev)
   ctx.step = plan.step
 }

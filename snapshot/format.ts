@@ -75,6 +75,15 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  * checksum, schema, options, assets, a fresh world, physics setup, every id and range) before it changes
  * anything, so a failed restore leaves the plugin and world exactly as they were. Both calls allocate; neither
  * is a per-frame call.
+ *
+ * Values: the checksum catches accidents, not edits (anyone can recompute it), so restore also checks every
+ * value against what the step and cannon-es can take (snapshot/read.ts readPlan, src/physics/snapshot.ts), and
+ * refuses, naming the section, entity, field and value: floats not finite, or beyond SNAPSHOT_LIMIT (1e9) as a
+ * position, scale, velocity or size; rotations not near unit length; enums and flags out of range; sizes,
+ * masses and limits cannon-es cannot build or the ragdoll code cannot use; ids that do not agree (dead or
+ * non-node entities, parent cycles, a joint twice, a ragdoll state without its runtime, bodies or constraints
+ * other than the description's). A snapshot restore accepts steps on without a throw and with finite world
+ * matrices.
  */
 
 export const SNAPSHOT_VERSION = 1
@@ -157,12 +166,28 @@ export function copyRecord(layout: StoreLayout, eid: number, bytes: Uint8Array, 
   for (const f of layout.fields) copyInto(f.data, eid * f.stride, bytes, from + f.offset, f.stride)
 }
 
-/** Element 0 of field `name` in a record at `bytes[from ..]`, decoded as its store's element type. */
-export function recordValue(layout: StoreLayout, name: string, bytes: Uint8Array, from: number): number {
-  const f = layout.fields.find((x) => x.name === name)!
-  const one = new (f.data.constructor as new (n: number) => TypedArray)(1)
-  copyInto(one, 0, bytes, from + f.offset, 1)
-  return Number(one[0])
+/**
+ * A record at `bytes[from ..]` decoded: each field's elements, as its store's element type. `checked` names the
+ * fields restore checks (snapshot/read.ts); a store field it does not name is a bug there, and throws on every
+ * restore, so the first test of a new field finds it.
+ */
+export function decodeRecord(
+  layout: StoreLayout,
+  bytes: Uint8Array,
+  from: number,
+  checked: readonly string[],
+): Record<string, ArrayLike<number>> {
+  const out: Record<string, ArrayLike<number>> = {}
+  for (const f of layout.fields) {
+    if (!checked.includes(f.name)) {
+      throw new Error(`snapshot/read.ts does not check ${layout.name}.${f.name}: add its check`)
+    }
+    const values = new (f.data.constructor as new (n: number) => TypedArray)(f.stride)
+    copyInto(values, 0, bytes, from + f.offset, f.stride)
+    // Every store field is a number array (no BigInt fields).
+    out[f.name] = values as ArrayLike<number>
+  }
+  return out
 }
 
 // ------------------------------------------------------------------------------------------- fingerprints

@@ -2,7 +2,7 @@ import { AnimationError } from '../errors.ts'
 import type { Hasher, TypedArray } from './hasher.ts'
 
 /**
- * The byte streams of the snapshot format (snapshot/snapshot.ts): a growable little-endian writer and a
+ * The byte streams of the snapshot format (snapshot/format.ts): a growable little-endian writer and a
  * bounds-checked reader whose overruns become "truncated" errors naming the section being read. Typed-array
  * slices travel as their raw bytes (every float keeps its bits, NaN payloads and -0 included), so the format
  * assumes a little-endian host, which every JavaScript engine in use is.
@@ -157,4 +157,132 @@ export function digestWords(h: Hasher): [number, number] {
 
 export function hexWords(words: readonly [number, number]): string {
   return words[0].toString(16).padStart(8, '0') + words[1].toString(16).padStart(8, '0')
+}
+
+// ------------------------------------------------------------------------------------------- value checks
+
+/**
+ * The checks restore makes of every value it reads (snapshot/read.ts, src/physics/snapshot.ts). The checksum
+ * only catches accidents: whoever edits a snapshot can recompute it, so each value is checked against what the
+ * simulation and cannon-es can take before anything is changed. The limits are far beyond what a simulation
+ * produces and keep a forged value from overflowing float32 a few products later (a scene-graph translation of
+ * 1e38 under a scale of 10 is Infinity).
+ *
+ * Every failed check is an AnimationError('snapshot') naming the section, the entity, the field and the value:
+ * `where` is the section and the entity ("section "nodes", scene node 57"), `field` the field ("scale[1]").
+ */
+export const SNAPSHOT_LIMIT = 1e9
+/**
+ * A rotation may be off unit length by float rounding, or by cannon-es's drift between renormalizations; a
+ * length outside this range is no rotation (a zero one gives NaN where it is normalized).
+ */
+export const QUATERNION_LENGTH = [0.5, 2] as const
+
+/**
+ * A value as people read it: -0 and NaN as such, vectors in parentheses, the elements of a Float32Array as the
+ * shortest decimal that is the same float32 (1e+38, not 9.999999680285692e+37).
+ */
+export function formatValue(x: number | ArrayLike<number>, float32 = false): string {
+  if (typeof x !== 'number') {
+    const f32 = float32 || x instanceof Float32Array
+    return `(${Array.from(x, (v) => formatValue(v, f32)).join(', ')})`
+  }
+  if (Object.is(x, -0)) return '-0'
+  if (float32 && Number.isFinite(x)) {
+    for (let digits = 1; digits < 9; digits++) {
+      const short = Number(x.toPrecision(digits))
+      if (Math.fround(short) === x) return String(short)
+    }
+  }
+  return String(x)
+}
+
+/** `restore: snapshot <where>: <field> is <value>; <rule>` (`float32`: see formatValue). */
+export function invalidValue(
+  where: string,
+  field: string,
+  value: number | ArrayLike<number>,
+  rule: string,
+  float32 = false,
+): AnimationError {
+  return snapshotError(`${where}: ${field} is ${formatValue(value, float32)}; ${rule}`)
+}
+
+/** `values[from .. from + count)` finite and within ±limit; element k is named `field[k]`. */
+export function checkFinite(
+  where: string,
+  field: string,
+  values: ArrayLike<number>,
+  from = 0,
+  count = values.length - from,
+  limit = SNAPSHOT_LIMIT,
+): void {
+  for (let k = 0; k < count; k++) {
+    const x = values[from + k]!
+    if (!(x >= -limit && x <= limit)) {
+      const name = count === 1 ? field : `${field}[${k}]`
+      const rule = limit === Number.MAX_VALUE ? '' : ` within ±${limit}`
+      throw invalidValue(where, name, x, `must be a finite number${rule}`, values instanceof Float32Array)
+    }
+  }
+}
+
+/** `min <= x <= max` (or `min < x` when `above`), which NaN never is. */
+export function checkRange(
+  where: string,
+  field: string,
+  x: number,
+  min: number,
+  max: number,
+  above = false,
+): void {
+  if (!((above ? x > min : x >= min) && x <= max)) {
+    const low = above ? `(${formatValue(min)}` : `[${formatValue(min)}`
+    throw invalidValue(where, field, x, `must be in ${low}, ${formatValue(max)}]`)
+  }
+}
+
+/** A finite number > 0 (at most `limit`). */
+export function checkPositive(where: string, field: string, x: number, limit = Number.MAX_VALUE): void {
+  if (!(x > 0 && x <= limit)) {
+    const rule = limit === Number.MAX_VALUE ? '' : ` and at most ${limit}`
+    throw invalidValue(where, field, x, `must be a finite number > 0${rule}`)
+  }
+}
+
+/** A finite number ≥ 0. */
+export function checkNonNegative(where: string, field: string, x: number): void {
+  if (!(x >= 0 && x <= Number.MAX_VALUE)) throw invalidValue(where, field, x, 'must be a finite number ≥ 0')
+}
+
+/** One of `allowed` (an enum or a flag). */
+export function checkChoice(where: string, field: string, x: number, allowed: readonly number[]): void {
+  if (!allowed.includes(x)) throw invalidValue(where, field, x, `must be one of ${allowed.join(', ')}`)
+}
+
+/** Flags with no bits outside `mask`. */
+export function checkFlags(where: string, field: string, x: number, mask: number): void {
+  if ((x & ~mask) !== 0) throw invalidValue(where, field, x, `has bits outside 0x${mask.toString(16)}`)
+}
+
+/**
+ * `values[from .. from + n)` (n = 4 for a quaternion, 3 for a direction) finite and of a length within
+ * QUATERNION_LENGTH.
+ */
+export function checkUnit(where: string, field: string, values: ArrayLike<number>, from = 0, n = 4): void {
+  let sum = 0
+  for (let k = 0; k < n; k++) sum += values[from + k]! ** 2
+  const length = Math.sqrt(sum)
+  if (!(length >= QUATERNION_LENGTH[0] && length <= QUATERNION_LENGTH[1])) {
+    const v = Array.from({ length: n }, (_, k) => values[from + k]!)
+    const f32 = values instanceof Float32Array
+    throw invalidValue(
+      where,
+      field,
+      v,
+      `its length ${formatValue(length)} is not within [${QUATERNION_LENGTH.join(', ')}] (must be a unit ` +
+        `${n === 4 ? 'quaternion' : 'vector'})`,
+      f32,
+    )
+  }
 }

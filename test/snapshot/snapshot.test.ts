@@ -293,6 +293,26 @@ describe('snapshot and restore', () => {
     expect(firstDivergence(original, copy, 120, 180)).toBe(-1)
   })
 
+  it('restores a character whose joint entity the game removed (its slot names entity 0)', () => {
+    const { world, plugin } = fresh()
+    const a = plugin.addCharacter(fox)
+    plugin.play(a, 'Walk')
+    for (let k = 0; k < 5; k++) plugin.step()
+    removeEntity(world, plugin.jointEntity(a, 'b_Tail03_014'))
+    for (let k = 0; k < 5; k++) plugin.step()
+    expect(Array.from(plugin.joints(a))).toContain(0)
+    const bytes = plugin.snapshot()
+    const copy = fresh()
+    copy.plugin.restore(bytes)
+    expect(copy.plugin.hash()).toBe(plugin.hash())
+    for (let k = 0; k < 20; k++) {
+      plugin.step()
+      copy.plugin.step()
+    }
+    expect(copy.plugin.hash()).toBe(plugin.hash())
+    expect(copy.plugin.snapshot()).toEqual(plugin.snapshot())
+  })
+
   it('builds the squad data of restored characters’ clips (playing and fading out in squad mode) before a step', () => {
     const { plugin } = fresh(OPTIONS, [fox])
     const a = plugin.addCharacter(fox)
