@@ -70,9 +70,10 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     bodyJoint[b] = j
     jointBody[j] = b
     const o = j * WORLD_STRIDE
+    // A mirrored joint has a negative world scale: the body sits on the mirrored side, sized by |s|.
     const s = w[o + 7]!
     const length = spec.length * s
-    const radius = spec.radius * s
+    const radius = Math.abs(spec.radius * s)
     // World direction of the bone and the body centre half-way along it.
     rotateVector(tmp, 0, w, o + 3, spec.axis[0], spec.axis[1], spec.axis[2])
     const dx = tmp[0]!
@@ -91,7 +92,7 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
       angularDamping: RAGDOLL_ANGULAR_DAMPING,
     })
     body.quaternion.set(0, 0, 0, 1)
-    addShape(body, spec, radius, length, dx, dy, dz)
+    addShape(body, spec, radius, Math.abs(length), dx, dy, dz)
     if (input.collisionGroup !== undefined) body.collisionFilterGroup = input.collisionGroup
     // Joint relative to the body: position offset and rotation offset (the body starts unrotated).
     jointOffset[b * 7] = w[o]! - cx
@@ -271,6 +272,9 @@ export function angularVelocity(
   return out
 }
 
+/** Most spheres a capsule body is built from. */
+export const MAX_CAPSULE_SPHERES = 128
+
 /**
  * Capsule or box along the world direction d, centred on the body origin. A capsule is a row of overlapping
  * spheres (at most one radius apart) rather than cannon's Cylinder, whose vertices come from Math.sin/cos and so
@@ -297,7 +301,8 @@ function addShape(
     return
   }
   const end = Math.max(0, length * 0.5 - radius)
-  const count = end > 0 ? Math.ceil((2 * end) / radius) + 1 : 1
+  // At most MAX_CAPSULE_SPHERES (spaced evenly, so an extreme length/radius leaves gaps): bounded build time.
+  const count = end > 0 ? Math.min(Math.ceil((2 * end) / radius) + 1, MAX_CAPSULE_SPHERES) : 1
   for (let i = 0; i < count; i++) {
     const t = count === 1 ? 0 : -end + (2 * end * i) / (count - 1)
     body.addShape(new Sphere(radius), new Vec3(dx * t, dy * t, dz * t))

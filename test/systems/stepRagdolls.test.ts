@@ -22,6 +22,7 @@ import { JOINT_STRIDE, LAYER_ANIM, LAYER_PHYS, layerOffset } from '../../compone
 import { HUMANOID_RAGDOLL, makeHumanoidAsset } from '../helpers/humanoid.ts'
 import { quatDistance } from '../helpers/quat.ts'
 import { contextOf } from '../../entry/plugin.ts'
+import { MAX_CAPSULE_SPHERES } from '../../src/physics/ragdoll.ts'
 
 const DT = 1 / 60
 let fox: AnimationAsset
@@ -759,5 +760,33 @@ describe('stepRagdolls: a character placed or moved in the same frame', () => {
     run(p, 120)
     expect(p.events).toEqual([])
     expect(p.stores.Ragdoll.active[c]).toBe(RAGDOLL_FALLING)
+  })
+})
+
+describe('stepRagdolls: mirrored and extreme scales (issue 17 #4)', () => {
+  it('a mirrored character (scale −1) ragdolls without a throw, its bodies sized by |scale|', () => {
+    const plugin = createAnimationPlugin(createWorld(), { capacity: 256 })
+    const c = plugin.addCharacter(humanoid)
+    plugin.setTransform(c, { scale: [-1, 1, 1] })
+    plugin.step()
+    plugin.ragdoll(c)
+    for (let i = 0; i < 60; i++) plugin.step()
+    expect(plugin.stores.SceneNode.world.every((x) => Number.isFinite(x))).toBe(true)
+    expect(plugin.stores.Ragdoll.weight[c]).toBeGreaterThan(0)
+  })
+
+  it(`a thin capsule (length/radius 10^6) is built from at most ${MAX_CAPSULE_SPHERES} spheres, quickly`, () => {
+    const plugin = createAnimationPlugin(createWorld(), { capacity: 256 })
+    const c = plugin.addCharacter(humanoid)
+    plugin.step()
+    const thin = {
+      bodies: HUMANOID_RAGDOLL.bodies.map((b) => ({ ...b, radius: b.length * 1e-6 })),
+    }
+    plugin.ragdoll(c, { description: thin })
+    const started = performance.now()
+    plugin.step()
+    expect(performance.now() - started).toBeLessThan(2000)
+    for (const body of plugin.physics.bodies)
+      expect(body.shapes.length).toBeLessThanOrEqual(MAX_CAPSULE_SPHERES)
   })
 })
