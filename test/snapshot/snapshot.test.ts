@@ -1,5 +1,5 @@
 /**
- * Snapshot and restore (snapshot/snapshot.ts) on real Fox characters: a snapshot taken mid-simulation and
+ * Snapshot and restore (snapshot/) on real Fox characters: a snapshot taken mid-simulation and
  * restored into a fresh world and plugin must step on bit-identically (equal `hash()` after every step) with the
  * same entity ids, round-trip to the same bytes, stay compact, and be refused — changing nothing — when it
  * cannot be restored.
@@ -413,7 +413,7 @@ describe('snapshot and restore', () => {
       expect(String.fromCharCode(...bytes.subarray(0, 4))).toBe('EASN')
 
       if (mode === 'playing') {
-        // Every byte accounted for, from the layout in the header of snapshot/snapshot.ts.
+        // Every byte accounted for, from the layout in the header of snapshot/format.ts.
         const n = fox.nodes.length
         const recordBytes = (store: object) =>
           Object.values(store)
