@@ -46,6 +46,7 @@ import {
 } from './format.ts'
 import { maxChannels } from '../plugin/assets.ts'
 import { defaultDescription } from '../plugin/ragdolls.ts'
+import { ANIMATION_EVENT_KINDS } from '../systems/state.ts'
 
 export interface CharacterData {
   eid: number
@@ -217,7 +218,7 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
   }
 }
 
-const EVENT_KINDS: readonly AnimationEvent['kind'][] = ['ragdoll-exploded', 'pose-non-finite']
+const EVENT_KINDS: readonly string[] = ANIMATION_EVENT_KINDS
 
 function checkHeader(bytes: Uint8Array): void {
   if (bytes.length < HEADER_BYTES) {

@@ -94,6 +94,11 @@ export interface StepState {
   blendScratch: Float32Array
 }
 
+/** Every kind of AnimationEvent (the snapshot reader checks against this list). */
+export const ANIMATION_EVENT_KINDS = ['ragdoll-exploded', 'pose-non-finite', 'world-non-finite'] as const
+/** What an AnimationEvent reports (see AnimationEvent). */
+export type AnimationEventKind = (typeof ANIMATION_EVENT_KINDS)[number]
+
 /**
  * Something the step caught and handled, for the game to log:
  * - 'ragdoll-exploded': a ragdoll's bodies reached non-finite or absurd velocities; it was removed
@@ -110,7 +115,7 @@ export interface AnimationEvent {
   /** The character, or for 'world-non-finite' on a node under no character, that node's entity. */
   readonly entity: number
   /** What was caught (see above). */
-  readonly kind: 'ragdoll-exploded' | 'pose-non-finite' | 'world-non-finite'
+  readonly kind: AnimationEventKind
   /** One line for a log: the character (or node), what was wrong and what was done about it. */
   readonly message: string
 }

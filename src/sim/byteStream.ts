@@ -164,14 +164,14 @@ export function hexWords(words: readonly [number, number]): string {
 /**
  * The checks restore makes of every value it reads (snapshot/read.ts, src/physics/snapshot.ts). The checksum
  * only catches accidents: whoever edits a snapshot can recompute it, so each value is checked against what the
- * simulation and cannon-es can take before anything is changed. The limits are far beyond what a simulation
- * produces and keep a forged value from overflowing float32 a few products later (a scene-graph translation of
- * 1e38 under a scale of 10 is Infinity).
+ * simulation and cannon-es can take before anything is changed. Magnitudes are bounded by float32's range only:
+ * whatever the plugin itself can hold (an asset's scale of 1e20 is legal) must restore, and products that leave
+ * float32's range are refused by propagateTransforms (a node keeps its last world matrix), not here.
  *
  * Every failed check is an AnimationError('snapshot') naming the section, the entity, the field and the value:
  * `where` is the section and the entity ("section "nodes", scene node 57"), `field` the field ("scale[1]").
  */
-export const SNAPSHOT_LIMIT = 1e9
+export const SNAPSHOT_LIMIT = 3.4028234663852886e38
 /**
  * A rotation may be off unit length by float rounding, or by cannon-es's drift between renormalizations; a
  * length outside this range is no rotation (a zero one gives NaN where it is normalized).

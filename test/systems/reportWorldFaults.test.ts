@@ -46,4 +46,23 @@ describe('world matrices past float32 (issue 13: finite locals, non-finite produ
       1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
     ])
   })
+
+  it('a snapshot holding a world-non-finite event restores, event included, and steps on to the same hash', () => {
+    const make = () => {
+      const plugin = createAnimationPlugin(createWorld(), { capacity: 64 })
+      plugin.addAsset(asset)
+      return plugin
+    }
+    const asset = chain([1e20, 1e20, 1])
+    const a = make()
+    a.addCharacter(asset)
+    for (let i = 0; i < 3; i++) a.step()
+    expect(a.events.map((e) => e.kind)).toEqual(['world-non-finite'])
+    const b = make()
+    b.restore(a.snapshot())
+    expect(b.events).toEqual(a.events)
+    a.step()
+    b.step()
+    expect(b.hash()).toBe(a.hash())
+  })
 })
