@@ -156,6 +156,7 @@ async function useModel(bytes: Uint8Array, source: string): Promise<void> {
   ui.setModel(`${source} · scale ${model.scale} · ${model.handle.asset.nodes.length} nodes`, model.clipNames)
   ui.setCrowdMax(crowdMax())
   crowd.setCount(count)
+  stage.fitShadows(model.radius)
   frameCamera()
   fitCrowd()
   plot.clear()
