@@ -9,16 +9,19 @@ import { createPlot } from './plot.ts'
 import { wrapSystems } from './timing.ts'
 import { nearestJoint, pick } from './picking.ts'
 import { createUi } from './ui.ts'
+import { fileName, SHIPPED, type ShippedModel } from './shipped.ts'
 
 /**
- * The demo: one hero character (the bundled Fox, or any .glb you drop) you can play, cross-fade, knock over and
- * help up, plus an optional crowd. The simulation runs on the fixed stepper (1/60 s steps, deterministic);
- * the adapter interpolates the last two steps for display at whatever rate the browser draws.
+ * The demo: one hero character (a shipped model from the picker, the Fox first, or any .glb you drop) you can
+ * play, cross-fade, knock over and help up, plus an optional crowd. The simulation runs on the fixed stepper
+ * (1/60 s steps, deterministic); the adapter interpolates the last two steps for display at whatever rate the
+ * browser draws.
  */
 
 const CAPACITY = 1 << 16 // entity ids: a 1000-Fox crowd needs ~27k (a character node + 26 glTF nodes each)
 const PLOT_SAMPLES = 360 // 6 s of fixed steps
 const RAGDOLL_STATES = ['off', 'falling', 'getting up'] as const
+const MODEL_NAMES = SHIPPED.map((m) => m.name) // the picker's buttons
 const STATS_MS = 500 // the readout (timings averaged per frame, state hash) refreshes twice a second
 
 const stage = createStage(document.getElementById('view')!)
@@ -29,10 +32,14 @@ const timer = wrapSystems(plugin, ['three sync', 'draw'])
 const { Sampler, CrossFade, Ragdoll, SceneNode } = plugin.stores
 
 let model: Model | null = null
+/** The picker's entry of the model on stage; null for a file of the user's. */
+let shipped: ShippedModel | null = null
 let hero: Character | null = null
 /** glTF node indices a hit can land on: the skin's joints, or every node of an unskinned file. */
 let hitJoints: number[] = []
 let selectedClip = 0
+/** Model loads started: a load that finishes after a later one started is dropped (the latest wins). */
+let loads = 0
 
 const crowd = createCrowd(
   plugin,
@@ -42,7 +49,7 @@ const crowd = createCrowd(
   () => crowdMax(),
 )
 
-const ui = createUi(document.getElementById('panel')!, {
+const ui = createUi(document.getElementById('panel')!, document.getElementById('credit')!, MODEL_NAMES, {
   onClip(i) {
     selectedClip = i
     act(() => plugin.crossFade(heroId(), i, ui.fadeSeconds, { rotation: ui.rotation }))
@@ -76,8 +83,12 @@ const ui = createUi(document.getElementById('panel')!, {
       plugin.getUp(id, { ...clip, rate: ui.rampRate })
     })
   },
+  onModel(name) {
+    const entry = SHIPPED.find((m) => m.name === name)
+    if (entry) void pickModel(entry)
+  },
   onFile(file) {
-    void file.arrayBuffer().then((b) => useModel(new Uint8Array(b), file.name))
+    void useModel(async () => new Uint8Array(await file.arrayBuffer()), file.name, null)
   },
   onCrowd(n) {
     act(() => {
@@ -133,35 +144,78 @@ function knock(joint: number, dir: Vector3): void {
   plugin.ragdoll(heroId(), { rate: ui.rampRate, impulse: { joint, impulse } })
 }
 
-async function useModel(bytes: Uint8Array, source: string): Promise<void> {
+/** A shipped model, fetched from the site and loaded as a dropped file is (with its known unit and clips). */
+function pickModel(entry: ShippedModel): Promise<string | null> {
+  const url = new URL(entry.path, document.baseURI)
+  const read = async (): Promise<Uint8Array> => {
+    const r = await fetch(url)
+    if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`)
+    return new Uint8Array(await r.arrayBuffer())
+  }
+  return useModel(read, fileName(entry.path), entry)
+}
+
+/**
+ * Reads a .glb and puts it on stage in place of the current model (the crowd keeps its size). Resolves null
+ * once it is on stage, else with the reason it is not (also in the status line); the current model then stays.
+ */
+async function useModel(
+  read: () => Promise<Uint8Array>,
+  source: string,
+  entry: ShippedModel | null,
+): Promise<string | null> {
+  const ticket = ++loads
+  ui.setStatus(`loading ${source}…`)
   let next: Model
   try {
-    next = await loadModel(plugin, bytes, source)
+    next = await loadModel(plugin, await read(), source, entry?.scale)
   } catch (error) {
+    if (ticket !== loads) return 'replaced by a later load'
     const message = error instanceof Error ? error.message : String(error)
     ui.setStatus(message, true)
     console.warn(message)
-    return
+    return message
   }
-  const count = crowd.members.length
-  crowd.clear()
-  if (hero) despawn(plugin, adapter, hero)
-  if (model) disposeModel(model)
-  model = next
-  hero = spawn(plugin, adapter, stage.scene, model, { x: 0, z: 0, original: true, castShadow: true })
-  selectedClip = 0
-  if (model.clipNames.length > 0) plugin.play(hero.eid, 0, { rotation: ui.rotation })
-  const skin = model.handle.asset.skeletons[0]
-  hitJoints = skin ? Array.from(skin.joints) : model.handle.asset.nodes.map((n) => n.index)
-  ui.setModel(`${source} · scale ${model.scale} · ${model.handle.asset.nodes.length} nodes`, model.clipNames)
-  ui.setCrowdMax(crowdMax())
-  crowd.setCount(count)
-  stage.fitShadows(model.radius)
-  frameCamera()
-  fitCrowd()
-  plot.clear()
-  ui.setStatus('')
-  hook.source = source
+  if (ticket !== loads) {
+    disposeModel(next) // another model was asked for while this one loaded
+    return 'replaced by a later load'
+  }
+  try {
+    const count = crowd.members.length
+    crowd.clear()
+    if (hero) despawn(plugin, adapter, hero)
+    if (model) disposeModel(model)
+    hero = null
+    model = next
+    shipped = entry
+    const clips = model.clipNames
+    hero = spawn(plugin, adapter, stage.scene, model, { x: 0, z: 0, original: true, castShadow: true })
+    selectedClip = Math.max(0, entry ? clips.indexOf(entry.firstClip) : 0)
+    if (clips.length > 0) plugin.play(hero.eid, selectedClip, { rotation: ui.rotation })
+    const skin = model.handle.asset.skeletons[0]
+    hitJoints = skin ? Array.from(skin.joints) : model.handle.asset.nodes.map((n) => n.index)
+    ui.setModel(
+      `${source} · scale ${model.scale} · ${model.handle.asset.nodes.length} nodes`,
+      clips,
+      entry?.name ?? null,
+      // A file of the user's: its name, and no credit claimed for it.
+      entry ? { text: entry.credit, license: entry.license } : { text: `${source} (your own file)` },
+    )
+    ui.setCrowdMax(crowdMax())
+    crowd.setCount(count)
+    stage.fitShadows(model.radius)
+    frameCamera()
+    fitCrowd()
+    plot.clear()
+    ui.setStatus('')
+    hook.source = source
+    return null
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    ui.setStatus(message, true)
+    console.error(error)
+    return message
+  }
 }
 
 /** Backs the camera off along its view line until the crowd's outer ring fits (never moves it closer). */
@@ -285,6 +339,8 @@ const hook = {
     return steps
   },
   hero: () => hero?.eid ?? -1,
+  /** The picker's name of the model on stage, or null for a file of the user's. */
+  model: () => shipped?.name ?? null,
   clipNames: () => model?.clipNames ?? [],
   currentClip: () => (hero && model ? (model.clipNames[clipIndexOf(hero.eid)] ?? null) : null),
   /** Cross-fade blend of the hero while a fade runs, else null. */
@@ -371,18 +427,12 @@ const hook = {
 window.addEventListener('error', (e) => (hook.error = String(e.message)))
 window.addEventListener('unhandledrejection', (e) => (hook.error = String(e.reason)))
 
-const foxUrl = new URL('Fox/glTF-Binary/Fox.glb', document.baseURI)
-fetch(foxUrl)
-  .then((r) => {
-    if (!r.ok) throw new Error(`${foxUrl.pathname}: HTTP ${r.status}`)
-    return r.arrayBuffer()
-  })
-  .then((b) => useModel(new Uint8Array(b), 'Fox.glb'))
-  .then(() => {
-    hook.ready = true
-    requestAnimationFrame(frame)
-  })
-  .catch((error: unknown) => {
-    hook.error = String(error)
-    ui.setStatus(String(error), true)
-  })
+// The first shipped model (the Fox) on stage, then the loop starts.
+void pickModel(SHIPPED[0]!).then((failure) => {
+  if (failure !== null) {
+    hook.error = failure
+    return
+  }
+  hook.ready = true
+  requestAnimationFrame(frame)
+})
