@@ -1,6 +1,6 @@
 import { createWorld } from 'bitecs'
 import { Vector3 } from 'three'
-import { AnimationError, createAnimationPlugin, createFixedStepper } from '../entry/index.ts'
+import { AnimationError, createAnimationPlugin, createFixedStepper, type LoopMode } from '../entry/index.ts'
 import { createThreeAdapter } from '../adapters/three.ts'
 import { createStage } from './stage.ts'
 import { despawn, disposeModel, loadModel, spawn, type Character, type Model } from './characters.ts'
@@ -21,6 +21,7 @@ import { fileName, SHIPPED, type ShippedModel } from './shipped.ts'
 const CAPACITY = 1 << 16 // entity ids: a 1000-Fox crowd needs ~27k (a character node + 26 glTF nodes each)
 const PLOT_SAMPLES = 360 // 6 s of fixed steps
 const RAGDOLL_STATES = ['off', 'falling', 'getting up'] as const
+const LOOP_MODES = ['once', 'repeat', 'pingpong'] as const satisfies readonly LoopMode[] // Sampler.loop values
 const MODEL_NAMES = SHIPPED.map((m) => m.name) // the picker's buttons
 const STATS_MS = 500 // the readout (timings averaged per frame, state hash) refreshes twice a second
 
@@ -37,7 +38,10 @@ let shipped: ShippedModel | null = null
 let hero: Character | null = null
 /** glTF node indices a hit can land on: the skin's joints, or every node of an unskinned file. */
 let hitJoints: number[] = []
+/** The looping clip chosen last: a one-shot hands back to it, and getting up fades into it. */
 let selectedClip = 0
+/** Clip indices of the model on stage that play once (the shipped model's one-shots; a user's file has none). */
+let onceClips = new Set<number>()
 /** Model loads started: a load that finishes after a later one started is dropped (the latest wins). */
 let loads = 0
 
@@ -51,8 +55,14 @@ const crowd = createCrowd(
 
 const ui = createUi(document.getElementById('panel')!, document.getElementById('credit')!, MODEL_NAMES, {
   onClip(i) {
-    selectedClip = i
-    act(() => plugin.crossFade(heroId(), i, ui.fadeSeconds, { rotation: ui.rotation }))
+    act(() => {
+      const once = onceClips.has(i)
+      plugin.crossFade(heroId(), i, ui.fadeSeconds, {
+        rotation: ui.rotation,
+        loop: once ? 'once' : 'repeat',
+      })
+      if (!once) selectedClip = i
+    })
   },
   onRotation(mode) {
     // Replays every character's clip at its current phase with the new rotation curves (no pop: same time).
@@ -60,7 +70,12 @@ const ui = createUi(document.getElementById('panel')!, document.getElementById('
       for (const c of hero ? [hero, ...crowd.members] : []) {
         const clip = clipIndexOf(c.eid)
         if (clip < 0 || CrossFade.active[c.eid] === 1) continue
-        plugin.play(c.eid, clip, { time: Sampler.time[c.eid]!, speed: Sampler.speed[c.eid]!, rotation: mode })
+        plugin.play(c.eid, clip, {
+          time: Sampler.time[c.eid]!,
+          speed: Sampler.speed[c.eid]!,
+          loop: LOOP_MODES[Sampler.loop[c.eid]!],
+          rotation: mode,
+        })
       }
     })
   },
@@ -189,6 +204,7 @@ async function useModel(
     model = next
     shipped = entry
     const clips = model.clipNames
+    onceClips = new Set(entry?.once.map((n) => clips.indexOf(n)).filter((i) => i >= 0))
     hero = spawn(plugin, adapter, stage.scene, model, { x: 0, z: 0, original: true, castShadow: true })
     selectedClip = Math.max(0, entry ? clips.indexOf(entry.firstClip) : 0)
     if (clips.length > 0) plugin.play(hero.eid, selectedClip, { rotation: ui.rotation })
@@ -216,6 +232,20 @@ async function useModel(
     console.error(error)
     return message
   }
+}
+
+/**
+ * A one-shot that has played to its end hands back to the looping clip chosen before it (as three.js's
+ * RobotExpressive example does with its emotes). Not while a fade runs or the ragdoll has the character.
+ */
+function endOneShot(): void {
+  if (!hero || !model) return
+  const eid = hero.eid
+  const clip = clipIndexOf(eid)
+  if (!onceClips.has(clip) || CrossFade.active[eid] === 1 || Ragdoll.active[eid] !== 0) return
+  const duration = model.handle.asset.clips[clip]!.duration
+  if (LOOP_MODES[Sampler.loop[eid]!] !== 'once' || Sampler.time[eid]! < duration) return
+  plugin.crossFade(eid, selectedClip, ui.fadeSeconds, { rotation: ui.rotation })
 }
 
 /** Backs the camera off along its view line until the crowd's outer ring fits (never moves it closer). */
@@ -278,6 +308,7 @@ function frame(now: number): void {
   const elapsed = now - last
   last = now
   stepper.advance(Math.min(elapsed / 1000, 0.25), stepOnce)
+  endOneShot()
   const t0 = performance.now()
   adapter.render(stepper.alpha)
   const t1 = performance.now()
