@@ -124,16 +124,26 @@ function crowdMax(): number {
   return Math.min(1000, Math.floor((CAPACITY - 64) / perCharacter) - 1)
 }
 
-/** Runs a UI action; a refused call (AnimationError) shows in the status line instead of breaking the page. */
+/**
+ * Runs a UI action; what it throws shows in the status line instead of breaking the page. A refused call
+ * (AnimationError) is expected and only warned about; anything else is a bug and also logged as an error.
+ */
 function act(f: () => unknown): void {
   try {
     f()
     ui.setStatus('')
   } catch (error) {
-    if (!(error instanceof AnimationError)) throw error
-    ui.setStatus(error.message, true)
-    console.warn(error.message)
+    report(error)
   }
+}
+
+/** Shows an error in the status line and the console; returns its message. */
+function report(error: unknown, expected = error instanceof AnimationError): string {
+  const message = error instanceof Error ? error.message : String(error)
+  ui.setStatus(message, true)
+  if (expected) console.warn(message)
+  else console.error(error)
+  return message
 }
 
 /** Index of the character's current clip in its model's clip list, or -1. */
@@ -185,11 +195,8 @@ async function useModel(
   try {
     next = await loadModel(plugin, await read(), source, entry?.scale)
   } catch (error) {
-    if (ticket !== loads) return 'replaced by a later load'
-    const message = error instanceof Error ? error.message : String(error)
-    ui.setStatus(message, true)
-    console.warn(message)
-    return message
+    // A file that is not a model is the user's mistake, not the page's: a warning, not an error.
+    return ticket === loads ? report(error, true) : 'replaced by a later load'
   }
   if (ticket !== loads) {
     disposeModel(next) // another model was asked for while this one loaded
@@ -227,10 +234,7 @@ async function useModel(
     hook.source = source
     return null
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    ui.setStatus(message, true)
-    console.error(error)
-    return message
+    return report(error)
   }
 }
 
@@ -305,10 +309,34 @@ function stepOnce(): void {
 }
 
 function frame(now: number): void {
+  requestAnimationFrame(frame) // first: a frame that throws must not stop the loop
   const elapsed = now - last
   last = now
-  stepper.advance(Math.min(elapsed / 1000, 0.25), stepOnce)
-  endOneShot()
+  // The simulation, then the picture, each guarded: a step that throws (a bug) shows in the status line and the
+  // frame is still drawn.
+  guarded('simulate', () => {
+    stepper.advance(Math.min(elapsed / 1000, 0.25), stepOnce)
+    showEvents()
+    endOneShot()
+  })
+  guarded('draw', () => drawFrame(elapsed))
+}
+
+/** The last message each part of the frame threw: reported once, not again every frame while it repeats. */
+const frameErrors: Record<string, string> = {}
+
+function guarded(part: string, f: () => void): void {
+  try {
+    f()
+    frameErrors[part] = ''
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    if (message !== frameErrors[part]) report(error)
+    frameErrors[part] = message
+  }
+}
+
+function drawFrame(elapsed: number): void {
   const t0 = performance.now()
   adapter.render(stepper.alpha)
   const t1 = performance.now()
@@ -325,7 +353,23 @@ function frame(now: number): void {
     if (hero) ui.setActiveClip(clipIndexOf(hero.eid))
   }
   if (windowMs >= STATS_MS) updateStats()
-  requestAnimationFrame(frame)
+}
+
+/**
+ * What the step caught and handled (an exploded ragdoll, a pose that was not finite): each goes to the console
+ * and the newest to the status line, as a notice (the step already recovered). The list is cleared when read.
+ */
+function showEvents(): void {
+  const events = plugin.events
+  if (events.length === 0) return
+  for (const e of events) {
+    const line = `step ${e.step}: ${e.kind}: ${e.message}`
+    hook.events.push(line)
+    console.warn(line)
+  }
+  const newest = events[events.length - 1]!
+  ui.setStatus(`${newest.kind}: ${newest.message}`)
+  events.length = 0
 }
 
 function updateStats(): void {
@@ -355,6 +399,8 @@ const hook = {
   ready: false,
   error: null as string | null,
   source: '',
+  /** Events the step reported (see showEvents), oldest first. */
+  events: [] as string[],
   hash: '',
   /** Times the readout refreshed (every STATS_MS of wall time). */
   statsUpdates: 0,
