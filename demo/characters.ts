@@ -18,7 +18,7 @@ export interface Model {
   readonly source: string
   readonly handle: AssetHandle
   readonly gltf: GLTF
-  /** Uniform scale that brings the file into metres (a power of ten: Fox is in centimetres → 0.01). */
+  /** Uniform scale that brings the file into metres (Fox is in centimetres → 0.01; RobotExpressive → 1). */
   readonly scale: number
   /** Metres to lift the root so the rest pose stands on y = 0. */
   readonly lift: number
@@ -33,7 +33,34 @@ export interface Model {
   readonly skinned: boolean
 }
 
-export async function loadModel(plugin: AnimationPlugin, bytes: Uint8Array, source: string): Promise<Model> {
+/** Largest dimensions (file units) taken to be in metres as they are: a plausible size for a character. */
+const PLAUSIBLE_METRES = [0.1, 10] as const
+
+/**
+ * Metres per file unit, for a file that does not say (see `PLAUSIBLE_METRES`). glTF's unit is the metre, so a
+ * largest dimension of 0.1–10 units is taken as it is (RobotExpressive: 4.8 m). Outside that the file was
+ * most likely made in another unit (Fox: 155 units, centimetres), and a power of ten brings it into
+ * [0.3 m, 3 m): 155 → 1.55 m.
+ */
+export function guessScale(size: number): number {
+  if (!(Number.isFinite(size) && size > 0)) return 1
+  if (size >= PLAUSIBLE_METRES[0] && size <= PLAUSIBLE_METRES[1]) return 1
+  let scale = 1
+  while (size * scale >= 3) scale /= 10
+  while (size * scale < 0.3) scale *= 10
+  return scale
+}
+
+/**
+ * Reads a .glb for the plugin and for three. `scale`: metres per file unit when the caller knows it (the
+ * shipped models), else guessed from the rest-pose size (`guessScale`).
+ */
+export async function loadModel(
+  plugin: AnimationPlugin,
+  bytes: Uint8Array,
+  source: string,
+  scale?: number,
+): Promise<Model> {
   const asset = await readAsset(bytes, source)
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
   const gltf = await new GLTFLoader().parseAsync(buffer, '')
@@ -42,12 +69,7 @@ export async function loadModel(plugin: AnimationPlugin, bytes: Uint8Array, sour
   gltf.scene.updateMatrixWorld(true)
   const box = new Box3().setFromObject(gltf.scene)
   const size = Math.max(box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z)
-  // Largest dimension into [0.3 m, 3 m) by a power of ten, so unit mistakes (cm, mm) come out right.
-  let scale = 1
-  if (Number.isFinite(size) && size > 0) {
-    while (size * scale >= 3) scale /= 10
-    while (size * scale < 0.3) scale *= 10
-  }
+  scale ??= guessScale(size)
   const lift = Number.isFinite(box.min.y) ? -box.min.y * scale : 0
   const footprint = Number.isFinite(size) ? Math.max(box.max.x - box.min.x, box.max.z - box.min.z) * scale : 1
   return {

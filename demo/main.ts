@@ -1,6 +1,6 @@
 import { createWorld } from 'bitecs'
 import { Vector3 } from 'three'
-import { AnimationError, createAnimationPlugin, createFixedStepper } from '../entry/index.ts'
+import { AnimationError, createAnimationPlugin, createFixedStepper, type LoopMode } from '../entry/index.ts'
 import { createThreeAdapter } from '../adapters/three.ts'
 import { createStage } from './stage.ts'
 import { despawn, disposeModel, loadModel, spawn, type Character, type Model } from './characters.ts'
@@ -9,16 +9,20 @@ import { createPlot } from './plot.ts'
 import { wrapSystems } from './timing.ts'
 import { nearestJoint, pick } from './picking.ts'
 import { createUi } from './ui.ts'
+import { fileName, SHIPPED, type ShippedModel } from './shipped.ts'
 
 /**
- * The demo: one hero character (the bundled Fox, or any .glb you drop) you can play, cross-fade, knock over and
- * help up, plus an optional crowd. The simulation runs on the fixed stepper (1/60 s steps, deterministic);
- * the adapter interpolates the last two steps for display at whatever rate the browser draws.
+ * The demo: one hero character (a shipped model from the picker, the Fox first, or any .glb you drop) you can
+ * play, cross-fade, knock over and help up, plus an optional crowd. The simulation runs on the fixed stepper
+ * (1/60 s steps, deterministic); the adapter interpolates the last two steps for display at whatever rate the
+ * browser draws.
  */
 
 const CAPACITY = 1 << 16 // entity ids: a 1000-Fox crowd needs ~27k (a character node + 26 glTF nodes each)
 const PLOT_SAMPLES = 360 // 6 s of fixed steps
 const RAGDOLL_STATES = ['off', 'falling', 'getting up'] as const
+const LOOP_MODES = ['once', 'repeat', 'pingpong'] as const satisfies readonly LoopMode[] // Sampler.loop values
+const MODEL_NAMES = SHIPPED.map((m) => m.name) // the picker's buttons
 const STATS_MS = 500 // the readout (timings averaged per frame, state hash) refreshes twice a second
 
 const stage = createStage(document.getElementById('view')!)
@@ -29,10 +33,17 @@ const timer = wrapSystems(plugin, ['three sync', 'draw'])
 const { Sampler, CrossFade, Ragdoll, SceneNode } = plugin.stores
 
 let model: Model | null = null
+/** The picker's entry of the model on stage; null for a file of the user's. */
+let shipped: ShippedModel | null = null
 let hero: Character | null = null
 /** glTF node indices a hit can land on: the skin's joints, or every node of an unskinned file. */
 let hitJoints: number[] = []
+/** The looping clip chosen last: a one-shot hands back to it, and getting up fades into it. */
 let selectedClip = 0
+/** Clip indices of the model on stage that play once (the shipped model's one-shots; a user's file has none). */
+let onceClips = new Set<number>()
+/** Model loads started: a load that finishes after a later one started is dropped (the latest wins). */
+let loads = 0
 
 const crowd = createCrowd(
   plugin,
@@ -42,10 +53,16 @@ const crowd = createCrowd(
   () => crowdMax(),
 )
 
-const ui = createUi(document.getElementById('panel')!, {
+const ui = createUi(document.getElementById('panel')!, document.getElementById('credit')!, MODEL_NAMES, {
   onClip(i) {
-    selectedClip = i
-    act(() => plugin.crossFade(heroId(), i, ui.fadeSeconds, { rotation: ui.rotation }))
+    act(() => {
+      const once = onceClips.has(i)
+      plugin.crossFade(heroId(), i, ui.fadeSeconds, {
+        rotation: ui.rotation,
+        loop: once ? 'once' : 'repeat',
+      })
+      if (!once) selectedClip = i
+    })
   },
   onRotation(mode) {
     // Replays every character's clip at its current phase with the new rotation curves (no pop: same time).
@@ -53,7 +70,12 @@ const ui = createUi(document.getElementById('panel')!, {
       for (const c of hero ? [hero, ...crowd.members] : []) {
         const clip = clipIndexOf(c.eid)
         if (clip < 0 || CrossFade.active[c.eid] === 1) continue
-        plugin.play(c.eid, clip, { time: Sampler.time[c.eid]!, speed: Sampler.speed[c.eid]!, rotation: mode })
+        plugin.play(c.eid, clip, {
+          time: Sampler.time[c.eid]!,
+          speed: Sampler.speed[c.eid]!,
+          loop: LOOP_MODES[Sampler.loop[c.eid]!],
+          rotation: mode,
+        })
       }
     })
   },
@@ -76,8 +98,12 @@ const ui = createUi(document.getElementById('panel')!, {
       plugin.getUp(id, { ...clip, rate: ui.rampRate })
     })
   },
+  onModel(name) {
+    const entry = SHIPPED.find((m) => m.name === name)
+    if (entry) void pickModel(entry)
+  },
   onFile(file) {
-    void file.arrayBuffer().then((b) => useModel(new Uint8Array(b), file.name))
+    void useModel(async () => new Uint8Array(await file.arrayBuffer()), file.name, null)
   },
   onCrowd(n) {
     act(() => {
@@ -98,16 +124,26 @@ function crowdMax(): number {
   return Math.min(1000, Math.floor((CAPACITY - 64) / perCharacter) - 1)
 }
 
-/** Runs a UI action; a refused call (AnimationError) shows in the status line instead of breaking the page. */
+/**
+ * Runs a UI action; what it throws shows in the status line instead of breaking the page. A refused call
+ * (AnimationError) is expected and only warned about; anything else is a bug and also logged as an error.
+ */
 function act(f: () => unknown): void {
   try {
     f()
     ui.setStatus('')
   } catch (error) {
-    if (!(error instanceof AnimationError)) throw error
-    ui.setStatus(error.message, true)
-    console.warn(error.message)
+    report(error)
   }
+}
+
+/** Shows an error in the status line and the console; returns its message. */
+function report(error: unknown, expected = error instanceof AnimationError): string {
+  const message = error instanceof Error ? error.message : String(error)
+  ui.setStatus(message, true)
+  if (expected) console.warn(message)
+  else console.error(error)
+  return message
 }
 
 /** Index of the character's current clip in its model's clip list, or -1. */
@@ -133,34 +169,87 @@ function knock(joint: number, dir: Vector3): void {
   plugin.ragdoll(heroId(), { rate: ui.rampRate, impulse: { joint, impulse } })
 }
 
-async function useModel(bytes: Uint8Array, source: string): Promise<void> {
+/** A shipped model, fetched from the site and loaded as a dropped file is (with its known unit and clips). */
+function pickModel(entry: ShippedModel): Promise<string | null> {
+  const url = new URL(entry.path, document.baseURI)
+  const read = async (): Promise<Uint8Array> => {
+    const r = await fetch(url)
+    if (!r.ok) throw new Error(`${url.pathname}: HTTP ${r.status}`)
+    return new Uint8Array(await r.arrayBuffer())
+  }
+  return useModel(read, fileName(entry.path), entry)
+}
+
+/**
+ * Reads a .glb and puts it on stage in place of the current model (the crowd keeps its size). Resolves null
+ * once it is on stage, else with the reason it is not (also in the status line); the current model then stays.
+ */
+async function useModel(
+  read: () => Promise<Uint8Array>,
+  source: string,
+  entry: ShippedModel | null,
+): Promise<string | null> {
+  const ticket = ++loads
+  ui.setStatus(`loading ${source}…`)
   let next: Model
   try {
-    next = await loadModel(plugin, bytes, source)
+    next = await loadModel(plugin, await read(), source, entry?.scale)
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    ui.setStatus(message, true)
-    console.warn(message)
-    return
+    // A file that is not a model is the user's mistake, not the page's: a warning, not an error.
+    return ticket === loads ? report(error, true) : 'replaced by a later load'
   }
-  const count = crowd.members.length
-  crowd.clear()
-  if (hero) despawn(plugin, adapter, hero)
-  if (model) disposeModel(model)
-  model = next
-  hero = spawn(plugin, adapter, stage.scene, model, { x: 0, z: 0, original: true, castShadow: true })
-  selectedClip = 0
-  if (model.clipNames.length > 0) plugin.play(hero.eid, 0, { rotation: ui.rotation })
-  const skin = model.handle.asset.skeletons[0]
-  hitJoints = skin ? Array.from(skin.joints) : model.handle.asset.nodes.map((n) => n.index)
-  ui.setModel(`${source} · scale ${model.scale} · ${model.handle.asset.nodes.length} nodes`, model.clipNames)
-  ui.setCrowdMax(crowdMax())
-  crowd.setCount(count)
-  frameCamera()
-  fitCrowd()
-  plot.clear()
-  ui.setStatus('')
-  hook.source = source
+  if (ticket !== loads) {
+    disposeModel(next) // another model was asked for while this one loaded
+    return 'replaced by a later load'
+  }
+  try {
+    const count = crowd.members.length
+    crowd.clear()
+    if (hero) despawn(plugin, adapter, hero)
+    if (model) disposeModel(model)
+    hero = null
+    model = next
+    shipped = entry
+    const clips = model.clipNames
+    onceClips = new Set(entry?.once.map((n) => clips.indexOf(n)).filter((i) => i >= 0))
+    hero = spawn(plugin, adapter, stage.scene, model, { x: 0, z: 0, original: true, castShadow: true })
+    selectedClip = Math.max(0, entry ? clips.indexOf(entry.firstClip) : 0)
+    if (clips.length > 0) plugin.play(hero.eid, selectedClip, { rotation: ui.rotation })
+    const skin = model.handle.asset.skeletons[0]
+    hitJoints = skin ? Array.from(skin.joints) : model.handle.asset.nodes.map((n) => n.index)
+    ui.setModel(
+      `${source} · scale ${model.scale} · ${model.handle.asset.nodes.length} nodes`,
+      clips,
+      entry?.name ?? null,
+      // A file of the user's: its name, and no credit claimed for it.
+      entry ? { text: entry.credit, license: entry.license } : { text: `${source} (your own file)` },
+    )
+    ui.setCrowdMax(crowdMax())
+    crowd.setCount(count)
+    stage.fitShadows(model.radius)
+    frameCamera()
+    fitCrowd()
+    plot.clear()
+    ui.setStatus('')
+    hook.source = source
+    return null
+  } catch (error) {
+    return report(error)
+  }
+}
+
+/**
+ * A one-shot that has played to its end hands back to the looping clip chosen before it (as three.js's
+ * RobotExpressive example does with its emotes). Not while a fade runs or the ragdoll has the character.
+ */
+function endOneShot(): void {
+  if (!hero || !model) return
+  const eid = hero.eid
+  const clip = clipIndexOf(eid)
+  if (!onceClips.has(clip) || CrossFade.active[eid] === 1 || Ragdoll.active[eid] !== 0) return
+  const duration = model.handle.asset.clips[clip]!.duration
+  if (LOOP_MODES[Sampler.loop[eid]!] !== 'once' || Sampler.time[eid]! < duration) return
+  plugin.crossFade(eid, selectedClip, ui.fadeSeconds, { rotation: ui.rotation })
 }
 
 /** Backs the camera off along its view line until the crowd's outer ring fits (never moves it closer). */
@@ -220,9 +309,34 @@ function stepOnce(): void {
 }
 
 function frame(now: number): void {
+  requestAnimationFrame(frame) // first: a frame that throws must not stop the loop
   const elapsed = now - last
   last = now
-  stepper.advance(Math.min(elapsed / 1000, 0.25), stepOnce)
+  // The simulation, then the picture, each guarded: a step that throws (a bug) shows in the status line and the
+  // frame is still drawn.
+  guarded('simulate', () => {
+    stepper.advance(Math.min(elapsed / 1000, 0.25), stepOnce)
+    showEvents()
+    endOneShot()
+  })
+  guarded('draw', () => drawFrame(elapsed))
+}
+
+/** The last message each part of the frame threw: reported once, not again every frame while it repeats. */
+const frameErrors: Record<string, string> = {}
+
+function guarded(part: string, f: () => void): void {
+  try {
+    f()
+    frameErrors[part] = ''
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    if (message !== frameErrors[part]) report(error)
+    frameErrors[part] = message
+  }
+}
+
+function drawFrame(elapsed: number): void {
   const t0 = performance.now()
   adapter.render(stepper.alpha)
   const t1 = performance.now()
@@ -239,7 +353,23 @@ function frame(now: number): void {
     if (hero) ui.setActiveClip(clipIndexOf(hero.eid))
   }
   if (windowMs >= STATS_MS) updateStats()
-  requestAnimationFrame(frame)
+}
+
+/**
+ * What the step caught and handled (an exploded ragdoll, a pose that was not finite): each goes to the console
+ * and the newest to the status line, as a notice (the step already recovered). The list is cleared when read.
+ */
+function showEvents(): void {
+  const events = plugin.events
+  if (events.length === 0) return
+  for (const e of events) {
+    const line = `step ${e.step}: ${e.kind}: ${e.message}`
+    hook.events.push(line)
+    console.warn(line)
+  }
+  const newest = events[events.length - 1]!
+  ui.setStatus(`${newest.kind}: ${newest.message}`)
+  events.length = 0
 }
 
 function updateStats(): void {
@@ -269,6 +399,8 @@ const hook = {
   ready: false,
   error: null as string | null,
   source: '',
+  /** Events the step reported (see showEvents), oldest first. */
+  events: [] as string[],
   hash: '',
   /** Times the readout refreshed (every STATS_MS of wall time). */
   statsUpdates: 0,
@@ -284,6 +416,8 @@ const hook = {
     return steps
   },
   hero: () => hero?.eid ?? -1,
+  /** The picker's name of the model on stage, or null for a file of the user's. */
+  model: () => shipped?.name ?? null,
   clipNames: () => model?.clipNames ?? [],
   currentClip: () => (hero && model ? (model.clipNames[clipIndexOf(hero.eid)] ?? null) : null),
   /** Cross-fade blend of the hero while a fade runs, else null. */
@@ -370,18 +504,12 @@ const hook = {
 window.addEventListener('error', (e) => (hook.error = String(e.message)))
 window.addEventListener('unhandledrejection', (e) => (hook.error = String(e.reason)))
 
-const foxUrl = new URL('Fox/glTF-Binary/Fox.glb', document.baseURI)
-fetch(foxUrl)
-  .then((r) => {
-    if (!r.ok) throw new Error(`${foxUrl.pathname}: HTTP ${r.status}`)
-    return r.arrayBuffer()
-  })
-  .then((b) => useModel(new Uint8Array(b), 'Fox.glb'))
-  .then(() => {
-    hook.ready = true
-    requestAnimationFrame(frame)
-  })
-  .catch((error: unknown) => {
-    hook.error = String(error)
-    ui.setStatus(String(error), true)
-  })
+// The first shipped model (the Fox) on stage, then the loop starts.
+void pickModel(SHIPPED[0]!).then((failure) => {
+  if (failure !== null) {
+    hook.error = failure
+    return
+  }
+  hook.ready = true
+  requestAnimationFrame(frame)
+})

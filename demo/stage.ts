@@ -9,6 +9,7 @@ import {
   PerspectiveCamera,
   PlaneGeometry,
   Scene,
+  Vector3,
   WebGLRenderer,
 } from 'three'
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js'
@@ -19,6 +20,11 @@ export interface Stage {
   readonly scene: Scene
   readonly camera: PerspectiveCamera
   readonly controls: OrbitControls
+  /**
+   * Sizes the sun's shadow to a character of bounding radius `radius` metres at the origin (the Fox: ~0.9 m;
+   * RobotExpressive: ~3.3 m, whose shadow a fixed 3 m box cut off).
+   */
+  fitShadows(radius: number): void
   /** Draws one frame (controls damping, then the scene). */
   draw(): void
 }
@@ -43,14 +49,21 @@ export function createStage(container: HTMLElement): Stage {
 
   scene.add(new HemisphereLight(0xdfeeff, 0x4a4030, 1.6))
   const sun = new DirectionalLight(0xffffff, 2.2)
-  sun.position.set(3, 6, 4)
+  const towardSun = new Vector3(3, 6, 4).normalize()
   sun.castShadow = true
   sun.shadow.mapSize.set(1024, 1024)
-  const s = sun.shadow.camera
-  s.left = s.bottom = -3
-  s.right = s.top = 3
-  s.near = 0.5
-  s.far = 20
+  const fitShadows = (radius: number): void => {
+    // A box of at least ±3 m around the origin (room for a small crowd), looking down from the sun.
+    const half = Math.max(3, 2 * radius)
+    sun.position.copy(towardSun).multiplyScalar(2.5 * half)
+    const s = sun.shadow.camera
+    s.left = s.bottom = -half
+    s.right = s.top = half
+    s.near = 0.5 * half
+    s.far = 5 * half
+    s.updateProjectionMatrix()
+  }
+  fitShadows(0)
   scene.add(sun)
 
   const ground = new Mesh(
@@ -79,6 +92,7 @@ export function createStage(container: HTMLElement): Stage {
     scene,
     camera,
     controls,
+    fitShadows,
     draw() {
       controls.update()
       renderer.render(scene, camera)

@@ -26,12 +26,15 @@ export function wrapSystems(plugin: AnimationPlugin, extra: readonly string[]): 
   const totals = new Float64Array(names.length)
   let calls = 0
   list.forEach((system, i) => {
-    list[i] = function timed(world: World): void {
+    const timed = (world: World): void => {
       const t0 = performance.now()
       system(world)
       totals[i]! += performance.now() - t0
       calls++
     }
+    // The wrapper keeps the system's name: plugin.systems still reads sampleClips, not timed.
+    Object.defineProperty(timed, 'name', { value: systemNames[i] })
+    list[i] = timed
   })
   return {
     names,

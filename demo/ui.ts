@@ -1,7 +1,7 @@
 /**
- * The control panel: plain DOM, no framework. Element ids are stable (the e2e test uses them):
- * clip buttons `button[data-clip=i]`, `#fade`, `#rotation`, `#rate`, `#strength`, `#ragdoll`, `#getup`,
- * `#file`, `#crowd`, `#stats`, `#status`, `#plot`.
+ * The control panel and the credit line: plain DOM, no framework. Element ids are stable (the e2e test uses
+ * them): clip buttons `button[data-clip=i]`, `#fade`, `#rotation`, `#rate`, `#strength`, `#ragdoll`, `#getup`,
+ * model buttons `button[data-model=name]`, `#file`, `#crowd`, `#stats`, `#status`, `#plot`, `#credit`.
  */
 export type RotationChoice = 'slerp' | 'squad'
 
@@ -10,6 +10,8 @@ export interface UiHandlers {
   onRotation(mode: RotationChoice): void
   onRagdoll(): void
   onGetUp(): void
+  /** A model button: one of the `models` given to createUi. */
+  onModel(name: string): void
   onFile(file: File): void
   onCrowd(count: number): void
 }
@@ -23,7 +25,16 @@ export interface Ui {
   readonly hitStrength: number
   readonly rotation: RotationChoice
   readonly plotCanvas: HTMLCanvasElement
-  setModel(source: string, clips: readonly string[]): void
+  /**
+   * The model on stage: its description line, its clips, which picker button (if any) is lit, and the credit
+   * line (text, and a licence file to link to, or none).
+   */
+  setModel(
+    source: string,
+    clips: readonly string[],
+    picked: string | null,
+    credit: { text: string; license?: string },
+  ): void
   setActiveClip(index: number): void
   setCrowdMax(max: number): void
   setStats(text: string): void
@@ -62,7 +73,12 @@ function slider(
   return { input, row: el('label', { className: 'row' }, el('span', {}, label), input, out) }
 }
 
-export function createUi(panel: HTMLElement, on: UiHandlers): Ui {
+export function createUi(
+  panel: HTMLElement,
+  footer: HTMLElement,
+  models: readonly string[],
+  on: UiHandlers,
+): Ui {
   const title = el('h1', {}, 'ecs-anim')
   const source = el('div', { className: 'source' })
   const clips = el('div', { className: 'clips' })
@@ -80,6 +96,16 @@ export function createUi(panel: HTMLElement, on: UiHandlers): Ui {
   const getUp = el('button', { id: 'getup', className: 'action' }, 'Get up')
   ragdoll.addEventListener('click', () => on.onRagdoll())
   getUp.addEventListener('click', () => on.onGetUp())
+  const picker = el(
+    'div',
+    { className: 'buttons models' },
+    ...models.map((name) => {
+      const b = el('button', { className: 'model' }, name)
+      b.dataset.model = name
+      b.addEventListener('click', () => on.onModel(name))
+      return b
+    }),
+  )
   const file = el('input', { id: 'file', type: 'file', accept: '.glb,model/gltf-binary' })
   file.addEventListener('change', () => {
     const f = file.files?.[0]
@@ -105,7 +131,8 @@ export function createUi(panel: HTMLElement, on: UiHandlers): Ui {
     strength.row,
     el('p', { className: 'hint' }, 'Click the character to hit it where you click.'),
     el('h2', {}, 'Model'),
-    el('label', { className: 'file' }, 'Load a .glb (or drop one anywhere) ', file),
+    picker,
+    el('label', { className: 'file' }, 'Your own .glb (pick one, or drop it anywhere) ', file),
     el('h2', {}, 'Crowd'),
     crowd.row,
     plot,
@@ -135,8 +162,15 @@ export function createUi(panel: HTMLElement, on: UiHandlers): Ui {
       return rotation.value as RotationChoice
     },
     plotCanvas: plot,
-    setModel(name, names) {
+    setModel(name, names, picked, credit) {
       source.textContent = name
+      for (const b of picker.querySelectorAll<HTMLButtonElement>('button[data-model]')) {
+        b.classList.toggle('active', b.dataset.model === picked)
+      }
+      footer.replaceChildren(credit.text)
+      if (credit.license) {
+        footer.append(' — see ', el('a', { href: credit.license, target: '_blank' }, credit.license))
+      }
       clips.replaceChildren(
         ...names.map((n, i) => {
           const b = el('button', { className: 'clip' }, n)
