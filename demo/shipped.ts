@@ -39,7 +39,7 @@ export const SHIPPED: readonly ShippedModel[] = [
     // Looping: Idle, Walking, Running, Dance, Death, Sitting, Standing.
     once: ['Jump', 'Yes', 'No', 'Wave', 'Punch', 'ThumbsUp', 'WalkJump'],
     credit: 'RobotExpressive (CC0 1.0): model by Tomás Laulhé, morph-target expressions by Don McCurdy',
-    license: 'RobotExpressive/README.md',
+    license: 'RobotExpressive/LICENSE.md',
   },
 ]
 
