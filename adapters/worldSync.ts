@@ -1,3 +1,5 @@
+import { composeMatrix } from '../src/math/transform.ts'
+
 /**
  * WorldSync: the renderer-neutral half of a renderer adapter. It copies SceneNode world matrices into a
  * renderer's own 16-element matrices ("targets", column-major, e.g. three's `matrixWorld.elements`), writing only
@@ -303,35 +305,19 @@ export function blendComposed(out: MatrixTarget, trs: Float64Array, o: number, a
     z /= len
     w /= len
   } else w = 1 // opposite rotations half way: any answer is as good; never NaN
-  const sx = b * trs[o + 7]! + a * trs[c + 7]!
-  const sy = b * trs[o + 8]! + a * trs[c + 8]!
-  const sz = b * trs[o + 9]! + a * trs[c + 9]!
-  const x2 = x + x
-  const y2 = y + y
-  const z2 = z + z
-  const xx = x * x2
-  const xy = x * y2
-  const xz = x * z2
-  const yy = y * y2
-  const yz = y * z2
-  const zz = z * z2
-  const wx = w * x2
-  const wy = w * y2
-  const wz = w * z2
-  out[0] = (1 - (yy + zz)) * sx
-  out[1] = (xy + wz) * sx
-  out[2] = (xz - wy) * sx
-  out[3] = 0
-  out[4] = (xy - wz) * sy
-  out[5] = (1 - (xx + zz)) * sy
-  out[6] = (yz + wx) * sy
-  out[7] = 0
-  out[8] = (xz + wy) * sz
-  out[9] = (yz - wx) * sz
-  out[10] = (1 - (xx + yy)) * sz
-  out[11] = 0
-  out[12] = b * trs[o]! + a * trs[c]!
-  out[13] = b * trs[o + 1]! + a * trs[c + 1]!
-  out[14] = b * trs[o + 2]! + a * trs[c + 2]!
-  out[15] = 1
+  const m = blended
+  m[0] = b * trs[o]! + a * trs[c]!
+  m[1] = b * trs[o + 1]! + a * trs[c + 1]!
+  m[2] = b * trs[o + 2]! + a * trs[c + 2]!
+  m[3] = x
+  m[4] = y
+  m[5] = z
+  m[6] = w
+  m[7] = b * trs[o + 7]! + a * trs[c + 7]!
+  m[8] = b * trs[o + 8]! + a * trs[c + 8]!
+  m[9] = b * trs[o + 9]! + a * trs[c + 9]!
+  composeMatrix(out, 0, m, 0, m, 3, m, 7)
 }
+
+/** blendComposed's blended t(3) r(4) s(3). */
+const blended = new Float64Array(10)

@@ -30,7 +30,7 @@ export function identityMatrix(out: FloatArray, oo: number): FloatArray {
  * Every input is read before the first write, so `out` may overlap any of them.
  */
 export function composeMatrix(
-  out: FloatArray,
+  out: FloatArray | number[],
   oo: number,
   t: FloatArray,
   to: number,
@@ -38,7 +38,7 @@ export function composeMatrix(
   ro: number,
   s: FloatArray,
   so: number,
-): FloatArray {
+): FloatArray | number[] {
   const x = r[ro]!
   const y = r[ro + 1]!
   const z = r[ro + 2]!
