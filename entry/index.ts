@@ -18,7 +18,12 @@ export {
   type PlayOptions,
   type RagdollOptions,
 } from './plugin.ts'
-export type { AnimationEvent, AnimationEventKind, AnimationStores } from '../systems/state.ts'
+export {
+  ANIMATION_EVENT_KINDS,
+  type AnimationEvent,
+  type AnimationEventKind,
+  type AnimationStores,
+} from '../systems/state.ts'
 export type { LoopMode } from '../components/Sampler.ts'
 export type { RotationMode } from '../src/clip/clip.ts'
 export type { PoseStore } from '../components/Pose.ts'

@@ -9,6 +9,7 @@ export interface CharacterTransform {
   position: [number, number, number]
   /** Unit quaternion `[x, y, z, w]`. */
   rotation: [number, number, number, number]
+  /** Per-axis scale (no component 0). */
   scale: [number, number, number]
 }
 

@@ -22,6 +22,7 @@ export interface FixedStepper {
    * `plugin.step()` itself instead of advancing a stepper by large frame times.
    */
   readonly dropped: number
+  /** Whole steps dropped by the last `advance` (0 when it ran every step that was due). */
   readonly droppedLastFrame: number
   /**
    * Adds `frameSeconds` (finite, >= 0) and calls `step(dt)` once per whole step due, at most
