@@ -1,6 +1,6 @@
 import type { Clip } from '../src/clip/clip.ts'
-import type { NodeTransform } from '../src/clip/nodeTransforms.ts'
-import { sampleNodeTransforms } from '../src/clip/nodeTransforms.ts'
+import type { NodeTransform } from '../src/skeleton/nodeTransforms.ts'
+import { sampleNodeTransforms } from '../src/skeleton/nodeTransforms.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { loadAsset } from '../src/gltf/load.ts'
 import type { CliIO, Command } from './command.ts'

@@ -19,7 +19,7 @@ export {
   type SquadSegments,
 } from '../src/clip/clip.ts'
 export { sampleChannel, findSegment } from '../src/clip/sample.ts'
-export { sampleNodeTransforms, type NodeTransform } from '../src/clip/nodeTransforms.ts'
+export { sampleNodeTransforms, type NodeTransform } from '../src/skeleton/nodeTransforms.ts'
 export { catmullRomTangents, bezierToHermite, toCubicSplineValues } from '../src/clip/tangents.ts'
 export { BLEND_S, BLEND_T, blendJointLayers, blendPaths } from '../src/clip/blendLayers.ts'
 export { JOINT_STRIDE, T_OFFSET, R_OFFSET, S_OFFSET } from '../src/math/poseLayout.ts'

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { joinNegativeValues } from '../../cli/command.ts'
 import { main } from '../../cli/main.ts'
-import { sampleNodeTransforms } from '../../src/clip/nodeTransforms.ts'
+import { sampleNodeTransforms } from '../../src/skeleton/nodeTransforms.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import { assetPath, manifestEntry } from '../helpers/gltfFiles.ts'
 

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Clip } from '../../src/clip/clip.ts'
-import { sampleNodeTransforms } from '../../src/clip/nodeTransforms.ts'
+import { sampleNodeTransforms } from '../../src/skeleton/nodeTransforms.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import { quatDistance, quatRotationAngle } from '../helpers/quat.ts'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { JOINT_STRIDE, LAYER_FROM, LAYER_PREV, layerOffset } from '../../components/Pose.ts'
-import { sampleNodeTransforms } from '../../src/clip/nodeTransforms.ts'
+import { sampleNodeTransforms } from '../../src/skeleton/nodeTransforms.ts'
 import type { LoopMode } from '../../components/Sampler.ts'
 import type { AnimationPlugin } from '../../entry/plugin.ts'
 import {

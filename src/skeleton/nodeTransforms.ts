@@ -1,7 +1,7 @@
 import type { AnimationAsset } from '../gltf/asset.ts'
-import type { Clip, RotationMode } from './clip.ts'
+import type { Clip, RotationMode } from '../clip/clip.ts'
 import { AnimationError } from '../errors.ts'
-import { sampleChannel } from './sample.ts'
+import { sampleChannel } from '../clip/sample.ts'
 
 /** A node's local transform at one time, as plain arrays (for tools, tests and the CLI, not the frame loop). */
 export interface NodeTransform {

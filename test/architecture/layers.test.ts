@@ -1,0 +1,71 @@
+/**
+ * The layers of ARCHITECTURE.md, checked on the sources: every relative import points down (or within its
+ * own layer). A new folder must be given a layer here.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, normalize, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+/** Lower number = lower layer. src/ is one layer seen from outside; inside it, its own order. */
+const LAYERS: Record<string, number> = {
+  src: 0,
+  components: 1,
+  systems: 2,
+  plugin: 3,
+  snapshot: 4,
+  entry: 5,
+  cli: 6,
+  adapters: 6,
+}
+/** Inside src/: the folders in order; a folder may import its own and lower ones. */
+const SRC: Record<string, number> = {
+  'errors.ts': 0,
+  math: 1,
+  sim: 1,
+  clip: 2,
+  gltf: 3,
+  skeleton: 4,
+  physics: 4,
+  engine: 5,
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : []
+  })
+}
+
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8')
+  return [...text.matchAll(/^(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'/gms)].map((m) =>
+    normalize(join(dirname(file), m[1]!)),
+  )
+}
+
+const top = (path: string) => path.split('/')[0]!
+const srcPart = (path: string) => path.split('/')[1]!
+
+describe('layers', () => {
+  it('every import in the library points down: src < components < systems < plugin < snapshot < entry < cli, adapters', () => {
+    const upward: string[] = []
+    for (const layer of Object.keys(LAYERS)) {
+      for (const file of sources(layer)) {
+        for (const target of imports(file)) {
+          const from = top(file)
+          const to = top(target)
+          expect(LAYERS[to], `${file} imports ${target}: ${to}/ has no layer`).toBeDefined()
+          if (LAYERS[to]! > LAYERS[from]!) upward.push(`${file} → ${relative('.', target)}`)
+          if (from === 'src' && to === 'src') {
+            const a = SRC[srcPart(file)]
+            const b = SRC[srcPart(target)]
+            expect(a, `${file}: src/${srcPart(file)} has no place in SRC`).toBeDefined()
+            expect(b, `${target}: src/${srcPart(target)} has no place in SRC`).toBeDefined()
+            if (b! > a!) upward.push(`${file} → ${relative('.', target)}`)
+          }
+        }
+      }
+    }
+    expect(upward).toEqual([])
+  })
+})
