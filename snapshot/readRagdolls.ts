@@ -1,0 +1,219 @@
+import { AnimationError } from '../src/errors.ts'
+import type { ResolvedBody } from '../src/physics/description.ts'
+import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
+import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
+import type { AnimationContext } from '../plugin/context.ts'
+import {
+  checkChoice,
+  checkFinite,
+  checkFlags,
+  checkPositive,
+  checkRange,
+  checkUnit,
+  invalidValue,
+  SNAPSHOT_LIMIT,
+  snapshotError,
+  type Reader,
+} from '../src/sim/byteStream.ts'
+import { readInstance, type InstanceData } from '../src/physics/snapshot.ts'
+import { FLAG_BODIES, FLAG_DEFAULT_DESCRIPTION, FLAG_REPORTED, RAGDOLL_SHAPES } from './format.ts'
+import { defaultDescription } from '../plugin/ragdolls.ts'
+
+import type { CharacterData } from './readCharacters.ts'
+
+/** Restore's reading of the ragdolls (snapshot/read.ts runs it): descriptions, bodies, states, all checked. */
+
+export interface RagdollData {
+  eid: number
+  flags: number
+  /** The description, or null for the asset's default. */
+  bodies: ResolvedBody[] | null
+  impulses: { joint: number; impulse: readonly [number, number, number] }[]
+  /** Byte offset of the read-back joint world transforms, -1 when the bodies do not exist. */
+  world: number
+  instance: InstanceData | null
+}
+
+export function readRagdolls(ctx: AnimationContext, r: Reader, characters: CharacterData[]): RagdollData[] {
+  r.section = 'ragdolls'
+  const byEid = new Map(characters.map((c) => [c.eid, c]))
+  const out: RagdollData[] = []
+  for (let i = r.u32(); i > 0; i--) {
+    const eid = r.u32()
+    const flags = r.u8()
+    const where = `section "ragdolls", ragdoll of ${eid}`
+    const c = byEid.get(eid)
+    if (!c) throw snapshotError(`${where}: entity ${eid} is not a character`)
+    const last = out.length > 0 ? out[out.length - 1]!.eid : 0
+    if (eid <= last)
+      throw snapshotError(`${where}: not after ${last} (runtimes are listed by ascending id, once)`)
+    checkFlags(where, 'flags', flags, FLAG_REPORTED | FLAG_DEFAULT_DESCRIPTION | FLAG_BODIES)
+    const n = c.count
+    let bodies: ResolvedBody[] | null = null
+    let description: readonly ResolvedBody[]
+    if ((flags & FLAG_DEFAULT_DESCRIPTION) === 0) {
+      bodies = readDescription(ctx, r, where, c.asset)
+      description = bodies
+    } else {
+      try {
+        description = defaultDescription(ctx, c.asset)
+      } catch (error) {
+        if (!(error instanceof AnimationError)) throw error
+        throw snapshotError(`${where}: its asset has no default ragdoll description (${error.message})`)
+      }
+    }
+    const impulses: RagdollData['impulses'] = []
+    for (let k = r.u16(); k > 0; k--) {
+      const at = `${where}, queued hit ${impulses.length}`
+      const joint = r.u16()
+      const v = r.f64s(3)
+      if (joint >= n) throw invalidValue(at, 'joint', joint, `the character has joints 0..${n - 1}`)
+      checkFinite(at, 'impulse', v)
+      impulses.push({ joint, impulse: [v[0]!, v[1]!, v[2]!] })
+    }
+    let world = -1
+    let instance: InstanceData | null = null
+    if ((flags & FLAG_BODIES) !== 0) {
+      world = r.span(8 * n * WORLD_STRIDE)
+      const transforms = new Float64Array(n * WORLD_STRIDE)
+      new Uint8Array(transforms.buffer).set(r.bytes.subarray(world, world + transforms.byteLength))
+      for (let j = 0; j < n; j++) {
+        const at = `${where}, read-back joint ${j}`
+        const o = j * WORLD_STRIDE
+        checkFinite(at, 'world position', transforms, o, 3)
+        checkUnit(at, 'world rotation', transforms, o + 3)
+        checkFinite(at, 'world scale', transforms, o + 7, 1)
+      }
+      instance = readInstance(r, where, description)
+      if (impulses.length > 0) {
+        throw invalidValue(
+          where,
+          'queued hits',
+          impulses.length,
+          'must be 0 once the bodies exist (hits apply at once)',
+        )
+      }
+    }
+    out.push({ eid, flags, bodies, impulses, world, instance })
+  }
+  return out
+}
+
+/**
+ * A ragdoll description stored in the snapshot: what resolveRagdollDescription accepts (joints of the asset,
+ * each once, parents first, each body's parent the body of its nearest ancestor; sizes, mass, axis, limits in
+ * range), and capsules of at most 255 spheres (a body's shape count is a byte in the format).
+ */
+function readDescription(ctx: AnimationContext, r: Reader, where: string, assetId: number): ResolvedBody[] {
+  const asset = ctx.assets[assetId]!
+  const nodes = asset.asset.nodes
+  const bodies: ResolvedBody[] = []
+  const bodyOfNode = new Map<number, number>()
+  const count = r.u16()
+  if (count === 0) throw invalidValue(where, 'description bodies', 0, 'a description has at least one')
+  for (let b = 0; b < count; b++) {
+    const at = `${where}, description body ${b}`
+    const node = r.i32()
+    const shapeIndex = r.u8()
+    const parentBody = r.i32()
+    const v = r.f64s(8)
+    const joint = node >= 0 && node < asset.nodeJoint.length ? asset.nodeJoint[node]! : -1
+    if (joint < 0) throw invalidValue(at, 'node', node, `is not a joint of ${asset.asset.source}`)
+    if (bodyOfNode.has(node)) throw invalidValue(at, 'node', node, `already has body ${bodyOfNode.get(node)}`)
+    checkChoice(at, 'shape', shapeIndex, [0, 1])
+    const [radius, length, , , , mass, coneAngle, twistAngle] = v as [number, ...number[]]
+    checkPositive(at, 'radius', radius, SNAPSHOT_LIMIT)
+    checkPositive(at, 'length', length!, SNAPSHOT_LIMIT)
+    checkUnit(at, 'axis', v, 2, 3)
+    checkPositive(at, 'mass', mass!, SNAPSHOT_LIMIT)
+    checkRange(at, 'coneAngle', coneAngle!, 0, Math.PI, true)
+    checkRange(at, 'twistAngle', twistAngle!, 0, Math.PI)
+    const shape = RAGDOLL_SHAPES[shapeIndex]!
+    if (shape === 'capsule') {
+      // As src/physics/ragdoll.ts addShape lays out a capsule (at the world scale, which cancels here).
+      const end = Math.max(0, length! * 0.5 - radius)
+      const spheres = end > 0 ? Math.ceil((2 * end) / radius) + 1 : 1
+      if (!(spheres <= 255)) {
+        throw invalidValue(
+          at,
+          'length',
+          length!,
+          `with radius ${radius} it is a capsule of ${spheres} spheres (at most 255)`,
+        )
+      }
+    }
+    let expected = -1
+    for (let a = nodes[node]!.parent; a >= 0 && expected < 0; a = nodes[a]!.parent) {
+      expected = bodyOfNode.get(a) ?? -1
+    }
+    if (parentBody !== expected) {
+      throw invalidValue(
+        at,
+        'parentBody',
+        parentBody,
+        `must be ${expected}, the body of its nearest ancestor joint listed before it`,
+      )
+    }
+    bodyOfNode.set(node, b)
+    bodies.push({
+      node,
+      shape,
+      parentBody,
+      radius,
+      length: length!,
+      axis: [v[2]!, v[3]!, v[4]!],
+      mass: mass!,
+      coneAngle: coneAngle!,
+      twistAngle: twistAngle!,
+    })
+  }
+  return bodies
+}
+
+/**
+ * A character's Ragdoll entry against its runtime: a ragdoll that is on has a runtime (stepRagdolls reads it),
+ * the handle is the character's own id exactly when it has one, bodies exist only while it is on, and a
+ * ragdoll spawning on the next step gets non-negative sizes.
+ */
+export function checkRagdollStates(characters: CharacterData[], ragdolls: RagdollData[]): void {
+  const runtime = new Map(ragdolls.map((rd) => [rd.eid, rd]))
+  for (const c of characters) {
+    const where = `section "characters", character ${c.eid}`
+    const rd = runtime.get(c.eid)
+    const { active, handle } = c.ragdoll
+    if (active !== RAGDOLL_OFF && !rd) {
+      throw invalidValue(
+        where,
+        'Ragdoll.active',
+        active,
+        'a ragdoll that is on needs its runtime, and the ragdolls section has none',
+      )
+    }
+    const own = rd ? c.eid : -1
+    if (handle !== own) {
+      throw invalidValue(
+        where,
+        'Ragdoll.handle',
+        handle,
+        `must be ${own} (${rd ? 'the character: it has a ragdoll runtime' : 'it has no ragdoll runtime'})`,
+      )
+    }
+    if (rd?.instance && active === RAGDOLL_OFF) {
+      throw invalidValue(
+        where,
+        'Ragdoll.active',
+        active,
+        'its ragdoll has bodies, so it must be falling (1) or getting up (2)',
+      )
+    }
+    if (rd && !rd.instance && active !== RAGDOLL_OFF && c.spawnScale < 0) {
+      throw invalidValue(
+        where,
+        'scale x',
+        c.spawnScale,
+        'must be ≥ 0 on its root node and in its ANIM layer: its ragdoll spawns on the next step, and cannon-es ' +
+          'refuses a negative sphere radius',
+      )
+    }
+  }
+}
