@@ -1,6 +1,8 @@
 import type { GLTF } from '@gltf-transform/core'
 import { isObject } from './container.ts'
 import { gltfError } from './gltfError.ts'
+import { MAX_NODES } from './limits.ts'
+import { buildNodeTree } from './nodeTree.ts'
 
 /**
  * Structural checks on the glTF JSON before gltf-transform reads it. gltf-transform trusts the file: an index
@@ -12,8 +14,8 @@ import { gltfError } from './gltfError.ts'
  *   buffer views   inside their buffer, byteStride a multiple of 4 in [4, 252]
  *   accessors      known type, inside their buffer view (and sparse), offsets aligned to the component size,
  *                  an element fits in the view's byteStride, `normalized` a boolean and not on FLOAT
- *   nodes          children/mesh/skin exist, one parent at most, no cycles, finite T/R/S/matrix/weights,
- *                  a matrix that is a TRS (affine, no shear, no zero scale)
+ *   nodes          at most MAX_NODES; children/mesh/skin exist, one parent at most, no cycles, finite
+ *                  T/R/S/matrix/weights, a matrix that is a TRS (affine, no shear, no zero scale)
  *   skins          joints are distinct nodes; skeleton and inverseBindMatrices exist
  *   animations     channels and samplers are arrays; samplers' accessors exist and interpolation, when
  *                  given, is a non-empty string (gltf-transform reads null, 0 or "" as LINEAR); channels'
@@ -21,7 +23,7 @@ import { gltfError } from './gltfError.ts'
  *   scenes         root nodes exist and have no parent; `scene` exists
  *
  * Animation semantics (accessor types per path, key counts, times) are checked later, on the Document.
- * Throws AnimationError (kind 'gltf'); returns nothing.
+ * Linear in the size of the JSON, without recursion. Throws AnimationError (kind 'gltf'); returns nothing.
  */
 export function checkGltfJson(
   json: GLTF.IGLTF,
@@ -57,6 +59,10 @@ export function checkGltfJson(
     }
     return value as number
   }
+
+  // Before anything per node, so an oversized file costs nothing more.
+  const nodeCount = Array.isArray(json.nodes) ? json.nodes.length : 0
+  if (nodeCount > MAX_NODES) fail(`the file has ${nodeCount} nodes, more than the limit of ${MAX_NODES}`)
 
   const required = json.extensionsRequired ?? []
   for (const name of Array.isArray(required) ? required : []) {
@@ -239,14 +245,9 @@ export function checkGltfJson(
       if (problem) fail(`${where}: matrix ${JSON.stringify(node['matrix'])} is not a TRS matrix (${problem})`)
     }
   })
-  nodes.forEach((_, i) => {
-    // With one parent per node, walking up either reaches a root or loops; more than n steps means a loop.
-    let steps = 0
-    for (let p = parentOf[i]!; p !== -1; p = parentOf[p]!) {
-      if (++steps > nodes.length)
-        fail(`node ${i}${nameOf(nodes[i]!)} is its own ancestor (the node tree has a cycle)`)
-    }
-  })
+  buildNodeTree(parentOf, (node) =>
+    fail(`node ${node}${nameOf(nodes[node]!)} is its own ancestor (the node tree has a cycle)`),
+  )
 
   skins.forEach((skin, i) => {
     const where = `skin ${i}${nameOf(skin)}`

@@ -5,6 +5,8 @@ import { checkGltfJson, checkSparseIndices } from './checkJson.ts'
 import { clipFromAnimation } from './clips.ts'
 import { parseContainer, resolveBuffers } from './container.ts'
 import { describeThrown, gltfError } from './gltfError.ts'
+import { MAX_NODES } from './limits.ts'
+import { buildNodeTree } from './nodeTree.ts'
 import { buildSkeleton } from './skeleton.ts'
 
 /**
@@ -66,6 +68,9 @@ export async function readAsset(
 export function assetFromDocument(document: Document, source: string): AnimationAsset {
   const root = document.getRoot()
   const docNodes = root.listNodes()
+  if (docNodes.length > MAX_NODES) {
+    throw gltfError(source, `the document has ${docNodes.length} nodes, more than the limit of ${MAX_NODES}`)
+  }
   const nodeIndex = new Map<Node, number>(docNodes.map((node, i) => [node, i]))
   const skinIndex = new Map(root.listSkins().map((skin, i) => [skin, i]))
   const meshIndex = new Map(root.listMeshes().map((mesh, i) => [mesh, i]))
@@ -95,7 +100,9 @@ export function assetFromDocument(document: Document, source: string): Animation
       mesh: meshIndex.get(node.getMesh()!) ?? -1,
     }),
   )
-  checkAcyclic(parents, source)
+  const tree = buildNodeTree(parents, (node) => {
+    throw gltfError(source, `node ${node} is its own ancestor (the node tree has a cycle)`)
+  })
 
   const skeletons: Skeleton[] = root.listSkins().map((skin, s) => {
     const ibm = skin.getInverseBindMatrices()
@@ -114,6 +121,7 @@ export function assetFromDocument(document: Document, source: string): Animation
         },
         parents,
         `${source}: skin ${s}${skin.getName() ? ` "${skin.getName()}"` : ''}`,
+        tree,
       ),
     )
   })
@@ -225,16 +233,6 @@ function checkInverseBindMatrices(matrices: ArrayLike<number>, source: string, s
         source,
         `skin ${skin}: inverse bind matrix ${m / 16} has last row [${row.join(', ')}], not [0, 0, 0, 1]`,
       )
-    }
-  }
-}
-
-function checkAcyclic(parents: Int32Array, source: string): void {
-  for (let i = 0; i < parents.length; i++) {
-    let steps = 0
-    for (let p = parents[i]!; p !== -1; p = parents[p]!) {
-      if (++steps > parents.length)
-        throw gltfError(source, `node ${i} is its own ancestor (the node tree has a cycle)`)
     }
   }
 }
