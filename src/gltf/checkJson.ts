@@ -1,7 +1,7 @@
 import type { GLTF } from '@gltf-transform/core'
 import { isObject } from './container.ts'
 import { gltfError } from './gltfError.ts'
-import { MAX_NODES } from './limits.ts'
+import { MAX_ACCESSOR_ELEMENTS, MAX_DECODED_BYTES, MAX_NODES } from './limits.ts'
 import { buildNodeTree } from './nodeTree.ts'
 
 /**
@@ -21,6 +21,9 @@ import { buildNodeTree } from './nodeTree.ts'
  *                  given, is a non-empty string (gltf-transform reads null, 0 or "" as LINEAR); channels'
  *                  sampler and target node exist
  *   scenes         root nodes exist and have no parent; `scene` exists
+ *   sizes          no accessor over MAX_ACCESSOR_ELEMENTS; what the loader will decode from the file
+ *                  (accessors in use, channels' copies of their keys, nodes' morph weights) within
+ *                  MAX_DECODED_BYTES
  *
  * Animation semantics (accessor types per path, key counts, times) are checked later, on the Document.
  * Linear in the size of the JSON, without recursion. Throws AnimationError (kind 'gltf'); returns nothing.
@@ -108,6 +111,7 @@ export function checkGltfJson(
   const viewOffsets = bufferViews.map((view) => (view['byteOffset'] as number | undefined) ?? 0)
 
   // Accessors inside their buffer views: the last element must end within the view.
+  const decodedBytes = new Array<number>(accessors.length).fill(0)
   accessors.forEach((accessor, i) => {
     const where = `accessor ${i}`
     // typeof: a string "5126" would find the same entry here and in gltf-transform's tables.
@@ -123,6 +127,15 @@ export function checkGltfJson(
       fail(`${where}: type ${JSON.stringify(accessor['type'])} is not a glTF type`)
     const count = natural(accessor['count'], -1, 'count', where)
     if (count < 1) fail(`${where}: count ${JSON.stringify(accessor['count'])} is not a positive integer`)
+    const elementBytes = componentBytes! * components!
+    if (count > MAX_ACCESSOR_ELEMENTS) {
+      fail(
+        `${where}: ${count} elements of ${elementBytes} bytes (${count * elementBytes} bytes) are more than ` +
+          `the limit of ${MAX_ACCESSOR_ELEMENTS} elements`,
+      )
+    }
+    // What gltf-transform allocates to read it (more when sparse, below).
+    decodedBytes[i] = count * elementBytes
     const normalized = accessor['normalized']
     if (normalized !== undefined && typeof normalized !== 'boolean') {
       fail(`${where}: normalized ${JSON.stringify(normalized)} is not true or false`)
@@ -133,7 +146,6 @@ export function checkGltfJson(
     if (normalized === true && accessor['componentType'] === 5126) {
       fail(`${where}: normalized is true for a FLOAT accessor (only (U)BYTE and (U)SHORT can be normalized)`)
     }
-    const elementBytes = componentBytes! * components!
     // `align` is the component size: glTF 2.0 §3.6.2.4 requires offsets (accessor's, and view's + accessor's)
     // to be multiples of it. gltf-transform reads a misaligned accessor without complaint (it copies the
     // bytes).
@@ -205,6 +217,10 @@ export function checkGltfJson(
         componentBytes!,
         ' sparse values',
       )
+      // gltf-transform reads the elements again over a bufferView, then the sparse indices and values.
+      decodedBytes[i] =
+        count * elementBytes * (accessor['bufferView'] === undefined ? 1 : 2) +
+        sparseCount * (indexBytes! + elementBytes)
     }
   })
 
@@ -305,6 +321,63 @@ export function checkGltfJson(
     }
   })
   if (json.scene !== undefined) ref(json.scene, scenes.length, 'default scene', 'the file', 'scenes')
+
+  // The arrays made from the file's data, summed before any is made (MAX_DECODED_BYTES).
+  let decoded = 0
+  const spend = (bytes: number, what: string): void => {
+    decoded += bytes
+    if (decoded > MAX_DECODED_BYTES) {
+      fail(
+        `${what} (${bytes} bytes) would bring the data decoded from the file to ${decoded} bytes, ` +
+          `more than the limit of ${MAX_DECODED_BYTES}`,
+      )
+    }
+  }
+  accessorsInUse(json).forEach((inUse, i) => {
+    if (inUse) spend(decodedBytes[i]!, `accessor ${i}: reading its ${accessors[i]!['count']} elements`)
+  })
+  animations.forEach((animation, a) => {
+    const samplers = animation['samplers'] as Record<string, unknown>[]
+    ;(animation['channels'] as Record<string, unknown>[]).forEach((channel, c) => {
+      // clips.ts skips a channel without a target node.
+      if ((channel['target'] as Record<string, unknown>)['node'] === undefined) return
+      const sampler = samplers[channel['sampler'] as number]!
+      const input = accessors[sampler['input'] as number]!
+      const output = accessors[sampler['output'] as number]!
+      const keys = input['count'] as number
+      const values = (output['count'] as number) * TYPE_COMPONENTS[output['type'] as string]!
+      spend(
+        4 * (keys + values),
+        `animation ${a}${nameOf(animation)} channel ${c}: copying its ${keys} key times and ${values} values`,
+      )
+    })
+  })
+  nodes.forEach((node, i) => {
+    const targets = node['mesh'] === undefined ? 0 : morphTargetCount(meshes[node['mesh'] as number]!)
+    if (targets > 0) spend(8 * targets, `node ${i}${nameOf(node)}: its ${targets} default morph weights`)
+  })
+}
+
+/**
+ * Which accessors the asset reads (animation samplers' input and output, skins' inverse bind matrices), by
+ * accessor index. The others (meshes') are handed to gltf-transform empty: the asset holds none of their data.
+ * Expects JSON that passed checkGltfJson's reference checks.
+ */
+export function accessorsInUse(json: GLTF.IGLTF): boolean[] {
+  const used = new Array<boolean>(json.accessors?.length ?? 0).fill(false)
+  for (const animation of json.animations ?? []) {
+    for (const sampler of animation.samplers) used[sampler.input] = used[sampler.output] = true
+  }
+  for (const skin of json.skins ?? []) {
+    if (skin.inverseBindMatrices !== undefined) used[skin.inverseBindMatrices] = true
+  }
+  return used
+}
+
+/** Morph targets of a mesh's first primitive, as read.ts counts them (0 for a malformed mesh). */
+function morphTargetCount(mesh: Record<string, unknown>): number {
+  const primitive: unknown = Array.isArray(mesh['primitives']) ? mesh['primitives'][0] : undefined
+  return isObject(primitive) && Array.isArray(primitive['targets']) ? primitive['targets'].length : 0
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Extension, Logger, PlatformIO, Verbosity } from '@gltf-transform/core'
 import type { Document, GLTF, JSONDocument, Node } from '@gltf-transform/core'
 import type { AnimationAsset, AssetNode, Skeleton } from './asset.ts'
-import { checkGltfJson, checkSparseIndices } from './checkJson.ts'
+import { accessorsInUse, checkGltfJson, checkSparseIndices } from './checkJson.ts'
 import { clipFromAnimation } from './clips.ts'
 import { parseContainer, resolveBuffers } from './container.ts'
 import { describeThrown, gltfError } from './gltfError.ts'
@@ -14,6 +14,9 @@ import { buildSkeleton } from './skeleton.ts'
  *
  *   bytes ──parseContainer──▶ JSON + buffers ──checkGltfJson──▶ gltf-transform readJSON ──▶ Document
  *         ──assetFromDocument──▶ AnimationAsset (nodes, roots, skeletons, clips)
+ *
+ * checkGltfJson bounds every size before gltf-transform allocates anything (limits.ts); gltf-transform is
+ * then handed only the accessors the asset reads (animations', skins'), the others empty, and no image data.
  *
  * All or nothing: any problem throws AnimationError (kind 'gltf', or 'clip' from buildClip) whose message
  * starts with `source`; no partly built asset is ever returned.
@@ -41,10 +44,18 @@ export async function readAsset(
   checkGltfJson(container.json, SUPPORTED_EXTENSIONS, source)
   checkSparseIndices(container.json, buffers, source)
 
+  const json = { ...container.json }
+  // gltf-transform decodes every accessor and copies every image, but the asset holds no image or mesh data:
+  // the accessors it does not read go in empty, the images without data.
+  const inUse = accessorsInUse(container.json)
+  json.accessors = json.accessors?.map((accessor, i) =>
+    inUse[i]
+      ? explicitSparseOffsets(accessor)
+      : { type: accessor.type, componentType: accessor.componentType, count: 0 },
+  )
+  if (Array.isArray(json.images)) json.images = json.images.map(() => ({ uri: '__image' }))
   // Hand gltf-transform every buffer under a private uri ("__" marks it internal), so it never resolves one.
   const resources: Record<string, Uint8Array<ArrayBuffer>> = {}
-  const json = { ...container.json }
-  json.accessors = json.accessors?.map(explicitSparseOffsets)
   json.buffers = (json.buffers ?? []).map((buffer, i) => {
     resources[`__buffer${i}`] = buffers[i] as Uint8Array<ArrayBuffer>
     return { ...buffer, uri: `__buffer${i}` }
@@ -85,7 +96,11 @@ export function assetFromDocument(document: Document, source: string): Animation
     }
   })
 
-  const morphTargets = docNodes.map((node) => node.getMesh()?.listPrimitives()[0]?.listTargets().length ?? 0)
+  // Per mesh, not per node: listing a mesh's targets takes time in their number.
+  const meshTargets = new Map(
+    root.listMeshes().map((mesh) => [mesh, mesh.listPrimitives()[0]?.listTargets().length ?? 0]),
+  )
+  const morphTargets = docNodes.map((node) => meshTargets.get(node.getMesh()!) ?? 0)
   const nodes: AssetNode[] = docNodes.map((node, i) =>
     Object.freeze({
       index: i,
