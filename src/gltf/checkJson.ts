@@ -20,7 +20,7 @@ import { buildNodeTree } from './nodeTree.ts'
  *   animations     channels and samplers are arrays; samplers' accessors exist and interpolation, when
  *                  given, is a non-empty string (gltf-transform reads null, 0 or "" as LINEAR); channels'
  *                  sampler and target node exist
- *   scenes         root nodes exist and have no parent; `scene` exists
+ *   scenes         root nodes are node indices in range and have no parent; `scene` exists
  *   sizes          no accessor over MAX_ACCESSOR_ELEMENTS; what the loader will decode from the file
  *                  (accessors in use, channels' copies of their keys, nodes' morph weights) within
  *                  MAX_DECODED_BYTES
@@ -316,7 +316,12 @@ export function checkGltfJson(
     const roots = scene['nodes'] ?? []
     if (!Array.isArray(roots)) fail(`${where}: nodes is not an array`)
     for (const root of roots as unknown[]) {
-      const node = ref(root, nodes.length, 'root node', where, 'nodes')
+      // Roots become asset.roots: one out of range is named as such, with the node count.
+      if (!Number.isInteger(root)) fail(`${where}: root node ${JSON.stringify(root)} is not a node index`)
+      const node = root as number
+      if (node < 0 || node >= nodes.length) {
+        fail(`${where}: root node ${node} is out of range (the file has ${nodes.length} nodes)`)
+      }
       if (parentOf[node] !== -1) fail(`${where}: root node ${node} is the child of node ${parentOf[node]}`)
     }
   })

@@ -232,6 +232,24 @@ describe('glTF JSON and data', () => {
       'fox.gltf: requires the glTF extension "KHR_draco_mesh_compression", which is not supported',
     ],
     [
+      'a scene root out of range',
+      (json) => (json.scenes[0].nodes = [0, 99]),
+      'gltf',
+      'fox.gltf: scene 0: root node 99 is out of range (the file has 26 nodes)',
+    ],
+    [
+      'a negative scene root',
+      (json) => (json.scenes[0].nodes = [-1]),
+      'gltf',
+      'fox.gltf: scene 0: root node -1 is out of range (the file has 26 nodes)',
+    ],
+    [
+      'a scene root that is not an index',
+      (json) => (json.scenes[0].nodes = ['0']),
+      'gltf',
+      'fox.gltf: scene 0: root node "0" is not a node index',
+    ],
+    [
       'a default scene that does not exist',
       (json) => (json.scene = 3),
       'gltf',
