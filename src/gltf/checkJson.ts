@@ -1,6 +1,6 @@
 import type { GLTF } from '@gltf-transform/core'
 import { isObject } from './container.ts'
-import { gltfError } from './gltfError.ts'
+import { gltfError, shown } from './gltfError.ts'
 import { MAX_ACCESSOR_ELEMENTS, MAX_DECODED_BYTES, MAX_NODES } from './limits.ts'
 import { buildNodeTree } from './nodeTree.ts'
 
@@ -44,21 +44,21 @@ export function checkGltfJson(
       if (!isObject(item)) fail(`${key} ${i} is not an object`)
       // gltf-transform keeps a name of any type, and names reach the asset (nodes, clips, skeletons).
       if (item['name'] !== undefined && typeof item['name'] !== 'string') {
-        fail(`${key.replace(/(?<=sh)es$|s$/, '')} ${i}: name ${JSON.stringify(item['name'])} is not a string`)
+        fail(`${key.replace(/(?<=sh)es$|s$/, '')} ${i}: name ${shown(item['name'])} is not a string`)
       }
     })
     return value as Record<string, unknown>[]
   }
   const ref = (value: unknown, count: number, what: string, where: string, plural: string): number => {
     if (!Number.isInteger(value) || (value as number) < 0 || (value as number) >= count) {
-      fail(`${where}: ${what} ${JSON.stringify(value)} does not exist (the file has ${count} ${plural})`)
+      fail(`${where}: ${what} ${shown(value)} does not exist (the file has ${count} ${plural})`)
     }
     return value as number
   }
   const natural = (value: unknown, fallback: number, what: string, where: string): number => {
     if (value === undefined) return fallback
     if (!Number.isInteger(value) || (value as number) < 0) {
-      fail(`${where}: ${what} ${JSON.stringify(value)} is not a non-negative integer`)
+      fail(`${where}: ${what} ${shown(value)} is not a non-negative integer`)
     }
     return value as number
   }
@@ -88,8 +88,7 @@ export function checkGltfJson(
     const buffer = ref(view['buffer'], buffers.length, 'buffer', where, 'buffers')
     const offset = natural(view['byteOffset'], 0, 'byteOffset', where)
     const length = natural(view['byteLength'], -1, 'byteLength', where)
-    if (length < 1)
-      fail(`${where}: byteLength ${JSON.stringify(view['byteLength'])} is not a positive integer`)
+    if (length < 1) fail(`${where}: byteLength ${shown(view['byteLength'])} is not a positive integer`)
     const bufferLength = buffers[buffer]!['byteLength'] as number
     if (offset + length > bufferLength) {
       fail(
@@ -104,7 +103,7 @@ export function checkGltfJson(
         (stride as number) > 252 ||
         (stride as number) % 4 !== 0)
     ) {
-      fail(`${where}: byteStride ${JSON.stringify(stride)} is not a multiple of 4 in [4, 252]`)
+      fail(`${where}: byteStride ${shown(stride)} is not a multiple of 4 in [4, 252]`)
     }
     return length
   })
@@ -118,15 +117,12 @@ export function checkGltfJson(
     const componentBytes =
       typeof accessor['componentType'] === 'number' ? COMPONENT_BYTES[accessor['componentType']] : undefined
     if (componentBytes === undefined) {
-      fail(
-        `${where}: componentType ${JSON.stringify(accessor['componentType'])} is not a glTF component type`,
-      )
+      fail(`${where}: componentType ${shown(accessor['componentType'])} is not a glTF component type`)
     }
     const components = TYPE_COMPONENTS[accessor['type'] as string]
-    if (components === undefined)
-      fail(`${where}: type ${JSON.stringify(accessor['type'])} is not a glTF type`)
+    if (components === undefined) fail(`${where}: type ${shown(accessor['type'])} is not a glTF type`)
     const count = natural(accessor['count'], -1, 'count', where)
-    if (count < 1) fail(`${where}: count ${JSON.stringify(accessor['count'])} is not a positive integer`)
+    if (count < 1) fail(`${where}: count ${shown(accessor['count'])} is not a positive integer`)
     const elementBytes = componentBytes! * components!
     if (count > MAX_ACCESSOR_ELEMENTS) {
       fail(
@@ -138,7 +134,7 @@ export function checkGltfJson(
     decodedBytes[i] = count * elementBytes
     const normalized = accessor['normalized']
     if (normalized !== undefined && typeof normalized !== 'boolean') {
-      fail(`${where}: normalized ${JSON.stringify(normalized)} is not true or false`)
+      fail(`${where}: normalized ${shown(normalized)} is not true or false`)
     }
     // Only (U)BYTE/(U)SHORT may be normalized. gltf-transform ignores the flag on FLOAT, so a file saying
     // "normalized FLOAT" would load as plain floats; UNSIGNED_INT is rejected where it is used (clips,
@@ -194,12 +190,12 @@ export function checkGltfJson(
       }
       const sparseCount = natural(sparse['count'], -1, 'sparse count', where)
       if (sparseCount < 1 || sparseCount > count) {
-        fail(`${where}: sparse count ${JSON.stringify(sparse['count'])} is not in [1, ${count}]`)
+        fail(`${where}: sparse count ${shown(sparse['count'])} is not in [1, ${count}]`)
       }
       const indexType = sparse['indices']['componentType']
       const indexBytes = typeof indexType === 'number' ? SPARSE_INDEX_BYTES[indexType] : undefined
       if (indexBytes === undefined) {
-        fail(`${where}: sparse indices componentType ${JSON.stringify(indexType)} is not 5121, 5123 or 5125`)
+        fail(`${where}: sparse indices componentType ${shown(indexType)} is not 5121, 5123 or 5125`)
       }
       fits(
         sparse['indices']['bufferView'],
@@ -252,13 +248,11 @@ export function checkGltfJson(
         (size === -1 || value.length === size) &&
         value.every((v: unknown) => typeof v === 'number' && Number.isFinite(v))
       if (!ok)
-        fail(
-          `${where}: ${key} ${JSON.stringify(value)} is not ${size === -1 ? 'an array of' : size} finite numbers`,
-        )
+        fail(`${where}: ${key} ${shown(value)} is not ${size === -1 ? 'an array of' : size} finite numbers`)
     }
     if (node['matrix'] !== undefined) {
       const problem = nonTrsMatrix(node['matrix'] as number[])
-      if (problem) fail(`${where}: matrix ${JSON.stringify(node['matrix'])} is not a TRS matrix (${problem})`)
+      if (problem) fail(`${where}: matrix ${shown(node['matrix'])} is not a TRS matrix (${problem})`)
     }
   })
   buildNodeTree(parentOf, (node) =>
@@ -296,7 +290,7 @@ export function checkGltfJson(
       const interpolation = sampler['interpolation']
       if (interpolation !== undefined && (typeof interpolation !== 'string' || interpolation === '')) {
         fail(
-          `${where} sampler ${s}: interpolation ${JSON.stringify(interpolation)} ` +
+          `${where} sampler ${s}: interpolation ${shown(interpolation)} ` +
             'is not STEP, LINEAR or CUBICSPLINE',
         )
       }
@@ -317,7 +311,7 @@ export function checkGltfJson(
     if (!Array.isArray(roots)) fail(`${where}: nodes is not an array`)
     for (const root of roots as unknown[]) {
       // Roots become asset.roots: one out of range is named as such, with the node count.
-      if (!Number.isInteger(root)) fail(`${where}: root node ${JSON.stringify(root)} is not a node index`)
+      if (!Number.isInteger(root)) fail(`${where}: root node ${shown(root)} is not a node index`)
       const node = root as number
       if (node < 0 || node >= nodes.length) {
         fail(`${where}: root node ${node} is out of range (the file has ${nodes.length} nodes)`)

@@ -4,7 +4,7 @@ import type { AnimationAsset, AssetNode, Skeleton } from './asset.ts'
 import { accessorsInUse, checkGltfJson, checkSparseIndices } from './checkJson.ts'
 import { clipFromAnimation } from './clips.ts'
 import { parseContainer, resolveBuffers } from './container.ts'
-import { describeThrown, gltfError } from './gltfError.ts'
+import { describeThrown, gltfError, shown } from './gltfError.ts'
 import { MAX_NODES } from './limits.ts'
 import { buildNodeTree } from './nodeTree.ts'
 import { buildSkeleton } from './skeleton.ts'
@@ -258,8 +258,8 @@ function checkInverseBindMatrices(matrices: ArrayLike<number>, source: string, s
  */
 function finite<T extends readonly number[]>(values: T, source: string, node: number, what: string): T {
   if (!values.every((v) => typeof v === 'number' && Number.isFinite(Math.fround(v)))) {
-    const shown = values.map((v) => (typeof v === 'number' ? String(v) : JSON.stringify(v))).join(', ')
-    throw gltfError(source, `node ${node}: ${what} [${shown}] is not finite as float32`)
+    const text = values.map((v) => (typeof v === 'number' ? String(v) : shown(v))).join(', ')
+    throw gltfError(source, `node ${node}: ${what} [${text}] is not finite as float32`)
   }
   return Object.freeze([...values]) as unknown as T
 }

@@ -270,6 +270,47 @@ describe('glTF JSON and data', () => {
   })
 })
 
+describe('values nested deeper than the stack', () => {
+  // 100,000 nested arrays: JSON.parse reads them, a recursive JSON.stringify (for the message) overflowed.
+  const nested = '['.repeat(100_000) + ']'.repeat(100_000)
+  /** A one-node file with `nested` where `place` puts the string "NESTED". */
+  const file = (place: (json: Json) => void): Uint8Array => {
+    const json: Json = { asset: { version: '2.0' }, nodes: [{}] }
+    place(json)
+    return new TextEncoder().encode(JSON.stringify(json).replace('"NESTED"', nested))
+  }
+  it.each<[string, (json: Json) => void, string]>([
+    [
+      'a node translation',
+      (json) => (json.nodes[0].translation = 'NESTED'),
+      'node 0: translation [[[…]]] is not 3 finite numbers',
+    ],
+    ['a node name', (json) => (json.nodes[0].name = 'NESTED'), 'node 0: name [[[…]]] is not a string'],
+    [
+      'an accessor count',
+      (json) => (json.accessors = [{ componentType: 5126, type: 'SCALAR', count: 'NESTED' }]),
+      'accessor 0: count [[[…]]] is not a non-negative integer',
+    ],
+    [
+      'a scene root',
+      (json) => (json.scenes = [{ nodes: ['NESTED'] }]),
+      'scene 0: root node [[[…]]] is not a node index',
+    ],
+    [
+      "a mesh's default weights",
+      (json) => {
+        json.meshes = [{ weights: ['NESTED'], primitives: [{ attributes: {}, targets: [{}] }] }]
+        json.nodes[0].mesh = 0
+      },
+      'node 0: default weights (of its mesh) [[[[…]]]] is not finite as float32',
+    ],
+  ])('rejects %s with an AnimationError that shows the value cut short', async (_, place, message) => {
+    const error = await rejection(file(place), 'deep.gltf')
+    expect(error.kind).toBe('gltf')
+    expect(error.message).toBe(`deep.gltf: ${message}`)
+  })
+})
+
 describe('corrupted files', () => {
   const samples = [
     'RiggedSimple/glTF-Binary/RiggedSimple.glb',
