@@ -382,13 +382,17 @@ function morphTargetCount(mesh: Record<string, unknown>): number {
 /**
  * Sparse indices must be strictly increasing and name elements of their accessor (glTF 2.0 §3.6.2.3).
  * gltf-transform applies them as they come: an index past the end is dropped without a word, a repeated one
- * applied twice. Runs after checkGltfJson (every sparse block then lies inside its buffer view and buffer) on
- * the buffers resolveBuffers returned. Throws AnimationError (kind 'gltf').
+ * applied twice. Only accessors in use are checked: the others are never read (accessorsInUse), and
+ * reading the indices of every accessor would let many accessors over one block cost time in their number
+ * times its size. Runs after checkGltfJson (every sparse block then lies inside its buffer view and buffer,
+ * and the ones in use within MAX_DECODED_BYTES) on the buffers resolveBuffers returned. Throws AnimationError
+ * (kind 'gltf').
  */
 export function checkSparseIndices(json: GLTF.IGLTF, buffers: readonly Uint8Array[], source: string): void {
+  const inUse = accessorsInUse(json)
   ;(json.accessors ?? []).forEach((accessor, i) => {
     const sparse = accessor.sparse
-    if (!sparse) return
+    if (!sparse || !inUse[i]) return
     const view = json.bufferViews![sparse.indices.bufferView]!
     const bytes = buffers[view.buffer]!
     const data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
