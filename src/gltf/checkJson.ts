@@ -1,6 +1,8 @@
 import type { GLTF } from '@gltf-transform/core'
 import { isObject } from './container.ts'
-import { gltfError } from './gltfError.ts'
+import { gltfError, shown } from './gltfError.ts'
+import { MAX_ACCESSOR_ELEMENTS, MAX_DECODED_BYTES, MAX_NODES } from './limits.ts'
+import { buildNodeTree } from './nodeTree.ts'
 
 /**
  * Structural checks on the glTF JSON before gltf-transform reads it. gltf-transform trusts the file: an index
@@ -12,16 +14,19 @@ import { gltfError } from './gltfError.ts'
  *   buffer views   inside their buffer, byteStride a multiple of 4 in [4, 252]
  *   accessors      known type, inside their buffer view (and sparse), offsets aligned to the component size,
  *                  an element fits in the view's byteStride, `normalized` a boolean and not on FLOAT
- *   nodes          children/mesh/skin exist, one parent at most, no cycles, finite T/R/S/matrix/weights,
- *                  a matrix that is a TRS (affine, no shear, no zero scale)
+ *   nodes          at most MAX_NODES; children/mesh/skin exist, one parent at most, no cycles, finite
+ *                  T/R/S/matrix/weights, a matrix that is a TRS (affine, no shear, no zero scale)
  *   skins          joints are distinct nodes; skeleton and inverseBindMatrices exist
  *   animations     channels and samplers are arrays; samplers' accessors exist and interpolation, when
  *                  given, is a non-empty string (gltf-transform reads null, 0 or "" as LINEAR); channels'
  *                  sampler and target node exist
- *   scenes         root nodes exist and have no parent; `scene` exists
+ *   scenes         root nodes are node indices in range and have no parent; `scene` exists
+ *   sizes          no accessor over MAX_ACCESSOR_ELEMENTS; what the loader will decode from the file
+ *                  (accessors in use, channels' copies of their keys, nodes' morph weights) within
+ *                  MAX_DECODED_BYTES
  *
  * Animation semantics (accessor types per path, key counts, times) are checked later, on the Document.
- * Throws AnimationError (kind 'gltf'); returns nothing.
+ * Linear in the size of the JSON, without recursion. Throws AnimationError (kind 'gltf'); returns nothing.
  */
 export function checkGltfJson(
   json: GLTF.IGLTF,
@@ -39,24 +44,28 @@ export function checkGltfJson(
       if (!isObject(item)) fail(`${key} ${i} is not an object`)
       // gltf-transform keeps a name of any type, and names reach the asset (nodes, clips, skeletons).
       if (item['name'] !== undefined && typeof item['name'] !== 'string') {
-        fail(`${key.replace(/(?<=sh)es$|s$/, '')} ${i}: name ${JSON.stringify(item['name'])} is not a string`)
+        fail(`${key.replace(/(?<=sh)es$|s$/, '')} ${i}: name ${shown(item['name'])} is not a string`)
       }
     })
     return value as Record<string, unknown>[]
   }
   const ref = (value: unknown, count: number, what: string, where: string, plural: string): number => {
     if (!Number.isInteger(value) || (value as number) < 0 || (value as number) >= count) {
-      fail(`${where}: ${what} ${JSON.stringify(value)} does not exist (the file has ${count} ${plural})`)
+      fail(`${where}: ${what} ${shown(value)} does not exist (the file has ${count} ${plural})`)
     }
     return value as number
   }
   const natural = (value: unknown, fallback: number, what: string, where: string): number => {
     if (value === undefined) return fallback
     if (!Number.isInteger(value) || (value as number) < 0) {
-      fail(`${where}: ${what} ${JSON.stringify(value)} is not a non-negative integer`)
+      fail(`${where}: ${what} ${shown(value)} is not a non-negative integer`)
     }
     return value as number
   }
+
+  // Before anything per node, so an oversized file costs nothing more.
+  const nodeCount = Array.isArray(json.nodes) ? json.nodes.length : 0
+  if (nodeCount > MAX_NODES) fail(`the file has ${nodeCount} nodes, more than the limit of ${MAX_NODES}`)
 
   const required = json.extensionsRequired ?? []
   for (const name of Array.isArray(required) ? required : []) {
@@ -79,8 +88,7 @@ export function checkGltfJson(
     const buffer = ref(view['buffer'], buffers.length, 'buffer', where, 'buffers')
     const offset = natural(view['byteOffset'], 0, 'byteOffset', where)
     const length = natural(view['byteLength'], -1, 'byteLength', where)
-    if (length < 1)
-      fail(`${where}: byteLength ${JSON.stringify(view['byteLength'])} is not a positive integer`)
+    if (length < 1) fail(`${where}: byteLength ${shown(view['byteLength'])} is not a positive integer`)
     const bufferLength = buffers[buffer]!['byteLength'] as number
     if (offset + length > bufferLength) {
       fail(
@@ -95,31 +103,38 @@ export function checkGltfJson(
         (stride as number) > 252 ||
         (stride as number) % 4 !== 0)
     ) {
-      fail(`${where}: byteStride ${JSON.stringify(stride)} is not a multiple of 4 in [4, 252]`)
+      fail(`${where}: byteStride ${shown(stride)} is not a multiple of 4 in [4, 252]`)
     }
     return length
   })
   const viewOffsets = bufferViews.map((view) => (view['byteOffset'] as number | undefined) ?? 0)
 
   // Accessors inside their buffer views: the last element must end within the view.
+  const decodedBytes = new Array<number>(accessors.length).fill(0)
   accessors.forEach((accessor, i) => {
     const where = `accessor ${i}`
     // typeof: a string "5126" would find the same entry here and in gltf-transform's tables.
     const componentBytes =
       typeof accessor['componentType'] === 'number' ? COMPONENT_BYTES[accessor['componentType']] : undefined
     if (componentBytes === undefined) {
-      fail(
-        `${where}: componentType ${JSON.stringify(accessor['componentType'])} is not a glTF component type`,
-      )
+      fail(`${where}: componentType ${shown(accessor['componentType'])} is not a glTF component type`)
     }
     const components = TYPE_COMPONENTS[accessor['type'] as string]
-    if (components === undefined)
-      fail(`${where}: type ${JSON.stringify(accessor['type'])} is not a glTF type`)
+    if (components === undefined) fail(`${where}: type ${shown(accessor['type'])} is not a glTF type`)
     const count = natural(accessor['count'], -1, 'count', where)
-    if (count < 1) fail(`${where}: count ${JSON.stringify(accessor['count'])} is not a positive integer`)
+    if (count < 1) fail(`${where}: count ${shown(accessor['count'])} is not a positive integer`)
+    const elementBytes = componentBytes! * components!
+    if (count > MAX_ACCESSOR_ELEMENTS) {
+      fail(
+        `${where}: ${count} elements of ${elementBytes} bytes (${count * elementBytes} bytes) are more than ` +
+          `the limit of ${MAX_ACCESSOR_ELEMENTS} elements`,
+      )
+    }
+    // What gltf-transform allocates to read it (more when sparse, below).
+    decodedBytes[i] = count * elementBytes
     const normalized = accessor['normalized']
     if (normalized !== undefined && typeof normalized !== 'boolean') {
-      fail(`${where}: normalized ${JSON.stringify(normalized)} is not true or false`)
+      fail(`${where}: normalized ${shown(normalized)} is not true or false`)
     }
     // Only (U)BYTE/(U)SHORT may be normalized. gltf-transform ignores the flag on FLOAT, so a file saying
     // "normalized FLOAT" would load as plain floats; UNSIGNED_INT is rejected where it is used (clips,
@@ -127,7 +142,6 @@ export function checkGltfJson(
     if (normalized === true && accessor['componentType'] === 5126) {
       fail(`${where}: normalized is true for a FLOAT accessor (only (U)BYTE and (U)SHORT can be normalized)`)
     }
-    const elementBytes = componentBytes! * components!
     // `align` is the component size: glTF 2.0 §3.6.2.4 requires offsets (accessor's, and view's + accessor's)
     // to be multiples of it. gltf-transform reads a misaligned accessor without complaint (it copies the
     // bytes).
@@ -176,12 +190,12 @@ export function checkGltfJson(
       }
       const sparseCount = natural(sparse['count'], -1, 'sparse count', where)
       if (sparseCount < 1 || sparseCount > count) {
-        fail(`${where}: sparse count ${JSON.stringify(sparse['count'])} is not in [1, ${count}]`)
+        fail(`${where}: sparse count ${shown(sparse['count'])} is not in [1, ${count}]`)
       }
       const indexType = sparse['indices']['componentType']
       const indexBytes = typeof indexType === 'number' ? SPARSE_INDEX_BYTES[indexType] : undefined
       if (indexBytes === undefined) {
-        fail(`${where}: sparse indices componentType ${JSON.stringify(indexType)} is not 5121, 5123 or 5125`)
+        fail(`${where}: sparse indices componentType ${shown(indexType)} is not 5121, 5123 or 5125`)
       }
       fits(
         sparse['indices']['bufferView'],
@@ -199,6 +213,10 @@ export function checkGltfJson(
         componentBytes!,
         ' sparse values',
       )
+      // gltf-transform reads the elements again over a bufferView, then the sparse indices and values.
+      decodedBytes[i] =
+        count * elementBytes * (accessor['bufferView'] === undefined ? 1 : 2) +
+        sparseCount * (indexBytes! + elementBytes)
     }
   })
 
@@ -230,23 +248,16 @@ export function checkGltfJson(
         (size === -1 || value.length === size) &&
         value.every((v: unknown) => typeof v === 'number' && Number.isFinite(v))
       if (!ok)
-        fail(
-          `${where}: ${key} ${JSON.stringify(value)} is not ${size === -1 ? 'an array of' : size} finite numbers`,
-        )
+        fail(`${where}: ${key} ${shown(value)} is not ${size === -1 ? 'an array of' : size} finite numbers`)
     }
     if (node['matrix'] !== undefined) {
       const problem = nonTrsMatrix(node['matrix'] as number[])
-      if (problem) fail(`${where}: matrix ${JSON.stringify(node['matrix'])} is not a TRS matrix (${problem})`)
+      if (problem) fail(`${where}: matrix ${shown(node['matrix'])} is not a TRS matrix (${problem})`)
     }
   })
-  nodes.forEach((_, i) => {
-    // With one parent per node, walking up either reaches a root or loops; more than n steps means a loop.
-    let steps = 0
-    for (let p = parentOf[i]!; p !== -1; p = parentOf[p]!) {
-      if (++steps > nodes.length)
-        fail(`node ${i}${nameOf(nodes[i]!)} is its own ancestor (the node tree has a cycle)`)
-    }
-  })
+  buildNodeTree(parentOf, (node) =>
+    fail(`node ${node}${nameOf(nodes[node]!)} is its own ancestor (the node tree has a cycle)`),
+  )
 
   skins.forEach((skin, i) => {
     const where = `skin ${i}${nameOf(skin)}`
@@ -279,7 +290,7 @@ export function checkGltfJson(
       const interpolation = sampler['interpolation']
       if (interpolation !== undefined && (typeof interpolation !== 'string' || interpolation === '')) {
         fail(
-          `${where} sampler ${s}: interpolation ${JSON.stringify(interpolation)} ` +
+          `${where} sampler ${s}: interpolation ${shown(interpolation)} ` +
             'is not STEP, LINEAR or CUBICSPLINE',
         )
       }
@@ -299,23 +310,89 @@ export function checkGltfJson(
     const roots = scene['nodes'] ?? []
     if (!Array.isArray(roots)) fail(`${where}: nodes is not an array`)
     for (const root of roots as unknown[]) {
-      const node = ref(root, nodes.length, 'root node', where, 'nodes')
+      // Roots become asset.roots: one out of range is named as such, with the node count.
+      if (!Number.isInteger(root)) fail(`${where}: root node ${shown(root)} is not a node index`)
+      const node = root as number
+      if (node < 0 || node >= nodes.length) {
+        fail(`${where}: root node ${node} is out of range (the file has ${nodes.length} nodes)`)
+      }
       if (parentOf[node] !== -1) fail(`${where}: root node ${node} is the child of node ${parentOf[node]}`)
     }
   })
   if (json.scene !== undefined) ref(json.scene, scenes.length, 'default scene', 'the file', 'scenes')
+
+  // The arrays made from the file's data, summed before any is made (MAX_DECODED_BYTES).
+  let decoded = 0
+  const spend = (bytes: number, what: string): void => {
+    decoded += bytes
+    if (decoded > MAX_DECODED_BYTES) {
+      fail(
+        `${what} (${bytes} bytes) would bring the data decoded from the file to ${decoded} bytes, ` +
+          `more than the limit of ${MAX_DECODED_BYTES}`,
+      )
+    }
+  }
+  accessorsInUse(json).forEach((inUse, i) => {
+    if (inUse) spend(decodedBytes[i]!, `accessor ${i}: reading its ${accessors[i]!['count']} elements`)
+  })
+  animations.forEach((animation, a) => {
+    const samplers = animation['samplers'] as Record<string, unknown>[]
+    ;(animation['channels'] as Record<string, unknown>[]).forEach((channel, c) => {
+      // clips.ts skips a channel without a target node.
+      if ((channel['target'] as Record<string, unknown>)['node'] === undefined) return
+      const sampler = samplers[channel['sampler'] as number]!
+      const input = accessors[sampler['input'] as number]!
+      const output = accessors[sampler['output'] as number]!
+      const keys = input['count'] as number
+      const values = (output['count'] as number) * TYPE_COMPONENTS[output['type'] as string]!
+      spend(
+        4 * (keys + values),
+        `animation ${a}${nameOf(animation)} channel ${c}: copying its ${keys} key times and ${values} values`,
+      )
+    })
+  })
+  nodes.forEach((node, i) => {
+    const targets = node['mesh'] === undefined ? 0 : morphTargetCount(meshes[node['mesh'] as number]!)
+    if (targets > 0) spend(8 * targets, `node ${i}${nameOf(node)}: its ${targets} default morph weights`)
+  })
+}
+
+/**
+ * Which accessors the asset reads (animation samplers' input and output, skins' inverse bind matrices), by
+ * accessor index. The others (meshes') are handed to gltf-transform empty: the asset holds none of their data.
+ * Expects JSON that passed checkGltfJson's reference checks.
+ */
+export function accessorsInUse(json: GLTF.IGLTF): boolean[] {
+  const used = new Array<boolean>(json.accessors?.length ?? 0).fill(false)
+  for (const animation of json.animations ?? []) {
+    for (const sampler of animation.samplers) used[sampler.input] = used[sampler.output] = true
+  }
+  for (const skin of json.skins ?? []) {
+    if (skin.inverseBindMatrices !== undefined) used[skin.inverseBindMatrices] = true
+  }
+  return used
+}
+
+/** Morph targets of a mesh's first primitive, as read.ts counts them (0 for a malformed mesh). */
+function morphTargetCount(mesh: Record<string, unknown>): number {
+  const primitive: unknown = Array.isArray(mesh['primitives']) ? mesh['primitives'][0] : undefined
+  return isObject(primitive) && Array.isArray(primitive['targets']) ? primitive['targets'].length : 0
 }
 
 /**
  * Sparse indices must be strictly increasing and name elements of their accessor (glTF 2.0 §3.6.2.3).
  * gltf-transform applies them as they come: an index past the end is dropped without a word, a repeated one
- * applied twice. Runs after checkGltfJson (every sparse block then lies inside its buffer view and buffer) on
- * the buffers resolveBuffers returned. Throws AnimationError (kind 'gltf').
+ * applied twice. Only accessors in use are checked: the others are never read (accessorsInUse), and
+ * reading the indices of every accessor would let many accessors over one block cost time in their number
+ * times its size. Runs after checkGltfJson (every sparse block then lies inside its buffer view and buffer,
+ * and the ones in use within MAX_DECODED_BYTES) on the buffers resolveBuffers returned. Throws AnimationError
+ * (kind 'gltf').
  */
 export function checkSparseIndices(json: GLTF.IGLTF, buffers: readonly Uint8Array[], source: string): void {
+  const inUse = accessorsInUse(json)
   ;(json.accessors ?? []).forEach((accessor, i) => {
     const sparse = accessor.sparse
-    if (!sparse) return
+    if (!sparse || !inUse[i]) return
     const view = json.bufferViews![sparse.indices.bufferView]!
     const bytes = buffers[view.buffer]!
     const data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)

@@ -1,6 +1,6 @@
 import { BufferUtils } from '@gltf-transform/core'
 import type { GLTF } from '@gltf-transform/core'
-import { gltfError, describeThrown } from './gltfError.ts'
+import { gltfError, describeThrown, shown } from './gltfError.ts'
 
 /**
  * The file container: .glb bytes or .gltf JSON bytes → the glTF JSON and one byte array per glTF buffer.
@@ -126,10 +126,7 @@ function checkRoot(json: unknown, source: string): asserts json is GLTF.IGLTF {
   const asset = json['asset']
   if (!isObject(asset)) throw gltfError(source, 'the glTF JSON has no "asset" object')
   if (asset['version'] !== '2.0') {
-    throw gltfError(
-      source,
-      `glTF version ${JSON.stringify(asset['version'])} is not supported (expected "2.0")`,
-    )
+    throw gltfError(source, `glTF version ${shown(asset['version'])} is not supported (expected "2.0")`)
   }
 }
 
@@ -149,10 +146,7 @@ export function resolveBuffers(
     if (!isObject(def)) throw gltfError(source, `buffer ${i} is not an object`)
     const byteLength = def['byteLength']
     if (!Number.isInteger(byteLength) || (byteLength as number) < 1) {
-      throw gltfError(
-        source,
-        `buffer ${i} byteLength ${JSON.stringify(byteLength)} is not a positive integer`,
-      )
+      throw gltfError(source, `buffer ${i} byteLength ${shown(byteLength)} is not a positive integer`)
     }
     const uri = def['uri']
     let data: Uint8Array

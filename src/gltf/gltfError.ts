@@ -10,3 +10,24 @@ export function describeThrown(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error)
   return text.replace(/\s*\n\s*/g, ' ')
 }
+
+/** Levels of a JSON value `shown` writes out; deeper arrays and objects are shown as …. */
+const SHOWN_DEPTH = 3
+const ELIDED = '\u0000…'
+
+/**
+ * A value from the file as a message shows it: its JSON text, arrays and objects nested deeper than
+ * SHOWN_DEPTH levels shown as …. A file's values nest as deep as JSON.parse allows, deeper than the stack of
+ * a plain JSON.stringify.
+ */
+export function shown(value: unknown): string {
+  const levels = new Map<unknown, number>()
+  const text = JSON.stringify(value, function (this: unknown, _key: string, v: unknown): unknown {
+    if (typeof v !== 'object' || v === null) return v
+    const level = (levels.get(this) ?? 0) + 1
+    if (level > SHOWN_DEPTH) return ELIDED
+    levels.set(v, level)
+    return v
+  }) as string | undefined
+  return text === undefined ? String(value) : text.replaceAll(JSON.stringify(ELIDED), '…')
+}

@@ -1,10 +1,12 @@
 import { Extension, Logger, PlatformIO, Verbosity } from '@gltf-transform/core'
 import type { Document, GLTF, JSONDocument, Node } from '@gltf-transform/core'
 import type { AnimationAsset, AssetNode, Skeleton } from './asset.ts'
-import { checkGltfJson, checkSparseIndices } from './checkJson.ts'
+import { accessorsInUse, checkGltfJson, checkSparseIndices } from './checkJson.ts'
 import { clipFromAnimation } from './clips.ts'
 import { parseContainer, resolveBuffers } from './container.ts'
-import { describeThrown, gltfError } from './gltfError.ts'
+import { describeThrown, gltfError, shown } from './gltfError.ts'
+import { MAX_NODES } from './limits.ts'
+import { buildNodeTree } from './nodeTree.ts'
 import { buildSkeleton } from './skeleton.ts'
 
 /**
@@ -12,6 +14,9 @@ import { buildSkeleton } from './skeleton.ts'
  *
  *   bytes ──parseContainer──▶ JSON + buffers ──checkGltfJson──▶ gltf-transform readJSON ──▶ Document
  *         ──assetFromDocument──▶ AnimationAsset (nodes, roots, skeletons, clips)
+ *
+ * checkGltfJson bounds every size before gltf-transform allocates anything (limits.ts); gltf-transform is
+ * then handed only the accessors the asset reads (animations', skins'), the others empty, and no image data.
  *
  * All or nothing: any problem throws AnimationError (kind 'gltf', or 'clip' from buildClip) whose message
  * starts with `source`; no partly built asset is ever returned.
@@ -39,10 +44,18 @@ export async function readAsset(
   checkGltfJson(container.json, SUPPORTED_EXTENSIONS, source)
   checkSparseIndices(container.json, buffers, source)
 
+  const json = { ...container.json }
+  // gltf-transform decodes every accessor and copies every image, but the asset holds no image or mesh data:
+  // the accessors it does not read go in empty, the images without data.
+  const inUse = accessorsInUse(container.json)
+  json.accessors = json.accessors?.map((accessor, i) =>
+    inUse[i]
+      ? explicitSparseOffsets(accessor)
+      : { type: accessor.type, componentType: accessor.componentType, count: 0 },
+  )
+  if (Array.isArray(json.images)) json.images = json.images.map(() => ({ uri: '__image' }))
   // Hand gltf-transform every buffer under a private uri ("__" marks it internal), so it never resolves one.
   const resources: Record<string, Uint8Array<ArrayBuffer>> = {}
-  const json = { ...container.json }
-  json.accessors = json.accessors?.map(explicitSparseOffsets)
   json.buffers = (json.buffers ?? []).map((buffer, i) => {
     resources[`__buffer${i}`] = buffers[i] as Uint8Array<ArrayBuffer>
     return { ...buffer, uri: `__buffer${i}` }
@@ -66,6 +79,9 @@ export async function readAsset(
 export function assetFromDocument(document: Document, source: string): AnimationAsset {
   const root = document.getRoot()
   const docNodes = root.listNodes()
+  if (docNodes.length > MAX_NODES) {
+    throw gltfError(source, `the document has ${docNodes.length} nodes, more than the limit of ${MAX_NODES}`)
+  }
   const nodeIndex = new Map<Node, number>(docNodes.map((node, i) => [node, i]))
   const skinIndex = new Map(root.listSkins().map((skin, i) => [skin, i]))
   const meshIndex = new Map(root.listMeshes().map((mesh, i) => [mesh, i]))
@@ -80,7 +96,11 @@ export function assetFromDocument(document: Document, source: string): Animation
     }
   })
 
-  const morphTargets = docNodes.map((node) => node.getMesh()?.listPrimitives()[0]?.listTargets().length ?? 0)
+  // Per mesh, not per node: listing a mesh's targets takes time in their number.
+  const meshTargets = new Map(
+    root.listMeshes().map((mesh) => [mesh, mesh.listPrimitives()[0]?.listTargets().length ?? 0]),
+  )
+  const morphTargets = docNodes.map((node) => meshTargets.get(node.getMesh()!) ?? 0)
   const nodes: AssetNode[] = docNodes.map((node, i) =>
     Object.freeze({
       index: i,
@@ -95,7 +115,9 @@ export function assetFromDocument(document: Document, source: string): Animation
       mesh: meshIndex.get(node.getMesh()!) ?? -1,
     }),
   )
-  checkAcyclic(parents, source)
+  const tree = buildNodeTree(parents, (node) => {
+    throw gltfError(source, `node ${node} is its own ancestor (the node tree has a cycle)`)
+  })
 
   const skeletons: Skeleton[] = root.listSkins().map((skin, s) => {
     const ibm = skin.getInverseBindMatrices()
@@ -114,6 +136,7 @@ export function assetFromDocument(document: Document, source: string): Animation
         },
         parents,
         `${source}: skin ${s}${skin.getName() ? ` "${skin.getName()}"` : ''}`,
+        tree,
       ),
     )
   })
@@ -229,24 +252,14 @@ function checkInverseBindMatrices(matrices: ArrayLike<number>, source: string, s
   }
 }
 
-function checkAcyclic(parents: Int32Array, source: string): void {
-  for (let i = 0; i < parents.length; i++) {
-    let steps = 0
-    for (let p = parents[i]!; p !== -1; p = parents[p]!) {
-      if (++steps > parents.length)
-        throw gltfError(source, `node ${i} is its own ancestor (the node tree has a cycle)`)
-    }
-  }
-}
-
 /**
  * Checks the values are numbers finite as float32 (the pose buffers' type: 1e39 is finite, its float32 is
  * not). Mesh weights reach here unchecked by checkGltfJson, so a string is possible.
  */
 function finite<T extends readonly number[]>(values: T, source: string, node: number, what: string): T {
   if (!values.every((v) => typeof v === 'number' && Number.isFinite(Math.fround(v)))) {
-    const shown = values.map((v) => (typeof v === 'number' ? String(v) : JSON.stringify(v))).join(', ')
-    throw gltfError(source, `node ${node}: ${what} [${shown}] is not finite as float32`)
+    const text = values.map((v) => (typeof v === 'number' ? String(v) : shown(v))).join(', ')
+    throw gltfError(source, `node ${node}: ${what} [${text}] is not finite as float32`)
   }
   return Object.freeze([...values]) as unknown as T
 }

@@ -232,6 +232,24 @@ describe('glTF JSON and data', () => {
       'fox.gltf: requires the glTF extension "KHR_draco_mesh_compression", which is not supported',
     ],
     [
+      'a scene root out of range',
+      (json) => (json.scenes[0].nodes = [0, 99]),
+      'gltf',
+      'fox.gltf: scene 0: root node 99 is out of range (the file has 26 nodes)',
+    ],
+    [
+      'a negative scene root',
+      (json) => (json.scenes[0].nodes = [-1]),
+      'gltf',
+      'fox.gltf: scene 0: root node -1 is out of range (the file has 26 nodes)',
+    ],
+    [
+      'a scene root that is not an index',
+      (json) => (json.scenes[0].nodes = ['0']),
+      'gltf',
+      'fox.gltf: scene 0: root node "0" is not a node index',
+    ],
+    [
       'a default scene that does not exist',
       (json) => (json.scene = 3),
       'gltf',
@@ -249,6 +267,47 @@ describe('glTF JSON and data', () => {
       'Fox.gltf: buffer 0 refers to the external file "Fox.bin", which was not supplied ' +
         '(pass it in options.resources, or load the file from disk with loadAsset)',
     )
+  })
+})
+
+describe('values nested deeper than the stack', () => {
+  // 100,000 nested arrays: JSON.parse reads them, a recursive JSON.stringify (for the message) overflowed.
+  const nested = '['.repeat(100_000) + ']'.repeat(100_000)
+  /** A one-node file with `nested` where `place` puts the string "NESTED". */
+  const file = (place: (json: Json) => void): Uint8Array => {
+    const json: Json = { asset: { version: '2.0' }, nodes: [{}] }
+    place(json)
+    return new TextEncoder().encode(JSON.stringify(json).replace('"NESTED"', nested))
+  }
+  it.each<[string, (json: Json) => void, string]>([
+    [
+      'a node translation',
+      (json) => (json.nodes[0].translation = 'NESTED'),
+      'node 0: translation [[[…]]] is not 3 finite numbers',
+    ],
+    ['a node name', (json) => (json.nodes[0].name = 'NESTED'), 'node 0: name [[[…]]] is not a string'],
+    [
+      'an accessor count',
+      (json) => (json.accessors = [{ componentType: 5126, type: 'SCALAR', count: 'NESTED' }]),
+      'accessor 0: count [[[…]]] is not a non-negative integer',
+    ],
+    [
+      'a scene root',
+      (json) => (json.scenes = [{ nodes: ['NESTED'] }]),
+      'scene 0: root node [[[…]]] is not a node index',
+    ],
+    [
+      "a mesh's default weights",
+      (json) => {
+        json.meshes = [{ weights: ['NESTED'], primitives: [{ attributes: {}, targets: [{}] }] }]
+        json.nodes[0].mesh = 0
+      },
+      'node 0: default weights (of its mesh) [[[[…]]]] is not finite as float32',
+    ],
+  ])('rejects %s with an AnimationError that shows the value cut short', async (_, place, message) => {
+    const error = await rejection(file(place), 'deep.gltf')
+    expect(error.kind).toBe('gltf')
+    expect(error.message).toBe(`deep.gltf: ${message}`)
   })
 })
 
