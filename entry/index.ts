@@ -45,6 +45,7 @@ export {
 // glTF (platform-neutral)
 export type { AnimationAsset, AssetNode, Skeleton } from '../src/gltf/asset.ts'
 export { readAsset, assetFromDocument, type ReadAssetOptions } from '../src/gltf/read.ts'
+export { MAX_ACCESSOR_ELEMENTS, MAX_DECODED_BYTES, MAX_NODES } from '../src/gltf/limits.ts'
 export {
   buildClip,
   type BuildClipOptions,

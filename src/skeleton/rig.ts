@@ -1,6 +1,7 @@
 import { AnimationError } from '../errors.ts'
 import type { AnimationAsset } from '../gltf/asset.ts'
 import { JOINT_STRIDE } from '../math/poseLayout.ts'
+import { MAX_NODES } from '../gltf/limits.ts'
 
 /**
  * A character's joints: every node of the asset's scene, parents before children (depth-first from the scene's
@@ -21,8 +22,8 @@ export interface Rig {
   readonly skinJoint: Uint8Array
 }
 
-/** Most joints a character may have (pose records index joints with 16 bits). */
-export const MAX_RIG_JOINTS = 0xffff
+/** Most joints a character may have (pose records index joints with 16 bits): the loader's MAX_NODES. */
+export const MAX_RIG_JOINTS = MAX_NODES
 
 /**
  * Flattens the asset's scene into a Rig. Iterative, linear in the node count. Throws AnimationError('gltf')
