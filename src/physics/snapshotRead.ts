@@ -1,0 +1,279 @@
+import { Body, type World as PhysicsWorld } from 'cannon-es'
+import type { ResolvedBody } from './description.ts'
+import {
+  checkChoice,
+  checkFinite,
+  checkFlags,
+  checkNonNegative,
+  checkPositive,
+  checkRange,
+  checkUnit,
+  invalidValue,
+  readU32Array,
+  SNAPSHOT_LIMIT,
+  snapshotError,
+  type Reader,
+} from '../sim/byteStream.ts'
+
+import {
+  BODY_FORCES,
+  BODY_PARENT,
+  BROADPHASE_AXIS_LIST,
+  BROADPHASE_DIRTY,
+  type BodyData,
+  type ConstraintData,
+  type Entry,
+  HAS_ORIENTATION,
+  type InstanceData,
+  JOINT_CONE_TWIST,
+  JOINT_REPAIRED,
+  type PhysicsPlan,
+  SHAPE_BOX,
+  SHAPE_SPHERE,
+  type ShapeData,
+} from './snapshotFormat.ts'
+
+/** The cannon-es half of a snapshot: reading and checking, changing nothing (layout and rationale: src/physics/snapshotFormat.ts). */
+
+/**
+ * Reads a ragdoll instance and checks it against its description (`where` names the section and the ragdoll):
+ * one body per description body, hanging from the body its description names; one constraint per body with a
+ * parent body, in body order, linking the two; every value within what cannon-es and the ragdoll code can take
+ * (see readBody), so that buildInstance cannot throw and no zero quaternion or axis turns into NaN.
+ */
+export function readInstance(r: Reader, where: string, description: readonly ResolvedBody[]): InstanceData {
+  const bodies: BodyData[] = []
+  const offsets: number[] = []
+  const count = r.u16()
+  if (count !== description.length) {
+    throw invalidValue(where, 'body count', count, `must be ${description.length}, as in its description`)
+  }
+  for (let b = 0; b < count; b++) {
+    const at = `${where}, body ${b}`
+    bodies.push(readBody(r, at, description[b]!.parentBody))
+    const offset = r.f64s(7)
+    checkFinite(at, 'joint offset', offset, 0, 3)
+    checkUnit(at, 'joint offset rotation', offset, 3)
+    offsets.push(...offset)
+  }
+  const children: number[] = []
+  description.forEach((spec, b) => spec.parentBody >= 0 && children.push(b))
+  const constraintCount = r.u16()
+  if (constraintCount !== children.length) {
+    throw invalidValue(
+      where,
+      'constraint count',
+      constraintCount,
+      `must be ${children.length}, one per body with a parent body`,
+    )
+  }
+  const constraints: ConstraintData[] = []
+  for (let k = 0; k < constraintCount; k++) {
+    const at = `${where}, constraint ${k}`
+    const kind = r.u8()
+    const a = r.u16()
+    const b = r.u16()
+    const collide = r.u8()
+    const values = r.f64s(15)
+    checkChoice(at, 'kind', kind, [JOINT_CONE_TWIST, JOINT_REPAIRED])
+    const child = children[k]!
+    const parent = description[child]!.parentBody
+    if (b !== child) throw invalidValue(at, 'body B', b, `must be ${child} (constraints follow their bodies)`)
+    if (a !== parent)
+      throw invalidValue(at, 'body A', a, `must be ${parent}, the parent body of body ${child}`)
+    checkChoice(at, 'collide connected', collide, [0, 1])
+    checkFinite(at, 'pivot A', values, 0, 3)
+    checkFinite(at, 'pivot B', values, 3, 3)
+    checkUnit(at, 'axis A', values, 6, 3)
+    checkUnit(at, 'axis B', values, 9, 3)
+    checkRange(at, 'cone angle', values[12]!, 0, Math.PI, true)
+    checkRange(at, 'twist angle', values[13]!, 0, Math.PI)
+    checkPositive(at, 'max force', values[14]!)
+    constraints.push({ kind, a, b, collideConnected: collide === 1, values })
+  }
+  return { bodies, offsets, constraints }
+}
+
+const BODY_TYPES = [Body.DYNAMIC, Body.STATIC, Body.KINEMATIC]
+const SLEEP_STATES = [Body.AWAKE, Body.SLEEPY, Body.SLEEPING]
+
+/**
+ * One body, checked: type, flags and sleep state known; mass finite (> 0 for a dynamic body), damping a
+ * fraction; position, velocities, force and torque finite and within SNAPSHOT_LIMIT; quaternions near unit
+ * length; inertia finite and ≥ 0; 1 to 255 shapes, each a sphere of radius > 0 or a box of half extents > 0
+ * (cannon-es throws for a negative radius, and a zero one gives NaN normals); hanging from `parentBody`.
+ */
+function readBody(r: Reader, where: string, parentBody: number): BodyData {
+  const type = r.u8()
+  const flags = r.u8()
+  const sleepState = r.u8()
+  const shapeCount = r.u8()
+  checkChoice(where, 'type', type, BODY_TYPES)
+  checkFlags(where, 'flags', flags, BODY_FORCES | BODY_PARENT)
+  checkChoice(where, 'sleep state', sleepState, SLEEP_STATES)
+  checkRange(where, 'shape count', shapeCount, 1, 255)
+  const mass = r.f64()
+  if (type === Body.DYNAMIC) checkPositive(where, 'mass', mass)
+  else checkNonNegative(where, 'mass', mass)
+  const damping = r.f64s(2)
+  checkRange(where, 'linear damping', damping[0]!, 0, 1)
+  checkRange(where, 'angular damping', damping[1]!, 0, 1)
+  const group = r.i32()
+  const mask = r.i32()
+  const motion = r.f64s(13)
+  motion.push(...((flags & BODY_FORCES) !== 0 ? r.f64s(6) : [0, 0, 0, 0, 0, 0]))
+  checkFinite(where, 'position', motion, 0, 3)
+  checkUnit(where, 'quaternion', motion, 3)
+  checkFinite(where, 'velocity', motion, 7, 3)
+  checkFinite(where, 'angular velocity', motion, 10, 3)
+  checkFinite(where, 'force', motion, 13, 3)
+  checkFinite(where, 'torque', motion, 16, 3)
+  const inertia = r.f64s(15)
+  for (let k = 0; k < 3; k++) {
+    checkNonNegative(where, `inertia[${k}]`, inertia[k]!)
+    checkNonNegative(where, `inverse inertia[${k}]`, inertia[3 + k]!)
+  }
+  checkFinite(where, 'inverse world inertia', inertia, 6, 9, Number.MAX_VALUE)
+  const timeLastSleepy = r.f64()
+  checkFinite(where, 'time last sleepy', [timeLastSleepy], 0, 1, Number.MAX_VALUE)
+  const parent = (flags & BODY_PARENT) !== 0 ? r.u16() : -1
+  if (parent !== parentBody) {
+    throw invalidValue(where, 'parent body', parent, `must be ${parentBody}, as in its description`)
+  }
+  const shapes: ShapeData[] = []
+  for (let i = 0; i < shapeCount; i++) {
+    const tag = r.u8()
+    const kind = tag & ~HAS_ORIENTATION
+    checkChoice(where, `shape ${i} kind`, kind, [SHAPE_SPHERE, SHAPE_BOX])
+    const size = r.f64s(kind === SHAPE_SPHERE ? 1 : 3)
+    const name = kind === SHAPE_SPHERE ? 'radius' : 'half extents'
+    size.forEach((x, k) =>
+      checkPositive(where, `shape ${i} ${name}${size.length > 1 ? `[${k}]` : ''}`, x, SNAPSHOT_LIMIT),
+    )
+    const offset = r.f64s(3)
+    checkFinite(where, `shape ${i} offset`, offset)
+    const orientation = (tag & HAS_ORIENTATION) !== 0 ? r.f64s(4) : null
+    if (orientation) checkUnit(where, `shape ${i} orientation`, orientation)
+    shapes.push({ kind, size, offset, orientation })
+  }
+  return {
+    type,
+    flags,
+    sleepState,
+    mass,
+    damping,
+    group,
+    mask,
+    motion,
+    inertia,
+    timeLastSleepy,
+    parent,
+    shapes,
+  }
+}
+
+/**
+ * Reads the world section and checks it against `physics` (gravity, the non-ragdoll bodies and constraints,
+ * the broadphase kind) and against the ragdolls read before it (`sizes`: bodies and constraints per character).
+ */
+export function readPhysicsWorld(
+  r: Reader,
+  physics: PhysicsWorld,
+  sizes: ReadonlyMap<number, { bodies: number; constraints: number }>,
+): PhysicsPlan {
+  const time = r.f64()
+  const stepnumber = r.f64()
+  const gravity = r.f64s(3)
+  checkNonNegative('section "physics"', 'time', time)
+  // cannon-es takes it modulo the quaternion normalization period.
+  if (!(Number.isInteger(stepnumber) && stepnumber >= 0 && stepnumber <= Number.MAX_SAFE_INTEGER)) {
+    throw invalidValue('section "physics"', 'step number', stepnumber, 'must be a whole number ≥ 0')
+  }
+  const g = physics.gravity
+  if (!Object.is(gravity[0], g.x) || !Object.is(gravity[1], g.y) || !Object.is(gravity[2], g.z)) {
+    throw snapshotError(
+      `has gravity (${gravity.join(', ')}), this plugin's physics world (${g.x}, ${g.y}, ${g.z})`,
+    )
+  }
+  const entries = (kind: 'bodies' | 'constraints', count: number, other: (e: Entry, i: number) => void) => {
+    const list: Entry[] = []
+    const seen = new Set<string>()
+    for (let i = 0; i < count; i++) {
+      const e = { eid: r.i32(), index: r.u16() }
+      if (e.eid !== 0) {
+        const key = `${e.eid}/${e.index}`
+        if (e.index >= (sizes.get(e.eid)?.[kind] ?? 0) || seen.has(key)) {
+          throw snapshotError(
+            `section "physics": ${kind} entry ${i} names ragdoll ${e.eid}'s ${kind} ${e.index}, which does not exist or is listed twice`,
+          )
+        }
+        seen.add(key)
+      } else other(e, i)
+      list.push(e)
+    }
+    const total = [...sizes.values()].reduce((s, x) => s + x[kind], 0)
+    if (seen.size !== total)
+      throw snapshotError(`section "physics": the world lists ${seen.size} of the ragdolls' ${total} ${kind}`)
+    return list
+  }
+  let own = 0
+  const bodies = entries('bodies', r.u32(), (_, i) => {
+    const type = r.u8()
+    const statics = type === Body.STATIC ? r.f64s(7) : null
+    const mine = physics.bodies[own]
+    if (!mine || mine.type !== type) {
+      throw snapshotError(
+        `has a non-ragdoll ${bodyType(type)} body at physics index ${i}; this plugin's physics world has ` +
+          `${mine ? `a ${bodyType(mine.type)} one` : `only ${physics.bodies.length} bodies`} there ` +
+          '(create the plugin with the same physics options)',
+      )
+    }
+    const p = mine.position
+    const q = mine.quaternion
+    const here = [p.x, p.y, p.z, q.x, q.y, q.z, q.w]
+    if (statics && !here.every((x, k) => Object.is(x, statics[k]))) {
+      throw snapshotError(
+        `static body ${own} is at (${statics.slice(0, 3).join(', ')}), this plugin's at ` +
+          `(${here.slice(0, 3).join(', ')}) (create the plugin with the same ground)`,
+      )
+    }
+    own++
+  })
+  if (own !== physics.bodies.length) {
+    throw snapshotError(
+      `has ${own} non-ragdoll physics bodies, this plugin's physics world ${physics.bodies.length}`,
+    )
+  }
+  let ownConstraints = 0
+  const constraints = entries('constraints', r.u32(), () => ownConstraints++)
+  if (ownConstraints !== physics.constraints.length) {
+    throw snapshotError(
+      `has ${ownConstraints} non-ragdoll constraints, this plugin's physics world ${physics.constraints.length}`,
+    )
+  }
+  const flags = r.u8()
+  checkFlags('section "physics"', 'broadphase flags', flags, BROADPHASE_DIRTY | BROADPHASE_AXIS_LIST)
+  const sweeps = Array.isArray((physics.broadphase as { axisList?: Body[] }).axisList)
+  if (sweeps !== ((flags & BROADPHASE_AXIS_LIST) !== 0)) {
+    throw snapshotError(
+      `was taken with ${sweeps ? 'a broadphase without' : 'a sweep-and-prune broadphase with'} an axis list, ` +
+        `this plugin's physics world uses ${physics.broadphase.constructor.name}`,
+    )
+  }
+  let axisList: Uint32Array | null = null
+  if (sweeps) {
+    const count = r.u32()
+    axisList = readU32Array(r.bytes, r.span(4 * count), count)
+    const seen = new Uint8Array(bodies.length)
+    if (count !== bodies.length || !axisList.every((i) => i < bodies.length && seen[i]!++ === 0)) {
+      throw snapshotError(
+        `section "physics": the broadphase axis list (${count} entries) is not an order of the ${bodies.length} bodies`,
+      )
+    }
+  }
+  return { time, stepnumber, bodies, constraints, dirty: (flags & BROADPHASE_DIRTY) !== 0, axisList }
+}
+
+function bodyType(type: number): string {
+  return type === Body.STATIC ? 'static' : type === Body.KINEMATIC ? 'kinematic' : 'dynamic'
+}
