@@ -333,7 +333,7 @@ describe('demo in headless Chromium', () => {
     expect(shown.credit).toContain('Don McCurdy')
     expect(shown.credit).toContain('CC0')
     expect(shown.credit).not.toContain('Fox')
-    expect(shown.license).toMatch(/\/RobotExpressive\/README\.md$/)
+    expect(shown.license).toMatch(/\/RobotExpressive\/LICENSE\.md$/)
     await expectServed(shown.license)
     // Every clip as a button, in the file's order, the first shown being Idle.
     const looping = ['Idle', 'Walking', 'Running', 'Dance', 'Death', 'Sitting', 'Standing']
