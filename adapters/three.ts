@@ -168,7 +168,10 @@ export interface ThreeAdapter {
  * the bound objects; it changes nothing of the plugin's.
  */
 export function createThreeAdapter(plugin: AnimationPlugin, options: ThreeAdapterOptions = {}): ThreeAdapter {
-  const sync = createWorldSync(plugin.stores.SceneNode, options)
+  const sync = createWorldSync(plugin.stores.SceneNode, {
+    placements: () => plugin.sceneGraph.placements,
+    ...options,
+  })
   // Slots are appended per binding, so the binding at `order[b]` owns slots [sum of earlier sizes, + its size).
   const order: (ThreeBinding | ThreeObjectBinding)[] = []
   const bindings: ThreeBinding[] = []

@@ -46,6 +46,12 @@ export type MatrixTarget = number[] | Float32Array | Float64Array
 export interface WorldSyncOptions {
   /** Interpolate between the last two captured steps in render(alpha). Default true. */
   interpolate?: boolean
+  /**
+   * A count that changes when something was placed (teleported) rather than moved, e.g. the plugin's
+   * `sceneGraph.placements`: a capture that sees it changed takes that step's changes as jumps, so render(alpha)
+   * shows them at once instead of interpolating across them.
+   */
+  placements?: () => number
 }
 
 /**
@@ -84,6 +90,8 @@ export function createWorldSync(
   options: WorldSyncOptions = {},
 ): WorldSync {
   const interpolate = options.interpolate ?? true
+  const placementsOf = options.placements
+  let lastPlacements = placementsOf?.() ?? 0
   const { changed, world } = nodes
   let count = 0
   let captures = 0
@@ -151,6 +159,8 @@ export function createWorldSync(
 
   function capture(): void {
     const k = ++captures
+    const placed = placementsOf !== undefined && placementsOf() !== lastPlacements
+    if (placed) lastPlacements = placementsOf!()
     for (let i = 0; i < count; i++) {
       const e = entity[i]!
       if (changed[e] !== 1) continue
@@ -158,8 +168,9 @@ export function createWorldSync(
         prev[c] = curr[c]!
         curr[c] = world[w]!
       }
-      prevStamp[i] = stamp[i]!
-      stamp[i] = k
+      // After a placement the step is a jump: stamped as no change (0), render writes curr as it is.
+      prevStamp[i] = placed ? 0 : stamp[i]!
+      stamp[i] = placed ? 0 : k
       pending[i] = 1
     }
   }

@@ -116,6 +116,11 @@ export interface SceneGraph {
   }
   /** The first 64 (MAX_REFUSED_NODES) node ids the last pass refused; entries past `stats.refused` are stale. */
   readonly refusedNodes: Int32Array
+  /**
+   * Placements so far (the plugin's setTransform counts each): a renderer that interpolates between steps shows
+   * the step after a change of this count as it is, rather than sliding across the jump.
+   */
+  placements: number
   /** DFS stack for the order rebuild, made once. */
   readonly stack: Int32Array
 }
@@ -149,6 +154,7 @@ export function createSceneGraph(world: World, capacity: number): SceneGraph {
     orderVersion: -1,
     stats: { recomputed: 0, orderBuilds: 0, refused: 0 },
     refusedNodes: new Int32Array(MAX_REFUSED_NODES),
+    placements: 0,
     stack: new Int32Array(capacity),
   }
   observe(world, onAdd(store), (eid: number) => resetNode(graph, eid))

@@ -15,7 +15,8 @@ export interface CharacterTransform {
 
 /**
  * Places a character: writes the given parts of its entity's local transform (the rest stay) and marks the node
- * dirty, so the next step moves its whole skeleton. A rotation is normalized; a zero or non-finite one, a scale
+ * dirty, so the next step moves its whole skeleton; renderers that interpolate show that step without sliding
+ * across the jump (SceneGraph.placements). A rotation is normalized; a zero or non-finite one, a scale
  * component of 0, or anything not finite is refused with AnimationError, changing nothing.
  */
 export function setTransform(
@@ -51,6 +52,7 @@ export function setTransform(
   if (rotation) nodes.rotation.set(rotation, eid * 4)
   if (scale) nodes.scale.set(scale, eid * 3)
   nodes.dirty[eid] = 1
+  ctx.sceneGraph.placements++
 }
 
 /** A character's placement as setTransform takes it (copies; the local transform of its entity). */

@@ -350,6 +350,25 @@ describe('three adapter: interpolation between the last two steps', () => {
     expect(largest).toBeGreaterThan(0.02) // the check covered real motion
   })
 
+  it('a placement (setTransform) is shown at once, not interpolated across; the next step interpolates again', () => {
+    const rig = foxRig()
+    const { plugin, adapter } = rig
+    rig.steps(10)
+    const ents = pairs(plugin, rig.b, rig.viewB)
+    plugin.setTransform(rig.b, { position: [40, 0, 0] })
+    rig.steps(1)
+    const placed = ents.map(([, e]) => worldOf(plugin, e))
+    // Mid-frame the jump shows whole: every object is at its placed world matrix, not half way.
+    adapter.render(0.5)
+    ents.forEach(([o], i) => expect(o.matrixWorld.elements).toEqual(placed[i]))
+    rig.steps(1)
+    const after = ents.map(([, e]) => worldOf(plugin, e))
+    for (const alpha of [0.25, 0.5]) {
+      adapter.render(alpha)
+      expectBlend(ents, placed, after, alpha)
+    }
+  })
+
   it('stays right step after step (decompositions reused) and across multi-step frames (recomputed)', () => {
     const rig = foxRig()
     const { plugin, adapter } = rig
