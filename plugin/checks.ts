@@ -29,11 +29,3 @@ export function vector3(v: unknown, what: string, name: string): readonly [numbe
   }
   return [v[0], v[1], v[2]]
 }
-
-/** A clip reference: a name or an asset clip index. */
-export function clipRef(v: unknown, what: string): string | number {
-  if (typeof v !== 'string' && typeof v !== 'number') {
-    throw new AnimationError('argument', `${what}: clip ${showValue(v)} is not a clip name or index`)
-  }
-  return v
-}
