@@ -206,14 +206,5 @@ export function checkRagdollStates(characters: CharacterData[], ragdolls: Ragdol
         'its ragdoll has bodies, so it must be falling (1) or getting up (2)',
       )
     }
-    if (rd && !rd.instance && active !== RAGDOLL_OFF && c.spawnScale < 0) {
-      throw invalidValue(
-        where,
-        'scale x',
-        c.spawnScale,
-        'must be ≥ 0 on its root node and in its ANIM layer: its ragdoll spawns on the next step, and cannon-es ' +
-          'refuses a negative sphere radius',
-      )
-    }
   }
 }
