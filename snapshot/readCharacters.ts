@@ -1,4 +1,4 @@
-import { JOINT_STRIDE, LAYER_ANIM, LAYER_PHYS, POSE_LAYERS } from '../components/Pose.ts'
+import { JOINT_STRIDE, LAYER_PHYS, POSE_LAYERS } from '../components/Pose.ts'
 import { SAMPLER_HOLD, SAMPLER_RESET_REST } from '../components/Sampler.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import {
@@ -19,13 +19,12 @@ import { maxChannels } from '../plugin/assets.ts'
 
 /** Restore's reading of the scene nodes and characters (snapshot/read.ts runs it): every value checked. */
 
-/** A scene node as the snapshot lists it: its id, parent, where its store record is, its x scale. */
+/** A scene node as the snapshot lists it: its id, its parent, and where its store record is. */
 export interface NodeData {
   eid: number
   parent: number
   /** Byte offset of its SceneNode store record in the snapshot. */
   record: number
-  scaleX: number
 }
 
 export interface CharacterData {
@@ -42,11 +41,6 @@ export interface CharacterData {
   cursors: Uint32Array
   /** Its Ragdoll entry, checked against the ragdolls section. */
   ragdoll: { weight: number; active: number; handle: number }
-  /**
-   * The smallest x scale of its root node and its ANIM layer: a ragdoll spawning on the next step multiplies
-   * its body sizes by a product of them.
-   */
-  spawnScale: number
 }
 
 /** The fields of each store record that restore checks (decodeRecord refuses a record with any other). */
@@ -96,7 +90,7 @@ export function readNodes(
     checkWorldMatrix(where, f.world!)
     const parent = f.parent![0]!
     parentOf.set(eid, parent)
-    nodes.push({ eid, parent, record, scaleX: f.scale![0]! })
+    nodes.push({ eid, parent, record })
   }
   for (const { eid, parent } of nodes) {
     if (parent !== 0 && !parentOf.has(parent)) {
@@ -147,7 +141,7 @@ export function readCharacters(
   step: number,
 ): CharacterData[] {
   r.section = 'characters'
-  const nodeScale = new Map(nodes.map((n) => [n.eid, n.scaleX]))
+  const isNode = new Set(nodes.map((n) => n.eid))
   const out: CharacterData[] = []
   const seen = new Set<number>()
   const jointOf = new Map<number, number>()
@@ -165,7 +159,7 @@ export function readCharacters(
     const where = `section "characters", character ${eid}`
     checkEntity(eid, where)
     if (seen.has(eid)) throw snapshotError(`${where}: listed twice`)
-    if (!nodeScale.has(eid)) throw snapshotError(`${where}: entity ${eid} is not a scene node`)
+    if (!isNode.has(eid)) throw snapshotError(`${where}: entity ${eid} is not a scene node`)
     seen.add(eid)
     const stores: Record<string, Record<string, ArrayLike<number>>> = {}
     let from = record
@@ -244,7 +238,7 @@ export function readCharacters(
       // 0: the game removed this joint's entity (forgetJoint); the write-out skips it.
       if (e === 0) return
       checkEntity(e, `${where}, joint ${j}`)
-      if (!nodeScale.has(e)) throw snapshotError(`${where}, joint ${j}: entity ${e} is not a scene node`)
+      if (!isNode.has(e)) throw snapshotError(`${where}, joint ${j}: entity ${e} is not a scene node`)
       const other = jointOf.get(e)
       if (other !== undefined) {
         throw snapshotError(`${where}, joint ${j}: entity ${e} is already a joint of character ${other}`)
@@ -255,7 +249,6 @@ export function readCharacters(
     const pose = r.span(4 * POSE_LAYERS * count * JOINT_STRIDE)
     const block = new Float32Array(POSE_LAYERS * count * JOINT_STRIDE)
     new Uint8Array(block.buffer).set(r.bytes.subarray(pose, pose + block.byteLength))
-    let spawnScale = nodeScale.get(eid)!
     for (let layer = 0; layer < POSE_LAYERS; layer++) {
       // PHYS is rewritten from the bodies before anything reads it, and a ragdoll that blew up leaves
       // non-finite values there: it is checked only while blended in.
@@ -266,7 +259,6 @@ export function readCharacters(
         checkFinite(at, 'translation', block, o, 3)
         checkUnit(at, 'rotation', block, o + 3)
         checkFinite(at, 'scale', block, o + 7, 3)
-        if (layer === LAYER_ANIM) spawnScale = Math.min(spawnScale, block[o + 7]!)
       }
     }
     out.push({
@@ -281,7 +273,6 @@ export function readCharacters(
       fromBinding,
       cursors,
       ragdoll: { weight, active: value('Ragdoll', 'active'), handle: value('Ragdoll', 'handle') },
-      spawnScale,
     })
   }
   for (const [e, owner] of jointOf) {
