@@ -1,0 +1,306 @@
+/**
+ * Forged snapshots: a real snapshot with some bytes changed and its checksum recomputed, so the edit gets past
+ * the checksum to the checks behind it. Restored into a fresh world and plugin (same options, same asset), a
+ * forgery must be refused with an AnimationError that changes nothing (hash() and snapshot() of the fresh
+ * plugin as before), or restore cleanly: every world matrix finite after the restore and after each of the
+ * next 10 steps, which throw nothing.
+ *
+ * Edits are drawn from a seed (mulberry32) against a map of the snapshot's sections (snapshot/format.ts):
+ * header fields; entity and pool counts; a scene node's record fields (parent, dirty flag, local T/R/S, world
+ * matrix); a character's store records (Pose, Sampler, CrossFade, Ragdoll fields, laid out as the format lays
+ * them out, from the plugin's public stores), binding clips, cursors, joint entities and pose floats; and any
+ * byte, u32, f32 or f64 in what follows (ragdolls, physics, events); truncation and growth with the length
+ * field fixed.
+ */
+import { mulberry32 } from '../random.ts'
+import { createHasher } from '../../entry/index.ts'
+import type { AnimationAsset, AnimationPlugin } from '../../entry/index.ts'
+import { Judge, freshPlugin, type RunReport } from './pipeline.ts'
+
+/** FNV-1a 64 of bytes [20, length) written at 12 as high u32 then low u32 (little-endian). */
+export function writeChecksum(bytes: Uint8Array): void {
+  const hex = createHasher().update(bytes, 20, bytes.length).digest()
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  view.setUint32(12, parseInt(hex.slice(0, 8), 16), true)
+  view.setUint32(16, parseInt(hex.slice(8), 16), true)
+}
+
+interface Field {
+  name: string
+  size: number
+  /** 'f' float, 'i' signed, 'u' unsigned. */
+  type: 'f' | 'i' | 'u'
+  offset: number
+  count: number
+}
+
+/** A store record's fields as the format writes them: typed arrays in sorted name order, `length / capacity` each. */
+function recordLayout(store: object, capacity: number): { fields: Field[]; bytes: number } {
+  const fields: Field[] = []
+  let offset = 0
+  for (const name of Object.keys(store).sort()) {
+    const data = (store as Record<string, unknown>)[name]
+    if (!ArrayBuffer.isView(data) || data instanceof DataView) continue
+    const typed = data as unknown as {
+      length: number
+      BYTES_PER_ELEMENT: number
+      constructor: { name: string }
+    }
+    const count = typed.length / capacity
+    const type = typed.constructor.name.startsWith('Float')
+      ? 'f'
+      : typed.constructor.name.startsWith('Int')
+        ? 'i'
+        : 'u'
+    fields.push({ name, size: typed.BYTES_PER_ELEMENT, type, offset, count })
+    offset += count * typed.BYTES_PER_ELEMENT
+  }
+  return { fields, bytes: offset }
+}
+
+/**
+ * A place in the snapshot an edit can aim at: `groups` runs of `elements` elements of `size` bytes, the runs
+ * `stride` bytes apart (a field of every scene node record), from `at`.
+ */
+export interface Target {
+  label: string
+  at: number
+  size: number
+  type: 'f' | 'i' | 'u'
+  elements: number
+  groups: number
+  stride: number
+}
+
+const one = (label: string, at: number, size: number, type: Target['type'], elements = 1): Target => ({
+  label,
+  at,
+  size,
+  type,
+  elements,
+  groups: 1,
+  stride: 0,
+})
+
+/** The snapshot's sections as far as they can be followed (the map stops where something does not fit). */
+export function mapSnapshot(bytes: Uint8Array, plugin: AnimationPlugin, capacity: number): Target[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const targets: Target[] = [
+    one('header.version', 4, 2, 'u'),
+    one('header.length', 8, 4, 'u'),
+    one('header.dt', 28, 8, 'f'),
+    one('header.capacity', 36, 4, 'u'),
+    one('header.maxPoseSlots', 40, 4, 'u'),
+    one('header.step', 44, 4, 'u'),
+  ]
+  const done = (): Target[] =>
+    targets.filter((t) => t.elements * t.groups > 0 && t.at + t.size <= bytes.length)
+  let at = 48
+  const fits = (n: number): boolean => at + n <= bytes.length
+  const u32 = (): number => {
+    const v = view.getUint32(at, true)
+    at += 4
+    return v
+  }
+  if (!fits(2)) return done()
+  at += 2 + 12 * view.getUint16(at, true)
+  if (!fits(8)) return done()
+  targets.push(one('entities.maxId', at, 4, 'u'), one('entities.alive', at + 4, 4, 'u'))
+  const maxId = u32()
+  u32()
+  targets.push(one('entities.dense', at, 4, 'u', maxId))
+  at += 4 * maxId
+  if (!fits(12)) return done()
+  targets.push(
+    one('pool.slots', at, 4, 'u'),
+    one('pool.used', at + 4, 4, 'u'),
+    one('pool.ranges', at + 8, 4, 'u'),
+  )
+  at += 8
+  const ranges = u32()
+  targets.push(one('pool.free', at, 4, 'u', 2 * ranges))
+  at += 8 * ranges
+  if (!fits(4)) return done()
+  const node = recordLayout(plugin.stores.SceneNode, capacity)
+  const nodes = u32()
+  const stride = 4 + node.bytes
+  targets.push({ label: 'node.eid', at, size: 4, type: 'u', elements: 1, groups: nodes, stride })
+  for (const f of node.fields) {
+    targets.push({
+      label: `node.${f.name}`,
+      at: at + 4 + f.offset,
+      size: f.size,
+      type: f.type,
+      elements: f.count,
+      groups: nodes,
+      stride,
+    })
+  }
+  at += nodes * stride
+  if (!fits(4)) return done()
+  const stores = {
+    Pose: plugin.stores.Pose,
+    Sampler: plugin.stores.Sampler,
+    CrossFade: plugin.stores.CrossFade,
+    Ragdoll: plugin.stores.Ragdoll,
+  }
+  const characters = u32()
+  for (let c = 0; c < characters && fits(4); c++) {
+    targets.push(one('character.eid', at, 4, 'u'))
+    at += 4
+    let joints = 0
+    for (const [name, store] of Object.entries(stores)) {
+      const layout = recordLayout(store, capacity)
+      for (const f of layout.fields) {
+        targets.push(one(`${name}.${f.name}`, at + f.offset, f.size, f.type, f.count))
+        if (name === 'Pose' && f.name === 'count' && fits(f.offset + 2))
+          joints = view.getUint16(at + f.offset, true)
+      }
+      at += layout.bytes
+    }
+    if (!fits(12)) break
+    targets.push(one('character.binding', at, 4, 'i'), one('character.fromBinding', at + 4, 4, 'i'))
+    at += 8
+    const cursors = u32()
+    targets.push(one('character.cursors', at, 4, 'u', cursors))
+    at += 4 * cursors
+    targets.push(one('character.joints', at, 4, 'i', joints))
+    at += 4 * joints
+    // POSE_LAYERS (5) × joints × JOINT_STRIDE (10) floats.
+    targets.push(one('character.pose', at, 4, 'f', 50 * joints))
+    at += 200 * joints
+  }
+  if (fits(8)) {
+    // Ragdolls, physics and events: not followed; any aligned word of them.
+    const rest = bytes.length - at
+    targets.push(one('tail.f64', at, 8, 'f', Math.floor(rest / 8)))
+    targets.push(one('tail.f32', at, 4, 'f', Math.floor(rest / 4)))
+    targets.push(one('tail.u32', at, 4, 'u', Math.floor(rest / 4)))
+  }
+  return done()
+}
+
+/** Byte offset of element `k` of a target. */
+function elementAt(t: Target, k: number): number {
+  return t.at + Math.floor(k / t.elements) * t.stride + (k % t.elements) * t.size
+}
+
+const FLOATS = [NaN, Infinity, -Infinity, 3.4e38, -3.4e38, 1e38, 1e-45, -0, 0, 1, -1, 1e300, -1e300]
+const INTS = [0, 1, 2, 0xff, 0xffff, 0x7fffffff, 0xffffffff, 0x80000000, 3, 16, 64, 1000, 65535, 65536]
+
+/** One forged copy of `bytes` and what was done to it. */
+export function forge(
+  bytes: Uint8Array,
+  targets: Target[],
+  seed: number,
+): { bytes: Uint8Array; edits: string[] } {
+  const random = mulberry32(seed)
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!
+  let out = bytes.slice()
+  const edits: string[] = []
+  const count = 1 + Math.floor(random() * 3)
+  for (let e = 0; e < count; e++) {
+    const roll = random()
+    if (roll < 0.06) {
+      const length = 20 + Math.floor(random() * (out.length - 20))
+      out = out.slice(0, length)
+      edits.push(`truncate to ${length}`)
+    } else if (roll < 0.1) {
+      const extra = pick([1, 4, 8, 64, 4096])
+      const grown = new Uint8Array(out.length + extra)
+      grown.set(out)
+      for (let i = out.length; i < grown.length; i++) grown[i] = Math.floor(random() * 256)
+      out = grown
+      edits.push(`append ${extra} bytes`)
+    } else if (roll < 0.25) {
+      const at = 20 + Math.floor(random() * (out.length - 20))
+      const value = Math.floor(random() * 256)
+      out[at] = value
+      edits.push(`byte ${at} = ${value}`)
+    } else {
+      const t = pick(targets)
+      const k = Math.floor(random() * t.elements * t.groups)
+      const at = elementAt(t, k)
+      if (at + t.size > out.length) continue
+      const view = new DataView(out.buffer)
+      let value: number
+      if (t.type === 'f') {
+        value = pick(FLOATS)
+        if (t.size === 8) view.setFloat64(at, value, true)
+        else view.setFloat32(at, value, true)
+      } else {
+        // Integers: a special value, or the old one nudged (an id or count off by one, the next entity).
+        const old =
+          t.size === 1
+            ? view.getUint8(at)
+            : t.size === 2
+              ? view.getUint16(at, true)
+              : view.getUint32(at, true)
+        value = random() < 0.5 ? pick(INTS) : old + pick([1, -1, 2, 16])
+        if (t.size === 1) view.setUint8(at, value & 0xff)
+        else if (t.size === 2) view.setUint16(at, value & 0xffff, true)
+        else view.setUint32(at, value >>> 0, true)
+      }
+      edits.push(`${t.label}[${k}] = ${Object.is(value, -0) ? '-0' : value}`)
+    }
+  }
+  if (out.length >= 12 && !edits.some((d) => d.startsWith('header.length'))) {
+    new DataView(out.buffer).setUint32(8, out.length, true)
+  }
+  if (out.length >= 20) writeChecksum(out)
+  return { bytes: out, edits }
+}
+
+/**
+ * A copy of `bytes` with the given elements of mapped targets set (by label, as mapSnapshot names them), its
+ * length and checksum fixed: a forgery made on purpose, for a test or a report.
+ */
+export function forgeFields(
+  bytes: Uint8Array,
+  targets: Target[],
+  edits: { label: string; element?: number; value: number }[],
+): { bytes: Uint8Array; edits: string[] } {
+  const out = bytes.slice()
+  const view = new DataView(out.buffer)
+  for (const e of edits) {
+    const t = targets.find((x) => x.label === e.label)
+    if (!t) throw new Error(`forgeFields: the snapshot has no ${e.label}`)
+    const at = elementAt(t, e.element ?? 0)
+    if (t.type === 'f') {
+      if (t.size === 8) view.setFloat64(at, e.value, true)
+      else view.setFloat32(at, e.value, true)
+    } else if (t.size === 1) view.setUint8(at, e.value & 0xff)
+    else if (t.size === 2) view.setUint16(at, e.value & 0xffff, true)
+    else view.setUint32(at, e.value >>> 0, true)
+  }
+  writeChecksum(out)
+  return { bytes: out, edits: edits.map((e) => `${e.label}[${e.element ?? 0}] = ${e.value}`) }
+}
+
+export interface ForgeReport extends RunReport {
+  edits: string[]
+  outcome: 'refused' | 'restored' | 'fault'
+}
+
+/** Restores one forgery into a fresh plugin and judges it (see the header). */
+export function runForgery(
+  asset: AnimationAsset,
+  options: { capacity: number },
+  forged: { bytes: Uint8Array; edits: string[] },
+): ForgeReport {
+  const judge = new Judge()
+  judge.stage = 'forge'
+  const plugin = freshPlugin(judge, asset, options)
+  let outcome: ForgeReport['outcome'] = 'fault'
+  if (plugin) {
+    const [ok] = judge.call(plugin, 'restore(forged)', () => plugin.restore(forged.bytes))
+    if (ok) {
+      outcome = 'restored'
+      if (judge.finite(plugin, 'after the restore')) {
+        for (let i = 0; i < 10; i++) if (!judge.step(plugin, `step ${i + 1} after the restore`)) break
+      }
+    } else if (judge.refusals.length > 0) outcome = 'refused'
+  }
+  if (judge.faults.length > 0) outcome = 'fault'
+  return { ...judge.report(), edits: forged.edits, outcome }
+}

@@ -1,0 +1,397 @@
+/**
+ * The pipeline judge: what one mutated file does to the whole library, through the public API only.
+ *
+ *   load → addCharacter → play(c, 0) → 30 steps with crossFade(c, 1 % clips, 0.2) after the first → ragdoll(c)
+ *   → 30 steps → snapshot() → restore into a fresh world and plugin (same options, addAsset) → 10 steps
+ *
+ * The contract it holds each call to (README, "What it guarantees"):
+ *   - whatever is thrown is an AnimationError; step() throws nothing at all;
+ *   - a call that throws leaves hash() and the snapshot() bytes as they were (compared around every call);
+ *   - after every step (and after a restore) every element of SceneNode.world of every entity is finite.
+ * A refusal (AnimationError) is not a fault: the run goes on where the contract still says what must happen
+ * (an asset without clips cannot play; a generated ragdoll may be refused on an odd rig), and stops where it
+ * cannot (no asset, no character). The restored plugin must also match the original: same hash() at restore
+ * and after each of the 10 steps both take (a snapshot is the complete state).
+ *
+ * Also used by the forged-snapshot and random-call stages (forge.ts, calls.ts): `Judge` is the bookkeeping
+ * they share.
+ */
+import { createWorld } from 'bitecs'
+import {
+  AnimationError,
+  createAnimationPlugin,
+  readAsset,
+  type AnimationAsset,
+  type AnimationPlugin,
+} from '../../entry/index.ts'
+
+/** Where in a run something happened. */
+export type Stage =
+  | 'load'
+  | 'addCharacter'
+  | 'play'
+  | 'steps1'
+  | 'ragdoll'
+  | 'steps2'
+  | 'snapshot'
+  | 'restore'
+  | 'steps3'
+  | 'forge'
+  | 'calls'
+
+export const PIPELINE_STAGES: readonly Stage[] = [
+  'load',
+  'addCharacter',
+  'play',
+  'steps1',
+  'ragdoll',
+  'steps2',
+  'snapshot',
+  'restore',
+  'steps3',
+]
+
+/**
+ * A broken promise. `error`: something other than an AnimationError was thrown, or step() threw;
+ * `changed`: a call threw and hash() or snapshot() differ from before it; `non-finite`: a world matrix element
+ * is NaN or ±∞; `diverged`: the restored plugin's hash differs from the original's.
+ */
+export interface Fault {
+  stage: Stage
+  kind: 'error' | 'changed' | 'non-finite' | 'diverged'
+  detail: string
+}
+
+/** A refusal: an AnimationError from a call, which the contract allows. */
+export interface Refusal {
+  stage: Stage
+  call: string
+  kind: string
+  message: string
+}
+
+/** Memory of this isolate (heap and array buffers) and of the process (rss), in bytes. */
+export interface MemoryPeak {
+  /** Largest rise of heapUsed + arrayBuffers over the value at the start of the run. */
+  isolate: number
+  /** Largest rise of the process's rss (shared by every worker: an upper bound, not this run's own). */
+  rss: number
+}
+
+export interface RunReport {
+  faults: Fault[]
+  refusals: Refusal[]
+  /**
+   * Milliseconds in the library: the run's wall time less the judge's own checks (the hash() and snapshot()
+   * around each call, the scans of the world matrices), which grow with the rig and are not the run's.
+   */
+  ms: number
+  /** The run's wall time, checks included. */
+  wallMs: number
+  memory: MemoryPeak
+}
+
+export interface PipelineReport extends RunReport {
+  /** The last stage the run started. */
+  reached: Stage
+  /** The stages that ran to their end (refusals included). */
+  completed: Stage[]
+  /** Milliseconds spent in each stage that started. */
+  stageMs: Partial<Record<Stage, number>>
+  /** Set once loading succeeded: what the forged-snapshot and call stages start from. */
+  asset?: AnimationAsset
+  options?: { capacity: number }
+  /** The snapshot taken after the ragdoll steps, if it was taken. */
+  snapshot?: Uint8Array
+  clips: number
+  nodes: number
+}
+
+export interface PipelineInput {
+  /** The file's name for messages (readAsset's source). */
+  name: string
+  bytes: Uint8Array
+  /** A .gltf's external buffers, by uri. */
+  resources?: Record<string, Uint8Array>
+}
+
+/** Entity ids a plugin needs for `nodes` asset nodes: one character, and room to restore and add a few more. */
+export function capacityFor(nodes: number, characters = 1): number {
+  return Math.max(64, (characters + 1) * (nodes + 2) + 16)
+}
+
+const describe = (error: unknown): string =>
+  error instanceof Error ? `${error.name}: ${error.message}` : `a thrown ${typeof error}: ${String(error)}`
+
+/** Equal bytes. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/** The first non-finite element of a world-matrix store, or -1. */
+export function firstNonFinite(world: Float32Array): number {
+  for (let i = 0; i < world.length; i++) {
+    const v = world[i]!
+    // v - v is 0 for every finite v, NaN for NaN and ±∞: one test instead of two.
+    if (v - v !== 0) return i
+  }
+  return -1
+}
+
+/**
+ * The bookkeeping of one run: faults, refusals, the peak memory, and the contract checks every stage uses.
+ */
+export class Judge {
+  readonly faults: Fault[] = []
+  readonly refusals: Refusal[] = []
+  readonly started = performance.now()
+  private readonly baseIsolate: number
+  private readonly baseRss: number
+  private readonly peak: MemoryPeak = { isolate: 0, rss: 0 }
+  /** Time spent in the checks (not counted as the run's). */
+  private checkMs = 0
+  /** The last observation of each plugin, while nothing can have changed it since. */
+  private readonly known = new Map<AnimationPlugin, Observation>()
+  stage: Stage = 'load'
+
+  constructor() {
+    const m = process.memoryUsage()
+    this.baseIsolate = m.heapUsed + m.arrayBuffers
+    this.baseRss = m.rss
+  }
+
+  fault(kind: Fault['kind'], detail: string): void {
+    // One fault of a kind per stage is enough to find it again; more only repeat it.
+    if (!this.faults.some((f) => f.stage === this.stage && f.kind === kind))
+      this.faults.push({ stage: this.stage, kind, detail })
+  }
+
+  sampleMemory(): void {
+    const m = process.memoryUsage()
+    this.peak.isolate = Math.max(this.peak.isolate, m.heapUsed + m.arrayBuffers - this.baseIsolate)
+    this.peak.rss = Math.max(this.peak.rss, m.rss - this.baseRss)
+  }
+
+  /**
+   * Runs a public call of `plugin` (or a loader call, `plugin` null). Returns [true, result] when it returned;
+   * [false] when it threw an AnimationError (recorded as a refusal, after checking that hash() and snapshot()
+   * did not change) or anything else (a fault).
+   */
+  call<T>(plugin: AnimationPlugin | null, label: string, run: () => T): [true, T] | [false] {
+    const before = plugin ? this.observe(plugin) : null
+    if (plugin) this.known.delete(plugin)
+    let result: T
+    try {
+      result = run()
+    } catch (error) {
+      this.sampleMemory()
+      if (!(error instanceof AnimationError)) {
+        this.fault('error', `${label} threw ${describe(error)}`)
+        return [false]
+      }
+      this.refusals.push({ stage: this.stage, call: label, kind: error.kind, message: error.message })
+      if (plugin && before) {
+        const after = this.observe(plugin)
+        if (after.hash !== before.hash) this.fault('changed', `${label} failed and changed hash()`)
+        else if (!sameBytes(after.snapshot, before.snapshot))
+          this.fault('changed', `${label} failed and changed the snapshot() bytes`)
+      }
+      return [false]
+    }
+    this.sampleMemory()
+    return [true, result]
+  }
+
+  /** hash() and snapshot() of a plugin, remembered until a call or step may change them. */
+  private observe(plugin: AnimationPlugin): Observation {
+    const cached = this.known.get(plugin)
+    if (cached) return cached
+    const start = performance.now()
+    const o = observe(plugin)
+    this.known.set(plugin, o)
+    this.checkMs += performance.now() - start
+    return o
+  }
+
+  /** One plugin.step(), which must not throw; then the world matrices must be finite. */
+  step(plugin: AnimationPlugin, label: string): boolean {
+    this.known.delete(plugin)
+    try {
+      plugin.step()
+    } catch (error) {
+      this.fault('error', `${label}: step() threw ${describe(error)}`)
+      return false
+    }
+    this.sampleMemory()
+    return this.finite(plugin, label)
+  }
+
+  finite(plugin: AnimationPlugin, label: string): boolean {
+    const world = plugin.stores.SceneNode.world
+    const start = performance.now()
+    const at = firstNonFinite(world)
+    this.checkMs += performance.now() - start
+    if (at === -1) return true
+    const e = Math.floor(at / 16)
+    const m = Array.from(world.subarray(e * 16, e * 16 + 16))
+    this.fault('non-finite', `${label}: entity ${e} world matrix [${m.join(', ')}]`)
+    return false
+  }
+
+  report(): RunReport {
+    this.sampleMemory()
+    const wallMs = performance.now() - this.started
+    return {
+      faults: this.faults,
+      refusals: this.refusals,
+      ms: wallMs - this.checkMs,
+      wallMs,
+      memory: { ...this.peak },
+    }
+  }
+}
+
+interface Observation {
+  hash: string
+  snapshot: Uint8Array
+}
+
+/** hash() and snapshot() of a plugin; a thrown AnimationError counts as a state (a disposed plugin's). */
+export function observe(plugin: AnimationPlugin): Observation {
+  const read = <T>(f: () => T, fallback: T): T => {
+    try {
+      return f()
+    } catch (error) {
+      if (error instanceof AnimationError) return fallback
+      throw error
+    }
+  }
+  return {
+    hash: read(() => plugin.hash(), 'threw'),
+    snapshot: read(() => plugin.snapshot(), new Uint8Array(0)),
+  }
+}
+
+/** A fresh world and plugin with the asset registered: where a snapshot of it can be restored. */
+export function freshPlugin(
+  judge: Judge,
+  asset: AnimationAsset,
+  options: { capacity: number },
+): AnimationPlugin | null {
+  const made = judge.call(null, 'createAnimationPlugin', () => createAnimationPlugin(createWorld(), options))
+  if (!made[0]) return null
+  const plugin = made[1]
+  return judge.call(plugin, 'addAsset(asset)', () => plugin.addAsset(asset))[0] ? plugin : null
+}
+
+/** Runs the sequence above on one file; `onStage` hears each stage as it starts. */
+export async function runPipeline(
+  input: PipelineInput,
+  onStage: (stage: Stage) => void = () => {},
+): Promise<PipelineReport> {
+  const judge = new Judge()
+  const completed: Stage[] = []
+  const stageMs: Partial<Record<Stage, number>> = {}
+  let stageStart = performance.now()
+  const finish = (extra: Partial<PipelineReport>): PipelineReport => ({
+    ...judge.report(),
+    reached: judge.stage,
+    completed,
+    stageMs: { ...stageMs, [judge.stage]: stageMs[judge.stage] ?? performance.now() - stageStart },
+    clips: 0,
+    nodes: 0,
+    ...extra,
+  })
+  const enter = (stage: Stage): void => {
+    onStage(stage)
+    judge.stage = stage
+    stageStart = performance.now()
+  }
+  const done = (): void => {
+    completed.push(judge.stage)
+    stageMs[judge.stage] = performance.now() - stageStart
+  }
+
+  enter('load')
+  let asset: AnimationAsset
+  try {
+    asset = await readAsset(input.bytes, input.name, { resources: input.resources ?? {} })
+  } catch (error) {
+    judge.sampleMemory()
+    if (error instanceof AnimationError) {
+      judge.refusals.push({ stage: 'load', call: 'readAsset', kind: error.kind, message: error.message })
+    } else judge.fault('error', `readAsset threw ${describe(error)}`)
+    return finish({})
+  }
+  judge.sampleMemory()
+  done()
+  const clips = asset.clips.length
+  const nodes = asset.nodes.length
+  const options = { capacity: capacityFor(nodes) }
+  const base = { asset, options, clips, nodes }
+
+  enter('addCharacter')
+  const plugin = freshPlugin(judge, asset, options)
+  if (!plugin) return finish(base)
+  const added = judge.call(plugin, 'addCharacter(asset)', () => plugin.addCharacter(asset))
+  if (!added[0]) return finish(base)
+  const c = added[1]
+  done()
+
+  enter('play')
+  judge.call(plugin, `play(${c}, 0)`, () => plugin.play(c, 0))
+  done()
+
+  enter('steps1')
+  for (let i = 0; i < 30; i++) {
+    if (!judge.step(plugin, `step ${i + 1}`)) break
+    if (i === 0 && clips > 0) {
+      judge.call(plugin, `crossFade(${c}, ${1 % clips}, 0.2)`, () => plugin.crossFade(c, 1 % clips, 0.2))
+    }
+  }
+  done()
+
+  enter('ragdoll')
+  judge.call(plugin, `ragdoll(${c})`, () => plugin.ragdoll(c))
+  done()
+
+  enter('steps2')
+  for (let i = 0; i < 30; i++) if (!judge.step(plugin, `step ${31 + i}`)) break
+  done()
+
+  enter('snapshot')
+  const taken = judge.call(plugin, 'snapshot()', () => plugin.snapshot())
+  if (!taken[0]) return finish(base)
+  const snapshot = taken[1]
+  done()
+
+  enter('restore')
+  const restored = freshPlugin(judge, asset, options)
+  if (!restored) return finish({ ...base, snapshot })
+  if (!judge.call(restored, 'restore(snapshot)', () => restored.restore(snapshot))[0]) {
+    judge.fault('diverged', 'a fresh plugin refused the snapshot of the original')
+    return finish({ ...base, snapshot })
+  }
+  judge.finite(restored, 'after restore')
+  if (restored.hash() !== plugin.hash()) {
+    judge.fault('diverged', `restored hash ${restored.hash()}, original ${plugin.hash()}`)
+  }
+  done()
+
+  enter('steps3')
+  for (let i = 0; i < 10; i++) {
+    if (!judge.step(restored, `restored step ${i + 1}`)) break
+    if (!judge.step(plugin, `original step ${61 + i}`)) break
+    if (restored.hash() !== plugin.hash()) {
+      judge.fault(
+        'diverged',
+        `after ${i + 1} steps: restored hash ${restored.hash()}, original ${plugin.hash()}`,
+      )
+      break
+    }
+  }
+  done()
+  return finish({ ...base, snapshot })
+}
