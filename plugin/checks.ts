@@ -22,10 +22,14 @@ export function finiteNumber(v: unknown, what: string, name: string, unit = ''):
   return v
 }
 
-/** Three finite numbers (a vector or an impulse), copied. */
+/** Three finite numbers (a vector or an impulse), copied first and then checked: each element is read once. */
 export function vector3(v: unknown, what: string, name: string): readonly [number, number, number] {
-  if (!Array.isArray(v) || v.length !== 3 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
-    throw new AnimationError('argument', `${what}: ${name} ${showValue(v)} must be three finite numbers`)
+  const copy = Array.isArray(v) && v.length === 3 ? [v[0] as unknown, v[1] as unknown, v[2] as unknown] : null
+  if (!copy || !copy.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+    throw new AnimationError(
+      'argument',
+      `${what}: ${name} ${showValue(copy ?? v)} must be three finite numbers`,
+    )
   }
-  return [v[0], v[1], v[2]]
+  return copy as [number, number, number]
 }

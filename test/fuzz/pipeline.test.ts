@@ -7,10 +7,8 @@
  * AnimationError (and none from step()), no run over 2 s, none over 256 MiB, no non-finite world matrix, no
  * failed call that changes hash() or snapshot(); and a restored plugin steps on as its original does.
  *
- * KNOWN_FAILURES are bugs the fuzzer found in code this suite does not fix (ragdoll building, snapshot
- * restore): each has a pinned case asserting the target, marked `it.fails` (it starts failing, and must be
- * moved out of the list, once the bug is fixed), and the coverage run sets aside only the findings that
- * match one. KNOWN_SLOW are findings of the time target on inputs the coverage run leaves out because each
+ * KNOWN_FAILURES are bugs the fuzzer found (ragdoll building, snapshot restore), all fixed since: each keeps
+ * its pinned case as a regression test asserting the target. KNOWN_SLOW are findings of the time target on inputs the coverage run leaves out because each
  * takes seconds; FUZZ_KNOWN_SLOW=1 runs their pinned cases too. FUZZ_SEED=<n> explores another sample.
  */
 import { createWorld } from 'bitecs'
@@ -211,40 +209,37 @@ describe('the fuzzer short form', () => {
   }, 120_000)
 })
 
-describe('known failures: bugs the fuzzer found in code this suite does not fix', () => {
+describe('bugs the fuzzer found, fixed since: their pinned cases hold', () => {
   for (const [name, known] of Object.entries(KNOWN_FAILURES)) {
-    it.fails(name, () => known.holds(), 30_000)
+    it(name, () => known.holds(), 30_000)
   }
 
-  // plugin/checks.ts vector3 reads each element twice, in the check and in the copy: an array whose elements
-  // change after one read passes the check and hands NaN to the ragdoll (which then explodes, and is removed).
-  it.fails(
-    'applyImpulse uses the impulse it checked, even from an array whose elements change once read',
-    async () => {
-      const plugin: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 64 })
-      const fox = plugin.addCharacter(await loadAsset(`assets/${FOX}`))
-      plugin.play(fox, 'Walk')
-      plugin.step()
-      plugin.ragdoll(fox)
-      plugin.step()
-      let reads = 0
-      const impulse = new Proxy([1, 2, 3], {
-        get: (target, key, receiver) =>
-          key === '0' || key === '1' || key === '2'
-            ? reads++ < 3
-              ? 1
-              : NaN
-            : Reflect.get(target, key, receiver),
-      })
-      try {
-        plugin.applyImpulse(fox, 'b_Spine02_03', impulse as never)
-      } catch {
-        return // refused: what the contract asks
-      }
-      plugin.step()
-      expect(plugin.events.map((e) => e.kind)).not.toContain('ragdoll-exploded')
-    },
-  )
+  // plugin/checks.ts vector3 read each element twice, in the check and in the copy: an array whose elements
+  // changed after one read passed the check and handed NaN to the ragdoll. It now copies, then checks.
+  it('applyImpulse uses the impulse it checked, even from an array whose elements change once read', async () => {
+    const plugin: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 64 })
+    const fox = plugin.addCharacter(await loadAsset(`assets/${FOX}`))
+    plugin.play(fox, 'Walk')
+    plugin.step()
+    plugin.ragdoll(fox)
+    plugin.step()
+    let reads = 0
+    const impulse = new Proxy([1, 2, 3], {
+      get: (target, key, receiver) =>
+        key === '0' || key === '1' || key === '2'
+          ? reads++ < 3
+            ? 1
+            : NaN
+          : Reflect.get(target, key, receiver),
+    })
+    try {
+      plugin.applyImpulse(fox, 'b_Spine02_03', impulse as never)
+    } catch {
+      return // refused: what the contract asks
+    }
+    plugin.step()
+    expect(plugin.events.map((e) => e.kind)).not.toContain('ragdoll-exploded')
+  })
 })
 
 describe.runIf(process.env['FUZZ_KNOWN_SLOW'])(
