@@ -33,8 +33,10 @@ export interface SamplerStore {
   clip: Int32Array
   /** Play phase, seconds (see above). */
   time: Float64Array
-  /** Playback rate: 1 normal, 0 paused, negative backwards. */
+  /** Playback rate: 1 normal, 0 still, negative backwards. */
   speed: Float64Array
+  /** 1 while paused (pause/resume): time holds, for the clip and the one it fades from; speed is kept. */
+  paused: Uint8Array
   /** LOOP_ONCE (0) | LOOP_REPEAT (1) | LOOP_PINGPONG (2): LoopMode's order. */
   loop: Uint8Array
   /** ROTATION_SLERP (0) | ROTATION_SQUAD (1), for LINEAR rotation channels. */
@@ -55,6 +57,7 @@ export function createSamplerStore(capacity: number): SamplerStore {
     clip,
     time: new Float64Array(capacity),
     speed: new Float64Array(capacity),
+    paused: new Uint8Array(capacity),
     loop: new Uint8Array(capacity),
     rotation: new Uint8Array(capacity),
     lastTime: new Float64Array(capacity),

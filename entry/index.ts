@@ -13,7 +13,15 @@ export {
   type AnimationPlugin,
   type AnimationPluginOptions,
   type AssetHandle,
+  type BlendSpaceOptions,
+  type BlendSpacePoint,
   type CharacterTransform,
+  type LayerInfo,
+  type LayerMode,
+  type LayerOptions,
+  type LayerReference,
+  type LayerSelector,
+  type MaskEntry,
   type GetUpOptions,
   type PlayOptions,
   type RagdollOptions,
@@ -25,6 +33,7 @@ export {
   type AnimationStores,
 } from '../systems/state.ts'
 export type { LoopMode } from '../components/Sampler.ts'
+export { MAX_LAYERS } from '../systems/layerState.ts'
 export type { RotationMode } from '../src/clip/clip.ts'
 export type { PoseStore } from '../components/Pose.ts'
 export type { SamplerStore } from '../components/Sampler.ts'

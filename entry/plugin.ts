@@ -6,6 +6,7 @@ import { AnimationError, showValue } from '../src/errors.ts'
 import type { SceneGraph, SceneNodeStore } from '../components/SceneNode.ts'
 import { createAdvanceCrossFadesSystem } from '../systems/advanceCrossFades.ts'
 import { createSampleClipsSystem } from '../systems/sampleClips.ts'
+import { createSampleLayersSystem } from '../systems/sampleLayers.ts'
 import { createStepRagdollsSystem } from '../systems/stepRagdolls.ts'
 import { createBlendPosesSystem } from '../systems/blendPoses.ts'
 import { createPropagateTransformsSystem } from '../systems/propagateTransforms.ts'
@@ -26,11 +27,43 @@ import {
 import { clipId, crossFade, play, type PlayOptions } from '../plugin/playback.ts'
 import { applyImpulse, getUp, ragdoll, type GetUpOptions, type RagdollOptions } from '../plugin/ragdolls.ts'
 import { hashAnimationState } from '../plugin/hash.ts'
+import {
+  setLayer,
+  stopLayer,
+  type LayerOptions,
+  type LayerReference,
+  type LayerSelector,
+  type MaskEntry,
+} from '../plugin/layers.ts'
+import {
+  playBlendSpace,
+  setBlendParameter,
+  type BlendSpaceOptions,
+  type BlendSpacePoint,
+} from '../plugin/blendSpaces.ts'
+import {
+  getLayer,
+  getLayers,
+  pause,
+  resume,
+  setSpeed,
+  setTime,
+  type LayerInfo,
+} from '../plugin/layerControl.ts'
+import type { LayerMode } from '../systems/layerState.ts'
 import { getTransform, setTransform, type CharacterTransform } from '../plugin/placement.ts'
 import { snapshotAnimation } from '../snapshot/write.ts'
 import { restoreAnimation } from '../snapshot/apply.ts'
 
 export type {
+  BlendSpaceOptions,
+  BlendSpacePoint,
+  LayerInfo,
+  LayerMode,
+  LayerOptions,
+  LayerReference,
+  LayerSelector,
+  MaskEntry,
   AnimationPluginOptions,
   AssetHandle,
   CharacterTransform,
@@ -85,6 +118,38 @@ export interface AnimationPlugin {
    * A no-op when the character already plays or fades to `clip`, whatever the duration and options.
    */
   crossFade(character: number, clip: string | number, durationSeconds: number, options?: PlayOptions): void
+  /**
+   * Configures layer `layer` (an integer in [0, 8)) of a character: weight (ramped over fadeSeconds), mode
+   * ('override' or 'additive'), mask (joints with their subtrees, or null for the whole body) and an additive
+   * layer's reference pose. Layers apply in index order over the layers below; a layer may be configured before
+   * it plays anything. Throws AnimationError for a bad value, changing nothing.
+   */
+  setLayer(character: number, layer: number, options: LayerOptions): void
+  /** Fades a layer (not 0) out over `fadeSeconds` (default 0) and empties it; its mode and mask stay. */
+  stopLayer(character: number, layer: number, fadeSeconds?: number): void
+  /**
+   * Plays a blend space on a layer (default 0): clips at points in 1D (`at` a number) or 2D ([x, y]), blended by
+   * the parameter (gradient-band weights), phase-locked unless `sync: false`.
+   */
+  playBlendSpace(character: number, points: readonly BlendSpacePoint[], options: BlendSpaceOptions): void
+  /** Moves a blend space's parameter (a number, or [x, y]); the weights change from the next step. */
+  setBlendParameter(
+    character: number,
+    value: number | readonly [number, number],
+    options?: LayerSelector,
+  ): void
+  /** Sets a layer's playback rate (default layer 0), keeping its time. */
+  setSpeed(character: number, speed: number, options?: LayerSelector): void
+  /** Moves a layer's clip time (default layer 0) to `seconds`; the next step shows it. */
+  setTime(character: number, seconds: number, options?: LayerSelector): void
+  /** Holds a layer's time (default layer 0); resume lets it run again at its speed. */
+  pause(character: number, options?: LayerSelector): void
+  /** Lets a paused layer's time run again. */
+  resume(character: number, options?: LayerSelector): void
+  /** What a layer shows: clip, time, speed, weight, mode, fade, blend space (a copy). */
+  getLayer(character: number, layer: number): LayerInfo
+  /** Layer 0 and every other layer the character has used, in index order. */
+  getLayers(character: number): LayerInfo[]
   /**
    * Removes the character entity and its joint entities, frees its pose slots and its ragdoll bodies (bitecs's
    * removeEntity on the character does the same). Throws AnimationError 'argument' for an entity that is not a
@@ -146,6 +211,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
   const systems = [
     createAdvanceCrossFadesSystem(ctx),
     createSampleClipsSystem(ctx),
+    createSampleLayersSystem(ctx),
     createStepRagdollsSystem(ctx),
     createBlendPosesSystem(ctx),
     createPropagateTransformsSystem(ctx),
@@ -180,6 +246,16 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     play: (eid, clip, o) => guard('play', () => play(ctx, eid, clip, o)),
     crossFade: (eid, clip, seconds, o) => guard('crossFade', () => crossFade(ctx, eid, clip, seconds, o)),
     removeCharacter: (eid) => guard('removeCharacter', () => removeCharacter(ctx, eid)),
+    setLayer: (eid, k, o) => guard('setLayer', () => setLayer(ctx, eid, k, o)),
+    stopLayer: (eid, k, seconds) => guard('stopLayer', () => stopLayer(ctx, eid, k, seconds)),
+    playBlendSpace: (eid, points, o) => guard('playBlendSpace', () => playBlendSpace(ctx, eid, points, o)),
+    setBlendParameter: (eid, v, o) => guard('setBlendParameter', () => setBlendParameter(ctx, eid, v, o)),
+    setSpeed: (eid, v, o) => guard('setSpeed', () => setSpeed(ctx, eid, v, o)),
+    setTime: (eid, v, o) => guard('setTime', () => setTime(ctx, eid, v, o)),
+    pause: (eid, o) => guard('pause', () => pause(ctx, eid, o)),
+    resume: (eid, o) => guard('resume', () => resume(ctx, eid, o)),
+    getLayer: (eid, k) => guard('getLayer', () => getLayer(ctx, eid, k)),
+    getLayers: (eid) => guard('getLayers', () => getLayers(ctx, eid)),
     ragdoll: (eid, o) => guard('ragdoll', () => ragdoll(ctx, eid, o)),
     applyImpulse: (eid, joint, impulse) =>
       guard('applyImpulse', () => applyImpulse(ctx, eid, joint, impulse)),

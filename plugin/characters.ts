@@ -211,6 +211,7 @@ export function releaseCharacter(ctx: AnimationContext, eid: number): void {
     removeEntity(ctx.world, e)
   }
   freePoseSlots(ctx.pool, base, POSE_LAYERS * n)
+  releaseLayers(ctx, eid)
   Pose.count[eid] = 0
   Pose.asset[eid] = -1
   ctx.cursors[eid] = undefined
@@ -219,6 +220,16 @@ export function releaseCharacter(ctx: AnimationContext, eid: number): void {
   ctx.fadePaths[eid] = undefined
   Sampler.clip[eid] = -1
   resetCrossFade(ctx, eid)
+}
+
+/** Frees a character's layer blocks and forgets its layers. */
+function releaseLayers(ctx: AnimationContext, eid: number): void {
+  const stack = ctx.layers[eid]
+  if (stack === undefined) return
+  for (const layer of stack.layers) {
+    if (layer !== undefined && layer.base >= 0) freePoseSlots(ctx.pool, layer.base, layer.slots)
+  }
+  ctx.layers[eid] = undefined
 }
 
 /**

@@ -4,7 +4,7 @@ import { $internal } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
 import { optionsObject } from './checks.ts'
 import { createPhysicsWorld } from '../src/physics/world.ts'
-import { createPosePool, createPoseStore, JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
+import { createPosePool, createPoseStore, JOINT_STRIDE } from '../components/Pose.ts'
 import { createSamplerStore } from '../components/Sampler.ts'
 import { createCrossFadeStore } from '../components/CrossFade.ts'
 import { createRagdollStore } from '../components/Ragdoll.ts'
@@ -27,8 +27,10 @@ export interface AnimationPluginOptions {
   /** Fixed step in seconds. Default 1/60. */
   dt?: number
   /**
-   * Upper bound of the shared pose pool, in joint slots (a character uses 5 per joint). Default 5·capacity: every
-   * joint is an entity, so the pool cannot run out before the entity ids do. It grows on demand up to this.
+   * Upper bound of the shared pose pool, in joint slots (a character uses 5 per joint, and 6 more per joint for
+   * each layer it uses, plus one per blend-space point). Default 16·capacity: every joint is an entity, so the
+   * pool runs out before the entity ids do only for characters using more than one extra layer. It grows on
+   * demand up to this.
    */
   maxPoseSlots?: number
   /** Ragdoll physics. */
@@ -49,6 +51,8 @@ export interface AnimationPluginOptions {
 }
 
 const DEFAULT_CAPACITY = 16384
+/** Default maxPoseSlots per unit of capacity: a character's five layers and a little over one animation layer. */
+const DEFAULT_SLOTS_PER_ENTITY = 16
 
 /**
  * Most pose slots a plugin may hold (10 floats each): 2^26 slots are 2.5 GiB of pose data, past what a
@@ -77,7 +81,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
   if (!(typeof dt === 'number' && Number.isFinite(dt) && dt > 0)) {
     throw new AnimationError('argument', `${what}: dt ${showValue(dt)} s must be a finite number > 0`)
   }
-  const maxPoseSlots = o.maxPoseSlots ?? Math.min(capacity * POSE_LAYERS, MAX_POSE_SLOTS)
+  const maxPoseSlots = o.maxPoseSlots ?? Math.min(capacity * DEFAULT_SLOTS_PER_ENTITY, MAX_POSE_SLOTS)
   if (!Number.isInteger(maxPoseSlots) || maxPoseSlots < 1 || maxPoseSlots > MAX_POSE_SLOTS) {
     throw new AnimationError(
       'argument',
@@ -115,6 +119,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     binding: [],
     fromBinding: [],
     fadePaths: [],
+    layers: [],
     step: 0,
     physics,
     physicsOwned: physicsOptions.world === undefined,

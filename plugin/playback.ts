@@ -15,6 +15,9 @@ import { planFadePaths, type AnimationContext, type AssetHandle, type Registered
 import { bindClip, findClip, resolveAsset } from './assets.ts'
 import { checkCharacter, resetCrossFade } from './characters.ts'
 import { checkLive } from './options.ts'
+import { blockOffset, layerIndex } from './layers.ts'
+import { crossFadeOnLayer, playOnLayer } from './layerPlayback.ts'
+import { BLOCK_OUT, I_SOURCE, SOURCE_CLIP } from '../systems/layerState.ts'
 
 /**
  * Options of play and crossFade (and of getUp's clip). Checked before anything changes: AnimationError
@@ -29,6 +32,8 @@ export interface PlayOptions {
   time?: number
   /** How LINEAR rotation channels are sampled. Default 'slerp'. */
   rotation?: RotationMode
+  /** The layer to play on, an integer in [0, 8). Default 0, the base layer (see setLayer). */
+  layer?: number
 }
 
 /** Play options checked and resolved to store values. */
@@ -54,7 +59,14 @@ export function clipId(ctx: AnimationContext, owner: number | AssetHandle, clip:
 export function play(ctx: AnimationContext, eid: number, clipRef: string | number, o?: PlayOptions): void {
   checkCharacter(ctx, eid, 'play')
   const clip = characterClip(ctx, eid, clipRef, 'play')
-  playClip(ctx, eid, clip, playSettings(`play(${eid}, "${clip.clip.name}")`, clip, o))
+  const what = `play(${eid}, "${clip.clip.name}")`
+  const s = playSettings(what, clip, o)
+  const k = layerIndex(o?.layer, what)
+  if (k > 0) {
+    playOnLayer(ctx, eid, k, clip, s)
+    return
+  }
+  playClip(ctx, eid, clip, s)
 }
 
 /**
@@ -80,10 +92,17 @@ export function crossFade(
     )
   }
   const s = playSettings(what, clip, o)
+  const k = layerIndex(o?.layer, what)
+  if (k > 0) {
+    crossFadeOnLayer(ctx, eid, k, clip, durationSeconds, s)
+    return
+  }
   const { Pose, Sampler, CrossFade } = ctx.stores
   const current = Sampler.clip[eid]!
   if (current === clip.id) return
-  if (durationSeconds === 0 || current < 0) {
+  const base0 = ctx.layers[eid]?.layers[0]
+  const fromBlendSpace = current < 0 && base0 !== undefined && base0.blendSpace !== null
+  if (durationSeconds === 0 || (current < 0 && !fromBlendSpace)) {
     playClip(ctx, eid, clip, s)
     return
   }
@@ -93,10 +112,11 @@ export function crossFade(
   const cursors = ctx.cursors[eid]!
   const half = cursors.length >>> 1
   const from = layerOffset(base, n, LAYER_FROM)
-  // The fade starts from exactly what the character shows now: the ANIM layer.
-  const anim = layerOffset(base, n, LAYER_ANIM)
-  data.copyWithin(from, anim, anim + n * JOINT_STRIDE)
-  if (CrossFade.active[eid] === 1) {
+  // The fade starts from exactly what the character's layer 0 shows now: ANIM, or with layers, layer 0's own
+  // pose (ANIM holds all layers composed).
+  const shown = base0 !== undefined ? blockOffset(base0, BLOCK_OUT, n) : layerOffset(base, n, LAYER_ANIM)
+  data.copyWithin(from, shown, shown + n * JOINT_STRIDE)
+  if (CrossFade.active[eid] === 1 || fromBlendSpace) {
     // Mid-fade: freeze the current blend as the outgoing pose (no pop; the old clips stop).
     CrossFade.fromClip[eid] = -1
     ctx.fromBinding[eid] = undefined
@@ -115,6 +135,7 @@ export function crossFade(
   CrossFade.active[eid] = 1
   data.set(ctx.assets[Pose.asset[eid]!]!.rest, layerOffset(base, n, LAYER_TO))
   startClip(ctx, eid, clip, s)
+  showClipOnBase(ctx, eid)
   const now = ctx.cursors[eid]!
   now.fill(0, 0, now.length >>> 1)
   planFadePaths(ctx, eid)
@@ -175,6 +196,7 @@ function playSettings(what: string, clip: RegisteredClip, options: PlayOptions |
 /** Cuts to `clip` (validated settings): no fade, sampling restarts from the rest pose. */
 function playClip(ctx: AnimationContext, eid: number, clip: RegisteredClip, s: PlaySettings): void {
   resetCrossFade(ctx, eid)
+  showClipOnBase(ctx, eid)
   ctx.fromBinding[eid] = undefined
   ctx.stores.Sampler.reset[eid] = SAMPLER_RESET_REST
   startClip(ctx, eid, clip, s)
@@ -186,6 +208,7 @@ function startClip(ctx: AnimationContext, eid: number, clip: RegisteredClip, s: 
   ensureCursors(ctx, eid, clip.clip.channels.length)
   Sampler.clip[eid] = clip.id
   Sampler.speed[eid] = s.speed
+  Sampler.paused[eid] = 0
   Sampler.loop[eid] = s.loop
   Sampler.rotation[eid] = s.rotation
   if (s.rotation === ROTATION_SQUAD) prepareSquad(clip.clip)
@@ -195,6 +218,14 @@ function startClip(ctx: AnimationContext, eid: number, clip: RegisteredClip, s: 
   // The next step samples the start time itself; time advances from the step after.
   Sampler.reset[eid] = Sampler.reset[eid]! | SAMPLER_HOLD
   ctx.binding[eid] = bindClip(ctx, clip, Pose.asset[eid]!)
+}
+
+/** With layers, layer 0 now shows the Sampler's clip (a blend space it played is gone). */
+function showClipOnBase(ctx: AnimationContext, eid: number): void {
+  const base0 = ctx.layers[eid]?.layers[0]
+  if (base0 === undefined) return
+  base0.i[I_SOURCE] = SOURCE_CLIP
+  base0.blendSpace = null
 }
 
 /**

@@ -13,6 +13,7 @@ import { prepareCharacterSquad } from '../plugin/playback.ts'
 import { createRagdollRuntime, defaultDescription } from '../plugin/ragdolls.ts'
 import { copyRecord, FLAG_REPORTED } from './format.ts'
 import { readPlan, type Plan } from './read.ts'
+import { applyLayers } from './layers.ts'
 
 /**
  * Restores a snapshot (layout: snapshot/format.ts) into a fresh plugin on a fresh world. Reads and checks the
@@ -79,6 +80,8 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
     planFadePaths(ctx, c.eid)
     prepareCharacterSquad(ctx, c.eid)
   }
+
+  applyLayers(ctx, bytes, plan.layers)
 
   const instances = new Map<number, RagdollInstance>()
   const instanceData = new Map<number, InstanceData>()

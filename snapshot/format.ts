@@ -45,6 +45,7 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  *               ragdolls spawn in); per character: u32 eid, store records of Pose, Sampler, CrossFade, Ragdoll,
  *               i32 binding clip, i32 from-binding clip (-1 none), u32 cursor count, u32[count] cursors,
  *               i32[n] joint entities, f32[POSE_LAYERS·n·10] pose block (all layers)
+ *   layers      u32 count; per character with animation layers: its layer stack (snapshot/layers.ts)
  *   ragdolls    u32 count; per runtime (ascending eid): u32 eid, u8 flags (1 explosion reported, 2 default
  *               description, 4 bodies exist),
  *               [not default] u16 bodies × (i32 node, u8 shape, i32 parent body, f64×8 radius, length, axis,
@@ -86,7 +87,7 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  * matrices.
  */
 
-export const SNAPSHOT_VERSION = 1
+export const SNAPSHOT_VERSION = 2
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
 export const CHECKSUM_FROM = 20

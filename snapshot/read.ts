@@ -27,6 +27,7 @@ import { ANIMATION_EVENT_KINDS } from '../systems/state.ts'
 
 import { readCharacters, readNodes, type CharacterData, type NodeData } from './readCharacters.ts'
 import { checkRagdollStates, readRagdolls, type RagdollData } from './readRagdolls.ts'
+import { readLayers, type LayersData } from './layers.ts'
 
 export interface Plan {
   bytes: Uint8Array
@@ -36,6 +37,7 @@ export interface Plan {
   pool: { slots: number; used: number; free: number[] }
   nodes: NodeData[]
   characters: CharacterData[]
+  layers: LayersData[]
   ragdolls: RagdollData[]
   physics: PhysicsPlan
   events: AnimationEvent[]
@@ -119,7 +121,8 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
 
   const nodes = readNodes(r, layouts, checkEntity)
   const characters = readCharacters(ctx, r, layouts, checkEntity, nodes, step)
-  checkPool(slots, used, free, characters)
+  const layers = readLayers(ctx, r, characters, (eid) => characters.find((c) => c.eid === eid)!.clip)
+  checkPool(slots, used, free, characters, layers)
   const ragdolls = readRagdolls(ctx, r, characters)
   checkRagdollStates(characters, ragdolls)
   r.section = 'physics'
@@ -160,6 +163,7 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
     pool: { slots, used, free },
     nodes,
     characters,
+    layers,
     ragdolls,
     physics,
     events,
@@ -242,12 +246,19 @@ function checkEntities(maxId: number, alive: number, dense: Uint32Array): void {
  * Character blocks and free ranges must tile [0, slots) exactly, free ranges be non-empty, sorted and apart,
  * and `used` be the blocks' total.
  */
-function checkPool(slots: number, used: number, free: number[], characters: CharacterData[]): void {
+function checkPool(
+  slots: number,
+  used: number,
+  free: number[],
+  characters: CharacterData[],
+  layers: LayersData[],
+): void {
   for (let i = 0; i < free.length; i += 2) {
     if (free[i + 1] === 0)
       throw invalidValue('section "pool"', `free range ${i / 2} length`, 0, 'must be > 0')
   }
   const pieces: [number, number][] = characters.map((c) => [c.base, POSE_LAYERS * c.count])
+  for (const c of layers) for (const l of c.layers) pieces.push([l.base, l.slots])
   for (let i = 0; i < free.length; i += 2) pieces.push([free[i]!, free[i + 1]!])
   pieces.sort((a, b) => a[0] - b[0])
   let end = 0
@@ -259,7 +270,9 @@ function checkPool(slots: number, used: number, free: number[], characters: Char
     }
     end = start + length
   }
-  const total = characters.reduce((s, c) => s + POSE_LAYERS * c.count, 0)
+  const total =
+    characters.reduce((s, c) => s + POSE_LAYERS * c.count, 0) +
+    layers.reduce((s, c) => s + c.layers.reduce((t, l) => t + l.slots, 0), 0)
   if (end !== slots || used !== total) {
     throw snapshotError(
       `section "pool": ranges cover ${end} of ${slots} slots with ${used} used (characters hold ${total})`,

@@ -38,6 +38,8 @@ export interface CharacterData {
   count: number
   binding: number
   fromBinding: number
+  /** Its Sampler.clip (layer 0's clip, -1 for none). */
+  clip: number
   cursors: Uint32Array
   /** Its Ragdoll entry, checked against the ragdolls section. */
   ragdoll: { weight: number; active: number; handle: number }
@@ -47,7 +49,7 @@ export interface CharacterData {
 const CHECKED: Readonly<Record<string, readonly string[]>> = {
   SceneNode: ['changed', 'dirty', 'parent', 'rotation', 'scale', 'translation', 'world'],
   Pose: ['asset', 'base', 'changed', 'changedStep', 'count'],
-  Sampler: ['clip', 'lastTime', 'loop', 'reset', 'rotation', 'speed', 'time'],
+  Sampler: ['clip', 'lastTime', 'loop', 'paused', 'reset', 'rotation', 'speed', 'time'],
   CrossFade: [
     'active',
     'blend',
@@ -271,6 +273,7 @@ export function readCharacters(
       count,
       binding,
       fromBinding,
+      clip,
       cursors,
       ragdoll: { weight, active: value('Ragdoll', 'active'), handle: value('Ragdoll', 'handle') },
     })
@@ -286,6 +289,7 @@ function checkSampler(where: string, value: (name: string) => number): void {
   checkFinite(where, 'Sampler.time', [value('time')])
   checkFinite(where, 'Sampler.speed', [value('speed')])
   checkChoice(where, 'Sampler.loop', value('loop'), LOOPS)
+  checkChoice(where, 'Sampler.paused', value('paused'), [0, 1])
   checkChoice(where, 'Sampler.rotation', value('rotation'), ROTATIONS)
   checkFlags(where, 'Sampler.reset', value('reset'), SAMPLER_RESET_REST | SAMPLER_HOLD)
   // NaN means "not sampled yet" (it forces a sample).

@@ -33,6 +33,7 @@ export type SampleClipsInput = Pick<
   | 'binding'
   | 'fromBinding'
   | 'fadePaths'
+  | 'layers'
   | 'ragdolls'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade' | 'Ragdoll'>
@@ -73,14 +74,22 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
       let phase =
         (flags & SAMPLER_HOLD) !== 0
           ? Sampler.time[eid]!
-          : advancePhase(Sampler.time[eid]!, dt * Sampler.speed[eid]!, clip.duration, loop)
+          : advancePhase(
+              Sampler.time[eid]!,
+              Sampler.paused[eid] === 1 ? 0 : dt * Sampler.speed[eid]!,
+              clip.duration,
+              loop,
+            )
       // play() and crossFade() accept only finite times and speeds, but a game may write the store directly; a
       // NaN time would stay NaN forever (and resample every step), so a non-finite phase restarts the clip.
       if (phase - phase !== 0) phase = 0
       Sampler.time[eid] = phase
       const t = localTime(phase, clip.duration, loop)
       const fading = CrossFade.active[eid] === 1
-      if (!fading && flags === 0 && t === Sampler.lastTime[eid]) continue
+      // A character with layers is composed into ANIM every step (sampleLayers), so its layer 0 is sampled
+      // afresh every step, from the rest pose and with every path of a fade blended.
+      const layered = ctx.layers[eid] !== undefined
+      if (!fading && flags === 0 && t === Sampler.lastTime[eid] && !layered) continue
 
       const n = Pose.count[eid]!
       const base = Pose.base[eid]!
@@ -104,7 +113,7 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
           const fromLoop = CrossFade.fromLoop[eid]!
           let fromPhase = advancePhase(
             CrossFade.fromTime[eid]!,
-            dt * CrossFade.fromSpeed[eid]!,
+            Sampler.paused[eid] === 1 ? 0 : dt * CrossFade.fromSpeed[eid]!,
             fromClip.duration,
             fromLoop,
           )
@@ -128,10 +137,10 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
           n,
           CrossFade.blend,
           eid,
-          ctx.fadePaths[eid] ?? null,
+          layered ? null : (ctx.fadePaths[eid] ?? null),
         )
       } else {
-        if ((flags & SAMPLER_RESET_REST) !== 0) data.set(ctx.assets[Pose.asset[eid]!]!.rest, anim)
+        if ((flags & SAMPLER_RESET_REST) !== 0 || layered) data.set(ctx.assets[Pose.asset[eid]!]!.rest, anim)
         sampleClipChannels(data, anim, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
       }
       Sampler.reset[eid] = 0

@@ -10,6 +10,7 @@ import type { SamplerStore } from '../components/Sampler.ts'
 import type { CrossFadeStore } from '../components/CrossFade.ts'
 import { RAGDOLL_OFF, type RagdollStore } from '../components/Ragdoll.ts'
 import type { SceneGraph } from '../components/SceneNode.ts'
+import type { LayerStack } from './layerState.ts'
 
 /**
  * An asset registered with a plugin: its rig (joints parents first, rest pose: src/skeleton/rig.ts) and the clips
@@ -76,6 +77,11 @@ export interface StepState {
    * first fade and after a repair).
    */
   readonly fadePaths: (Uint8Array | undefined)[]
+  /**
+   * Per character with layers in use (a layer other than 0, or layer 0 configured): its layer stack
+   * (systems/layerState.ts); undefined for the others, which sampleLayers leaves alone.
+   */
+  readonly layers: (LayerStack | undefined)[]
   /** Fixed steps run so far; the simulation clock. */
   step: number
   /** The cannon-es world ragdolls live in (the plugin's own, or the game's). Stepped once per fixed step. */

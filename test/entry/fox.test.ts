@@ -13,49 +13,16 @@
  * - Joint world matrices are compared relative to the character root; the character entity is an identity
  *   root and so is gltf.scene.
  */
-import { readFileSync } from 'node:fs'
-import { AnimationMixer, type AnimationAction, type AnimationClip, type Object3D } from 'three'
-import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { type AnimationAction } from 'three'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { createWorld } from 'bitecs'
+import { loadThreeScene } from '../helpers/threeScene.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { createAnimationPlugin } from '../../entry/plugin.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const DT = 1 / 60
-
-interface ThreeFox {
-  scene: Object3D
-  nodes: Object3D[]
-  mixer: AnimationMixer
-  clip: (name: string) => AnimationClip
-}
-
-async function loadThreeFox(): Promise<ThreeFox> {
-  // Fox.glb embeds a PNG: GLTFLoader needs `self` in Node, and its texture load fails harmlessly.
-  const g = globalThis as { self?: unknown }
-  g.self ??= globalThis
-  const { GLTFLoader } = await import('three/examples/jsm/loaders/GLTFLoader.js')
-  const bytes = readFileSync(FOX)
-  const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
-  try {
-    const gltf = await new GLTFLoader().parseAsync(
-      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
-      '',
-    )
-    const count = (gltf.parser.json as { nodes: unknown[] }).nodes.length
-    const nodes: Object3D[] = []
-    for (let i = 0; i < count; i++) nodes.push((await gltf.parser.getDependency('node', i)) as Object3D)
-    return {
-      scene: gltf.scene,
-      nodes,
-      mixer: new AnimationMixer(gltf.scene),
-      clip: (name) => gltf.animations.find((a) => a.name === name)!,
-    }
-  } finally {
-    quiet.mockRestore()
-  }
-}
 
 let asset: AnimationAsset
 beforeAll(async () => {
@@ -69,8 +36,8 @@ describe('the whole pipeline on Fox vs three.js AnimationMixer', () => {
     const handle = plugin.addAsset(asset)
     const fox = plugin.addCharacter(handle)
     const other = plugin.addCharacter(handle)
-    const threeA = await loadThreeFox()
-    const threeB = await loadThreeFox()
+    const threeA = await loadThreeScene(FOX)
+    const threeB = await loadThreeScene(FOX)
     expect(threeA.nodes.length).toBe(asset.nodes.length)
 
     // Character A: Walk, then after step 20 a 0.25 s (15-step) cross-fade to Run.

@@ -124,6 +124,54 @@ const CALLS: Record<string, Call> = {
   'setTransform(a, { rotation: v })': (p, v, { a }) => p.setTransform(a, { rotation: v as never }),
   'getTransform(v)': (p, v) => p.getTransform(v as never),
   'restore(v)': (p, v) => p.restore(v as never),
+  'play(a, 0, { layer: v })': (p, v, { a }) => p.play(a, 0, { layer: v as never }),
+  'crossFade(a, 1, 0.2, { layer: v })': (p, v, { a }) => p.crossFade(a, 1, 0.2, { layer: v as never }),
+  'setLayer(a, v, {})': (p, v, { a }) => p.setLayer(a, v as never, {}),
+  'setLayer(a, 1, v)': (p, v, { a }) => p.setLayer(a, 1, v as never),
+  'setLayer(a, 1, { weight: v })': (p, v, { a }) => p.setLayer(a, 1, { weight: v as never }),
+  'setLayer(a, 1, { mode: v })': (p, v, { a }) => p.setLayer(a, 1, { mode: v as never }),
+  'setLayer(a, 1, { mask: v })': (p, v, { a }) => p.setLayer(a, 1, { mask: v as never }),
+  'setLayer(a, 1, { mask: [v] })': (p, v, { a }) => p.setLayer(a, 1, { mask: [v as never] }),
+  'setLayer(a, 1, { weight: 0.5, fadeSeconds: v })': (p, v, { a }) =>
+    p.setLayer(a, 1, { weight: 0.5, fadeSeconds: v as never }),
+  'setLayer(a, 1, { mode: additive, reference: v })': (p, v, { a }) =>
+    p.setLayer(a, 1, { mode: 'additive', reference: v as never }),
+  'stopLayer(a, v)': (p, v, { a }) => p.stopLayer(a, v as never),
+  'stopLayer(a, 1, v)': (p, v, { a }) => p.stopLayer(a, 1, v as never),
+  'playBlendSpace(a, v, { parameter: 0 })': (p, v, { a }) =>
+    p.playBlendSpace(a, v as never, { parameter: 0 }),
+  'playBlendSpace(a, points, v)': (p, v, { a }) =>
+    p.playBlendSpace(
+      a,
+      [
+        { clip: 0, at: 0 },
+        { clip: 1, at: 1 },
+      ],
+      v as never,
+    ),
+  'playBlendSpace(a, points, { parameter: v })': (p, v, { a }) =>
+    p.playBlendSpace(
+      a,
+      [
+        { clip: 0, at: 0 },
+        { clip: 1, at: 1 },
+      ],
+      { parameter: v as never },
+    ),
+  'playBlendSpace(a, [{ clip: v, at: 0 }], …)': (p, v, { a }) =>
+    p.playBlendSpace(a, [{ clip: v as never, at: 0 }], { parameter: 0 }),
+  'playBlendSpace(a, [{ clip: 0, at: v }], …)': (p, v, { a }) =>
+    p.playBlendSpace(a, [{ clip: 0, at: v as never }], { parameter: 0 }),
+  'playBlendSpace(a, points, { sync: v, layer: v })': (p, v, { a }) =>
+    p.playBlendSpace(a, [{ clip: 0, at: 0 }], { parameter: 0, sync: v as never, layer: v as never }),
+  'setBlendParameter(a, v)': (p, v, { a }) => p.setBlendParameter(a, v as never),
+  'setSpeed(a, v)': (p, v, { a }) => p.setSpeed(a, v as never),
+  'setSpeed(a, 1, v)': (p, v, { a }) => p.setSpeed(a, 1, v as never),
+  'setTime(a, v)': (p, v, { a }) => p.setTime(a, v as never),
+  'pause(a, v)': (p, v, { a }) => p.pause(a, v as never),
+  'resume(v)': (p, v) => p.resume(v as never),
+  'getLayer(a, v)': (p, v, { a }) => p.getLayer(a, v as never),
+  'getLayers(v)': (p, v) => p.getLayers(v as never),
 }
 
 describe('public calls with any JavaScript value', () => {

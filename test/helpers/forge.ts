@@ -125,11 +125,20 @@ export interface RagdollMap {
   readonly constraints: readonly ConstraintMap[]
 }
 
+export interface LayerMap {
+  readonly f: number
+  readonly i: number
+  readonly block: number
+  readonly slots: number
+}
+
 export interface SnapshotMap {
   readonly pool: number
   /** Scene node eid → offset of its record (after the eid). */
   readonly nodes: ReadonlyMap<number, number>
   readonly characters: ReadonlyMap<number, CharacterMap>
+  /** Character eid → its layers' offsets (f64 numbers, i32 numbers, pose block and its size in slots). */
+  readonly layers: ReadonlyMap<number, readonly LayerMap[]>
   readonly ragdolls: ReadonlyMap<number, RagdollMap>
   readonly physics: number
   readonly events: number
@@ -172,6 +181,31 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     const joints = take(4 * count)
     const pose = take(4 * 5 * count * 10)
     characters.set(eid, { stores, binding, fromBinding, cursorCount, cursors, joints, pose, count })
+  }
+  // Layers (snapshot/layers.ts): offsets of each layer's numbers and pose block.
+  const layers = new Map<number, LayerMap[]>()
+  for (let i = u32(); i > 0; i--) {
+    const eid = u32()
+    const n = characters.get(eid)!.count
+    const list: LayerMap[] = []
+    for (let l = u8(); l > 0; l--) {
+      take(1)
+      const f = take(8 * 14)
+      const ints = take(4 * 15)
+      take(4)
+      const slots = u32()
+      if (u8() === 1) take(4 * n)
+      take(4 * u32())
+      const block = take(4 * slots * 10)
+      if (u8() === 1) {
+        take(1)
+        const m = u8()
+        take(1 + 4 * m + 8 * m * 3 + 16)
+        for (let p = 0; p < m; p++) take(4 * u32())
+      }
+      list.push({ f, i: ints, block, slots })
+    }
+    layers.set(eid, list)
   }
   const ragdolls = new Map<number, RagdollMap>()
   for (let i = u32(); i > 0; i--) {
@@ -249,5 +283,5 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
   }
   take(6 * u32())
   if ((u8() & 2) !== 0) take(4 * u32())
-  return { pool, nodes, characters, ragdolls, physics, events: at }
+  return { pool, nodes, characters, layers, ragdolls, physics, events: at }
 }

@@ -432,6 +432,7 @@ describe('snapshot and restore', () => {
           (12 + 4 * pool.free.length) + // pose pool
           (4 + entities * (4 + recordBytes(SceneNode))) + // scene nodes
           (4 + 10 * (4 + character + 8 + 4 + 4 * cursors + 4 * n + 4 * POSE_LAYERS * n * JOINT_STRIDE)) +
+          4 + // no layers
           4 + // no ragdoll runtimes
           (8 + 8 + 24 + 4 + (6 + 1 + 56) + 4 + 1 + 4 + 4) + // physics: the ground, its broadphase list
           4 // no events
@@ -527,7 +528,7 @@ describe('restore rejects, changing nothing', () => {
     )
     rejects(
       () => fresh({ ...OPTIONS, maxPoseSlots: 999 }).plugin.restore(bytes),
-      /has maxPoseSlots 5120, this plugin 999/,
+      /has maxPoseSlots 16384, this plugin 999/,
     )
   })
 

@@ -1,0 +1,183 @@
+import { AnimationError, showValue } from '../src/errors.ts'
+import { gradientBandWeights } from '../src/clip/layerBlend.ts'
+import { finiteNumber, optionsObject } from './checks.ts'
+import type { AnimationContext, RegisteredClip } from './context.ts'
+import { bindClip, findClip } from './assets.ts'
+import {
+  blockOffset,
+  endLayerFade,
+  layerFor,
+  layerIndex,
+  updateReferences,
+  type LayerSelector,
+} from './layers.ts'
+import { cancelStop } from './layerPlayback.ts'
+import { checkCharacter } from './characters.ts'
+import {
+  BLOCK_POINTS,
+  F_PHASE,
+  F_SPEED,
+  I_CLIP,
+  I_HOLD,
+  I_PAUSED,
+  I_SOURCE,
+  SOURCE_BLEND_SPACE,
+  type BlendSpaceState,
+} from '../systems/layerState.ts'
+
+/** A point of a blend space: a clip and where it sits, a number (1D) or [x, y] (2D). */
+export interface BlendSpacePoint {
+  /** The clip at this point (name or asset clip index). */
+  clip: string | number
+  /** Where it sits: a finite number (1D) or [x, y] (2D); no two points at the same place. */
+  at: number | readonly [number, number]
+}
+
+/** playBlendSpace's options. */
+export interface BlendSpaceOptions {
+  /** Layer index, default 0. */
+  layer?: number
+  /** Where in the space to start: a number (1D) or [x, y] (2D), like the points' `at`. */
+  parameter: number | readonly [number, number]
+  /** Run the clips phase-locked (one normalized time, the rate interpolated by weight). Default true. */
+  sync?: boolean
+  /** Playback rate, finite. Default 1. */
+  speed?: number
+}
+
+/** Most points a blend space may have. */
+export const MAX_BLEND_POINTS = 16
+
+/** Plays a blend space on a layer (see BlendSpaceOptions). */
+export function playBlendSpace(
+  ctx: AnimationContext,
+  eid: number,
+  points: readonly BlendSpacePoint[],
+  options: BlendSpaceOptions,
+): void {
+  const what = `playBlendSpace(${showValue(eid)})`
+  checkCharacter(ctx, eid, what)
+  const o = optionsObject<BlendSpaceOptions>(options, what)
+  const k = layerIndex(o.layer, what)
+  const speed = finiteNumber(o.speed ?? 1, what, 'speed')
+  if (o.sync !== undefined && typeof o.sync !== 'boolean') {
+    throw new AnimationError('argument', `${what}: sync ${showValue(o.sync)} must be true or false`)
+  }
+  if (!Array.isArray(points) || points.length < 1 || points.length > MAX_BLEND_POINTS) {
+    throw new AnimationError(
+      'argument',
+      `${what}: points ${showValue(points)} must be an array of 1 to ${MAX_BLEND_POINTS} { clip, at } points`,
+    )
+  }
+  const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+  const list = Array.from(points as unknown[])
+  const clips: RegisteredClip[] = []
+  const coords: [number, number][] = []
+  let dims = 0
+  for (let p = 0; p < list.length; p++) {
+    const pt = optionsObject<BlendSpacePoint>(list[p], what, `points[${p}]`)
+    clips.push(ctx.clips[findClip(ctx, asset, pt.clip as string | number, `${what}: points[${p}]`)]!)
+    const at = coordinate(pt.at, what, `points[${p}].at`)
+    if (dims !== 0 && at.length !== dims) {
+      throw new AnimationError('argument', `${what}: points[${p}].at mixes 1D and 2D coordinates`)
+    }
+    dims = at.length
+    const xy: [number, number] = [at[0]!, at[1] ?? 0]
+    if (coords.some((c) => c[0] === xy[0] && c[1] === xy[1])) {
+      throw new AnimationError(
+        'argument',
+        `${what}: points[${p}].at ${showValue(pt.at)} repeats another point`,
+      )
+    }
+    coords.push(xy)
+  }
+  const param = coordinate(o.parameter, what, 'parameter')
+  if (param.length !== dims) {
+    throw new AnimationError(
+      'argument',
+      `${what}: parameter ${showValue(o.parameter)} must have the points' ${dims} dimension(s)`,
+    )
+  }
+  const m = clips.length
+  const layer = layerFor(ctx, eid, k, m)
+  const n = ctx.stores.Pose.count[eid]!
+  const assetId = ctx.stores.Pose.asset[eid]!
+  const bs: BlendSpaceState = {
+    dims,
+    clips: Int32Array.from(clips, (c) => c.id),
+    xs: Float64Array.from(coords, (c) => c[0]),
+    ys: Float64Array.from(coords, (c) => c[1]),
+    param: Float64Array.of(param[0]!, param[1] ?? 0),
+    weights: new Float64Array(m),
+    sync: o.sync === false ? 0 : 1,
+    durations: Float64Array.from(clips, (c) => c.clip.duration),
+    times: new Float64Array(m),
+    bindings: clips.map((c) => bindClip(ctx, c, assetId)),
+    cursors: clips.map((c) => new Uint32Array(c.clip.channels.length)),
+    offsets: Int32Array.from(clips, (_, p) => blockOffset(layer, BLOCK_POINTS + p, n)),
+  }
+  gradientBandWeights(bs.weights, bs.xs, bs.ys, m, bs.param)
+  const rest = asset.rest
+  for (let p = 0; p < m; p++) ctx.pool.data.set(rest, bs.offsets[p]!)
+  if (k === 0) {
+    const { Sampler } = ctx.stores
+    Sampler.clip[eid] = -1
+    ctx.binding[eid] = undefined
+    ctx.fromBinding[eid] = undefined
+    resetBaseFade(ctx, eid)
+  } else {
+    endLayerFade(layer)
+    layer.binding = undefined
+    layer.i[I_CLIP] = -1
+  }
+  cancelStop(layer)
+  layer.i[I_SOURCE] = SOURCE_BLEND_SPACE
+  layer.i[I_PAUSED] = 0
+  layer.i[I_HOLD] = 1
+  layer.f[F_SPEED] = speed
+  layer.f[F_PHASE] = 0
+  layer.blendSpace = bs
+  updateReferences(ctx, eid, layer)
+}
+
+function resetBaseFade(ctx: AnimationContext, eid: number): void {
+  const { CrossFade } = ctx.stores
+  CrossFade.active[eid] = 0
+  CrossFade.fromClip[eid] = -1
+  CrossFade.blend[eid] = 0
+  CrossFade.steps[eid] = 0
+  CrossFade.duration[eid] = 0
+}
+
+/** Moves a blend space's parameter; the weights change from the next step. */
+export function setBlendParameter(
+  ctx: AnimationContext,
+  eid: number,
+  value: unknown,
+  options?: LayerSelector,
+): void {
+  const what = `setBlendParameter(${showValue(eid)})`
+  checkCharacter(ctx, eid, what)
+  const o = optionsObject<LayerSelector>(options, what)
+  const k = layerIndex(o.layer, what)
+  const bs = ctx.layers[eid]?.layers[k]?.blendSpace ?? null
+  if (bs === null) throw new AnimationError('argument', `${what}: layer ${k} plays no blend space`)
+  const v = coordinate(value, what, 'value')
+  if (v.length !== bs.dims) {
+    throw new AnimationError(
+      'argument',
+      `${what}: value ${showValue(value)} must have ${bs.dims} dimension(s)`,
+    )
+  }
+  bs.param[0] = v[0]!
+  bs.param[1] = v[1] ?? 0
+  gradientBandWeights(bs.weights, bs.xs, bs.ys, bs.clips.length, bs.param)
+}
+
+/** A 1D (number) or 2D ([x, y]) coordinate, finite. */
+function coordinate(v: unknown, what: string, name: string): number[] {
+  if (typeof v === 'number' && Number.isFinite(v)) return [v]
+  const copy = Array.isArray(v) && v.length === 2 ? [v[0] as unknown, v[1] as unknown] : null
+  if (copy && copy.every((x) => typeof x === 'number' && Number.isFinite(x))) return copy as number[]
+  throw new AnimationError('argument', `${what}: ${name} ${showValue(v)} must be a finite number or [x, y]`)
+}

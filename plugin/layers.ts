@@ -1,0 +1,383 @@
+import { AnimationError, showValue } from '../src/errors.ts'
+import { sampleClipChannels } from '../src/clip/sample.ts'
+import { finiteNumber, optionsObject } from './checks.ts'
+import type { AnimationContext } from './context.ts'
+import { bindClip, findClip } from './assets.ts'
+import { checkCharacter, jointIndex } from './characters.ts'
+import { allocatePoseSlots, freePoseSlots, JOINT_STRIDE } from '../components/Pose.ts'
+import {
+  BLOCK_POINTS,
+  BLOCK_REF_FROM,
+  BLOCK_REF_TO,
+  createLayer,
+  F_BLEND,
+  F_FADE_DURATION,
+  F_REF_TIME,
+  F_WEIGHT,
+  F_WEIGHT_DURATION,
+  F_WEIGHT_FROM,
+  F_WEIGHT_TO,
+  I_CLIP,
+  I_FADE,
+  I_FADE_STEPS,
+  I_FROM_CLIP,
+  I_MODE,
+  I_REF_CLIP,
+  I_SOURCE,
+  I_STOPPING,
+  I_WEIGHT_STEPS,
+  LAYER_MODES,
+  MAX_LAYERS,
+  MODE_ADDITIVE,
+  setLayerMask,
+  SOURCE_BLEND_SPACE,
+  SOURCE_CLIP,
+  SOURCE_NONE,
+  type Layer,
+  type LayerMode,
+} from '../systems/layerState.ts'
+
+/** A joint of a layer mask (node name or glTF node index) with its subtree, at weight 1 or the one given. */
+export type MaskEntry =
+  | string
+  | number
+  | {
+      /** The joint: node name or glTF node index. */
+      joint: string | number
+      /** Its weight (and its subtree's) in [0, 1]. Default 1. */
+      weight?: number
+    }
+
+/** The reference pose of an additive layer: `clip` (default the clip the layer plays) at `time` (default 0). */
+export interface LayerReference {
+  /** The reference clip (name or asset clip index). Default: each clip the layer plays, its own. */
+  clip?: string | number
+  /** Seconds into that clip, finite (clamped to the clip). Default 0. */
+  time?: number
+}
+
+/** setLayer's options; what is not given stays as it is. */
+export interface LayerOptions {
+  /** In [0, 1]; ramped linearly over `fadeSeconds` when that is given. Default: unchanged (1 for a new layer). */
+  weight?: number
+  /** 'override' (default) or 'additive'. */
+  mode?: LayerMode
+  /**
+   * Joints the layer acts on, each with all its descendants (a deeper entry overrides its ancestors'
+   * weight), or null for the whole body (the default).
+   */
+  mask?: readonly MaskEntry[] | null
+  /** Seconds over which `weight` is reached, finite, ≥ 0. Default 0: at once. */
+  fadeSeconds?: number
+  /** Additive layers: the pose the difference is taken against. Default: the layer's clip at time 0. */
+  reference?: LayerReference | null
+}
+
+/** Options naming a layer (setSpeed, setTime, pause, resume, setBlendParameter). */
+export interface LayerSelector {
+  /** Layer index in [0, 8), default 0. */
+  layer?: number
+}
+
+/** A layer index argument: an integer in [0, MAX_LAYERS). */
+export function layerIndex(v: unknown, what: string): number {
+  if (v === undefined) return 0
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= MAX_LAYERS) {
+    throw new AnimationError(
+      'argument',
+      `${what}: layer ${showValue(v)} must be an integer in [0, ${MAX_LAYERS})`,
+    )
+  }
+  return v
+}
+
+/**
+ * The character's layer `index`, made (with the stack and layer 0) when missing, with a pose block of at least
+ * `points` blend-space points. Allocates every pose slot it needs before changing anything, so an
+ * AnimationError('capacity') leaves the character as it was.
+ */
+export function layerFor(ctx: AnimationContext, eid: number, index: number, points = 0): Layer {
+  const n = ctx.stores.Pose.count[eid]!
+  const stack = ctx.layers[eid]
+  const current = stack?.layers[index]
+  const needed = (BLOCK_POINTS + points) * n
+  const newBase = stack === undefined && index !== 0
+  const slots0 = newBase ? allocatePoseSlots(ctx.pool, BLOCK_POINTS * n) : -1
+  let slots = -1
+  if (current === undefined || current.slots < needed) {
+    try {
+      slots = allocatePoseSlots(ctx.pool, needed)
+    } catch (error) {
+      if (slots0 >= 0) freePoseSlots(ctx.pool, slots0, BLOCK_POINTS * n)
+      throw error
+    }
+  }
+  const data = ctx.pool.data
+  const rest = ctx.assets[ctx.stores.Pose.asset[eid]!]!.rest
+  let s = stack
+  if (s === undefined) {
+    s = { layers: new Array<Layer | undefined>(MAX_LAYERS).fill(undefined) }
+    ctx.layers[eid] = s
+    if (newBase) {
+      const l0 = createLayer(0)
+      setLayerMask(l0, null, n)
+      l0.i[I_SOURCE] = ctx.stores.Sampler.clip[eid]! >= 0 ? SOURCE_CLIP : SOURCE_NONE
+      l0.base = slots0
+      l0.slots = BLOCK_POINTS * n
+      fillBlock(data, rest, slots0, BLOCK_POINTS, n)
+      s.layers[0] = l0
+    }
+  }
+  let layer = current
+  if (layer === undefined) {
+    layer = createLayer(index)
+    setLayerMask(layer, null, n)
+    if (index === 0) layer.i[I_SOURCE] = ctx.stores.Sampler.clip[eid]! >= 0 ? SOURCE_CLIP : SOURCE_NONE
+    s.layers[index] = layer
+  }
+  if (slots >= 0) {
+    if (layer.base >= 0) {
+      // Keep what the layer shows (OUT … DELTA) in the new block.
+      data.copyWithin(
+        slots * JOINT_STRIDE,
+        layer.base * JOINT_STRIDE,
+        (layer.base + BLOCK_POINTS * n) * JOINT_STRIDE,
+      )
+      freePoseSlots(ctx.pool, layer.base, layer.slots)
+      fillBlock(ctx.pool.data, rest, slots + BLOCK_POINTS * n, points, 1 * n)
+    } else {
+      fillBlock(data, rest, slots, BLOCK_POINTS + points, n)
+    }
+    layer.base = slots
+    layer.slots = needed
+  }
+  return layer
+}
+
+/** Sets `count` pose buffers of n joints from slot `first` on to the rest pose. */
+function fillBlock(data: Float32Array, rest: Float32Array, first: number, count: number, n: number): void {
+  for (let b = 0; b < count; b++) data.set(rest, (first + b * n) * JOINT_STRIDE)
+}
+
+/** Float offset of buffer `slot` (BLOCK_…) of a layer of a character with n joints. */
+export function blockOffset(layer: Layer, slot: number, n: number): number {
+  return (layer.base + slot * n) * JOINT_STRIDE
+}
+
+/** Checked setLayer options, resolved. */
+interface LayerSettings {
+  readonly weight: number | undefined
+  readonly mode: number | undefined
+  readonly mask: Float32Array | null | undefined
+  readonly fadeSeconds: number
+  readonly reference: { readonly clip: number; readonly time: number } | null | undefined
+}
+
+/** Configures a layer (see LayerOptions); it may show nothing yet. */
+export function setLayer(
+  ctx: AnimationContext,
+  eid: number,
+  index: number,
+  o: LayerOptions | undefined,
+): void {
+  const what = `setLayer(${showValue(eid)}, ${showValue(index)})`
+  checkCharacter(ctx, eid, what)
+  const k = layerIndex(index, what)
+  const s = layerSettings(ctx, eid, what, o)
+  const layer = layerFor(ctx, eid, k)
+  const n = ctx.stores.Pose.count[eid]!
+  const f = layer.f
+  const i = layer.i
+  if (s.mask !== undefined) setLayerMask(layer, s.mask, n)
+  if (s.reference !== undefined) {
+    i[I_REF_CLIP] = s.reference === null ? -1 : s.reference.clip
+    f[F_REF_TIME] = s.reference === null ? 0 : s.reference.time
+  }
+  const modeChanged = s.mode !== undefined && s.mode !== i[I_MODE]
+  if (s.mode !== undefined) i[I_MODE] = s.mode
+  // A fade inside the layer that changes mode ends (its frozen side is a pose of the old mode).
+  if (modeChanged && i[I_FADE] === 1) endLayerFade(layer)
+  if (k > 0 && (modeChanged || s.reference !== undefined)) updateReferences(ctx, eid, layer)
+  if (s.weight !== undefined) {
+    i[I_STOPPING] = 0
+    if (s.fadeSeconds > 0) {
+      f[F_WEIGHT_FROM] = f[F_WEIGHT]!
+      f[F_WEIGHT_TO] = s.weight
+      f[F_WEIGHT_DURATION] = s.fadeSeconds
+      i[I_WEIGHT_STEPS] = 0
+    } else {
+      f[F_WEIGHT] = s.weight
+      f[F_WEIGHT_FROM] = s.weight
+      f[F_WEIGHT_TO] = s.weight
+      f[F_WEIGHT_DURATION] = 0
+    }
+  }
+}
+
+/** Fades a layer's weight to 0 over `fadeSeconds` (default 0: at once) and empties it then. */
+export function stopLayer(ctx: AnimationContext, eid: number, index: number, fadeSeconds?: number): void {
+  const what = `stopLayer(${showValue(eid)}, ${showValue(index)})`
+  checkCharacter(ctx, eid, what)
+  const k = layerIndex(index, what)
+  const seconds = fadeSeconds === undefined ? 0 : finiteNumber(fadeSeconds, what, 'fadeSeconds', ' s')
+  if (seconds < 0) throw new AnimationError('argument', `${what}: fadeSeconds ${seconds} s must be ≥ 0`)
+  if (k === 0) {
+    throw new AnimationError(
+      'argument',
+      `${what}: layer 0 is the base layer; play or crossFade another clip on it`,
+    )
+  }
+  const layer = ctx.layers[eid]?.layers[k]
+  if (layer === undefined || layer.i[I_SOURCE] === SOURCE_NONE) return
+  const f = layer.f
+  if (seconds === 0) {
+    clearLayer(layer)
+    return
+  }
+  layer.i[I_STOPPING] = 1
+  f[F_WEIGHT_FROM] = f[F_WEIGHT]!
+  f[F_WEIGHT_TO] = 0
+  f[F_WEIGHT_DURATION] = seconds
+  layer.i[I_WEIGHT_STEPS] = 0
+}
+
+/** Empties a layer now: nothing to show, weight back to 1 for its next clip; mode and mask stay. */
+export function clearLayer(layer: Layer): void {
+  const f = layer.f
+  const i = layer.i
+  i[I_SOURCE] = SOURCE_NONE
+  i[I_STOPPING] = 0
+  i[I_CLIP] = -1
+  endLayerFade(layer)
+  layer.binding = undefined
+  layer.blendSpace = null
+  f[F_WEIGHT] = 1
+  f[F_WEIGHT_FROM] = 1
+  f[F_WEIGHT_TO] = 1
+  f[F_WEIGHT_DURATION] = 0
+}
+
+export function endLayerFade(layer: Layer): void {
+  layer.i[I_FADE] = 0
+  layer.i[I_FROM_CLIP] = -1
+  layer.i[I_FADE_STEPS] = 0
+  layer.f[F_BLEND] = 0
+  layer.f[F_FADE_DURATION] = 0
+  layer.fromBinding = undefined
+}
+
+export function identityPose(data: Float32Array, at: number, n: number): void {
+  for (let j = 0; j < n; j++) {
+    const o = at + j * JOINT_STRIDE
+    data.fill(0, o, o + 6)
+    data[o + 6] = 1
+    data.fill(1, o + 7, o + 10)
+  }
+}
+
+/**
+ * The additive references of a layer: REF_TO for the clip (or blend space) it shows, and, when `both`, REF_FROM
+ * for the clip it fades from: the reference clip of setLayer, or each clip itself, at the reference time.
+ */
+export function updateReferences(ctx: AnimationContext, eid: number, layer: Layer, both = true): void {
+  if (layer.i[I_MODE] !== MODE_ADDITIVE || layer.index === 0) return
+  const n = ctx.stores.Pose.count[eid]!
+  const refClip = layer.i[I_REF_CLIP]!
+  const time = layer.f[F_REF_TIME]!
+  const own = layer.i[I_SOURCE] === SOURCE_BLEND_SPACE ? (layer.blendSpace?.clips[0] ?? -1) : layer.i[I_CLIP]!
+  sampleReference(ctx, eid, refClip >= 0 ? refClip : own, time, blockOffset(layer, BLOCK_REF_TO, n))
+  if (both && layer.i[I_FADE] === 1 && layer.i[I_FROM_CLIP]! >= 0) {
+    const fromRef = refClip >= 0 ? refClip : layer.i[I_FROM_CLIP]!
+    sampleReference(ctx, eid, fromRef, time, blockOffset(layer, BLOCK_REF_FROM, n))
+  }
+}
+
+/** The character's pose of clip `clipId` at `time` (clamped to the clip), from the rest pose, into `at`. */
+function sampleReference(ctx: AnimationContext, eid: number, clipId: number, time: number, at: number): void {
+  const assetId = ctx.stores.Pose.asset[eid]!
+  ctx.pool.data.set(ctx.assets[assetId]!.rest, at)
+  if (clipId < 0) return
+  const clip = ctx.clips[clipId]!
+  const t = Float64Array.of(Math.min(Math.max(time, 0), clip.clip.duration))
+  const cursors = new Uint32Array(clip.clip.channels.length)
+  sampleClipChannels(ctx.pool.data, at, clip.clip, bindClip(ctx, clip, assetId), t, 0, cursors, 0, false)
+}
+
+function layerSettings(ctx: AnimationContext, eid: number, what: string, options: unknown): LayerSettings {
+  const o = optionsObject<LayerOptions>(options, what)
+  const weight = o.weight === undefined ? undefined : finiteNumber(o.weight, what, 'weight')
+  if (weight !== undefined && !(weight >= 0 && weight <= 1)) {
+    throw new AnimationError('argument', `${what}: weight ${weight} must be in [0, 1]`)
+  }
+  let mode: number | undefined
+  if (o.mode !== undefined) {
+    mode = LAYER_MODES.indexOf(o.mode as LayerMode)
+    if (mode < 0) {
+      throw new AnimationError(
+        'argument',
+        `${what}: mode ${showValue(o.mode)} is not one of ${LAYER_MODES.join(', ')}`,
+      )
+    }
+  }
+  const fadeSeconds = o.fadeSeconds === undefined ? 0 : finiteNumber(o.fadeSeconds, what, 'fadeSeconds', ' s')
+  if (fadeSeconds < 0)
+    throw new AnimationError('argument', `${what}: fadeSeconds ${fadeSeconds} s must be ≥ 0`)
+  const mask = o.mask === undefined ? undefined : o.mask === null ? null : maskWeights(ctx, eid, what, o.mask)
+  let reference: LayerSettings['reference']
+  if (o.reference === null) reference = null
+  else if (o.reference !== undefined) {
+    const r = optionsObject<LayerReference>(o.reference, what, 'reference')
+    const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+    const clip = r.clip === undefined ? -1 : findClip(ctx, asset, r.clip, `${what}: reference`)
+    const time = r.time === undefined ? 0 : finiteNumber(r.time, what, 'reference.time', ' s')
+    reference = { clip, time }
+  }
+  return { weight, mode, mask, fadeSeconds, reference }
+}
+
+/** Per joint weights of a mask: each entry's joint and its subtree, deeper entries over their ancestors'. */
+function maskWeights(ctx: AnimationContext, eid: number, what: string, mask: unknown): Float32Array {
+  if (!Array.isArray(mask)) {
+    throw new AnimationError(
+      'argument',
+      `${what}: mask ${showValue(mask)} must be an array of joints or null`,
+    )
+  }
+  const entries: { joint: number; weight: number }[] = []
+  const list = Array.from(mask as unknown[])
+  for (let e = 0; e < list.length; e++) {
+    const item = list[e]
+    let node: unknown = item
+    let weight = 1
+    if (typeof item === 'object' && item !== null) {
+      const entry = item as { joint?: unknown; weight?: unknown }
+      node = entry.joint
+      weight = entry.weight === undefined ? 1 : finiteNumber(entry.weight, what, `mask[${e}].weight`)
+      if (!(weight >= 0 && weight <= 1)) {
+        throw new AnimationError('argument', `${what}: mask[${e}].weight ${weight} must be in [0, 1]`)
+      }
+    }
+    if (typeof node !== 'string' && typeof node !== 'number') {
+      throw new AnimationError(
+        'argument',
+        `${what}: mask[${e}] ${showValue(item)} is not a joint name or node index`,
+      )
+    }
+    entries.push({ joint: jointIndex(ctx, eid, node, `${what}: mask[${e}]`), weight })
+  }
+  const rig = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+  const n = rig.jointParents.length
+  const size = new Int32Array(n).fill(1)
+  for (let j = n - 1; j > 0; j--) {
+    const p = rig.jointParents[j]!
+    if (p >= 0) size[p] = size[p]! + size[j]!
+  }
+  // Parents come first in joint order, so applying entries by joint index lets deeper ones override.
+  const order = entries.map((_, e) => e).sort((a, b) => entries[a]!.joint - entries[b]!.joint || a - b)
+  const weights = new Float32Array(n)
+  for (const e of order) {
+    const { joint, weight } = entries[e]!
+    weights.fill(weight, joint, joint + size[joint]!)
+  }
+  return weights
+}

@@ -1,0 +1,387 @@
+import { JOINT_STRIDE } from '../components/Pose.ts'
+import type { AnimationContext } from '../plugin/context.ts'
+import { bindClip } from '../plugin/assets.ts'
+import { gradientBandWeights } from '../src/clip/layerBlend.ts'
+import {
+  checkChoice,
+  checkFinite,
+  checkRange,
+  checkUnit,
+  copyInto,
+  invalidValue,
+  readU32Array,
+  snapshotError,
+  type Reader,
+  type Writer,
+} from '../src/sim/byteStream.ts'
+import {
+  BLOCK_DELTA,
+  BLOCK_POINTS,
+  createLayer,
+  F_BLEND,
+  F_FADE_DURATION,
+  F_PHASE,
+  F_WEIGHT,
+  F_WEIGHT_DURATION,
+  F_WEIGHT_FROM,
+  F_WEIGHT_TO,
+  I_CLIP,
+  I_FADE,
+  I_FADE_STEPS,
+  I_FROM_CLIP,
+  I_FROM_LOOP,
+  I_FROM_ROTATION,
+  I_HOLD,
+  I_LOOP,
+  I_MODE,
+  I_PAUSED,
+  I_REF_CLIP,
+  I_ROTATION,
+  I_SOURCE,
+  I_STOPPING,
+  I_WEIGHT_STEPS,
+  LAYER_FLOATS,
+  LAYER_INTS,
+  MAX_LAYERS,
+  setLayerMask,
+  SOURCE_BLEND_SPACE,
+  SOURCE_CLIP,
+  type BlendSpaceState,
+  type Layer,
+} from '../systems/layerState.ts'
+import { MAX_BLEND_POINTS } from '../plugin/blendSpaces.ts'
+import type { CharacterData } from './readCharacters.ts'
+
+/**
+ * The snapshot's "layers" section (after "characters"): u32 count; per character with layers (ascending eid):
+ * u32 eid, u8 layers; per layer: u8 index, f64[LAYER_FLOATS], i32[LAYER_INTS], u32 base, u32 slots,
+ * u8 masked [f32[n] mask], u32 cursor count, u32[count] cursors, f32[slots·10] pose block,
+ * u8 blend space [u8 dims, u8 points, u8 sync, i32[m] clips, f64[m] x, f64[m] y, f64×2 parameter, f64[m]
+ * times, per point u32 cursor count and u32[count] cursors]. Bindings, durations and the blend weights are
+ * derived again on restore (the same functions, so the same bits).
+ */
+
+export function writeLayers(ctx: AnimationContext, w: Writer, characters: readonly number[]): void {
+  const layered = characters.filter((e) => ctx.layers[e] !== undefined).sort((a, b) => a - b)
+  w.u32(layered.length)
+  for (const eid of layered) {
+    const n = ctx.stores.Pose.count[eid]!
+    const used = ctx.layers[eid]!.layers.filter((l): l is Layer => l !== undefined)
+    w.u32(eid)
+    w.u8(used.length)
+    for (const layer of used) {
+      w.u8(layer.index)
+      w.raw(layer.f, 0, LAYER_FLOATS)
+      w.raw(layer.i, 0, LAYER_INTS)
+      w.u32(layer.base)
+      w.u32(layer.slots)
+      w.u8(layer.mask ? 1 : 0)
+      if (layer.mask) w.raw(layer.mask, 0, n)
+      w.u32(layer.cursors.length)
+      w.raw(layer.cursors, 0, layer.cursors.length)
+      w.raw(ctx.pool.data, layer.base * JOINT_STRIDE, layer.slots * JOINT_STRIDE)
+      const bs = layer.blendSpace
+      w.u8(bs ? 1 : 0)
+      if (!bs) continue
+      const m = bs.clips.length
+      w.u8(bs.dims)
+      w.u8(m)
+      w.u8(bs.sync)
+      w.raw(bs.clips, 0, m)
+      w.raw(bs.xs, 0, m)
+      w.raw(bs.ys, 0, m)
+      w.raw(bs.param, 0, 2)
+      w.raw(bs.times, 0, m)
+      for (const c of bs.cursors) {
+        w.u32(c.length)
+        w.raw(c, 0, c.length)
+      }
+    }
+  }
+}
+
+/** A layer as read and checked. */
+export interface LayerData {
+  index: number
+  f: Float64Array
+  i: Int32Array
+  base: number
+  slots: number
+  mask: Float32Array | null
+  cursors: Uint32Array
+  /** Byte offset of the pose block in the snapshot. */
+  block: number
+  blendSpace: {
+    dims: number
+    sync: number
+    clips: Int32Array
+    xs: Float64Array
+    ys: Float64Array
+    param: Float64Array
+    times: Float64Array
+    cursors: Uint32Array[]
+  } | null
+}
+
+export interface LayersData {
+  eid: number
+  count: number
+  asset: number
+  layers: LayerData[]
+}
+
+const LOOPS = [0, 1, 2]
+const ROTATIONS = [0, 1]
+const FLAGS = [0, 1]
+
+/** Reads and checks the "layers" section; changes nothing. */
+export function readLayers(
+  ctx: AnimationContext,
+  r: Reader,
+  characters: readonly CharacterData[],
+  samplerClip: (eid: number) => number,
+): LayersData[] {
+  r.section = 'layers'
+  const byEid = new Map(characters.map((c) => [c.eid, c]))
+  const out: LayersData[] = []
+  const seen = new Set<number>()
+  let maxKeys = 1
+  for (const rc of ctx.clips) for (const ch of rc.clip.channels) maxKeys = Math.max(maxKeys, ch.times.length)
+  const clipOk = (c: number): boolean => c === -1 || (Number.isInteger(c) && c >= 0 && c < ctx.clips.length)
+  for (let count = r.u32(); count > 0; count--) {
+    const eid = r.u32()
+    const where = `section "layers", character ${eid}`
+    const c = byEid.get(eid)
+    if (!c) throw snapshotError(`${where}: not a character of the snapshot`)
+    if (seen.has(eid)) throw snapshotError(`${where}: listed twice`)
+    seen.add(eid)
+    const n = c.count
+    const layerCount = r.u8()
+    if (layerCount < 1 || layerCount > MAX_LAYERS) {
+      throw invalidValue(where, 'layer count', layerCount, `must be in [1, ${MAX_LAYERS}]`)
+    }
+    const layers: LayerData[] = []
+    for (let l = 0; l < layerCount; l++) {
+      const index = r.u8()
+      const at = `${where}, layer ${index}`
+      if (index >= MAX_LAYERS || layers.some((x) => x.index === index)) {
+        throw invalidValue(where, 'layer index', index, `must be in [0, ${MAX_LAYERS}) and listed once`)
+      }
+      if (l === 0 && index !== 0) throw invalidValue(where, 'first layer', index, 'must be layer 0')
+      const f = new Float64Array(LAYER_FLOATS)
+      copyInto(f, 0, r.bytes, r.span(8 * LAYER_FLOATS), LAYER_FLOATS)
+      const i = new Int32Array(LAYER_INTS)
+      copyInto(i, 0, r.bytes, r.span(4 * LAYER_INTS), LAYER_INTS)
+      checkFinite(at, 'numbers', f)
+      for (const k of [F_WEIGHT, F_WEIGHT_FROM, F_WEIGHT_TO, F_BLEND])
+        checkRange(at, `number ${k}`, f[k]!, 0, 1)
+      checkRange(at, 'fade duration', f[F_FADE_DURATION]!, 0, Number.MAX_VALUE)
+      checkRange(at, 'weight ramp duration', f[F_WEIGHT_DURATION]!, 0, Number.MAX_VALUE)
+      if (!(f[F_PHASE]! >= 0 && f[F_PHASE]! < 1))
+        throw invalidValue(at, 'phase', f[F_PHASE]!, 'must be in [0, 1)')
+      const source = i[I_SOURCE]!
+      checkChoice(at, 'source', source, [0, 1, 2])
+      for (const [name, k] of [
+        ['clip', I_CLIP],
+        ['fade-from clip', I_FROM_CLIP],
+        ['reference clip', I_REF_CLIP],
+      ] as const) {
+        if (!clipOk(i[k]!))
+          throw invalidValue(at, name, i[k]!, `this plugin has clips 0..${ctx.clips.length - 1}`)
+      }
+      checkChoice(at, 'loop', i[I_LOOP]!, LOOPS)
+      checkChoice(at, 'fade-from loop', i[I_FROM_LOOP]!, LOOPS)
+      checkChoice(at, 'rotation', i[I_ROTATION]!, ROTATIONS)
+      checkChoice(at, 'fade-from rotation', i[I_FROM_ROTATION]!, ROTATIONS)
+      for (const [name, k] of [
+        ['paused', I_PAUSED],
+        ['hold', I_HOLD],
+        ['fade', I_FADE],
+        ['stopping', I_STOPPING],
+        ['mode', I_MODE],
+      ] as const) {
+        checkChoice(at, name, i[k]!, FLAGS)
+      }
+      checkRange(at, 'fade steps', i[I_FADE_STEPS]!, 0, 2 ** 31 - 1)
+      checkRange(at, 'weight ramp steps', i[I_WEIGHT_STEPS]!, 0, 2 ** 31 - 1)
+      if (index === 0) {
+        if (i[I_FADE] !== 0) throw invalidValue(at, 'fade', 1, "layer 0's fades are its CrossFade's")
+        const clip = samplerClip(eid)
+        if (clip >= 0 !== (source === SOURCE_CLIP)) {
+          throw invalidValue(at, 'source', source, `does not match Sampler.clip ${clip}`)
+        }
+      } else {
+        if (source === SOURCE_CLIP && i[I_CLIP]! < 0)
+          throw invalidValue(at, 'clip', -1, 'a clip layer needs a clip')
+        if (i[I_FADE] === 1) {
+          if (source !== SOURCE_CLIP) throw invalidValue(at, 'fade', 1, 'only a clip layer fades')
+          if (!(f[F_FADE_DURATION]! > 0))
+            throw invalidValue(at, 'fade duration', f[F_FADE_DURATION]!, 'must be > 0')
+        } else if (i[I_FROM_CLIP] !== -1)
+          throw invalidValue(at, 'fade-from clip', i[I_FROM_CLIP]!, 'must be -1')
+      }
+      const base = r.u32()
+      const slots = r.u32()
+      const mask = r.u8() === 1 ? new Float32Array(n) : null
+      if (mask) {
+        copyInto(mask, 0, r.bytes, r.span(4 * n), n)
+        mask.forEach((x, j) => checkRange(at, `mask joint ${j}`, x, 0, 1))
+      }
+      const cursorCount = r.u32()
+      const cursors = readU32Array(r.bytes, r.span(4 * cursorCount), cursorCount)
+      const needed = Math.max(
+        channels(ctx, source === SOURCE_CLIP && index > 0 ? i[I_CLIP]! : -1),
+        channels(ctx, i[I_FROM_CLIP]!),
+      )
+      if (index > 0 && (cursorCount % 2 !== 0 || cursorCount < 2 * needed)) {
+        throw invalidValue(at, 'key cursor count', cursorCount, `must be even and at least ${2 * needed}`)
+      }
+      checkCursors(at, cursors, maxKeys)
+      const block = r.span(4 * slots * JOINT_STRIDE)
+      let blendSpace: LayerData['blendSpace'] = null
+      if (r.u8() === 1) blendSpace = readBlendSpace(ctx, r, at, maxKeys)
+      else if (source === SOURCE_BLEND_SPACE) throw invalidValue(at, 'source', source, 'has no blend space')
+      if (blendSpace && source !== SOURCE_BLEND_SPACE)
+        throw invalidValue(at, 'source', source, 'has a blend space')
+      const m = blendSpace ? blendSpace.clips.length : 0
+      if (!(slots >= (BLOCK_POINTS + m) * n && slots % Math.max(n, 1) === 0 && slots <= 2 ** 26)) {
+        throw invalidValue(
+          at,
+          'slots',
+          slots,
+          `must be a multiple of ${n} of at least ${(BLOCK_POINTS + m) * n}`,
+        )
+      }
+      checkBlock(at, r.bytes, block, n, m)
+      layers.push({ index, f, i, base, slots, mask, cursors, block, blendSpace })
+    }
+    out.push({ eid, count: n, asset: c.asset, layers })
+  }
+  return out
+}
+
+function channels(ctx: AnimationContext, clip: number): number {
+  return clip >= 0 ? ctx.clips[clip]!.clip.channels.length : 0
+}
+
+function checkCursors(where: string, cursors: Uint32Array, maxKeys: number): void {
+  cursors.forEach((k, slot) => {
+    if (k >= maxKeys)
+      throw invalidValue(where, `key cursor ${slot}`, k, `no clip has more than ${maxKeys} keys`)
+  })
+}
+
+/** The poses a step reads of a layer's block (all but the DELTA scratch): finite, unit rotations. */
+function checkBlock(where: string, bytes: Uint8Array, from: number, n: number, points: number): void {
+  const buffers = BLOCK_POINTS + points
+  const block = new Float32Array(buffers * n * JOINT_STRIDE)
+  new Uint8Array(block.buffer).set(bytes.subarray(from, from + block.byteLength))
+  for (let b = 0; b < buffers; b++) {
+    if (b === BLOCK_DELTA) continue
+    for (let j = 0; j < n; j++) {
+      const o = (b * n + j) * JOINT_STRIDE
+      const at = `${where}, pose buffer ${b} joint ${j}`
+      checkFinite(at, 'translation', block, o, 3)
+      checkUnit(at, 'rotation', block, o + 3)
+      checkFinite(at, 'scale', block, o + 7, 3)
+    }
+  }
+}
+
+function readBlendSpace(
+  ctx: AnimationContext,
+  r: Reader,
+  where: string,
+  maxKeys: number,
+): NonNullable<LayerData['blendSpace']> {
+  const at = `${where}, blend space`
+  const dims = r.u8()
+  const m = r.u8()
+  const sync = r.u8()
+  checkChoice(at, 'dimensions', dims, [1, 2])
+  checkRange(at, 'points', m, 1, MAX_BLEND_POINTS)
+  checkChoice(at, 'sync', sync, FLAGS)
+  const clips = new Int32Array(m)
+  copyInto(clips, 0, r.bytes, r.span(4 * m), m)
+  const f64 = (count: number): Float64Array => {
+    const a = new Float64Array(count)
+    copyInto(a, 0, r.bytes, r.span(8 * count), count)
+    return a
+  }
+  const xs = f64(m)
+  const ys = f64(m)
+  const param = f64(2)
+  const times = f64(m)
+  clips.forEach((c, p) => {
+    if (!(c >= 0 && c < ctx.clips.length))
+      throw invalidValue(at, `point ${p} clip`, c, `this plugin has clips 0..${ctx.clips.length - 1}`)
+  })
+  checkFinite(at, 'x', xs)
+  checkFinite(at, 'y', ys)
+  checkFinite(at, 'parameter', param)
+  checkFinite(at, 'times', times)
+  for (let p = 0; p < m; p++) {
+    if (dims === 1 && ys[p] !== 0) throw invalidValue(at, `point ${p} y`, ys[p]!, 'must be 0 in 1D')
+    for (let q = 0; q < p; q++) {
+      if (xs[p] === xs[q] && ys[p] === ys[q])
+        throw invalidValue(at, `point ${p}`, [xs[p]!, ys[p]!], 'repeats another point')
+    }
+    checkRange(at, `point ${p} time`, times[p]!, 0, ctx.clips[clips[p]!]!.clip.duration)
+  }
+  if (dims === 1 && param[1] !== 0) throw invalidValue(at, 'parameter y', param[1]!, 'must be 0 in 1D')
+  const cursors: Uint32Array[] = []
+  for (let p = 0; p < m; p++) {
+    const count = r.u32()
+    if (count < channels(ctx, clips[p]!)) {
+      throw invalidValue(at, `point ${p} cursor count`, count, `must be at least ${channels(ctx, clips[p]!)}`)
+    }
+    const c = readU32Array(r.bytes, r.span(4 * count), count)
+    checkCursors(at, c, maxKeys)
+    cursors.push(c)
+  }
+  return { dims, sync, clips, xs, ys, param, times, cursors }
+}
+
+/** Rebuilds the layers of a checked plan (after the characters are attached); cannot throw. */
+export function applyLayers(ctx: AnimationContext, bytes: Uint8Array, plan: readonly LayersData[]): void {
+  for (const c of plan) {
+    const stack = { layers: new Array<Layer | undefined>(MAX_LAYERS).fill(undefined) }
+    for (const d of c.layers) {
+      const layer = createLayer(d.index)
+      layer.f.set(d.f)
+      layer.i.set(d.i)
+      layer.base = d.base
+      layer.slots = d.slots
+      setLayerMask(layer, d.mask, c.count)
+      layer.cursors = d.cursors
+      copyInto(ctx.pool.data, d.base * JOINT_STRIDE, bytes, d.block, d.slots * JOINT_STRIDE)
+      if (d.index > 0 && d.i[I_SOURCE] === SOURCE_CLIP)
+        layer.binding = bindClip(ctx, ctx.clips[d.i[I_CLIP]!]!, c.asset)
+      if (d.index > 0 && d.i[I_FADE] === 1 && d.i[I_FROM_CLIP]! >= 0) {
+        layer.fromBinding = bindClip(ctx, ctx.clips[d.i[I_FROM_CLIP]!]!, c.asset)
+      }
+      const b = d.blendSpace
+      if (b) {
+        const m = b.clips.length
+        const bs: BlendSpaceState = {
+          dims: b.dims,
+          clips: b.clips,
+          xs: b.xs,
+          ys: b.ys,
+          param: b.param,
+          weights: new Float64Array(m),
+          sync: b.sync,
+          durations: Float64Array.from(b.clips, (id) => ctx.clips[id]!.clip.duration),
+          times: b.times,
+          bindings: Array.from(b.clips, (id) => bindClip(ctx, ctx.clips[id]!, c.asset)),
+          cursors: b.cursors,
+          offsets: Int32Array.from(b.clips, (_, p) => (d.base + (BLOCK_POINTS + p) * c.count) * JOINT_STRIDE),
+        }
+        gradientBandWeights(bs.weights, bs.xs, bs.ys, m, bs.param)
+        layer.blendSpace = bs
+      }
+      stack.layers[d.index] = layer
+    }
+    ctx.layers[c.eid] = stack
+  }
+}

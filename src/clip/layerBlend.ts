@@ -1,0 +1,222 @@
+import { JOINT_STRIDE } from '../math/poseLayout.ts'
+import { multiplyQuat, normalizeQuat, slerpQuat } from '../math/quat.ts'
+import { detExp, detLog } from '../math/detmath.ts'
+
+/**
+ * Kernels of animation layers on poses in the layout of poseLayout.ts (10 floats per joint). A layer's joints
+ * are given as runs: `runs[2r]` the first joint of run r, `runs[2r + 1]` its length, and `weights[r]` its
+ * weight (the layer's weight times its mask weight there). A mask of whole subtrees is a few runs, since a
+ * subtree is a contiguous range of the rig's parents-first order. Weights come in arrays, not as arguments
+ * (V8 boxes floats that cross a call it does not inline). Nothing here allocates; only + − × ÷, √ and the
+ * project's own transcendental functions, so the same bits in every engine.
+ */
+
+const IDENTITY = Float32Array.of(0, 0, 0, 1)
+const scratch = new Float32Array(4)
+
+/**
+ * Turns the n-joint pose at `data[po ..]` into its difference from the reference pose `ref[ro ..]`, in place:
+ * translation p − r, rotation r⁻¹·p, scale p / r (1 where r is 0). addDeltaPose applies it. The reference's
+ * rotations are unit quaternions (poses only hold unit quaternions).
+ */
+export function toDeltaPose(data: Float32Array, po: number, ref: Float32Array, ro: number, n: number): void {
+  const STRIDE = JOINT_STRIDE
+  for (let j = 0; j < n; j++) {
+    const p = po + j * STRIDE
+    const r = ro + j * STRIDE
+    data[p] = data[p]! - ref[r]!
+    data[p + 1] = data[p + 1]! - ref[r + 1]!
+    data[p + 2] = data[p + 2]! - ref[r + 2]!
+    // r⁻¹·p with r⁻¹ the conjugate, written out (r is read first: data may alias ref).
+    const rx = -ref[r + 3]!
+    const ry = -ref[r + 4]!
+    const rz = -ref[r + 5]!
+    const rw = ref[r + 6]!
+    const px = data[p + 3]!
+    const py = data[p + 4]!
+    const pz = data[p + 5]!
+    const pw = data[p + 6]!
+    data[p + 3] = rw * px + rx * pw + ry * pz - rz * py
+    data[p + 4] = rw * py - rx * pz + ry * pw + rz * px
+    data[p + 5] = rw * pz + rx * py - ry * px + rz * pw
+    data[p + 6] = rw * pw - rx * px - ry * py - rz * pz
+    normalizeQuat(data, p + 3)
+    for (let k = 7; k < 10; k++) {
+      const s = ref[r + k]!
+      data[p + k] = s !== 0 ? data[p + k]! / s : 1
+    }
+  }
+}
+
+/**
+ * Additive layer: for each run, out ⊕ delta by the run's weight w — translation out + w·d, rotation
+ * out·d^w (d^w the shortest-arc slerp from identity to d), scale out·d^w (per axis; a ratio ≤ 0, which only
+ * a mirrored reference gives, is scaled linearly, 1 + w(d − 1)). w = 1 applies the delta exactly; w ≤ 0
+ * leaves the run as it is. `out` and `delta` are n-joint poses at `oo` and `dOff`; runs index their joints.
+ */
+export function addDeltaPose(
+  out: Float32Array,
+  oo: number,
+  delta: Float32Array,
+  dOff: number,
+  runs: Int32Array,
+  runCount: number,
+  weights: Float64Array,
+): void {
+  const STRIDE = JOINT_STRIDE
+  for (let r = 0; r < runCount; r++) {
+    const w = weights[r]!
+    if (!(w > 0)) continue
+    const first = runs[2 * r]!
+    const end = first + runs[2 * r + 1]!
+    const full = w >= 1
+    for (let j = first; j < end; j++) {
+      const o = oo + j * STRIDE
+      const d = dOff + j * STRIDE
+      if (full) {
+        out[o] = out[o]! + delta[d]!
+        out[o + 1] = out[o + 1]! + delta[d + 1]!
+        out[o + 2] = out[o + 2]! + delta[d + 2]!
+        multiplyQuat(out, o + 3, out, o + 3, delta, d + 3)
+        out[o + 7] = out[o + 7]! * delta[d + 7]!
+        out[o + 8] = out[o + 8]! * delta[d + 8]!
+        out[o + 9] = out[o + 9]! * delta[d + 9]!
+      } else {
+        out[o] = out[o]! + w * delta[d]!
+        out[o + 1] = out[o + 1]! + w * delta[d + 1]!
+        out[o + 2] = out[o + 2]! + w * delta[d + 2]!
+        slerpQuat(scratch, 0, IDENTITY, 0, delta, d + 3, w)
+        multiplyQuat(out, o + 3, out, o + 3, scratch, 0)
+        for (let k = 7; k < 10; k++) {
+          const s = delta[d + k]!
+          out[o + k] = out[o + k]! * (s > 0 ? (s === 1 ? 1 : detExp(w * detLog(s))) : 1 + w * (s - 1))
+        }
+      }
+      normalizeQuat(out, o + 3)
+    }
+  }
+}
+
+/**
+ * Blend-space mix: out = the normalized weighted sum of `count` n-joint poses at `data[offsets[i] ..]` with
+ * weights `weights[i]` (≥ 0, summing to 1): translation and scale Σ wᵢ·vᵢ, rotation Σ wᵢ·sᵢ·qᵢ normalized, with
+ * sᵢ = ±1 putting each quaternion in the first one's hemisphere (ozz-animation's BlendingJob does the same).
+ * The result does not depend on the order of the poses beyond which comes first. Points of weight 0 are
+ * skipped; a single point of weight 1 is copied exactly.
+ */
+export function blendWeightedPoses(
+  out: Float32Array,
+  oo: number,
+  data: Float32Array,
+  offsets: Int32Array,
+  weights: Float64Array,
+  count: number,
+  n: number,
+): void {
+  const STRIDE = JOINT_STRIDE
+  let first = -1
+  let live = 0
+  for (let i = 0; i < count; i++) {
+    if (weights[i]! > 0) {
+      if (first < 0) first = i
+      live++
+    }
+  }
+  if (first < 0) return
+  if (live === 1) {
+    const src = offsets[first]!
+    if (src !== oo) out.copyWithin(oo, src, src + n * STRIDE)
+    return
+  }
+  const f = offsets[first]!
+  for (let j = 0; j < n; j++) {
+    const o = oo + j * STRIDE
+    const q = f + j * STRIDE
+    const fx = data[q + 3]!
+    const fy = data[q + 4]!
+    const fz = data[q + 5]!
+    const fw = data[q + 6]!
+    let t0 = 0
+    let t1 = 0
+    let t2 = 0
+    let rx = 0
+    let ry = 0
+    let rz = 0
+    let rw = 0
+    let s0 = 0
+    let s1 = 0
+    let s2 = 0
+    for (let i = first; i < count; i++) {
+      const w = weights[i]!
+      if (!(w > 0)) continue
+      const p = offsets[i]! + j * STRIDE
+      t0 += w * data[p]!
+      t1 += w * data[p + 1]!
+      t2 += w * data[p + 2]!
+      const x = data[p + 3]!
+      const y = data[p + 4]!
+      const z = data[p + 5]!
+      const qw = data[p + 6]!
+      const sw = x * fx + y * fy + z * fz + qw * fw < 0 ? -w : w
+      rx += sw * x
+      ry += sw * y
+      rz += sw * z
+      rw += sw * qw
+      s0 += w * data[p + 7]!
+      s1 += w * data[p + 8]!
+      s2 += w * data[p + 9]!
+    }
+    out[o] = t0
+    out[o + 1] = t1
+    out[o + 2] = t2
+    out[o + 3] = rx
+    out[o + 4] = ry
+    out[o + 5] = rz
+    out[o + 6] = rw
+    normalizeQuat(out, o + 3)
+    out[o + 7] = s0
+    out[o + 8] = s1
+    out[o + 9] = s2
+  }
+}
+
+/**
+ * Blend-space weights by gradient-band interpolation (what Unity's freeform blend trees use): point i gets
+ * hᵢ = max(0, min over j ≠ i of 1 − (p − pᵢ)·(pⱼ − pᵢ) / |pⱼ − pᵢ|²), then the weights are h / Σh. At a point
+ * its weight is 1; between two neighbours on a line it is the linear blend; outside the points' extent the
+ * nearest ones take over, so any parameter gives weights summing to 1. 1D points have y = 0. `m` points at
+ * (xs[i], ys[i]), distinct; the parameter is (param[0], param[1]). Writes out[0 .. m).
+ */
+export function gradientBandWeights(
+  out: Float64Array,
+  xs: Float64Array,
+  ys: Float64Array,
+  m: number,
+  param: Float64Array,
+): void {
+  const px = param[0]!
+  const py = param[1]!
+  let sum = 0
+  for (let i = 0; i < m; i++) {
+    const xi = xs[i]!
+    const yi = ys[i]!
+    const dx = px - xi
+    const dy = py - yi
+    let h = 1
+    for (let j = 0; j < m; j++) {
+      if (j === i) continue
+      const ex = xs[j]! - xi
+      const ey = ys[j]! - yi
+      const v = 1 - (dx * ex + dy * ey) / (ex * ex + ey * ey)
+      if (v < h) h = v
+    }
+    if (h < 0) h = 0
+    out[i] = h
+    sum += h
+  }
+  if (m === 1) {
+    out[0] = 1
+    return
+  }
+  for (let i = 0; i < m; i++) out[i] = sum > 0 ? out[i]! / sum : i === 0 ? 1 : 0
+}

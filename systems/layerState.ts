@@ -1,0 +1,203 @@
+/**
+ * Animation layers: per character, up to MAX_LAYERS layers applied in index order over the result of the ones
+ * below (systems/sampleLayers.ts). Layer 0 is the character's Sampler and CrossFade (its clip state stays in
+ * those stores); a character gets a LayerStack only when a layer other than 0 is used or layer 0 is configured
+ * (setLayer, playBlendSpace), so a crowd that never uses layers pays nothing.
+ *
+ * A layer's numbers live in two small typed arrays (`f` floats, `i` integers, indexed by the F_ and I_
+ * constants below), so the step writes them without allocating and hash/snapshot copy them whole. Each layer
+ * other than a plain layer 0 owns a block of pose slots in the pose pool, in units of the character's n
+ * joints: OUT (what the layer shows: a pose, or for an additive layer its difference from the reference),
+ * FROM and TO (the two clips of a fade inside the layer), REF_FROM and REF_TO (their additive references),
+ * DELTA (scratch) and one per blend-space point.
+ */
+
+/** Layers per character: indices 0 (the base layer) to 7. */
+export const MAX_LAYERS = 8
+
+export const MODE_OVERRIDE = 0
+export const MODE_ADDITIVE = 1
+/** How a layer combines with the result of the layers below: stored in I_MODE as 0, 1. */
+export type LayerMode = 'override' | 'additive'
+export const LAYER_MODES: readonly LayerMode[] = ['override', 'additive']
+
+export const SOURCE_NONE = 0
+export const SOURCE_CLIP = 1
+export const SOURCE_BLEND_SPACE = 2
+
+/** Block slots (×n joints) of a layer. */
+export const BLOCK_OUT = 0
+export const BLOCK_FROM = 1
+export const BLOCK_TO = 2
+export const BLOCK_REF_FROM = 3
+export const BLOCK_REF_TO = 4
+export const BLOCK_DELTA = 5
+/** First blend-space point's slot; point p is at BLOCK_POINTS + p. */
+export const BLOCK_POINTS = 6
+
+// Float fields (Layer.f).
+/** Play phase, seconds (Sampler.time's convention). */
+export const F_TIME = 0
+/** Playback rate. */
+export const F_SPEED = 1
+/** Clip-local time sampled this step (read by sampleClipChannels). */
+export const F_LOCAL = 2
+/** Outgoing clip's phase, rate and sampled local time during a fade inside the layer. */
+export const F_FROM_TIME = 3
+export const F_FROM_SPEED = 4
+export const F_FROM_LOCAL = 5
+/** Fade blend 0 → 1, and its duration in seconds. */
+export const F_BLEND = 6
+export const F_FADE_DURATION = 7
+/** The layer's weight now; a ramp goes from F_WEIGHT_FROM to F_WEIGHT_TO over F_WEIGHT_DURATION seconds. */
+export const F_WEIGHT = 8
+export const F_WEIGHT_FROM = 9
+export const F_WEIGHT_TO = 10
+export const F_WEIGHT_DURATION = 11
+/** Additive reference time, seconds into the reference clip. */
+export const F_REF_TIME = 12
+/** A synchronized blend space's normalized phase, [0, 1). */
+export const F_PHASE = 13
+export const LAYER_FLOATS = 14
+
+// Integer fields (Layer.i).
+/** SOURCE_NONE | SOURCE_CLIP | SOURCE_BLEND_SPACE. */
+export const I_SOURCE = 0
+/** Clip id (SOURCE_CLIP, layers other than 0), loop and rotation modes (Sampler's conventions). */
+export const I_CLIP = 1
+export const I_LOOP = 2
+export const I_ROTATION = 3
+/** 1 while paused (time holds; the speed is kept for resume). */
+export const I_PAUSED = 4
+/** 1: the next step samples the current time without advancing it (after play, setTime). */
+export const I_HOLD = 5
+/** 1 while a fade inside the layer runs; the outgoing clip (-1: a frozen pose), its loop and rotation modes. */
+export const I_FADE = 6
+export const I_FROM_CLIP = 7
+export const I_FROM_LOOP = 8
+export const I_FROM_ROTATION = 9
+/** Fixed steps the fade (I_FADE_STEPS) and the weight ramp (I_WEIGHT_STEPS) have run. */
+export const I_FADE_STEPS = 10
+export const I_WEIGHT_STEPS = 11
+/** MODE_OVERRIDE | MODE_ADDITIVE. */
+export const I_MODE = 12
+/** 1 after stopLayer: the layer empties when its weight reaches 0. */
+export const I_STOPPING = 13
+/** Additive reference clip id, -1 for the clip the layer plays (each clip of a fade its own). */
+export const I_REF_CLIP = 14
+export const LAYER_INTS = 15
+
+/** A blend space on a layer: its points and this parameter's weights. */
+export interface BlendSpaceState {
+  /** 1 or 2. */
+  readonly dims: number
+  /** Per point: clip id, coordinates (y 0 in 1D). */
+  readonly clips: Int32Array
+  readonly xs: Float64Array
+  readonly ys: Float64Array
+  /** The parameter (x, y) and the point weights it gives (gradient band, src/clip/layerBlend.ts). */
+  readonly param: Float64Array
+  readonly weights: Float64Array
+  /** 1: one normalized phase (F_PHASE) for all points; 0: each point's own phase (`times`). */
+  readonly sync: number
+  /** Per point: its clip's duration, and its phase in seconds when not synchronized. */
+  readonly durations: Float64Array
+  readonly times: Float64Array
+  /** Per point: channel bindings on the character's asset and key cursors. */
+  readonly bindings: readonly Int32Array[]
+  readonly cursors: readonly Uint32Array[]
+  /** Per point: float offset of its pose buffer in the pool (slots are stable; the pool's array may grow). */
+  readonly offsets: Int32Array
+}
+
+/** One layer of a character. */
+export interface Layer {
+  readonly index: number
+  readonly f: Float64Array
+  readonly i: Int32Array
+  /** First slot of the layer's block in the pose pool and its size in slots; -1 and 0 for none. */
+  base: number
+  slots: number
+  /** Per joint mask weight in [0, 1], null for the whole body; and the runs of equal nonzero weight. */
+  mask: Float32Array | null
+  runs: Int32Array
+  runMask: Float64Array
+  /** The runs' weights this step (F_WEIGHT × runMask), scratch for the kernels. */
+  runWeights: Float64Array
+  runCount: number
+  /** Bindings (current and outgoing clip) and key cursors `| current | outgoing |` (layers other than 0). */
+  binding: Int32Array | undefined
+  fromBinding: Int32Array | undefined
+  cursors: Uint32Array
+  blendSpace: BlendSpaceState | null
+}
+
+/** A character's layers, by index; undefined where never used. */
+export interface LayerStack {
+  readonly layers: (Layer | undefined)[]
+}
+
+export function createLayer(index: number): Layer {
+  const f = new Float64Array(LAYER_FLOATS)
+  f[F_SPEED] = 1
+  f[F_WEIGHT] = 1
+  f[F_WEIGHT_FROM] = 1
+  f[F_WEIGHT_TO] = 1
+  const i = new Int32Array(LAYER_INTS)
+  i[I_CLIP] = -1
+  i[I_FROM_CLIP] = -1
+  i[I_REF_CLIP] = -1
+  i[I_LOOP] = 1
+  return {
+    index,
+    f,
+    i,
+    base: -1,
+    slots: 0,
+    mask: null,
+    runs: new Int32Array(0),
+    runMask: new Float64Array(0),
+    runWeights: new Float64Array(1),
+    runCount: 0,
+    binding: undefined,
+    fromBinding: undefined,
+    cursors: new Uint32Array(0),
+    blendSpace: null,
+  }
+}
+
+/**
+ * Sets `mask` (per joint weights, or null for all joints) and the runs the kernels walk: maximal ranges of
+ * joints with the same nonzero weight. Setup code (allocates).
+ */
+export function setLayerMask(layer: Layer, mask: Float32Array | null, n: number): void {
+  const runs: number[] = []
+  const weights: number[] = []
+  if (mask === null) {
+    if (n > 0) (runs.push(0, n), weights.push(1))
+  } else {
+    for (let j = 0; j < n;) {
+      const w = mask[j]!
+      let k = j + 1
+      while (k < n && mask[k] === w) k++
+      if (w > 0) (runs.push(j, k - j), weights.push(w))
+      j = k
+    }
+  }
+  layer.mask = mask
+  layer.runs = Int32Array.from(runs)
+  layer.runMask = Float64Array.from(weights)
+  layer.runWeights = new Float64Array(Math.max(1, weights.length))
+  layer.runCount = weights.length
+}
+
+/** Whether layer 0 is as a character without layers has it: full weight, override, whole body, no blend space. */
+export function isPlainBase(layer: Layer): boolean {
+  return (
+    layer.f[F_WEIGHT] === 1 &&
+    layer.f[F_WEIGHT_DURATION] === 0 &&
+    layer.i[I_MODE] === MODE_OVERRIDE &&
+    layer.mask === null &&
+    layer.i[I_SOURCE] !== SOURCE_BLEND_SPACE
+  )
+}

@@ -1,0 +1,318 @@
+import type { World } from 'bitecs'
+import { registerQuery } from 'bitecs'
+import { sampleClipChannels } from '../src/clip/sample.ts'
+import { blendJointLayers } from '../src/clip/blendLayers.ts'
+import { addDeltaPose, blendWeightedPoses, toDeltaPose } from '../src/clip/layerBlend.ts'
+import { awaitingBodies, type StepState, type AnimationStores } from './state.ts'
+import { FADE_END_TOLERANCE } from './advanceCrossFades.ts'
+import { JOINT_STRIDE, LAYER_ANIM, LAYER_PREV, layerOffset } from '../components/Pose.ts'
+import { advancePhase, localTime, ROTATION_SQUAD } from '../components/Sampler.ts'
+import {
+  BLOCK_DELTA,
+  BLOCK_FROM,
+  BLOCK_OUT,
+  BLOCK_REF_FROM,
+  BLOCK_REF_TO,
+  BLOCK_TO,
+  F_BLEND,
+  F_FADE_DURATION,
+  F_FROM_LOCAL,
+  F_FROM_SPEED,
+  F_FROM_TIME,
+  F_LOCAL,
+  F_PHASE,
+  F_SPEED,
+  F_TIME,
+  F_WEIGHT,
+  F_WEIGHT_DURATION,
+  F_WEIGHT_FROM,
+  F_WEIGHT_TO,
+  I_CLIP,
+  I_FADE,
+  I_FADE_STEPS,
+  I_FROM_CLIP,
+  I_FROM_LOOP,
+  I_FROM_ROTATION,
+  I_HOLD,
+  I_LOOP,
+  I_MODE,
+  I_PAUSED,
+  I_ROTATION,
+  I_SOURCE,
+  I_STOPPING,
+  I_WEIGHT_STEPS,
+  isPlainBase,
+  MODE_ADDITIVE,
+  SOURCE_BLEND_SPACE,
+  SOURCE_CLIP,
+  SOURCE_NONE,
+  type BlendSpaceState,
+  type Layer,
+} from './layerState.ts'
+
+/** What sampleLayers reads and writes: a slice of the plugin's context (tests may pass just this). */
+export type SampleLayersInput = Pick<
+  StepState,
+  'world' | 'dt' | 'step' | 'pool' | 'assets' | 'clips' | 'layers' | 'ragdolls'
+> & {
+  readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'Ragdoll'>
+}
+
+/**
+ * sampleLayers: for every character with layers (systems/layerState.ts), runs after sampleClips, which left
+ * layer 0's clip (or fade) in ANIM. Keeps that as layer 0's pose (or samples layer 0's blend space, or the rest
+ * pose when layer 0 shows nothing), advances every layer's weight ramp, fade and time, samples each layer into
+ * its OUT, and composes ANIM: the rest pose, then each layer in index order — override: slerp/lerp toward the
+ * layer's pose by weight × mask; additive: × the layer's difference from its reference, by weight × mask.
+ * A layer at weight 0 still advances its time but is neither sampled nor applied. Characters without layers
+ * are not touched. Never throws; allocates nothing.
+ */
+export function createSampleLayersSystem(ctx: SampleLayersInput) {
+  const { Pose, Sampler } = ctx.stores
+  const characters = registerQuery(ctx.world, [Sampler, Pose])
+
+  return function sampleLayers(_world: World): void {
+    const dense = characters.dense
+    const data = ctx.pool.data
+    for (let c = 0; c < dense.length; c++) {
+      const eid = dense[c]!
+      const stack = ctx.layers[eid]
+      if (stack === undefined) continue
+      const n = Pose.count[eid]!
+      const len = n * JOINT_STRIDE
+      const base = Pose.base[eid]!
+      const anim = layerOffset(base, n, LAYER_ANIM)
+      const rest = ctx.assets[Pose.asset[eid]!]!.rest
+      const layers = stack.layers
+      const base0 = layers[0]!
+      const out0 = (base0.base + BLOCK_OUT * n) * JOINT_STRIDE
+      if (Sampler.clip[eid]! >= 0) {
+        data.copyWithin(out0, anim, anim + len)
+      } else {
+        // sampleClips skipped this character: keep the previous pose for a ragdoll hand-off here.
+        if (awaitingBodies(ctx, eid)) data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + len)
+        if (base0.i[I_SOURCE] === SOURCE_BLEND_SPACE && base0.blendSpace !== null) {
+          sampleBlendSpace(ctx, data, base0, base0.blendSpace, out0, n)
+        } else {
+          data.set(rest, out0)
+        }
+      }
+      advanceWeight(ctx.dt, base0)
+      if (isPlainBase(base0)) {
+        data.copyWithin(anim, out0, out0 + len)
+      } else {
+        data.set(rest, anim)
+        applyLayer(data, anim, base0, out0)
+      }
+      for (let k = 1; k < layers.length; k++) {
+        const layer = layers[k]
+        if (layer === undefined || layer.i[I_SOURCE] === SOURCE_NONE) continue
+        advanceWeight(ctx.dt, layer)
+        if (layer.i[I_SOURCE] === SOURCE_NONE) continue
+        const out = (layer.base + BLOCK_OUT * n) * JOINT_STRIDE
+        const visible = layer.f[F_WEIGHT]! > 0
+        if (layer.i[I_SOURCE] === SOURCE_CLIP) sampleLayerClip(ctx, data, layer, rest, n, visible)
+        else if (layer.blendSpace !== null) {
+          const bs = layer.blendSpace
+          if (visible) sampleBlendSpace(ctx, data, layer, bs, out, n)
+          else advanceBlendSpace(ctx.dt, layer, bs)
+          if (visible && layer.i[I_MODE] === MODE_ADDITIVE) {
+            toDeltaPose(data, out, data, (layer.base + BLOCK_REF_TO * n) * JOINT_STRIDE, n)
+          }
+        }
+        if (visible) applyLayer(data, anim, layer, out)
+      }
+      Pose.changed[eid] = 1
+      Pose.changedStep[eid] = ctx.step
+    }
+  }
+}
+
+/** One step of a layer's weight ramp; a stopped layer that reached 0 empties. */
+function advanceWeight(dt: number, layer: Layer): void {
+  const f = layer.f
+  const duration = f[F_WEIGHT_DURATION]!
+  if (duration === 0) return
+  const steps = layer.i[I_WEIGHT_STEPS]! + 1
+  layer.i[I_WEIGHT_STEPS] = steps
+  const t = (steps * dt) / duration
+  if (!(t > 0 && t < 1 - FADE_END_TOLERANCE)) {
+    f[F_WEIGHT] = f[F_WEIGHT_TO]!
+    f[F_WEIGHT_DURATION] = 0
+    if (layer.i[I_STOPPING] === 1 && f[F_WEIGHT] === 0) emptyLayer(layer)
+  } else {
+    const from = f[F_WEIGHT_FROM]!
+    f[F_WEIGHT] = from + (f[F_WEIGHT_TO]! - from) * t
+  }
+}
+
+/** What stopLayer leaves once faded out: nothing to show, weight 1 for its next clip, the block kept. */
+export function emptyLayer(layer: Layer): void {
+  const i = layer.i
+  const f = layer.f
+  f[F_WEIGHT] = 1
+  f[F_WEIGHT_FROM] = 1
+  f[F_WEIGHT_TO] = 1
+  f[F_WEIGHT_DURATION] = 0
+  i[I_SOURCE] = SOURCE_NONE
+  i[I_STOPPING] = 0
+  i[I_CLIP] = -1
+  i[I_FADE] = 0
+  i[I_FROM_CLIP] = -1
+  layer.binding = undefined
+  layer.fromBinding = undefined
+  layer.blendSpace = null
+}
+
+/** Composes the layer's OUT (`out`) onto the result at `anim` by its mode, weight and mask. */
+function applyLayer(data: Float32Array, anim: number, layer: Layer, out: number): void {
+  const w = layer.f[F_WEIGHT]!
+  const rw = layer.runWeights
+  const rm = layer.runMask
+  const runs = layer.runs
+  const count = layer.runCount
+  for (let r = 0; r < count; r++) rw[r] = w * rm[r]!
+  if (layer.i[I_MODE] === MODE_ADDITIVE) {
+    addDeltaPose(data, anim, data, out, runs, count, rw)
+    return
+  }
+  for (let r = 0; r < count; r++) {
+    const o = runs[2 * r]! * JOINT_STRIDE
+    blendJointLayers(data, anim + o, data, anim + o, data, out + o, runs[2 * r + 1]!, rw, r)
+  }
+}
+
+/** Advances the layer's clip (and its fade) by one step and, when visible, samples it into OUT. */
+function sampleLayerClip(
+  ctx: SampleLayersInput,
+  data: Float32Array,
+  layer: Layer,
+  rest: Float32Array,
+  n: number,
+  visible: boolean,
+): void {
+  const f = layer.f
+  const i = layer.i
+  const clip = ctx.clips[i[I_CLIP]!]!.clip
+  const loop = i[I_LOOP]!
+  const rate = i[I_PAUSED] === 1 ? 0 : f[F_SPEED]!
+  let phase = i[I_HOLD] === 1 ? f[F_TIME]! : advancePhase(f[F_TIME]!, ctx.dt * rate, clip.duration, loop)
+  if (phase - phase !== 0) phase = 0
+  i[I_HOLD] = 0
+  f[F_TIME] = phase
+  f[F_LOCAL] = localTime(phase, clip.duration, loop)
+  const additive = i[I_MODE] === MODE_ADDITIVE
+  const block = layer.base * JOINT_STRIDE
+  const stride = n * JOINT_STRIDE
+  const out = block + BLOCK_OUT * stride
+  const cursors = layer.cursors
+  const squad = i[I_ROTATION] === ROTATION_SQUAD
+  if (i[I_FADE] === 1) {
+    const steps = i[I_FADE_STEPS]! + 1
+    i[I_FADE_STEPS] = steps
+    const blend = (steps * ctx.dt) / f[F_FADE_DURATION]!
+    if (!(blend > 0 && blend < 1 - FADE_END_TOLERANCE)) {
+      i[I_FADE] = 0
+      i[I_FROM_CLIP] = -1
+      f[F_BLEND] = 1
+      layer.fromBinding = undefined
+    } else {
+      f[F_BLEND] = blend
+    }
+  }
+  const fromId = i[I_FADE] === 1 ? i[I_FROM_CLIP]! : -1
+  if (fromId >= 0) {
+    const fromClip = ctx.clips[fromId]!.clip
+    const fromLoop = i[I_FROM_LOOP]!
+    let fromPhase = advancePhase(f[F_FROM_TIME]!, ctx.dt * f[F_FROM_SPEED]!, fromClip.duration, fromLoop)
+    if (fromPhase - fromPhase !== 0) fromPhase = 0
+    f[F_FROM_TIME] = fromPhase
+    f[F_FROM_LOCAL] = localTime(fromPhase, fromClip.duration, fromLoop)
+    if (visible) {
+      const from = block + BLOCK_FROM * stride
+      const fromSquad = i[I_FROM_ROTATION] === ROTATION_SQUAD
+      sampleClipChannels(
+        data,
+        from,
+        fromClip,
+        layer.fromBinding!,
+        f,
+        F_FROM_LOCAL,
+        cursors,
+        cursors.length >>> 1,
+        fromSquad,
+      )
+    }
+  }
+  if (!visible) return
+  if (i[I_FADE] === 1) {
+    const to = block + BLOCK_TO * stride
+    sampleClipChannels(data, to, clip, layer.binding!, f, F_LOCAL, cursors, 0, squad)
+    if (additive) {
+      const delta = block + BLOCK_DELTA * stride
+      data.copyWithin(delta, block + BLOCK_FROM * stride, block + BLOCK_FROM * stride + stride)
+      toDeltaPose(data, delta, data, block + BLOCK_REF_FROM * stride, n)
+      data.copyWithin(out, to, to + stride)
+      toDeltaPose(data, out, data, block + BLOCK_REF_TO * stride, n)
+      blendJointLayers(data, out, data, delta, data, out, n, f, F_BLEND)
+    } else {
+      blendJointLayers(data, out, data, block + BLOCK_FROM * stride, data, to, n, f, F_BLEND)
+    }
+    return
+  }
+  data.set(rest, out)
+  sampleClipChannels(data, out, clip, layer.binding!, f, F_LOCAL, cursors, 0, squad)
+  if (additive) toDeltaPose(data, out, data, block + BLOCK_REF_TO * stride, n)
+}
+
+/** Advances a blend space's phases by one step (the layer's speed; sync: one normalized phase). */
+function advanceBlendSpace(dt: number, layer: Layer, bs: BlendSpaceState): void {
+  const rate = layer.i[I_PAUSED] === 1 ? 0 : layer.f[F_SPEED]!
+  const hold = layer.i[I_HOLD] === 1
+  layer.i[I_HOLD] = 0
+  if (hold) return
+  const m = bs.clips.length
+  if (bs.sync === 1) {
+    // One phase for all points; a cycle lasts the weighted mean of their durations, so each point's clip runs
+    // at the rate that keeps it in step with the others.
+    let duration = 0
+    for (let p = 0; p < m; p++) duration += bs.weights[p]! * bs.durations[p]!
+    let phase = layer.f[F_PHASE]!
+    if (duration > 0) phase = advancePhase(phase, (dt * rate) / duration, 1, 1)
+    if (phase - phase !== 0) phase = 0
+    layer.f[F_PHASE] = phase
+    return
+  }
+  for (let p = 0; p < m; p++) {
+    let t = advancePhase(bs.times[p]!, dt * rate, bs.durations[p]!, 1)
+    if (t - t !== 0) t = 0
+    bs.times[p] = t
+  }
+}
+
+/**
+ * Advances and samples a blend space into `dest`: each point of nonzero weight into its own buffer (made from
+ * the rest pose when the blend space started) at its time — synchronized, the normalized phase × its clip's
+ * duration —, then their weighted mix (blendWeightedPoses).
+ */
+function sampleBlendSpace(
+  ctx: SampleLayersInput,
+  data: Float32Array,
+  layer: Layer,
+  bs: BlendSpaceState,
+  dest: number,
+  n: number,
+): void {
+  advanceBlendSpace(ctx.dt, layer, bs)
+  const m = bs.clips.length
+  const sync = bs.sync === 1
+  const f = layer.f
+  for (let p = 0; p < m; p++) {
+    if (!(bs.weights[p]! > 0)) continue
+    const clip = ctx.clips[bs.clips[p]!]!.clip
+    // sampleClipChannels reads the time from an array: the layer's F_LOCAL slot.
+    f[F_LOCAL] = sync ? f[F_PHASE]! * bs.durations[p]! : bs.times[p]!
+    sampleClipChannels(data, bs.offsets[p]!, clip, bs.bindings[p]!, f, F_LOCAL, bs.cursors[p]!, 0, false)
+  }
+  blendWeightedPoses(data, dest, data, bs.offsets, bs.weights, m, n)
+}

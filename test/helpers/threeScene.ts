@@ -1,0 +1,41 @@
+/**
+ * A glTF file loaded by three.js's own GLTFLoader (in Node), for tests that hold the plugin against three's
+ * AnimationMixer world matrix by world matrix: the scene, the Object3D of every glTF node (by node index, via
+ * the parser's dependencies), a mixer on the scene, and the file's clips by name.
+ */
+import { readFileSync } from 'node:fs'
+import { AnimationMixer, type AnimationClip, type Object3D } from 'three'
+import { vi } from 'vitest'
+
+export interface ThreeScene {
+  scene: Object3D
+  nodes: Object3D[]
+  mixer: AnimationMixer
+  clip: (name: string) => AnimationClip
+}
+
+export async function loadThreeScene(file: string): Promise<ThreeScene> {
+  // GLTFLoader reads `self` in Node; an embedded texture then fails to decode, harmlessly (its error is muted).
+  const g = globalThis as { self?: unknown }
+  g.self ??= globalThis
+  const { GLTFLoader } = await import('three/examples/jsm/loaders/GLTFLoader.js')
+  const bytes = readFileSync(file)
+  const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
+  try {
+    const gltf = await new GLTFLoader().parseAsync(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+      '',
+    )
+    const count = (gltf.parser.json as { nodes: unknown[] }).nodes.length
+    const nodes: Object3D[] = []
+    for (let i = 0; i < count; i++) nodes.push((await gltf.parser.getDependency('node', i)) as Object3D)
+    return {
+      scene: gltf.scene,
+      nodes,
+      mixer: new AnimationMixer(gltf.scene),
+      clip: (name) => gltf.animations.find((a) => a.name === name)!,
+    }
+  } finally {
+    quiet.mockRestore()
+  }
+}
