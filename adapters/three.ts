@@ -96,6 +96,19 @@ export interface ThreeBinding {
   readonly entities: Int32Array
   /** The objects driven, parallel to `entities`: `view.scene` first, then every object that is a glTF node. */
   readonly objects: readonly Object3D[]
+  /**
+   * Morph targets shown: per mesh (the node's object, or the meshes GLTFLoader made under it for a
+   * multi-primitive mesh), its `morphTargetInfluences` and where the node's weights start in the character's
+   * morph weights. Written by render().
+   */
+  readonly morphs: readonly {
+    /** The mesh's `morphTargetInfluences` (three's own array). */
+    readonly influences: number[]
+    /** Where the node's weights start in the character's morph weights (`plugin.morphWeights`). */
+    readonly offset: number
+    /** How many: the mesh's morph targets. */
+    readonly count: number
+  }[]
 }
 
 /** One object driven by one SceneNode entity (`bindObject`). Hand it back to `unbind`. */
@@ -173,6 +186,8 @@ export function createThreeAdapter(plugin: AnimationPlugin, options: ThreeAdapte
     ...options,
   })
   // Slots are appended per binding, so the binding at `order[b]` owns slots [sum of earlier sizes, + its size).
+  /** Each bound character's live morph weights (plugin.morphWeights), read by render. */
+  const morphViews = new Map<number, Float32Array>()
   const order: (ThreeBinding | ThreeObjectBinding)[] = []
   const bindings: ThreeBinding[] = []
   const objectBindings: ThreeObjectBinding[] = []
@@ -229,7 +244,8 @@ export function createThreeAdapter(plugin: AnimationPlugin, options: ThreeAdapte
       )
     }
     take(objects)
-    const binding: ThreeBinding = { character, view, entities: Int32Array.from(entities), objects }
+    const morphs = morphTargets(character, view)
+    const binding: ThreeBinding = { character, view, entities: Int32Array.from(entities), objects, morphs }
     order.push(binding)
     bindings.push(binding)
     sync.add(
@@ -237,6 +253,38 @@ export function createThreeAdapter(plugin: AnimationPlugin, options: ThreeAdapte
       objects.map((o) => o.matrixWorld.elements),
     )
     return binding
+  }
+
+  /** The meshes of a view whose morph targets the character's morph weights drive. */
+  function morphTargets(character: number, view: ThreeSceneView): ThreeBinding['morphs'] {
+    const mw = plugin.morphWeights(character)
+    if (mw === null) return []
+    const byNode = new Map<number, Object3D>()
+    for (const [o, node] of view.nodes) byNode.set(node, o)
+    const out: { influences: number[]; offset: number; count: number }[] = []
+    mw.nodes.forEach((node, k) => {
+      const o = byNode.get(node)
+      if (!o) return
+      const count = mw.offsets[k + 1]! - mw.offsets[k]!
+      const meshes = [o, ...o.children.filter((c) => !view.nodes.has(c))]
+      for (const mesh of meshes) {
+        const influences = (mesh as { morphTargetInfluences?: number[] }).morphTargetInfluences
+        if (influences && influences.length === count) out.push({ influences, offset: mw.offsets[k]!, count })
+      }
+    })
+    morphViews.set(character, mw.weights)
+    return out
+  }
+
+  function renderMorphs(): void {
+    for (let b = 0; b < bindings.length; b++) {
+      const binding = bindings[b]!
+      const weights = morphViews.get(binding.character)
+      if (weights === undefined) continue
+      for (const { influences, offset, count } of binding.morphs) {
+        for (let k = 0; k < count; k++) influences[k] = weights[offset + k]!
+      }
+    }
   }
 
   function bindObject(entity: number, object: Object3D): ThreeObjectBinding {
@@ -280,6 +328,9 @@ export function createThreeAdapter(plugin: AnimationPlugin, options: ThreeAdapte
     order.splice(at, 1)
     const list: (ThreeBinding | ThreeObjectBinding)[] = 'view' in binding ? bindings : objectBindings
     list.splice(list.indexOf(binding), 1)
+    if ('view' in binding && !bindings.some((b) => b.character === binding.character)) {
+      morphViews.delete(binding.character)
+    }
     for (const o of 'view' in binding ? binding.objects : [binding.object]) {
       driven.delete(o)
       o.matrixAutoUpdate = true
@@ -305,7 +356,10 @@ export function createThreeAdapter(plugin: AnimationPlugin, options: ThreeAdapte
     bindObject,
     unbind,
     capture: sync.capture,
-    render: sync.render,
+    render(alpha?: number) {
+      sync.render(alpha)
+      renderMorphs()
+    },
     stats,
     bindings,
     objectBindings,

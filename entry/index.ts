@@ -22,6 +22,7 @@ export {
   type LayerReference,
   type LayerSelector,
   type MaskEntry,
+  type MorphWeightsView,
   type GetUpOptions,
   type PlayOptions,
   type RagdollOptions,

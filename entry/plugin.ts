@@ -7,6 +7,7 @@ import type { SceneGraph, SceneNodeStore } from '../components/SceneNode.ts'
 import { createAdvanceCrossFadesSystem } from '../systems/advanceCrossFades.ts'
 import { createSampleClipsSystem } from '../systems/sampleClips.ts'
 import { createSampleLayersSystem } from '../systems/sampleLayers.ts'
+import { createSampleMorphWeightsSystem } from '../systems/sampleMorphWeights.ts'
 import { createStepRagdollsSystem } from '../systems/stepRagdolls.ts'
 import { createBlendPosesSystem } from '../systems/blendPoses.ts'
 import { createPropagateTransformsSystem } from '../systems/propagateTransforms.ts'
@@ -51,11 +52,13 @@ import {
   type LayerInfo,
 } from '../plugin/layerControl.ts'
 import type { LayerMode } from '../systems/layerState.ts'
+import { getMorphWeights, morphWeights, setMorphWeights, type MorphWeightsView } from '../plugin/morphs.ts'
 import { getTransform, setTransform, type CharacterTransform } from '../plugin/placement.ts'
 import { snapshotAnimation } from '../snapshot/write.ts'
 import { restoreAnimation } from '../snapshot/apply.ts'
 
 export type {
+  MorphWeightsView,
   BlendSpaceOptions,
   BlendSpacePoint,
   LayerInfo,
@@ -151,6 +154,15 @@ export interface AnimationPlugin {
   /** Layer 0 and every other layer the character has used, in index order. */
   getLayers(character: number): LayerInfo[]
   /**
+   * Sets the morph weights the game gives a mesh node (node name or glTF node index; one finite number per
+   * morph target), e.g. expression sliders; clips that drive the node's weights blend over them.
+   */
+  setMorphWeights(character: number, node: string | number, weights: readonly number[]): void
+  /** A mesh node's morph weights this step (a copy). */
+  getMorphWeights(character: number, node: string | number): number[]
+  /** The character's morph weights as live arrays for a renderer, or null when its asset has no morph targets. */
+  morphWeights(character: number): MorphWeightsView | null
+  /**
    * Removes the character entity and its joint entities, frees its pose slots and its ragdoll bodies (bitecs's
    * removeEntity on the character does the same). Throws AnimationError 'argument' for an entity that is not a
    * character of this plugin.
@@ -212,6 +224,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     createAdvanceCrossFadesSystem(ctx),
     createSampleClipsSystem(ctx),
     createSampleLayersSystem(ctx),
+    createSampleMorphWeightsSystem(ctx),
     createStepRagdollsSystem(ctx),
     createBlendPosesSystem(ctx),
     createPropagateTransformsSystem(ctx),
@@ -256,6 +269,9 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     resume: (eid, o) => guard('resume', () => resume(ctx, eid, o)),
     getLayer: (eid, k) => guard('getLayer', () => getLayer(ctx, eid, k)),
     getLayers: (eid) => guard('getLayers', () => getLayers(ctx, eid)),
+    setMorphWeights: (eid, node, w) => guard('setMorphWeights', () => setMorphWeights(ctx, eid, node, w)),
+    getMorphWeights: (eid, node) => guard('getMorphWeights', () => getMorphWeights(ctx, eid, node)),
+    morphWeights: (eid) => guard('morphWeights', () => morphWeights(ctx, eid)),
     ragdoll: (eid, o) => guard('ragdoll', () => ragdoll(ctx, eid, o)),
     applyImpulse: (eid, joint, impulse) =>
       guard('applyImpulse', () => applyImpulse(ctx, eid, joint, impulse)),

@@ -43,10 +43,12 @@ function registerAsset(ctx: AnimationContext, asset: AnimationAsset): Registered
   const registered: RegisteredAsset = { id, asset, ...rig, clipIds }
   ctx.assets.push(registered)
   for (const clip of asset.clips) {
-    const rc: RegisteredClip = { id: ctx.clips.length, clip, asset: id, bindings: [] }
+    const rc: RegisteredClip = { id: ctx.clips.length, clip, asset: id, bindings: [], morphBindings: [] }
     ctx.clips.push(rc)
     clipIds.push(rc.id)
     bindClip(ctx, rc, id)
+    if (clip.channels.length > ctx.morphCursors.length)
+      ctx.morphCursors = new Uint32Array(clip.channels.length)
   }
   return registered
 }
@@ -72,7 +74,37 @@ export function bindClip(ctx: AnimationContext, clip: RegisteredClip, assetId: n
     binding[c] = joint < 0 || offset < 0 ? -1 : joint * JOINT_STRIDE + offset
   })
   clip.bindings[assetId] = binding
+  bindMorphs(ctx, clip, assetId)
   return binding
+}
+
+/**
+ * The channel → morph-weight offset table of `clip` on characters of asset `assetId` (RegisteredClip's
+ * morphBindings), matching nodes as bindClip does; null when the clip drives no morph weights there. A
+ * channel whose node has another number of morph targets than the clip's values is left unbound.
+ */
+export function bindMorphs(ctx: AnimationContext, clip: RegisteredClip, assetId: number): Int32Array | null {
+  const known = clip.morphBindings[assetId]
+  if (known !== undefined) return known
+  const target = ctx.assets[assetId]!
+  const owner = ctx.assets[clip.asset]!
+  const byName = new Map<string, number>()
+  if (assetId !== clip.asset)
+    target.asset.nodes.forEach((n) => byName.has(n.name) || byName.set(n.name, n.index))
+  const binding = new Int32Array(clip.clip.channels.length).fill(-1)
+  let any = false
+  clip.clip.channels.forEach((ch, c) => {
+    if (ch.path !== 'weights') return
+    const node = assetId === clip.asset ? ch.node : (byName.get(owner.asset.nodes[ch.node]?.name ?? '') ?? -1)
+    const joint = node >= 0 && node < target.nodeJoint.length ? target.nodeJoint[node]! : -1
+    const k = joint < 0 ? -1 : target.morphJoints.indexOf(joint)
+    if (k < 0 || target.morphOffsets[k + 1]! - target.morphOffsets[k]! !== ch.components) return
+    binding[c] = target.morphOffsets[k]!
+    any = true
+  })
+  const result = any ? binding : null
+  clip.morphBindings[assetId] = result
+  return result
 }
 
 /**

@@ -150,6 +150,11 @@ export function attachCharacter(
   if (ctx.blendScratch.length < n * JOINT_STRIDE) ctx.blendScratch = new Float32Array(n * JOINT_STRIDE)
   ctx.poseReported[eid] = 0
   ctx.worldReported[eid] = 0
+  const m = asset.morphCount
+  ctx.morphs[eid] =
+    m === 0
+      ? undefined
+      : { base: asset.morphRest.slice(), weights: asset.morphRest.slice(), scratch: new Float32Array(4 * m) }
 }
 
 /** A character's CrossFade entry when no fade is under way. */
@@ -212,6 +217,7 @@ export function releaseCharacter(ctx: AnimationContext, eid: number): void {
   }
   freePoseSlots(ctx.pool, base, POSE_LAYERS * n)
   releaseLayers(ctx, eid)
+  ctx.morphs[eid] = undefined
   Pose.count[eid] = 0
   Pose.asset[eid] = -1
   ctx.cursors[eid] = undefined

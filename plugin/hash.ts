@@ -9,7 +9,7 @@ import type { Hasher } from '../src/sim/hasher.ts'
  * its Sampler, CrossFade, Ragdoll and Pose entries, its key cursors, its whole pose block (all layers), and the
  * SceneNode local transform, parent and world matrix of the character node and each joint, and the position,
  * orientation and velocities of its live ragdoll bodies; with layers, every layer's numbers, mask, cursors, blend
- * space and pose block. Hashes bits, so any difference in any float shows. Allocates (a test and tool call, not a per-frame one).
+ * space and pose block; with morph targets, the game's and this step's morph weights. Hashes bits, so any difference in any float shows. Allocates (a test and tool call, not a per-frame one).
  */
 export function hashAnimationState(ctx: AnimationContext, characters: readonly number[]): string {
   const h = createHasher()
@@ -41,6 +41,8 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
     for (let j = 0; j < n; j++) node(ctx.pool.joints[base + j]!)
     const stack = ctx.layers[eid]
     if (stack) hashLayers(h, ctx, stack)
+    const morphs = ctx.morphs[eid]
+    if (morphs) h.update(morphs.base).update(morphs.weights)
     // A live ragdoll's bodies: the physics state the next step starts from.
     const bodies = ctx.ragdolls[eid]?.instance?.bodies
     if (bodies) {

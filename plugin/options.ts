@@ -120,6 +120,8 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     fromBinding: [],
     fadePaths: [],
     layers: [],
+    morphs: [],
+    morphCursors: new Uint32Array(1),
     step: 0,
     physics,
     physicsOwned: physicsOptions.world === undefined,

@@ -14,6 +14,7 @@ import { createRagdollRuntime, defaultDescription } from '../plugin/ragdolls.ts'
 import { copyRecord, FLAG_REPORTED } from './format.ts'
 import { readPlan, type Plan } from './read.ts'
 import { applyLayers } from './layers.ts'
+import { applyMorphs } from './morphs.ts'
 
 /**
  * Restores a snapshot (layout: snapshot/format.ts) into a fresh plugin on a fresh world. Reads and checks the
@@ -82,6 +83,7 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
   }
 
   applyLayers(ctx, bytes, plan.layers)
+  applyMorphs(ctx, plan.morphs)
 
   const instances = new Map<number, RagdollInstance>()
   const instanceData = new Map<number, InstanceData>()

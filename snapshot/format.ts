@@ -46,6 +46,8 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  *               i32 binding clip, i32 from-binding clip (-1 none), u32 cursor count, u32[count] cursors,
  *               i32[n] joint entities, f32[POSE_LAYERS·n·10] pose block (all layers)
  *   layers      u32 count; per character with animation layers: its layer stack (snapshot/layers.ts)
+ *   morphs      u32 count; per character with morph targets: its game and current morph weights
+ *               (snapshot/morphs.ts)
  *   ragdolls    u32 count; per runtime (ascending eid): u32 eid, u8 flags (1 explosion reported, 2 default
  *               description, 4 bodies exist),
  *               [not default] u16 bodies × (i32 node, u8 shape, i32 parent body, f64×8 radius, length, axis,

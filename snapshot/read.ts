@@ -28,6 +28,7 @@ import { ANIMATION_EVENT_KINDS } from '../systems/state.ts'
 import { readCharacters, readNodes, type CharacterData, type NodeData } from './readCharacters.ts'
 import { checkRagdollStates, readRagdolls, type RagdollData } from './readRagdolls.ts'
 import { readLayers, type LayersData } from './layers.ts'
+import { readMorphs, type MorphData } from './morphs.ts'
 
 export interface Plan {
   bytes: Uint8Array
@@ -38,6 +39,7 @@ export interface Plan {
   nodes: NodeData[]
   characters: CharacterData[]
   layers: LayersData[]
+  morphs: MorphData[]
   ragdolls: RagdollData[]
   physics: PhysicsPlan
   events: AnimationEvent[]
@@ -122,6 +124,7 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
   const nodes = readNodes(r, layouts, checkEntity)
   const characters = readCharacters(ctx, r, layouts, checkEntity, nodes, step)
   const layers = readLayers(ctx, r, characters, (eid) => characters.find((c) => c.eid === eid)!.clip)
+  const morphs = readMorphs(ctx, r, characters)
   checkPool(slots, used, free, characters, layers)
   const ragdolls = readRagdolls(ctx, r, characters)
   checkRagdollStates(characters, ragdolls)
@@ -164,6 +167,7 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
     nodes,
     characters,
     layers,
+    morphs,
     ragdolls,
     physics,
     events,

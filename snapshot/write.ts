@@ -24,6 +24,7 @@ import {
 } from './format.ts'
 import { defaultDescription } from '../plugin/ragdolls.ts'
 import { writeLayers } from './layers.ts'
+import { writeMorphs } from './morphs.ts'
 
 /**
  * Serializes the plugin's whole simulation state (layout above). Throws AnimationError('snapshot') for a world
@@ -87,6 +88,7 @@ export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
   w.u32(characters.length)
   for (const eid of characters) writeCharacter(ctx, w, layouts, eid)
   writeLayers(ctx, w, characters)
+  writeMorphs(ctx, w, characters)
 
   const runtimes = characters.filter((e) => ctx.ragdolls[e] !== undefined).sort((a, b) => a - b)
   const instances = new Map<number, RagdollInstance>()

@@ -34,6 +34,23 @@ export interface RegisteredClip {
   readonly clip: Clip
   readonly asset: number
   readonly bindings: (Int32Array | undefined)[]
+  /**
+   * Per asset id: channel → offset in a character's morph weights (MorphState), -1 for channels that drive
+   * no morph weights there; null when the clip drives none on that asset. Made on first use, like `bindings`.
+   */
+  readonly morphBindings: (Int32Array | null | undefined)[]
+}
+
+/**
+ * A character's morph weights (characters of an asset with morph targets): every mesh node's weights, nodes in
+ * joint order (the rig's morphJoints and morphOffsets). `base` is what the game set (setMorphWeights; the
+ * file's defaults at first); `weights` is this step's result, `base` with each layer's clip-driven weights
+ * blended over it (sampleMorphWeights), what the renderer shows. `scratch` holds 4 working copies.
+ */
+export interface MorphState {
+  readonly base: Float32Array
+  readonly weights: Float32Array
+  readonly scratch: Float32Array
 }
 
 /**
@@ -82,6 +99,13 @@ export interface StepState {
    * (systems/layerState.ts); undefined for the others, which sampleLayers leaves alone.
    */
   readonly layers: (LayerStack | undefined)[]
+  /** Per character with morph targets: its morph weights (see MorphState). */
+  readonly morphs: (MorphState | undefined)[]
+  /**
+   * Key cursors sampleMorphWeights shares between characters (a cursor is a search hint; any value gives the
+   * same sample): one per channel of the plugin's largest clip, grown by addAsset.
+   */
+  morphCursors: Uint32Array
   /** Fixed steps run so far; the simulation clock. */
   step: number
   /** The cannon-es world ragdolls live in (the plugin's own, or the game's). Stepped once per fixed step. */

@@ -13,6 +13,9 @@ import { MAX_NODES } from '../gltf/limits.ts'
  *   nodeJoint[i]     joint index of glTF node i, -1 for nodes outside the scene
  *   rest             rest pose, 10 floats per joint (src/math/poseLayout.ts)
  *   skinJoint[j]     1 when joint j is a joint of one of the asset's skins
+ *   morphJoints[k]   joint of the k-th node with morph targets (joint order); its weights are at
+ *                    [morphOffsets[k], morphOffsets[k + 1]) of a character's morph weights (morphCount in all),
+ *                    and their defaults in morphRest
  */
 export interface Rig {
   readonly jointNodes: Int32Array
@@ -20,6 +23,10 @@ export interface Rig {
   readonly nodeJoint: Int32Array
   readonly rest: Float32Array
   readonly skinJoint: Uint8Array
+  readonly morphJoints: Int32Array
+  readonly morphOffsets: Int32Array
+  readonly morphCount: number
+  readonly morphRest: Float32Array
 }
 
 /** Most joints a character may have (pose records index joints with 16 bits): the loader's MAX_NODES. */
@@ -78,12 +85,26 @@ export function buildRig(asset: AnimationAsset): Rig {
   for (const skin of asset.skeletons) {
     for (const node of skin.joints) if (nodeJoint[node]! >= 0) skinJoint[nodeJoint[node]!] = 1
   }
+  const morphJoints: number[] = []
+  const morphOffsets: number[] = [0]
+  const morphRest: number[] = []
+  order.forEach((node, j) => {
+    const weights = nodes[node]!.weights
+    if (weights.length === 0) return
+    morphJoints.push(j)
+    for (const w of weights) morphRest.push(w)
+    morphOffsets.push(morphRest.length)
+  })
   return {
     jointNodes: Int32Array.from(order),
     jointParents: Int32Array.from(parents),
     nodeJoint,
     rest,
     skinJoint,
+    morphJoints: Int32Array.from(morphJoints),
+    morphOffsets: Int32Array.from(morphOffsets),
+    morphCount: morphRest.length,
+    morphRest: Float32Array.from(morphRest),
   }
 }
 

@@ -172,6 +172,10 @@ const CALLS: Record<string, Call> = {
   'resume(v)': (p, v) => p.resume(v as never),
   'getLayer(a, v)': (p, v, { a }) => p.getLayer(a, v as never),
   'getLayers(v)': (p, v) => p.getLayers(v as never),
+  'setMorphWeights(a, v, [0])': (p, v, { a }) => p.setMorphWeights(a, v as never, [0]),
+  'setMorphWeights(a, 0, v)': (p, v, { a }) => p.setMorphWeights(a, 0, v as never),
+  'getMorphWeights(a, v)': (p, v, { a }) => p.getMorphWeights(a, v as never),
+  'morphWeights(v)': (p, v) => p.morphWeights(v as never),
 }
 
 describe('public calls with any JavaScript value', () => {

@@ -207,6 +207,11 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     }
     layers.set(eid, list)
   }
+  // Morph weights: per character eid, m, and 2·m floats.
+  for (let i = u32(); i > 0; i--) {
+    take(4)
+    take(8 * u32())
+  }
   const ragdolls = new Map<number, RagdollMap>()
   for (let i = u32(); i > 0; i--) {
     const eid = u32()

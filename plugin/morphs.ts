@@ -1,0 +1,73 @@
+import { AnimationError, showValue } from '../src/errors.ts'
+import { SNAPSHOT_LIMIT } from '../src/sim/byteStream.ts'
+import type { AnimationContext } from './context.ts'
+import { checkCharacter, jointIndex } from './characters.ts'
+
+/** A character's morph weights for a renderer: live arrays, valid while the character lives. */
+export interface MorphWeightsView {
+  /** glTF node index of each mesh node with morph targets, in joint order. */
+  readonly nodes: Int32Array
+  /** Node k's weights are `weights[offsets[k] .. offsets[k + 1])`. */
+  readonly offsets: Int32Array
+  /** This step's weights (the game's, with the layers' clip-driven weights blended over them); read only. */
+  readonly weights: Float32Array
+}
+
+/** Index (among the rig's morph nodes) of a character's node by name or index; throws when it has no targets. */
+function morphNode(ctx: AnimationContext, eid: number, node: unknown, what: string): number {
+  if (typeof node !== 'string' && typeof node !== 'number') {
+    throw new AnimationError('argument', `${what}: node ${showValue(node)} is not a node name or index`)
+  }
+  const rig = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+  const k = rig.morphJoints.indexOf(jointIndex(ctx, eid, node, what))
+  if (k < 0) throw new AnimationError('argument', `${what}: node ${showValue(node)} has no morph targets`)
+  return k
+}
+
+/**
+ * Sets the morph weights the game gives a mesh node (expression sliders): one finite number per morph target.
+ * Layers' clips that drive the node's weights blend over them from the next step.
+ */
+export function setMorphWeights(
+  ctx: AnimationContext,
+  eid: number,
+  node: string | number,
+  weights: unknown,
+): void {
+  const what = `setMorphWeights(${showValue(eid)}, ${showValue(node)})`
+  checkCharacter(ctx, eid, what)
+  const k = morphNode(ctx, eid, node, what)
+  const rig = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+  const from = rig.morphOffsets[k]!
+  const count = rig.morphOffsets[k + 1]! - from
+  const copy = Array.isArray(weights) && weights.length === count ? Array.from(weights as unknown[]) : null
+  if (!copy || !copy.every((x) => typeof x === 'number' && x >= -SNAPSHOT_LIMIT && x <= SNAPSHOT_LIMIT)) {
+    throw new AnimationError(
+      'argument',
+      `${what}: weights ${showValue(copy ?? weights)} must be ${count} finite numbers (one per morph target)`,
+    )
+  }
+  ctx.morphs[eid]!.base.set(copy as number[], from)
+}
+
+/** A mesh node's morph weights this step (a copy). */
+export function getMorphWeights(ctx: AnimationContext, eid: number, node: string | number): number[] {
+  const what = `getMorphWeights(${showValue(eid)}, ${showValue(node)})`
+  checkCharacter(ctx, eid, what)
+  const k = morphNode(ctx, eid, node, what)
+  const rig = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+  return Array.from(ctx.morphs[eid]!.weights.subarray(rig.morphOffsets[k]!, rig.morphOffsets[k + 1]!))
+}
+
+/** The character's morph weights as live arrays (see MorphWeightsView), or null when it has no morph targets. */
+export function morphWeights(ctx: AnimationContext, eid: number): MorphWeightsView | null {
+  checkCharacter(ctx, eid, `morphWeights(${showValue(eid)})`)
+  const ms = ctx.morphs[eid]
+  if (ms === undefined) return null
+  const rig = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+  return {
+    nodes: Int32Array.from(rig.morphJoints, (j) => rig.jointNodes[j]!),
+    offsets: rig.morphOffsets,
+    weights: ms.weights,
+  }
+}

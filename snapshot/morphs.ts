@@ -1,0 +1,70 @@
+import type { AnimationContext } from '../plugin/context.ts'
+import { checkFinite, copyInto, snapshotError, type Reader, type Writer } from '../src/sim/byteStream.ts'
+import type { CharacterData } from './readCharacters.ts'
+
+/**
+ * The snapshot's "morphs" section (after "layers"): u32 count; per character with morph targets (ascending
+ * eid): u32 eid, u32 m (its asset's morph weight count), f32[m] the game's weights, f32[m] this step's weights.
+ */
+
+export function writeMorphs(ctx: AnimationContext, w: Writer, characters: readonly number[]): void {
+  const list = characters.filter((e) => ctx.morphs[e] !== undefined).sort((a, b) => a - b)
+  w.u32(list.length)
+  for (const eid of list) {
+    const ms = ctx.morphs[eid]!
+    w.u32(eid)
+    w.u32(ms.base.length)
+    w.raw(ms.base, 0, ms.base.length)
+    w.raw(ms.weights, 0, ms.weights.length)
+  }
+}
+
+export interface MorphData {
+  eid: number
+  base: Float32Array
+  weights: Float32Array
+}
+
+/** Reads and checks the "morphs" section: every character of an asset with morph targets, once; finite values. */
+export function readMorphs(
+  ctx: AnimationContext,
+  r: Reader,
+  characters: readonly CharacterData[],
+): MorphData[] {
+  r.section = 'morphs'
+  const expected = new Map<number, number>()
+  for (const c of characters) {
+    const m = ctx.assets[c.asset]!.morphCount
+    if (m > 0) expected.set(c.eid, m)
+  }
+  const out: MorphData[] = []
+  for (let count = r.u32(); count > 0; count--) {
+    const eid = r.u32()
+    const where = `section "morphs", character ${eid}`
+    const m = expected.get(eid)
+    if (m === undefined) throw snapshotError(`${where}: not a character with morph targets, or listed twice`)
+    expected.delete(eid)
+    const length = r.u32()
+    if (length !== m) throw snapshotError(`${where}: ${length} morph weights, its asset has ${m}`)
+    const base = new Float32Array(m)
+    copyInto(base, 0, r.bytes, r.span(4 * m), m)
+    const weights = new Float32Array(m)
+    copyInto(weights, 0, r.bytes, r.span(4 * m), m)
+    checkFinite(where, 'game weights', base)
+    checkFinite(where, 'weights', weights)
+    out.push({ eid, base, weights })
+  }
+  if (expected.size > 0) {
+    throw snapshotError(`section "morphs": characters ${[...expected.keys()].join(', ')} are missing`)
+  }
+  return out
+}
+
+/** Sets the restored characters' morph weights (after attachCharacter made their MorphState). */
+export function applyMorphs(ctx: AnimationContext, plan: readonly MorphData[]): void {
+  for (const d of plan) {
+    const ms = ctx.morphs[d.eid]!
+    ms.base.set(d.base)
+    ms.weights.set(d.weights)
+  }
+}

@@ -1,0 +1,231 @@
+import type { World } from 'bitecs'
+import { registerQuery } from 'bitecs'
+import { sampleClipChannels } from '../src/clip/sample.ts'
+import type { Clip } from '../src/clip/clip.ts'
+import type { AnimationStores, MorphState, RegisteredClip, StepState } from './state.ts'
+import { localTime } from '../components/Sampler.ts'
+import {
+  F_BLEND,
+  F_FROM_LOCAL,
+  F_LOCAL,
+  F_PHASE,
+  F_REF_TIME,
+  F_WEIGHT,
+  I_CLIP,
+  I_FADE,
+  I_FROM_CLIP,
+  I_MODE,
+  I_REF_CLIP,
+  I_SOURCE,
+  MODE_ADDITIVE,
+  SOURCE_BLEND_SPACE,
+  SOURCE_CLIP,
+  type Layer,
+} from './layerState.ts'
+
+/** What sampleMorphWeights reads and writes (tests may pass just this). */
+export type SampleMorphWeightsInput = Pick<
+  StepState,
+  'world' | 'clips' | 'assets' | 'layers' | 'morphs' | 'morphCursors'
+> & {
+  readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade'>
+}
+
+/** Scratch copies in MorphState.scratch (m floats each). */
+const A = 0
+const B = 1
+const C = 2
+const S = 3
+
+/**
+ * sampleMorphWeights: for every character with morph targets, this step's morph weights: the game's `base`
+ * weights, then each layer in index order (layer 0 is the Sampler's clip and its cross-fade) blended over them
+ * on the mesh nodes its clips drive — override: lerp toward the clip's weights by weight × mask (at the mesh
+ * node's joint), additive: + weight × mask × (clip − reference). A fade inside a layer lerps its two clips'
+ * weights by the blend; a blend space takes its points' weighted sum. Weights a layer's clips do not drive are
+ * left exactly as the layers below made them. Runs after sampleLayers (clip times are this step's). Never
+ * throws; allocates nothing.
+ */
+export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
+  const { Pose, Sampler, CrossFade } = ctx.stores
+  const characters = registerQuery(ctx.world, [Sampler, Pose])
+  /** Time handed to sampleClipChannels through memory (V8 boxes floats passed to calls it does not inline). */
+  const time = new Float64Array(1)
+
+  /** Samples `clip` (driving morphs through `binding`) at `t` over a copy of the weights into scratch `into`. */
+  function sampleOver(
+    ms: MorphState,
+    m: number,
+    into: number,
+    clip: Clip,
+    binding: Int32Array,
+    t: number,
+  ): void {
+    copyWeights(ms, m, into)
+    time[0] = t
+    // The cursors are search hints only (any value gives the same sample), so all characters share them.
+    sampleClipChannels(ms.scratch, into * m, clip, binding, time, 0, ctx.morphCursors, 0, false)
+  }
+
+  /**
+   * The weights a layer's source shows into scratch C (over the current weights), or false when it drives no
+   * morph weights. `clipId`/`local` are its clip and clip-local time; `fromId`/`fromLocal`/`blend` its fade's.
+   */
+  function sourceWeights(
+    ms: MorphState,
+    m: number,
+    asset: number,
+    clipId: number,
+    local: number,
+    fromId: number,
+    fromLocal: number,
+    blend: number,
+  ): boolean {
+    const to = clipId >= 0 ? morphBinding(ctx.clips[clipId]!, asset) : null
+    const from = fromId >= 0 ? morphBinding(ctx.clips[fromId]!, asset) : null
+    if (to === null && from === null) return false
+    if (fromId >= 0 && blend < 1) {
+      if (from !== null) sampleOver(ms, m, A, ctx.clips[fromId]!.clip, from, fromLocal)
+      else copyWeights(ms, m, A)
+      if (to !== null) sampleOver(ms, m, B, ctx.clips[clipId]!.clip, to, local)
+      else copyWeights(ms, m, B)
+      const s = ms.scratch
+      for (let k = 0; k < m; k++) {
+        const a = s[A * m + k]!
+        s[C * m + k] = a + (s[B * m + k]! - a) * blend
+      }
+      return true
+    }
+    if (to === null) return false
+    sampleOver(ms, m, C, ctx.clips[clipId]!.clip, to, local)
+    return true
+  }
+
+  /** Scratch C ← a blend space's weighted sum of its points' morph weights; false when none drives any. */
+  function blendSpaceWeights(ms: MorphState, m: number, asset: number, layer: Layer): boolean {
+    const bs = layer.blendSpace!
+    const s = ms.scratch
+    let any = false
+    s.fill(0, C * m, C * m + m)
+    for (let p = 0; p < bs.clips.length; p++) {
+      const wp = bs.weights[p]!
+      if (!(wp > 0)) continue
+      const rc = ctx.clips[bs.clips[p]!]!
+      const binding = morphBinding(rc, asset)
+      const t = bs.sync === 1 ? layer.f[F_PHASE]! * bs.durations[p]! : bs.times[p]!
+      if (binding !== null) {
+        any = true
+        sampleOver(ms, m, S, rc.clip, binding, t)
+      } else copyWeights(ms, m, S)
+      for (let k = 0; k < m; k++) s[C * m + k] = s[C * m + k]! + wp * s[S * m + k]!
+    }
+    return any
+  }
+
+  /** weights ← weights blended toward scratch C by the layer's weight and mask (additive: + C − reference). */
+  function apply(
+    ms: MorphState,
+    m: number,
+    eid: number,
+    layer: Layer | undefined,
+    additiveRef: boolean,
+  ): void {
+    const ra = ctx.assets[Pose.asset[eid]!]!
+    const w = ms.weights
+    const s = ms.scratch
+    const weight = layer ? layer.f[F_WEIGHT]! : 1
+    const mask = layer?.mask ?? null
+    for (let node = 0; node < ra.morphJoints.length; node++) {
+      const wn = mask === null ? weight : weight * mask[ra.morphJoints[node]!]!
+      if (!(wn > 0)) continue
+      for (let k = ra.morphOffsets[node]!; k < ra.morphOffsets[node + 1]!; k++) {
+        const x = w[k]!
+        const v = s[C * m + k]!
+        w[k] = additiveRef ? x + wn * (v - s[A * m + k]!) : wn >= 1 ? v : x + (v - x) * wn
+      }
+    }
+  }
+
+  return function sampleMorphWeights(_world: World): void {
+    const dense = characters.dense
+    for (let c = 0; c < dense.length; c++) {
+      const eid = dense[c]!
+      const ms = ctx.morphs[eid]
+      if (ms === undefined) continue
+      const m = ms.base.length
+      const asset = Pose.asset[eid]!
+      ms.weights.set(ms.base)
+      const stack = ctx.layers[eid]
+      const base0 = stack?.layers[0]
+      const clip0 = Sampler.clip[eid]!
+      if (clip0 >= 0) {
+        const fading = CrossFade.active[eid] === 1
+        const fromId = fading ? CrossFade.fromClip[eid]! : -1
+        const from = fromId >= 0 ? ctx.clips[fromId]!.clip : null
+        const fromLocal = from
+          ? localTime(CrossFade.fromTime[eid]!, from.duration, CrossFade.fromLoop[eid]!)
+          : 0
+        const blend = fading ? CrossFade.blend[eid]! : 1
+        if (sourceWeights(ms, m, asset, clip0, Sampler.lastTime[eid]!, fromId, fromLocal, blend)) {
+          apply(ms, m, eid, base0, false)
+        }
+      } else if (base0?.i[I_SOURCE] === SOURCE_BLEND_SPACE && blendSpaceWeights(ms, m, asset, base0)) {
+        apply(ms, m, eid, base0, false)
+      }
+      if (stack === undefined) continue
+      for (let k = 1; k < stack.layers.length; k++) {
+        const layer = stack.layers[k]
+        if (layer === undefined || !(layer.f[F_WEIGHT]! > 0)) continue
+        const i = layer.i
+        let shown = false
+        if (i[I_SOURCE] === SOURCE_CLIP) {
+          const fading = i[I_FADE] === 1
+          shown = sourceWeights(
+            ms,
+            m,
+            asset,
+            i[I_CLIP]!,
+            layer.f[F_LOCAL]!,
+            fading ? i[I_FROM_CLIP]! : -1,
+            layer.f[F_FROM_LOCAL]!,
+            fading ? layer.f[F_BLEND]! : 1,
+          )
+        } else if (i[I_SOURCE] === SOURCE_BLEND_SPACE) shown = blendSpaceWeights(ms, m, asset, layer)
+        if (!shown) continue
+        const additive = i[I_MODE] === MODE_ADDITIVE
+        if (additive) {
+          // The reference: the reference clip (or the layer's own) at the reference time, over the weights.
+          const refId =
+            i[I_REF_CLIP]! >= 0
+              ? i[I_REF_CLIP]!
+              : i[I_SOURCE] === SOURCE_CLIP
+                ? i[I_CLIP]!
+                : layer.blendSpace!.clips[0]!
+          const rc = ctx.clips[refId]!
+          const binding = morphBinding(rc, asset)
+          if (binding !== null) {
+            sampleOver(ms, m, A, rc.clip, binding, clampTime(layer.f[F_REF_TIME]!, rc.clip.duration))
+          } else copyWeights(ms, m, A)
+        }
+        apply(ms, m, eid, layer, additive)
+      }
+    }
+  }
+}
+
+/** Scratch copy `into` ← the weights so far. */
+function copyWeights(ms: MorphState, m: number, into: number): void {
+  const w = ms.weights
+  const s = ms.scratch
+  const o = into * m
+  for (let k = 0; k < m; k++) s[o + k] = w[k]!
+}
+
+function clampTime(t: number, duration: number): number {
+  return t < 0 ? 0 : t > duration ? duration : t
+}
+
+/** The clip's morph binding on the asset: made when the clip was bound for a character (plugin/assets.ts). */
+function morphBinding(rc: RegisteredClip, asset: number): Int32Array | null {
+  return rc.morphBindings[asset] ?? null
+}
