@@ -155,9 +155,9 @@ export interface AnimationPlugin {
   getLayers(character: number): LayerInfo[]
   /**
    * Sets the morph weights the game gives a mesh node (node name or glTF node index; one finite number per
-   * morph target), e.g. expression sliders; clips that drive the node's weights blend over them.
+   * morph target), e.g. expression sliders, shown over what the clips do; null gives the node back to its clips.
    */
-  setMorphWeights(character: number, node: string | number, weights: readonly number[]): void
+  setMorphWeights(character: number, node: string | number, weights: readonly number[] | null): void
   /** A mesh node's morph weights this step (a copy). */
   getMorphWeights(character: number, node: string | number): number[]
   /** The character's morph weights as live arrays for a renderer, or null when its asset has no morph targets. */

@@ -154,7 +154,11 @@ export function attachCharacter(
   ctx.morphs[eid] =
     m === 0
       ? undefined
-      : { base: asset.morphRest.slice(), weights: asset.morphRest.slice(), scratch: new Float32Array(4 * m) }
+      : {
+          game: new Float32Array(m).fill(NaN),
+          weights: asset.morphRest.slice(),
+          scratch: new Float32Array(4 * m),
+        }
 }
 
 /** A character's CrossFade entry when no fade is under way. */

@@ -42,7 +42,7 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
     const stack = ctx.layers[eid]
     if (stack) hashLayers(h, ctx, stack)
     const morphs = ctx.morphs[eid]
-    if (morphs) h.update(morphs.base).update(morphs.weights)
+    if (morphs) h.update(morphs.game).update(morphs.weights)
     // A live ragdoll's bodies: the physics state the next step starts from.
     const bodies = ctx.ragdolls[eid]?.instance?.bodies
     if (bodies) {

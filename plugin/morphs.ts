@@ -9,24 +9,33 @@ export interface MorphWeightsView {
   readonly nodes: Int32Array
   /** Node k's weights are `weights[offsets[k] .. offsets[k + 1])`. */
   readonly offsets: Int32Array
-  /** This step's weights (the game's, with the layers' clip-driven weights blended over them); read only. */
+  /** This step's weights (the clips' over the file's defaults, the game's over those); read only. */
   readonly weights: Float32Array
 }
 
-/** Index (among the rig's morph nodes) of a character's node by name or index; throws when it has no targets. */
+/**
+ * Index (among the rig's morph nodes) of a character's node by name or index; throws when it has no targets.
+ * A name shared with other nodes (RobotExpressive's mesh "Head" and its bone "Head") means the one with morph
+ * targets.
+ */
 function morphNode(ctx: AnimationContext, eid: number, node: unknown, what: string): number {
   if (typeof node !== 'string' && typeof node !== 'number') {
     throw new AnimationError('argument', `${what}: node ${showValue(node)} is not a node name or index`)
   }
   const rig = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+  if (typeof node === 'string') {
+    const named: number[] = []
+    rig.morphJoints.forEach((j, k) => rig.asset.nodes[rig.jointNodes[j]!]!.name === node && named.push(k))
+    if (named.length === 1) return named[0]!
+  }
   const k = rig.morphJoints.indexOf(jointIndex(ctx, eid, node, what))
   if (k < 0) throw new AnimationError('argument', `${what}: node ${showValue(node)} has no morph targets`)
   return k
 }
 
 /**
- * Sets the morph weights the game gives a mesh node (expression sliders): one finite number per morph target.
- * Layers' clips that drive the node's weights blend over them from the next step.
+ * Sets the morph weights the game gives a mesh node (expression sliders), shown from the next step over what
+ * the clips do: one finite number per morph target, or null to give the node back to its clips.
  */
 export function setMorphWeights(
   ctx: AnimationContext,
@@ -40,14 +49,18 @@ export function setMorphWeights(
   const rig = ctx.assets[ctx.stores.Pose.asset[eid]!]!
   const from = rig.morphOffsets[k]!
   const count = rig.morphOffsets[k + 1]! - from
+  if (weights === null) {
+    ctx.morphs[eid]!.game.fill(NaN, from, from + count)
+    return
+  }
   const copy = Array.isArray(weights) && weights.length === count ? Array.from(weights as unknown[]) : null
   if (!copy || !copy.every((x) => typeof x === 'number' && x >= -SNAPSHOT_LIMIT && x <= SNAPSHOT_LIMIT)) {
     throw new AnimationError(
       'argument',
-      `${what}: weights ${showValue(copy ?? weights)} must be ${count} finite numbers (one per morph target)`,
+      `${what}: weights ${showValue(copy ?? weights)} must be ${count} finite numbers (one per morph target) or null`,
     )
   }
-  ctx.morphs[eid]!.base.set(copy as number[], from)
+  ctx.morphs[eid]!.game.set(copy as number[], from)
 }
 
 /** A mesh node's morph weights this step (a copy). */

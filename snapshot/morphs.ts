@@ -4,7 +4,7 @@ import type { CharacterData } from './readCharacters.ts'
 
 /**
  * The snapshot's "morphs" section (after "layers"): u32 count; per character with morph targets (ascending
- * eid): u32 eid, u32 m (its asset's morph weight count), f32[m] the game's weights, f32[m] this step's weights.
+ * eid): u32 eid, u32 m (its asset's morph weight count), f32[m] the game's weights (NaN: none set), f32[m] this step's weights.
  */
 
 export function writeMorphs(ctx: AnimationContext, w: Writer, characters: readonly number[]): void {
@@ -13,15 +13,15 @@ export function writeMorphs(ctx: AnimationContext, w: Writer, characters: readon
   for (const eid of list) {
     const ms = ctx.morphs[eid]!
     w.u32(eid)
-    w.u32(ms.base.length)
-    w.raw(ms.base, 0, ms.base.length)
+    w.u32(ms.game.length)
+    w.raw(ms.game, 0, ms.game.length)
     w.raw(ms.weights, 0, ms.weights.length)
   }
 }
 
 export interface MorphData {
   eid: number
-  base: Float32Array
+  game: Float32Array
   weights: Float32Array
 }
 
@@ -46,13 +46,18 @@ export function readMorphs(
     expected.delete(eid)
     const length = r.u32()
     if (length !== m) throw snapshotError(`${where}: ${length} morph weights, its asset has ${m}`)
-    const base = new Float32Array(m)
-    copyInto(base, 0, r.bytes, r.span(4 * m), m)
+    const game = new Float32Array(m)
+    copyInto(game, 0, r.bytes, r.span(4 * m), m)
     const weights = new Float32Array(m)
     copyInto(weights, 0, r.bytes, r.span(4 * m), m)
-    checkFinite(where, 'game weights', base)
+    // NaN: the game set none there.
+    checkFinite(
+      where,
+      'game weights',
+      game.filter((x) => !Number.isNaN(x)),
+    )
     checkFinite(where, 'weights', weights)
-    out.push({ eid, base, weights })
+    out.push({ eid, game, weights })
   }
   if (expected.size > 0) {
     throw snapshotError(`section "morphs": characters ${[...expected.keys()].join(', ')} are missing`)
@@ -64,7 +69,7 @@ export function readMorphs(
 export function applyMorphs(ctx: AnimationContext, plan: readonly MorphData[]): void {
   for (const d of plan) {
     const ms = ctx.morphs[d.eid]!
-    ms.base.set(d.base)
+    ms.game.set(d.game)
     ms.weights.set(d.weights)
   }
 }

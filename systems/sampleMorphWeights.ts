@@ -38,12 +38,13 @@ const C = 2
 const S = 3
 
 /**
- * sampleMorphWeights: for every character with morph targets, this step's morph weights: the game's `base`
- * weights, then each layer in index order (layer 0 is the Sampler's clip and its cross-fade) blended over them
- * on the mesh nodes its clips drive — override: lerp toward the clip's weights by weight × mask (at the mesh
+ * sampleMorphWeights: for every character with morph targets, this step's morph weights: the file's defaults,
+ * then each layer in index order (layer 0 is the Sampler's clip and its cross-fade) blended over them on the
+ * mesh nodes its clips drive — override: lerp toward the clip's weights by weight × mask (at the mesh
  * node's joint), additive: + weight × mask × (clip − reference). A fade inside a layer lerps its two clips'
  * weights by the blend; a blend space takes its points' weighted sum. Weights a layer's clips do not drive are
- * left exactly as the layers below made them. Runs after sampleLayers (clip times are this step's). Never
+ * left exactly as the layers below made them. Last, the game's own weights (setMorphWeights) replace the
+ * result where it set any. Runs after sampleLayers (clip times are this step's). Never
  * throws; allocates nothing.
  */
 export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
@@ -152,9 +153,9 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
       const eid = dense[c]!
       const ms = ctx.morphs[eid]
       if (ms === undefined) continue
-      const m = ms.base.length
+      const m = ms.game.length
       const asset = Pose.asset[eid]!
-      ms.weights.set(ms.base)
+      ms.weights.set(ctx.assets[asset]!.morphRest)
       const stack = ctx.layers[eid]
       const base0 = stack?.layers[0]
       const clip0 = Sampler.clip[eid]!
@@ -172,43 +173,59 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
       } else if (base0?.i[I_SOURCE] === SOURCE_BLEND_SPACE && blendSpaceWeights(ms, m, asset, base0)) {
         apply(ms, m, eid, base0, false)
       }
-      if (stack === undefined) continue
-      for (let k = 1; k < stack.layers.length; k++) {
-        const layer = stack.layers[k]
-        if (layer === undefined || !(layer.f[F_WEIGHT]! > 0)) continue
-        const i = layer.i
-        let shown = false
-        if (i[I_SOURCE] === SOURCE_CLIP) {
-          const fading = i[I_FADE] === 1
-          shown = sourceWeights(
-            ms,
-            m,
-            asset,
-            i[I_CLIP]!,
-            layer.f[F_LOCAL]!,
-            fading ? i[I_FROM_CLIP]! : -1,
-            layer.f[F_FROM_LOCAL]!,
-            fading ? layer.f[F_BLEND]! : 1,
-          )
-        } else if (i[I_SOURCE] === SOURCE_BLEND_SPACE) shown = blendSpaceWeights(ms, m, asset, layer)
-        if (!shown) continue
-        const additive = i[I_MODE] === MODE_ADDITIVE
-        if (additive) {
-          // The reference: the reference clip (or the layer's own) at the reference time, over the weights.
-          const refId =
-            i[I_REF_CLIP]! >= 0
-              ? i[I_REF_CLIP]!
-              : i[I_SOURCE] === SOURCE_CLIP
-                ? i[I_CLIP]!
-                : layer.blendSpace!.clips[0]!
-          const rc = ctx.clips[refId]!
-          const binding = morphBinding(rc, asset)
-          if (binding !== null) {
-            sampleOver(ms, m, A, rc.clip, binding, clampTime(layer.f[F_REF_TIME]!, rc.clip.duration))
-          } else copyWeights(ms, m, A)
-        }
-        apply(ms, m, eid, layer, additive)
+      if (stack !== undefined) applyLayers(ms, m, eid, asset, stack.layers)
+      // The game's own weights (expression sliders) over everything the clips did.
+      const game = ms.game
+      const w = ms.weights
+      for (let k = 0; k < m; k++) {
+        const g = game[k]!
+        if (g === g) w[k] = g
       }
+    }
+  }
+
+  function applyLayers(
+    ms: MorphState,
+    m: number,
+    eid: number,
+    asset: number,
+    layers: readonly (Layer | undefined)[],
+  ): void {
+    for (let k = 1; k < layers.length; k++) {
+      const layer = layers[k]
+      if (layer === undefined || !(layer.f[F_WEIGHT]! > 0)) continue
+      const i = layer.i
+      let shown = false
+      if (i[I_SOURCE] === SOURCE_CLIP) {
+        const fading = i[I_FADE] === 1
+        shown = sourceWeights(
+          ms,
+          m,
+          asset,
+          i[I_CLIP]!,
+          layer.f[F_LOCAL]!,
+          fading ? i[I_FROM_CLIP]! : -1,
+          layer.f[F_FROM_LOCAL]!,
+          fading ? layer.f[F_BLEND]! : 1,
+        )
+      } else if (i[I_SOURCE] === SOURCE_BLEND_SPACE) shown = blendSpaceWeights(ms, m, asset, layer)
+      if (!shown) continue
+      const additive = i[I_MODE] === MODE_ADDITIVE
+      if (additive) {
+        // The reference: the reference clip (or the layer's own) at the reference time, over the weights.
+        const refId =
+          i[I_REF_CLIP]! >= 0
+            ? i[I_REF_CLIP]!
+            : i[I_SOURCE] === SOURCE_CLIP
+              ? i[I_CLIP]!
+              : layer.blendSpace!.clips[0]!
+        const rc = ctx.clips[refId]!
+        const binding = morphBinding(rc, asset)
+        if (binding !== null) {
+          sampleOver(ms, m, A, rc.clip, binding, clampTime(layer.f[F_REF_TIME]!, rc.clip.duration))
+        } else copyWeights(ms, m, A)
+      }
+      apply(ms, m, eid, layer, additive)
     }
   }
 }

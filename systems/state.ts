@@ -43,12 +43,12 @@ export interface RegisteredClip {
 
 /**
  * A character's morph weights (characters of an asset with morph targets): every mesh node's weights, nodes in
- * joint order (the rig's morphJoints and morphOffsets). `base` is what the game set (setMorphWeights; the
- * file's defaults at first); `weights` is this step's result, `base` with each layer's clip-driven weights
- * blended over it (sampleMorphWeights), what the renderer shows. `scratch` holds 4 working copies.
+ * joint order (the rig's morphJoints and morphOffsets). `weights` is this step's result (sampleMorphWeights):
+ * the file's defaults, each layer's clip-driven weights blended over them, then the game's own (`game`, set by
+ * setMorphWeights; NaN where the game set none) over everything. `scratch` holds 4 working copies.
  */
 export interface MorphState {
-  readonly base: Float32Array
+  readonly game: Float32Array
   readonly weights: Float32Array
   readonly scratch: Float32Array
 }

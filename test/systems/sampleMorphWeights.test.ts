@@ -49,28 +49,35 @@ describe('morph weights', () => {
     expect(worst).toBeLessThan(1e-6)
   })
 
-  it("the game's weights show where no clip drives them; an override layer blends by its weight", () => {
+  it("the game's weights show over the clips; null gives them back; an override layer blends by weight", () => {
     const { plugin, eid } = setup()
     const count = cube.nodes[node]!.weights.length
     const mine = Array.from({ length: count }, (_, i) => 0.25 + 0.1 * i)
-    plugin.setMorphWeights(eid, node, mine)
-    plugin.step()
-    expect(plugin.getMorphWeights(eid, node)).toEqual(mine.map(Math.fround))
-
     const ref = setup()
     ref.plugin.play(ref.eid, 0, { time: 0.3 })
-    plugin.play(eid, 0, { time: 0.3, layer: 1 })
-    plugin.setLayer(eid, 1, { weight: 0.5 })
+    plugin.play(eid, 0, { time: 0.3 })
+    plugin.setMorphWeights(eid, node, mine)
     plugin.step()
     ref.plugin.step()
-    const clip = ref.plugin.getMorphWeights(ref.eid, node)
-    const got = plugin.getMorphWeights(eid, node)
-    got.forEach((w, i) =>
-      expect(w).toBeCloseTo(Math.fround(mine[i]!) + (clip[i]! - Math.fround(mine[i]!)) * 0.5, 6),
-    )
-    plugin.setLayer(eid, 1, { weight: 0 })
-    plugin.step()
     expect(plugin.getMorphWeights(eid, node)).toEqual(mine.map(Math.fround))
+    plugin.setMorphWeights(eid, node, null)
+    plugin.setTime(eid, 0.3)
+    plugin.step()
+    const clip = ref.plugin.getMorphWeights(ref.eid, node)
+    expect(plugin.getMorphWeights(eid, node)).toEqual(clip)
+
+    // Layer 1 at weight 0.5 over a base that shows the file's defaults (no clip on layer 0).
+    const layered = setup()
+    layered.plugin.play(layered.eid, 0, { time: 0.3, layer: 1 })
+    layered.plugin.setLayer(layered.eid, 1, { weight: 0.5 })
+    layered.plugin.step()
+    const rest = cube.nodes[node]!.weights.map(Math.fround)
+    layered.plugin
+      .getMorphWeights(layered.eid, node)
+      .forEach((w, i) => expect(w).toBeCloseTo(rest[i]! + (clip[i]! - rest[i]!) * 0.5, 6))
+    layered.plugin.setLayer(layered.eid, 1, { weight: 0 })
+    layered.plugin.step()
+    expect(layered.plugin.getMorphWeights(layered.eid, node)).toEqual(rest)
   })
 
   it('are in hash() and in snapshots', () => {
