@@ -125,6 +125,7 @@ export function layerFor(ctx: AnimationContext, eid: number, index: number, poin
       l0.base = slots0
       l0.slots = BLOCK_POINTS * n
       fillBlock(data, rest, slots0, BLOCK_POINTS, n)
+      seedBaseOut(ctx, eid, l0, n)
       s.layers[0] = l0
     }
   }
@@ -144,14 +145,24 @@ export function layerFor(ctx: AnimationContext, eid: number, index: number, poin
         (layer.base + BLOCK_POINTS * n) * JOINT_STRIDE,
       )
       freePoseSlots(ctx.pool, layer.base, layer.slots)
-      fillBlock(ctx.pool.data, rest, slots + BLOCK_POINTS * n, points, 1 * n)
+      fillBlock(ctx.pool.data, rest, slots + BLOCK_POINTS * n, points, n)
     } else {
       fillBlock(data, rest, slots, BLOCK_POINTS + points, n)
     }
     layer.base = slots
     layer.slots = needed
+    if (index === 0 && current === undefined) seedBaseOut(ctx, eid, layer, n)
   }
   return layer
+}
+
+/**
+ * A new layer 0 starts out showing what the character shows now (ANIM): a crossFade on layer 0 fades from
+ * layer 0's OUT, and before the next step that must be the current pose, not the rest pose.
+ */
+function seedBaseOut(ctx: AnimationContext, eid: number, l0: Layer, n: number): void {
+  const anim = ctx.stores.Pose.base[eid]! * JOINT_STRIDE
+  ctx.pool.data.copyWithin(l0.base * JOINT_STRIDE, anim, anim + n * JOINT_STRIDE)
 }
 
 /** Sets `count` pose buffers of n joints from slot `first` on to the rest pose. */

@@ -332,3 +332,20 @@ describe('layers: weights, blend spaces and setters', () => {
     }
   })
 })
+
+describe('layers: making the stack keeps the current pose', () => {
+  it('a crossFade on layer 0 right after the first setLayer fades from the pose shown, not the rest pose', () => {
+    const a = setup(assets.robot!)
+    const b = setup(assets.robot!)
+    for (const { plugin, eid } of [a, b]) {
+      plugin.play(eid, 'Walking')
+      for (let k = 0; k < 20; k++) plugin.step()
+    }
+    b.plugin.setLayer(b.eid, 1, { weight: 0 })
+    for (const { plugin, eid } of [a, b]) {
+      plugin.crossFade(eid, 'Running', 0.3)
+      for (let k = 0; k < 5; k++) plugin.step()
+    }
+    expect(bits(worlds(b.plugin, b.eid))).toEqual(bits(worlds(a.plugin, a.eid)))
+  })
+})
