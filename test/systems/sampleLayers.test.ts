@@ -340,10 +340,13 @@ describe('layers: making the stack keeps the current pose', () => {
     for (const { plugin, eid } of [a, b]) {
       plugin.play(eid, 'Walking')
       for (let k = 0; k < 20; k++) plugin.step()
+      plugin.crossFade(eid, 'Running', 0.5)
+      for (let k = 0; k < 5; k++) plugin.step()
     }
     b.plugin.setLayer(b.eid, 1, { weight: 0 })
+    // Mid-fade: the fade into Idle starts from the frozen blend of what is shown.
     for (const { plugin, eid } of [a, b]) {
-      plugin.crossFade(eid, 'Running', 0.3)
+      plugin.crossFade(eid, 'Idle', 0.3)
       for (let k = 0; k < 5; k++) plugin.step()
     }
     expect(bits(worlds(b.plugin, b.eid))).toEqual(bits(worlds(a.plugin, a.eid)))
