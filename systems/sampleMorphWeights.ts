@@ -50,20 +50,17 @@ const S = 3
 export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
   const { Pose, Sampler, CrossFade } = ctx.stores
   const characters = registerQuery(ctx.world, [Sampler, Pose])
-  /** Time handed to sampleClipChannels through memory (V8 boxes floats passed to calls it does not inline). */
-  const time = new Float64Array(1)
+  /**
+   * Floats handed to the helpers below through memory, not as arguments (V8 boxes a float passed to a call it
+   * does not inline: a heap number per call): [0] the time sampleOver samples at, [1] a source's clip-local
+   * time, [2] its fade's outgoing clip-local time, [3] the fade's blend.
+   */
+  const time = new Float64Array(4)
 
   /** Samples `clip` (driving morphs through `binding`) at `t` over a copy of the weights into scratch `into`. */
-  function sampleOver(
-    ms: MorphState,
-    m: number,
-    into: number,
-    clip: Clip,
-    binding: Int32Array,
-    t: number,
-  ): void {
+  /** Samples `clip` (driving morphs through `binding`) at time[0] over a copy of the weights into scratch `into`. */
+  function sampleOver(ms: MorphState, m: number, into: number, clip: Clip, binding: Int32Array): void {
     copyWeights(ms, m, into)
-    time[0] = t
     // The cursors are search hints only (any value gives the same sample), so all characters share them.
     sampleClipChannels(ms.scratch, into * m, clip, binding, time, 0, ctx.morphCursors, 0, false)
   }
@@ -72,23 +69,17 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
    * The weights a layer's source shows into scratch C (over the current weights), or false when it drives no
    * morph weights. `clipId`/`local` are its clip and clip-local time; `fromId`/`fromLocal`/`blend` its fade's.
    */
-  function sourceWeights(
-    ms: MorphState,
-    m: number,
-    asset: number,
-    clipId: number,
-    local: number,
-    fromId: number,
-    fromLocal: number,
-    blend: number,
-  ): boolean {
+  function sourceWeights(ms: MorphState, m: number, asset: number, clipId: number, fromId: number): boolean {
+    const blend = time[3]!
     const to = clipId >= 0 ? morphBinding(ctx.clips[clipId]!, asset) : null
     const from = fromId >= 0 ? morphBinding(ctx.clips[fromId]!, asset) : null
     if (to === null && from === null) return false
     if (fromId >= 0 && blend < 1) {
-      if (from !== null) sampleOver(ms, m, A, ctx.clips[fromId]!.clip, from, fromLocal)
+      time[0] = time[2]!
+      if (from !== null) sampleOver(ms, m, A, ctx.clips[fromId]!.clip, from)
       else copyWeights(ms, m, A)
-      if (to !== null) sampleOver(ms, m, B, ctx.clips[clipId]!.clip, to, local)
+      time[0] = time[1]!
+      if (to !== null) sampleOver(ms, m, B, ctx.clips[clipId]!.clip, to)
       else copyWeights(ms, m, B)
       const s = ms.scratch
       for (let k = 0; k < m; k++) {
@@ -98,7 +89,8 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
       return true
     }
     if (to === null) return false
-    sampleOver(ms, m, C, ctx.clips[clipId]!.clip, to, local)
+    time[0] = time[1]!
+    sampleOver(ms, m, C, ctx.clips[clipId]!.clip, to)
     return true
   }
 
@@ -113,10 +105,10 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
       if (!(wp > 0)) continue
       const rc = ctx.clips[bs.clips[p]!]!
       const binding = morphBinding(rc, asset)
-      const t = bs.sync === 1 ? layer.f[F_PHASE]! * bs.durations[p]! : bs.times[p]!
+      time[0] = bs.sync === 1 ? layer.f[F_PHASE]! * bs.durations[p]! : bs.times[p]!
       if (binding !== null) {
         any = true
-        sampleOver(ms, m, S, rc.clip, binding, t)
+        sampleOver(ms, m, S, rc.clip, binding)
       } else copyWeights(ms, m, S)
       for (let k = 0; k < m; k++) s[C * m + k] = s[C * m + k]! + wp * s[S * m + k]!
     }
@@ -163,11 +155,10 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
         const fading = CrossFade.active[eid] === 1
         const fromId = fading ? CrossFade.fromClip[eid]! : -1
         const from = fromId >= 0 ? ctx.clips[fromId]!.clip : null
-        const fromLocal = from
-          ? localTime(CrossFade.fromTime[eid]!, from.duration, CrossFade.fromLoop[eid]!)
-          : 0
-        const blend = fading ? CrossFade.blend[eid]! : 1
-        if (sourceWeights(ms, m, asset, clip0, Sampler.lastTime[eid]!, fromId, fromLocal, blend)) {
+        time[1] = Sampler.lastTime[eid]!
+        time[2] = from ? localTime(CrossFade.fromTime[eid]!, from.duration, CrossFade.fromLoop[eid]!) : 0
+        time[3] = fading ? CrossFade.blend[eid]! : 1
+        if (sourceWeights(ms, m, asset, clip0, fromId)) {
           apply(ms, m, eid, base0, false)
         }
       } else if (base0?.i[I_SOURCE] === SOURCE_BLEND_SPACE && blendSpaceWeights(ms, m, asset, base0)) {
@@ -198,16 +189,10 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
       let shown = false
       if (i[I_SOURCE] === SOURCE_CLIP) {
         const fading = i[I_FADE] === 1
-        shown = sourceWeights(
-          ms,
-          m,
-          asset,
-          i[I_CLIP]!,
-          layer.f[F_LOCAL]!,
-          fading ? i[I_FROM_CLIP]! : -1,
-          layer.f[F_FROM_LOCAL]!,
-          fading ? layer.f[F_BLEND]! : 1,
-        )
+        time[1] = layer.f[F_LOCAL]!
+        time[2] = layer.f[F_FROM_LOCAL]!
+        time[3] = fading ? layer.f[F_BLEND]! : 1
+        shown = sourceWeights(ms, m, asset, i[I_CLIP]!, fading ? i[I_FROM_CLIP]! : -1)
       } else if (i[I_SOURCE] === SOURCE_BLEND_SPACE) shown = blendSpaceWeights(ms, m, asset, layer)
       if (!shown) continue
       const additive = i[I_MODE] === MODE_ADDITIVE
@@ -222,7 +207,9 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
         const rc = ctx.clips[refId]!
         const binding = morphBinding(rc, asset)
         if (binding !== null) {
-          sampleOver(ms, m, A, rc.clip, binding, clampTime(layer.f[F_REF_TIME]!, rc.clip.duration))
+          const t = layer.f[F_REF_TIME]!
+          time[0] = t < 0 ? 0 : t > rc.clip.duration ? rc.clip.duration : t
+          sampleOver(ms, m, A, rc.clip, binding)
         } else copyWeights(ms, m, A)
       }
       apply(ms, m, eid, layer, additive)
@@ -236,10 +223,6 @@ function copyWeights(ms: MorphState, m: number, into: number): void {
   const s = ms.scratch
   const o = into * m
   for (let k = 0; k < m; k++) s[o + k] = w[k]!
-}
-
-function clampTime(t: number, duration: number): number {
-  return t < 0 ? 0 : t > duration ? duration : t
 }
 
 /** The clip's morph binding on the asset: made when the clip was bound for a character (plugin/assets.ts). */

@@ -1,6 +1,6 @@
 import { JOINT_STRIDE } from '../math/poseLayout.ts'
-import { multiplyQuat, normalizeQuat, slerpQuat } from '../math/quat.ts'
-import { detExp, detLog } from '../math/detmath.ts'
+import { multiplyQuat, normalizeQuat } from '../math/quat.ts'
+import { seriesCoefficients } from './blendLayers.ts'
 
 /**
  * Kernels of animation layers on poses in the layout of poseLayout.ts (10 floats per joint). A layer's joints
@@ -11,8 +11,110 @@ import { detExp, detLog } from '../math/detmath.ts'
  * project's own transcendental functions, so the same bits in every engine.
  */
 
-const IDENTITY = Float32Array.of(0, 0, 0, 1)
 const scratch = new Float32Array(4)
+/** This run's slerp series coefficients (seriesCoefficients of blendLayers.ts). */
+const coefficients = new Float64Array(20)
+const LN2 = 0.6931471805599453
+
+/**
+ * out[0..4) = d^w, the shortest-arc slerp from identity to the unit quaternion `q[qo..]` by the weight the
+ * coefficients `c` were made for (seriesCoefficients(c, weights, r, 2)). blendJointLayers' half-angle series with
+ * a = identity, written out here because a float argument would be boxed (V8 allocates a heap number per call
+ * it does not inline); test/clip/layerBlend.test.ts holds it to blendJointLayers bit for bit.
+ */
+function partialRotation(out: Float32Array, q: Float32Array, qo: number, c: Float64Array): void {
+  let bx = q[qo]!
+  let by = q[qo + 1]!
+  let bz = q[qo + 2]!
+  let bw = q[qo + 3]!
+  // cos θ with a = identity is bw; the short arc flips b.
+  const sg = bw < 0 ? -1 : 1
+  bx *= sg
+  by *= sg
+  bz *= sg
+  bw *= sg
+  const y = Math.sqrt((1 + bw) * 0.5) - 1
+  const y2 = y * y
+  const y4 = y2 * y2
+  const y8 = y4 * y4
+  const s0 =
+    c[0]! +
+    c[1]! * y +
+    (c[2]! + c[3]! * y) * y2 +
+    (c[4]! + c[5]! * y + (c[6]! + c[7]! * y) * y2) * y4 +
+    (c[8]! + c[9]! * y) * y8
+  const s1 =
+    c[10]! +
+    c[11]! * y +
+    (c[12]! + c[13]! * y) * y2 +
+    (c[14]! + c[15]! * y + (c[16]! + c[17]! * y) * y2) * y4 +
+    (c[18]! + c[19]! * y) * y8
+  const x = s1 * bx
+  const qy = s1 * by
+  const z = s1 * bz
+  const qw = s0 + s1 * bw
+  const inv = 1 / Math.sqrt(x * x + qy * qy + z * z + qw * qw)
+  out[0] = x * inv
+  out[1] = qy * inv
+  out[2] = z * inv
+  out[3] = qw * inv
+}
+
+/**
+ * out[o..o+3) ×= ratio^w per axis (ratio = `delta[d + k]`, w = `weights[wi]`): e^(w·ln ratio) by range reduction
+ * to [√½, √2] and series (ln by atanh to y^21, e^x to x^16: errors below 1e-16, far under float32's), only
+ * + − × ÷, so the same bits in every engine, and no float crosses a call (no heap number per call). A ratio
+ * ≤ 0, which only a mirrored reference gives, is scaled linearly, 1 + w(ratio − 1); a ratio of 1 is exact.
+ */
+function scalePower(
+  out: Float32Array,
+  o: number,
+  delta: Float32Array,
+  d: number,
+  weights: Float64Array,
+  wi: number,
+): void {
+  const w = weights[wi]!
+  for (let k = 0; k < 3; k++) {
+    let s = delta[d + k]!
+    if (s === 1) continue
+    if (!(s > 0)) {
+      out[o + k] = out[o + k]! * (1 + w * (s - 1))
+      continue
+    }
+    let e = 0
+    while (s > 1.4142135623730951) {
+      s *= 0.5
+      e++
+    }
+    while (s < 0.7071067811865476) {
+      s *= 2
+      e--
+    }
+    const y = (s - 1) / (s + 1)
+    const y2 = y * y
+    let series = 1 / 21
+    for (let t = 19; t >= 1; t -= 2) series = 1 / t + y2 * series
+    const z = w * (e * LN2 + 2 * y * series)
+    let n = Math.round(z / LN2)
+    const x = z - n * LN2
+    let term = 1
+    let sum = 1
+    for (let t = 1; t <= 16; t++) {
+      term *= x / t
+      sum += term
+    }
+    while (n > 0) {
+      sum *= 2
+      n--
+    }
+    while (n < 0) {
+      sum *= 0.5
+      n++
+    }
+    out[o + k] = out[o + k]! * sum
+  }
+}
 
 /**
  * Turns the n-joint pose at `data[po ..]` into its difference from the reference pose `ref[ro ..]`, in place:
@@ -50,8 +152,8 @@ export function toDeltaPose(data: Float32Array, po: number, ref: Float32Array, r
 
 /**
  * Additive layer: for each run, out ⊕ delta by the run's weight w — translation out + w·d, rotation
- * out·d^w (d^w the shortest-arc slerp from identity to d), scale out·d^w (per axis; a ratio ≤ 0, which only
- * a mirrored reference gives, is scaled linearly, 1 + w(d − 1)). w = 1 applies the delta exactly; w ≤ 0
+ * out·d^w (d^w the shortest-arc slerp from identity to d, as blendJointLayers computes it), scale out·d^w
+ * (per axis; see scalePower). w = 1 applies the delta exactly; w ≤ 0
  * leaves the run as it is. `out` and `delta` are n-joint poses at `oo` and `dOff`; runs index their joints.
  */
 export function addDeltaPose(
@@ -85,12 +187,10 @@ export function addDeltaPose(
         out[o] = out[o]! + w * delta[d]!
         out[o + 1] = out[o + 1]! + w * delta[d + 1]!
         out[o + 2] = out[o + 2]! + w * delta[d + 2]!
-        slerpQuat(scratch, 0, IDENTITY, 0, delta, d + 3, w)
+        if (j === first) seriesCoefficients(coefficients, weights, r, 2)
+        partialRotation(scratch, delta, d + 3, coefficients)
         multiplyQuat(out, o + 3, out, o + 3, scratch, 0)
-        for (let k = 7; k < 10; k++) {
-          const s = delta[d + k]!
-          out[o + k] = out[o + k]! * (s > 0 ? (s === 1 ? 1 : detExp(w * detLog(s))) : 1 + w * (s - 1))
-        }
+        scalePower(out, o + 7, delta, d + 7, weights, r)
       }
       normalizeQuat(out, o + 3)
     }
