@@ -76,14 +76,14 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  * anything, so a failed restore leaves the plugin and world exactly as they were. Both calls allocate; neither
  * is a per-frame call.
  *
- * Values: the checksum catches accidents, not edits (anyone can recompute it), so restore also checks every
- * value against what the step and cannon-es can take (snapshot/read.ts readPlan, src/physics/snapshot.ts), and
- * refuses, naming the section, entity, field and value: floats not finite, or beyond SNAPSHOT_LIMIT (float32's range) as a
- * position, scale, velocity or size; rotations not near unit length; enums and flags out of range; sizes,
- * masses and limits cannon-es cannot build or the ragdoll code cannot use; ids that do not agree (dead or
- * non-node entities, parent cycles, a joint twice, a ragdoll state without its runtime, bodies or constraints
- * other than the description's). A snapshot restore accepts steps on without a throw and with finite world
- * matrices.
+ * Values: the checksum catches accidents, not edits (anyone can recompute it), so restore also checks every value
+ * against what the step and cannon-es can take (snapshot/read.ts readPlan, src/physics/snapshot.ts), and refuses,
+ * naming the section, entity, field and value: floats not finite (each is bounded by its type only, float32 or
+ * float64, as the plugin bounds it: src/sim/byteStream.ts); rotations not near unit length; enums and flags out of
+ * range; sizes, masses and limits cannon-es cannot build or the ragdoll code cannot use; ids that do not agree
+ * (dead or non-node entities, parent cycles, a joint twice, a ragdoll state without its runtime, bodies or
+ * constraints other than the description's). A snapshot restore accepts steps on without a throw and with finite
+ * world matrices.
  */
 
 export const SNAPSHOT_VERSION = 1
