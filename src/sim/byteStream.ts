@@ -16,6 +16,8 @@ export interface Writer {
   f64(x: number): void
   /** Raw bytes of elements [start, start + count) of a typed array. */
   raw(data: TypedArray, start: number, count: number): void
+  /** Reserves `n` bytes to be filled in place: the buffer and where they start in it, until the next write. */
+  reserve(n: number): { bytes: Uint8Array; at: number }
   /** The bytes written so far, copied. */
   finish(): Uint8Array
 }
@@ -64,6 +66,10 @@ export function createWriter(): Writer {
       const bytes = new Uint8Array(data.buffer, data.byteOffset + start * size, count * size)
       const o = need(bytes.length)
       buf.set(bytes, o)
+    },
+    reserve(n) {
+      const at = need(n)
+      return { bytes: buf, at }
     },
     finish: () => buf.slice(0, at),
   }
