@@ -171,7 +171,7 @@ export interface AnimationPlugin {
   /**
    * Places a character: the given parts of its entity's local transform (position in world units, rotation a
    * quaternion [x, y, z, w], normalized; scale), applied by the next step. Throws AnimationError for values
-   * that are not finite, a zero rotation or a zero scale, changing nothing.
+   * that are not finite in float32 (past ±3.4e38), a zero rotation or a zero scale, changing nothing.
    */
   setTransform(character: number, transform: Partial<CharacterTransform>): void
   /** A character's placement (copies): its entity's local position, rotation and scale. */

@@ -1,5 +1,4 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { SNAPSHOT_LIMIT } from '../src/sim/byteStream.ts'
 import type { AnimationContext } from './context.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
 
@@ -54,10 +53,10 @@ export function setMorphWeights(
     return
   }
   const copy = Array.isArray(weights) && weights.length === count ? Array.from(weights as unknown[]) : null
-  if (!copy || !copy.every((x) => typeof x === 'number' && x >= -SNAPSHOT_LIMIT && x <= SNAPSHOT_LIMIT)) {
+  if (!copy || !copy.every((x) => typeof x === 'number' && Number.isFinite(Math.fround(x)))) {
     throw new AnimationError(
       'argument',
-      `${what}: weights ${showValue(copy ?? weights)} must be ${count} finite numbers (one per morph target) or null`,
+      `${what}: weights ${showValue(copy ?? weights)} must be ${count} numbers finite as float32 (one per morph target) or null`,
     )
   }
   ctx.morphs[eid]!.game.set(copy as number[], from)

@@ -17,7 +17,8 @@ export interface CharacterTransform {
  * Places a character: writes the given parts of its entity's local transform (the rest stay) and marks the node
  * dirty, so the next step moves its whole skeleton; renderers that interpolate show that step without sliding
  * across the jump (SceneGraph.placements). A rotation is normalized; a zero or non-finite one, a scale
- * component of 0, or anything not finite is refused with AnimationError, changing nothing.
+ * component of 0, or anything not finite in float32 (the scene graph's precision) is refused with
+ * AnimationError, changing nothing.
  */
 export function setTransform(
   ctx: AnimationContext,
@@ -27,9 +28,11 @@ export function setTransform(
   checkCharacter(ctx, eid, 'setTransform')
   const what = `setTransform(${eid})`
   const o = optionsObject<CharacterTransform>(transform, what, 'transform')
-  const position = o.position === undefined ? null : vector3(o.position, what, 'position')
-  const scale = o.scale === undefined ? null : vector3(o.scale, what, 'scale')
-  if (scale && scale.some((x) => x === 0)) {
+  const position =
+    o.position === undefined ? null : float32Vector(vector3(o.position, what, 'position'), what, 'position')
+  const scale = o.scale === undefined ? null : float32Vector(vector3(o.scale, what, 'scale'), what, 'scale')
+  // As the store holds it: 1e-50 is a scale of 0 in float32.
+  if (scale && scale.some((x) => Math.fround(x) === 0)) {
     throw new AnimationError('argument', `${what}: scale ${showValue([...scale])} has a zero component`)
   }
   let rotation: number[] | null = null
@@ -53,6 +56,24 @@ export function setTransform(
   if (scale) nodes.scale.set(scale, eid * 3)
   nodes.dirty[eid] = 1
   ctx.sceneGraph.placements++
+}
+
+/**
+ * A vector the scene graph can hold: its stores are float32, where a number past ±3.4e38 becomes ±∞ (a local
+ * transform no snapshot restores, and no world matrix can use).
+ */
+function float32Vector(
+  v: readonly [number, number, number],
+  what: string,
+  name: string,
+): readonly [number, number, number] {
+  if (!v.every((x) => Number.isFinite(Math.fround(x)))) {
+    throw new AnimationError(
+      'argument',
+      `${what}: ${name} ${showValue([...v])} is past float32's range (±3.4e38)`,
+    )
+  }
+  return v
 }
 
 /** A character's placement as setTransform takes it (copies; the local transform of its entity). */

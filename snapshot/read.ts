@@ -50,12 +50,12 @@ export interface Plan {
  * match, or the section, entity, field and value that is out of range.
  *
  * A snapshot whose checksum was recomputed after an edit passes the integrity check, so every value is checked
- * here against what apply.ts, the fixed step and cannon-es can take: a plan this accepts must restore without
- * a throw (apply.ts), step without a throw, and keep every world matrix finite. So floats are finite (and
- * within SNAPSHOT_LIMIT where they are positions, scales, velocities), rotations near unit length, enums and
- * flags in range, sizes and limits where cannon-es and the ragdoll code need them, and ids consistent with each
- * other (alive, scene nodes, no parent cycle, joints unique, ragdoll state, handle and runtime agreeing,
- * bodies and constraints matching the description).
+ * here against what apply.ts, the fixed step and cannon-es can take: a plan this accepts must restore without a
+ * throw (apply.ts), step without a throw, and keep every world matrix finite. So floats are finite (bounded by
+ * their type only: src/sim/byteStream.ts says why), rotations near unit length, enums and flags in range, sizes
+ * and limits where cannon-es and the ragdoll code need them, and ids consistent with each other (alive, scene
+ * nodes, no parent cycle, joints unique, ragdoll state, handle and runtime agreeing, bodies and constraints
+ * matching the description).
  */
 export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
   checkHeader(bytes)

@@ -11,7 +11,6 @@ import {
   checkRange,
   checkUnit,
   invalidValue,
-  SNAPSHOT_LIMIT,
   snapshotError,
   type Reader,
 } from '../src/sim/byteStream.ts'
@@ -122,10 +121,10 @@ function readDescription(ctx: AnimationContext, r: Reader, where: string, assetI
     if (bodyOfNode.has(node)) throw invalidValue(at, 'node', node, `already has body ${bodyOfNode.get(node)}`)
     checkChoice(at, 'shape', shapeIndex, [0, 1])
     const [radius, length, , , , mass, coneAngle, twistAngle] = v as [number, ...number[]]
-    checkPositive(at, 'radius', radius, SNAPSHOT_LIMIT)
-    checkPositive(at, 'length', length!, SNAPSHOT_LIMIT)
+    checkPositive(at, 'radius', radius)
+    checkPositive(at, 'length', length!)
     checkUnit(at, 'axis', v, 2, 3)
-    checkPositive(at, 'mass', mass!, SNAPSHOT_LIMIT)
+    checkPositive(at, 'mass', mass!)
     checkRange(at, 'coneAngle', coneAngle!, 0, Math.PI, true)
     checkRange(at, 'twistAngle', twistAngle!, 0, Math.PI)
     const shape = RAGDOLL_SHAPES[shapeIndex]!

@@ -20,6 +20,7 @@ import {
   encoder,
   entityIndexOf,
   layoutsOf,
+  writeIdRecords,
   writeRecord,
 } from './format.ts'
 import { defaultDescription } from '../plugin/ragdolls.ts'
@@ -80,10 +81,7 @@ export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
 
   const nodes = sceneNodeOrder(ctx, index.dense.slice(0, index.aliveCount))
   w.u32(nodes.length)
-  for (const e of nodes) {
-    w.u32(e)
-    writeRecord(w, layouts.node, e)
-  }
+  writeIdRecords(w, layouts.node, nodes)
 
   w.u32(characters.length)
   for (const eid of characters) writeCharacter(ctx, w, layouts, eid)

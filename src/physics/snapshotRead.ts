@@ -10,7 +10,6 @@ import {
   checkUnit,
   invalidValue,
   readU32Array,
-  SNAPSHOT_LIMIT,
   snapshotError,
   type Reader,
 } from '../sim/byteStream.ts'
@@ -98,8 +97,8 @@ const BODY_TYPES = [Body.DYNAMIC, Body.STATIC, Body.KINEMATIC]
 const SLEEP_STATES = [Body.AWAKE, Body.SLEEPY, Body.SLEEPING]
 
 /**
- * One body, checked: type, flags and sleep state known; mass finite (> 0 for a dynamic body), damping a
- * fraction; position, velocities, force and torque finite and within SNAPSHOT_LIMIT; quaternions near unit
+ * One body, checked: type, flags and sleep state known; mass finite (> 0 for a dynamic body), damping a fraction;
+ * position, velocities, force and torque finite (any float64: cannon-es's own range); quaternions near unit
  * length; inertia finite and ≥ 0; 1 to 255 shapes, each a sphere of radius > 0 or a box of half extents > 0
  * (cannon-es throws for a negative radius, and a zero one gives NaN normals); hanging from `parentBody`.
  */
@@ -133,9 +132,9 @@ function readBody(r: Reader, where: string, parentBody: number): BodyData {
     checkNonNegative(where, `inertia[${k}]`, inertia[k]!)
     checkNonNegative(where, `inverse inertia[${k}]`, inertia[3 + k]!)
   }
-  checkFinite(where, 'inverse world inertia', inertia, 6, 9, Number.MAX_VALUE)
+  checkFinite(where, 'inverse world inertia', inertia, 6, 9)
   const timeLastSleepy = r.f64()
-  checkFinite(where, 'time last sleepy', [timeLastSleepy], 0, 1, Number.MAX_VALUE)
+  checkFinite(where, 'time last sleepy', [timeLastSleepy])
   const parent = (flags & BODY_PARENT) !== 0 ? r.u16() : -1
   if (parent !== parentBody) {
     throw invalidValue(where, 'parent body', parent, `must be ${parentBody}, as in its description`)
@@ -147,9 +146,7 @@ function readBody(r: Reader, where: string, parentBody: number): BodyData {
     checkChoice(where, `shape ${i} kind`, kind, [SHAPE_SPHERE, SHAPE_BOX])
     const size = r.f64s(kind === SHAPE_SPHERE ? 1 : 3)
     const name = kind === SHAPE_SPHERE ? 'radius' : 'half extents'
-    size.forEach((x, k) =>
-      checkPositive(where, `shape ${i} ${name}${size.length > 1 ? `[${k}]` : ''}`, x, SNAPSHOT_LIMIT),
-    )
+    size.forEach((x, k) => checkPositive(where, `shape ${i} ${name}${size.length > 1 ? `[${k}]` : ''}`, x))
     const offset = r.f64s(3)
     checkFinite(where, `shape ${i} offset`, offset)
     const orientation = (tag & HAS_ORIENTATION) !== 0 ? r.f64s(4) : null

@@ -16,6 +16,8 @@ export interface Writer {
   f64(x: number): void
   /** Raw bytes of elements [start, start + count) of a typed array. */
   raw(data: TypedArray, start: number, count: number): void
+  /** Reserves `n` bytes to be filled in place: the buffer and where they start in it, until the next write. */
+  reserve(n: number): { bytes: Uint8Array; at: number }
   /** The bytes written so far, copied. */
   finish(): Uint8Array
 }
@@ -64,6 +66,10 @@ export function createWriter(): Writer {
       const bytes = new Uint8Array(data.buffer, data.byteOffset + start * size, count * size)
       const o = need(bytes.length)
       buf.set(bytes, o)
+    },
+    reserve(n) {
+      const at = need(n)
+      return { bytes: buf, at }
     },
     finish: () => buf.slice(0, at),
   }
@@ -161,17 +167,22 @@ export function hexWords(words: readonly [number, number]): string {
 
 // ------------------------------------------------------------------------------------------- value checks
 
-/**
+/*
  * The checks restore makes of every value it reads (snapshot/read.ts, src/physics/snapshot.ts). The checksum
  * only catches accidents: whoever edits a snapshot can recompute it, so each value is checked against what the
- * simulation and cannon-es can take before anything is changed. Magnitudes are bounded by float32's range only:
- * whatever the plugin itself can hold (an asset's scale of 1e20 is legal) must restore, and products that leave
- * float32's range are refused by propagateTransforms (a node keeps its last world matrix), not here.
+ * simulation and cannon-es can take before anything is changed. A number is bounded only by what its own type
+ * holds, because that is all the plugin bounds it by: a float32 (node transforms, pose layers, world matrices)
+ * must be finite, which keeps it within ±3.4e38; a float64 (clip times and speeds, fade durations, ramp
+ * rates, queued hits, ragdoll descriptions, every value of cannon-es's bodies and constraints) must be finite.
+ * The public calls take any finite number for the float64s, and cannon-es computes in float64: a character
+ * scaled 1e20 under a parent scaled 1e20 has its ragdoll bodies 1e40 from the origin. Whatever the plugin
+ * itself can hold must restore; products that leave float32's range are refused by propagateTransforms (a
+ * node keeps its last world matrix), and bodies that leave float64's by stepRagdolls (an explosion), not here.
  *
  * Every failed check is an AnimationError('snapshot') naming the section, the entity, the field and the value:
  * `where` is the section and the entity ("section "nodes", scene node 57"), `field` the field ("scale[1]").
  */
-export const SNAPSHOT_LIMIT = 3.4028234663852886e38
+
 /**
  * A rotation may be off unit length by float rounding, or by cannon-es's drift between renormalizations; a
  * length outside this range is no rotation (a zero one gives NaN where it is normalized).
@@ -208,21 +219,19 @@ export function invalidValue(
   return snapshotError(`${where}: ${field} is ${formatValue(value, float32)}; ${rule}`)
 }
 
-/** `values[from .. from + count)` finite and within ±limit; element k is named `field[k]`. */
+/** `values[from .. from + count)` finite; element k is named `field[k]`. */
 export function checkFinite(
   where: string,
   field: string,
   values: ArrayLike<number>,
   from = 0,
   count = values.length - from,
-  limit = SNAPSHOT_LIMIT,
 ): void {
   for (let k = 0; k < count; k++) {
     const x = values[from + k]!
-    if (!(x >= -limit && x <= limit)) {
+    if (!(x >= -Number.MAX_VALUE && x <= Number.MAX_VALUE)) {
       const name = count === 1 ? field : `${field}[${k}]`
-      const rule = limit === Number.MAX_VALUE ? '' : ` within ±${limit}`
-      throw invalidValue(where, name, x, `must be a finite number${rule}`, values instanceof Float32Array)
+      throw invalidValue(where, name, x, 'must be a finite number', values instanceof Float32Array)
     }
   }
 }
@@ -242,12 +251,9 @@ export function checkRange(
   }
 }
 
-/** A finite number > 0 (at most `limit`). */
-export function checkPositive(where: string, field: string, x: number, limit = Number.MAX_VALUE): void {
-  if (!(x > 0 && x <= limit)) {
-    const rule = limit === Number.MAX_VALUE ? '' : ` and at most ${limit}`
-    throw invalidValue(where, field, x, `must be a finite number > 0${rule}`)
-  }
+/** A finite number > 0. */
+export function checkPositive(where: string, field: string, x: number): void {
+  if (!(x > 0 && x <= Number.MAX_VALUE)) throw invalidValue(where, field, x, 'must be a finite number > 0')
 }
 
 /** A finite number ≥ 0. */

@@ -17,7 +17,7 @@ const unit = fc
     fc.float({ min: -1, max: 1, noNaN: true }),
   )
   .filter(([x, y, z, w]) => x * x + y * y + z * z + w * w > 0.01)
-  .map((q) => normalizeQuat(Float32Array.from(q), 0))
+  .map((q) => normalizeQuat(Float32Array.from(q), 0) as Float32Array)
 
 function joint(t: readonly number[], q: Float32Array, s: readonly number[]): Float32Array {
   return Float32Array.from([...t, ...q, ...s])

@@ -266,6 +266,86 @@ describe('snapshot and restore', () => {
     expect(firstDivergence(original, copy, 61, 200)).toBe(-1)
   })
 
+  it('restores the float64 values past float32’s range that public calls give (bodies 1e40 away, 1e300 speeds)', () => {
+    // Each state is made with public calls only, so the plugin holds it and its snapshot must restore; a
+    // float32 bound on these float64 values refused every one (npm run fuzz found the first: a node scaled 1e20
+    // under one scaled 1e20 put the ragdoll's bodies 1e40 from the origin).
+    const states: [string, (plugin: AnimationPlugin, world: World) => number][] = [
+      [
+        'a ragdoll under scales 1e20 · 1e20',
+        (plugin, world) => {
+          const huge = addEntity(world)
+          addSceneNode(plugin.sceneGraph, huge, 0)
+          plugin.stores.SceneNode.scale.fill(1e20, huge * 3, huge * 3 + 3)
+          const c = plugin.addCharacter(fox, { parent: huge })
+          plugin.setTransform(c, { scale: [1e20, 1e20, 1e20] })
+          // At rest: a walk at this scale hands over velocities that explode the ragdoll at once.
+          plugin.step()
+          plugin.ragdoll(c)
+          plugin.step()
+          plugin.step()
+          const { y } = contextOf(plugin).ragdolls[c]!.instance!.bodies[0]!.position
+          expect(y).toBeGreaterThan(1e40)
+          return c
+        },
+      ],
+      [
+        'a queued hit of 1e39 N·s',
+        (plugin) => {
+          const c = plugin.addCharacter(fox)
+          plugin.ragdoll(c, { impulse: { joint: 'b_Hip_01', impulse: [1e39, 0, 0] } })
+          return c
+        },
+      ],
+      [
+        'a hit of 1e300 N·s on live bodies',
+        (plugin) => {
+          const c = plugin.addCharacter(fox)
+          plugin.ragdoll(c)
+          plugin.step()
+          plugin.step()
+          plugin.applyImpulse(c, 'b_Hip_01', [1e300, 0, 0])
+          return c
+        },
+      ],
+      [
+        'a fade of 1e300 s, a speed of 1e300, a ramp rate of 1e300',
+        (plugin) => {
+          const c = plugin.addCharacter(fox)
+          plugin.play(c, 'Walk', { speed: 1e300 })
+          plugin.step()
+          plugin.crossFade(c, 'Run', 1e300)
+          plugin.step()
+          plugin.ragdoll(c, { rate: 1e300 })
+          return c
+        },
+      ],
+    ]
+    for (const [name, make] of states) {
+      const { world, plugin } = fresh()
+      make(plugin, world)
+      const bytes = plugin.snapshot()
+      const copy = fresh()
+      let error: unknown = null
+      try {
+        copy.plugin.restore(bytes)
+      } catch (e) {
+        error = e
+      }
+      expect(error === null ? null : String(error), name).toBeNull()
+      expect(copy.plugin.snapshot(), name).toEqual(bytes)
+      for (let k = 0; k < 5; k++) {
+        plugin.step()
+        copy.plugin.step()
+        expect(copy.plugin.hash(), `${name}, step ${k + 1}`).toBe(plugin.hash())
+      }
+      expect(
+        copy.plugin.stores.SceneNode.world.every((x) => Number.isFinite(x)),
+        name,
+      ).toBe(true)
+    }
+  })
+
   it('round-trips: snapshot → restore → snapshot gives the same bytes', () => {
     for (const steps of [0, 1, 300, 425, 560]) {
       const original = build()
