@@ -10,13 +10,11 @@ import { el, slider } from './ui.ts'
  * - layer 1, an override masked to the upper body: the emote buttons (`button[data-emote=name]`) play a clip
  *   once there, fading the layer in, and fade it out again when the clip has played to its end;
  * - layer 2, additive: the `#additive` toggle loops a clip there (masked to the head: a nod) at the weight of
- *   the `#additive-weight` slider.
+ *   the `#additive-weight` slider;
+ * - the face: one slider per morph target (`#face-<target>`), the game's weights over the clips'
+ *   (setMorphWeights); all at 0 gives the face back to its clips.
  *
  * `#layer-readout` lists what each layer shows (getLayers). Everything goes through the public entry.
- *
- * TODO(issue 15, morph weights): expression sliders (the Head mesh's Angry / Surprised / Sad morph targets) and
- * the clip-driven face belong here once the plugin carries morph weights; today clips' `weights` channels are
- * dropped at runtime and there is no call to set a weight, so the panel offers neither yet.
  */
 
 /** Layer of the emotes (an upper-body override) and of the additive clip. */
@@ -66,6 +64,8 @@ export function createLayersPanel(
   const additive = el('input', { id: 'additive', type: 'checkbox' })
   const additiveLabel = el('span')
   const weight = slider('additive-weight', 'weight', 0, 1, 0.05, ADDITIVE_WEIGHT, '')
+  const face = el('div')
+  let faceSliders: { input: HTMLInputElement; row: HTMLElement }[] = []
   const readout = el('pre', { id: 'layer-readout' })
 
   root.append(
@@ -78,6 +78,8 @@ export function createLayersPanel(
     emotes,
     el('label', { className: 'toggle' }, additive, additiveLabel),
     weight.row,
+    el('p', { className: 'hint' }, 'Face (morph weights over the clips):'),
+    face,
     readout,
   )
 
@@ -128,6 +130,13 @@ export function createLayersPanel(
     }),
   )
 
+  /** The face sliders' weights for the face node; all at 0: null, the clips' weights again. */
+  function setFace(): void {
+    const { eid, setup } = current()
+    const values = faceSliders.map((s) => Number(s.input.value))
+    plugin.setMorphWeights(eid, setup.face.node, values.every((v) => v === 0) ? null : values)
+  }
+
   /** Plays an emote once on the upper-body layer, fading the layer in (see afterSteps for the way out). */
   function emote(clip: string): void {
     const { eid, setup } = current()
@@ -171,6 +180,12 @@ export function createLayersPanel(
       additive.checked = false
       additiveLabel.textContent = ` additive ${setup.additive.label} (layer 2: ${setup.additive.clip})`
       setSlider(weight, ADDITIVE_WEIGHT)
+      faceSliders = setup.face.targets.map((name) => {
+        const s = slider(`face-${name}`, name.toLowerCase(), 0, 1, 0.05, 0, '')
+        s.input.addEventListener('input', () => on.act(setFace))
+        return s
+      })
+      face.replaceChildren(...faceSliders.map((s) => s.row))
       readout.textContent = ''
     },
     afterSteps() {

@@ -37,6 +37,8 @@ export interface LayerDemo {
   readonly additive: { readonly label: string; readonly clip: string; readonly mask: readonly string[] }
   /** The blend space on layer 0: the first clip at 0, the second at 1. */
   readonly blend: readonly [string, string]
+  /** Expression sliders: a mesh node with morph targets and the targets' names, in the file's order. */
+  readonly face: { readonly node: string; readonly targets: readonly string[] }
 }
 
 export const SHIPPED: readonly ShippedModel[] = [
@@ -68,6 +70,7 @@ export const SHIPPED: readonly ShippedModel[] = [
       // Yes also bobs the body and bends the legs: only its neck and head are added, a nod.
       additive: { label: 'nod', clip: 'Yes', mask: ['Neck'] },
       blend: ['Walking', 'Running'],
+      face: { node: 'Head', targets: ['Angry', 'Surprised', 'Sad'] }, // the mesh "Head", not the bone
     },
   },
 ]

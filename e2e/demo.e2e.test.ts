@@ -13,8 +13,8 @@ import { launchChromium, SWIFTSHADER_ARGS } from './chromium.ts'
  *
  * One page, one story, in order: loaded and visible → frames advance → Run cross-fades → Ragdoll falls →
  * Get up stands → a click on the body knocks it over → the picker's RobotExpressive (credit, clips, a clip,
- * a one-shot, knocked over) → its Layers panel (base states, upper-body emotes, the additive nod, the walk↔run
- * blend space) → the picker's Fox again → files dropped in through the file field play → crowd.
+ * a one-shot, knocked over) → its Layers panel (base states, upper-body emotes, the additive nod, the face
+ * sliders, the walk↔run blend space) → the picker's Fox again → files dropped in through the file field play → crowd.
  * A screenshot of every state goes to artifacts/.
  */
 
@@ -66,6 +66,7 @@ interface DemoHook {
     pause(character: number, options?: { layer?: number }): void
     resume(character: number, options?: { layer?: number }): void
     setTime(character: number, seconds: number, options?: { layer?: number }): void
+    getMorphWeights(character: number, node: string | number): number[]
   }
   stage: { renderer: { getContext(): WebGLRenderingContext | WebGL2RenderingContext } }
 }
@@ -710,6 +711,51 @@ describe('demo in headless Chromium', () => {
     expect(problems).toEqual([])
   })
 
+  it('the face sliders set the morph weights of the head over the clips', async () => {
+    const face = () => page.evaluate(() => window.__demo.plugin.getMorphWeights(window.__demo.hero(), 'Head'))
+    const ids = await page.evaluate(() =>
+      [...document.querySelectorAll('input[id^=face-]')].map((input) => input.id),
+    )
+    expect(ids).toEqual(['face-Angry', 'face-Surprised', 'face-Sad'])
+    expect(await face()).toEqual([0, 0, 0]) // RobotExpressive's clips drive its face at 0
+    await hold(true)
+    await afterFrames(2)
+    await grab('face-none')
+    const names = ['Angry', 'Surprised', 'Sad']
+    for (const [i, name] of names.entries()) {
+      await setSliders({ [`face-${name}`]: 1 })
+      await until(
+        `${name} at 1`,
+        ([i]) => window.__demo.plugin.getMorphWeights(window.__demo.hero(), 'Head')[i as number] === 1,
+        10_000,
+        [i],
+      )
+      await afterFrames(2)
+      await grab(`face-${name}`)
+      if (name === 'Surprised') await shot('9d-face-surprised')
+      await setSliders({ [`face-${name}`]: 0 }) // all at 0 again: the clips' face
+    }
+    await until('the face back to the clips', () =>
+      window.__demo.plugin.getMorphWeights(window.__demo.hero(), 'Head').every((w) => w === 0),
+    )
+    expect(await face()).toEqual([0, 0, 0])
+    await afterFrames(2)
+    await grab('face-back')
+    const [angry, surprised, sad, back] = await changes([
+      ...names.map((n): [string, string] => ['face-none', `face-${n}`]),
+      ['face-none', 'face-back'],
+    ])
+    const pct = (x: number) => `${(x * 100).toFixed(2)} %`
+    console.log(
+      `picture change, face: Angry ${pct(angry!)}, Surprised ${pct(surprised!)}, Sad ${pct(sad!)}; ` +
+        `back ${pct(back!)}`,
+    )
+    for (const x of [angry, surprised, sad]) expect(x).toBeGreaterThan(0.005)
+    expect(back).toBeLessThan(SAME)
+    await hold(false)
+    expect(problems).toEqual([])
+  })
+
   it('the blend slider plays Walking ↔ Running as a blend space on the base layer', async () => {
     // The first move of the slider replaces the base layer's clip by the blend space.
     await setSliders({ blend: 0 })
@@ -747,7 +793,7 @@ describe('demo in headless Chromium', () => {
       await afterFrames(2)
       await grab(name)
       feet.push(await positions(LEGS))
-      if (name === 'run') await shot('9d-blend-run')
+      if (name === 'run') await shot('9e-blend-run')
     }
     await until('the readout to show the blend', () =>
       document.getElementById('layer-readout')!.textContent!.includes('Walking 0.50 + Running 0.50'),
@@ -776,7 +822,7 @@ describe('demo in headless Chromium', () => {
       const l = window.__demo.layer(0)
       return l.clip === 'Idle' && l.blendSpace === null && l.fade === null && !l.paused
     })
-    await shot('9e-layers-done')
+    await shot('9f-layers-done')
     const status = await page.evaluate(() => document.getElementById('status')!.className)
     expect(status).not.toContain('error')
     expect(problems).toEqual([])
