@@ -9,6 +9,7 @@ import { createPlot } from './plot.ts'
 import { wrapSystems } from './timing.ts'
 import { nearestJoint, pick } from './picking.ts'
 import { createUi } from './ui.ts'
+import { createLayersPanel } from './layers.ts'
 import { fileName, SHIPPED, type ShippedModel } from './shipped.ts'
 
 /**
@@ -55,14 +56,7 @@ const crowd = createCrowd(
 
 const ui = createUi(document.getElementById('panel')!, document.getElementById('credit')!, MODEL_NAMES, {
   onClip(i) {
-    act(() => {
-      const once = onceClips.has(i)
-      plugin.crossFade(heroId(), i, ui.fadeSeconds, {
-        rotation: ui.rotation,
-        loop: once ? 'once' : 'repeat',
-      })
-      if (!once) selectedClip = i
-    })
+    act(() => playClip(i))
   },
   onRotation(mode) {
     // Replays every character's clip at its current phase with the new rotation curves (no pop: same time).
@@ -113,6 +107,20 @@ const ui = createUi(document.getElementById('panel')!, document.getElementById('
   },
 })
 const plot = createPlot(ui.plotCanvas, PLOT_SAMPLES)
+const layers = createLayersPanel(ui.layersPanel, plugin, {
+  act,
+  playState: (name) => playClip(model ? model.clipNames.indexOf(name) : -1),
+})
+
+/** Cross-fades the hero's base layer into clip `i`: once for a one-shot, else looping (and remembered). */
+function playClip(i: number): void {
+  const once = onceClips.has(i)
+  plugin.crossFade(heroId(), i, ui.fadeSeconds, {
+    rotation: ui.rotation,
+    loop: once ? 'once' : 'repeat',
+  })
+  if (!once) selectedClip = i
+}
 
 function heroId(): number {
   if (!hero) throw new AnimationError('argument', 'no character loaded yet')
@@ -205,6 +213,7 @@ async function useModel(
   try {
     const count = crowd.members.length
     crowd.clear()
+    layers.show(null)
     if (hero) despawn(plugin, adapter, hero)
     if (model) disposeModel(model)
     hero = null
@@ -224,6 +233,10 @@ async function useModel(
       // A file of the user's: its name, and no credit claimed for it.
       entry ? { text: entry.credit, license: entry.license } : { text: `${source} (your own file)` },
     )
+    const setup = entry?.layers
+    const asset = model.handle.asset
+    const duration = (name: string) => asset.clips.find((c) => c.name === name)?.duration ?? Infinity
+    layers.show(setup ? { eid: hero.eid, setup, duration } : null)
     ui.setCrowdMax(crowdMax())
     crowd.setCount(count)
     stage.fitShadows(model.radius)
@@ -318,6 +331,7 @@ function frame(now: number): void {
     stepper.advance(Math.min(elapsed / 1000, 0.25), stepOnce)
     showEvents()
     endOneShot()
+    layers.afterSteps()
   })
   guarded('draw', () => drawFrame(elapsed))
 }
@@ -351,6 +365,7 @@ function drawFrame(elapsed: number): void {
   if (frames % 6 === 0) {
     plot.draw()
     if (hero) ui.setActiveClip(clipIndexOf(hero.eid))
+    layers.refresh()
   }
   if (windowMs >= STATS_MS) updateStats()
 }
@@ -423,6 +438,8 @@ const hook = {
   /** Cross-fade blend of the hero while a fade runs, else null. */
   blend: () => (hero && CrossFade.active[hero.eid] === 1 ? CrossFade.blend[hero.eid]! : null),
   weight: () => (hero ? Ragdoll.weight[hero.eid]! : 0),
+  /** What the hero's layer k shows (plugin.getLayer). */
+  layer: (k: number) => plugin.getLayer(heroId(), k),
   ragdollState: () => (hero ? RAGDOLL_STATES[Ragdoll.active[hero.eid]!] : 'off'),
   crowdCount: () => crowd.members.length,
   /** Highest world y (m) of the hero's joints (the skin's, or every node). */
@@ -432,8 +449,8 @@ const hook = {
       y = Math.max(y, SceneNode.world[plugin.jointEntity(heroId(), node) * 16 + 13]!)
     return y
   },
-  /** World matrix translation of one of the hero's nodes (by glTF node index). */
-  nodePosition: (node: number) => {
+  /** World matrix translation of one of the hero's nodes (by glTF node index, or by a name no other node has). */
+  nodePosition: (node: number | string) => {
     const o = plugin.jointEntity(heroId(), node) * 16
     return [SceneNode.world[o + 12]!, SceneNode.world[o + 13]!, SceneNode.world[o + 14]!]
   },

@@ -17,6 +17,28 @@ export interface ShippedModel {
   /** The credit line shown while the model is on stage, and the licence file it points to (site root). */
   readonly credit: string
   readonly license: string
+  /** The Layers panel's set-up for this model (demo/layers.ts); none: the panel is hidden. */
+  readonly layers?: LayerDemo
+}
+
+/**
+ * What the Layers panel plays on a model: its states on the base layer (0), one-shot emotes on an upper-body
+ * override layer (1), a looping clip on an additive layer (2), and a 1D blend space between two clips on layer 0.
+ * Joints are node names of the file; each mask entry takes its whole subtree.
+ */
+export interface LayerDemo {
+  /** Looping clips offered as the base layer's states. */
+  readonly states: readonly string[]
+  /** One-shots played once on layer 1, masked to `upperBody`. */
+  readonly emotes: readonly string[]
+  /** Layer 1's mask: the joints above the hips, so the legs keep the base layer's clip. */
+  readonly upperBody: readonly string[]
+  /** Layer 2: `clip` looped additively over the layers below, masked to `mask`. */
+  readonly additive: { readonly label: string; readonly clip: string; readonly mask: readonly string[] }
+  /** The blend space on layer 0: the first clip at 0, the second at 1. */
+  readonly blend: readonly [string, string]
+  /** Expression sliders: a mesh node with morph targets and the targets' names, in the file's order. */
+  readonly face: { readonly node: string; readonly targets: readonly string[] }
 }
 
 export const SHIPPED: readonly ShippedModel[] = [
@@ -40,6 +62,16 @@ export const SHIPPED: readonly ShippedModel[] = [
     once: ['Jump', 'Yes', 'No', 'Wave', 'Punch', 'ThumbsUp', 'WalkJump'],
     credit: 'RobotExpressive (CC0 1.0): model by Tomás Laulhé, morph-target expressions by Don McCurdy',
     license: 'RobotExpressive/LICENSE.md',
+    layers: {
+      states: ['Idle', 'Walking', 'Running', 'Dance', 'Sitting', 'Standing'],
+      emotes: ['Wave', 'Yes', 'No', 'ThumbsUp', 'Punch'],
+      // Abdomen holds the torso, neck, head, shoulders and arms; Hips, the legs, the feet and their IK targets stay out.
+      upperBody: ['Abdomen'],
+      // Yes also bobs the body and bends the legs: only its neck and head are added, a nod.
+      additive: { label: 'nod', clip: 'Yes', mask: ['Neck'] },
+      blend: ['Walking', 'Running'],
+      face: { node: 'Head', targets: ['Angry', 'Surprised', 'Sad'] }, // the mesh "Head", not the bone
+    },
   },
 ]
 

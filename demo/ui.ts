@@ -1,7 +1,8 @@
 /**
  * The control panel and the credit line: plain DOM, no framework. Element ids are stable (the e2e test uses
  * them): clip buttons `button[data-clip=i]`, `#fade`, `#rotation`, `#rate`, `#strength`, `#ragdoll`, `#getup`,
- * model buttons `button[data-model=name]`, `#file`, `#crowd`, `#stats`, `#status`, `#plot`, `#credit`.
+ * model buttons `button[data-model=name]`, `#file`, `#crowd`, `#stats`, `#status`, `#plot`, `#credit`; the
+ * Layers panel (demo/layers.ts) fills `#layers`.
  */
 export type RotationChoice = 'slerp' | 'squad'
 
@@ -25,6 +26,8 @@ export interface Ui {
   readonly hitStrength: number
   readonly rotation: RotationChoice
   readonly plotCanvas: HTMLCanvasElement
+  /** The Layers section, below the clips: empty and hidden until demo/layers.ts fills it. */
+  readonly layersPanel: HTMLElement
   /**
    * The model on stage: its description line, its clips, which picker button (if any) is lit, and the credit
    * line (text, and a licence file to link to, or none).
@@ -41,7 +44,7 @@ export interface Ui {
   setStatus(text: string, error?: boolean): void
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(
+export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   props: Partial<HTMLElementTagNameMap[K]> = {},
   ...children: (Node | string)[]
@@ -51,7 +54,8 @@ function el<K extends keyof HTMLElementTagNameMap>(
   return e
 }
 
-function slider(
+/** A labelled range input with its value shown after it; `row` goes in the panel. */
+export function slider(
   id: string,
   label: string,
   min: number,
@@ -114,6 +118,7 @@ export function createUi(
   })
   const crowd = slider('crowd', 'crowd', 0, 1000, 1, 0, '')
   crowd.input.addEventListener('change', () => on.onCrowd(Number(crowd.input.value)))
+  const layers = el('section', { id: 'layers', hidden: true })
   const plot = el('canvas', { id: 'plot', width: 240, height: 80 })
   const stats = el('pre', { id: 'stats' })
   const status = el('div', { id: 'status' })
@@ -125,6 +130,7 @@ export function createUi(
     clips,
     fade.row,
     el('label', { className: 'row' }, el('span', {}, 'rotation'), rotation),
+    layers,
     el('h2', {}, 'Ragdoll'),
     el('div', { className: 'buttons' }, ragdoll, getUp),
     rate.row,
@@ -162,6 +168,7 @@ export function createUi(
       return rotation.value as RotationChoice
     },
     plotCanvas: plot,
+    layersPanel: layers,
     setModel(name, names, picked, credit) {
       source.textContent = name
       for (const b of picker.querySelectorAll<HTMLButtonElement>('button[data-model]')) {
