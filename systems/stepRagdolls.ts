@@ -3,6 +3,7 @@ import { commitRemovals, registerQuery } from 'bitecs'
 import { awaitingBodies, type StepState, type AnimationStores, type RagdollRuntime } from './state.ts'
 import { LAYER_ANIM, LAYER_PHYS, LAYER_PREV, layerOffset } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
+import type { SceneNodeStore } from '../components/SceneNode.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
 import {
   applyRagdollHit,
@@ -23,6 +24,32 @@ import { composeWorld, WORLD_STRIDE } from '../src/physics/kinematics.ts'
 export const RAGDOLL_MAX_SPEED = 200
 export const RAGDOLL_MAX_FALL_SECONDS = 20
 export const RAGDOLL_MAX_SPIN = 1000
+
+/**
+ * A character root's world transform now (8 doubles, kinematics.ts), from its parent's world matrix (settled in
+ * the last step) and its own local transform (which the game may have changed since, e.g. a character added or
+ * moved this frame). `parentScratch` (8 doubles) and `localScratch` (10 floats) are the caller's scratch.
+ */
+export function characterRootWorld(
+  out: Float64Array,
+  nodes: SceneNodeStore,
+  eid: number,
+  parentScratch: Float64Array,
+  localScratch: Float32Array,
+): void {
+  const p = nodes.parent[eid]!
+  if (p === 0) {
+    parentScratch.fill(0)
+    parentScratch[6] = 1
+    parentScratch[7] = 1
+  } else decomposeMatrix(parentScratch, 0, nodes.world, p * 16)
+  for (let k = 0; k < 3; k++) {
+    localScratch[k] = nodes.translation[eid * 3 + k]!
+    localScratch[7 + k] = nodes.scale[eid * 3 + k]!
+  }
+  for (let k = 0; k < 4; k++) localScratch[3 + k] = nodes.rotation[eid * 4 + k]!
+  composeWorld(out, 0, parentScratch, 0, localScratch, 0)
+}
 
 /** What stepRagdolls reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type StepRagdollsInput = Pick<
@@ -67,25 +94,8 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
   /** Scratch for the character root's current world transform: its parent's world, its local as a pose joint. */
   const parentWorld = new Float64Array(WORLD_STRIDE)
   const rootLocal = new Float32Array(10)
-
-  /**
-   * The character root's world transform now, from its parent's world matrix (settled in the last step) and its
-   * own local transform (which the game may have changed since, e.g. a character added or moved this frame).
-   */
-  function rootWorld(out: Float64Array, eid: number): void {
-    const p = nodes.parent[eid]!
-    if (p === 0) {
-      parentWorld.fill(0)
-      parentWorld[6] = 1
-      parentWorld[7] = 1
-    } else decomposeMatrix(parentWorld, 0, nodes.world, p * 16)
-    for (let k = 0; k < 3; k++) {
-      rootLocal[k] = nodes.translation[eid * 3 + k]!
-      rootLocal[7 + k] = nodes.scale[eid * 3 + k]!
-    }
-    for (let k = 0; k < 4; k++) rootLocal[3 + k] = nodes.rotation[eid * 4 + k]!
-    composeWorld(out, 0, parentWorld, 0, rootLocal, 0)
-  }
+  const rootWorld = (out: Float64Array, eid: number): void =>
+    characterRootWorld(out, nodes, eid, parentWorld, rootLocal)
 
   function spawn(eid: number, rt: RagdollRuntime): void {
     const n = Pose.count[eid]!
