@@ -9,6 +9,7 @@ import {
   applyRagdollHit,
   bodiesFinite,
   despawnRagdoll,
+  projectRagdollJoints,
   ragdollExploded,
   readRagdollPose,
   spawnRagdoll,
@@ -80,7 +81,9 @@ export type StepRagdollsInput = Pick<
  *    world pose of this step (forward kinematics of the ANIM layer under the character's world transform) with
  *    the velocity the animation had (from the PREV layer, when the pose changed this step; otherwise at rest),
  *    and any hit impulses queued with the activation; they first move in the next step.
- * 3. Every live ragdoll is read back into the PHYS layer in joint-local space, and `ragdoll_weight` ramps toward
+ * 3. Every live ragdoll's joints are projected back within their tolerance (projectRagdollJoints: what the
+ *    solver's 10 iterations leave open), then it is read back into the PHYS layer in joint-local space, and
+ *    `ragdoll_weight` ramps toward
  *    1 (falling) or 0 (getting up) by rate·dt. At 0 the bodies leave the world.
  * A ragdoll that explodes (non-finite or absurd velocities) is removed at once, the character shows its animated
  * pose again, and the event is reported once in `ctx.events`. Never throws; allocates only at a hand-off.
@@ -200,6 +203,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         )
         continue
       }
+      if (!spawned) projectRagdollJoints(r)
       const n = Pose.count[eid]!
       const base = Pose.base[eid]!
       rootWorld(rt.root, eid)
