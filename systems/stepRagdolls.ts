@@ -4,12 +4,14 @@ import { awaitingBodies, type StepState, type AnimationStores, type RagdollRunti
 import { LAYER_ANIM, LAYER_PHYS, LAYER_PREV, layerOffset } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { SceneNodeStore } from '../components/SceneNode.ts'
+import { groundHeight } from '../src/physics/world.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
 import {
   applyRagdollHit,
   bodiesFinite,
   despawnRagdoll,
   projectRagdollJoints,
+  longestBody,
   ragdollExploded,
   readRagdollPose,
   spawnRagdoll,
@@ -23,6 +25,12 @@ import { composeWorld, WORLD_STRIDE } from '../src/physics/kinematics.ts'
  * spins it at a few hundred radians per second.
  */
 export const RAGDOLL_MAX_SPEED = 200
+/**
+ * …and at least this many of its longest body's lengths per second, so the limit grows with the character:
+ * 400 is the 200 m/s of a 1.8 m humanoid (longest body ~0.5 m), and a Fox at scale 1 (100 m long) may fall
+ * faster than 200 m/s without being called exploded.
+ */
+export const RAGDOLL_MAX_SPEED_PER_LENGTH = 400
 export const RAGDOLL_MAX_FALL_SECONDS = 20
 export const RAGDOLL_MAX_SPIN = 1000
 
@@ -100,7 +108,11 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
   const rootWorld = (out: Float64Array, eid: number): void =>
     characterRootWorld(out, nodes, eid, parentWorld, rootLocal)
 
+  /** The world's ground height (−∞ for none), found again whenever bodies spawn (outside the steady state). */
+  let ground = groundHeight(ctx.physics) ?? -Infinity
+
   function spawn(eid: number, rt: RagdollRuntime): void {
+    ground = groundHeight(ctx.physics) ?? -Infinity
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
     const asset = ctx.assets[Pose.asset[eid]!]!
@@ -133,6 +145,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       world: rt.world,
       previous: moved ? rt.previous : null,
       dt: ctx.dt,
+      parents: asset.jointParents,
     })
     for (const hit of rt.impulses.splice(0))
       applyRagdollHit(rt.instance!, rt.parents, rt.world, hit.joint, hit.impulse)
@@ -194,7 +207,8 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       if (r === null) continue
       // Weight 0 while falling means spawned this step: the animation's state plus its hits, not yet solved.
       const spawned = state === RAGDOLL_FALLING && Ragdoll.weight[eid] === 0
-      if (!spawned && ragdollExploded(r, maxSpeed, RAGDOLL_MAX_SPIN)) {
+      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * longestBody(r)
+      if (!spawned && ragdollExploded(r, own > maxSpeed ? own : maxSpeed, RAGDOLL_MAX_SPIN)) {
         despawn(eid, rt)
         report(
           eid,
@@ -203,7 +217,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         )
         continue
       }
-      if (!spawned) projectRagdollJoints(r)
+      if (!spawned) projectRagdollJoints(r, ground)
       const n = Pose.count[eid]!
       const base = Pose.base[eid]!
       rootWorld(rt.root, eid)

@@ -37,6 +37,12 @@ export interface RagdollSpawnInput {
   readonly previous: Float64Array | null
   /** Seconds between `previous` and `world`. */
   readonly dt: number
+  /**
+   * Parent joint of each joint (-1 for roots). With it, a joint that rides on a body but lies outside it (a
+   * finger past a palm's capsule, a toe past a foot's) gets a sphere of that body's radius on the body where
+   * it is at the hand-off, so it cannot sink into the ground further than that.
+   */
+  readonly parents?: Int32Array
   /** Collision group of this ragdoll's bodies (they collide with everything except directly linked bodies). */
   readonly collisionGroup?: number
 }
@@ -114,6 +120,7 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     }
     bodies.push(body)
   }
+  if (input.parents) addRidingSpheres(bodies, input, jointBody, centers)
   // Linked bodies never collide. A RagdollBroadphase drops their pairs itself (cheap); any other broadphase
   // leaves it to cannon-es's collideConnected filter (O(constraints × pairs) per step, see broadphase.ts).
   const filteredByBroadphase = dropsRagdollLinks(physics.broadphase)
@@ -363,9 +370,7 @@ export function applyRagdollHit(
   let b = r.jointBody[joint]!
   for (let j = joint; b < 0 && j >= 0; j = parents[j]!) b = r.jointBody[j]!
   let body: Body = r.bodies[b < 0 ? 0 : b]!
-  let longest = 0
-  for (const x of r.bodies) longest = Math.max(longest, 2 * x.boundingRadius)
-  const cap = RAGDOLL_HIT_SPEED * longest
+  const cap = RAGDOLL_HIT_SPEED * longestBody(r)
   const o = joint * WORLD_STRIDE
   let px = world[o]!
   let py = world[o + 1]!
@@ -395,11 +400,21 @@ export function applyRagdollHit(
   }
 }
 
+/** The ragdoll's longest body: the largest bounding diameter of its bodies (world units). Allocation-free. */
+export function longestBody(r: RagdollInstance): number {
+  let longest = 0
+  for (let i = 0; i < r.bodies.length; i++) {
+    const d = 2 * r.bodies[i]!.boundingRadius
+    if (d > longest) longest = d
+  }
+  return longest
+}
+
 /**
  * Joint projection: the largest gap a joint may keep after a step, as a fraction of the ragdoll's longest body
  * (its bounding diameter; 1 % is 5 mm on a 1.8 m humanoid, 3 mm on the Fox).
  */
-export const RAGDOLL_JOINT_TOLERANCE = 0.01
+export const RAGDOLL_JOINT_TOLERANCE = 0.005
 
 const gapA = new Vec3()
 const gapB = new Vec3()
@@ -410,15 +425,18 @@ const gapB = new Vec3()
  * it is that far, parents first, so one pass leaves every joint within the tolerance (PhysX calls this joint
  * projection). The solver's 10 iterations leave a falling Fox's joints up to 6 cm apart and a 50 N·s hit far
  * more; raising iterations or sub-stepping closes them at a multiple of the solver's cost (measured in the
- * README's Ragdolls section). Velocities are untouched. Allocation-free; + − × / and √ only.
+ * README's Ragdolls section). Then no body keeps a shape's centre below `ground` (the world's ground height,
+ * −∞ for none): moved up, a child pulled to a sinking parent would otherwise go into the ground (a landing Fox's
+ * toes went 7 cm past their radius). Velocities are untouched. Allocation-free; + − × / and √ only.
  */
-export function projectRagdollJoints(r: RagdollInstance): void {
-  let longest = 0
+export function projectRagdollJoints(r: RagdollInstance, ground: number): void {
+  const tolerance = RAGDOLL_JOINT_TOLERANCE * longestBody(r)
+  // Root bodies are lifted; every other body, parents first, is moved to its parent's pivot and then turned
+  // about it until no shape's centre is below the ground, which keeps that joint closed.
   for (let i = 0; i < r.bodies.length; i++) {
-    const d = 2 * r.bodies[i]!.boundingRadius
-    if (d > longest) longest = d
+    const body = r.bodies[i]!
+    if ((body as RagdollBody).ragdollParent === null) liftAboveGround(body, ground)
   }
-  const tolerance = RAGDOLL_JOINT_TOLERANCE * longest
   const constraints = r.constraints
   for (let i = 0; i < constraints.length; i++) {
     const c = constraints[i]!
@@ -430,10 +448,122 @@ export function projectRagdollJoints(r: RagdollInstance): void {
     const dy = a.position.y + gapA.y - b.position.y - gapB.y
     const dz = a.position.z + gapA.z - b.position.z - gapB.z
     const gap = Math.sqrt(dx * dx + dy * dy + dz * dz)
-    if (!(gap > tolerance)) continue
-    const k = 1 - tolerance / gap
-    b.position.x += dx * k
-    b.position.y += dy * k
-    b.position.z += dz * k
+    if (gap > tolerance) {
+      const k = 1 - tolerance / gap
+      b.position.x += dx * k
+      b.position.y += dy * k
+      b.position.z += dz * k
+    }
+    turnAboveGround(b, c, ground)
+  }
+}
+
+const pivot = new Vec3()
+const arm = new Vec3()
+const turn = new Quaternion()
+
+/** Lifts a body that has a shape's centre below `ground` until none has. */
+function liftAboveGround(body: Body, ground: number): void {
+  const s = lowestShape(body)
+  const sink = ground - (body.position.y + gapA.y)
+  if (s >= 0 && sink > 0) body.position.y += sink
+}
+
+/** Index of the body's lowest shape centre (its offset left in gapA), -1 for none. */
+function lowestShape(body: Body): number {
+  let lowest = -1
+  let y = Infinity
+  for (let s = 0; s < body.shapes.length; s++) {
+    body.quaternion.vmult(body.shapeOffsets[s]!, gapB)
+    if (gapB.y < y) {
+      y = gapB.y
+      lowest = s
+      gapA.copy(gapB)
+    }
+  }
+  return lowest
+}
+
+/**
+ * Turns a child body about its joint's pivot (its own pivotB, in world) so that its lowest shape centre comes up
+ * to `ground`; when the pivot itself is too deep for that, lifts the body instead. The turn is the shortest arc
+ * between the two arms from the pivot: + − × / and √ only.
+ */
+function turnAboveGround(body: Body, c: ConeTwistConstraint, ground: number): void {
+  if (lowestShape(body) < 0) return
+  const cy = body.position.y + gapA.y
+  if (!(cy < ground)) return
+  body.quaternion.vmult(c.pivotB, pivot)
+  pivot.vadd(body.position, pivot)
+  // Arm from the pivot to the lowest centre, and where it should point: same length, its end at the ground.
+  const ax = body.position.x + gapA.x - pivot.x
+  const ay = cy - pivot.y
+  const az = body.position.z + gapA.z - pivot.z
+  const length2 = ax * ax + ay * ay + az * az
+  const ty = ground - pivot.y
+  const flat2 = ax * ax + az * az
+  if (!(ty * ty < length2) || !(flat2 > 0)) {
+    body.position.y += ground - cy
+    return
+  }
+  const h = Math.sqrt((length2 - ty * ty) / flat2)
+  const bx = ax * h
+  const bz = az * h
+  // Shortest arc from a to b (equal lengths): q = (a × b, |a||b| + a·b), normalized.
+  const qx = ay * bz - az * ty
+  const qy = az * bx - ax * bz
+  const qz = ax * ty - ay * bx
+  const qw = length2 + ax * bx + ay * ty + az * bz
+  const n = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+  if (!(n > 0)) return
+  turn.set(qx / n, qy / n, qz / n, qw / n)
+  // position = pivot + turn·(position − pivot); orientation = turn·orientation.
+  body.position.vsub(pivot, arm)
+  turn.vmult(arm, arm)
+  pivot.vadd(arm, body.position)
+  turn.mult(body.quaternion, body.quaternion)
+  body.quaternion.normalize()
+}
+
+/** Most shapes a body gets, riding spheres included (a capsule already at MAX_CAPSULE_SPHERES gets none). */
+const MAX_BODY_SHAPES = MAX_CAPSULE_SPHERES
+
+/**
+ * For each joint without a body that rides on one (its nearest ancestor with a body) and lies outside that
+ * body's shapes at the hand-off pose, a sphere of the body's largest radius there (bodies start unrotated, so
+ * the offset is the world offset). At most MAX_BODY_SHAPES shapes per body.
+ */
+function addRidingSpheres(
+  bodies: Body[],
+  input: RagdollSpawnInput,
+  jointBody: Int32Array,
+  centers: Float64Array,
+): void {
+  const parents = input.parents!
+  const w = input.world
+  for (let j = 0; j < input.jointCount; j++) {
+    if (jointBody[j]! >= 0) continue
+    let b = -1
+    for (let a = parents[j]!; a >= 0 && b < 0; a = parents[a]!) b = jointBody[a]!
+    if (b < 0) continue
+    const body = bodies[b]!
+    if (body.shapes.length >= MAX_BODY_SHAPES) continue
+    const ox = w[j * WORLD_STRIDE]! - centers[b * 3]!
+    const oy = w[j * WORLD_STRIDE + 1]! - centers[b * 3 + 1]!
+    const oz = w[j * WORLD_STRIDE + 2]! - centers[b * 3 + 2]!
+    let radius = 0
+    let inside = false
+    for (let i = 0; i < body.shapes.length; i++) {
+      const shape = body.shapes[i]!
+      const r = shape instanceof Sphere ? shape.radius : shape.boundingSphereRadius
+      const at = body.shapeOffsets[i]!
+      const dx = ox - at.x
+      const dy = oy - at.y
+      const dz = oz - at.z
+      if (dx * dx + dy * dy + dz * dz <= r * r) inside = true
+      if (r > radius) radius = r
+    }
+    if (inside || !(radius > 0)) continue
+    body.addShape(new Sphere(radius), new Vec3(ox, oy, oz))
   }
 }

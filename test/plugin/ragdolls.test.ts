@@ -1,8 +1,8 @@
 /**
  * getUp where the ragdoll lies (plugin/ragdolls.ts): the character entity moves under the fallen pelvis with the
  * body's heading, the hips do not slide over the whole get-up, the face-down or face-up clip is chosen and
- * reported. On the Fox (a quadruped, in centimetres) and a humanoid, two characters per world, each pushed a
- * different way.
+ * reported. On the Fox (a quadruped, in centimetres), RobotExpressive (a humanoid whose feet hang from its
+ * root bone) and a humanoid made in code, two characters per world, each pushed a different way.
  *
  * The independent side: joint positions are read from the scene graph's world matrices (the entity's placement
  * included); heading and facing are judged from the pushes and from the spine's direction on the ground, with
@@ -19,9 +19,11 @@ import { makeHumanoidAsset } from '../helpers/humanoid.ts'
 import { characterSize, worldPosition as position } from '../helpers/ragdollLimits.ts'
 
 let fox: AnimationAsset
+let robot: AnimationAsset
 
 beforeAll(async () => {
   fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
+  robot = await loadAsset('assets/RobotExpressive/RobotExpressive.glb')
 })
 
 interface Rig {
