@@ -244,6 +244,7 @@ export function runSimulation(asset: AnimationAsset, plan: SimulationPlan): Simu
     'ragdoll-exploded': 0,
     'pose-non-finite': 0,
     'world-non-finite': 0,
+    'ragdoll-get-up': 0,
   }
   for (const event of plugin.events) eventsByKind[event.kind] = (eventsByKind[event.kind] ?? 0) + 1
   const { scene, tracked } = heightNodes(asset)

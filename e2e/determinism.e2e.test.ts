@@ -94,7 +94,9 @@ describe('the same simulation in Node and in headless Chromium', () => {
           (_, i) => (i + 1) * CROSS_ENGINE_EVERY,
         ),
       )
-      expect(r.events).toEqual([])
+      // Nothing caught in either engine, and the same get-up choices.
+      expect(r.events.filter((e) => !e.includes('ragdoll-get-up'))).toEqual([])
+      expect(r.events).toEqual(node.events)
     }
     // The scenario does what it says (else equal hashes would prove less): characters 1 and 2 ragdoll with live
     // bodies, both get up, character 1 falls again, and cross-fades are under way at some checkpoints.

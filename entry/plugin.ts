@@ -187,13 +187,16 @@ export interface AnimationPlugin {
    */
   applyImpulse(character: number, joint: string | number, impulse: readonly [number, number, number]): void
   /**
-   * Blends back from physics to animation (optionally cross-fading into a get-up clip); bodies leave at weight 0.
-   * Throws AnimationError 'argument' when the character is not ragdolling.
+   * Gets a ragdolling character up where it lies: its entity moves under the fallen pelvis, on the ground, with
+   * the body's heading; the pose blends from the ragdoll's into the animation, cross-fading into the clip for
+   * the way it lies (`prone`, `supine`, else `clip`), and a 'ragdoll-get-up' event reports the choice. Bodies
+   * leave at weight 0. Throws AnimationError 'argument' when the character is not ragdolling or for a bad
+   * option, changing nothing.
    */
   getUp(character: number, options?: GetUpOptions): void
   /** The cannon-es world ragdolls live in. */
   readonly physics: PhysicsWorld
-  /** What the step caught and handled (e.g. an exploded ragdoll), oldest first; clear it when read. */
+  /** What the step caught and handled (e.g. an exploded ragdoll) and getUp's choices, oldest first; clear it when read. */
   readonly events: AnimationEvent[]
   /** State hash (16 hex digits) of everything the plugin simulates; equal bits give equal hashes. */
   hash(): string

@@ -37,7 +37,7 @@ export interface PlayOptions {
 }
 
 /** Play options checked and resolved to store values. */
-interface PlaySettings {
+export interface PlaySettings {
   readonly speed: number
   readonly loop: number
   /** The start time, clamped for a once-clip. */
@@ -173,7 +173,11 @@ function characterClip(ctx: AnimationContext, eid: number, clip: string | number
 }
 
 /** Validates play options; returns them resolved. Throws before anything changes. */
-function playSettings(what: string, clip: RegisteredClip, options: PlayOptions | undefined): PlaySettings {
+export function playSettings(
+  what: string,
+  clip: RegisteredClip,
+  options: PlayOptions | undefined,
+): PlaySettings {
   const o = optionsObject<PlayOptions>(options, what)
   const speed = finiteNumber(o.speed ?? 1, what, 'speed')
   const time = finiteNumber(o.time ?? 0, what, 'time', ' s')

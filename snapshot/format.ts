@@ -57,7 +57,8 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  *               (bodies, joint offsets, constraints: src/physics/snapshot.ts)
  *   physics     the world: its clock, where ragdoll bodies and constraints sit in it, the broadphase order
  *               (src/physics/snapshot.ts)
- *   events      u32 count × (u32 step, i32 entity, u8 length, UTF-8 kind, u16 length, UTF-8 message)
+ *   events      u32 count × (u32 step, i32 entity, u8 length, UTF-8 kind, u16 length, UTF-8 message,
+ *               u8 facing (0 none, 1 prone, 2 supine; set exactly for 'ragdoll-get-up'), [facing] i32 clip)
  *
  * Assets: a fingerprint per registered asset, FNV-1a 64 of its node tree (names, parents, rest T/R/S), its
  * joint order and rest pose, its skins' joints, and every clip's name, duration, channel targets, paths,
@@ -89,7 +90,8 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  * world matrices.
  */
 
-export const SNAPSHOT_VERSION = 2
+/** 3: animation layers and morph weights (sections "layers", "morphs"); events carry a get-up's facing and clip. */
+export const SNAPSHOT_VERSION = 3
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
 export const CHECKSUM_FROM = 20

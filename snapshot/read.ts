@@ -153,7 +153,18 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
     if (!EVENT_KINDS.includes(kind)) {
       throw snapshotError(`${where}: kind ${JSON.stringify(kind)} is not one of ${EVENT_KINDS.join(', ')}`)
     }
-    events.push({ step: evStep, entity, kind, message })
+    const facing = r.u8()
+    checkRange(where, 'facing', facing, 0, 2)
+    if ((facing !== 0) !== (kind === 'ragdoll-get-up')) {
+      throw snapshotError(`${where}: a ${kind} event ${facing === 0 ? 'needs' : 'has no'} facing`)
+    }
+    if (facing === 0) {
+      events.push({ step: evStep, entity, kind, message })
+      continue
+    }
+    const clip = r.i32()
+    checkRange(where, 'clip', clip, -1, ctx.clips.length - 1)
+    events.push({ step: evStep, entity, kind, message, facing: facing === 1 ? 'prone' : 'supine', clip })
   }
   if (r.at() !== bytes.length) {
     throw snapshotError(`has ${bytes.length - r.at()} unread bytes after its last section`)

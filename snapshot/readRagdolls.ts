@@ -100,7 +100,7 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
 
 /**
  * A ragdoll description stored in the snapshot: what resolveRagdollDescription accepts (joints of the asset,
- * each once, parents first, each body's parent the body of its nearest ancestor; sizes, mass, axis, limits in
+ * each once, parents first (each body's parent body listed before it); sizes, mass, axis, limits in
  * range), and capsules of at most 255 spheres (a body's shape count is a byte in the format).
  */
 function readDescription(ctx: AnimationContext, r: Reader, where: string, assetId: number): ResolvedBody[] {
@@ -141,18 +141,9 @@ function readDescription(ctx: AnimationContext, r: Reader, where: string, assetI
         )
       }
     }
-    let expected = -1
-    for (let a = nodes[node]!.parent; a >= 0 && expected < 0; a = nodes[a]!.parent) {
-      expected = bodyOfNode.get(a) ?? -1
-    }
-    if (parentBody !== expected) {
-      throw invalidValue(
-        at,
-        'parentBody',
-        parentBody,
-        `must be ${expected}, the body of its nearest ancestor joint listed before it`,
-      )
-    }
+    // Parents first: the body it hangs from is listed before it (its description's `parent`, or its
+    // nearest ancestor's body).
+    checkRange(at, 'parentBody', parentBody, -1, b - 1)
     bodyOfNode.set(node, b)
     bodies.push({
       node,

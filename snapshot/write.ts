@@ -109,6 +109,8 @@ export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
     const text = encoder.encode(ev.message).subarray(0, 0xffff)
     w.u16(text.length)
     w.raw(text, 0, text.length)
+    w.u8(ev.facing === 'prone' ? 1 : ev.facing === 'supine' ? 2 : 0)
+    if (ev.facing !== undefined) w.i32(ev.clip ?? -1)
   }
 
   const out = w.finish()

@@ -125,19 +125,26 @@ export interface StepState {
 }
 
 /** Every kind of AnimationEvent (the snapshot reader checks against this list). */
-export const ANIMATION_EVENT_KINDS = ['ragdoll-exploded', 'pose-non-finite', 'world-non-finite'] as const
+export const ANIMATION_EVENT_KINDS = [
+  'ragdoll-exploded',
+  'pose-non-finite',
+  'world-non-finite',
+  'ragdoll-get-up',
+] as const
 /** What an AnimationEvent reports (see AnimationEvent). */
 export type AnimationEventKind = (typeof ANIMATION_EVENT_KINDS)[number]
 
 /**
- * Something the step caught and handled, for the game to log:
+ * Something the step caught and handled, or a choice the plugin made, for the game to log or act on:
  * - 'ragdoll-exploded': a ragdoll's bodies reached non-finite or absurd velocities; it was removed
  *   (systems/stepRagdolls.ts);
  * - 'pose-non-finite': a character's output pose had non-finite values; those joints were not written into
  *   the scene graph and the pose was repaired (systems/blendPoses.ts);
  * - 'world-non-finite': finite local transforms gave a world matrix past float32's range (or a game wrote a
- *   non-finite local); those nodes kept their last world matrix (systems/reportWorldFaults.ts).
- * Each kind is reported at most once per character lifetime.
+ *   non-finite local); those nodes kept their last world matrix (systems/reportWorldFaults.ts);
+ * - 'ragdoll-get-up': getUp() read how the ragdoll lies and chose a clip; `facing` and `clip` say which
+ *   (plugin/ragdolls.ts). Reported at every getUp, at the clock of the call.
+ * Each of the first three kinds is reported at most once per character lifetime.
  */
 export interface AnimationEvent {
   /** The clock when it was caught: steps completed before the step that caught it (0 in the first). */
@@ -148,6 +155,10 @@ export interface AnimationEvent {
   readonly kind: AnimationEventKind
   /** One line for a log: the character (or node), what was wrong and what was done about it. */
   readonly message: string
+  /** 'ragdoll-get-up' only: 'prone' (lying face-down) or 'supine' (face-up). */
+  readonly facing?: 'prone' | 'supine'
+  /** 'ragdoll-get-up' only: the clip chosen (an id as clipId() returns), -1 for none. */
+  readonly clip?: number
 }
 
 /** A character's ragdoll: its resolved description, live bodies (null until the next step spawns them), scratch. */

@@ -3,11 +3,15 @@ import { commitRemovals, registerQuery } from 'bitecs'
 import { awaitingBodies, type StepState, type AnimationStores, type RagdollRuntime } from './state.ts'
 import { LAYER_ANIM, LAYER_PHYS, LAYER_PREV, layerOffset } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
+import type { SceneNodeStore } from '../components/SceneNode.ts'
+import { groundHeight } from '../src/physics/world.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
 import {
   applyRagdollHit,
   bodiesFinite,
   despawnRagdoll,
+  projectRagdollJoints,
+  longestBody,
   ragdollExploded,
   readRagdollPose,
   spawnRagdoll,
@@ -21,8 +25,40 @@ import { composeWorld, WORLD_STRIDE } from '../src/physics/kinematics.ts'
  * spins it at a few hundred radians per second.
  */
 export const RAGDOLL_MAX_SPEED = 200
+/**
+ * …and at least this many of its longest body's lengths per second, so the limit grows with the character:
+ * 400 is the 200 m/s of a 1.8 m humanoid (longest body ~0.5 m), and a Fox at scale 1 (100 m long) may fall
+ * faster than 200 m/s without being called exploded.
+ */
+export const RAGDOLL_MAX_SPEED_PER_LENGTH = 400
 export const RAGDOLL_MAX_FALL_SECONDS = 20
 export const RAGDOLL_MAX_SPIN = 1000
+
+/**
+ * A character root's world transform now (8 doubles, kinematics.ts), from its parent's world matrix (settled in
+ * the last step) and its own local transform (which the game may have changed since, e.g. a character added or
+ * moved this frame). `parentScratch` (8 doubles) and `localScratch` (10 floats) are the caller's scratch.
+ */
+export function characterRootWorld(
+  out: Float64Array,
+  nodes: SceneNodeStore,
+  eid: number,
+  parentScratch: Float64Array,
+  localScratch: Float32Array,
+): void {
+  const p = nodes.parent[eid]!
+  if (p === 0) {
+    parentScratch.fill(0)
+    parentScratch[6] = 1
+    parentScratch[7] = 1
+  } else decomposeMatrix(parentScratch, 0, nodes.world, p * 16)
+  for (let k = 0; k < 3; k++) {
+    localScratch[k] = nodes.translation[eid * 3 + k]!
+    localScratch[7 + k] = nodes.scale[eid * 3 + k]!
+  }
+  for (let k = 0; k < 4; k++) localScratch[3 + k] = nodes.rotation[eid * 4 + k]!
+  composeWorld(out, 0, parentScratch, 0, localScratch, 0)
+}
 
 /** What stepRagdolls reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type StepRagdollsInput = Pick<
@@ -53,7 +89,9 @@ export type StepRagdollsInput = Pick<
  *    world pose of this step (forward kinematics of the ANIM layer under the character's world transform) with
  *    the velocity the animation had (from the PREV layer, when the pose changed this step; otherwise at rest),
  *    and any hit impulses queued with the activation; they first move in the next step.
- * 3. Every live ragdoll is read back into the PHYS layer in joint-local space, and `ragdoll_weight` ramps toward
+ * 3. Every live ragdoll's joints are projected back within their tolerance (projectRagdollJoints: what the
+ *    solver's 10 iterations leave open), then it is read back into the PHYS layer in joint-local space, and
+ *    `ragdoll_weight` ramps toward
  *    1 (falling) or 0 (getting up) by rate·dt. At 0 the bodies leave the world.
  * A ragdoll that explodes (non-finite or absurd velocities) is removed at once, the character shows its animated
  * pose again, and the event is reported once in `ctx.events`. Never throws; allocates only at a hand-off.
@@ -67,27 +105,14 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
   /** Scratch for the character root's current world transform: its parent's world, its local as a pose joint. */
   const parentWorld = new Float64Array(WORLD_STRIDE)
   const rootLocal = new Float32Array(10)
+  const rootWorld = (out: Float64Array, eid: number): void =>
+    characterRootWorld(out, nodes, eid, parentWorld, rootLocal)
 
-  /**
-   * The character root's world transform now, from its parent's world matrix (settled in the last step) and its
-   * own local transform (which the game may have changed since, e.g. a character added or moved this frame).
-   */
-  function rootWorld(out: Float64Array, eid: number): void {
-    const p = nodes.parent[eid]!
-    if (p === 0) {
-      parentWorld.fill(0)
-      parentWorld[6] = 1
-      parentWorld[7] = 1
-    } else decomposeMatrix(parentWorld, 0, nodes.world, p * 16)
-    for (let k = 0; k < 3; k++) {
-      rootLocal[k] = nodes.translation[eid * 3 + k]!
-      rootLocal[7 + k] = nodes.scale[eid * 3 + k]!
-    }
-    for (let k = 0; k < 4; k++) rootLocal[3 + k] = nodes.rotation[eid * 4 + k]!
-    composeWorld(out, 0, parentWorld, 0, rootLocal, 0)
-  }
+  /** The world's ground height (−∞ for none), found again whenever bodies spawn (outside the steady state). */
+  let ground = groundHeight(ctx.physics) ?? -Infinity
 
   function spawn(eid: number, rt: RagdollRuntime): void {
+    ground = groundHeight(ctx.physics) ?? -Infinity
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
     const asset = ctx.assets[Pose.asset[eid]!]!
@@ -120,6 +145,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       world: rt.world,
       previous: moved ? rt.previous : null,
       dt: ctx.dt,
+      parents: asset.jointParents,
     })
     for (const hit of rt.impulses.splice(0))
       applyRagdollHit(rt.instance!, rt.parents, rt.world, hit.joint, hit.impulse)
@@ -181,7 +207,8 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       if (r === null) continue
       // Weight 0 while falling means spawned this step: the animation's state plus its hits, not yet solved.
       const spawned = state === RAGDOLL_FALLING && Ragdoll.weight[eid] === 0
-      if (!spawned && ragdollExploded(r, maxSpeed, RAGDOLL_MAX_SPIN)) {
+      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * longestBody(r)
+      if (!spawned && ragdollExploded(r, own > maxSpeed ? own : maxSpeed, RAGDOLL_MAX_SPIN)) {
         despawn(eid, rt)
         report(
           eid,
@@ -190,6 +217,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         )
         continue
       }
+      if (!spawned) projectRagdollJoints(r, ground)
       const n = Pose.count[eid]!
       const base = Pose.base[eid]!
       rootWorld(rt.root, eid)

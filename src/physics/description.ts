@@ -33,6 +33,11 @@ export interface RagdollBodySpec {
   coneAngle: number
   /** Largest twist about the axis, radians, in [0, π]. */
   twistAngle: number
+  /**
+   * The joint whose body this one hangs from (node name or glTF node index; it must have a body here). Default:
+   * the nearest ancestor joint with a body. The joint between them is at this body's joint origin.
+   */
+  parent?: string | number
 }
 
 /**
@@ -62,6 +67,8 @@ export interface RagdollSkeletonView {
     readonly rotation: readonly number[]
     /** Rest local scale [x, y, z]. */
     readonly scale: readonly number[]
+    /** glTF mesh index, -1 or absent for none (a childless node without a mesh may mark a bone's end). */
+    readonly mesh?: number
   }[]
   /** Joint nodes to consider when generating (a skin's joints); all nodes when absent. */
   readonly skinJoints?: ArrayLike<number>
@@ -87,21 +94,32 @@ export interface GenerateRagdollOptions {
 }
 
 /**
- * Generates a sensible description from any skeleton, from rest-pose bone lengths:
- * - a joint with child joints gets a capsule towards its child (towards their mean for several children);
- * - a leaf joint (hand, toe, tail tip) gets no body and follows its animation under its parent's body, unless
- *   `leafBodies`: then a small capsule continuing its parent's direction. Leaf capsules are the lightest bodies
- *   and jittered at rest (lying still, the Fox's head capsule kept spinning at 30 rad/s and its limits 0.5 rad
- *   over; without leaf bodies the worst excess was 0.3 rad), and each costs solver time;
- * - joints above the first branching joint (a pelvis-like joint with ≥ 2 child joints), and bones shorter than
- *   5 % of the skeleton's size, get no body (merged into their parent, or following the animation above it);
- *   the skeleton's size is its longest chain of bones from that branching joint (root offsets such as a pelvis
- *   1 m above the armature origin are not bones and do not count);
+ * Generates a sensible description from any skeleton, from rest-pose bone lengths, following the skeleton's own
+ * hierarchy rather than an assumed chain:
+ * - a joint's bone runs to its child joints (their mean, or the farthest one when they spread around it); a
+ *   joint without child joints runs to its end markers (childless nodes that are neither joints nor meshes,
+ *   such as Blender's `…_end` nodes: RobotExpressive's lower legs, feet and head end in them). A joint with a
+ *   bone gets a capsule along it;
+ * - a leaf joint (no child joints, no end marker: hand, toe, tail tip) gets no body and rides on its parent's
+ *   body, unless `leafBodies`: then a small capsule continuing its parent's direction. Leaf capsules are the
+ *   lightest bodies and jittered at rest (lying still, the Fox's head capsule kept spinning at 30 rad/s and its
+ *   limits 0.5 rad over; without leaf bodies the worst excess was 0.3 rad), and each costs solver time;
+ * - the pelvis is the first joint where two or more limbs branch off (a limb: a child joint with joints below
+ *   it; where there is no such joint, the first with two child joints). Joints above it get no body (root
+ *   offsets: an armature's root bone at the feet, a pelvis 1 m above the armature origin) and keep their
+ *   animated place; bones shorter than 5 % of the skeleton's size get no body (they ride on their parent);
+ *   the size is its longest chain of bones from the pelvis;
+ * - bodies join where the bones join: a body hangs from the body of its nearest ancestor joint, at its own
+ *   joint's origin. A bone that hangs from no body (off a root offset, as RobotExpressive's feet and IK pole
+ *   targets hang from its root bone) joins the body whose bone ends nearest to where it starts, within 10 % of
+ *   the size (`parent` in its spec: the feet join the lower legs), or else gets no body and keeps its
+ *   animated place with the root offsets;
  * - masses proportional to the number of bodies each body carries (itself and every body below it), summing to
  *   `totalMass`: the trunk outweighs each limb hanging on it. cannon-es's iterative solver (10 Gauss-Seidel
  *   iterations, no warm start) cannot hold joint limits around a light body between heavy ones: with masses by
  *   capsule volume instead, a generated humanoid lying still kept its spine and arm joints 1.2 rad past their
  *   limits, and the Fox 0.6 rad; with these masses, at most 0.26 rad (test/systems/stepRagdolls.test.ts).
+ * Joints are named by node name where the name is unique in the file, else by node index.
  */
 export function generateRagdollDescription(
   skeleton: RagdollSkeletonView | AnimationAsset,
@@ -117,20 +135,30 @@ export function generateRagdollDescription(
   if (view.skinJoints) for (let i = 0; i < view.skinJoints.length; i++) isJoint[view.skinJoints[i]!] = 1
   else isJoint.fill(1)
   const jointChildren = (n: number): number[] => nodes[n]!.children.filter((c) => isJoint[c] === 1)
-  const boneOf = (n: number): number[] => {
-    const s = nodes[n]!.scale
+  /** Where a joint's bone ends: its child joints, or else its end markers. */
+  const tips = (n: number): number[] => {
     const kids = jointChildren(n)
-    const mean = [0, 0, 0]
-    for (const c of kids)
-      for (let k = 0; k < 3; k++) mean[k]! += (nodes[c]!.translation[k]! * s[k]!) / kids.length
-    return mean
+    if (kids.length > 0) return kids
+    return nodes[n]!.children.filter(
+      (c) => isJoint[c] !== 1 && nodes[c]!.children.length === 0 && (nodes[c]!.mesh ?? -1) < 0,
+    )
   }
   const len = (v: readonly number[]): number => Math.sqrt(v[0]! ** 2 + v[1]! ** 2 + v[2]! ** 2)
-
-  // Joints above the first branching joint carry no body (root offsets, not bones).
   const order = topological(view)
+
+  // The pelvis: the first joint where two limbs branch off; joints above it carry no body.
+  const jointsBelow = new Uint32Array(nodes.length)
+  for (let i = order.length - 1; i >= 0; i--) {
+    const n = order[i]!
+    if (isJoint[n] === 1) jointsBelow[n]! += 1
+    const p = nodes[n]!.parent
+    if (p >= 0) jointsBelow[p]! += jointsBelow[n]!
+  }
+  const limbs = (n: number): number => jointChildren(n).filter((c) => jointsBelow[c]! >= 2).length
+  const branching =
+    order.find((n) => isJoint[n] === 1 && limbs(n) >= 2) ??
+    order.find((n) => isJoint[n] === 1 && jointChildren(n).length >= 2)
   const skip = new Uint8Array(nodes.length)
-  const branching = order.find((n) => isJoint[n] === 1 && jointChildren(n).length >= 2)
   if (branching !== undefined) {
     for (let a = nodes[branching]!.parent; a >= 0; a = nodes[a]!.parent) skip[a] = 1
   }
@@ -149,6 +177,7 @@ export function generateRagdollDescription(
     throw new AnimationError('ragdoll', `${view.source}: the skeleton has no extent to build a ragdoll from`)
   }
 
+  const rest = restFrames(view, order)
   const minRadius = 0.02 * size
   const maxRadius = 0.08 * size
   const specs: RagdollBodySpec[] = []
@@ -157,15 +186,18 @@ export function generateRagdollDescription(
   const boneAxis: number[][] = []
   for (const n of order) {
     if (isJoint[n] !== 1 || skip[n] === 1) continue
-    const kids = jointChildren(n)
+    const ends = tips(n)
     let axis: number[]
     let length: number
-    if (kids.length > 0) {
-      let v = boneOf(n)
-      if (len(v) < 0.25 * Math.max(...kids.map((c) => len(nodes[c]!.translation)))) {
+    if (ends.length > 0) {
+      const s = nodes[n]!.scale
+      let v = [0, 0, 0]
+      for (const c of ends)
+        for (let k = 0; k < 3; k++) v[k]! += (nodes[c]!.translation[k]! * s[k]!) / ends.length
+      if (len(v) < 0.25 * Math.max(...ends.map((c) => len(nodes[c]!.translation)))) {
         // Children spread around the joint (their mean is near it): follow the farthest one instead.
-        const far = kids.reduce((a, b) => (len(nodes[a]!.translation) >= len(nodes[b]!.translation) ? a : b))
-        v = nodes[far]!.translation.map((x, k) => x * nodes[n]!.scale[k]!)
+        const far = ends.reduce((a, b) => (len(nodes[a]!.translation) >= len(nodes[b]!.translation) ? a : b))
+        v = nodes[far]!.translation.map((x, k) => x * s[k]!)
       }
       length = len(v)
       axis = v.map((x) => x / length)
@@ -182,10 +214,11 @@ export function generateRagdollDescription(
     boneLength[n] = length
     boneAxis[n] = axis
     // A branching joint (pelvis, chest) is as thick as half the spread of its children (hips, shoulders).
+    const kids = jointChildren(n)
     const spread = kids.length >= 2 ? 0.5 * Math.max(...kids.map((c) => len(nodes[c]!.translation))) : 0
     const radius = Math.min(maxRadius, Math.max(minRadius, ratio * length, spread * nodes[n]!.scale[0]!))
     specs.push({
-      joint: nodes[n]!.name,
+      joint: n,
       shape: 'capsule',
       radius,
       length,
@@ -199,19 +232,110 @@ export function generateRagdollDescription(
   if (specs.length === 0) {
     throw new AnimationError('ragdoll', `${view.source}: no bone is long enough to carry a ragdoll body`)
   }
-  // Bodies carried: specs are parents first, so one backward pass adds each body's count to its parent body's.
-  const carried = bodyNodes.map(() => 1)
+
+  // Bodies join where the bones join: the nearest ancestor's body, or for a bone off a root offset the body
+  // whose bone ends nearest to its start (10 % of the size at most, in rest-pose world units), or none.
   const bodyOf = new Map(bodyNodes.map((n, i) => [n, i]))
-  for (let i = bodyNodes.length - 1; i >= 0; i--) {
-    for (let a = nodes[bodyNodes[i]!]!.parent; a >= 0; a = nodes[a]!.parent) {
-      const parentBody = bodyOf.get(a)
-      if (parentBody === undefined) continue
-      carried[parentBody]! += carried[i]!
-      break
+  const parentOf = bodyNodes.map((n) => {
+    for (let a = nodes[n]!.parent; a >= 0; a = nodes[a]!.parent) {
+      const b = bodyOf.get(a)
+      if (b !== undefined) return b
     }
-  }
+    return -1
+  })
+  const root = branching !== undefined && bodyOf.has(branching) ? bodyOf.get(branching)! : 0
+  const keep = bodyNodes.map(() => true)
+  const explicit = bodyNodes.map(() => -1)
+  bodyNodes.forEach((n, i) => {
+    if (i === root || parentOf[i]! >= 0) return
+    let best = -1
+    let bestDistance = Infinity
+    bodyNodes.forEach((m, j) => {
+      if (parentOf[j]! < 0 && j !== root) return
+      const end = restPoint(rest, m, specs[j]!.axis, specs[j]!.length)
+      const d = len([end[0]! - rest[n * 8]!, end[1]! - rest[n * 8 + 1]!, end[2]! - rest[n * 8 + 2]!])
+      if (d < bestDistance) {
+        bestDistance = d
+        best = j
+      }
+    })
+    const scale = branching !== undefined ? rest[branching * 8 + 7]! : rest[bodyNodes[root]! * 8 + 7]!
+    if (best >= 0 && bestDistance <= 0.1 * size * Math.abs(scale)) {
+      parentOf[i] = best
+      explicit[i] = best
+    } else keep[i] = false
+  })
+  // Bodies carried, through the joins: every body adds one to each body it hangs from, up to its root.
+  const carried = bodyNodes.map(() => 0)
+  bodyNodes.forEach((_, i) => {
+    if (!keep[i]) return
+    for (let b = i, guard = 0; b >= 0 && guard <= bodyNodes.length; b = parentOf[b]!, guard++)
+      carried[b]! += 1
+  })
   const units = carried.reduce((a, c) => a + c, 0)
-  return { bodies: specs.map((s, i) => ({ ...s, mass: (totalMass * carried[i]!) / units })) }
+  const names = new Map<string, number>()
+  for (const node of nodes) names.set(node.name, (names.get(node.name) ?? 0) + 1)
+  const jointName = (n: number): string | number => (names.get(nodes[n]!.name) === 1 ? nodes[n]!.name : n)
+  const bodies: RagdollBodySpec[] = []
+  specs.forEach((s, i) => {
+    if (!keep[i]) return
+    const body: RagdollBodySpec = {
+      ...s,
+      joint: jointName(bodyNodes[i]!),
+      mass: (totalMass * carried[i]!) / units,
+    }
+    bodies.push(explicit[i]! >= 0 ? { ...body, parent: jointName(bodyNodes[explicit[i]!]!) } : body)
+  })
+  return { bodies }
+}
+
+/**
+ * Rest-pose world transforms of every node in the skeleton's own frame (8 numbers per node, kinematics.ts
+ * layout: position, rotation, uniform scale from each scale's x). Only + - * / and sqrt.
+ */
+function restFrames(view: RagdollSkeletonView, order: readonly number[]): Float64Array {
+  const out = new Float64Array(view.nodes.length * 8)
+  for (const n of order) {
+    const node = view.nodes[n]!
+    const o = n * 8
+    const p = node.parent
+    const t = node.translation
+    const r = node.rotation
+    if (p < 0) {
+      out.set([t[0]!, t[1]!, t[2]!, r[0]!, r[1]!, r[2]!, r[3]!, node.scale[0]!], o)
+      continue
+    }
+    const po = p * 8
+    const s = out[po + 7]!
+    const q = [out[po + 3]!, out[po + 4]!, out[po + 5]!, out[po + 6]!]
+    const v = rotate(q, [t[0]! * s, t[1]! * s, t[2]! * s])
+    const [qx, qy, qz, qw] = q as [number, number, number, number]
+    out[o] = out[po]! + v[0]!
+    out[o + 1] = out[po + 1]! + v[1]!
+    out[o + 2] = out[po + 2]! + v[2]!
+    out[o + 3] = qw * r[0]! + qx * r[3]! + qy * r[2]! - qz * r[1]!
+    out[o + 4] = qw * r[1]! - qx * r[2]! + qy * r[3]! + qz * r[0]!
+    out[o + 5] = qw * r[2]! + qx * r[1]! - qy * r[0]! + qz * r[3]!
+    out[o + 6] = qw * r[3]! - qx * r[0]! - qy * r[1]! - qz * r[2]!
+    out[o + 7] = s * node.scale[0]!
+  }
+  return out
+}
+
+/** The rest-pose world point `length` along a body's local `axis` from node n's origin. */
+function restPoint(rest: Float64Array, n: number, axis: readonly number[], length: number): number[] {
+  const o = n * 8
+  const s = rest[o + 7]! * length
+  const v = rotate(
+    [rest[o + 3]!, rest[o + 4]!, rest[o + 5]!, rest[o + 6]!],
+    [axis[0]! * s, axis[1]! * s, axis[2]! * s],
+  )
+  return [rest[o]! + v[0]!, rest[o + 1]! + v[1]!, rest[o + 2]! + v[2]!]
+}
+
+/** v rotated by unit quaternion q ([x, y, z, w]). */
+function rotate(q: readonly number[], v: readonly number[]): number[] {
+  return rotateByConjugate([-q[0]!, -q[1]!, -q[2]!, q[3]!], v)
 }
 
 /** A body spec resolved against a skeleton: node index and parent body, everything validated. */
@@ -242,6 +366,14 @@ export function resolveRagdollDescription(
   }
   const nodes = view.nodes
   const bodyOfNode = new Map<number, RagdollBodySpec>()
+  const nodeOf = (joint: unknown): number =>
+    typeof joint === 'number'
+      ? Number.isInteger(joint) && joint >= 0 && joint < nodes.length
+        ? joint
+        : -1
+      : typeof joint === 'string'
+        ? nodes.findIndex((n) => n.name === joint)
+        : -1
   desc.bodies.forEach((b, i) => {
     const fail = (what: string): never => {
       throw new AnimationError('ragdoll', `${view.source}: ragdoll body ${i}: ${what}`)
@@ -251,14 +383,7 @@ export function resolveRagdollDescription(
     const failAt = (what: string): never => {
       throw new AnimationError('ragdoll', `${where}: ${what}`)
     }
-    const node =
-      typeof b.joint === 'number'
-        ? Number.isInteger(b.joint) && b.joint >= 0 && b.joint < nodes.length
-          ? b.joint
-          : -1
-        : typeof b.joint === 'string'
-          ? nodes.findIndex((n) => n.name === b.joint)
-          : -1
+    const node = nodeOf(b.joint)
     if (node < 0) failAt(`the skeleton has no joint ${showValue(b.joint)}`)
     if (bodyOfNode.has(node)) failAt(`joint ${nodes[node]!.name} already has a body`)
     if (b.shape !== 'capsule' && b.shape !== 'box')
@@ -282,20 +407,46 @@ export function resolveRagdollDescription(
     if (!(l > 1e-9 && Number.isFinite(l))) failAt(`axis ${showValue(a)} must be a non-zero 3-vector`)
     bodyOfNode.set(node, b)
   })
-  const resolved: ResolvedBody[] = []
-  const bodyIndex = new Map<number, number>()
-  for (const n of topological(view)) {
-    const b = bodyOfNode.get(n)
-    if (!b) continue
-    let parentBody = -1
-    for (let a = nodes[n]!.parent; a >= 0; a = nodes[a]!.parent) {
-      const idx = bodyIndex.get(a)
-      if (idx !== undefined) {
-        parentBody = idx
-        break
+  // The body each one hangs from: its `parent`, or its nearest ancestor with a body.
+  const parentNode = new Map<number, number>()
+  desc.bodies.forEach((b, i) => {
+    const node = nodeOf(b.joint)
+    let parent = -1
+    if (b.parent !== undefined) {
+      parent = nodeOf(b.parent)
+      const where = `${view.source}: ragdoll body ${i} (${showValue(b.joint)})`
+      if (parent < 0 || !bodyOfNode.has(parent) || parent === node) {
+        throw new AnimationError(
+          'ragdoll',
+          `${where}: parent ${showValue(b.parent)} is not another joint with a body in this description`,
+        )
+      }
+    } else {
+      for (let a = nodes[node]!.parent; a >= 0 && parent < 0; a = nodes[a]!.parent) {
+        if (bodyOfNode.has(a)) parent = a
       }
     }
+    parentNode.set(node, parent)
+  })
+  // Parents first: depth-first over the bodies' own tree, roots and children in node order.
+  const children = new Map<number, number[]>()
+  const roots: number[] = []
+  const hierarchy = topological(view)
+  const rank = new Map(hierarchy.map((n, i) => [n, i]))
+  for (const n of hierarchy) {
+    if (!bodyOfNode.has(n)) continue
+    const p = parentNode.get(n)!
+    if (p < 0) roots.push(n)
+    else children.set(p, [...(children.get(p) ?? []), n])
+  }
+  const resolved: ResolvedBody[] = []
+  const bodyIndex = new Map<number, number>()
+  const stack = roots.reverse().map((n) => n)
+  while (stack.length > 0) {
+    const n = stack.pop()!
+    const b = bodyOfNode.get(n)!
     const l = Math.sqrt(b.axis[0] ** 2 + b.axis[1] ** 2 + b.axis[2] ** 2)
+    const p = parentNode.get(n)!
     bodyIndex.set(n, resolved.length)
     resolved.push({
       node: n,
@@ -306,13 +457,18 @@ export function resolveRagdollDescription(
       mass: b.mass,
       coneAngle: b.coneAngle,
       twistAngle: b.twistAngle,
-      parentBody,
+      parentBody: p < 0 ? -1 : bodyIndex.get(p)!,
     })
+    const kids = (children.get(n) ?? []).sort((x, y) => rank.get(x)! - rank.get(y)!)
+    for (let c = kids.length - 1; c >= 0; c--) stack.push(kids[c]!)
   }
   if (resolved.length !== bodyOfNode.size) {
+    const lost = [...bodyOfNode.keys()].some((n) => !rank.has(n))
     throw new AnimationError(
       'ragdoll',
-      `${view.source}: some ragdoll bodies sit on nodes outside the scene tree`,
+      lost
+        ? `${view.source}: some ragdoll bodies sit on nodes outside the scene tree`
+        : `${view.source}: the ragdoll bodies' parents form a cycle`,
     )
   }
   return resolved

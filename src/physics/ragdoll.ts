@@ -1,5 +1,5 @@
 import { Box, Quaternion, Sphere, Vec3, type Body, type ConeTwistConstraint, type World } from 'cannon-es'
-import { dropsRagdollLinks } from './broadphase.ts'
+import { dropsRagdollLinks, type RagdollBody } from './broadphase.ts'
 import { DampedRagdollBody } from './damping.ts'
 import type { ResolvedBody } from './description.ts'
 import { RagdollJoint } from './joint.ts'
@@ -37,6 +37,12 @@ export interface RagdollSpawnInput {
   readonly previous: Float64Array | null
   /** Seconds between `previous` and `world`. */
   readonly dt: number
+  /**
+   * Parent joint of each joint (-1 for roots). With it, a joint that rides on a body but lies outside it (a
+   * finger past a palm's capsule, a toe past a foot's) gets a sphere of that body's radius on the body where
+   * it is at the hand-off, so it cannot sink into the ground further than that.
+   */
+  readonly parents?: Int32Array
   /** Collision group of this ragdoll's bodies (they collide with everything except directly linked bodies). */
   readonly collisionGroup?: number
 }
@@ -114,6 +120,7 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     }
     bodies.push(body)
   }
+  if (input.parents) addRidingSpheres(bodies, input, jointBody, centers)
   // Linked bodies never collide. A RagdollBroadphase drops their pairs itself (cheap); any other broadphase
   // leaves it to cannon-es's collideConnected filter (O(constraints × pairs) per step, see broadphase.ts).
   const filteredByBroadphase = dropsRagdollLinks(physics.broadphase)
@@ -336,9 +343,22 @@ export function bodiesFinite(r: RagdollInstance): boolean {
 }
 
 /**
+ * The most velocity a hit gives one body before the rest of it passes up the ragdoll: per second, in units of
+ * the ragdoll's longest body (its bounding diameter; see applyRagdollHit).
+ */
+export const RAGDOLL_HIT_SPEED = 20
+
+/**
  * A hit on a live ragdoll: world impulse (N·s) at joint `joint`'s world position in `world` (8 doubles per joint,
  * the last read-back or the spawn pose). A joint without a body passes the hit to the nearest body above it
- * (`parents`), or the root body. Allocates two vectors (a call from game code or a hand-off, not per frame).
+ * (`parents`), or the root body.
+ *
+ * A hard hit on a light body is shared up the ragdoll, as a real joint would pass it on in the same instant:
+ * the body hit takes as much of the impulse as gives it RAGDOLL_HIT_SPEED longest-body lengths per second, the
+ * rest passes to the body it hangs from, at the joint between them, and so on up to the root body, which takes
+ * what is left. Linear momentum is the hit's exactly. Without this, cannon-es's solver (10 iterations) is handed
+ * a 0.6 kg foot moving at 85 m/s against its 30 kg ragdoll and tears the joints apart for many steps. Allocates
+ * two vectors per body reached (a call from game code or a hand-off, not per frame).
  */
 export function applyRagdollHit(
   r: RagdollInstance,
@@ -349,12 +369,201 @@ export function applyRagdollHit(
 ): void {
   let b = r.jointBody[joint]!
   for (let j = joint; b < 0 && j >= 0; j = parents[j]!) b = r.jointBody[j]!
-  const body = r.bodies[b < 0 ? 0 : b]!
+  let body: Body = r.bodies[b < 0 ? 0 : b]!
+  const cap = RAGDOLL_HIT_SPEED * longestBody(r)
   const o = joint * WORLD_STRIDE
-  const point = new Vec3(
-    world[o]! - body.position.x,
-    world[o + 1]! - body.position.y,
-    world[o + 2]! - body.position.z,
-  )
-  body.applyImpulse(new Vec3(impulse[0], impulse[1], impulse[2]), point)
+  let px = world[o]!
+  let py = world[o + 1]!
+  let pz = world[o + 2]!
+  let jx = impulse[0]
+  let jy = impulse[1]
+  let jz = impulse[2]
+  for (;;) {
+    const size = Math.sqrt(jx * jx + jy * jy + jz * jz)
+    const parent = (body as RagdollBody).ragdollParent ?? null
+    const share = parent === null || !(size > body.mass * cap) ? 1 : (body.mass * cap) / size
+    body.applyImpulse(
+      new Vec3(jx * share, jy * share, jz * share),
+      new Vec3(px - body.position.x, py - body.position.y, pz - body.position.z),
+    )
+    if (share === 1) return
+    jx -= jx * share
+    jy -= jy * share
+    jz -= jz * share
+    // The rest goes on at the joint between this body and its parent.
+    const c = r.constraints.find((k) => k.bodyB === body)!
+    const at = c.bodyB.quaternion.vmult(c.pivotB).vadd(c.bodyB.position)
+    px = at.x
+    py = at.y
+    pz = at.z
+    body = parent!
+  }
+}
+
+/** The ragdoll's longest body: the largest bounding diameter of its bodies (world units). Allocation-free. */
+export function longestBody(r: RagdollInstance): number {
+  let longest = 0
+  for (let i = 0; i < r.bodies.length; i++) {
+    const d = 2 * r.bodies[i]!.boundingRadius
+    if (d > longest) longest = d
+  }
+  return longest
+}
+
+/**
+ * Joint projection: the largest gap a joint may keep after a step, as a fraction of the ragdoll's longest body
+ * (its bounding diameter; 1 % is 5 mm on a 1.8 m humanoid, 3 mm on the Fox).
+ */
+export const RAGDOLL_JOINT_TOLERANCE = 0.005
+
+const gapA = new Vec3()
+const gapB = new Vec3()
+
+/**
+ * Closes what cannon-es's solver left open at the joints, after its step: a child body whose pivot is more than
+ * `RAGDOLL_JOINT_TOLERANCE` longest-body lengths from its parent's is moved (not accelerated) towards it until
+ * it is that far, parents first, so one pass leaves every joint within the tolerance (PhysX calls this joint
+ * projection). The solver's 10 iterations leave a falling Fox's joints up to 6 cm apart and a 50 N·s hit far
+ * more; raising iterations or sub-stepping closes them at a multiple of the solver's cost (measured in the
+ * README's Ragdolls section). Then no body keeps a shape's centre below `ground` (the world's ground height,
+ * −∞ for none): moved up, a child pulled to a sinking parent would otherwise go into the ground (a landing Fox's
+ * toes went 7 cm past their radius). Velocities are untouched. Allocation-free; + − × / and √ only.
+ */
+export function projectRagdollJoints(r: RagdollInstance, ground: number): void {
+  const tolerance = RAGDOLL_JOINT_TOLERANCE * longestBody(r)
+  // Root bodies are lifted; every other body, parents first, is moved to its parent's pivot and then turned
+  // about it until no shape's centre is below the ground, which keeps that joint closed.
+  for (let i = 0; i < r.bodies.length; i++) {
+    const body = r.bodies[i]!
+    if ((body as RagdollBody).ragdollParent === null) liftAboveGround(body, ground)
+  }
+  const constraints = r.constraints
+  for (let i = 0; i < constraints.length; i++) {
+    const c = constraints[i]!
+    const a = c.bodyA
+    const b = c.bodyB
+    a.quaternion.vmult(c.pivotA, gapA)
+    b.quaternion.vmult(c.pivotB, gapB)
+    const dx = a.position.x + gapA.x - b.position.x - gapB.x
+    const dy = a.position.y + gapA.y - b.position.y - gapB.y
+    const dz = a.position.z + gapA.z - b.position.z - gapB.z
+    const gap = Math.sqrt(dx * dx + dy * dy + dz * dz)
+    if (gap > tolerance) {
+      const k = 1 - tolerance / gap
+      b.position.x += dx * k
+      b.position.y += dy * k
+      b.position.z += dz * k
+    }
+    turnAboveGround(b, c, ground)
+  }
+}
+
+const pivot = new Vec3()
+const arm = new Vec3()
+const turn = new Quaternion()
+
+/** Lifts a body that has a shape's centre below `ground` until none has. */
+function liftAboveGround(body: Body, ground: number): void {
+  const s = lowestShape(body)
+  const sink = ground - (body.position.y + gapA.y)
+  if (s >= 0 && sink > 0) body.position.y += sink
+}
+
+/** Index of the body's lowest shape centre (its offset left in gapA), -1 for none. */
+function lowestShape(body: Body): number {
+  let lowest = -1
+  let y = Infinity
+  for (let s = 0; s < body.shapes.length; s++) {
+    body.quaternion.vmult(body.shapeOffsets[s]!, gapB)
+    if (gapB.y < y) {
+      y = gapB.y
+      lowest = s
+      gapA.copy(gapB)
+    }
+  }
+  return lowest
+}
+
+/**
+ * Turns a child body about its joint's pivot (its own pivotB, in world) so that its lowest shape centre comes up
+ * to `ground`; when the pivot itself is too deep for that, lifts the body instead. The turn is the shortest arc
+ * between the two arms from the pivot: + − × / and √ only.
+ */
+function turnAboveGround(body: Body, c: ConeTwistConstraint, ground: number): void {
+  if (lowestShape(body) < 0) return
+  const cy = body.position.y + gapA.y
+  if (!(cy < ground)) return
+  body.quaternion.vmult(c.pivotB, pivot)
+  pivot.vadd(body.position, pivot)
+  // Arm from the pivot to the lowest centre, and where it should point: same length, its end at the ground.
+  const ax = body.position.x + gapA.x - pivot.x
+  const ay = cy - pivot.y
+  const az = body.position.z + gapA.z - pivot.z
+  const length2 = ax * ax + ay * ay + az * az
+  const ty = ground - pivot.y
+  const flat2 = ax * ax + az * az
+  if (!(ty * ty < length2) || !(flat2 > 0)) {
+    body.position.y += ground - cy
+    return
+  }
+  const h = Math.sqrt((length2 - ty * ty) / flat2)
+  const bx = ax * h
+  const bz = az * h
+  // Shortest arc from a to b (equal lengths): q = (a × b, |a||b| + a·b), normalized.
+  const qx = ay * bz - az * ty
+  const qy = az * bx - ax * bz
+  const qz = ax * ty - ay * bx
+  const qw = length2 + ax * bx + ay * ty + az * bz
+  const n = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+  if (!(n > 0)) return
+  turn.set(qx / n, qy / n, qz / n, qw / n)
+  // position = pivot + turn·(position − pivot); orientation = turn·orientation.
+  body.position.vsub(pivot, arm)
+  turn.vmult(arm, arm)
+  pivot.vadd(arm, body.position)
+  turn.mult(body.quaternion, body.quaternion)
+  body.quaternion.normalize()
+}
+
+/** Most shapes a body gets, riding spheres included (a capsule already at MAX_CAPSULE_SPHERES gets none). */
+const MAX_BODY_SHAPES = MAX_CAPSULE_SPHERES
+
+/**
+ * For each joint without a body that rides on one (its nearest ancestor with a body) and lies outside that
+ * body's shapes at the hand-off pose, a sphere of the body's largest radius there (bodies start unrotated, so
+ * the offset is the world offset). At most MAX_BODY_SHAPES shapes per body.
+ */
+function addRidingSpheres(
+  bodies: Body[],
+  input: RagdollSpawnInput,
+  jointBody: Int32Array,
+  centers: Float64Array,
+): void {
+  const parents = input.parents!
+  const w = input.world
+  for (let j = 0; j < input.jointCount; j++) {
+    if (jointBody[j]! >= 0) continue
+    let b = -1
+    for (let a = parents[j]!; a >= 0 && b < 0; a = parents[a]!) b = jointBody[a]!
+    if (b < 0) continue
+    const body = bodies[b]!
+    if (body.shapes.length >= MAX_BODY_SHAPES) continue
+    const ox = w[j * WORLD_STRIDE]! - centers[b * 3]!
+    const oy = w[j * WORLD_STRIDE + 1]! - centers[b * 3 + 1]!
+    const oz = w[j * WORLD_STRIDE + 2]! - centers[b * 3 + 2]!
+    let radius = 0
+    let inside = false
+    for (let i = 0; i < body.shapes.length; i++) {
+      const shape = body.shapes[i]!
+      const r = shape instanceof Sphere ? shape.radius : shape.boundingSphereRadius
+      const at = body.shapeOffsets[i]!
+      const dx = ox - at.x
+      const dy = oy - at.y
+      const dz = oz - at.z
+      if (dx * dx + dy * dy + dz * dz <= r * r) inside = true
+      if (r > radius) radius = r
+    }
+    if (inside || !(radius > 0)) continue
+    body.addShape(new Sphere(radius), new Vec3(ox, oy, oz))
+  }
 }

@@ -37,3 +37,27 @@ export function createPhysicsWorld(o: {
   }
   return world
 }
+
+/**
+ * The height of the world's ground: the highest static plane whose normal is +y (within 1e-6), such as the
+ * plugin's own ground; null when there is none. Read at getUp (not in the step): O(bodies).
+ */
+export function groundHeight(world: PhysicsWorld): number | null {
+  let best: number | null = null
+  const n = new Vec3()
+  const at = new Vec3()
+  for (const body of world.bodies) {
+    if (body.type !== Body.STATIC) continue
+    for (let i = 0; i < body.shapes.length; i++) {
+      if (!(body.shapes[i] instanceof Plane)) continue
+      // A plane's normal is its shape's +z, turned by the shape's and the body's orientations.
+      const q = body.quaternion.mult(body.shapeOrientations[i]!)
+      q.vmult(new Vec3(0, 0, 1), n)
+      if (!(Math.abs(n.x) < 1e-6 && Math.abs(n.z) < 1e-6 && n.y > 0)) continue
+      body.quaternion.vmult(body.shapeOffsets[i]!, at)
+      const height = body.position.y + at.y
+      if (Number.isFinite(height) && (best === null || height > best)) best = height
+    }
+  }
+  return best
+}

@@ -60,6 +60,7 @@ describe('simulate', () => {
       'ragdoll-exploded': 0,
       'pose-non-finite': 0,
       'world-non-finite': 0,
+      'ragdoll-get-up': 0,
     })
     expect(result.final.map((c) => [c.entity, c.ragdoll, c.ragdollWeight, c.root.node, c.root.name])).toEqual(
       [
@@ -113,6 +114,7 @@ describe('simulate', () => {
       'ragdoll-exploded': 2,
       'pose-non-finite': 0,
       'world-non-finite': 0,
+      'ragdoll-get-up': 0,
     })
     expect(exploded.events.map((e) => [e.entity, e.kind])).toEqual([
       [1, 'ragdoll-exploded'],

@@ -234,9 +234,10 @@ describe('frame times: the stepper in a game loop', () => {
       expect(Sampler.time[e]).toBeGreaterThanOrEqual(0)
       expect(Sampler.time[e]).toBeLessThan(2 * clip.duration)
     }
-    // A body falls 98 m/s faster per 10 s step: the ragdoll cannot survive; it is removed and reported once.
-    expect(huge.stores.Ragdoll.active[c]).toBe(RAGDOLL_OFF)
-    expect(huge.events.map((e) => [e.entity, e.kind])).toEqual([[c, 'ragdoll-exploded']])
+    // A body falls 98 m/s faster per 10 s step, but the ground stops it and its joints are projected back
+    // together (src/physics/ragdoll.ts): it lies there, finite, and nothing diverged to report.
+    expect(huge.stores.Ragdoll.active[c]).toBe(RAGDOLL_FALLING)
+    expect(huge.events).toEqual([])
   })
 })
 

@@ -139,6 +139,30 @@ describe('resolveRagdollDescription', () => {
     bodies: [HUMANOID_RAGDOLL.bodies[0]!, { ...HUMANOID_RAGDOLL.bodies[1]!, ...over }],
   })
 
+  it('hangs a body from its `parent` when given, listing the parent first, and refuses a bad or circular one', () => {
+    const bodies = HUMANOID_RAGDOLL.bodies.map((b) =>
+      b.joint === 'foot.L' ? { ...b, parent: 'thigh.R' } : b,
+    )
+    const resolved = resolveRagdollDescription(v, { bodies: [...bodies].reverse() })
+    const at = (n: string) => resolved.findIndex((r) => HUMANOID_NODES[r.node]!.name === n)
+    expect(resolved[at('foot.L')]!.parentBody).toBe(at('thigh.R'))
+    resolved.forEach((r, i) => expect(r.parentBody).toBeLessThan(i))
+    const withParent = (parent: string | number) => ({
+      bodies: HUMANOID_RAGDOLL.bodies.map((b) => (b.joint === 'foot.L' ? { ...b, parent } : b)),
+    })
+    for (const bad of ['foot.L', 'hand.L', 'nowhere', 999]) {
+      expect(() => resolveRagdollDescription(v, withParent(bad))).toThrow(
+        /parent .* is not another joint with a body in this description/,
+      )
+    }
+    const loop = {
+      bodies: HUMANOID_RAGDOLL.bodies.map((b) => (b.joint === 'pelvis' ? { ...b, parent: 'shin.L' } : b)),
+    }
+    expect(() => resolveRagdollDescription(v, loop)).toThrow(
+      new AnimationError('ragdoll', `${humanoid.source}: the ragdoll bodies' parents form a cycle`),
+    )
+  })
+
   it('orders bodies parents first and links each to its nearest ancestor with a body', () => {
     const reversed = { bodies: [...HUMANOID_RAGDOLL.bodies].reverse() }
     const resolved = resolveRagdollDescription(v, reversed)

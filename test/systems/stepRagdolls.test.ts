@@ -253,7 +253,9 @@ describe('stepRagdolls: the fall', () => {
   // still ("settled", the last 5 s) the limits hold closely. Measured (cone / twist / settled): Fox 0.13 /
   // 0.15 / 0.07, generated humanoid 0.52 / 0.31 / 0.001, user-supplied humanoid 0.19 / 0.28 / 0.003.
   const cases: FallCase[] = [
-    { name: 'Fox', asset: () => fox, cone: 0.25, twist: 0.25, settled: 0.1, still: 0.01 },
+    // Lying, the Fox's joint and ground projection (src/physics/ragdoll.ts) leave it creeping ~1 cm/s (1.04 cm
+    // measured; 0.6 cm without the projection, whose joints stood 6 cm apart).
+    { name: 'Fox', asset: () => fox, cone: 0.25, twist: 0.25, settled: 0.1, still: 0.015 },
     // Its left leg ends up pointing up, held by a soft hip limit that lets it creep ~3 cm/s (with 20 solver
     // iterations ~4 mm/s; with sleeping allowed it stops after ~12 s).
     { name: 'generated humanoid', asset: () => humanoid, cone: 0.7, twist: 0.45, settled: 0.05, still: 0.05 },

@@ -1,0 +1,58 @@
+/**
+ * Measures of how whole a live ragdoll is, for the hard-hit and any-rig tests: the gap at each joint (how far
+ * the two bodies' pivot points have pulled apart), finiteness, and the character's size that scales the
+ * limits ("3 cm for a 1.8 m character"). Written here with cannon-es's own vector maths and Math.*, from the
+ * bodies and constraints as cannon-es holds them.
+ */
+import type { ConeTwistConstraint } from 'cannon-es'
+import type { AnimationPlugin } from '../../entry/plugin.ts'
+import { contextOf } from '../../entry/plugin.ts'
+import type { AnimationAsset } from '../../src/gltf/asset.ts'
+
+/** Distance between a constraint's pivot as body A carries it and as body B carries it, world units. */
+export function jointGap(c: ConeTwistConstraint): number {
+  const a = c.bodyA.position.vadd(c.bodyA.quaternion.vmult(c.pivotA))
+  const b = c.bodyB.position.vadd(c.bodyB.quaternion.vmult(c.pivotB))
+  return a.distanceTo(b)
+}
+
+/** The largest joint gap of a character's live ragdoll (0 without one). */
+export function largestGap(p: AnimationPlugin, c: number): number {
+  const r = contextOf(p).ragdolls[c]?.instance
+  if (!r) return 0
+  let gap = 0
+  for (const k of r.constraints) gap = Math.max(gap, jointGap(k))
+  return gap
+}
+
+/** True when every body of the character's live ragdoll has a finite position, orientation and velocity. */
+export function ragdollFinite(p: AnimationPlugin, c: number): boolean {
+  const r = contextOf(p).ragdolls[c]?.instance
+  if (!r) return true
+  return r.bodies.every((b) =>
+    [b.position, b.velocity, b.angularVelocity].every((v) => Number.isFinite(v.x + v.y + v.z)),
+  )
+}
+
+/** World position of an entity, from its world matrix. */
+export function worldPosition(p: AnimationPlugin, entity: number): [number, number, number] {
+  const w = p.stores.SceneNode.world
+  return [w[entity * 16 + 12]!, w[entity * 16 + 13]!, w[entity * 16 + 14]!]
+}
+
+/**
+ * The character's size in world units: the largest extent of its skinned joints' world positions (as the scene
+ * graph has them now; call it while it stands in its rest or animated pose).
+ */
+export function characterSize(p: AnimationPlugin, c: number, asset: AnimationAsset): number {
+  const lo = [Infinity, Infinity, Infinity]
+  const hi = [-Infinity, -Infinity, -Infinity]
+  for (const node of asset.skeletons[0]!.joints) {
+    const at = worldPosition(p, p.jointEntity(c, node))
+    for (let k = 0; k < 3; k++) {
+      lo[k] = Math.min(lo[k]!, at[k]!)
+      hi[k] = Math.max(hi[k]!, at[k]!)
+    }
+  }
+  return Math.max(hi[0]! - lo[0]!, hi[1]! - lo[1]!, hi[2]! - lo[2]!)
+}
