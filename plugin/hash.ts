@@ -1,12 +1,16 @@
 import { createHasher, type TypedArray } from '../src/sim/hasher.ts'
 import type { AnimationContext } from './context.ts'
 import { POSE_LAYERS, JOINT_STRIDE } from '../components/Pose.ts'
+import { isClipEvent } from '../systems/state.ts'
 
 /**
  * The state hash of a plugin: the step counter, then, for each character in ascending id order, every field of
  * its Sampler, CrossFade, Ragdoll and Pose entries, its key cursors, its whole pose block (all layers), and the
  * SceneNode local transform, parent and world matrix of the character node and each joint, and the position,
- * orientation and velocities of its live ragdoll bodies. Hashes bits, so any difference in any float shows. Allocates (a test and tool call, not a per-frame one).
+ * orientation and velocities of its live ragdoll bodies; then the event queue (every field of every record but
+ * the message, which follows from them), the entities whose once-only problem reports were made, and the count
+ * of dropped clip events. Hashes bits, so any difference in
+ * any float shows. Allocates (a test and tool call, not a per-frame one).
  */
 export function hashAnimationState(ctx: AnimationContext, characters: readonly number[]): string {
   const h = createHasher()
@@ -46,6 +50,28 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
         h.updateNumber(q.x).updateNumber(q.y).updateNumber(q.z).updateNumber(q.w)
       }
     }
+  }
+  // The queue: what the game has not read yet is state a restore must bring back (snapshot/format.ts).
+  const text = (s: string): void => {
+    h.updateNumber(s.length)
+    for (let i = 0; i < s.length; i++) h.updateNumber(s.charCodeAt(i))
+  }
+  // The once-per-lifetime problem reports already made: a ragdoll explosion's (per runtime), the others'.
+  for (const eid of sorted) h.updateNumber(ctx.ragdolls[eid]?.reported ? 1 : 0)
+  for (let e = 1; e < ctx.capacity; e++) {
+    if (ctx.poseReported[e]! | ctx.worldReported[e]!) {
+      h.updateNumber(e).updateNumber(ctx.poseReported[e]!).updateNumber(ctx.worldReported[e]!)
+    }
+  }
+  h.updateNumber(ctx.droppedEvents).updateNumber(ctx.events.length)
+  for (const e of ctx.events) {
+    h.updateNumber(e.step).updateNumber(e.entity).updateNumber(e.character)
+    text(e.kind)
+    if (!isClipEvent(e)) continue
+    h.updateNumber(e.layer).updateNumber(e.clipId).updateNumber(e.time).updateNumber(e.weight)
+    h.updateNumber(e.fading ? 1 : 0)
+    text(e.clip)
+    text(e.name)
   }
   return h.digest()
 }

@@ -47,12 +47,13 @@ export interface CharacterData {
 const CHECKED: Readonly<Record<string, readonly string[]>> = {
   SceneNode: ['changed', 'dirty', 'parent', 'rotation', 'scale', 'translation', 'world'],
   Pose: ['asset', 'base', 'changed', 'changedStep', 'count'],
-  Sampler: ['clip', 'lastTime', 'loop', 'reset', 'rotation', 'speed', 'time'],
+  Sampler: ['clip', 'finished', 'lastTime', 'loop', 'reset', 'rotation', 'speed', 'time'],
   CrossFade: [
     'active',
     'blend',
     'duration',
     'fromClip',
+    'fromFinished',
     'fromLoop',
     'fromRotation',
     'fromSpeed',
@@ -288,6 +289,7 @@ function checkSampler(where: string, value: (name: string) => number): void {
   checkChoice(where, 'Sampler.loop', value('loop'), LOOPS)
   checkChoice(where, 'Sampler.rotation', value('rotation'), ROTATIONS)
   checkFlags(where, 'Sampler.reset', value('reset'), SAMPLER_RESET_REST | SAMPLER_HOLD)
+  checkChoice(where, 'Sampler.finished', value('finished'), [0, 1])
   // NaN means "not sampled yet" (it forces a sample).
   const last = value('lastTime')
   if (!Number.isNaN(last)) checkFinite(where, 'Sampler.lastTime', [last])
@@ -298,6 +300,7 @@ function checkCrossFade(where: string, value: (name: string) => number, clip: nu
   checkFinite(where, 'CrossFade.fromSpeed', [value('fromSpeed')])
   checkChoice(where, 'CrossFade.fromLoop', value('fromLoop'), LOOPS)
   checkChoice(where, 'CrossFade.fromRotation', value('fromRotation'), ROTATIONS)
+  checkChoice(where, 'CrossFade.fromFinished', value('fromFinished'), [0, 1])
   checkRange(where, 'CrossFade.blend', value('blend'), 0, 1)
   checkRange(where, 'CrossFade.duration', value('duration'), 0, SNAPSHOT_LIMIT)
   // steps: any count (advanceCrossFades ends a fade once steps·dt reaches its duration).
