@@ -181,7 +181,7 @@ export interface RawClip {
    * (a time past the duration that rounds to it as a float32, as an exporter may write the last key's time,
    * is taken as the duration). Default none.
    */
-  markers?: readonly { name: string; time: number }[]
+  markers?: readonly ClipMarker[]
 }
 
 /** Options of `buildClip`. */
