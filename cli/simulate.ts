@@ -3,7 +3,14 @@ import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { loadAsset } from '../src/gltf/load.ts'
 import { composeMatrix, multiplyMatrices } from '../src/math/transform.ts'
 // The public entry, not systems/ directly: src/ reaches the ECS layer only through it.
-import { createAnimationPlugin, type AnimationPlugin } from '../entry/index.ts'
+import {
+  ANIMATION_EVENT_KINDS,
+  createAnimationPlugin,
+  isClipEvent,
+  type AnimationPlugin,
+  type GetUpEvent,
+  type ProblemEvent,
+} from '../entry/index.ts'
 import type { CliIO, Command } from './command.ts'
 import { argumentError, formatJson, parseCommandArgs, singleFile } from './command.ts'
 import { table } from './inspect.ts'
@@ -61,10 +68,10 @@ export const simulateCommand: Command = {
     'origin. RobotExpressive: Bone, at its feet). Without a branching joint it is the first joint, without a',
     'skin the first scene root. The highest joint is the highest skin joint (of any node, without a skin).',
     "Heights are world y in world units (the file's units times --scale).",
-    '--json prints {"hash", "steps", "characters", "msPerStep", "events": [{"step", "entity", "kind", "message"}],',
-    '"eventsByKind": {KIND: count}, "final": [{"entity", "ragdoll", "ragdollWeight", "root": {"node", "name",',
-    '"height"}, "highest": {"node", "name", "height"}}]} (events: what the step caught and handled, such as an',
-    'exploded ragdoll).',
+    '--json prints {"hash", "steps", "characters", "msPerStep", "events": [{"step", "character", "entity", "kind",',
+    '"message"}], "eventsByKind": {KIND: count}, "final": [{"entity", "ragdoll", "ragdollWeight", "root": {"node",',
+    '"name", "height"}, "highest": {"node", "name", "height"}}]} (events: what the step caught and handled, such',
+    "as an exploded ragdoll; eventsByKind also counts the clips' loop, finished and marker events).",
   ].join('\n'),
   async run(args: string[], io: CliIO): Promise<void> {
     const { values, positionals } = parseCommandArgs('simulate', args, {
@@ -157,8 +164,9 @@ export interface SimulationResult {
   characters: number
   /** Wall-clock milliseconds per step (the step loop only, actions included), from performance.now(). */
   msPerStep: number
-  events: AnimationPlugin['events']
-  /** How many of `events` are of each kind; every kind is listed, 0 included. */
+  /** The problem reports (what the step caught and handled); clip events are only counted, in eventsByKind. */
+  events: (ProblemEvent | GetUpEvent)[]
+  /** How many events of each kind the run reported, clip events included; every kind is listed, 0 included. */
   eventsByKind: Record<EventKind, number>
   /** Each character after the last step, in the order they were added. */
   final: CharacterEnd[]
@@ -240,13 +248,12 @@ export function runSimulation(asset: AnimationAsset, plan: SimulationPlan): Simu
   const msPerStep = (performance.now() - start) / plan.steps
   const hash = plugin.hash()
   // Read after the hash and only read: the summary cannot change what the hash covers.
-  const eventsByKind: Record<EventKind, number> = {
-    'ragdoll-exploded': 0,
-    'pose-non-finite': 0,
-    'world-non-finite': 0,
-    'ragdoll-get-up': 0,
-  }
-  for (const event of plugin.events) eventsByKind[event.kind] = (eventsByKind[event.kind] ?? 0) + 1
+  const eventsByKind = Object.fromEntries(ANIMATION_EVENT_KINDS.map((k) => [k, 0])) as Record<
+    EventKind,
+    number
+  >
+  for (const event of plugin.events) eventsByKind[event.kind] += 1
+  const problems = plugin.events.filter((e): e is ProblemEvent | GetUpEvent => !isClipEvent(e))
   const { scene, tracked } = heightNodes(asset)
   // Only scene nodes are entities; a skin outside the scene (a broken file, but loadable) falls back to a root.
   const root = scene.has(rootJoint(asset)) ? rootJoint(asset) : asset.roots[0]!
@@ -281,7 +288,7 @@ export function runSimulation(asset: AnimationAsset, plan: SimulationPlan): Simu
     steps: plan.steps,
     characters: plan.characters,
     msPerStep,
-    events: [...plugin.events],
+    events: problems,
     eventsByKind,
     final,
   }
@@ -363,7 +370,7 @@ function formatResult(asset: AnimationAsset, plan: SimulationPlan, result: Simul
       `${plural(plan.steps, 'step')} of ${round(plan.dt)} s (${round(plan.steps * plan.dt)} s)`,
     `hash    ${result.hash}`,
     `time    ${result.msPerStep.toFixed(3)} ms per step (${(result.msPerStep * plan.steps).toFixed(1)} ms in all)`,
-    `events  ${result.events.length === 0 ? 'none' : `${result.events.length}: ${byKind}`}`,
+    `events  ${byKind === '' ? 'none' : `${Object.values(result.eventsByKind).reduce((a, b) => a + b)}: ${byKind}`}`,
     ...result.events.map((e) => `  step ${e.step}, entity ${e.entity}: ${e.kind}: ${e.message}`),
     '',
     `at the end (y: world height in world units; root: ${describeNode(root)}):`,

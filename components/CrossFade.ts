@@ -18,6 +18,8 @@ export interface CrossFadeStore {
   fromLoop: Uint8Array
   /** Outgoing clip's rotation mode (ROTATION_SLERP | ROTATION_SQUAD of Sampler.ts). */
   fromRotation: Uint8Array
+  /** The outgoing clip's 'finished' flag (same convention as Sampler.finished). */
+  fromFinished: Uint8Array
   /** Blend factor 0 → 1 (0 = all outgoing, 1 = all incoming). */
   blend: Float64Array
   /** Fixed steps since the fade began (blend = steps·dt/duration). */
@@ -35,6 +37,7 @@ export function createCrossFadeStore(capacity: number): CrossFadeStore {
     fromSpeed: new Float64Array(capacity),
     fromLoop: new Uint8Array(capacity),
     fromRotation: new Uint8Array(capacity),
+    fromFinished: new Uint8Array(capacity),
     blend: new Float64Array(capacity),
     steps: new Uint32Array(capacity),
     duration: new Float64Array(capacity),

@@ -49,6 +49,11 @@ export interface SamplerStore {
    * play/crossFade shows the clip's start time).
    */
   reset: Uint8Array
+  /**
+   * 1 once the clip's 'finished' event was reported (a 'once' clip at the end it plays towards), so it is
+   * reported exactly once; play() and crossFade() clear it. Always 0 for a repeating clip.
+   */
+  finished: Uint8Array
 }
 
 export function createSamplerStore(capacity: number): SamplerStore {
@@ -62,6 +67,7 @@ export function createSamplerStore(capacity: number): SamplerStore {
     rotation: new Uint8Array(capacity),
     lastTime: new Float64Array(capacity),
     reset: new Uint8Array(capacity),
+    finished: new Uint8Array(capacity),
   }
 }
 

@@ -29,9 +29,19 @@ export {
 } from './plugin.ts'
 export {
   ANIMATION_EVENT_KINDS,
+  CLIP_EVENT_KINDS,
+  MAX_QUEUED_EVENTS,
+  PROBLEM_EVENT_KINDS,
+  isClipEvent,
   type AnimationEvent,
+  type AnimationEventFields,
   type AnimationEventKind,
   type AnimationStores,
+  type ClipEvent,
+  type ClipEventKind,
+  type GetUpEvent,
+  type ProblemEvent,
+  type ProblemEventKind,
 } from '../systems/state.ts'
 export type { LoopMode } from '../components/Sampler.ts'
 export { MAX_LAYERS } from '../systems/layerState.ts'
@@ -60,6 +70,7 @@ export {
   buildClip,
   type BuildClipOptions,
   type Clip,
+  type ClipMarker,
   type RawChannel,
   type RawClip,
 } from '../src/clip/clip.ts'

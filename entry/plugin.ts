@@ -15,7 +15,7 @@ import { createReportWorldFaultsSystem } from '../systems/reportWorldFaults.ts'
 import { createAdvanceClockSystem } from '../systems/advanceClock.ts'
 import type { AnimationContext, AnimationEvent, AnimationStores, AssetHandle } from '../plugin/context.ts'
 import { checkLive, createContext, type AnimationPluginOptions } from '../plugin/options.ts'
-import { addAsset } from '../plugin/assets.ts'
+import { addAsset, addMarker } from '../plugin/assets.ts'
 import {
   addCharacter,
   characterIds,
@@ -102,6 +102,14 @@ export interface AnimationPlugin {
   step(): void
   /** Registers an asset's skeleton and clips (once per asset; registering the same object again returns it). */
   addAsset(asset: AnimationAsset): AssetHandle
+  /**
+   * Puts a marker named `name` at `seconds` on a clip (name or asset clip index, looked up as play does) of an
+   * added asset, for every character that plays it: the step reports a 'marker' event each time the play head
+   * meets it (see AnimationEvent). `seconds` is in [0, duration]. Markers are part of the asset as snapshots
+   * see it: restore needs the same markers added. Throws AnimationError 'argument' for an asset not added, an
+   * unknown clip, a time off the clip or a name that is not a non-empty string, changing nothing.
+   */
+  addMarker(asset: AnimationAsset | AssetHandle, clip: string | number, seconds: number, name: string): void
   /** Creates a character entity (a SceneNode root) and one SceneNode entity per asset node; returns its id. */
   addCharacter(asset: AnimationAsset | AssetHandle, options?: { parent?: number }): number
   /** Joint entity ids of a character, in joint order (parents first). */
@@ -196,8 +204,17 @@ export interface AnimationPlugin {
   getUp(character: number, options?: GetUpOptions): void
   /** The cannon-es world ragdolls live in. */
   readonly physics: PhysicsWorld
-  /** What the step caught and handled (e.g. an exploded ragdoll) and getUp's choices, oldest first; clear it when read. */
+  /**
+   * What the steps reported, oldest first: clip events (loops, a 'once' clip's end, markers), problems the
+   * step caught and handled (e.g. an exploded ragdoll) and getUp's choices; see AnimationEvent. Clear it when
+   * read (`events.length = 0`).
+   */
   readonly events: AnimationEvent[]
+  /**
+   * Clip events not queued because `events` already held MAX_QUEUED_EVENTS (the game never cleared it); 0 for
+   * a game that reads its events.
+   */
+  readonly droppedEvents: number
   /** State hash (16 hex digits) of everything the plugin simulates; equal bits give equal hashes. */
   hash(): string
   /**
@@ -255,6 +272,8 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
       for (let i = 0; i < systems.length; i++) systems[i]!(world)
     },
     addAsset: (asset) => guard('addAsset', () => addAsset(ctx, asset)),
+    addMarker: (asset, clip, seconds, name) =>
+      guard('addMarker', () => addMarker(ctx, asset, clip, seconds, name)),
     addCharacter: (asset, o) => guard('addCharacter', () => addCharacter(ctx, asset, o)),
     joints: (eid) => guard('joints', () => joints(ctx, eid)),
     jointEntity: (eid, node) => guard('jointEntity', () => jointEntity(ctx, eid, node)),
@@ -283,6 +302,9 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     getTransform: (eid) => guard('getTransform', () => getTransform(ctx, eid)),
     physics: ctx.physics,
     events: ctx.events,
+    get droppedEvents() {
+      return ctx.droppedEvents
+    },
     hash: () => hashAnimationState(ctx, characterIds(ctx)),
     snapshot() {
       checkLive(ctx, 'snapshot')

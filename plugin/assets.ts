@@ -1,9 +1,10 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { clipOf, type Channel } from '../src/clip/clip.ts'
+import { clipOf, markerTime, type Channel, type ClipMarker } from '../src/clip/clip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { pathOffset, JOINT_STRIDE } from '../src/math/poseLayout.ts'
 import { buildRig } from '../src/skeleton/rig.ts'
 import type { AnimationContext, AssetHandle, RegisteredAsset, RegisteredClip } from './context.ts'
+import type { ClipMarkers } from '../systems/state.ts'
 import { checkLive } from './options.ts'
 
 /** Registers an asset's rig and clips, once per asset object; registering the same object again returns it. */
@@ -43,7 +44,14 @@ function registerAsset(ctx: AnimationContext, asset: AnimationAsset): Registered
   const registered: RegisteredAsset = { id, asset, ...rig, clipIds }
   ctx.assets.push(registered)
   for (const clip of asset.clips) {
-    const rc: RegisteredClip = { id: ctx.clips.length, clip, asset: id, bindings: [], morphBindings: [] }
+    const rc: RegisteredClip = {
+      id: ctx.clips.length,
+      clip,
+      asset: id,
+      bindings: [],
+      morphBindings: [],
+      markers: markerList(clip.markers),
+    }
     ctx.clips.push(rc)
     clipIds.push(rc.id)
     bindClip(ctx, rc, id)
@@ -200,4 +208,67 @@ export function maxChannels(ctx: AnimationContext, asset: RegisteredAsset): numb
   let m = 1
   for (const id of asset.clipIds) m = Math.max(m, ctx.clips[id]!.clip.channels.length)
   return m
+}
+
+/**
+ * Puts a marker named `name` at `seconds` on a clip (by name or asset clip index, looked up as play looks it
+ * up: among the asset's clips, then all), for every character that plays it: the step reports a 'marker'
+ * event whenever the play head meets it. `seconds` is in [0, duration] (a time just past the duration that
+ * rounds to it as a float32 is taken as the duration). The asset must have been added. Adding the same marker
+ * twice makes two. Throws AnimationError('argument') before changing anything.
+ */
+export function addMarker(
+  ctx: AnimationContext,
+  owner: AnimationAsset | AssetHandle,
+  clipRef: string | number,
+  seconds: number,
+  name: string,
+): void {
+  checkLive(ctx, 'addMarker')
+  const what = `addMarker(${showValue(clipRef)}, ${showValue(seconds)}, ${showValue(name)})`
+  const handle = addedHandle(ctx, owner)
+  if (handle === undefined) {
+    throw new AnimationError(
+      'argument',
+      `${what}: ${showValue(owner)} is not an asset or asset handle of this plugin (add the asset first)`,
+    )
+  }
+  const rc = ctx.clips[findClip(ctx, ctx.assets[handle.id]!, clipRef, what)]!
+  if (typeof name !== 'string' || name === '') {
+    throw new AnimationError('argument', `${what}: name ${showValue(name)} is not a non-empty string`)
+  }
+  const time = markerTime(seconds, rc.clip.duration)
+  if (Number.isNaN(time)) {
+    throw new AnimationError(
+      'argument',
+      `${what}: ${showValue(seconds)} s is not a time on clip "${rc.clip.name}" (a number in [0, ${rc.clip.duration}] s)`,
+    )
+  }
+  const old = rc.markers
+  // After every marker at or before `time`: equal times keep the order they were added in.
+  let at = 0
+  while (at < old.times.length && old.times[at]! <= time) at++
+  const times = new Float64Array(old.times.length + 1)
+  times.set(old.times.subarray(0, at))
+  times[at] = time
+  times.set(old.times.subarray(at), at + 1)
+  const names = [...old.names.slice(0, at), name, ...old.names.slice(at)]
+  rc.markers = Object.freeze({ times, names: Object.freeze(names) })
+}
+
+/** The handle of an asset added to this plugin, given the asset or that very handle; undefined otherwise. */
+function addedHandle(ctx: AnimationContext, owner: unknown): AssetHandle | undefined {
+  if (typeof owner !== 'object' || owner === null) return undefined
+  const known = ctx.handles.get(owner as AnimationAsset)
+  if (known) return known
+  const handle = ctx.handles.get((owner as { asset?: unknown }).asset as AnimationAsset)
+  return handle === owner ? handle : undefined
+}
+
+/** A clip's own markers (sorted by buildClip) as a plugin's marker list. */
+function markerList(markers: readonly ClipMarker[]): ClipMarkers {
+  return Object.freeze({
+    times: Float64Array.from(markers, (m) => m.time),
+    names: Object.freeze(markers.map((m) => m.name)),
+  })
 }

@@ -92,6 +92,7 @@ export function addCharacter(
   Sampler.rotation[eid] = ROTATION_SLERP
   Sampler.lastTime[eid] = NaN
   Sampler.reset[eid] = 0
+  Sampler.finished[eid] = 0
   resetCrossFade(ctx, eid)
   Ragdoll.weight[eid] = 0
   Ragdoll.rate[eid] = DEFAULT_RAGDOLL_RATE
@@ -169,6 +170,7 @@ export function resetCrossFade(ctx: AnimationContext, eid: number): void {
   CrossFade.fromSpeed[eid] = 0
   CrossFade.fromLoop[eid] = 0
   CrossFade.fromRotation[eid] = 0
+  CrossFade.fromFinished[eid] = 0
   CrossFade.blend[eid] = 0
   CrossFade.steps[eid] = 0
   CrossFade.duration[eid] = 0

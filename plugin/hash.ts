@@ -16,13 +16,16 @@ let bodyScratch = new Float64Array(0)
 /** The bits of a float32 or int32 store as words, to copy them without a conversion. */
 const wordsOf = (data: Float32Array | Int32Array): Uint32Array =>
   new Uint32Array(data.buffer, data.byteOffset, data.length)
+import { isClipEvent } from '../systems/state.ts'
 
 /**
  * The state hash of a plugin: the step counter, then, for each character in ascending id order, every field of
  * its Sampler, CrossFade, Ragdoll and Pose entries, its key cursors, its whole pose block (all layers), and the
  * SceneNode local transform, parent and world matrix of the character node and each joint, and the position,
  * velocities and orientation of its live ragdoll bodies; with layers, every layer's numbers, mask, cursors, blend
- * space and pose block; with morph targets, the game's and this step's morph weights. Hashes bits, so any difference in any float shows.
+ * space and pose block; with morph targets, the game's and this step's morph weights; then the event queue
+ * (every field of every record but the message, which follows from them), the entities whose once-only problem
+ * reports were made, and the count of dropped clip events. Hashes bits, so any difference in any float shows.
  * Allocates (a test and tool call, not a per-frame one).
  *
  * The nodes' and bodies' values are copied, in hashing order, into one scratch array each and hashed in one
@@ -99,6 +102,29 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
       }
       h.update(v, 0, doubles)
     }
+  }
+  // The queue: what the game has not read yet is state a restore must bring back (snapshot/format.ts).
+  const text = (s: string): void => {
+    h.updateNumber(s.length)
+    for (let i = 0; i < s.length; i++) h.updateNumber(s.charCodeAt(i))
+  }
+  // The once-per-lifetime problem reports already made: a ragdoll explosion's (per runtime), the others'.
+  for (const eid of sorted) h.updateNumber(ctx.ragdolls[eid]?.reported ? 1 : 0)
+  for (let e = 1; e < ctx.capacity; e++) {
+    if (ctx.poseReported[e]! | ctx.worldReported[e]!) {
+      h.updateNumber(e).updateNumber(ctx.poseReported[e]!).updateNumber(ctx.worldReported[e]!)
+    }
+  }
+  h.updateNumber(ctx.droppedEvents).updateNumber(ctx.events.length)
+  for (const e of ctx.events) {
+    h.updateNumber(e.step).updateNumber(e.entity).updateNumber(e.character)
+    text(e.kind)
+    if (e.kind === 'ragdoll-get-up') h.updateNumber(e.facing === 'prone' ? 1 : 2).updateNumber(e.clipId)
+    if (!isClipEvent(e)) continue
+    h.updateNumber(e.layer).updateNumber(e.clipId).updateNumber(e.time).updateNumber(e.weight)
+    h.updateNumber(e.fading ? 1 : 0)
+    text(e.clip)
+    text(e.name)
   }
   return h.digest()
 }

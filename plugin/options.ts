@@ -127,6 +127,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     physicsOwned: physicsOptions.world === undefined,
     ragdolls: [],
     events: [],
+    droppedEvents: 0,
     handles: new Map(),
     ragdollDescriptions: [],
     jointOwner: new Int32Array(capacity),

@@ -126,6 +126,7 @@ export function crossFade(
     CrossFade.fromSpeed[eid] = Sampler.speed[eid]!
     CrossFade.fromLoop[eid] = Sampler.loop[eid]!
     CrossFade.fromRotation[eid] = Sampler.rotation[eid]!
+    CrossFade.fromFinished[eid] = Sampler.finished[eid]!
     ctx.fromBinding[eid] = ctx.binding[eid]
     cursors.copyWithin(half, 0, half)
   }
@@ -219,6 +220,8 @@ function startClip(ctx: AnimationContext, eid: number, clip: RegisteredClip, s: 
   // advancePhase from 0 wraps (or clamps) the start time exactly as playback would.
   Sampler.time[eid] = advancePhase(0, s.phase, clip.clip.duration, s.loop)
   Sampler.lastTime[eid] = NaN
+  // Each play arms its own 'finished' (systems/clipEvents.ts).
+  Sampler.finished[eid] = 0
   // The next step samples the start time itself; time advances from the step after.
   Sampler.reset[eid] = Sampler.reset[eid]! | SAMPLER_HOLD
   ctx.binding[eid] = bindClip(ctx, clip, Pose.asset[eid]!)

@@ -222,12 +222,14 @@ export function getUp(ctx: AnimationContext, eid: number, options?: GetUpOptions
   ctx.events.push({
     step: ctx.step,
     entity: eid,
+    character: eid,
     kind: 'ragdoll-get-up',
     message:
       `character ${eid} lies ${way} (its chest's belly side points ${lying.belly.toFixed(2)} down); ` +
       `getting up with ${clipText}${placed ? '' : ' where it stands (no bodies yet)'}`,
     facing: lying.facing,
-    clip: chosen,
+    clipId: chosen,
+    clip: chosen >= 0 ? ctx.clips[chosen]!.clip.name : '',
   })
 }
 

@@ -11,7 +11,7 @@ import { bindClip } from '../plugin/assets.ts'
 import { attachCharacter } from '../plugin/characters.ts'
 import { prepareCharacterSquad } from '../plugin/playback.ts'
 import { createRagdollRuntime, defaultDescription } from '../plugin/ragdolls.ts'
-import { copyRecord, FLAG_REPORTED } from './format.ts'
+import { copyRecord, FLAG_REPORTED, REPORTED_POSE, REPORTED_WORLD } from './format.ts'
 import { readPlan, type Plan } from './read.ts'
 import { applyLayers } from './layers.ts'
 import { applyMorphs } from './morphs.ts'
@@ -104,5 +104,11 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
 
   ctx.events.length = 0
   for (const ev of plan.events) ctx.events.push(ev)
+  ctx.droppedEvents = plan.droppedEvents
+  // After attachCharacter, which clears a character's flags: the reports already made stay made.
+  for (const { eid, bits } of plan.reported) {
+    ctx.poseReported[eid] = bits & REPORTED_POSE ? 1 : 0
+    ctx.worldReported[eid] = bits & REPORTED_WORLD ? 1 : 0
+  }
   ctx.step = plan.step
 }

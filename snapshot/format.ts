@@ -34,7 +34,8 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  *    44     4  step counter (ctx.step)
  *    48        sections, in this order:
  *
- *   assets      u16 count; per asset (registration order): u32×2 fingerprint, u16 joints, u16 clips
+ *   assets      u16 count; per asset (registration order): u32×2 fingerprint, u32×2 markers fingerprint,
+ *               u16 joints, u16 clips
  *   entities    u32 maxId, u32 aliveCount, u32[maxId] dense   (bitecs's entity index: the alive ids, then the
  *                                                              free ids, the next one to be recycled first)
  *   pool        u32 slots, u32 used, u32 ranges, u32[2·ranges] free (start, length)
@@ -57,13 +58,32 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  *               (bodies, joint offsets, constraints: src/physics/snapshot.ts)
  *   physics     the world: its clock, where ragdoll bodies and constraints sit in it, the broadphase order
  *               (src/physics/snapshot.ts)
- *   events      u32 count × (u32 step, i32 entity, u8 length, UTF-8 kind, u16 length, UTF-8 message,
- *               u8 facing (0 none, 1 prone, 2 supine; set exactly for 'ragdoll-get-up'), [facing] i32 clip)
+ *   events      u32 clip events dropped (ctx.droppedEvents),
+ *               u32 reported × (u32 entity, u8 bits: 1 its 'pose-non-finite', 2 its 'world-non-finite' was reported),
+ *               u32 count × (u32 step, i32 entity, i32 character,
+ *               u8 length + UTF-8 kind, then
+ *                 a problem report: u32 length + UTF-8 message;
+ *                 a get-up report: u32 length + UTF-8 message, u8 facing (1 prone, 2 supine), i32 clip id;
+ *                 a clip event: u8 layer, i32 clip id, u32 length + UTF-8 clip name, u32 length + UTF-8 marker
+ *                 name, f64 time, f64 weight, u8 fading)
  *
  * Assets: a fingerprint per registered asset, FNV-1a 64 of its node tree (names, parents, rest T/R/S), its
  * joint order and rest pose, its skins' joints, and every clip's name, duration, channel targets, paths,
  * interpolations, times and values — not its file path. Restore requires the same assets registered in the
  * same order, so clip ids, asset ids and bindings mean the same thing.
+ *
+ * Markers are asset data too, and are checked the same way rather than carried: a markers fingerprint per
+ * asset, FNV-1a 64 of each of its clips' markers as the plugin has them (the file's and those addMarker added,
+ * in their order). A game's setup adds its markers as it adds its assets, before it restores; carrying them
+ * as well would give a restored plugin two sources for one list (its own addMarker calls and the snapshot's),
+ * and a marker list that differs would change which events the next steps report, so a mismatch is refused
+ * with a message that says so.
+ *
+ * Events: the queue the game has not read yet, every record whole, the count of dropped clip events, and the
+ * entities whose once-per-lifetime problem reports were made (ctx.poseReported, ctx.worldReported; a
+ * ragdoll's is its FLAG_REPORTED). The rest of what the next steps report follows from the stores (a clip's
+ * phase, and Sampler.finished and CrossFade.fromFinished, which make 'finished' fire once), so an event is
+ * neither lost nor repeated by a snapshot and restore at any step.
  *
  * Entity ids: restore needs a world in which no entity was ever created (`createWorld()`), and a fresh plugin
  * on it with the same options and the same assets added in the same order. It creates entities 1..maxId,
@@ -90,7 +110,7 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  * world matrices.
  */
 
-/** 3: animation layers and morph weights (sections "layers", "morphs"); events carry a get-up's facing and clip. */
+/** 3: animation layers and morph weights (sections "layers", "morphs"), clip events and get-up reports. */
 export const SNAPSHOT_VERSION = 3
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
@@ -98,6 +118,9 @@ export const CHECKSUM_FROM = 20
 export const FLAG_REPORTED = 1
 export const FLAG_DEFAULT_DESCRIPTION = 2
 export const FLAG_BODIES = 4
+/** Bits of an entity in the events section's reported list. */
+export const REPORTED_POSE = 1
+export const REPORTED_WORLD = 2
 export const RAGDOLL_SHAPES: readonly ResolvedBody['shape'][] = ['capsule', 'box']
 
 // ------------------------------------------------------------------------------------------- store layouts
@@ -267,6 +290,21 @@ export function assetFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [n
   const words = digestWords(h)
   fingerprints.set(ra, words)
   return words
+}
+
+/**
+ * FNV-1a 64 of the markers of a registered asset's clips as this plugin has them (see the header). Not cached:
+ * addMarker changes it.
+ */
+export function markersFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [number, number] {
+  const h = createHasher()
+  h.updateNumber(ra.clipIds.length)
+  for (const id of ra.clipIds) {
+    const { times, names } = ctx.clips[id]!.markers
+    h.updateNumber(times.length).update(times)
+    for (const name of names) hashString(h, name)
+  }
+  return digestWords(h)
 }
 
 /** bitecs's entity index of a world (the snapshot keeps and restores its exact state). */

@@ -2,6 +2,9 @@ import { createHasher } from '../src/sim/hasher.ts'
 import { POSE_LAYERS } from '../components/Pose.ts'
 import type { AnimationContext, AnimationEvent } from '../plugin/context.ts'
 import {
+  checkChoice,
+  checkFinite,
+  checkFlags,
   checkRange,
   createReader,
   digestWords,
@@ -22,8 +25,18 @@ import {
   decoder,
   entityIndexOf,
   layoutsOf,
+  markersFingerprint,
+  REPORTED_POSE,
+  REPORTED_WORLD,
 } from './format.ts'
-import { ANIMATION_EVENT_KINDS } from '../systems/state.ts'
+import {
+  ANIMATION_EVENT_KINDS,
+  CLIP_EVENT_KINDS,
+  type AnimationEventKind,
+  type ClipEventKind,
+  type ProblemEventKind,
+} from '../systems/state.ts'
+import { ClipEventRecord } from '../systems/clipEvents.ts'
 
 import { readCharacters, readNodes, type CharacterData, type NodeData } from './readCharacters.ts'
 import { checkRagdollStates, readRagdolls, type RagdollData } from './readRagdolls.ts'
@@ -43,6 +56,9 @@ export interface Plan {
   ragdolls: RagdollData[]
   physics: PhysicsPlan
   events: AnimationEvent[]
+  droppedEvents: number
+  /** Entities whose problem reports were made (REPORTED_* bits), ascending. */
+  reported: { eid: number; bits: number }[]
 }
 
 /**
@@ -137,35 +153,22 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
   const physics = readPhysicsWorld(r, ctx.physics, sizes)
 
   r.section = 'events'
-  const events: AnimationEvent[] = []
-  const text = (length: number): string => {
-    const from = r.span(length)
-    return decoder.decode(bytes.subarray(from, from + length))
-  }
+  const droppedEvents = r.u32()
+  const reported: { eid: number; bits: number }[] = []
   for (let i = r.u32(); i > 0; i--) {
-    const where = `section "events", event ${events.length}`
-    const evStep = r.u32()
-    const entity = r.i32()
-    const kind = text(r.u8()) as AnimationEvent['kind']
-    const message = text(r.u16())
-    checkRange(where, 'step', evStep, 0, step)
-    checkRange(where, 'entity', entity, 1, ctx.capacity - 1)
-    if (!EVENT_KINDS.includes(kind)) {
-      throw snapshotError(`${where}: kind ${JSON.stringify(kind)} is not one of ${EVENT_KINDS.join(', ')}`)
+    const eid = r.u32()
+    const bits = r.u8()
+    const where = `section "events", reported entity ${reported.length}`
+    checkEntity(eid, where)
+    if (reported.length > 0 && eid <= reported[reported.length - 1]!.eid) {
+      throw snapshotError(`${where}: entity ${eid} is not after the one before it (ascending ids)`)
     }
-    const facing = r.u8()
-    checkRange(where, 'facing', facing, 0, 2)
-    if ((facing !== 0) !== (kind === 'ragdoll-get-up')) {
-      throw snapshotError(`${where}: a ${kind} event ${facing === 0 ? 'needs' : 'has no'} facing`)
-    }
-    if (facing === 0) {
-      events.push({ step: evStep, entity, kind, message })
-      continue
-    }
-    const clip = r.i32()
-    checkRange(where, 'clip', clip, -1, ctx.clips.length - 1)
-    events.push({ step: evStep, entity, kind, message, facing: facing === 1 ? 'prone' : 'supine', clip })
+    checkFlags(where, 'bits', bits, REPORTED_POSE | REPORTED_WORLD)
+    if (bits === 0) throw invalidValue(where, 'bits', 0, 'must name a report')
+    reported.push({ eid, bits })
   }
+  const events: AnimationEvent[] = []
+  for (let i = r.u32(); i > 0; i--) events.push(readEvent(ctx, r, events.length, step))
   if (r.at() !== bytes.length) {
     throw snapshotError(`has ${bytes.length - r.at()} unread bytes after its last section`)
   }
@@ -182,10 +185,78 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
     ragdolls,
     physics,
     events,
+    droppedEvents,
+    reported,
   }
 }
 
 const EVENT_KINDS: readonly string[] = ANIMATION_EVENT_KINDS
+
+/** One record of the events section (layout: format.ts), checked; a clip event comes back as the step makes it. */
+function readEvent(ctx: AnimationContext, r: Reader, index: number, step: number): AnimationEvent {
+  const where = `section "events", event ${index}`
+  const text = (length: number): string => {
+    const from = r.span(length)
+    return decoder.decode(r.bytes.subarray(from, from + length))
+  }
+  const evStep = r.u32()
+  const entity = r.i32()
+  const character = r.i32()
+  const kind = text(r.u8()) as AnimationEventKind
+  checkRange(where, 'step', evStep, 0, step)
+  checkRange(where, 'entity', entity, 1, ctx.capacity - 1)
+  checkRange(where, 'character', character, 0, ctx.capacity - 1)
+  if (!EVENT_KINDS.includes(kind)) {
+    throw snapshotError(`${where}: kind ${JSON.stringify(kind)} is not one of ${EVENT_KINDS.join(', ')}`)
+  }
+  if (kind === 'ragdoll-get-up') {
+    const message = text(r.u32())
+    const facing = r.u8()
+    checkChoice(where, 'facing', facing, [1, 2])
+    const clipId = r.i32()
+    checkRange(where, 'clip', clipId, -1, ctx.clips.length - 1)
+    if (character !== entity)
+      throw invalidValue(where, 'character', character, `must be its entity ${entity}`)
+    const clip = clipId >= 0 ? ctx.clips[clipId]!.clip.name : ''
+    return {
+      step: evStep,
+      entity,
+      character,
+      kind,
+      message,
+      facing: facing === 1 ? 'prone' : 'supine',
+      clipId,
+      clip,
+    }
+  }
+  if (!(CLIP_EVENT_KINDS as readonly string[]).includes(kind)) {
+    return { step: evStep, entity, character, kind: kind as ProblemEventKind, message: text(r.u32()) }
+  }
+  if (character !== entity) throw invalidValue(where, 'character', character, `must be its entity ${entity}`)
+  const layer = r.u8()
+  const clipId = r.i32()
+  const clip = text(r.u32())
+  const name = text(r.u32())
+  const time = r.f64()
+  const weight = r.f64()
+  const fading = r.u8()
+  checkRange(where, 'clip id', clipId, 0, ctx.clips.length - 1)
+  checkFinite(where, 'time', [time])
+  checkRange(where, 'weight', weight, 0, 1)
+  checkChoice(where, 'fading', fading, [0, 1])
+  return new ClipEventRecord(
+    kind as ClipEventKind,
+    evStep,
+    character,
+    layer,
+    clip,
+    clipId,
+    name,
+    time,
+    weight,
+    fading === 1,
+  )
+}
 
 function checkHeader(bytes: Uint8Array): void {
   if (bytes.length < HEADER_BYTES) {
@@ -210,6 +281,7 @@ function readAssets(ctx: AnimationContext, r: Reader): void {
   const count = r.u16()
   for (let i = 0; i < count; i++) {
     const words: [number, number] = [r.u32(), r.u32()]
+    const markerWords: [number, number] = [r.u32(), r.u32()]
     const joints = r.u16()
     const clips = r.u16()
     const ra = ctx.assets[i]
@@ -220,6 +292,15 @@ function readAssets(ctx: AnimationContext, r: Reader): void {
         `asset ${i} (${joints} joints, ${clips} clips, fingerprint ${hexWords(words)}) differs from this ` +
           `plugin's asset ${i}, ${ra.asset.source} (${ra.jointNodes.length} joints, ${ra.clipIds.length} clips, ` +
           `fingerprint ${hexWords(mine)}): add the same assets in the same order before restoring`,
+      )
+    }
+    const myMarkers = markersFingerprint(ctx, ra)
+    if (myMarkers[0] !== markerWords[0] || myMarkers[1] !== markerWords[1]) {
+      const count = ra.clipIds.reduce((n, id) => n + ctx.clips[id]!.markers.times.length, 0)
+      throw snapshotError(
+        `asset ${i}'s clip markers (fingerprint ${hexWords(markerWords)}) differ from those of this plugin's ` +
+          `asset ${i}, ${ra.asset.source} (${count} markers, fingerprint ${hexWords(myMarkers)}): add the same ` +
+          'markers (addMarker) before restoring',
       )
     }
   }

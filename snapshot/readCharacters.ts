@@ -48,12 +48,13 @@ export interface CharacterData {
 const CHECKED: Readonly<Record<string, readonly string[]>> = {
   SceneNode: ['changed', 'dirty', 'parent', 'rotation', 'scale', 'translation', 'world'],
   Pose: ['asset', 'base', 'changed', 'changedStep', 'count'],
-  Sampler: ['clip', 'lastTime', 'loop', 'paused', 'reset', 'rotation', 'speed', 'time'],
+  Sampler: ['clip', 'finished', 'lastTime', 'loop', 'paused', 'reset', 'rotation', 'speed', 'time'],
   CrossFade: [
     'active',
     'blend',
     'duration',
     'fromClip',
+    'fromFinished',
     'fromLoop',
     'fromRotation',
     'fromSpeed',
@@ -291,6 +292,7 @@ function checkSampler(where: string, value: (name: string) => number): void {
   checkChoice(where, 'Sampler.paused', value('paused'), [0, 1])
   checkChoice(where, 'Sampler.rotation', value('rotation'), ROTATIONS)
   checkFlags(where, 'Sampler.reset', value('reset'), SAMPLER_RESET_REST | SAMPLER_HOLD)
+  checkChoice(where, 'Sampler.finished', value('finished'), [0, 1])
   // NaN means "not sampled yet" (it forces a sample).
   const last = value('lastTime')
   if (!Number.isNaN(last)) checkFinite(where, 'Sampler.lastTime', [last])
@@ -301,6 +303,7 @@ function checkCrossFade(where: string, value: (name: string) => number, clip: nu
   checkFinite(where, 'CrossFade.fromSpeed', [value('fromSpeed')])
   checkChoice(where, 'CrossFade.fromLoop', value('fromLoop'), LOOPS)
   checkChoice(where, 'CrossFade.fromRotation', value('fromRotation'), ROTATIONS)
+  checkChoice(where, 'CrossFade.fromFinished', value('fromFinished'), [0, 1])
   checkRange(where, 'CrossFade.blend', value('blend'), 0, 1)
   checkRange(where, 'CrossFade.duration', value('duration'), 0, Number.MAX_VALUE)
   // steps: any count (advanceCrossFades ends a fade once steps·dt reaches its duration).

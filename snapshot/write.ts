@@ -4,7 +4,8 @@ import { createHasher } from '../src/sim/hasher.ts'
 import type { RagdollInstance } from '../src/physics/ragdoll.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
-import type { AnimationContext, RagdollRuntime } from '../plugin/context.ts'
+import type { AnimationContext, AnimationEvent, RagdollRuntime } from '../plugin/context.ts'
+import { isClipEvent } from '../systems/state.ts'
 import { createWriter, digestWords, type Writer } from '../src/sim/byteStream.ts'
 import { writeInstance, writePhysicsWorld } from '../src/physics/snapshot.ts'
 import {
@@ -15,12 +16,15 @@ import {
   type Layouts,
   MAGIC,
   RAGDOLL_SHAPES,
+  REPORTED_POSE,
+  REPORTED_WORLD,
   SNAPSHOT_VERSION,
   assetFingerprint,
   encoder,
   entityIndexOf,
   layoutsOf,
   writeIdRecords,
+  markersFingerprint,
   writeRecord,
 } from './format.ts'
 import { defaultDescription } from '../plugin/ragdolls.ts'
@@ -65,6 +69,9 @@ export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
     const [hi, lo] = assetFingerprint(ctx, ra)
     w.u32(hi)
     w.u32(lo)
+    const [markersHi, markersLo] = markersFingerprint(ctx, ra)
+    w.u32(markersHi)
+    w.u32(markersLo)
     w.u16(ra.jointNodes.length)
     w.u16(ra.clipIds.length)
   }
@@ -99,19 +106,16 @@ export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
 
   writePhysicsWorld(w, ctx.physics, instances)
 
-  w.u32(ctx.events.length)
-  for (const ev of ctx.events) {
-    w.u32(ev.step)
-    w.i32(ev.entity)
-    const kind = encoder.encode(ev.kind).subarray(0, 0xff)
-    w.u8(kind.length)
-    w.raw(kind, 0, kind.length)
-    const text = encoder.encode(ev.message).subarray(0, 0xffff)
-    w.u16(text.length)
-    w.raw(text, 0, text.length)
-    w.u8(ev.facing === 'prone' ? 1 : ev.facing === 'supine' ? 2 : 0)
-    if (ev.facing !== undefined) w.i32(ev.clip ?? -1)
+  w.u32(ctx.droppedEvents)
+  const reported: number[] = []
+  for (let e = 1; e < ctx.capacity; e++) if (ctx.poseReported[e]! | ctx.worldReported[e]!) reported.push(e)
+  w.u32(reported.length)
+  for (const e of reported) {
+    w.u32(e)
+    w.u8((ctx.poseReported[e] ? REPORTED_POSE : 0) | (ctx.worldReported[e] ? REPORTED_WORLD : 0))
   }
+  w.u32(ctx.events.length)
+  for (const ev of ctx.events) writeEvent(w, ev)
 
   const out = w.finish()
   const view = new DataView(out.buffer)
@@ -120,6 +124,37 @@ export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
   view.setUint32(12, hi, true)
   view.setUint32(16, lo, true)
   return out
+}
+
+function writeEvent(w: Writer, ev: AnimationEvent): void {
+  w.u32(ev.step)
+  w.i32(ev.entity)
+  w.i32(ev.character)
+  const kind = encoder.encode(ev.kind)
+  w.u8(kind.length)
+  w.raw(kind, 0, kind.length)
+  const text = (s: string): void => {
+    const bytes = encoder.encode(s)
+    w.u32(bytes.length)
+    w.raw(bytes, 0, bytes.length)
+  }
+  if (ev.kind === 'ragdoll-get-up') {
+    text(ev.message)
+    w.u8(ev.facing === 'prone' ? 1 : 2)
+    w.i32(ev.clipId)
+    return
+  }
+  if (!isClipEvent(ev)) {
+    text(ev.message)
+    return
+  }
+  w.u8(ev.layer)
+  w.i32(ev.clipId)
+  text(ev.clip)
+  text(ev.name)
+  w.f64(ev.time)
+  w.f64(ev.weight)
+  w.u8(ev.fading ? 1 : 0)
 }
 
 /** SceneNode entities among `alive`: roots by ascending id, then each parent's children, last sibling first. */

@@ -240,6 +240,7 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
     const where = node ? `first: joint ${first} "${node.name}" in the ${firstLayer} pose` : 'source not found'
     ctx.events.push({
       step: ctx.step,
+      character: eid,
       entity: eid,
       kind: 'pose-non-finite',
       message:

@@ -33,6 +33,7 @@ export function createReportWorldFaultsSystem(ctx: ReportWorldFaultsInput) {
       ctx.worldReported[reported] = 1
       ctx.events.push({
         step: ctx.step,
+        character: owner,
         entity: reported,
         kind: 'world-non-finite',
         message:

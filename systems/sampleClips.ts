@@ -5,6 +5,17 @@ import { primeSampler } from '../src/engine/v8.ts'
 import { blendJointLayers } from '../src/clip/blendLayers.ts'
 import { awaitingBodies, type StepState, type AnimationStores } from './state.ts'
 import {
+  createClipEventEmitter,
+  EMIT_AFTER,
+  EMIT_BEFORE,
+  EMIT_DELTA,
+  EMIT_FADING_OUT,
+  EMIT_INPUT_LENGTH,
+  EMIT_START,
+  EMIT_WEIGHT,
+  type ClipEventsInput,
+} from './clipEvents.ts'
+import {
   JOINT_STRIDE,
   LAYER_ANIM,
   LAYER_FROM,
@@ -35,9 +46,10 @@ export type SampleClipsInput = Pick<
   | 'fadePaths'
   | 'layers'
   | 'ragdolls'
-> & {
-  readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade' | 'Ragdoll'>
-}
+> &
+  ClipEventsInput & {
+    readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade' | 'Ragdoll'>
+  }
 
 /**
  * sampleClips: advances every character's clip time and samples its clip into the ANIM pose layer; during a
@@ -49,7 +61,9 @@ export type SampleClipsInput = Pick<
  * A character whose clip-local time did not move (paused, or a finished once-clip) and that is not fading is
  * skipped: its pose and `Pose.changed` stay as they were, so idle crowds cost almost nothing here.
  * A clip time (or outgoing clip time) that is not finite — only a direct store write can make one — is clamped
- * to 0. Never throws; allocates nothing.
+ * to 0. Right after advancing a clip's phase it reports the clip's loops, 'finished' and markers of the step
+ * into `ctx.events` (systems/clipEvents.ts): the character's clip, then the clip it fades out of. Never throws;
+ * allocates nothing but those event records.
  */
 export function createSampleClipsSystem(ctx: SampleClipsInput) {
   const { Pose, Sampler, CrossFade } = ctx.stores
@@ -57,6 +71,30 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
   primeSampler()
   /** The outgoing clip's clip-local time, handed to sampleClipChannels through memory like the Sampler's. */
   const fromLocal = new Float64Array(1)
+  const emitClipEvents = createClipEventEmitter(ctx)
+  /** The clip events' inputs (systems/clipEvents.ts EMIT_*), through memory like the clip times. */
+  const motion = new Float64Array(EMIT_INPUT_LENGTH)
+
+  /**
+   * Advances the outgoing clip of a character's fade, reports its events, and leaves its clip-local time in
+   * `fromLocal`. Its own function so that only integers cross a call here: inlined into sampleClips, its
+   * advancePhase was past V8's inlining budget, and the floats it was passed were boxed (48 bytes a step).
+   */
+  function advanceOutgoing(eid: number, fromId: number): void {
+    const fromClip = ctx.clips[fromId]!.clip
+    const fromLoop = CrossFade.fromLoop[eid]!
+    // pause holds the clip a fade leaves as well as the one it enters.
+    const rate = Sampler.paused[eid] === 1 ? 0 : ctx.dt * CrossFade.fromSpeed[eid]!
+    motion[EMIT_BEFORE] = CrossFade.fromTime[eid]!
+    motion[EMIT_DELTA] = rate
+    let fromPhase = advancePhase(CrossFade.fromTime[eid]!, rate, fromClip.duration, fromLoop)
+    if (fromPhase - fromPhase !== 0) fromPhase = 0
+    CrossFade.fromTime[eid] = fromPhase
+    motion[EMIT_AFTER] = fromPhase
+    motion[EMIT_WEIGHT] = 1 - CrossFade.blend[eid]!
+    emitClipEvents(eid, 0, fromId, fromLoop, motion, EMIT_FADING_OUT, CrossFade.fromFinished, eid)
+    fromLocal[0] = localTime(fromPhase, fromClip.duration, fromLoop)
+  }
 
   return function sampleClips(_world: World): void {
     commitRemovals(ctx.world)
@@ -71,19 +109,18 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
       const clip = ctx.clips[clipId]!.clip
       const loop = Sampler.loop[eid]!
       const flags = Sampler.reset[eid]!
-      let phase =
-        (flags & SAMPLER_HOLD) !== 0
-          ? Sampler.time[eid]!
-          : advancePhase(
-              Sampler.time[eid]!,
-              Sampler.paused[eid] === 1 ? 0 : dt * Sampler.speed[eid]!,
-              clip.duration,
-              loop,
-            )
+      const hold = (flags & SAMPLER_HOLD) !== 0
+      const rate = Sampler.paused[eid] === 1 ? 0 : dt * Sampler.speed[eid]!
+      motion[EMIT_BEFORE] = Sampler.time[eid]!
+      motion[EMIT_DELTA] = hold ? 0 : rate
+      let phase = hold ? Sampler.time[eid]! : advancePhase(Sampler.time[eid]!, rate, clip.duration, loop)
       // play() and crossFade() accept only finite times and speeds, but a game may write the store directly; a
       // NaN time would stay NaN forever (and resample every step), so a non-finite phase restarts the clip.
       if (phase - phase !== 0) phase = 0
       Sampler.time[eid] = phase
+      motion[EMIT_AFTER] = phase
+      motion[EMIT_WEIGHT] = CrossFade.active[eid] === 1 ? CrossFade.blend[eid]! : 1
+      emitClipEvents(eid, 0, clipId, loop, motion, hold ? EMIT_START : 0, Sampler.finished, eid)
       const t = localTime(phase, clip.duration, loop)
       const fading = CrossFade.active[eid] === 1
       // A character with layers is composed into ANIM every step (sampleLayers), so its layer 0 is sampled
@@ -110,16 +147,7 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
         const from = layerOffset(base, n, LAYER_FROM)
         if (fromId >= 0) {
           const fromClip = ctx.clips[fromId]!.clip
-          const fromLoop = CrossFade.fromLoop[eid]!
-          let fromPhase = advancePhase(
-            CrossFade.fromTime[eid]!,
-            Sampler.paused[eid] === 1 ? 0 : dt * CrossFade.fromSpeed[eid]!,
-            fromClip.duration,
-            fromLoop,
-          )
-          if (fromPhase - fromPhase !== 0) fromPhase = 0
-          CrossFade.fromTime[eid] = fromPhase
-          fromLocal[0] = localTime(fromPhase, fromClip.duration, fromLoop)
+          advanceOutgoing(eid, fromId)
           const fromSquad = CrossFade.fromRotation[eid] === ROTATION_SQUAD
           const fromCursors = cursors.length >>> 1
           const fromBinding = ctx.fromBinding[eid]!

@@ -39,6 +39,18 @@ export interface RegisteredClip {
    * no morph weights there; null when the clip drives none on that asset. Made on first use, like `bindings`.
    */
   readonly morphBindings: (Int32Array | null | undefined)[]
+  /** Its markers in this plugin: the clip's own (from the file), then addMarker's. Replaced whole, never edited. */
+  markers: ClipMarkers
+}
+
+/**
+ * A clip's markers as a plugin has them, sorted by time (equal times: the clip's own in their order, then in
+ * the order addMarker added them). `times[i]` (seconds, in [0, duration]) is `names[i]`'s; the step reads
+ * `times` (src/clip/timeline.ts). Made outside the step; a change replaces the whole object.
+ */
+export interface ClipMarkers {
+  readonly times: Float64Array
+  readonly names: readonly string[]
 }
 
 /**
@@ -114,8 +126,13 @@ export interface StepState {
   readonly physicsOwned: boolean
   /** Per character with a ragdoll description in use: its runtime state. */
   readonly ragdolls: (RagdollRuntime | undefined)[]
-  /** Things the step caught and handled (reported once per entity and kind); the game may read and clear it. */
+  /**
+   * What the step reports, oldest first: clip events and the problems it caught and handled (AnimationEvent);
+   * the game reads and clears it. Clip events beyond MAX_QUEUED_EVENTS queued are counted in droppedEvents.
+   */
   readonly events: AnimationEvent[]
+  /** Clip events not queued because `events` already held MAX_QUEUED_EVENTS (a game that never clears it). */
+  droppedEvents: number
   /** 1 once a character's non-finite pose was reported (blendPoses); cleared when a character is added on the id. */
   readonly poseReported: Uint8Array
   /** 1 once a world-matrix fault of the character (or of a node under none) was reported (reportWorldFaults). */
@@ -124,41 +141,115 @@ export interface StepState {
   blendScratch: Float32Array
 }
 
+/** The kinds of the problem reports (ProblemEvent). */
+export const PROBLEM_EVENT_KINDS = ['ragdoll-exploded', 'pose-non-finite', 'world-non-finite'] as const
+/** The kinds of the clip events (ClipEvent), in the order src/clip/timeline.ts numbers its crossings. */
+export const CLIP_EVENT_KINDS = ['marker', 'loop', 'finished'] as const
 /** Every kind of AnimationEvent (the snapshot reader checks against this list). */
-export const ANIMATION_EVENT_KINDS = [
-  'ragdoll-exploded',
-  'pose-non-finite',
-  'world-non-finite',
-  'ragdoll-get-up',
-] as const
+export const ANIMATION_EVENT_KINDS = [...PROBLEM_EVENT_KINDS, 'ragdoll-get-up', ...CLIP_EVENT_KINDS] as const
+/** What a problem report reports (see AnimationEvent). */
+export type ProblemEventKind = (typeof PROBLEM_EVENT_KINDS)[number]
+/** What a clip event reports (see AnimationEvent). */
+export type ClipEventKind = (typeof CLIP_EVENT_KINDS)[number]
 /** What an AnimationEvent reports (see AnimationEvent). */
 export type AnimationEventKind = (typeof ANIMATION_EVENT_KINDS)[number]
 
 /**
- * Something the step caught and handled, or a choice the plugin made, for the game to log or act on:
+ * The most clip events `plugin.events` holds: once it is this long, new clip events are counted in
+ * `droppedEvents` instead (problem reports are always queued), so a game that never reads the queue loses
+ * memory to it only up to a bound.
+ */
+export const MAX_QUEUED_EVENTS = 65536
+
+/**
+ * What `plugin.events` holds, oldest first: records the step (and getUp) appends and the game reads and clears. In step
+ * order; within a step in the order the systems run (clip events from sampleClips, then problem reports), and
+ * per system in the order it visits characters; a character's clip's events come before those of the clip it
+ * fades out of. `kind` tells the two families apart:
+ *
+ * Clip events (ClipEvent), from a clip's timeline (src/clip/timeline.ts; systems/clipEvents.ts), one per
+ * crossing, never merged or de-duplicated:
+ * - 'loop': a 'repeat' clip wrapped (its end to its start, or its start to its end playing backwards) or a
+ *   'pingpong' clip turned, at either end;
+ * - 'finished': a 'once' clip reached the end it plays towards (its duration, or time 0 playing backwards):
+ *   exactly once per play() or crossFade() of it, also when it starts at that end;
+ * - 'marker': the play head met a marker (addMarker, or the file's: src/gltf/clips.ts), passing it or landing
+ *   on it, in either direction; also one at the time a clip starts from, on the step that shows the start.
+ * A clip fading out (the outgoing clip of a cross-fade) reports all three too, with `fading` true and its
+ * weight. Speed 0 reports nothing; a step that wraps several times reports every wrap and marker in order (at
+ * most 16 wraps per step: src/clip/timeline.ts).
+ *
+ * Problem reports (ProblemEvent), each at most once per character lifetime:
  * - 'ragdoll-exploded': a ragdoll's bodies reached non-finite or absurd velocities; it was removed
  *   (systems/stepRagdolls.ts);
  * - 'pose-non-finite': a character's output pose had non-finite values; those joints were not written into
  *   the scene graph and the pose was repaired (systems/blendPoses.ts);
  * - 'world-non-finite': finite local transforms gave a world matrix past float32's range (or a game wrote a
- *   non-finite local); those nodes kept their last world matrix (systems/reportWorldFaults.ts);
- * - 'ragdoll-get-up': getUp() read how the ragdoll lies and chose a clip; `facing` and `clip` say which
- *   (plugin/ragdolls.ts). Reported at every getUp, at the clock of the call.
- * Each of the first three kinds is reported at most once per character lifetime.
+ *   non-finite local); those nodes kept their last world matrix (systems/reportWorldFaults.ts).
+ *
+ * Get-up reports (GetUpEvent): 'ragdoll-get-up', at every getUp(), at the clock of the call: how the ragdoll
+ * lies (`facing`) and the clip chosen (plugin/ragdolls.ts).
+ *
+ * All are in `hash()` and `snapshot()`: a restored plugin holds the same queue and reports every later event
+ * exactly as the original would.
  */
-export interface AnimationEvent {
-  /** The clock when it was caught: steps completed before the step that caught it (0 in the first). */
+export type AnimationEvent = ClipEvent | ProblemEvent | GetUpEvent
+
+/** The fields every AnimationEvent has. */
+export interface AnimationEventFields {
+  /** The plugin's step counter at the step it happened: steps completed before that step (0 in the first). */
   readonly step: number
+  /** The character it happened to; 0 for a 'world-non-finite' of a node under no character. */
+  readonly character: number
   /** The character, or for 'world-non-finite' on a node under no character, that node's entity. */
   readonly entity: number
-  /** What was caught (see above). */
+  /** What happened (see AnimationEvent). */
   readonly kind: AnimationEventKind
-  /** One line for a log: the character (or node), what was wrong and what was done about it. */
+  /** One line for a log: the character (or node), what happened, and for a problem what was done about it. */
   readonly message: string
-  /** 'ragdoll-get-up' only: 'prone' (lying face-down) or 'supine' (face-up). */
-  readonly facing?: 'prone' | 'supine'
-  /** 'ragdoll-get-up' only: the clip chosen (an id as clipId() returns), -1 for none. */
-  readonly clip?: number
+}
+
+/** A clip event (see AnimationEvent): a loop, a 'once' clip's end, or a marker. */
+export interface ClipEvent extends AnimationEventFields {
+  readonly kind: ClipEventKind
+  /** The layer that plays the clip: 0 for the character's clip (its Sampler) and the clip it fades out of. */
+  readonly layer: number
+  /** The clip's name. */
+  readonly clip: string
+  /** The clip's id in the plugin (as `plugin.clipId` gives it). */
+  readonly clipId: number
+  /** The marker's name for 'marker'; '' for the other kinds. */
+  readonly name: string
+  /** Clip-local time, seconds, of what was met: the marker's time, or the end reached (0 or the duration). */
+  readonly time: number
+  /**
+   * How much of the pose the clip made at that step: 1 playing alone, the fade's blend for the clip faded
+   * into, 1 − blend for the clip faded out of.
+   */
+  readonly weight: number
+  /** True for the clip a cross-fade fades out of (its markers still fire; a game may ignore them). */
+  readonly fading: boolean
+}
+
+/** A problem report (see AnimationEvent): something the step caught and handled, for the game to log. */
+export interface ProblemEvent extends AnimationEventFields {
+  readonly kind: ProblemEventKind
+}
+
+/** A get-up report (see AnimationEvent): how a ragdoll lay at getUp() and the clip chosen. */
+export interface GetUpEvent extends AnimationEventFields {
+  readonly kind: 'ragdoll-get-up'
+  /** 'prone' (lying face-down) or 'supine' (face-up). */
+  readonly facing: 'prone' | 'supine'
+  /** The clip chosen (an id as clipId() returns), -1 for none. */
+  readonly clipId: number
+  /** Its name, '' for none. */
+  readonly clip: string
+}
+
+/** Whether an event is a clip event (has a clip, a layer, …) rather than a problem report. */
+export function isClipEvent(event: AnimationEvent): event is ClipEvent {
+  return event.kind === 'marker' || event.kind === 'loop' || event.kind === 'finished'
 }
 
 /** A character's ragdoll: its resolved description, live bodies (null until the next step spawns them), scratch. */

@@ -163,7 +163,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
   function report(eid: number, rt: RagdollRuntime, message: string): void {
     if (rt.reported) return
     rt.reported = true
-    ctx.events.push({ step: ctx.step, entity: eid, kind: 'ragdoll-exploded', message })
+    ctx.events.push({ step: ctx.step, character: eid, entity: eid, kind: 'ragdoll-exploded', message })
   }
 
   return function stepRagdolls(_world: World): void {

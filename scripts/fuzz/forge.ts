@@ -103,7 +103,7 @@ export function mapSnapshot(bytes: Uint8Array, plugin: AnimationPlugin, capacity
     return v
   }
   if (!fits(2)) return done()
-  at += 2 + 12 * view.getUint16(at, true)
+  at += 2 + 20 * view.getUint16(at, true) // assets: fingerprint, markers fingerprint, joints, clips
   if (!fits(8)) return done()
   targets.push(one('entities.maxId', at, 4, 'u'), one('entities.alive', at + 4, 4, 'u'))
   const maxId = u32()

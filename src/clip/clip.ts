@@ -1,4 +1,4 @@
-import { AnimationError } from '../errors.ts'
+import { AnimationError, showValue } from '../errors.ts'
 import { buildSlerpSegmentsOnly } from './rotationCache.ts'
 import { packSegments } from './segments.ts'
 import { KIND_CUBIC, KIND_CUBIC_ROTATION, KIND_LINEAR, KIND_SLERP, KIND_STEP } from './kinds.ts'
@@ -131,6 +131,20 @@ export interface Clip {
    * a frozen (or sealed) array through a generic call, about 4 ns each, ~4× a plain array. Never modify it.
    */
   readonly frameChannels: readonly Channel[]
+  /**
+   * Named points on its timeline (footsteps, the frame a punch lands), sorted by time (equal times in the
+   * order given); frozen. From RawClip.markers; readAsset reads them from the glTF animation's
+   * `extras.markers` (src/gltf/clips.ts). A plugin reports them as 'marker' events, with those addMarker adds.
+   */
+  readonly markers: readonly ClipMarker[]
+}
+
+/** A named point on a clip's timeline. */
+export interface ClipMarker {
+  /** The marker's name: a non-empty string. */
+  readonly name: string
+  /** Seconds into the clip, in [0, duration]. */
+  readonly time: number
 }
 
 /** Raw channel data, as read from a file or written by authoring code. Copied and validated by `buildClip`. */
@@ -162,6 +176,12 @@ export interface RawClip {
   name: string
   /** The channels; an empty list makes a clip of duration 0 that animates nothing. */
   channels: readonly RawChannel[]
+  /**
+   * Named points on the timeline, in any order: a non-empty `name` and a `time` in seconds in [0, duration]
+   * (a time past the duration that rounds to it as a float32, as an exporter may write the last key's time,
+   * is taken as the duration). Default none.
+   */
+  markers?: readonly ClipMarker[]
 }
 
 /** Options of `buildClip`. */
@@ -198,15 +218,54 @@ export function buildClip(raw: RawClip, options: BuildClipOptions = {}): Clip {
   const channels = parts.map(freezeChannel)
   let duration = 0
   for (const ch of channels) duration = Math.max(duration, ch.times[ch.times.length - 1]!)
+  const markers = buildMarkers(name, raw.markers, duration)
   const clip: Clip = Object.freeze({
     name,
     duration,
     channels: Object.freeze(channels),
     frameChannels: channels.slice(),
+    markers,
   })
   for (const ch of channels) owners.set(ch, clip)
   return clip
 }
+
+/**
+ * A marker time as a clip keeps it: `time` when in [0, duration]; the duration for a time just past it that
+ * rounds to it as a float32 (key times, and so durations, are float32 values); NaN for anything else (not a
+ * finite number, negative, later).
+ */
+export function markerTime(time: unknown, duration: number): number {
+  if (typeof time !== 'number' || !(time >= 0)) return NaN
+  if (time <= duration) return time
+  return Math.fround(time) <= duration ? duration : NaN
+}
+
+/** RawClip.markers checked, sorted by time (stable) and frozen. Throws AnimationError('clip') naming the marker. */
+function buildMarkers(clipName: string, raw: unknown, duration: number): readonly ClipMarker[] {
+  if (raw === undefined) return EMPTY_MARKERS
+  if (!Array.isArray(raw)) throw new AnimationError('clip', `clip "${clipName}": markers must be an array`)
+  const markers = raw.map((m: unknown, i): ClipMarker => {
+    const where = `clip "${clipName}" marker ${i}`
+    if (typeof m !== 'object' || m === null) throw new AnimationError('clip', `${where} is not an object`)
+    const { name, time } = m as { name?: unknown; time?: unknown }
+    if (typeof name !== 'string' || name === '') {
+      throw new AnimationError('clip', `${where}: name ${showValue(name)} is not a non-empty string`)
+    }
+    const t = markerTime(time, duration)
+    if (Number.isNaN(t)) {
+      throw new AnimationError(
+        'clip',
+        `${where} ${showValue(name)}: time ${showValue(time)} s is not a number in [0, ${duration}] (the clip's duration)`,
+      )
+    }
+    return Object.freeze({ name, time: t })
+  })
+  // Array.prototype.sort is stable: equal times keep the given order.
+  return Object.freeze(markers.sort((a, b) => a.time - b.time))
+}
+
+const EMPTY_MARKERS: readonly ClipMarker[] = Object.freeze([])
 
 /** The clip each channel was built in (for prepareSquad from a lone channel). */
 const owners = new WeakMap<Channel, Clip>()

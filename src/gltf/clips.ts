@@ -2,7 +2,7 @@ import type { Accessor, Animation, Node } from '@gltf-transform/core'
 import type { Clip, RawChannel } from '../clip/clip.ts'
 import { buildClip } from '../clip/clip.ts'
 import { AnimationError } from '../errors.ts'
-import { gltfError } from './gltfError.ts'
+import { gltfError, shown } from './gltfError.ts'
 
 /** What a clip needs to know about the asset's nodes. */
 export interface ClipContext {
@@ -77,8 +77,9 @@ export function clipFromAnimation(animation: Animation, index: number, context: 
       components,
     })
   })
+  const markers = markersOf(animation.getExtras(), fail)
   try {
-    return buildClip({ name, channels }, { nodeCount: context.nodeIndex.size })
+    return buildClip({ name, channels, markers }, { nodeCount: context.nodeIndex.size })
   } catch (error) {
     if (error instanceof AnimationError) {
       throw new AnimationError(error.kind, `${context.source}: ${where}: ${error.message}`, { cause: error })
@@ -88,6 +89,31 @@ export function clipFromAnimation(animation: Animation, index: number, context: 
 }
 
 const FLOAT = 5126
+
+/**
+ * The markers of a glTF animation, by this library's convention: its `extras` object's `markers` array, each
+ * `{ "name": "footstep", "time": 0.25 }` (a non-empty name, seconds into the clip, in [0, duration]; other
+ * keys are ignored):
+ *
+ *   "animations": [{ "name": "Walk", "channels": [ … ], "samplers": [ … ],
+ *                    "extras": { "markers": [{ "name": "footstep", "time": 0.25 }, { "name": "footstep", "time": 0.6 }] } }]
+ *
+ * No `extras`, or no `markers` in it, means none. A `markers` that is not an array of such objects throws (kind
+ * 'gltf'); buildClip checks the names and times (kind 'clip').
+ */
+function markersOf(extras: unknown, fail: (what: string) => never): { name: string; time: number }[] {
+  if (typeof extras !== 'object' || extras === null) return []
+  const markers = (extras as { markers?: unknown }).markers
+  if (markers === undefined) return []
+  if (!Array.isArray(markers)) return fail(`extras.markers is ${shown(markers)}, not an array`)
+  return markers.map((m: unknown, i) => {
+    if (typeof m !== 'object' || m === null || Array.isArray(m)) {
+      return fail(`extras.markers[${i}] is ${shown(m)}, not an object { name, time }`)
+    }
+    const { name, time } = m as { name?: unknown; time?: unknown }
+    return { name: name as string, time: time as number }
+  })
+}
 
 /**
  * Output values as floats. gltf-transform's `getArray()` gives the stored integers of a normalized accessor

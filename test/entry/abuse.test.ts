@@ -54,6 +54,7 @@ import {
   TURN,
   vecDistance,
   WAG,
+  problems,
 } from '../helpers/ecs.ts'
 import { expectQuatClose, refSlerp } from '../helpers/quat.ts'
 import { contextOf } from '../../entry/plugin.ts'
@@ -196,7 +197,7 @@ describe('frame times: the stepper in a game loop', () => {
     stepN(twin.plugin, total)
     expect(plugin.hash()).toBe(twin.plugin.hash())
     expect(nonFiniteNodes(plugin)).toEqual([])
-    expect(plugin.events).toEqual([])
+    expect(problems(plugin)).toEqual([])
   })
 
   it('a plugin refuses a negative or infinite fixed step; a legal but huge one (10 s) keeps everything finite', () => {
@@ -237,7 +238,7 @@ describe('frame times: the stepper in a game loop', () => {
     // A body falls 98 m/s faster per 10 s step, but the ground stops it and its joints are projected back
     // together (src/physics/ragdoll.ts): it lies there, finite, and nothing diverged to report.
     expect(huge.stores.Ragdoll.active[c]).toBe(RAGDOLL_FALLING)
-    expect(huge.events).toEqual([])
+    expect(problems(huge)).toEqual([])
   })
 })
 
@@ -397,7 +398,7 @@ describe('characters removed behind the plugin’s back', () => {
         expectSameBits(animLayer(plugin, walker), animLayer(twin.plugin, twinWalker), `walker, step ${k}`)
       }
       expect(nonFiniteNodes(plugin)).toEqual([])
-      expect(plugin.events).toEqual([])
+      expect(problems(plugin)).toEqual([])
       expectNoLeaks(plugin, how === 'removeComponent' ? 2 : 0)
     })
   }
@@ -561,9 +562,10 @@ describe('non-finite values forced in', () => {
       expectedLocal(TURN, HIPS, 5 * DT).t[0],
       6,
     )
-    expect(plugin.events).toEqual([
+    expect(problems(plugin)).toEqual([
       {
         step: 5,
+        character: a,
         entity: a,
         kind: 'pose-non-finite',
         message:
@@ -582,7 +584,7 @@ describe('non-finite values forced in', () => {
     data[animOffset(plugin, a, HEAD) + 3] = Number.NaN
     stepN(plugin, 2)
     stepN(twin.plugin, 2)
-    expect(plugin.events.length).toBe(1)
+    expect(problems(plugin).length).toBe(1)
     check()
     // A character made later on the same id is reported afresh.
     plugin.removeCharacter(a)
@@ -592,7 +594,7 @@ describe('non-finite values forced in', () => {
     plugin.step()
     contextOf(plugin).pool.data[animOffset(plugin, again, PROP)] = Number.NaN
     plugin.step()
-    expect(plugin.events.map((e) => [e.entity, e.kind])).toEqual([
+    expect(problems(plugin).map((e) => [e.entity, e.kind])).toEqual([
       [a, 'pose-non-finite'],
       [again, 'pose-non-finite'],
     ])
@@ -615,14 +617,14 @@ describe('non-finite values forced in', () => {
     const shown = localOf(plugin, hips)
     plugin.step()
     expect(localOf(plugin, hips)).toEqual(shown)
-    expect(plugin.events.map((e) => e.kind)).toEqual(['pose-non-finite'])
+    expect(problems(plugin).map((e) => e.kind)).toEqual(['pose-non-finite'])
     plugin.step()
     // Wag does not drive the hips: from the rest hips (the repair) to the rest hips is the rest hips.
     expect(localOf(plugin, hips).t).toEqual(REST[HIPS]!.t)
     expect(plugin.stores.CrossFade.active[a]).toBe(1)
     stepN(plugin, 40)
     expect(nonFiniteNodes(plugin)).toEqual([])
-    expect(plugin.events.length).toBe(1)
+    expect(problems(plugin).length).toBe(1)
   })
 
   it('NaN and ∞ written into Sampler and CrossFade stores: times restart at 0, bad fade durations cut', () => {
@@ -658,7 +660,7 @@ describe('non-finite values forced in', () => {
     expect(Sampler.time[nanTime]).toBeCloseTo(3 * DT, 12)
     expect(nonFiniteNodes(plugin)).toEqual([])
     for (const c of chars) expect(animLayer(plugin, c).every(Number.isFinite)).toBe(true)
-    expect(plugin.events).toEqual([])
+    expect(problems(plugin)).toEqual([])
   })
 
   it('NaN in a ragdoll body: that ragdoll ends before the physics step; one lying on the same ground is unaffected', () => {
@@ -683,8 +685,8 @@ describe('non-finite values forced in', () => {
     const { plugin, a, b } = poisoned
     expect(plugin.stores.Ragdoll.active[a]).toBe(RAGDOLL_OFF)
     expect(plugin.stores.Ragdoll.active[b]).toBe(RAGDOLL_FALLING)
-    expect(plugin.events.map((e) => [e.entity, e.kind])).toEqual([[a, 'ragdoll-exploded']])
-    expect(plugin.events[0]!.message).toContain('non-finite state before the physics step')
+    expect(problems(plugin).map((e) => [e.entity, e.kind])).toEqual([[a, 'ragdoll-exploded']])
+    expect(problems(plugin)[0]!.message).toContain('non-finite state before the physics step')
     expectSameBits(bodyState(plugin, b), bodyState(clean.plugin, b), 'b bodies')
     expectSameBits(animLayer(plugin, b), animLayer(clean.plugin, b), 'b ANIM')
     for (const e of plugin.joints(b))
@@ -715,8 +717,8 @@ describe('non-finite values forced in', () => {
     )
     expect(bad.length).toBeGreaterThan(0)
     for (const j of bad) expect(localOf(plugin, joints[j]!), `joint ${j}`).toEqual(before[j])
-    expect(plugin.events.map((e) => [e.entity, e.kind])).toEqual([[a, 'pose-non-finite']])
-    expect(plugin.events[0]!.message).toContain('in the physics pose); the ragdoll was ended')
+    expect(problems(plugin).map((e) => [e.entity, e.kind])).toEqual([[a, 'pose-non-finite']])
+    expect(problems(plugin)[0]!.message).toContain('in the physics pose); the ragdoll was ended')
     expect(plugin.stores.Ragdoll.weight[a]).toBe(0)
     plugin.step()
     expect(plugin.stores.Ragdoll.active[a]).toBe(RAGDOLL_OFF)
@@ -724,7 +726,7 @@ describe('non-finite values forced in', () => {
     stepN(plugin, 5)
     expect(nonFiniteNodes(plugin)).toEqual([])
     expectNoLeaks(plugin)
-    expect(plugin.events.length).toBe(1)
+    expect(problems(plugin).length).toBe(1)
   })
 
   it('NaN a game writes into scene-node locals: joints are rewritten by the next pose, a root is the game’s', () => {
@@ -760,11 +762,13 @@ describe('non-finite values forced in', () => {
     expect(plugin.stores.Ragdoll.active[a]).toBe(RAGDOLL_OFF)
     expect(plugin.stores.Ragdoll.active[b]).toBe(RAGDOLL_FALLING)
     // The ragdoll never starts: its root (the game's) has no finite pose to hand over.
-    expect(plugin.events.map((e) => [e.entity, e.kind])).toEqual([
+    expect(problems(plugin).map((e) => [e.entity, e.kind])).toEqual([
       [a, 'ragdoll-exploded'],
       [a, 'world-non-finite'],
     ])
-    expect(plugin.events[0]!.message).toContain('root transform is not finite; the ragdoll was not started')
+    expect(problems(plugin)[0]!.message).toContain(
+      'root transform is not finite; the ragdoll was not started',
+    )
     expectNoLeaks(plugin)
     // Once the game repairs its node, everything is finite again.
     nodes.translation[a * 3 + 1] = 0

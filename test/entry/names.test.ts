@@ -6,6 +6,7 @@ import { createWorld } from 'bitecs'
 import { describe, expect, it } from 'vitest'
 import { createAnimationPlugin } from '../../entry/plugin.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
+import { problems } from '../helpers/ecs.ts'
 
 describe('jointEntity by name on RobotExpressive', () => {
   it('prefers the skin joint over a mesh of the same name, and the index picks either', async () => {
@@ -24,6 +25,6 @@ describe('jointEntity by name on RobotExpressive', () => {
     // A hit by name lands on the bone too: the ragdoll accepts it.
     plugin.ragdoll(c, { impulse: { joint: 'Head', impulse: [1, 0, 0] } })
     plugin.step()
-    expect(plugin.events).toEqual([])
+    expect(problems(plugin)).toEqual([])
   })
 })

@@ -89,6 +89,10 @@ function setup() {
 type Call = (p: AnimationPlugin, v: unknown, ids: { a: number; b: number }) => unknown
 const CALLS: Record<string, Call> = {
   'addAsset(v)': (p, v) => p.addAsset(v as never),
+  'addMarker(v, 0, 0.5, "m")': (p, v) => p.addMarker(v as never, 0, 0.5, 'm'),
+  'addMarker(handle, v, 0.5, "m")': (p, v) => p.addMarker(p.addAsset(OTHER), v as never, 0.5, 'm'),
+  'addMarker(handle, 0, v, "m")': (p, v) => p.addMarker(p.addAsset(OTHER), 0, v as never, 'm'),
+  'addMarker(handle, 0, 0.5, v)': (p, v) => p.addMarker(p.addAsset(OTHER), 0, 0.5, v as never),
   'addCharacter(v)': (p, v) => p.addCharacter(v as never),
   'addCharacter(handle, v)': (p, v) => p.addCharacter(p.addAsset(OTHER), v as never),
   'addCharacter(handle, { parent: v })': (p, v, { a }) =>

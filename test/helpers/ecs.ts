@@ -19,6 +19,7 @@ import {
 import { JOINT_STRIDE, LAYER_ANIM, layerOffset } from '../../components/Pose.ts'
 import { quatFromAxisAngle } from './quat.ts'
 import { contextOf } from '../../entry/plugin.ts'
+import { isClipEvent, type ProblemEvent } from '../../systems/state.ts'
 
 type Vec3 = [number, number, number]
 type Quat = [number, number, number, number]
@@ -270,4 +271,9 @@ export function expectSameBits(
       expect.fail(`${what} differ at [${i}]: ${actual[i]} vs ${expected[i]}`)
     }
   }
+}
+
+/** The problem reports among a plugin's events (its clips' loops, ends and markers left out). */
+export function problems(plugin: AnimationPlugin): ProblemEvent[] {
+  return plugin.events.filter((e): e is ProblemEvent => !isClipEvent(e))
 }

@@ -157,7 +157,7 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
   const u16 = () => view.getUint16(take(2), true)
   const u32 = () => view.getUint32(take(4), true)
 
-  take(12 * u16()) // assets
+  take(20 * u16()) // assets
   const maxId = u32()
   take(4 + 4 * maxId) // alive count, dense
   const pool = at

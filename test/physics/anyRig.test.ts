@@ -20,6 +20,7 @@ import {
   skeletonViewOf,
 } from '../../src/physics/description.ts'
 import { createAnimationPlugin, contextOf } from '../../entry/plugin.ts'
+import { isClipEvent } from '../../systems/state.ts'
 import { characterSize, largestGap, worldPosition } from '../helpers/ragdollLimits.ts'
 
 let fox: AnimationAsset
@@ -88,7 +89,7 @@ function fall(asset: AnimationAsset, scale: number): Run {
       }
     }
   }
-  run.events = p.events.map((e) => `${e.kind}: ${e.message}`)
+  run.events = p.events.filter((e) => !isClipEvent(e)).map((e) => `${e.kind}: ${e.message}`)
   return run
 }
 

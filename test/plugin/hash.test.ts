@@ -111,6 +111,8 @@ describe('determinism', () => {
     }
     const ctx = contextOf(plugin)
     expect(ctx.ragdolls[b]!.instance!.bodies.length).toBeGreaterThan(0)
+    // The event queue's part of the hash (its records) is tested in test/systems/clipEvents.test.ts.
+    plugin.events.length = 0
     const h = createHasher().updateNumber(ctx.step)
     const nodes = ctx.sceneGraph.store
     const one = (arr: TypedArray, e: number, width = 1) => h.update(arr, e * width, e * width + width)
@@ -139,6 +141,10 @@ describe('determinism', () => {
         h.updateNumber(q.x).updateNumber(q.y).updateNumber(q.z).updateNumber(q.w)
       }
     }
+    // Problem reports already made (none here but the ragdoll flags), dropped events, the (empty) queue.
+    for (const eid of [...characterIds(ctx)].sort((x, y) => x - y))
+      h.updateNumber(ctx.ragdolls[eid]?.reported ? 1 : 0)
+    h.updateNumber(ctx.droppedEvents).updateNumber(0)
     expect(plugin.hash()).toBe(h.digest())
   })
 

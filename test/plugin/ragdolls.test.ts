@@ -14,6 +14,7 @@ import { AnimationError } from '../../src/errors.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
+import type { GetUpEvent } from '../../systems/state.ts'
 import { RAGDOLL_OFF } from '../../components/Ragdoll.ts'
 import { makeHumanoidAsset } from '../helpers/humanoid.ts'
 import { characterSize, worldPosition as position } from '../helpers/ragdollLimits.ts'
@@ -115,7 +116,7 @@ for (const [name, rig] of Object.entries(RIGS)) {
       })
       p.events.length = 0
       for (const c of chars) p.getUp(c, { prone: rig.clip, supine: 0, play: { loop: 'repeat' } })
-      const events = [...p.events]
+      const events = p.events.filter((e): e is GetUpEvent => e.kind === 'ragdoll-get-up')
       let slide = 0
       for (let s = 0; s < 150; s++) {
         p.step()
@@ -155,7 +156,7 @@ for (const [name, rig] of Object.entries(RIGS)) {
       expect(events.map((e) => [e.kind, e.entity])).toEqual(chars.map((c) => ['ragdoll-get-up', c]))
       for (const e of events) {
         const expected = e.facing === 'prone' ? p.clipId(e.entity, rig.clip) : p.clipId(e.entity, 0)
-        expect(e.clip).toBe(expected)
+        expect(e.clipId).toBe(expected)
         expect(p.stores.Sampler.clip[e.entity]).toBe(expected)
         expect(e.message).toContain(e.facing === 'prone' ? 'face-down' : 'face-up')
         expect(e.message).toContain(`"${e.facing === 'prone' ? rig.clip : clips[0]}"`)
@@ -195,7 +196,7 @@ describe('getUp: checks', () => {
     p.ragdoll(e)
     p.getUp(e, { clip: 'Survey' })
     expect(p.getTransform(e).position).toEqual([-3, 0, 0])
-    expect(p.events.map((x) => [x.kind, x.entity, x.clip])).toEqual([
+    expect(p.events.map((x) => [x.kind, x.entity, 'clipId' in x ? x.clipId : null])).toEqual([
       ['ragdoll-get-up', e, p.clipId(e, 'Survey')],
     ])
     // A snapshot carries the event's fields.

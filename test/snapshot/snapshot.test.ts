@@ -22,6 +22,7 @@ import { SNAPSHOT_VERSION } from '../../snapshot/format.ts'
 import { generateRagdollDescription } from '../../src/physics/description.ts'
 import { buildClip } from '../../src/clip/clip.ts'
 import { contextOf } from '../../entry/plugin.ts'
+import { problems } from '../helpers/ecs.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const FOX_GLTF = 'assets/Fox/glTF/Fox.gltf'
@@ -449,7 +450,7 @@ describe('snapshot and restore', () => {
       script2(plugin, a.ball, k)
       plugin.step()
     }
-    expect(plugin.events.map((e) => [e.kind, e.entity])).toEqual([['ragdoll-exploded', f2]])
+    expect(problems(plugin).map((e) => [e.kind, e.entity])).toEqual([['ragdoll-exploded', f2]])
     expect(plugin.physics.bodies.indexOf(a.ball)).toBe(1 + description.bodies.length)
     const bytes = plugin.snapshot()
 
@@ -508,7 +509,7 @@ describe('snapshot and restore', () => {
         const pool = contextOf(plugin).pool
         const expected =
           48 + // header
-          (2 + 12) + // one asset
+          (2 + 20) + // one asset
           (8 + 4 * entities) + // entity index
           (12 + 4 * pool.free.length) + // pose pool
           (4 + entities * (4 + recordBytes(SceneNode))) + // scene nodes
@@ -517,7 +518,7 @@ describe('snapshot and restore', () => {
           4 + // no morph weights
           4 + // no ragdoll runtimes
           (8 + 8 + 24 + 4 + (6 + 1 + 56) + 4 + 1 + 4 + 4) + // physics: the ground, its broadphase list
-          4 // no events
+          12 // no dropped clip events, no problem reported, no events (30 steps: neither clip has looped)
         expect(bytes.length).toBe(expected)
       }
     }
@@ -583,7 +584,7 @@ describe('restore rejects, changing nothing', () => {
     // Cut inside a section, with a header that agrees: the section reader notices.
     rejectsUnchanged(
       (p) => p.restore(resealed(bytes.subarray(0, 300))),
-      /truncated in section "entities": \d+ bytes needed at offset 70, the snapshot has 300/,
+      /truncated in section "entities": \d+ bytes needed at offset 78, the snapshot has 300/,
     )
     const longer = new Uint8Array(bytes.length + 3)
     longer.set(bytes)

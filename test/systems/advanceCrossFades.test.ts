@@ -20,6 +20,7 @@ import {
   TURN,
   vecDistance,
   WAG,
+  problems,
 } from '../helpers/ecs.ts'
 import { expectQuatClose, quatAt, quatRotationAngle, refSlerp } from '../helpers/quat.ts'
 import { contextOf } from '../../entry/plugin.ts'
@@ -349,7 +350,7 @@ describe('a fade blends only the paths that can change, with the same bits as a 
         checked++
       }
     }
-    expect(plugin.events.map((e) => [e.entity, e.kind])).toEqual([[chars[3], 'pose-non-finite']])
+    expect(problems(plugin).map((e) => [e.entity, e.kind])).toEqual([[chars[3], 'pose-non-finite']])
     expect(Array.from(contextOf(plugin).fadePaths[chars[3]!]!)).toEqual(Array(5).fill(BLEND_T | BLEND_S))
     expect(checked).toBeGreaterThan(200)
   })

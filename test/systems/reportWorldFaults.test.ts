@@ -2,6 +2,7 @@ import { createWorld } from 'bitecs'
 import { describe, expect, it } from 'vitest'
 import { createAnimationPlugin } from '../../entry/plugin.ts'
 import type { AnimationAsset, AssetNode } from '../../src/gltf/asset.ts'
+import { problems } from '../helpers/ecs.ts'
 
 /** A chain of nodes with the given scales; the last has translation [1, 0, 0]. */
 function chain(scales: number[]): AnimationAsset {
@@ -34,9 +35,9 @@ describe('world matrices past float32 (issue 13: finite locals, non-finite produ
     for (let i = 0; i < 5; i++) plugin.step()
     const world = plugin.stores.SceneNode.world
     expect(nonFiniteWorlds(world)).toBe(0)
-    expect(plugin.events.map((e) => [e.kind, e.entity])).toEqual([['world-non-finite', bad]])
-    expect(plugin.events[0]!.message).toContain(`character ${bad}: 1 node(s)`)
-    expect(plugin.events[0]!.message).toContain('joint 1 "n1"')
+    expect(problems(plugin).map((e) => [e.kind, e.entity])).toEqual([['world-non-finite', bad]])
+    expect(problems(plugin)[0]!.message).toContain(`character ${bad}: 1 node(s)`)
+    expect(problems(plugin)[0]!.message).toContain('joint 1 "n1"')
     // The other character's leaf sits at 2·3·1 = 6 along x.
     const leaf = plugin.jointEntity(good, 2)
     expect(world[leaf * 16 + 12]).toBe(6)
@@ -57,7 +58,7 @@ describe('world matrices past float32 (issue 13: finite locals, non-finite produ
     const a = make()
     a.addCharacter(asset)
     for (let i = 0; i < 3; i++) a.step()
-    expect(a.events.map((e) => e.kind)).toEqual(['world-non-finite'])
+    expect(problems(a).map((e) => e.kind)).toEqual(['world-non-finite'])
     const b = make()
     b.restore(a.snapshot())
     expect(b.events).toEqual(a.events)

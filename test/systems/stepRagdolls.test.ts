@@ -23,6 +23,7 @@ import { HUMANOID_RAGDOLL, makeHumanoidAsset } from '../helpers/humanoid.ts'
 import { quatDistance } from '../helpers/quat.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { MAX_CAPSULE_SPHERES } from '../../src/physics/ragdoll.ts'
+import { problems } from '../helpers/ecs.ts'
 
 const DT = 1 / 60
 let fox: AnimationAsset
@@ -299,7 +300,7 @@ describe('stepRagdolls: the fall', () => {
         if (s >= 300) lowestLate = Math.min(lowestLate, low)
         if (s === 540 || s === 599) positions.push(r.bodies.flatMap((b) => b.position.toArray()))
       })
-      expect(p.events).toEqual([])
+      expect(problems(p)).toEqual([])
       expect(cone, 'largest cone excess, rad').toBeLessThan(c.cone)
       expect(twist, 'largest twist excess, rad').toBeLessThan(c.twist)
       expect(settled, 'largest excess over the last 5 s, rad').toBeLessThan(c.settled)
@@ -652,9 +653,10 @@ describe('stepRagdolls: explosions', () => {
       const atStep = contextOf(p).step
       p.step()
       // A non-finite state is caught before cannon-es steps (plugin.ts), a huge one after: either way, one event.
-      expect(p.events).toEqual([
+      expect(problems(p)).toEqual([
         {
           step: atStep,
+          character: doll,
           entity: doll,
           kind: 'ragdoll-exploded',
           message: expect.stringMatching(new RegExp(`^character ${doll}: .*; back to animation$`)),
@@ -672,7 +674,7 @@ describe('stepRagdolls: explosions', () => {
           for (let k = 0; k < 16; k++) expect(S.world[e * 16 + k]).toBe(S.world[tj[j]! * 16 + k])
         })
       })
-      expect(p.events).toHaveLength(1)
+      expect(problems(p)).toHaveLength(1)
       expect(p.stores.Ragdoll.active[other]).toBe(RAGDOLL_FALLING)
       expect(ragdollOf(p, other).r.bodies.every((b) => p.physics.bodies.includes(b))).toBe(true)
       // The PHYS layer of the exploded ragdoll is never shown again: its weight stays 0.
@@ -699,7 +701,7 @@ describe('stepRagdolls: explosions', () => {
     })
     // Dropped from 1.5 m above the ground, bodies pass 5 m/s = 500 cm/s, far over the 200 units/s of a metre world.
     expect(fastest).toBeGreaterThan(500)
-    expect(p.events).toEqual([])
+    expect(problems(p)).toEqual([])
     expect(p.stores.Ragdoll.active[c]).toBe(RAGDOLL_FALLING)
   })
 })
@@ -760,7 +762,7 @@ describe('stepRagdolls: a character placed or moved in the same frame', () => {
       expect(b.position.y).toBeLessThan(1)
     }
     run(p, 120)
-    expect(p.events).toEqual([])
+    expect(problems(p)).toEqual([])
     expect(p.stores.Ragdoll.active[c]).toBe(RAGDOLL_FALLING)
   })
 })
