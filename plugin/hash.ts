@@ -136,6 +136,7 @@ function hashLayers(h: Hasher, ctx: AnimationContext, stack: LayerStack): void {
     h.updateNumber(layer.index)
       .update(layer.f)
       .update(layer.i)
+      .update(layer.finished)
       .updateNumber(layer.base)
       .updateNumber(layer.slots)
     if (layer.mask) h.update(layer.mask)

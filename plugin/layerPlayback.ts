@@ -94,7 +94,8 @@ export function crossFadeOnLayer(
   if (live) {
     i[I_FROM_CLIP] = i[I_CLIP]!
     f[F_FROM_TIME] = f[F_TIME]!
-    f[F_FROM_SPEED] = i[I_PAUSED] === 1 ? 0 : f[F_SPEED]!
+    f[F_FROM_SPEED] = f[F_SPEED]!
+    layer.finished[1] = layer.finished[0]!
     i[I_FROM_LOOP] = i[I_LOOP]!
     i[I_FROM_ROTATION] = i[I_ROTATION]!
     layer.fromBinding = layer.binding
@@ -135,6 +136,7 @@ function startLayerClip(
   const f = layer.f
   const i = layer.i
   cancelStop(layer)
+  layer.finished[0] = 0
   i[I_SOURCE] = SOURCE_CLIP
   i[I_CLIP] = clip.id
   i[I_LOOP] = s.loop

@@ -54,7 +54,8 @@ import type { CharacterData } from './readCharacters.ts'
 
 /**
  * The snapshot's "layers" section (after "characters"): u32 count; per character with layers (ascending eid):
- * u32 eid, u8 layers; per layer: u8 index, f64[LAYER_FLOATS], i32[LAYER_INTS], u32 base, u32 slots,
+ * u32 eid, u8 layers; per layer: u8 index, f64[LAYER_FLOATS], i32[LAYER_INTS], u8×2 'finished' flags (its clip,
+ * the clip it fades out of), u32 base, u32 slots,
  * u8 masked [f32[n] mask], u32 cursor count, u32[count] cursors, f32[slots·10] pose block,
  * u8 blend space [u8 dims, u8 points, u8 sync, i32[m] clips, f64[m] x, f64[m] y, f64×2 parameter, f64[m]
  * times, per point u32 cursor count and u32[count] cursors]. Bindings, durations and the blend weights are
@@ -73,6 +74,7 @@ export function writeLayers(ctx: AnimationContext, w: Writer, characters: readon
       w.u8(layer.index)
       w.raw(layer.f, 0, LAYER_FLOATS)
       w.raw(layer.i, 0, LAYER_INTS)
+      w.raw(layer.finished, 0, 2)
       w.u32(layer.base)
       w.u32(layer.slots)
       w.u8(layer.mask ? 1 : 0)
@@ -105,6 +107,7 @@ export interface LayerData {
   index: number
   f: Float64Array
   i: Int32Array
+  finished: Uint8Array
   base: number
   slots: number
   mask: Float32Array | null
@@ -172,6 +175,9 @@ export function readLayers(
       copyInto(f, 0, r.bytes, r.span(8 * LAYER_FLOATS), LAYER_FLOATS)
       const i = new Int32Array(LAYER_INTS)
       copyInto(i, 0, r.bytes, r.span(4 * LAYER_INTS), LAYER_INTS)
+      const finished = Uint8Array.of(r.u8(), r.u8())
+      checkChoice(at, "'finished' flag", finished[0]!, FLAGS)
+      checkChoice(at, "fade-from 'finished' flag", finished[1]!, FLAGS)
       checkFinite(at, 'numbers', f)
       for (const k of [F_WEIGHT, F_WEIGHT_FROM, F_WEIGHT_TO, F_BLEND])
         checkRange(at, `number ${k}`, f[k]!, 0, 1)
@@ -253,7 +259,7 @@ export function readLayers(
         )
       }
       checkBlock(at, r.bytes, block, n, m)
-      layers.push({ index, f, i, base, slots, mask, cursors, block, blendSpace })
+      layers.push({ index, f, i, finished, base, slots, mask, cursors, block, blendSpace })
     }
     out.push({ eid, count: n, asset: c.asset, layers })
   }
@@ -350,6 +356,7 @@ export function applyLayers(ctx: AnimationContext, bytes: Uint8Array, plan: read
       const layer = createLayer(d.index)
       layer.f.set(d.f)
       layer.i.set(d.i)
+      layer.finished.set(d.finished)
       layer.base = d.base
       layer.slots = d.slots
       setLayerMask(layer, d.mask, c.count)

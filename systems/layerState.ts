@@ -130,6 +130,8 @@ export interface Layer {
   fromBinding: Int32Array | undefined
   cursors: Uint32Array
   blendSpace: BlendSpaceState | null
+  /** Once-only 'finished' flags (systems/clipEvents.ts): [0] the clip it plays, [1] the clip it fades out of. */
+  readonly finished: Uint8Array
 }
 
 /** A character's layers, by index; undefined where never used. */
@@ -163,6 +165,7 @@ export function createLayer(index: number): Layer {
     fromBinding: undefined,
     cursors: new Uint32Array(0),
     blendSpace: null,
+    finished: new Uint8Array(2),
   }
 }
 

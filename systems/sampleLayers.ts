@@ -5,6 +5,17 @@ import { blendJointLayers } from '../src/clip/blendLayers.ts'
 import { addDeltaPose, blendWeightedPoses, toDeltaPose } from '../src/clip/layerBlend.ts'
 import { awaitingBodies, type StepState, type AnimationStores } from './state.ts'
 import { FADE_END_TOLERANCE } from './advanceCrossFades.ts'
+import {
+  createClipEventEmitter,
+  EMIT_AFTER,
+  EMIT_BEFORE,
+  EMIT_DELTA,
+  EMIT_FADING_OUT,
+  EMIT_INPUT_LENGTH,
+  EMIT_START,
+  EMIT_WEIGHT,
+  type ClipEventEmitter,
+} from './clipEvents.ts'
 import { JOINT_STRIDE, LAYER_ANIM, LAYER_PREV, layerOffset } from '../components/Pose.ts'
 import { advancePhase, localTime, ROTATION_SQUAD } from '../components/Sampler.ts'
 import {
@@ -53,7 +64,7 @@ import {
 /** What sampleLayers reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type SampleLayersInput = Pick<
   StepState,
-  'world' | 'dt' | 'step' | 'pool' | 'assets' | 'clips' | 'layers' | 'ragdolls'
+  'world' | 'dt' | 'step' | 'pool' | 'assets' | 'clips' | 'layers' | 'ragdolls' | 'events' | 'droppedEvents'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'Ragdoll'>
 }
@@ -64,12 +75,17 @@ export type SampleLayersInput = Pick<
  * pose when layer 0 shows nothing), advances every layer's weight ramp, fade and time, samples each layer into
  * its OUT, and composes ANIM: the rest pose, then each layer in index order — override: slerp/lerp toward the
  * layer's pose by weight × mask; additive: × the layer's difference from its reference, by weight × mask.
- * A layer at weight 0 still advances its time but is neither sampled nor applied. Characters without layers
- * are not touched. Never throws; allocates nothing.
+ * A layer at weight 0 still advances its time but is neither sampled nor applied. A clip layer's clips report
+ * their loops, 'finished' and markers (systems/clipEvents.ts) with `layer` set and weight = layer weight × their
+ * share of a fade, after every character's layer-0 events (sampleClips runs first); blend spaces report none.
+ * Characters without layers are not touched. Never throws; allocates nothing when no event fires.
  */
 export function createSampleLayersSystem(ctx: SampleLayersInput) {
   const { Pose, Sampler } = ctx.stores
   const characters = registerQuery(ctx.world, [Sampler, Pose])
+  const emit = createClipEventEmitter(ctx)
+  /** The emitter's float inputs (systems/clipEvents.ts), through memory. */
+  const motion = new Float64Array(EMIT_INPUT_LENGTH)
 
   return function sampleLayers(_world: World): void {
     const dense = characters.dense
@@ -111,8 +127,9 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
         if (layer.i[I_SOURCE] === SOURCE_NONE) continue
         const out = (layer.base + BLOCK_OUT * n) * JOINT_STRIDE
         const visible = layer.f[F_WEIGHT]! > 0
-        if (layer.i[I_SOURCE] === SOURCE_CLIP) sampleLayerClip(ctx, data, layer, rest, n, visible)
-        else if (layer.blendSpace !== null) {
+        if (layer.i[I_SOURCE] === SOURCE_CLIP) {
+          sampleLayerClip(ctx, data, eid, layer, rest, n, visible, emit, motion)
+        } else if (layer.blendSpace !== null) {
           const bs = layer.blendSpace
           if (visible) sampleBlendSpace(ctx, data, layer, bs, out, n)
           else advanceBlendSpace(ctx.dt, layer, bs)
@@ -186,17 +203,23 @@ function applyLayer(data: Float32Array, anim: number, layer: Layer, out: number)
 function sampleLayerClip(
   ctx: SampleLayersInput,
   data: Float32Array,
+  eid: number,
   layer: Layer,
   rest: Float32Array,
   n: number,
   visible: boolean,
+  emit: ClipEventEmitter,
+  motion: Float64Array,
 ): void {
   const f = layer.f
   const i = layer.i
   const clip = ctx.clips[i[I_CLIP]!]!.clip
   const loop = i[I_LOOP]!
   const rate = i[I_PAUSED] === 1 ? 0 : f[F_SPEED]!
-  let phase = i[I_HOLD] === 1 ? f[F_TIME]! : advancePhase(f[F_TIME]!, ctx.dt * rate, clip.duration, loop)
+  const hold = i[I_HOLD] === 1
+  motion[EMIT_BEFORE] = f[F_TIME]!
+  motion[EMIT_DELTA] = hold ? 0 : ctx.dt * rate
+  let phase = hold ? f[F_TIME]! : advancePhase(f[F_TIME]!, ctx.dt * rate, clip.duration, loop)
   if (phase - phase !== 0) phase = 0
   i[I_HOLD] = 0
   f[F_TIME] = phase
@@ -220,13 +243,22 @@ function sampleLayerClip(
       f[F_BLEND] = blend
     }
   }
+  motion[EMIT_AFTER] = phase
+  motion[EMIT_WEIGHT] = f[F_WEIGHT]! * (i[I_FADE] === 1 ? f[F_BLEND]! : 1)
+  emit(eid, layer.index, i[I_CLIP]!, loop, motion, hold ? EMIT_START : 0, layer.finished, 0)
   const fromId = i[I_FADE] === 1 ? i[I_FROM_CLIP]! : -1
   if (fromId >= 0) {
     const fromClip = ctx.clips[fromId]!.clip
     const fromLoop = i[I_FROM_LOOP]!
-    let fromPhase = advancePhase(f[F_FROM_TIME]!, ctx.dt * f[F_FROM_SPEED]!, fromClip.duration, fromLoop)
+    const fromDelta = i[I_PAUSED] === 1 ? 0 : ctx.dt * f[F_FROM_SPEED]!
+    motion[EMIT_BEFORE] = f[F_FROM_TIME]!
+    motion[EMIT_DELTA] = fromDelta
+    let fromPhase = advancePhase(f[F_FROM_TIME]!, fromDelta, fromClip.duration, fromLoop)
     if (fromPhase - fromPhase !== 0) fromPhase = 0
     f[F_FROM_TIME] = fromPhase
+    motion[EMIT_AFTER] = fromPhase
+    motion[EMIT_WEIGHT] = f[F_WEIGHT]! * (1 - f[F_BLEND]!)
+    emit(eid, layer.index, fromId, fromLoop, motion, EMIT_FADING_OUT, layer.finished, 1)
     f[F_FROM_LOCAL] = localTime(fromPhase, fromClip.duration, fromLoop)
     if (visible) {
       const from = block + BLOCK_FROM * stride

@@ -192,6 +192,7 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
       take(1)
       const f = take(8 * 14)
       const ints = take(4 * 15)
+      take(2) // 'finished' flags
       take(4)
       const slots = u32()
       if (u8() === 1) take(4 * n)

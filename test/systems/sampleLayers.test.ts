@@ -352,3 +352,51 @@ describe('layers: making the stack keeps the current pose', () => {
     expect(bits(worlds(b.plugin, b.eid))).toEqual(bits(worlds(a.plugin, a.eid)))
   })
 })
+
+describe('layers: clip events', () => {
+  it("a layer's clips report loops, 'finished' and markers with their layer and weight", () => {
+    const { plugin, eid } = setup(assets.robot!)
+    plugin.play(eid, 'Idle')
+    plugin.addMarker(assets.robot!, 'Wave', 0.5, 'hand-up')
+    plugin.setLayer(eid, 1, { weight: 0.5, mask: ['Abdomen'] })
+    plugin.play(eid, 'Wave', { layer: 1, loop: 'once' })
+    plugin.play(eid, 'Yes', { layer: 2 })
+    const wave = assets.robot!.clips.find((c) => c.name === 'Wave')!.duration
+    const yes = assets.robot!.clips.find((c) => c.name === 'Yes')!.duration
+    const steps = Math.ceil((wave + 0.1) * 60)
+    for (let k = 0; k < steps; k++) plugin.step()
+    const layered = plugin.events.filter((e) => 'layer' in e && e.layer > 0) as {
+      kind: string
+      layer: number
+      clip: string
+      name: string
+      weight: number
+      step: number
+    }[]
+    const onWave = layered.filter((e) => e.layer === 1)
+    expect(onWave.map((e) => [e.kind, e.name])).toEqual([
+      ['marker', 'hand-up'],
+      ['finished', ''],
+    ])
+    expect(onWave.every((e) => e.clip === 'Wave' && e.weight === 0.5)).toBe(true)
+    // Yes repeats on layer 2: one 'loop' per full cycle.
+    expect(layered.filter((e) => e.layer === 2 && e.kind === 'loop').length).toBe(
+      Math.floor((steps - 1) / 60 / yes),
+    )
+    // The same after a snapshot: neither lost nor repeated ('finished' stays reported).
+    const bytes = plugin.snapshot()
+    const copy = createAnimationPlugin(createWorld(), { capacity: 512, physics: { ground: false } })
+    copy.addAsset(assets.robot!)
+    copy.addMarker(assets.robot!, 'Wave', 0.5, 'hand-up')
+    copy.restore(bytes)
+    plugin.events.length = 0
+    copy.events.length = 0
+    for (let k = 0; k < 120; k++) {
+      plugin.step()
+      copy.step()
+    }
+    expect(copy.events.map((e) => [e.kind, e.step])).toEqual(plugin.events.map((e) => [e.kind, e.step]))
+    expect(plugin.events.some((e) => e.kind === 'finished')).toBe(false)
+    expect(copy.hash()).toBe(plugin.hash())
+  })
+})
