@@ -1,6 +1,7 @@
 import { JOINT_STRIDE } from '../math/poseLayout.ts'
-import { multiplyQuat, normalizeQuat, slerpQuat } from '../math/quat.ts'
+import { multiplyQuat, normalizeQuat } from '../math/quat.ts'
 import { detExp, detLog } from '../math/detmath.ts'
+import { seriesCoefficients } from './blendLayers.ts'
 
 /**
  * Kernels of animation layers on poses in the layout of poseLayout.ts (10 floats per joint). A layer's joints
@@ -11,8 +12,9 @@ import { detExp, detLog } from '../math/detmath.ts'
  * project's own transcendental functions, so the same bits in every engine.
  */
 
-const IDENTITY = Float32Array.of(0, 0, 0, 1)
 const scratch = new Float32Array(4)
+/** addDeltaPose's series coefficients of the run at hand (seriesCoefficients). */
+const coefficients = new Float64Array(20)
 
 /**
  * Turns the n-joint pose at `data[po ..]` into its difference from the reference pose `ref[ro ..]`, in place:
@@ -53,6 +55,11 @@ export function toDeltaPose(data: Float32Array, po: number, ref: Float32Array, r
  * out·d^w (d^w the shortest-arc slerp from identity to d), scale out·d^w (per axis; a ratio ≤ 0, which only
  * a mirrored reference gives, is scaled linearly, 1 + w(d − 1)). w = 1 applies the delta exactly; w ≤ 0
  * leaves the run as it is. `out` and `delta` are n-joint poses at `oo` and `dOff`; runs index their joints.
+ *
+ * d^w comes from blendJointLayers' half-angle series (src/clip/blendLayers.ts: coefficients fixed per run, only
+ * + − × ÷ and √, exact to well under float32 resolution), not slerpQuat: slerpQuat's detAcos and detSin are too
+ * large for V8 to inline here, and every float crossing those calls was boxed (~100 bytes of garbage per joint
+ * per step, and most of the layer's cost).
  */
 export function addDeltaPose(
   out: Float32Array,
@@ -64,12 +71,15 @@ export function addDeltaPose(
   weights: Float64Array,
 ): void {
   const STRIDE = JOINT_STRIDE
+  const q = scratch
   for (let r = 0; r < runCount; r++) {
     const w = weights[r]!
     if (!(w > 0)) continue
     const first = runs[2 * r]!
     const end = first + runs[2 * r + 1]!
     const full = w >= 1
+    // This run's series: c[0, 10) the identity's weight, c[10, 20) the delta's (read in the loop: L1 hits).
+    const c = seriesCoefficients(coefficients, weights, r, 2)
     for (let j = first; j < end; j++) {
       const o = oo + j * STRIDE
       const d = dOff + j * STRIDE
@@ -85,8 +95,38 @@ export function addDeltaPose(
         out[o] = out[o]! + w * delta[d]!
         out[o + 1] = out[o + 1]! + w * delta[d + 1]!
         out[o + 2] = out[o + 2]! + w * delta[d + 2]!
-        slerpQuat(scratch, 0, IDENTITY, 0, delta, d + 3, w)
-        multiplyQuat(out, o + 3, out, o + 3, scratch, 0)
+        // slerp(identity, ±d, w): cos θ = |d_w| after the short-arc flip; identity's weight s0 goes to w only.
+        const sg = delta[d + 6]! < 0 ? -1 : 1
+        const dx = sg * delta[d + 3]!
+        const dy = sg * delta[d + 4]!
+        const dz = sg * delta[d + 5]!
+        const cos = sg * delta[d + 6]!
+        const y = Math.sqrt((1 + cos) * 0.5) - 1
+        const y2 = y * y
+        const y4 = y2 * y2
+        const y8 = y4 * y4
+        const s0 =
+          c[0]! +
+          c[1]! * y +
+          (c[2]! + c[3]! * y) * y2 +
+          (c[4]! + c[5]! * y + (c[6]! + c[7]! * y) * y2) * y4 +
+          (c[8]! + c[9]! * y) * y8
+        const s1 =
+          c[10]! +
+          c[11]! * y +
+          (c[12]! + c[13]! * y) * y2 +
+          (c[14]! + c[15]! * y + (c[16]! + c[17]! * y) * y2) * y4 +
+          (c[18]! + c[19]! * y) * y8
+        const qx = s1 * dx
+        const qy = s1 * dy
+        const qz = s1 * dz
+        const qw = s0 + s1 * cos
+        const inv = 1 / Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+        q[0] = qx * inv
+        q[1] = qy * inv
+        q[2] = qz * inv
+        q[3] = qw * inv
+        multiplyQuat(out, o + 3, out, o + 3, q, 0)
         for (let k = 7; k < 10; k++) {
           const s = delta[d + k]!
           out[o + k] = out[o + k]! * (s > 0 ? (s === 1 ? 1 : detExp(w * detLog(s))) : 1 + w * (s - 1))
