@@ -14,6 +14,7 @@
  * Then squad against slerp (the project only; three has no squad), same crowd, interleaved.
  */
 import { spawn } from 'node:child_process'
+import { rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -253,6 +254,7 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
     }
   } finally {
     tracker.stop()
+    await removeChildEntry()
   }
   result.targets = targets(result, largest, settings.rigJoints)
   return result
@@ -375,18 +377,28 @@ export type ChildTask =
  * The child entry (scenario.ts) bundled to plain JavaScript (scripts/bundle.mjs), made once per run: children run
  * it with plain `node`, not through tsx, which slows every typed-array access of the process it loads (the
  * project's step measured ~17 % slower: 58 against 49 ns per joint on the 64-joint rig). A game runs bundled
- * JavaScript, so the children do too. The bundle is written under node_modules/.cache.
+ * JavaScript, so the children do too. The bundle is written under node_modules/.cache, named by this process's
+ * id, and removed when the run ends: worktrees of the project may share one node_modules (a symlink), and a
+ * shared name let one worktree's run execute another's bundle.
  */
 let childEntry: Promise<string> | null = null
 
 function bundledChildEntry(): Promise<string> {
   childEntry ??= (async () => {
     const root = fileURLToPath(new URL('../../', import.meta.url))
-    const outfile = path.join(root, 'node_modules', '.cache', 'ecs-anim-bench', 'scenario.mjs')
+    const outfile = path.join(root, 'node_modules', '.cache', 'ecs-anim-bench', `scenario-${process.pid}.mjs`)
     await bundleForNode(fileURLToPath(new URL('./scenario.ts', import.meta.url)), outfile)
     return outfile
   })()
   return childEntry
+}
+
+/** Removes this run's child bundle, if it made one. */
+async function removeChildEntry(): Promise<void> {
+  if (childEntry === null) return
+  const entry = childEntry
+  childEntry = null
+  await rm(await entry, { force: true })
 }
 
 /** runScenarioJob in a fresh Node process (see bundledChildEntry), with --expose-gc. */
