@@ -282,7 +282,14 @@ function advanceBlendSpace(ctx: SampleLayersInput, layer: Layer, bs: BlendSpaceS
     let duration = 0
     for (let p = 0; p < m; p++) duration += bs.weights[p]! * bs.durations[p]!
     let phase = layer.f[F_PHASE]!
-    if (duration > 0) phase = advancePhase(phase, (dt * rate) / duration, 1, 1)
+    if (duration > 0) {
+      // advancePhase(phase, Δ, 1, LOOP_REPEAT) written out, the same operations (p / 1 and × 1 are exact): its
+      // float arguments and result were boxed where V8 did not inline it (48 B per character per step).
+      let p = phase + (dt * rate) / duration
+      if (p >= 1 || p < 0) p -= Math.floor(p)
+      if (p < 0) p += 1
+      phase = p >= 1 ? 0 : p
+    }
     if (phase - phase !== 0) phase = 0
     layer.f[F_PHASE] = phase
     return
