@@ -4,7 +4,8 @@
  * `--out <file>` also writes it to a file. Exits 1 when a correctness check failed.
  *
  *   node --expose-gc --import tsx scripts/bench.ts [--quick] [--characters 1,100,1000] [--rounds 7]
- *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle] [--alloc-steps 1000] [--no-squad]
+ *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle,layered,blend-space]
+ *     [--alloc-steps 1000] [--no-squad]
  *     [--no-split] [--shared-process] [--json] [--out result.json] [--v8-measures]
  *
  * Each scenario (and the squad comparison) runs in a fresh child process holding one animation plugin, as a
@@ -16,7 +17,7 @@
  */
 import { writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import type { CrowdKind } from './bench/crowd.ts'
+import { CROWD_KINDS, type CrowdKind } from './bench/crowd.ts'
 import { formatReport } from './bench/report.ts'
 import {
   ASSET_NAMES,
@@ -75,7 +76,7 @@ const options: BenchOptions = {
         : undefined,
   rounds: integer(values.rounds, 'rounds', 5) ?? (values.quick ? 5 : undefined),
   assets: list<AssetName>(values.assets, ASSET_NAMES, 'assets'),
-  crowds: list<CrowdKind>(values.crowds, ['playing', 'moving', 'idle'], 'crowds'),
+  crowds: list<CrowdKind>(values.crowds, CROWD_KINDS, 'crowds'),
   allocSteps: integer(values['alloc-steps'], 'alloc-steps', 0) ?? (values.quick ? 200 : undefined),
   squad: !values['no-squad'],
   split: !values['no-split'],

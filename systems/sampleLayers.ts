@@ -113,7 +113,7 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
           data.set(rest, out0)
         }
       }
-      advanceWeight(ctx.dt, base0)
+      advanceWeight(ctx, base0)
       if (isPlainBase(base0)) {
         data.copyWithin(anim, out0, out0 + len)
       } else {
@@ -123,7 +123,7 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
       for (let k = 1; k < layers.length; k++) {
         const layer = layers[k]
         if (layer === undefined || layer.i[I_SOURCE] === SOURCE_NONE) continue
-        advanceWeight(ctx.dt, layer)
+        advanceWeight(ctx, layer)
         if (layer.i[I_SOURCE] === SOURCE_NONE) continue
         const out = (layer.base + BLOCK_OUT * n) * JOINT_STRIDE
         const visible = layer.f[F_WEIGHT]! > 0
@@ -132,7 +132,7 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
         } else if (layer.blendSpace !== null) {
           const bs = layer.blendSpace
           if (visible) sampleBlendSpace(ctx, data, layer, bs, out, n)
-          else advanceBlendSpace(ctx.dt, layer, bs)
+          else advanceBlendSpace(ctx, layer, bs)
           if (visible && layer.i[I_MODE] === MODE_ADDITIVE) {
             toDeltaPose(data, out, data, (layer.base + BLOCK_REF_TO * n) * JOINT_STRIDE, n)
           }
@@ -145,14 +145,17 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
   }
 }
 
-/** One step of a layer's weight ramp; a stopped layer that reached 0 empties. */
-function advanceWeight(dt: number, layer: Layer): void {
+/**
+ * One step of a layer's weight ramp; a stopped layer that reached 0 empties. Takes the context, not dt: a float
+ * argument of a call V8 does not inline is boxed (a heap number per call, per layer, per character).
+ */
+function advanceWeight(ctx: SampleLayersInput, layer: Layer): void {
   const f = layer.f
   const duration = f[F_WEIGHT_DURATION]!
   if (duration === 0) return
   const steps = layer.i[I_WEIGHT_STEPS]! + 1
   layer.i[I_WEIGHT_STEPS] = steps
-  const t = (steps * dt) / duration
+  const t = (steps * ctx.dt) / duration
   if (!(t > 0 && t < 1 - FADE_END_TOLERANCE)) {
     f[F_WEIGHT] = f[F_WEIGHT_TO]!
     f[F_WEIGHT_DURATION] = 0
@@ -298,7 +301,8 @@ function sampleLayerClip(
 }
 
 /** Advances a blend space's phases by one step (the layer's speed; sync: one normalized phase). */
-function advanceBlendSpace(dt: number, layer: Layer, bs: BlendSpaceState): void {
+function advanceBlendSpace(ctx: SampleLayersInput, layer: Layer, bs: BlendSpaceState): void {
+  const dt = ctx.dt
   const rate = layer.i[I_PAUSED] === 1 ? 0 : layer.f[F_SPEED]!
   const hold = layer.i[I_HOLD] === 1
   layer.i[I_HOLD] = 0
@@ -310,7 +314,14 @@ function advanceBlendSpace(dt: number, layer: Layer, bs: BlendSpaceState): void 
     let duration = 0
     for (let p = 0; p < m; p++) duration += bs.weights[p]! * bs.durations[p]!
     let phase = layer.f[F_PHASE]!
-    if (duration > 0) phase = advancePhase(phase, (dt * rate) / duration, 1, 1)
+    if (duration > 0) {
+      // advancePhase(phase, Δ, 1, LOOP_REPEAT) written out, the same operations (p / 1 and × 1 are exact): its
+      // float arguments and result were boxed where V8 did not inline it (48 B per character per step).
+      let p = phase + (dt * rate) / duration
+      if (p >= 1 || p < 0) p -= Math.floor(p)
+      if (p < 0) p += 1
+      phase = p >= 1 ? 0 : p
+    }
     if (phase - phase !== 0) phase = 0
     layer.f[F_PHASE] = phase
     return
@@ -335,7 +346,7 @@ function sampleBlendSpace(
   dest: number,
   n: number,
 ): void {
-  advanceBlendSpace(ctx.dt, layer, bs)
+  advanceBlendSpace(ctx, layer, bs)
   const m = bs.clips.length
   const sync = bs.sync === 1
   const f = layer.f

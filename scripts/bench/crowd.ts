@@ -12,6 +12,13 @@
  *   moving crowd:  even characters play, odd ones fade (half of them cross-fading at any time)
  *   idle crowd:    every 10th character moves (alternately play / fade); of the other 90%, odd ones are
  *                  paused and even ones finished
+ *   layered crowd: every character plays clip A on layer 0, an upper-body masked override of clip B on
+ *                  layer 1 (weight 0.7) and an additive clip C on layer 2 (weight 0.5, reference: clip C at
+ *                  time 0). Override below additive: three.js's mixer applies additive actions after the
+ *                  weighted ones, so this order is the one both sides can express (see three.ts).
+ *   blend-space crowd: every character plays a 1D blend space of three clips (`blend.clips` at 0, 1, 2) on
+ *                  layer 0, sync on, its parameter spread over (0.1, 1.9): between two points, so two clips
+ *                  contribute (half of the crowd blends points 0–1, half 1–2; the third point's weight is 0).
  *
  * Start phases are spread over the clip (golden-ratio steps), so characters sit in different key segments.
  * The timed fades are long (`fadeSeconds` default 3600 s) so none ends during a run: a fade costs the same at
@@ -22,7 +29,37 @@ import type { RotationMode } from '../../src/clip/clip.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 
 export type Role = 'play' | 'fade' | 'paused' | 'finished'
-export type CrowdKind = 'playing' | 'moving' | 'idle'
+export type CrowdKind = 'playing' | 'moving' | 'idle' | 'layered' | 'blend-space'
+export const CROWD_KINDS: readonly CrowdKind[] = ['playing', 'moving', 'idle', 'layered', 'blend-space']
+
+/** The layered crowd's layers (see above); clips are asset clip indices, mask roots glTF node indices. */
+export interface LayeredPlan {
+  /** Layer 1: override, masked to `maskRoots` and their subtrees (the upper body), at `overrideWeight`. */
+  readonly overrideClip: number
+  readonly overrideWeight: number
+  readonly maskRoots: readonly number[]
+  /** glTF node index → inside the mask (a root or a descendant of one). */
+  readonly inMask: readonly boolean[]
+  /** Layer 2: additive, at `additiveWeight`, reference its own clip at time 0. */
+  readonly additiveClip: number
+  readonly additiveWeight: number
+  /** Start times in the override and additive clips, seconds, per character. */
+  readonly phaseOverride: Float64Array
+  readonly phaseAdditive: Float64Array
+}
+
+/** The blend-space crowd's 1D blend space (see above). */
+export interface BlendPlan {
+  /** Asset clip indices of the points, at `at[p]` (increasing). */
+  readonly clips: readonly number[]
+  readonly at: readonly number[]
+  /** Per character: its parameter, and each point's weight (count × points, row-major). */
+  readonly parameter: Float64Array
+  readonly weights: Float64Array
+  /** Per character: the synchronized cycle's length Σ wₚ·durationₚ, s, and its start phase in [0, 1). */
+  readonly cycle: Float64Array
+  readonly phase: Float64Array
+}
 
 export interface CrowdPlan {
   readonly asset: AnimationAsset
@@ -37,12 +74,18 @@ export interface CrowdPlan {
   readonly rotation: RotationMode
   /** Fixed step, seconds. */
   readonly dt: number
+  readonly kind: CrowdKind
+  /** The layered crowd's layers; null in other crowds. */
+  readonly layered: LayeredPlan | null
+  /** The blend-space crowd's blend space; null in other crowds. */
+  readonly blend: BlendPlan | null
 }
 
 export function crowdRoles(count: number, kind: CrowdKind): Role[] {
   const roles: Role[] = []
   for (let i = 0; i < count; i++) {
     if (kind === 'playing') roles.push('play')
+    else if (kind === 'layered' || kind === 'blend-space') roles.push('play')
     else if (kind === 'moving') roles.push(i % 2 === 0 ? 'play' : 'fade')
     else if (i % 10 === 0) roles.push((i / 10) % 2 === 0 ? 'play' : 'fade')
     else roles.push(i % 2 === 1 ? 'paused' : 'finished')
@@ -53,6 +96,12 @@ export function crowdRoles(count: number, kind: CrowdKind): Role[] {
 export interface PlanOptions {
   clipA: number
   clipB: number
+  /** The layered crowd: clip B is the upper-body override, clip C the additive layer. */
+  clipC?: number
+  /** The layered crowd's mask: node names, each with its subtree. */
+  mask?: readonly string[]
+  /** The blend-space crowd's three points' clips (at 0, 1, 2). */
+  blendClips?: readonly number[]
   fadeSeconds?: number
   rotation?: RotationMode
   dt?: number
@@ -69,7 +118,7 @@ export function makeCrowdPlan(
   if (!a || !b) throw new Error(`${asset.source}: no clip ${options.clipA} or ${options.clipB}`)
   const phaseA = new Float64Array(count)
   const phaseB = new Float64Array(count)
-  const golden = 0.6180339887498949
+  const golden = GOLDEN
   for (let i = 0; i < count; i++) {
     phaseA[i] = ((i * golden) % 1) * a.duration
     phaseB[i] = (((i + 0.5) * golden * golden) % 1) * b.duration
@@ -84,5 +133,72 @@ export function makeCrowdPlan(
     fadeSeconds: options.fadeSeconds ?? 3600,
     rotation: options.rotation ?? 'slerp',
     dt: options.dt ?? 1 / 60,
+    kind,
+    layered: kind === 'layered' ? layeredPlan(asset, count, options) : null,
+    blend: kind === 'blend-space' ? blendPlan(asset, count, options) : null,
   }
+}
+
+const GOLDEN = 0.6180339887498949
+
+function layeredPlan(asset: AnimationAsset, count: number, options: PlanOptions): LayeredPlan {
+  const over = asset.clips[options.clipB]!
+  const add = asset.clips[options.clipC ?? -1]
+  if (!add) throw new Error(`${asset.source}: the layered crowd needs clipC`)
+  const maskRoots = (options.mask ?? []).map((name) => {
+    const node = asset.nodes.find((n) => n.name === name)
+    if (!node) throw new Error(`${asset.source}: no node "${name}" for the mask`)
+    return node.index
+  })
+  const inMask = asset.nodes.map(() => false)
+  const mark = (i: number): void => {
+    inMask[i] = true
+    for (const c of asset.nodes[i]!.children) mark(c)
+  }
+  for (const r of maskRoots) mark(r)
+  const phaseOverride = new Float64Array(count)
+  const phaseAdditive = new Float64Array(count)
+  for (let i = 0; i < count; i++) {
+    phaseOverride[i] = (((i + 0.25) * GOLDEN) % 1) * over.duration
+    phaseAdditive[i] = (((i + 0.75) * GOLDEN * GOLDEN) % 1) * add.duration
+  }
+  return {
+    overrideClip: options.clipB,
+    overrideWeight: 0.7,
+    maskRoots,
+    inMask,
+    additiveClip: options.clipC!,
+    additiveWeight: 0.5,
+    phaseOverride,
+    phaseAdditive,
+  }
+}
+
+/**
+ * Weights of a 1D blend space computed here, independently of the project: between neighbouring points
+ * linear, (at[k+1] − x) / (at[k+1] − at[k]) and the rest (what gradient-band weights are in 1D).
+ */
+function blendPlan(asset: AnimationAsset, count: number, options: PlanOptions): BlendPlan {
+  const clips = options.blendClips ?? []
+  if (clips.length !== 3) throw new Error(`${asset.source}: the blend-space crowd needs three blendClips`)
+  const at = [0, 1, 2]
+  const m = clips.length
+  const durations = clips.map((c) => asset.clips[c]!.duration)
+  const parameter = new Float64Array(count)
+  const weights = new Float64Array(count * m)
+  const cycle = new Float64Array(count)
+  const phase = new Float64Array(count)
+  for (let i = 0; i < count; i++) {
+    const x = 0.1 + 1.8 * (((i + 0.5) * GOLDEN) % 1)
+    parameter[i] = x
+    const k = x < at[1]! ? 0 : 1
+    const wk = (at[k + 1]! - x) / (at[k + 1]! - at[k]!)
+    weights[i * m + k] = wk
+    weights[i * m + k + 1] = 1 - wk
+    let d = 0
+    for (let p = 0; p < m; p++) d += weights[i * m + p]! * durations[p]!
+    cycle[i] = d
+    phase[i] = (i * GOLDEN * GOLDEN) % 1
+  }
+  return { clips, at, parameter, weights, cycle, phase }
 }

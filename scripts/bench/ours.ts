@@ -5,7 +5,8 @@
  *
  * Alignment with three.js (see three.ts): after `createOurCrowd` has run its two setup steps, every character
  * shows clip A at phase + dt (paused: phase; finished: the clip's end), and every fading character additionally
- * clip B at its phase, blended by dt / fadeSeconds. Each later step advances all of it by dt.
+ * clip B at its phase, blended by dt / fadeSeconds. Each later step advances all of it by dt. The layered crowd's
+ * layers and the blend space's phase start the same way (a layer's first step shows its start time).
  */
 import { createWorld, type World } from 'bitecs'
 import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
@@ -34,14 +35,22 @@ export function createOurCrowd(plan: CrowdPlan): OurCrowd {
   const plugin = createAnimationPlugin(world, {
     capacity: count * (nodeCount + 1) + 16,
     dt: plan.dt,
-    maxPoseSlots: Math.max(1024, count * nodeCount * 5),
+    // 5 slots per joint, and a layer block of 6 (+1 per blend-space point) per layer used (layered: 0, 1, 2).
+    maxPoseSlots: Math.max(1024, count * nodeCount * 24),
   })
   const handle = plugin.addAsset(plan.asset)
   const durationA = plan.asset.clips[plan.clipA]!.duration
   const characters = new Int32Array(count)
+  const { layered, blend } = plan
   for (let i = 0; i < count; i++) {
     const eid = plugin.addCharacter(handle)
     characters[i] = eid
+    if (blend !== null) {
+      const points = blend.clips.map((clip, p) => ({ clip, at: blend.at[p]! }))
+      plugin.playBlendSpace(eid, points, { parameter: blend.parameter[i]!, sync: true })
+      plugin.setTime(eid, blend.phase[i]! * blend.cycle[i]!)
+      continue
+    }
     const role = plan.roles[i]!
     plugin.play(eid, plan.clipA, {
       time: role === 'finished' ? durationA : plan.phaseA[i]!,
@@ -49,6 +58,21 @@ export function createOurCrowd(plan: CrowdPlan): OurCrowd {
       loop: role === 'finished' ? 'once' : 'repeat',
       rotation: plan.rotation,
     })
+    if (layered !== null) {
+      const mask = layered.maskRoots.map((node) => plan.asset.nodes[node]!.name)
+      plugin.setLayer(eid, 1, { mask, weight: layered.overrideWeight })
+      plugin.play(eid, layered.overrideClip, {
+        layer: 1,
+        time: layered.phaseOverride[i]!,
+        rotation: plan.rotation,
+      })
+      plugin.setLayer(eid, 2, { mode: 'additive', weight: layered.additiveWeight })
+      plugin.play(eid, layered.additiveClip, {
+        layer: 2,
+        time: layered.phaseAdditive[i]!,
+        rotation: plan.rotation,
+      })
+    }
   }
   plugin.step()
   for (let i = 0; i < count; i++) {

@@ -1,6 +1,7 @@
 /**
  * A generated humanoid rig for the benchmark: up to 64 joints in a realistic tree (spine chain, head, legs,
- * arms with four-segment fingers) and two looping clips, "Walk" and "Run", keyed like exported mocap:
+ * arms with four-segment fingers) and three looping clips of equal length, "Walk", "Run" and "Idle" (a calmer
+ * motion, made after the other two so their keys are what they were when the rig had two), keyed like exported mocap:
  * `keysPerSecond` keys per second over `seconds` (default 30 keys/s × 2 s = 61 keys), a rotation channel on
  * every joint plus the hips' translation. LINEAR or CUBICSPLINE (with analytic-rate tangents, units per second).
  *
@@ -14,6 +15,10 @@
  *        └─ 12..15 right leg
  *   4 chest ─ 16..19 left arm (clavicle, upper arm, forearm, hand) ─ 20..39 five fingers × 4 segments
  *           └─ 40..43 right arm                                   ─ 44..63
+ *
+ * The rig's "upper body" (RIG_UPPER_BODY, the mask of the bench's layered crowd) is the chest's subtree:
+ * chest, neck, head, jaw and both arms with their fingers, joints 4..7 and 16..63 (52 of 64; two runs of the
+ * joint order). The hips, the spine below the chest and the legs stay with the base clip.
  */
 import { buildClip, type RawChannel } from '../../src/clip/clip.ts'
 import type { AnimationAsset, AssetNode } from '../../src/gltf/asset.ts'
@@ -33,7 +38,9 @@ export interface BenchRigOptions {
 }
 
 export const RIG_MAX_JOINTS = 64
-export const RIG_CLIPS = ['Walk', 'Run'] as const
+export const RIG_CLIPS = ['Walk', 'Run', 'Idle'] as const
+/** Root joint of the rig's upper body (see above). */
+export const RIG_UPPER_BODY = 'chest'
 
 type Vec3 = [number, number, number]
 type Quat = [number, number, number, number]
@@ -94,7 +101,7 @@ export function createBenchRig(options: BenchRigOptions = {}): AnimationAsset {
   const keyCount = Math.round(keysPerSecond * seconds) + 1
   const times = Array.from({ length: keyCount }, (_, k) => (k * seconds) / (keyCount - 1))
   const clips = RIG_CLIPS.map((name, clipIndex) => {
-    const energy = clipIndex === 0 ? 0.5 : 0.9
+    const energy = [0.5, 0.9, 0.25][clipIndex]!
     const channels: RawChannel[] = []
     const hipsMotion = motion(random, energy * 0.08, seconds)
     channels.push(

@@ -155,6 +155,11 @@ export function toDeltaPose(data: Float32Array, po: number, ref: Float32Array, r
  * out·d^w (d^w the shortest-arc slerp from identity to d, as blendJointLayers computes it), scale out·d^w
  * (per axis; see scalePower). w = 1 applies the delta exactly; w ≤ 0
  * leaves the run as it is. `out` and `delta` are n-joint poses at `oo` and `dOff`; runs index their joints.
+ *
+ * d^w comes from blendJointLayers' half-angle series (src/clip/blendLayers.ts: coefficients fixed per run, only
+ * + − × ÷ and √, exact to well under float32 resolution), not slerpQuat: slerpQuat's detAcos and detSin are too
+ * large for V8 to inline here, and every float crossing those calls was boxed (~100 bytes of garbage per joint
+ * per step, and most of the layer's cost). partialRotation writes the series out; scalePower the power.
  */
 export function addDeltaPose(
   out: Float32Array,
@@ -187,6 +192,7 @@ export function addDeltaPose(
         out[o] = out[o]! + w * delta[d]!
         out[o + 1] = out[o + 1]! + w * delta[d + 1]!
         out[o + 2] = out[o + 2]! + w * delta[d + 2]!
+        // This run's series: c[0, 10) the identity's weight, c[10, 20) the delta's.
         if (j === first) seriesCoefficients(coefficients, weights, r, 2)
         partialRotation(scratch, delta, d + 3, coefficients)
         multiplyQuat(out, o + 3, out, o + 3, scratch, 0)

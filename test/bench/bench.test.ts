@@ -10,7 +10,7 @@ import { createOurCrowd } from '../../scripts/bench/ours.ts'
 import { formatReport } from '../../scripts/bench/report.ts'
 import { createBenchRig } from '../../scripts/bench/rig.ts'
 import { compareWorlds, runBenchmark } from '../../scripts/bench/run.ts'
-import { createThreeCrowd } from '../../scripts/bench/three.ts'
+import { createBlendReference, createThreeCrowd, restSize } from '../../scripts/bench/three.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 
@@ -31,10 +31,20 @@ describe('benchmark', () => {
       ['rig-linear', true],
       ['rig-cubic', true],
     ])
-    expect(result.scenarios).toHaveLength(3 * 3 * 2)
+    expect(result.scenarios).toHaveLength(3 * 5 * 2)
     for (const s of result.scenarios) {
       expect(s.check.errors).toHaveLength(3)
-      expect(s.check.maxError).toBeLessThanOrEqual(1e-4)
+      if (s.crowd === 'blend-space') {
+        // Against three's slerp: the stated tolerance (a fraction of the character's size); against the nlerp
+        // reference: the bench's own 1e-4.
+        expect(s.check.tolerance).toBeGreaterThan(1e-4)
+        expect(s.check.maxError).toBeLessThanOrEqual(s.check.tolerance)
+        expect(s.check.reference!.characters).toBe(s.characters)
+        expect(s.check.reference!.maxError).toBeLessThanOrEqual(1e-4)
+      } else {
+        expect(s.check.maxError).toBeLessThanOrEqual(1e-4)
+        expect(s.check.reference).toBeNull()
+      }
       expect(s.joints).toBe(s.asset === 'fox' ? 26 : 8)
       for (const side of [s.ours!, s.three!]) {
         expect(side.rounds).toHaveLength(2)
@@ -50,7 +60,7 @@ describe('benchmark', () => {
       expect(s.wallSpeedup).toBeCloseTo(s.three!.wallMsPerStep / s.ours!.wallMsPerStep, 9)
     }
     expect(result.scenarios.find((s) => s.asset === 'rig-cubic')!.interpolation).toBe('CUBICSPLINE')
-    expect(result.splits).toHaveLength(9)
+    expect(result.splits).toHaveLength(15)
     const systems = createAnimationPlugin(createWorld()).systems.map((f) => f.name)
     expect(systems).toHaveLength(9)
     for (const split of result.splits) expect(split.systems.map((s) => s.name)).toEqual(systems)
@@ -60,6 +70,12 @@ describe('benchmark', () => {
       'speed rig-linear moving 3×8',
       'speed rig-cubic playing 3×8',
       'speed rig-cubic moving 3×8',
+      'speed fox layered 3×26',
+      'speed fox blend-space 3×26',
+      'speed rig-linear layered 3×8',
+      'speed rig-linear blend-space 3×8',
+      'speed rig-cubic layered 3×8',
+      'speed rig-cubic blend-space 3×8',
       'allocation',
       'squad cost',
       'mostly idle fox 3',
@@ -70,8 +86,12 @@ describe('benchmark', () => {
     const table = formatReport(result)
     expect(table).toContain('| asset | crowd | chars | joints | ours ms/step | three ms/step | × three |')
     expect(
-      table.split('\n').filter((l) => /^\| (fox|rig-linear|rig-cubic) \| (playing|moving|idle) \|/.test(l)),
-    ).toHaveLength(18)
+      table
+        .split('\n')
+        .filter((l) =>
+          /^\| (fox|rig-linear|rig-cubic) \| (playing|moving|idle|layered|blend-space) \|/.test(l),
+        ),
+    ).toHaveLength(30)
     expect(JSON.parse(JSON.stringify(result))).toEqual(result)
   }, 60_000)
 
@@ -123,10 +143,43 @@ describe('benchmark', () => {
     expect(compareWorlds(plan, ours, three)).toBeGreaterThan(1e-4)
   })
 
+  it('the layered and blend-space checks see a wrong layer weight, clip or blend weight', () => {
+    const asset = createBenchRig({ joints: 8 })
+    const options = { clipA: 0, clipB: 1, clipC: 2, mask: ['chest'], blendClips: [2, 0, 1] }
+    const layered = makeCrowdPlan(asset, 3, 'layered', options)
+    const ours = createOurCrowd(layered)
+    const three = createThreeCrowd(layered)
+    ours.run(5)
+    three.run(5)
+    expect(compareWorlds(layered, ours, three)).toBeLessThan(1e-5)
+    // The additive layer's weight a little off on our side only.
+    ours.plugin.setLayer(ours.characters[1]!, 2, { weight: 0.45 })
+    ours.run(1)
+    three.run(1)
+    expect(compareWorlds(layered, ours, three)).toBeGreaterThan(1e-3)
+
+    const blend = makeCrowdPlan(asset, 3, 'blend-space', options)
+    const oursB = createOurCrowd(blend)
+    const threeB = createThreeCrowd(blend)
+    const reference = createBlendReference(blend, 3)
+    oursB.run(5)
+    threeB.run(5)
+    reference.run(5)
+    expect(compareWorlds(blend, oursB, reference)).toBeLessThan(1e-5)
+    const slerpGap = compareWorlds(blend, oursB, threeB)
+    expect(slerpGap).toBeGreaterThan(1e-6)
+    expect(slerpGap).toBeLessThan(3e-2 * restSize(asset))
+    // A parameter moved on our side: the reference sees it at once.
+    oursB.plugin.setBlendParameter(oursB.characters[0]!, blend.blend!.parameter[0]! + 0.05)
+    oursB.run(1)
+    reference.run(1)
+    expect(compareWorlds(blend, oursB, reference)).toBeGreaterThan(1e-4)
+  })
+
   it('builds the rig and crowds as documented', () => {
     const rig = createBenchRig()
     expect(rig.nodes).toHaveLength(64)
-    expect(rig.clips.map((c) => c.name)).toEqual(['Walk', 'Run'])
+    expect(rig.clips.map((c) => c.name)).toEqual(['Walk', 'Run', 'Idle'])
     for (const clip of rig.clips) {
       expect(clip.duration).toBeCloseTo(2, 6)
       expect(clip.channels).toHaveLength(65)
@@ -136,5 +189,17 @@ describe('benchmark', () => {
     expect(idle.filter((r) => r === 'paused' || r === 'finished')).toHaveLength(900)
     expect(crowdRoles(4, 'moving')).toEqual(['play', 'fade', 'play', 'fade'])
     expect(crowdRoles(3, 'playing')).toEqual(['play', 'play', 'play'])
+    // The upper body: the chest's subtree, joints 4..7 and 16..63.
+    const layered = makeCrowdPlan(rig, 2, 'layered', { clipA: 0, clipB: 1, clipC: 2, mask: ['chest'] })
+    const inside = layered.layered!.inMask.flatMap((x, i) => (x ? [i] : []))
+    expect(inside).toEqual([4, 5, 6, 7, ...Array.from({ length: 48 }, (_, i) => 16 + i)])
+    // The blend space: each character between two neighbouring points, weights summing to 1.
+    const blend = makeCrowdPlan(rig, 100, 'blend-space', { clipA: 0, clipB: 1, blendClips: [2, 0, 1] })
+    for (let i = 0; i < 100; i++) {
+      const w = Array.from(blend.blend!.weights.subarray(3 * i, 3 * i + 3))
+      expect(w.filter((x) => x > 0).length).toBe(2)
+      expect(w[0]! * w[2]!).toBe(0)
+      expect(w[0]! + w[1]! + w[2]!).toBeCloseTo(1, 12)
+    }
   })
 })
