@@ -1,6 +1,6 @@
 import { AnimationError, showValue } from '../src/errors.ts'
 import { optionsObject, vector3 } from './checks.ts'
-import { applyRagdollHit } from '../src/physics/ragdoll.ts'
+import { applyRagdollHit } from '../src/physics/ragdollHits.ts'
 import {
   createGetUpPlacement,
   getUpJoints,

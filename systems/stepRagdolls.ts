@@ -7,15 +7,13 @@ import type { SceneNodeStore } from '../components/SceneNode.ts'
 import { groundHeight } from '../src/physics/world.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
 import {
-  applyRagdollHit,
   bodiesFinite,
   despawnRagdoll,
-  projectRagdollJoints,
-  longestBody,
   ragdollExploded,
   readRagdollPose,
   spawnRagdoll,
 } from '../src/physics/ragdoll.ts'
+import { applyRagdollHit, longestBody, projectRagdollJoints } from '../src/physics/ragdollHits.ts'
 import { composeWorld, WORLD_STRIDE } from '../src/physics/kinematics.ts'
 
 /**

@@ -1,0 +1,193 @@
+import { Quaternion, Vec3, type Body, type ConeTwistConstraint } from 'cannon-es'
+import type { RagdollInstance } from './ragdoll.ts'
+import type { RagdollBody } from './broadphase.ts'
+import { WORLD_STRIDE } from './kinematics.ts'
+
+/**
+ * What keeps a ragdoll whole under hard hits (issue 17: 50 N·s at any body): a hit capped per body and passed up
+ * the ragdoll at the joints (applyRagdollHit), and, after each physics step, joints left open beyond a small
+ * tolerance moved back together and bodies kept out of the ground (projectRagdollJoints).
+ */
+
+/**
+ * The most velocity a hit gives one body before the rest of it passes up the ragdoll: per second, in units of
+ * the ragdoll's longest body (its bounding diameter; see applyRagdollHit).
+ */
+export const RAGDOLL_HIT_SPEED = 20
+
+/**
+ * A hit on a live ragdoll: world impulse (N·s) at joint `joint`'s world position in `world` (8 doubles per joint,
+ * the last read-back or the spawn pose). A joint without a body passes the hit to the nearest body above it
+ * (`parents`), or the root body.
+ *
+ * A hard hit on a light body is shared up the ragdoll, as a real joint would pass it on in the same instant:
+ * the body hit takes as much of the impulse as gives it RAGDOLL_HIT_SPEED longest-body lengths per second, the
+ * rest passes to the body it hangs from, at the joint between them, and so on up to the root body, which takes
+ * what is left. Linear momentum is the hit's exactly. Without this, cannon-es's solver (10 iterations) is handed
+ * a 0.6 kg foot moving at 85 m/s against its 30 kg ragdoll and tears the joints apart for many steps. Allocates
+ * two vectors per body reached (a call from game code or a hand-off, not per frame).
+ */
+export function applyRagdollHit(
+  r: RagdollInstance,
+  parents: Int32Array,
+  world: Float64Array,
+  joint: number,
+  impulse: readonly [number, number, number],
+): void {
+  let b = r.jointBody[joint]!
+  for (let j = joint; b < 0 && j >= 0; j = parents[j]!) b = r.jointBody[j]!
+  let body: Body = r.bodies[b < 0 ? 0 : b]!
+  const cap = RAGDOLL_HIT_SPEED * longestBody(r)
+  const o = joint * WORLD_STRIDE
+  let px = world[o]!
+  let py = world[o + 1]!
+  let pz = world[o + 2]!
+  let jx = impulse[0]
+  let jy = impulse[1]
+  let jz = impulse[2]
+  for (;;) {
+    const size = Math.sqrt(jx * jx + jy * jy + jz * jz)
+    const parent = (body as RagdollBody).ragdollParent ?? null
+    const share = parent === null || !(size > body.mass * cap) ? 1 : (body.mass * cap) / size
+    body.applyImpulse(
+      new Vec3(jx * share, jy * share, jz * share),
+      new Vec3(px - body.position.x, py - body.position.y, pz - body.position.z),
+    )
+    if (share === 1) return
+    jx -= jx * share
+    jy -= jy * share
+    jz -= jz * share
+    // The rest goes on at the joint between this body and its parent.
+    const c = r.constraints.find((k) => k.bodyB === body)!
+    const at = c.bodyB.quaternion.vmult(c.pivotB).vadd(c.bodyB.position)
+    px = at.x
+    py = at.y
+    pz = at.z
+    body = parent!
+  }
+}
+
+/** The ragdoll's longest body: the largest bounding diameter of its bodies (world units). Allocation-free. */
+export function longestBody(r: RagdollInstance): number {
+  let longest = 0
+  for (let i = 0; i < r.bodies.length; i++) {
+    const d = 2 * r.bodies[i]!.boundingRadius
+    if (d > longest) longest = d
+  }
+  return longest
+}
+
+/**
+ * Joint projection: the largest gap a joint may keep after a step, as a fraction of the ragdoll's longest body
+ * (its bounding diameter; 1 % is 5 mm on a 1.8 m humanoid, 3 mm on the Fox).
+ */
+export const RAGDOLL_JOINT_TOLERANCE = 0.005
+
+const gapA = new Vec3()
+const gapB = new Vec3()
+
+/**
+ * Closes what cannon-es's solver left open at the joints, after its step: a child body whose pivot is more than
+ * `RAGDOLL_JOINT_TOLERANCE` longest-body lengths from its parent's is moved (not accelerated) towards it until
+ * it is that far, parents first, so one pass leaves every joint within the tolerance (PhysX calls this joint
+ * projection). The solver's 10 iterations leave a falling Fox's joints up to 6 cm apart and a 50 N·s hit far
+ * more; raising iterations or sub-stepping closes them at a multiple of the solver's cost (measured in the
+ * README's Ragdolls section). Then no body keeps a shape's centre below `ground` (the world's ground height,
+ * −∞ for none): moved up, a child pulled to a sinking parent would otherwise go into the ground (a landing Fox's
+ * toes went 7 cm past their radius). Velocities are untouched. Allocation-free; + − × / and √ only.
+ */
+export function projectRagdollJoints(r: RagdollInstance, ground: number): void {
+  const tolerance = RAGDOLL_JOINT_TOLERANCE * longestBody(r)
+  // Root bodies are lifted; every other body, parents first, is moved to its parent's pivot and then turned
+  // about it until no shape's centre is below the ground, which keeps that joint closed.
+  for (let i = 0; i < r.bodies.length; i++) {
+    const body = r.bodies[i]!
+    if ((body as RagdollBody).ragdollParent === null) liftAboveGround(body, ground)
+  }
+  const constraints = r.constraints
+  for (let i = 0; i < constraints.length; i++) {
+    const c = constraints[i]!
+    const a = c.bodyA
+    const b = c.bodyB
+    a.quaternion.vmult(c.pivotA, gapA)
+    b.quaternion.vmult(c.pivotB, gapB)
+    const dx = a.position.x + gapA.x - b.position.x - gapB.x
+    const dy = a.position.y + gapA.y - b.position.y - gapB.y
+    const dz = a.position.z + gapA.z - b.position.z - gapB.z
+    const gap = Math.sqrt(dx * dx + dy * dy + dz * dz)
+    if (gap > tolerance) {
+      const k = 1 - tolerance / gap
+      b.position.x += dx * k
+      b.position.y += dy * k
+      b.position.z += dz * k
+    }
+    turnAboveGround(b, c, ground)
+  }
+}
+
+const pivot = new Vec3()
+const arm = new Vec3()
+const turn = new Quaternion()
+
+/** Lifts a body that has a shape's centre below `ground` until none has. */
+function liftAboveGround(body: Body, ground: number): void {
+  const s = lowestShape(body)
+  const sink = ground - (body.position.y + gapA.y)
+  if (s >= 0 && sink > 0) body.position.y += sink
+}
+
+/** Index of the body's lowest shape centre (its offset left in gapA), -1 for none. */
+function lowestShape(body: Body): number {
+  let lowest = -1
+  let y = Infinity
+  for (let s = 0; s < body.shapes.length; s++) {
+    body.quaternion.vmult(body.shapeOffsets[s]!, gapB)
+    if (gapB.y < y) {
+      y = gapB.y
+      lowest = s
+      gapA.copy(gapB)
+    }
+  }
+  return lowest
+}
+
+/**
+ * Turns a child body about its joint's pivot (its own pivotB, in world) so that its lowest shape centre comes up
+ * to `ground`; when the pivot itself is too deep for that, lifts the body instead. The turn is the shortest arc
+ * between the two arms from the pivot: + − × / and √ only.
+ */
+function turnAboveGround(body: Body, c: ConeTwistConstraint, ground: number): void {
+  if (lowestShape(body) < 0) return
+  const cy = body.position.y + gapA.y
+  if (!(cy < ground)) return
+  body.quaternion.vmult(c.pivotB, pivot)
+  pivot.vadd(body.position, pivot)
+  // Arm from the pivot to the lowest centre, and where it should point: same length, its end at the ground.
+  const ax = body.position.x + gapA.x - pivot.x
+  const ay = cy - pivot.y
+  const az = body.position.z + gapA.z - pivot.z
+  const length2 = ax * ax + ay * ay + az * az
+  const ty = ground - pivot.y
+  const flat2 = ax * ax + az * az
+  if (!(ty * ty < length2) || !(flat2 > 0)) {
+    body.position.y += ground - cy
+    return
+  }
+  const h = Math.sqrt((length2 - ty * ty) / flat2)
+  const bx = ax * h
+  const bz = az * h
+  // Shortest arc from a to b (equal lengths): q = (a × b, |a||b| + a·b), normalized.
+  const qx = ay * bz - az * ty
+  const qy = az * bx - ax * bz
+  const qz = ax * ty - ay * bx
+  const qw = length2 + ax * bx + ay * ty + az * bz
+  const n = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+  if (!(n > 0)) return
+  turn.set(qx / n, qy / n, qz / n, qw / n)
+  // position = pivot + turn·(position − pivot); orientation = turn·orientation.
+  body.position.vsub(pivot, arm)
+  turn.vmult(arm, arm)
+  pivot.vadd(arm, body.position)
+  turn.mult(body.quaternion, body.quaternion)
+  body.quaternion.normalize()
+}
