@@ -47,7 +47,9 @@ async function replay(text: string): Promise<void> {
   const result = await runCase({ ...spec, validate: false, verbose: true }, () => {})
   for (const run of result.runs) {
     console.log(
-      `\n${run.run}: ${run.outcome}, ${run.ms.toFixed(0)} ms, +${(run.memory.isolate / 2 ** 20).toFixed(1)} MiB`,
+      `\n${run.run}: ${run.outcome}, ${run.ms.toFixed(0)} ms${run.cpu ? ' of CPU' : ''} in the library ` +
+        `(${run.libraryWallMs.toFixed(0)} wall, ${run.wallMs.toFixed(0)} with the checks), ` +
+        `+${(run.memory.isolate / 2 ** 20).toFixed(1)} MiB`,
     )
     if (run.completed) console.log(`  completed: ${run.completed.join(', ')}`)
     for (const m of run.messages ?? []) console.log(`  refused: ${m.slice(0, 300)}`)

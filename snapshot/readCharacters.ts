@@ -13,7 +13,7 @@ import {
   snapshotError,
   type Reader,
 } from '../src/sim/byteStream.ts'
-import { type Layouts, decodeRecord } from './format.ts'
+import { type Layouts, decodeRecord, recordDecoder } from './format.ts'
 import { maxChannels } from '../plugin/assets.ts'
 
 /** Restore's reading of the scene nodes and characters (snapshot/read.ts runs it): every value checked. */
@@ -77,13 +77,14 @@ export function readNodes(
   r.section = 'nodes'
   const nodes: NodeData[] = []
   const parentOf = new Map<number, number>()
+  const decode = recordDecoder(layouts.node, r.bytes, CHECKED.SceneNode!)
   for (let i = r.u32(); i > 0; i--) {
     const eid = r.u32()
     const record = r.span(layouts.node.bytes)
     const where = `section "nodes", scene node ${eid}`
     checkEntity(eid, where)
     if (parentOf.has(eid)) throw snapshotError(`${where}: listed twice`)
-    const f = decodeRecord(layouts.node, r.bytes, record, CHECKED.SceneNode!)
+    const f = decode(record)
     checkFinite(where, 'translation', f.translation!)
     checkUnit(where, 'rotation', f.rotation!)
     checkFinite(where, 'scale', f.scale!)

@@ -4,7 +4,8 @@
  * JavaScript value (null, a Symbol, a BigInt, NaN, a Proxy whose traps throw, a getter that answers
  * differently each time it is read, an object of the wrong shape), with steps in between. Every failed call
  * must throw an AnimationError and change neither hash() nor snapshot(); no step throws; every world matrix
- * stays finite. The sequence is a function of the seed and the asset, so a seed replays it.
+ * stays finite; and the snapshot of whatever state the sequence leaves restores into a fresh plugin, which then
+ * steps on with the same hash. The sequence is a function of the seed and the asset, so a seed replays it.
  */
 import { createWorld } from 'bitecs'
 import { mulberry32 } from '../random.ts'
@@ -15,7 +16,7 @@ import {
   type AnimationPlugin,
   type AssetHandle,
 } from '../../entry/index.ts'
-import { capacityFor, Judge, type RunReport } from './pipeline.ts'
+import { capacityFor, freshPlugin, Judge, type RunReport } from './pipeline.ts'
 
 type Random = () => number
 
@@ -397,6 +398,59 @@ function drawCall(random: Random, w: World): Call {
       },
     ],
     [
+      2,
+      () => {
+        const c = character()
+        const o: Value = chance(0.2)
+          ? oddValue(random)
+          : (() => {
+              const t: Record<string, unknown> = {}
+              const parts: string[] = []
+              const field = (name: string, v: Value): void => {
+                t[name] = v.v
+                parts.push(`${name}: ${v.text}`)
+              }
+              if (chance(0.6)) field('position', vector())
+              if (chance(0.3))
+                field(
+                  'rotation',
+                  arg(() =>
+                    pick([
+                      [0, 0, 0, 1],
+                      [0, 1, 0, 1],
+                      [0, 0, 0, 0],
+                    ]),
+                  ),
+                )
+              if (chance(0.4))
+                field(
+                  'scale',
+                  arg(() =>
+                    pick([
+                      [1, 1, 1],
+                      [0.01, 0.01, 0.01],
+                      [-1, 1, 1],
+                      [1e20, 1e20, 1e20],
+                      [1e-50, 1, 1],
+                    ]),
+                  ),
+                )
+              return { v: t, text: `{${parts.join(', ')}}` }
+            })()
+        return {
+          text: `setTransform(${c.text}, ${o.text})`,
+          run: () => plugin.setTransform(c.v as never, o.v as never),
+        }
+      },
+    ],
+    [
+      1,
+      () => {
+        const c = character()
+        return { text: `getTransform(${c.text})`, run: () => plugin.getTransform(c.v as never) }
+      },
+    ],
+    [
       1,
       () => ({
         text: 'snapshot()',
@@ -433,12 +487,9 @@ export function runCalls(asset: AnimationAsset, seed: number, count: number): Ca
   const log: string[] = []
   let ok = 0
   let refused = 0
-  const made = judge.call(null, 'createAnimationPlugin', () =>
-    // Room for a few characters; for a big rig one more (every call is observed: a snapshot per character).
-    createAnimationPlugin(createWorld(), {
-      capacity: capacityFor(asset.nodes.length, asset.nodes.length > 1000 ? 2 : 4),
-    }),
-  )
+  // Room for a few characters; for a big rig one more (every call is observed: a snapshot per character).
+  const options = { capacity: capacityFor(asset.nodes.length, asset.nodes.length > 1000 ? 2 : 4) }
+  const made = judge.call(null, 'createAnimationPlugin', () => createAnimationPlugin(createWorld(), options))
   if (!made[0]) return { ...judge.report(), log, ok, refused }
   const plugin = made[1]
   const w: World = { plugin, asset, handle: null, characters: [], snapshots: [] }
@@ -469,5 +520,36 @@ export function runCalls(asset: AnimationAsset, seed: number, count: number): Ca
   }
   // Steps after the last call: what the calls left must still step.
   for (let i = 0; i < 3 && judge.faults.length === 0; i++) judge.step(plugin, `final step ${i + 1}`)
+  // And whatever state they left, the plugin's own snapshot of it restores: the same hash, stepping alike.
+  if (added[0] && judge.faults.length === 0) restoresItself(judge, plugin, asset, options)
   return { ...judge.report(), log, ok, refused }
+}
+
+/**
+ * Restores the plugin's snapshot into a fresh plugin holding the asset: refused, or a hash other than the
+ * original's, after the restore or after either of two steps both take, is a `diverged` fault.
+ */
+function restoresItself(
+  judge: Judge,
+  plugin: AnimationPlugin,
+  asset: AnimationAsset,
+  options: { capacity: number },
+): void {
+  const taken = judge.call(plugin, 'snapshot() after the calls', () => plugin.snapshot())
+  if (!taken[0]) return
+  const copy = freshPlugin(judge, asset, options)
+  if (!copy) return
+  if (!judge.call(copy, 'restore(its snapshot)', () => copy.restore(taken[1]))[0]) {
+    const last = judge.refusals[judge.refusals.length - 1]
+    judge.fault('diverged', `a fresh plugin refused the snapshot the calls left: ${last?.message ?? '?'}`)
+    return
+  }
+  for (let i = 0; i <= 2; i++) {
+    if (i > 0 && !(judge.step(copy, `restored step ${i}`) && judge.step(plugin, `original step ${i}`))) return
+    const [copied, original] = [judge.hash(copy), judge.hash(plugin)]
+    if (copied !== original) {
+      judge.fault('diverged', `${i} steps after the restore: hash ${copied}, the original ${original}`)
+      return
+    }
+  }
 }

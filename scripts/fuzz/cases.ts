@@ -48,8 +48,10 @@ export interface FuzzCaseSpec {
 /** One run of a case, as the report counts it. */
 export interface RunResult {
   run: 'pipeline' | 'forge' | 'calls'
-  /** In the library (pipeline.ts RunReport.ms); `wallMs` with the checks. */
+  /** In the library, CPU time where it can be read (pipeline.ts RunReport); `wallMs` with the checks. */
   ms: number
+  cpu: boolean
+  libraryWallMs: number
   wallMs: number
   memory: MemoryPeak
   faults: Fault[]
@@ -188,6 +190,8 @@ export async function runCase(
   runs.push({
     run: 'pipeline',
     ms: p.ms,
+    cpu: p.cpu,
+    libraryWallMs: p.libraryWallMs,
     wallMs: p.wallMs,
     memory: p.memory,
     faults: p.faults,
@@ -211,6 +215,8 @@ export async function runCase(
       runs.push({
         run: 'forge',
         ms: r.ms,
+        cpu: r.cpu,
+        libraryWallMs: r.libraryWallMs,
         wallMs: r.wallMs,
         memory: r.memory,
         faults: r.faults,
@@ -230,6 +236,8 @@ export async function runCase(
     runs.push({
       run: 'calls',
       ms: r.ms,
+      cpu: r.cpu,
+      libraryWallMs: r.libraryWallMs,
       wallMs: r.wallMs,
       memory: r.memory,
       faults: r.faults,

@@ -1,15 +1,19 @@
 /**
- * A small pool of fuzz workers (worker.ts) with a time and a memory limit. Each worker runs one case at a
- * time. A run of a case (the pipeline, each forged restore, the call sequence) is judged by the time it spends
- * in the library, measured in the worker (`budgetMs`, report.ts); the pool stops a run whose wall time reaches
- * `stopAfter` budgets (the judge's checks, hash() and snapshot() around every call, take their share of the
- * wall time): the worker is terminated and the run counts as over time. The worker's old generation is
- * capped at `memoryMb` (resourceLimits); a worker that dies of it counts its run as over the memory limit.
- * Either way a fresh worker takes the next case. Validation (gltf-validator) is held to `validateMs` only,
- * and setting up a case (writing its file) to `setupMs`.
+ * A small pool of fuzz workers (worker.ts) with a time and a memory limit. Each worker runs one case at a time. A
+ * run of a case (the pipeline, each forged restore, the call sequence) is judged by the time it spends in the
+ * library, measured in the worker (`budgetMs`, report.ts: its thread's CPU time, the judge's own checks left out).
+ * The pool stops a run whose CPU time in the library, read from /proc every POLL_MS (cpu.ts), reaches `stopAfter`
+ * budgets, or whose wall time less the judge's checks reaches WALL_FACTOR times that (a stuck run; where the CPU
+ * time cannot be read, `stopAfter` budgets of wall time): the worker is terminated and the run counts as over
+ * time. (Wall time with the checks made the calls stage of 2,000-node rigs "still running after 6 s" with 1 s in
+ * the library, and a busy machine made them 4 s.) The worker's old generation is capped at `memoryMb`
+ * (resourceLimits); a worker that dies of it counts its run as over the memory limit. Either way a fresh worker
+ * takes the next case. Validation (gltf-validator) is held to `validateMs` of wall time only, and setting up a
+ * case (writing its file) to `setupMs`.
  */
 import { Worker } from 'node:worker_threads'
 import type { CaseResult, FuzzCaseSpec } from './cases.ts'
+import { taskCpuMs } from './cpu.ts'
 
 export interface PoolOptions {
   workers: number
@@ -41,7 +45,12 @@ export interface CaseOutcome {
 }
 
 interface Message {
-  type: 'ready' | 'run' | 'progress' | 'result' | 'crash'
+  type: 'ready' | 'run' | 'progress' | 'checks' | 'result' | 'crash'
+  /** ready: the worker's thread id, to read its CPU time (cpu.ts), null where it cannot. */
+  tid?: number | null
+  /** checks: the run's judge's own milliseconds so far, wall and CPU. */
+  ms?: number
+  cpu?: number
   detail?: string
   index?: number
   label?: string | null
@@ -57,12 +66,12 @@ export async function runPool(
   let next = 0
   const slot = async (): Promise<void> => {
     while (next < specs.length) {
-      const worker = await startWorker(options)
+      const { worker, tid } = await startWorker(options)
       // Cases go to this worker until one of them is stopped; then a fresh worker takes over.
       for (;;) {
         if (next >= specs.length) break
         const spec = specs[next++]!
-        const outcome = await runOne(worker, spec, options)
+        const outcome = await runOne(worker, tid, spec, options)
         onOutcome(outcome)
         if (outcome.killed) break
       }
@@ -72,7 +81,7 @@ export async function runPool(
   await Promise.all(Array.from({ length: Math.min(options.workers, specs.length) }, slot))
 }
 
-function startWorker(options: PoolOptions): Promise<Worker> {
+function startWorker(options: PoolOptions): Promise<{ worker: Worker; tid: number | null }> {
   const worker = new Worker(new URL('./boot.mjs', import.meta.url), {
     workerData: { entry: new URL('./worker.ts', import.meta.url).href },
     resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
@@ -84,14 +93,27 @@ function startWorker(options: PoolOptions): Promise<Worker> {
       if (m.type !== 'ready') return
       worker.off('message', onMessage)
       worker.off('error', reject)
-      resolve(worker)
+      resolve({ worker, tid: m.tid ?? null })
     }
     worker.on('message', onMessage)
     worker.on('error', reject)
   })
 }
 
-function runOne(worker: Worker, spec: FuzzCaseSpec, options: PoolOptions): Promise<CaseOutcome> {
+/** How often the pool reads a running worker's CPU time. */
+const POLL_MS = 200
+/**
+ * A run stopped by its CPU time may still be starved of CPU by a busy machine: its wall time (less the
+ * checks) is held to this many times the CPU limit only, which a run that is not stuck never reaches.
+ */
+const WALL_FACTOR = 10
+
+function runOne(
+  worker: Worker,
+  tid: number | null,
+  spec: FuzzCaseSpec,
+  options: PoolOptions,
+): Promise<CaseOutcome> {
   return new Promise((resolve) => {
     let run = 'setup'
     const posted = performance.now()
@@ -102,35 +124,81 @@ function runOne(worker: Worker, spec: FuzzCaseSpec, options: PoolOptions): Promi
       if (settled) return
       settled = true
       clearTimeout(timer)
+      clearInterval(poll)
       worker.off('message', onMessage)
       worker.off('error', onError)
       worker.off('exit', onExit)
       resolve(outcome)
     }
     let stage = ''
-    const kill = (reason: 'time' | 'memory' | 'died', detail: string): void => {
-      const ms = performance.now() - started
+    /** The run's limit (0 between runs), and whether it is one of CPU time (a library run on Linux). */
+    let limit = 0
+    let byCpu = false
+    /** The worker's CPU time when the run started, and the judge's own milliseconds so far (wall, CPU). */
+    let cpuStart = 0
+    let checks = 0
+    let checksCpu = 0
+    let poll: NodeJS.Timeout | undefined
+    const stop = (): void => {
+      clearTimeout(timer)
+      clearInterval(poll)
+      limit = 0
+    }
+    const kill = (reason: 'time' | 'memory' | 'died', detail: string, ms?: number): void => {
+      const spent = ms ?? performance.now() - started - checks
       const where = stage ? `${detail} (in ${stage})` : detail
-      finish({ spec, wallMs: performance.now() - posted, killed: { run, reason, detail: where, ms } })
+      stop()
+      finish({ spec, wallMs: performance.now() - posted, killed: { run, reason, detail: where, ms: spent } })
       void worker.terminate()
     }
-    const arm = (label: string): void => {
+    const judged = (): string => (checks > 0 ? ` besides ${checks.toFixed(0)} ms of the judge's checks` : '')
+    /** The wall-clock deadline: the limit itself, or WALL_FACTOR times a CPU limit; moved by the checks. */
+    const schedule = (): void => {
       clearTimeout(timer)
+      const wall = byCpu ? limit * WALL_FACTOR : limit
+      timer = setTimeout(
+        () => kill('time', `still running after ${wall} ms of wall time${judged()}`),
+        started + wall + checks - performance.now(),
+      )
+    }
+    const cpuUsed = (): number | null => {
+      const cpu = tid === null ? null : taskCpuMs(tid)
+      return cpu === null ? null : cpu - cpuStart - checksCpu
+    }
+    const arm = (label: string): void => {
+      stop()
       run = label
       stage = ''
       started = performance.now()
-      const limit =
-        label === 'validate'
+      checks = 0
+      checksCpu = 0
+      const library = label !== 'validate' && label !== 'setup'
+      limit = !library
+        ? label === 'validate'
           ? options.validateMs
-          : label === 'setup'
-            ? options.setupMs
-            : options.budgetMs * options.stopAfter
-      timer = setTimeout(() => kill('time', `still running after ${limit} ms`), limit)
+          : options.setupMs
+        : options.budgetMs * options.stopAfter
+      const cpu = library && tid !== null ? taskCpuMs(tid) : null
+      byCpu = cpu !== null
+      cpuStart = cpu ?? 0
+      schedule()
+      if (byCpu) {
+        poll = setInterval(() => {
+          const used = cpuUsed()
+          if (used !== null && used >= limit) {
+            kill('time', `still running after ${used.toFixed(0)} ms of CPU in the library${judged()}`, used)
+          }
+        }, POLL_MS)
+      }
     }
     const onMessage = (m: Message): void => {
-      if (m.type === 'progress') stage = m.label ?? ''
+      if (m.type === 'checks') {
+        checks = m.ms ?? checks
+        checksCpu = m.cpu ?? checksCpu
+        if (limit > 0) schedule()
+      } else if (m.type === 'progress') stage = m.label ?? ''
       else if (m.type === 'run') {
-        if (m.label === null || m.label === undefined) clearTimeout(timer)
+        if (m.label === null || m.label === undefined) stop()
         else arm(m.label)
       } else if (m.type === 'result') finish({ spec, result: m.result, wallMs: performance.now() - posted })
       else if (m.type === 'crash') kill('died', m.detail ?? 'crashed')

@@ -2,8 +2,9 @@
  * The fuzzer's counts, and the tables `npm run fuzz` prints. The five targets (the issue's contract):
  *
  *   errors          a run threw something other than an AnimationError, step() threw, or a worker died
- *   over 2 s        a run spent longer than the budget in the library (measured in the worker, the judge's
- *                   own checks left out), or the pool stopped it (pool.ts)
+ *   over 2 s        a run spent longer than the budget in the library (its thread's CPU time, measured in the
+ *                   worker, the judge's own checks left out: pipeline.ts RunReport), or the pool stopped it
+ *                   (pool.ts)
  *   over 256 MiB    a run's heap + array buffers rose by more (measured), or its worker ran out of memory
  *   non-finite      a world matrix element was NaN or ±∞ after a step or a restore
  *   changed         a call that threw changed hash() or the snapshot() bytes
@@ -156,7 +157,9 @@ export class Tally {
       this.slow.push({
         spec,
         run: run.run,
-        detail: `${run.ms.toFixed(0)} ms in the library (${run.wallMs.toFixed(0)} wall)`,
+        detail:
+          `${run.ms.toFixed(0)} ms ${run.cpu ? 'of CPU ' : ''}in the library (${run.libraryWallMs.toFixed(0)} ` +
+          `wall, ${run.wallMs.toFixed(0)} with the judge's checks)`,
       })
     }
     if (run.memory.isolate > this.memoryBytes) {

@@ -1,9 +1,10 @@
 /**
  * A fuzz worker (started by pool.ts through boot.mjs): runs the cases it is sent, one at a time, and posts
  *
- *   { type: 'ready' }                      once warmed up
+ *   { type: 'ready', tid }                 once warmed up; tid: its thread's id (the pool reads its CPU time)
  *   { type: 'run', index, label }          as each run of a case starts (label null: the case is done)
  *   { type: 'progress', label }            as each pipeline stage starts
+ *   { type: 'checks', ms, cpu }            the run's judge has spent `ms` (wall), `cpu` (CPU) on its checks
  *   { type: 'result', result }             the case's CaseResult
  *   { type: 'crash', detail }              something threw outside the judged calls
  *
@@ -13,6 +14,8 @@
 import { parentPort } from 'node:worker_threads'
 import { loadSubjects } from '../../test/helpers/mutate.ts'
 import { runCase, type FuzzCaseSpec } from './cases.ts'
+import { onCheckTime } from './pipeline.ts'
+import { threadId } from './cpu.ts'
 
 const port = parentPort!
 
@@ -24,13 +27,24 @@ for (let round = 0; round < 1; round++) {
     )
   }
 }
-port.postMessage({ type: 'ready' })
+port.postMessage({ type: 'ready', tid: threadId() })
+
+// The pool stops a run by its time less the judge's checks: it hears them every 100 ms they grow by.
+let toldMs = 0
+onCheckTime((ms, cpu) => {
+  if (ms - toldMs < 100) return
+  toldMs = ms
+  port.postMessage({ type: 'checks', ms, cpu })
+})
 
 port.on('message', async (spec: FuzzCaseSpec) => {
   try {
     const result = await runCase(
       spec,
-      (label) => port.postMessage({ type: 'run', index: spec.index, label }),
+      (label) => {
+        toldMs = 0
+        port.postMessage({ type: 'run', index: spec.index, label })
+      },
       (label) => port.postMessage({ type: 'progress', label }),
     )
     port.postMessage({ type: 'result', result })

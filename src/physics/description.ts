@@ -118,7 +118,8 @@ export interface GenerateRagdollOptions {
  *   `totalMass`: the trunk outweighs each limb hanging on it. cannon-es's iterative solver (10 Gauss-Seidel
  *   iterations, no warm start) cannot hold joint limits around a light body between heavy ones: with masses by
  *   capsule volume instead, a generated humanoid lying still kept its spine and arm joints 1.2 rad past their
- *   limits, and the Fox 0.6 rad; with these masses, at most 0.26 rad (test/systems/stepRagdolls.test.ts).
+ *   limits, and the Fox 0.6 rad; with these masses, at most 0.26 rad (test/systems/stepRagdolls.test.ts);
+ * - at most MAX_GENERATED_BODIES bodies, those nearest the root.
  * Joints are named by node name where the name is unique in the file, else by node index.
  */
 export function generateRagdollDescription(
@@ -232,6 +233,7 @@ export function generateRagdollDescription(
   if (specs.length === 0) {
     throw new AnimationError('ragdoll', `${view.source}: no bone is long enough to carry a ragdoll body`)
   }
+  keepNearestRoot(nodes, specs, bodyNodes)
 
   // Bodies join where the bones join: the nearest ancestor's body, or for a bone off a root offset the body
   // whose bone ends nearest to its start (10 % of the size at most, in rest-pose world units), or none.
@@ -336,6 +338,43 @@ function restPoint(rest: Float64Array, n: number, axis: readonly number[], lengt
 /** v rotated by unit quaternion q ([x, y, z, w]). */
 function rotate(q: readonly number[], v: readonly number[]): number[] {
   return rotateByConjugate([-q[0]!, -q[1]!, -q[2]!, q[3]!], v)
+}
+
+/**
+ * Most bodies a generated description has. A bushy skeleton of a few thousand bones (9 children a joint, 4
+ * levels) gave 820, and stepping them took seconds a step (npm run fuzz); a ragdoll is its trunk and limbs: a
+ * humanoid has 15, the Fox 16. With 64, 30 steps of a 10-a-joint bush (11,111 nodes) still took 0.5–0.8 s of
+ * CPU, its sibling capsules all in contact; with 32, 0.3–0.4 s. A description passed to ragdoll() may have more.
+ */
+export const MAX_GENERATED_BODIES = 32
+
+/**
+ * Keeps at most MAX_GENERATED_BODIES of the generated bodies (`specs` and their nodes, parents first, edited in
+ * place): those with the fewest bodies above them, and of equal depth the first in the skeleton's order, so a
+ * kept body's parent body is kept too and the rest follow their animation under it.
+ */
+function keepNearestRoot(
+  nodes: RagdollSkeletonView['nodes'],
+  specs: RagdollBodySpec[],
+  bodyNodes: number[],
+): void {
+  if (specs.length <= MAX_GENERATED_BODIES) return
+  const bodyOf = new Map(bodyNodes.map((n, i) => [n, i]))
+  const depth = bodyNodes.map(() => 0)
+  bodyNodes.forEach((n, i) => {
+    let a = nodes[n]!.parent
+    while (a >= 0 && !bodyOf.has(a)) a = nodes[a]!.parent
+    depth[i] = a >= 0 ? depth[bodyOf.get(a)!]! + 1 : 0
+  })
+  const kept = bodyNodes
+    .map((_, i) => i)
+    .sort((a, b) => depth[a]! - depth[b]! || a - b)
+    .slice(0, MAX_GENERATED_BODIES)
+    .sort((a, b) => a - b)
+  const keptSpecs = kept.map((i) => specs[i]!)
+  const keptNodes = kept.map((i) => bodyNodes[i]!)
+  specs.splice(0, specs.length, ...keptSpecs)
+  bodyNodes.splice(0, bodyNodes.length, ...keptNodes)
 }
 
 /** A body spec resolved against a skeleton: node index and parent body, everything validated. */

@@ -4,6 +4,7 @@ import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import {
   generateRagdollDescription,
+  MAX_GENERATED_BODIES,
   resolveRagdollDescription,
   type RagdollBodySpec,
   type RagdollDescription,
@@ -123,6 +124,47 @@ describe('generateRagdollDescription', () => {
     expect(joints).not.toContain('b_Head_05')
     expect(joints).not.toContain('b_Tail03_014')
     expect(desc.bodies).toHaveLength(16)
+  })
+
+  it(`keeps at most ${MAX_GENERATED_BODIES} bodies, those nearest the root, of a bushy skeleton`, () => {
+    // 9 children a joint, 4 levels below the root: 820 joints with child joints, each a body before the cap.
+    const nodes: RagdollSkeletonView['nodes'][number][] = []
+    const add = (parent: number, level: number): number => {
+      const i = nodes.length
+      const node = {
+        name: `n${i}`,
+        parent,
+        children: [] as number[],
+        translation: parent < 0 ? [0, 0, 0] : [0.3 * ((i % 3) - 1), 1, 0.3 * (((i / 3) | 0) % 3) - 0.3],
+        rotation: [0, 0, 0, 1],
+        scale: [1, 1, 1],
+      }
+      nodes.push(node)
+      if (level < 4) for (let c = 0; c < 9; c++) node.children.push(add(i, level + 1))
+      return i
+    }
+    add(-1, 0)
+    const bushy: RagdollSkeletonView = { source: 'bushy', nodes }
+    const desc = generateRagdollDescription(bushy)
+    expect(desc.bodies).toHaveLength(MAX_GENERATED_BODIES)
+    // Level by level: the root's body, its 9 children's, then as many of the 81 grandchildren's as fit.
+    const level = (name: string): number => {
+      let d = 0
+      for (let a = nodes[Number(name.slice(1))]!.parent; a >= 0; a = nodes[a]!.parent) d++
+      return d
+    }
+    const levels = desc.bodies.map((b) => level(String(b.joint)))
+    expect([0, 1, 2, 3].map((l) => levels.filter((x) => x === l).length)).toEqual([
+      1,
+      9,
+      MAX_GENERATED_BODIES - 10,
+      0,
+    ])
+    // Parents first, each kept body's parent body kept, and the masses still add up.
+    const resolved = resolveRagdollDescription(bushy, desc)
+    expect(resolved.every((b, i) => b.parentBody < i)).toBe(true)
+    expect(resolved.filter((b) => b.parentBody === -1)).toHaveLength(1)
+    expect(desc.bodies.reduce((m, b) => m + b.mass, 0)).toBeCloseTo(30, 9)
   })
 
   it('refuses a skeleton with no extent', () => {

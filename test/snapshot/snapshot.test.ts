@@ -311,6 +311,19 @@ describe('snapshot and restore', () => {
         },
       ],
       [
+        // Not a float64 bound, the same kind of refusal: the reader held capsules to 255 spheres, but ragdoll()
+        // takes any length and spawning builds at most 128 spheres of one.
+        'a described capsule of 2,000,000 spheres',
+        (plugin) => {
+          const c = plugin.addCharacter(fox)
+          const bodies = generateRagdollDescription(fox).bodies.map((b, i) =>
+            i === 0 ? { ...b, length: 1e6, radius: 1 } : b,
+          )
+          plugin.ragdoll(c, { description: { bodies } })
+          return c
+        },
+      ],
+      [
         'a fade of 1e300 s, a speed of 1e300, a ramp rate of 1e300',
         (plugin) => {
           const c = plugin.addCharacter(fox)
