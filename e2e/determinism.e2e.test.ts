@@ -94,8 +94,8 @@ describe('the same simulation in Node and in headless Chromium', () => {
           (_, i) => (i + 1) * CROSS_ENGINE_EVERY,
         ),
       )
-      // Nothing caught in either engine, and the same get-up choices.
-      expect(r.events.filter((e) => !e.includes('ragdoll-get-up'))).toEqual([])
+      // No problem report in either engine (clip events and the get-up choices aside), and the same events.
+      expect(r.events.filter((e) => !/^step \d+ (loop|finished|marker|ragdoll-get-up)/.test(e))).toEqual([])
       expect(r.events).toEqual(node.events)
     }
     // The scenario does what it says (else equal hashes would prove less): characters 1 and 2 ragdoll with live
