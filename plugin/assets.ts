@@ -69,21 +69,32 @@ function registerAsset(ctx: AnimationContext, asset: AnimationAsset): Registered
 export function bindClip(ctx: AnimationContext, clip: RegisteredClip, assetId: number): Int32Array {
   const known = clip.bindings[assetId]
   if (known) return known
-  const target = ctx.assets[assetId]!
-  const owner = ctx.assets[clip.asset]!
-  const byName = new Map<string, number>()
-  if (assetId !== clip.asset)
-    target.asset.nodes.forEach((n) => byName.has(n.name) || byName.set(n.name, n.index))
+  const joints = channelJoints(ctx, clip, assetId)
   const binding = new Int32Array(clip.clip.channels.length)
   clip.clip.channels.forEach((ch, c) => {
-    const node = assetId === clip.asset ? ch.node : (byName.get(owner.asset.nodes[ch.node]?.name ?? '') ?? -1)
-    const joint = node >= 0 && node < target.nodeJoint.length ? target.nodeJoint[node]! : -1
+    const joint = joints[c]!
     const offset = pathOffset(ch.path)
     binding[c] = joint < 0 || offset < 0 ? -1 : joint * JOINT_STRIDE + offset
   })
   clip.bindings[assetId] = binding
   bindMorphs(ctx, clip, assetId)
   return binding
+}
+
+/**
+ * Channel → joint of asset `assetId` that `clip`'s channel drives (-1 for none): by node index on the clip's
+ * own asset, by node name on another. Shared by bindClip and bindMorphs, so both match nodes the same way.
+ */
+function channelJoints(ctx: AnimationContext, clip: RegisteredClip, assetId: number): Int32Array {
+  const target = ctx.assets[assetId]!
+  const owner = ctx.assets[clip.asset]!
+  const byName = new Map<string, number>()
+  if (assetId !== clip.asset)
+    target.asset.nodes.forEach((n) => byName.has(n.name) || byName.set(n.name, n.index))
+  return Int32Array.from(clip.clip.channels, (ch) => {
+    const node = assetId === clip.asset ? ch.node : (byName.get(owner.asset.nodes[ch.node]?.name ?? '') ?? -1)
+    return node >= 0 && node < target.nodeJoint.length ? target.nodeJoint[node]! : -1
+  })
 }
 
 /**
@@ -95,16 +106,12 @@ export function bindMorphs(ctx: AnimationContext, clip: RegisteredClip, assetId:
   const known = clip.morphBindings[assetId]
   if (known !== undefined) return known
   const target = ctx.assets[assetId]!
-  const owner = ctx.assets[clip.asset]!
-  const byName = new Map<string, number>()
-  if (assetId !== clip.asset)
-    target.asset.nodes.forEach((n) => byName.has(n.name) || byName.set(n.name, n.index))
+  const joints = channelJoints(ctx, clip, assetId)
   const binding = new Int32Array(clip.clip.channels.length).fill(-1)
   let any = false
   clip.clip.channels.forEach((ch, c) => {
     if (ch.path !== 'weights') return
-    const node = assetId === clip.asset ? ch.node : (byName.get(owner.asset.nodes[ch.node]?.name ?? '') ?? -1)
-    const joint = node >= 0 && node < target.nodeJoint.length ? target.nodeJoint[node]! : -1
+    const joint = joints[c]!
     const k = joint < 0 ? -1 : target.morphJoints.indexOf(joint)
     if (k < 0 || target.morphOffsets[k + 1]! - target.morphOffsets[k]! !== ch.components) return
     binding[c] = target.morphOffsets[k]!

@@ -5,6 +5,7 @@ import type { AnimationContext } from './context.ts'
 import { bindClip, findClip } from './assets.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
 import { allocatePoseSlots, freePoseSlots, JOINT_STRIDE } from '../components/Pose.ts'
+import { emptyLayer } from '../systems/sampleLayers.ts'
 import {
   BLOCK_POINTS,
   BLOCK_REF_FROM,
@@ -254,18 +255,9 @@ export function stopLayer(ctx: AnimationContext, eid: number, index: number, fad
 
 /** Empties a layer now: nothing to show, weight back to 1 for its next clip; mode and mask stay. */
 export function clearLayer(layer: Layer): void {
-  const f = layer.f
-  const i = layer.i
-  i[I_SOURCE] = SOURCE_NONE
-  i[I_STOPPING] = 0
-  i[I_CLIP] = -1
+  // What the step does when a stopLayer fade reaches 0, and the fade's counters zeroed as well.
+  emptyLayer(layer)
   endLayerFade(layer)
-  layer.binding = undefined
-  layer.blendSpace = null
-  f[F_WEIGHT] = 1
-  f[F_WEIGHT_FROM] = 1
-  f[F_WEIGHT_TO] = 1
-  f[F_WEIGHT_DURATION] = 0
 }
 
 export function endLayerFade(layer: Layer): void {
