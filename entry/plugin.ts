@@ -207,7 +207,8 @@ export interface AnimationPlugin {
   /**
    * What the steps reported, oldest first: clip events (loops, a 'once' clip's end, markers), problems the
    * step caught and handled (e.g. an exploded ragdoll) and getUp's choices; see AnimationEvent. Clear it when
-   * read (`events.length = 0`).
+   * read (`events.length = 0`). A clip event record removed from the queue may be reused by a later step for a
+   * new event: copy what you keep (`{ ...e }`).
    */
   readonly events: AnimationEvent[]
   /**

@@ -10,6 +10,7 @@ import { createCrossFadeStore } from '../components/CrossFade.ts'
 import { createRagdollStore } from '../components/Ragdoll.ts'
 import { createSceneGraph, MAX_SCENE_CAPACITY } from '../components/SceneNode.ts'
 import type { AnimationContext } from './context.ts'
+import { createClipEventPool } from '../systems/clipEvents.ts'
 
 /**
  * Options of createAnimationPlugin; every field is optional. All are checked before anything registers with the
@@ -128,6 +129,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     ragdolls: [],
     events: [],
     droppedEvents: 0,
+    eventPool: createClipEventPool(),
     handles: new Map(),
     ragdollDescriptions: [],
     jointOwner: new Int32Array(capacity),

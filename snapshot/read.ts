@@ -244,7 +244,7 @@ function readEvent(ctx: AnimationContext, r: Reader, index: number, step: number
   checkFinite(where, 'time', [time])
   checkRange(where, 'weight', weight, 0, 1)
   checkChoice(where, 'fading', fading, [0, 1])
-  return new ClipEventRecord(
+  return new ClipEventRecord().set(
     kind as ClipEventKind,
     evStep,
     character,

@@ -18,7 +18,7 @@ import {
 } from './state.ts'
 
 /** What a clip event emitter reads and writes: a slice of the plugin's context. */
-export type ClipEventsInput = Pick<StepState, 'clips' | 'events' | 'step' | 'droppedEvents'>
+export type ClipEventsInput = Pick<StepState, 'clips' | 'events' | 'step' | 'droppedEvents' | 'eventPool'>
 
 /**
  * The float inputs of one emitClipEvents call, passed through memory (V8 boxes a float argument of a call it
@@ -85,20 +85,20 @@ export function createClipEventEmitter(ctx: ClipEventsInput): ClipEventEmitter {
       return
     }
     const marker = crossing === CROSS_MARKER
-    ctx.events.push(
-      new ClipEventRecord(
-        CLIP_EVENT_KINDS[crossing]!,
-        ctx.step,
-        character,
-        layer,
-        rc.clip.name,
-        rc.id,
-        marker ? rc.markers.names[index]! : '',
-        marker ? rc.markers.times[index]! : index === 1 ? rc.clip.duration : 0,
-        source[EMIT_WEIGHT]!,
-        fadingOut,
-      ),
-    )
+    // Fields written here rather than through a call: V8 boxes a float argument of a call it does not inline.
+    const r = takeClipEvent(ctx)
+    r.kind = CLIP_EVENT_KINDS[crossing]!
+    r.step = ctx.step
+    r.character = character
+    r.entity = character
+    r.layer = layer
+    r.clip = rc.clip.name
+    r.clipId = rc.id
+    r.name = marker ? rc.markers.names[index]! : ''
+    r.time = marker ? rc.markers.times[index]! : index === 1 ? rc.clip.duration : 0
+    r.weight = source[EMIT_WEIGHT]!
+    r.fading = fadingOut
+    ctx.events.push(r)
   }
 
   return function emitClipEvents(eid, onLayer, clipId, loop, input, flags, finished, at): void {
@@ -132,23 +132,89 @@ export function createClipEventEmitter(ctx: ClipEventsInput): ClipEventEmitter {
 }
 
 /**
- * A ClipEvent as the step makes it: its fields, with the message written only when read (so a record is the
- * step's only allocation). `toJSON` includes the message.
+ * Clip event records for reuse, shared by every emitter of a plugin (StepState.eventPool). A record is handed
+ * out (`issued`) and queued; once the game has removed it from the queue, a later step may take it back
+ * (`free`) and overwrite it. So a game that clears the queue gets no allocation per step in steady state, even
+ * while events fire: the pool grows to the most records queued at once, then stays.
+ */
+export interface ClipEventPool {
+  /** Records to fill: `free[0..freeCount)`. */
+  readonly free: ClipEventRecord[]
+  freeCount: number
+  /** Records handed out and not yet taken back, oldest first: `issued[0..issuedCount)`. */
+  readonly issued: ClipEventRecord[]
+  issuedCount: number
+  /** The clock of the last reclaim (at most one per step: a queue nobody clears is walked once a step). */
+  reclaimedAt: number
+  /** Marks records found in the queue during a reclaim. */
+  stamp: number
+}
+
+export function createClipEventPool(): ClipEventPool {
+  return { free: [], freeCount: 0, issued: [], issuedCount: 0, reclaimedAt: -1, stamp: 0 }
+}
+
+// The pool's arrays only grow (counts, not push/pop): V8 gives an array's storage back when it shrinks, and
+// allocates it again when it grows.
+function put(list: ClipEventRecord[], at: number, r: ClipEventRecord): void {
+  if (at < list.length) list[at] = r
+  else list.push(r)
+}
+
+/** A record to fill: a free one, else one reclaimed from those the game removed from the queue, else a new one. */
+function takeClipEvent(ctx: ClipEventsInput): ClipEventRecord {
+  const pool = ctx.eventPool
+  if (pool.freeCount === 0 && pool.reclaimedAt !== ctx.step) reclaimClipEvents(pool, ctx.events, ctx.step)
+  const record = pool.freeCount > 0 ? pool.free[--pool.freeCount]! : new ClipEventRecord()
+  put(pool.issued, pool.issuedCount++, record)
+  return record
+}
+
+/** Moves the issued records that are no longer in `events` to the free list, keeping the others' order. */
+function reclaimClipEvents(pool: ClipEventPool, events: readonly unknown[], step: number): void {
+  pool.reclaimedAt = step
+  const { free, issued } = pool
+  const n = pool.issuedCount
+  let kept = 0
+  if (events.length > 0) {
+    const stamp = ++pool.stamp
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]
+      if (e instanceof ClipEventRecord) e.mark(stamp)
+    }
+    for (let i = 0; i < n; i++) {
+      const r = issued[i]!
+      if (r.marked(stamp)) issued[kept++] = r
+      else put(free, pool.freeCount++, r)
+    }
+  } else {
+    for (let i = 0; i < n; i++) put(free, pool.freeCount++, issued[i]!)
+  }
+  pool.issuedCount = kept
+}
+
+/**
+ * A ClipEvent as the step makes it: its fields, with the message written only when read. Records are reused
+ * (ClipEventPool): the fields are readonly to the game, and rewritten by `set` only after the game removed the
+ * record from the queue. `toJSON` (and so a copy made with it) includes the message.
  */
 export class ClipEventRecord implements ClipEvent {
-  readonly kind: ClipEventKind
-  readonly step: number
-  readonly character: number
-  readonly entity: number
-  readonly layer: number
-  readonly clip: string
-  readonly clipId: number
-  readonly name: string
-  readonly time: number
-  readonly weight: number
-  readonly fading: boolean
+  kind: ClipEventKind = 'loop'
+  step = 0
+  character = 0
+  entity = 0
+  layer = 0
+  clip = ''
+  clipId = 0
+  name = ''
+  time = 0
+  weight = 0
+  fading = false
+  // Not enumerable (a private field): equality and JSON see only the event's own fields.
+  #stamp = 0
 
-  constructor(
+  /** Fills the record; returns it. */
+  set(
     kind: ClipEventKind,
     step: number,
     character: number,
@@ -159,7 +225,7 @@ export class ClipEventRecord implements ClipEvent {
     time: number,
     weight: number,
     fading: boolean,
-  ) {
+  ): this {
     this.kind = kind
     this.step = step
     this.character = character
@@ -171,6 +237,15 @@ export class ClipEventRecord implements ClipEvent {
     this.time = time
     this.weight = weight
     this.fading = fading
+    return this
+  }
+
+  mark(stamp: number): void {
+    this.#stamp = stamp
+  }
+
+  marked(stamp: number): boolean {
+    return this.#stamp === stamp
   }
 
   get message(): string {

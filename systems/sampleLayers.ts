@@ -15,6 +15,7 @@ import {
   EMIT_START,
   EMIT_WEIGHT,
   type ClipEventEmitter,
+  type ClipEventsInput,
 } from './clipEvents.ts'
 import { JOINT_STRIDE, LAYER_ANIM, LAYER_PREV, layerOffset } from '../components/Pose.ts'
 import { advancePhase, localTime, ROTATION_SQUAD } from '../components/Sampler.ts'
@@ -64,10 +65,11 @@ import {
 /** What sampleLayers reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type SampleLayersInput = Pick<
   StepState,
-  'world' | 'dt' | 'step' | 'pool' | 'assets' | 'clips' | 'layers' | 'ragdolls' | 'events' | 'droppedEvents'
-> & {
-  readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'Ragdoll'>
-}
+  'world' | 'dt' | 'step' | 'pool' | 'assets' | 'clips' | 'layers' | 'ragdolls'
+> &
+  ClipEventsInput & {
+    readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'Ragdoll'>
+  }
 
 /**
  * sampleLayers: for every character with layers (systems/layerState.ts), runs after sampleClips, which left

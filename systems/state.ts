@@ -11,6 +11,7 @@ import type { CrossFadeStore } from '../components/CrossFade.ts'
 import { RAGDOLL_OFF, type RagdollStore } from '../components/Ragdoll.ts'
 import type { SceneGraph } from '../components/SceneNode.ts'
 import type { LayerStack } from './layerState.ts'
+import type { ClipEventPool } from './clipEvents.ts'
 
 /**
  * An asset registered with a plugin: its rig (joints parents first, rest pose: src/skeleton/rig.ts) and the clips
@@ -133,6 +134,8 @@ export interface StepState {
   readonly events: AnimationEvent[]
   /** Clip events not queued because `events` already held MAX_QUEUED_EVENTS (a game that never clears it). */
   droppedEvents: number
+  /** Clip event records for reuse once the game has removed them from `events` (systems/clipEvents.ts). */
+  readonly eventPool: ClipEventPool
   /** 1 once a character's non-finite pose was reported (blendPoses); cleared when a character is added on the id. */
   readonly poseReported: Uint8Array
   /** 1 once a world-matrix fault of the character (or of a node under none) was reported (reportWorldFaults). */

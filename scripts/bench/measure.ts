@@ -128,6 +128,20 @@ export interface Allocation {
   windows: (number | null)[]
 }
 
+/**
+ * The bytes V8 allocates to grow an emptied array back to `n` elements: the storage a game's
+ * `events.length = 0` hands back, and the next step's events ask for again. Growth follows V8's rule
+ * (capacity + capacity / 2 + 16), each store a 16-byte header plus 8 bytes per slot.
+ */
+export function arrayRegrowthBytes(n: number): number {
+  let bytes = 0
+  for (let capacity = 0; capacity < n;) {
+    capacity = capacity + (capacity >> 1) + 16
+    bytes += 16 + 8 * capacity
+  }
+  return bytes
+}
+
 const usedHeap = (): number => v8.getHeapStatistics().used_heap_size
 
 /** The bytes one `usedHeap()` reading adds to a window (its result object), measured on an empty window. */

@@ -22,8 +22,10 @@ export interface OurCrowd {
   readonly joints: number
   /** glTF node index of the plugin's joint j. */
   readonly jointNodes: Int32Array
-  /** Runs `steps` fixed steps. */
+  /** Runs `steps` fixed steps, reading and clearing the event queue after each, as a game does. */
   run(steps: number): void
+  /** The most events one step of `run` queued, since the crowd was made. */
+  maxEventsPerStep(): number
   /** Writes the world matrix (column-major) of character c's joint j at out[o..o+16). */
   worldMatrix(c: number, j: number, out: Float64Array, o: number): void
 }
@@ -88,6 +90,7 @@ export function createOurCrowd(plan: CrowdPlan): OurCrowd {
   const joints = registered.jointNodes.length
   const jointEntities = characters.length > 0 ? Array.from(characters, (c) => plugin.joints(c)) : []
   const store = plugin.stores.SceneNode.world
+  let maxEvents = 0
   return {
     plugin,
     world,
@@ -95,8 +98,15 @@ export function createOurCrowd(plan: CrowdPlan): OurCrowd {
     joints,
     jointNodes: registered.jointNodes,
     run(steps: number): void {
-      for (let s = 0; s < steps; s++) plugin.step()
+      // As a game does: reads the step's events (loops fire all the time in a playing crowd) and clears them.
+      const events = plugin.events
+      for (let s = 0; s < steps; s++) {
+        plugin.step()
+        if (events.length > maxEvents) maxEvents = events.length
+        events.length = 0
+      }
     },
+    maxEventsPerStep: () => maxEvents,
     worldMatrix(c: number, j: number, out: Float64Array, o: number): void {
       const e = jointEntities[c]![j]!
       for (let k = 0; k < 16; k++) out[o + k] = store[e * 16 + k]!

@@ -3,7 +3,8 @@
  * `node --expose-gc --import tsx` on this file): inside a vitest worker, the worker's own messages and timers
  * allocate in every window. Prints one JSON line: the heap bytes of each clean window (no GC ran, and, for
  * `quiet`, no event fired), for a crowd whose steps meet nothing (`quiet`) and for one character that meets a
- * marker in every step (`busy`, the measurement's control: records must show).
+ * marker in every step (`busy`, the measurement's control: records must show), and for the same character in a game that clears
+ * the queue after every step (`cleared`: the records are reused).
  *
  * Scenario: 12 characters of the synthetic rig with markers on every clip, in every loop mode, both
  * directions, a long fade, a finished once-clip held at its end, a paused one; at 0.01× speed each meets a
@@ -47,16 +48,30 @@ function busy(): AnimationPlugin {
   return plugin
 }
 
-async function windows(plugin: AnimationPlugin, steps: number, quiet: boolean): Promise<number[]> {
+/**
+ * Heap bytes of each clean window of `steps` steps. `quiet`: keep only windows where no event fired. `clear`: when the
+ * game clears the queue: before each window, never, or after every step down to its first
+ * record (the pool's records are then reused; a queue kept non-empty keeps its storage, where `length = 0` would
+ * hand it back to V8 and the next push would allocate it anew, which is the array's cost, not the step's).
+ */
+async function windows(
+  plugin: AnimationPlugin,
+  steps: number,
+  quiet: boolean,
+  clear: 'window' | 'never' | 'step',
+): Promise<number[]> {
   const tracker = createGcTracker()
   const used = (): number => getHeapStatistics().used_heap_size
   const run = (n: number): void => {
-    for (let i = 0; i < n; i++) plugin.step()
+    for (let i = 0; i < n; i++) {
+      plugin.step()
+      if (clear === 'step' && plugin.events.length > 1) plugin.events.length = 1
+    }
   }
   run(20000) // warm: every path optimized
   const out: number[] = []
   for (let w = 0; w < 12; w++) {
-    plugin.events.length = 0
+    if (clear === 'window') plugin.events.length = 0
     collectGarbage()
     await tracker.flush()
     const collections = tracker.events.length
@@ -76,5 +91,9 @@ async function windows(plugin: AnimationPlugin, steps: number, quiet: boolean): 
 
 if (!collectGarbage()) throw new Error('run with node --expose-gc')
 console.log(
-  JSON.stringify({ quiet: await windows(crowd(), 200, true), busy: await windows(busy(), 200, false) }),
+  JSON.stringify({
+    quiet: await windows(crowd(), 200, true, 'window'),
+    busy: await windows(busy(), 200, false, 'never'),
+    cleared: await windows(busy(), 200, false, 'step'),
+  }),
 )

@@ -340,14 +340,14 @@ describe('addMarker', () => {
 })
 
 describe('clip events: memory', () => {
-  it('a step where no event fires allocates nothing (markers, fades, every loop mode); events cost records', () => {
+  it('no step allocates when the game clears the queue; a queue nobody clears costs its records', () => {
     // Measured in a process of its own (test/helpers/clipEventsAllocation.ts says why and how).
     const out = execFileSync(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', 'test/helpers/clipEventsAllocation.ts'],
       { encoding: 'utf8', timeout: 120_000 },
     )
-    const { quiet, busy } = JSON.parse(out) as { quiet: number[]; busy: number[] }
+    const { quiet, busy, cleared } = JSON.parse(out) as Record<'quiet' | 'busy' | 'cleared', number[]>
     // A negative window is the sweeper finishing the warm-up's garbage: it says nothing about the steps.
     const clean = quiet.filter((b) => b >= 0).sort((x, y) => x - y)
     expect(clean.length, `windows ${quiet.join(', ')}`).toBeGreaterThanOrEqual(3)
@@ -359,6 +359,34 @@ describe('clip events: memory', () => {
     const records = busy.filter((b) => b >= 0).sort((x, y) => x - y)
     expect(records[0]).toBeGreaterThan(300 * 64)
     expect(records[0]).toBeLessThan(300 * 400)
+    // The same events in a game that removes them from the queue every step: the pool's records are reused.
+    const reused = cleared.filter((b) => b >= 0).sort((x, y) => x - y)
+    expect(reused.length, `windows ${cleared.join(', ')}`).toBeGreaterThanOrEqual(3)
+    expect(reused[reused.length >> 1], `windows ${cleared.join(', ')}`).toBe(0)
+  })
+
+  it('reuses a record only once the game removed it from the queue', () => {
+    const { plugin, handle } = setup(false)
+    const a = plugin.addCharacter(handle)
+    plugin.play(a, 'Nod', { speed: 16 }) // 0.25 s a step: a loop every other step
+    stepN(plugin, 8)
+    const kept = [...plugin.events]
+    const copies = kept.map((e) => ({ ...e }))
+    expect(kept.length).toBeGreaterThan(2)
+    stepN(plugin, 8) // the queue was not cleared: no record of it is overwritten
+    expect(kept.map((e) => ({ ...e }))).toEqual(copies)
+    expect(plugin.events.slice(0, kept.length)).toEqual(kept)
+    // Keep the first record queued, remove the rest: only the removed ones come back, with new contents.
+    const first = plugin.events[0]!
+    const removed = plugin.events.slice(1)
+    plugin.events.length = 1
+    stepN(plugin, 8)
+    expect(plugin.events[0]).toBe(first)
+    expect({ ...first }).toEqual(copies[0])
+    const reusedRecords = plugin.events.slice(1)
+    expect(reusedRecords.length).toBeGreaterThan(0)
+    expect(reusedRecords.every((e) => removed.includes(e))).toBe(true)
+    expect(reusedRecords.every((e) => e.step >= 16)).toBe(true)
   })
 
   it(`holds at most MAX_QUEUED_EVENTS clip events, counting the rest`, () => {
