@@ -117,6 +117,10 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
       }
       advanceWeight(ctx, base0)
       if (isPlainBase(base0)) {
+        // ANIM already holds layer 0's clip when it has one (OUT is its copy, kept for crossFade).
+        if (Sampler.clip[eid]! < 0) data.copyWithin(anim, out0, out0 + len)
+      } else if (isFullOverride(base0)) {
+        // Weight 1 over the whole body shows OUT exactly (blendJointLayers copies at weight 1).
         data.copyWithin(anim, out0, out0 + len)
       } else {
         data.set(rest, anim)
@@ -184,6 +188,16 @@ export function emptyLayer(layer: Layer): void {
   layer.binding = undefined
   layer.fromBinding = undefined
   layer.blendSpace = null
+}
+
+/** Whether the layer shows exactly its OUT: an override at weight 1 (not ramping) over the whole body. */
+function isFullOverride(layer: Layer): boolean {
+  return (
+    layer.f[F_WEIGHT]! >= 1 &&
+    layer.f[F_WEIGHT_DURATION] === 0 &&
+    layer.i[I_MODE] !== MODE_ADDITIVE &&
+    layer.mask === null
+  )
 }
 
 /** Composes the layer's OUT (`out`) onto the result at `anim` by its mode, weight and mask. */
