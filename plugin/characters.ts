@@ -152,6 +152,7 @@ export function attachCharacter(
   ctx.poseReported[eid] = 0
   ctx.worldReported[eid] = 0
   const m = asset.morphCount
+  if (m > 0) addComponent(world, eid, ctx.morphed)
   ctx.morphs[eid] =
     m === 0
       ? undefined

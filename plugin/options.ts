@@ -122,6 +122,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     fadePaths: [],
     layers: [],
     morphs: [],
+    morphed: {},
     morphCursors: new Uint32Array(1),
     step: 0,
     physics,

@@ -103,10 +103,20 @@ export function createClipEventEmitter(ctx: ClipEventsInput): ClipEventEmitter {
 
   return function emitClipEvents(eid, onLayer, clipId, loop, input, flags, finished, at): void {
     const start = (flags & EMIT_START) !== 0
-    if (!start && input[EMIT_DELTA] === 0) return
+    const delta = input[EMIT_DELTA]!
+    if (!start && delta === 0) return
     // A finished once-clip held at its end (the step pushes it against the end): nothing left to report.
     if (loop === 0 && finished[at] === 1 && input[EMIT_BEFORE] === input[EMIT_AFTER]) return
     const rc = ctx.clips[clipId]!
+    // Most steps of most clips: forward, ending inside the clip's first run (advancePhase added the delta
+    // without wrapping or clamping), and no markers: crossTimeline would meet nothing.
+    if (
+      !start &&
+      delta > 0 &&
+      input[EMIT_BEFORE]! + delta < rc.clip.duration &&
+      rc.markers.times.length === 0
+    )
+      return
     character = eid
     layer = onLayer
     registered = rc

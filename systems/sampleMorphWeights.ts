@@ -26,7 +26,7 @@ import {
 /** What sampleMorphWeights reads and writes (tests may pass just this). */
 export type SampleMorphWeightsInput = Pick<
   StepState,
-  'world' | 'clips' | 'assets' | 'layers' | 'morphs' | 'morphCursors'
+  'world' | 'clips' | 'assets' | 'layers' | 'morphs' | 'morphed' | 'morphCursors'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade'>
 }
@@ -49,7 +49,8 @@ const S = 3
  */
 export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
   const { Pose, Sampler, CrossFade } = ctx.stores
-  const characters = registerQuery(ctx.world, [Sampler, Pose])
+  // Characters with morph targets only (a character whose Pose the game removed keeps the tag: skipped below).
+  const characters = registerQuery(ctx.world, [ctx.morphed])
   /**
    * Floats handed to the helpers below through memory, not as arguments (V8 boxes a float passed to a call it
    * does not inline: a heap number per call): [0] the time sampleOver samples at, [1] a source's clip-local

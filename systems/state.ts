@@ -115,6 +115,11 @@ export interface StepState {
   /** Per character with morph targets: its morph weights (see MorphState). */
   readonly morphs: (MorphState | undefined)[]
   /**
+   * The bitecs tag of characters with morph targets (added by attachCharacter): sampleMorphWeights' query, so
+   * characters without morph targets cost it nothing.
+   */
+  readonly morphed: object
+  /**
    * Key cursors sampleMorphWeights shares between characters (a cursor is a search hint; any value gives the
    * same sample): one per channel of the plugin's largest clip, grown by addAsset.
    */

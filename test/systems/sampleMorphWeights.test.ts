@@ -4,11 +4,11 @@
  * a weight-0 layer changing nothing); snapshots carrying them; the three adapter writing them.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { createWorld } from 'bitecs'
+import { createWorld, query, removeComponent } from 'bitecs'
 import type { Mesh } from 'three'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
+import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import { loadThreeScene } from '../helpers/threeScene.ts'
 import { createThreeAdapter } from '../../adapters/three.ts'
 
@@ -78,6 +78,28 @@ describe('morph weights', () => {
     layered.plugin.setLayer(layered.eid, 1, { weight: 0 })
     layered.plugin.step()
     expect(layered.plugin.getMorphWeights(layered.eid, node)).toEqual(rest)
+  })
+
+  it('visits only characters with morph targets, before and after a game removes one', async () => {
+    const plugin = createAnimationPlugin(createWorld(), { capacity: 256, physics: { ground: false } })
+    const fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
+    const a = plugin.addCharacter(cube)
+    const f = plugin.addCharacter(fox)
+    const b = plugin.addCharacter(cube)
+    const ctx = contextOf(plugin)
+    const listed = () => Array.from(query(plugin.world, [ctx.morphed])).sort((x, y) => x - y)
+    expect(listed()).toEqual([a, b].sort((x, y) => x - y))
+    expect(f).toBeGreaterThan(0)
+    plugin.play(a, 0)
+    plugin.play(b, 0, { time: 0.5 })
+    // The game takes a's Pose away: a leaves every character query and is skipped here; b still animates.
+    removeComponent(plugin.world, a, plugin.stores.Pose)
+    const before = plugin.getMorphWeights(b, node)
+    for (let k = 0; k < 10; k++) plugin.step()
+    expect(plugin.getMorphWeights(b, node)).not.toEqual(before)
+    plugin.removeCharacter(b)
+    plugin.step()
+    expect(listed()).toEqual([a])
   })
 
   it('are in hash() and in snapshots', () => {
