@@ -122,19 +122,13 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
       // Finite locals can still give a product past float32's range. Each element rounded to float32 (as the
       // store will) is ±∞ then, and a NaN or ∞ anywhere makes the sum NaN or ∞: such a node keeps its last
       // world matrix, and so (unchanged) do its descendants that are not dirty themselves.
+      // Summed as a tree (short dependency chains; the order cannot matter: twelve float32 values sum finite).
       const sum =
         fround(m0) +
         fround(m1) +
-        fround(m2) +
-        fround(m4) +
-        fround(m5) +
-        fround(m6) +
-        fround(m8) +
-        fround(m9) +
-        fround(m10) +
-        fround(m12) +
-        fround(m13) +
-        fround(m14)
+        (fround(m2) + fround(m4)) +
+        (fround(m5) + fround(m6) + (fround(m8) + fround(m9))) +
+        (fround(m10) + fround(m12) + (fround(m13) + fround(m14)))
       if (sum - sum !== 0) {
         if (refused < MAX_REFUSED_NODES) refusedNodes[refused] = e
         refused++
