@@ -121,6 +121,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     fadePaths: [],
     layers: [],
     morphs: [],
+    rootMotion: [],
     morphCursors: new Uint32Array(1),
     step: 0,
     physics,

@@ -11,6 +11,7 @@ import type { CrossFadeStore } from '../components/CrossFade.ts'
 import { RAGDOLL_OFF, type RagdollStore } from '../components/Ragdoll.ts'
 import type { SceneGraph } from '../components/SceneNode.ts'
 import type { LayerStack } from './layerState.ts'
+import type { RootMotionState } from './rootMotion.ts'
 
 /**
  * An asset registered with a plugin: its rig (joints parents first, rest pose: src/skeleton/rig.ts) and the clips
@@ -113,6 +114,8 @@ export interface StepState {
   readonly layers: (LayerStack | undefined)[]
   /** Per character with morph targets: its morph weights (see MorphState). */
   readonly morphs: (MorphState | undefined)[]
+  /** Per character with root motion on (setRootMotion): its mode, joint and last delta (systems/rootMotion.ts). */
+  readonly rootMotion: (RootMotionState | undefined)[]
   /**
    * Key cursors sampleMorphWeights shares between characters (a cursor is a search hint; any value gives the
    * same sample): one per channel of the plugin's largest clip, grown by addAsset.

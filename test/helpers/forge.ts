@@ -213,6 +213,8 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     take(4)
     take(8 * u32())
   }
+  // Root motion: per character eid, u8 mode, u32 joint, u8 apply, f64×22.
+  for (let i = u32(); i > 0; i--) take(4 + 1 + 4 + 1 + 8 * 22)
   const ragdolls = new Map<number, RagdollMap>()
   for (let i = u32(); i > 0; i--) {
     const eid = u32()
