@@ -293,12 +293,17 @@ export function composeRootMotionLayer(state: RootMotionState, layer: Layer | nu
   const mask = layer?.mask ?? null
   value[2] = layer === null ? 1 : layer.f[F_WEIGHT]! * (mask === null ? 1 : mask[state.i[RM_JOINT]!]!)
   if (layer !== null && layer.i[I_MODE] === MODE_ADDITIVE) {
-    identityRigid(work, SCRATCH)
-    blendRigid(work, SCRATCH, work, SCRATCH, f, RM_SUM, value, 2)
-    for (let k = 0; k < 3; k++) f[RM_TOTAL + k] = f[RM_TOTAL + k]! + work[SCRATCH + k]!
-    multiplyQuat(f, RM_TOTAL + 3, f, RM_TOTAL + 3, work, SCRATCH + 3)
-    normalizeQuat(f, RM_TOTAL + 3)
-  } else {
+    if (value[2]! > 0) {
+      identityRigid(work, SCRATCH)
+      blendRigid(work, SCRATCH, work, SCRATCH, f, RM_SUM, value, 2)
+      for (let k = 0; k < 3; k++) f[RM_TOTAL + k] = f[RM_TOTAL + k]! + work[SCRATCH + k]!
+      multiplyQuat(f, RM_TOTAL + 3, f, RM_TOTAL + 3, work, SCRATCH + 3)
+      normalizeQuat(f, RM_TOTAL + 3)
+    }
+  } else if (value[2]! >= 1) {
+    // The layer hides everything below it (and a lone layer 0 gives its sum as it is, bit for bit).
+    for (let k = 0; k < RIGID; k++) f[RM_TOTAL + k] = f[RM_SUM + k]!
+  } else if (value[2]! > 0) {
     blendRigid(f, RM_TOTAL, f, RM_TOTAL, f, RM_SUM, value, 2)
   }
   for (let k = 0; k < RIGID; k++) f[RM_SUM + k] = 0
