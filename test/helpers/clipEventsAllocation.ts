@@ -9,11 +9,10 @@
  * directions, a long fade, a finished once-clip held at its end, a paused one; at 0.01× speed each meets a
  * marker or an end every few hundred steps, so most 200-step windows meet nothing.
  */
-import { getHeapStatistics } from 'node:v8'
 import { createWorld } from 'bitecs'
 import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import { makeTestAsset } from './ecs.ts'
-import { collectGarbage, createGcTracker } from '../../scripts/bench/measure.ts'
+import { heapWindows } from './heapWindows.ts'
 
 function crowd(): AnimationPlugin {
   const plugin = createAnimationPlugin(createWorld(), {
@@ -47,34 +46,15 @@ function busy(): AnimationPlugin {
   return plugin
 }
 
-async function windows(plugin: AnimationPlugin, steps: number, quiet: boolean): Promise<number[]> {
-  const tracker = createGcTracker()
-  const used = (): number => getHeapStatistics().used_heap_size
+/** 200-step windows of `plugin`; with `quiet`, only those in which no event fired. */
+function windows(plugin: AnimationPlugin, steps: number, quiet: boolean): Promise<number[]> {
   const run = (n: number): void => {
+    plugin.events.length = 0
     for (let i = 0; i < n; i++) plugin.step()
   }
-  run(20000) // warm: every path optimized
-  const out: number[] = []
-  for (let w = 0; w < 12; w++) {
-    plugin.events.length = 0
-    collectGarbage()
-    await tracker.flush()
-    const collections = tracker.events.length
-    const b0 = used()
-    const b1 = used()
-    const h0 = used()
-    run(steps)
-    const h1 = used()
-    await tracker.flush()
-    if (tracker.events.length === collections && (!quiet || plugin.events.length === 0)) {
-      out.push(h1 - h0 - (b1 - b0))
-    }
-  }
-  tracker.stop()
-  return out
+  return heapWindows(run, steps, () => !quiet || plugin.events.length === 0)
 }
 
-if (!collectGarbage()) throw new Error('run with node --expose-gc')
 console.log(
   JSON.stringify({ quiet: await windows(crowd(), 200, true), busy: await windows(busy(), 200, false) }),
 )

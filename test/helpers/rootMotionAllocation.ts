@@ -9,10 +9,9 @@
  *   forwards, one backwards, several wraps in one step, a ping-pong turn — with a layer composed, the step
  *   finished and the pose taken out.
  */
-import { getHeapStatistics } from 'node:v8'
 import { createWorld } from 'bitecs'
 import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
-import { collectGarbage, createGcTracker } from '../../scripts/bench/measure.ts'
+import { heapWindows } from './heapWindows.ts'
 import {
   addRootMotionSource,
   composeRootMotionLayer,
@@ -57,27 +56,6 @@ function crowd(): AnimationPlugin {
   return plugin
 }
 
-async function windows(run: (n: number) => void, n: number, quiet: () => boolean): Promise<number[]> {
-  const tracker = createGcTracker()
-  const used = (): number => getHeapStatistics().used_heap_size
-  run(20000) // warm: every path optimized
-  const out: number[] = []
-  for (let w = 0; w < 12; w++) {
-    collectGarbage()
-    await tracker.flush()
-    const collections = tracker.events.length
-    const b0 = used()
-    const b1 = used()
-    const h0 = used()
-    run(n)
-    const h1 = used()
-    await tracker.flush()
-    if (tracker.events.length === collections && quiet()) out.push(h1 - h0 - (b1 - b0))
-  }
-  tracker.stop()
-  return out
-}
-
 /** The kernels alone, on a Fox rig's travelling walk, through the motions listed in the header. */
 function kernels(): (n: number) => void {
   const plugin = createAnimationPlugin(createWorld(), { capacity: 256 })
@@ -116,9 +94,8 @@ function kernels(): (n: number) => void {
   }
 }
 
-if (!collectGarbage()) throw new Error('run with node --expose-gc')
 const plugin = crowd()
-const steps = await windows(
+const steps = await heapWindows(
   (n) => {
     plugin.events.length = 0
     for (let i = 0; i < n; i++) plugin.step()
@@ -126,5 +103,5 @@ const steps = await windows(
   200,
   () => plugin.events.length === 0,
 )
-const sources = await windows(kernels(), 2000, () => true)
+const sources = await heapWindows(kernels(), 2000)
 console.log(JSON.stringify({ steps, sources }))
