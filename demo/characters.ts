@@ -1,6 +1,6 @@
 import { Box3, Mesh, Texture, type Object3D, type Scene } from 'three'
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js'
-import type { AnimationPlugin, AssetHandle } from '../entry/index.ts'
+import type { AnimationAsset, AnimationPlugin, AssetHandle } from '../entry/index.ts'
 import { readAsset } from '../entry/index.ts'
 import {
   cloneSceneView,
@@ -53,15 +53,17 @@ export function guessScale(size: number): number {
 
 /**
  * Reads a .glb for the plugin and for three. `scale`: metres per file unit when the caller knows it (the
- * shipped models), else guessed from the rest-pose size (`guessScale`).
+ * shipped models), else guessed from the rest-pose size (`guessScale`). `edit` may change the asset before it
+ * is added (clips made at load).
  */
 export async function loadModel(
   plugin: AnimationPlugin,
   bytes: Uint8Array,
   source: string,
   scale?: number,
+  edit: (asset: AnimationAsset) => AnimationAsset = (a) => a,
 ): Promise<Model> {
-  const asset = await readAsset(bytes, source)
+  const asset = edit(await readAsset(bytes, source))
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
   const gltf = await new GLTFLoader().parseAsync(buffer, '')
   const handle = plugin.addAsset(asset)

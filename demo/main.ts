@@ -1,15 +1,27 @@
 import { createWorld } from 'bitecs'
 import { Vector3 } from 'three'
-import { AnimationError, createAnimationPlugin, createFixedStepper, type LoopMode } from '../entry/index.ts'
+import {
+  AnimationError,
+  createAnimationPlugin,
+  createFixedStepper,
+  isClipEvent,
+  type AnimationEvent,
+  type LoopMode,
+} from '../entry/index.ts'
 import { createThreeAdapter } from '../adapters/three.ts'
 import { createStage } from './stage.ts'
 import { despawn, disposeModel, loadModel, spawn, type Character, type Model } from './characters.ts'
 import { createCrowd, CROWD_SPACING } from './crowd.ts'
 import { createPlot } from './plot.ts'
-import { wrapSystems } from './timing.ts'
-import { nearestJoint, pick } from './picking.ts'
+import { createStatsWindow, wrapSystems } from './timing.ts'
+import { centroid, nearestJoint, pick } from './picking.ts'
 import { createUi } from './ui.ts'
 import { createLayersPanel } from './layers.ts'
+import { createMotionPanel } from './motion.ts'
+import { createFootsteps } from './footsteps.ts'
+import { createHook } from './hook.ts'
+import { createStatus } from './status.ts'
+import { withTravel } from './travel.ts'
 import { fileName, SHIPPED, type ShippedModel } from './shipped.ts'
 
 /**
@@ -21,7 +33,6 @@ import { fileName, SHIPPED, type ShippedModel } from './shipped.ts'
 
 const CAPACITY = 1 << 16 // entity ids: a 1000-Fox crowd needs ~27k (a character node + 26 glTF nodes each)
 const PLOT_SAMPLES = 360 // 6 s of fixed steps
-const RAGDOLL_STATES = ['off', 'falling', 'getting up'] as const
 const LOOP_MODES = ['once', 'repeat', 'pingpong'] as const satisfies readonly LoopMode[] // Sampler.loop values
 const MODEL_NAMES = SHIPPED.map((m) => m.name) // the picker's buttons
 const STATS_MS = 500 // the readout (timings averaged per frame, state hash) refreshes twice a second
@@ -31,7 +42,8 @@ const plugin = createAnimationPlugin(createWorld(), { capacity: CAPACITY })
 const adapter = createThreeAdapter(plugin)
 const stepper = createFixedStepper({ dt: plugin.dt, maxStepsPerFrame: 5 })
 const timer = wrapSystems(plugin, ['three sync', 'draw'])
-const { Sampler, CrossFade, Ragdoll, SceneNode } = plugin.stores
+const stats = createStatsWindow(timer, STATS_MS)
+const { Sampler, CrossFade, Ragdoll } = plugin.stores
 
 let model: Model | null = null
 /** The picker's entry of the model on stage; null for a file of the user's. */
@@ -76,7 +88,7 @@ const ui = createUi(document.getElementById('panel')!, document.getElementById('
   onRagdoll() {
     act(() => {
       const id = heroId()
-      const center = centroid(id)
+      const center = centroid(plugin, id, hitJoints)
       // Push away from the viewer, horizontally, at the joint nearest the body's middle.
       const dir = center.clone().sub(stage.camera.position).setY(0).normalize()
       const joint = nearestJoint(plugin, id, hitJoints, center)
@@ -106,11 +118,13 @@ const ui = createUi(document.getElementById('panel')!, document.getElementById('
     })
   },
 })
+const { act, report, guarded } = createStatus((text, error) => ui.setStatus(text, error))
 const plot = createPlot(ui.plotCanvas, PLOT_SAMPLES)
-const layers = createLayersPanel(ui.layersPanel, plugin, {
-  act,
-  playState: (name) => playClip(model ? model.clipNames.indexOf(name) : -1),
-})
+/** Plays a clip of the model on stage by name, as its Clips button does. */
+const playNamed = (name: string): void => playClip(model ? model.clipNames.indexOf(name) : -1)
+const layers = createLayersPanel(ui.layersPanel, plugin, { act, playState: playNamed })
+const motion = createMotionPanel(ui.motionPanel, plugin, stage, { act, playClip: playNamed })
+const footsteps = createFootsteps(stage.scene, plugin)
 
 /** Cross-fades the hero's base layer into clip `i`: once for a one-shot, else looping (and remembered). */
 function playClip(i: number): void {
@@ -132,42 +146,9 @@ function crowdMax(): number {
   return Math.min(1000, Math.floor((CAPACITY - 64) / perCharacter) - 1)
 }
 
-/**
- * Runs a UI action; what it throws shows in the status line instead of breaking the page. A refused call
- * (AnimationError) is expected and only warned about; anything else is a bug and also logged as an error.
- */
-function act(f: () => unknown): void {
-  try {
-    f()
-    ui.setStatus('')
-  } catch (error) {
-    report(error)
-  }
-}
-
-/** Shows an error in the status line and the console; returns its message. */
-function report(error: unknown, expected = error instanceof AnimationError): string {
-  const message = error instanceof Error ? error.message : String(error)
-  ui.setStatus(message, true)
-  if (expected) console.warn(message)
-  else console.error(error)
-  return message
-}
-
 /** Index of the character's current clip in its model's clip list, or -1. */
 function clipIndexOf(eid: number): number {
   return model ? model.handle.clips.indexOf(Sampler.clip[eid]!) : -1
-}
-
-function centroid(eid: number): Vector3 {
-  const c = new Vector3()
-  for (const node of hitJoints) {
-    const o = plugin.jointEntity(eid, node) * 16
-    c.x += SceneNode.world[o + 12]!
-    c.y += SceneNode.world[o + 13]!
-    c.z += SceneNode.world[o + 14]!
-  }
-  return c.multiplyScalar(1 / Math.max(1, hitJoints.length))
 }
 
 /** A hit at a joint along `dir`: starts the ragdoll (with the hit at the hand-off) or hits the fallen body. */
@@ -201,7 +182,10 @@ async function useModel(
   ui.setStatus(`loading ${source}…`)
   let next: Model
   try {
-    next = await loadModel(plugin, await read(), source, entry?.scale)
+    const travel = entry?.travel
+    next = await loadModel(plugin, await read(), source, entry?.scale, (a) =>
+      travel ? withTravel(a, travel) : a,
+    )
   } catch (error) {
     // A file that is not a model is the user's mistake, not the page's: a warning, not an error.
     return ticket === loads ? report(error, true) : 'replaced by a later load'
@@ -214,6 +198,8 @@ async function useModel(
     const count = crowd.members.length
     crowd.clear()
     layers.show(null)
+    motion.show(null)
+    footsteps.clear()
     if (hero) despawn(plugin, adapter, hero)
     if (model) disposeModel(model)
     hero = null
@@ -224,6 +210,9 @@ async function useModel(
     hero = spawn(plugin, adapter, stage.scene, model, { x: 0, z: 0, original: true, castShadow: true })
     selectedClip = Math.max(0, entry ? clips.indexOf(entry.firstClip) : 0)
     if (clips.length > 0) plugin.play(hero.eid, selectedClip, { rotation: ui.rotation })
+    if (entry?.footsteps) footsteps.addMarkers(model.handle, entry.footsteps)
+    const travelled = entry?.travel ? { clip: entry.travel.name, hint: entry.travel.hint } : null
+    motion.show({ eid: hero.eid, travel: travelled })
     const skin = model.handle.asset.skeletons[0]
     hitJoints = skin ? Array.from(skin.joints) : model.handle.asset.nodes.map((n) => n.index)
     ui.setModel(
@@ -240,7 +229,7 @@ async function useModel(
     ui.setCrowdMax(crowdMax())
     crowd.setCount(count)
     stage.fitShadows(model.radius)
-    frameCamera()
+    stage.frame(model.height, model.radius)
     fitCrowd()
     plot.clear()
     ui.setStatus('')
@@ -271,30 +260,16 @@ function fitCrowd(): void {
   if (n === 0 || !model) return
   const rings = Math.ceil((Math.sqrt(n + 1) - 1) / 2) // ring r holds 8r cells around the hero
   const radius = rings * model.footprint * CROWD_SPACING * Math.SQRT2
-  const offset = stage.camera.position.clone().sub(stage.controls.target)
-  const want = 2.2 * radius + model.size * 1.5
-  if (offset.length() < want) {
-    stage.camera.position.copy(stage.controls.target).add(offset.setLength(want))
-    stage.controls.update()
-  }
+  stage.backOff(2.2 * radius + model.size * 1.5)
 }
 
-/** Looks at the hero from the front-right, from where its rest-pose bounding sphere fills the view. */
-function frameCamera(): void {
-  const m = model!
-  stage.controls.target.set(0, m.height * 0.45, 0)
-  const distance = Math.max(m.radius, 0.2) / Math.sin((stage.camera.fov * Math.PI) / 360)
-  const dir = new Vector3(0.62, 0.35, 0.72).normalize()
-  stage.camera.position.copy(stage.controls.target).addScaledVector(dir, distance)
-  stage.controls.update()
-}
-
-// Picking: a click (not a drag) on the character hits it there.
+// Picking: a click (not a drag, nor with Shift: that drags the character, demo/motion.ts) hits it there.
 const canvas = stage.renderer.domElement
 let down: { x: number; y: number } | null = null
 canvas.addEventListener('pointerdown', (e) => (down = { x: e.clientX, y: e.clientY }))
 canvas.addEventListener('pointerup', (e) => {
-  if (!down || e.button !== 0 || Math.hypot(e.clientX - down.x, e.clientY - down.y) > 4 || !hero) return
+  if (!down || e.button !== 0 || e.shiftKey || Math.hypot(e.clientX - down.x, e.clientY - down.y) > 4) return
+  if (!hero) return
   const r = canvas.getBoundingClientRect()
   const p = { x: e.clientX - r.left, y: e.clientY - r.top, width: r.width, height: r.height }
   const hit = pick(plugin, hero.eid, hero.view.scene, stage.camera, p, hitJoints)
@@ -305,9 +280,6 @@ canvas.addEventListener('pointerup', (e) => {
 let last = performance.now()
 let frames = 0
 let steps = 0
-let windowFrames = 0
-let windowMs = 0
-let windowSteps = 0
 let captureMs = 0
 
 function stepOnce(): void {
@@ -316,7 +288,7 @@ function stepOnce(): void {
   adapter.capture()
   captureMs += performance.now() - t0
   steps++
-  windowSteps++
+  stats.countStep()
   if (hero)
     plot.push(Ragdoll.weight[hero.eid]!, CrossFade.active[hero.eid] === 1 ? CrossFade.blend[hero.eid]! : NaN)
 }
@@ -336,20 +308,6 @@ function frame(now: number): void {
   guarded('draw', () => drawFrame(elapsed))
 }
 
-/** The last message each part of the frame threw: reported once, not again every frame while it repeats. */
-const frameErrors: Record<string, string> = {}
-
-function guarded(part: string, f: () => void): void {
-  try {
-    f()
-    frameErrors[part] = ''
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    if (message !== frameErrors[part]) report(error)
-    frameErrors[part] = message
-  }
-}
-
 function drawFrame(elapsed: number): void {
   const t0 = performance.now()
   adapter.render(stepper.alpha)
@@ -359,164 +317,65 @@ function drawFrame(elapsed: number): void {
   timer.add('three sync', t1 - t0 + captureMs)
   timer.add('draw', t2 - t1)
   captureMs = 0
+  footsteps.update(elapsed / 1000)
+  motion.afterFrame()
   frames++
-  windowFrames++
-  windowMs += elapsed
+  stats.countFrame(elapsed)
   if (frames % 6 === 0) {
     plot.draw()
     if (hero) ui.setActiveClip(clipIndexOf(hero.eid))
     layers.refresh()
   }
-  if (windowMs >= STATS_MS) updateStats()
+  if (stats.due) updateStats()
 }
 
 /**
- * What the step caught and handled (an exploded ragdoll, a pose that was not finite): each goes to the console
- * and the newest to the status line, as a notice (the step already recovered). The list is cleared when read.
+ * What the steps reported: the hero's footstep markers flash a ring at the paw (demo/footsteps.ts); other clip
+ * events (loops, ends) go to the hook only; what the step caught and handled (an exploded ragdoll, a pose that
+ * was not finite) and get-ups to the console and the newest to the status line, as a notice (the step already
+ * recovered). The list is cleared when read.
  */
 function showEvents(): void {
-  const events = plugin.events
-  if (events.length === 0) return
-  for (const e of events) {
+  let notice: AnimationEvent | null = null
+  for (const e of plugin.events) {
+    if (hero && model && footsteps.onEvent(e, hero.eid, 0.3 * model.footprint)) continue
     const line = `step ${e.step}: ${e.kind}: ${e.message}`
     hook.events.push(line)
+    if (isClipEvent(e)) continue
     console.warn(line)
+    notice = e
   }
-  const newest = events[events.length - 1]!
-  ui.setStatus(`${newest.kind}: ${newest.message}`)
-  events.length = 0
+  if (notice) ui.setStatus(`${notice.kind}: ${notice.message}`)
+  plugin.events.length = 0
 }
 
 function updateStats(): void {
-  const rows = timer.take(windowFrames)
+  const { rows, lines } = stats.take()
   hook.timings = Object.fromEntries(rows.map((r) => [r.name, r.ms]))
   hook.hash = plugin.hash()
   hook.statsUpdates++
-  const frameMs = windowMs / windowFrames
-  const lines = [
-    `frame ${frameMs.toFixed(1)} ms (${(1000 / frameMs).toFixed(0)} fps), ${(windowSteps / windowFrames).toFixed(2)} steps/frame`,
-    ...rows.map((r) => `  ${r.name.padEnd(20)} ${r.ms.toFixed(3)} ms`),
-    timer.calls === 0 && steps > 0 ? '  (systems not timed: the plugin no longer runs plugin.systems)' : '',
-    `characters ${1 + crowd.members.length} · nodes bound ${adapter.stats.bound} · written ${adapter.stats.uploads}`,
-    hero
-      ? `ragdoll ${RAGDOLL_STATES[Ragdoll.active[hero.eid]!] ?? '?'} · weight ${Ragdoll.weight[hero.eid]!.toFixed(2)}`
-      : '',
-    `hash ${hook.hash} (step ${steps})`,
-  ]
+  const characters = `characters ${1 + crowd.members.length}`
+  lines.push(`${characters} · nodes bound ${adapter.stats.bound} · written ${adapter.stats.uploads}`)
+  if (hero) lines.push(`ragdoll ${hook.ragdollState()} · weight ${hook.weight().toFixed(2)}`)
+  lines.push(`hash ${hook.hash} (step ${steps})`)
   ui.setStats(lines.filter(Boolean).join('\n'))
-  windowFrames = 0
-  windowMs = 0
-  windowSteps = 0
 }
 
-// Test hook for the e2e test (and the curious, from the console).
-const hook = {
-  ready: false,
-  error: null as string | null,
-  source: '',
-  /** Events the step reported (see showEvents), oldest first. */
-  events: [] as string[],
-  hash: '',
-  /** Times the readout refreshed (every STATS_MS of wall time). */
-  statsUpdates: 0,
-  timings: {} as Record<string, number>,
+// Test hook for the e2e test (and the curious, from the console): demo/hook.ts.
+const hook = createHook({
   plugin,
   adapter,
   stepper,
   stage,
-  get frames() {
-    return frames
-  },
-  get steps() {
-    return steps
-  },
-  hero: () => hero?.eid ?? -1,
-  /** The picker's name of the model on stage, or null for a file of the user's. */
-  model: () => shipped?.name ?? null,
-  clipNames: () => model?.clipNames ?? [],
-  currentClip: () => (hero && model ? (model.clipNames[clipIndexOf(hero.eid)] ?? null) : null),
-  /** Cross-fade blend of the hero while a fade runs, else null. */
-  blend: () => (hero && CrossFade.active[hero.eid] === 1 ? CrossFade.blend[hero.eid]! : null),
-  weight: () => (hero ? Ragdoll.weight[hero.eid]! : 0),
-  /** What the hero's layer k shows (plugin.getLayer). */
-  layer: (k: number) => plugin.getLayer(heroId(), k),
-  ragdollState: () => (hero ? RAGDOLL_STATES[Ragdoll.active[hero.eid]!] : 'off'),
+  footsteps,
+  hero: () => hero,
+  model: () => model,
+  shipped: () => shipped,
+  hitJoints: () => hitJoints,
   crowdCount: () => crowd.members.length,
-  /** Highest world y (m) of the hero's joints (the skin's, or every node). */
-  maxJointHeight: () => {
-    let y = -Infinity
-    for (const node of hitJoints)
-      y = Math.max(y, SceneNode.world[plugin.jointEntity(heroId(), node) * 16 + 13]!)
-    return y
-  },
-  /** World matrix translation of one of the hero's nodes (by glTF node index, or by a name no other node has). */
-  nodePosition: (node: number | string) => {
-    const o = plugin.jointEntity(heroId(), node) * 16
-    return [SceneNode.world[o + 12]!, SceneNode.world[o + 13]!, SceneNode.world[o + 14]!]
-  },
-  /** Page (CSS pixel) coordinates of one of the hero's nodes, for clicking on it. */
-  screenOf: (node: number) => {
-    const [x, y, z] = hook.nodePosition(node) as [number, number, number]
-    const v = new Vector3(x, y, z).project(stage.camera)
-    const r = canvas.getBoundingClientRect()
-    return { x: r.left + ((v.x + 1) / 2) * r.width, y: r.top + ((1 - v.y) / 2) * r.height }
-  },
-  /**
-   * Draws the frame twice, without and with the hero, and compares the pixels inside the hero's projected joint
-   * box: how many differ, and the mean colour of those (0–255). Proves the character is on screen and lit.
-   */
-  probeHero: () => {
-    const gl = stage.renderer.getContext()
-    const w = gl.drawingBufferWidth
-    const h = gl.drawingBufferHeight
-    const box = { x0: w, y0: h, x1: 0, y1: 0 }
-    const v = new Vector3()
-    for (const node of hitJoints) {
-      const o = plugin.jointEntity(heroId(), node) * 16
-      v.set(SceneNode.world[o + 12]!, SceneNode.world[o + 13]!, SceneNode.world[o + 14]!).project(
-        stage.camera,
-      )
-      const x = ((v.x + 1) / 2) * w
-      const y = ((v.y + 1) / 2) * h // GL rows, bottom up
-      box.x0 = Math.min(box.x0, x)
-      box.x1 = Math.max(box.x1, x)
-      box.y0 = Math.min(box.y0, y)
-      box.y1 = Math.max(box.y1, y)
-    }
-    const x0 = Math.max(0, Math.floor(box.x0))
-    const y0 = Math.max(0, Math.floor(box.y0))
-    const bw = Math.max(1, Math.min(w, Math.ceil(box.x1)) - x0)
-    const bh = Math.max(1, Math.min(h, Math.ceil(box.y1)) - y0)
-    const read = (): Uint8Array => {
-      stage.renderer.render(stage.scene, stage.camera)
-      const px = new Uint8Array(bw * bh * 4)
-      gl.readPixels(x0, y0, bw, bh, gl.RGBA, gl.UNSIGNED_BYTE, px)
-      return px
-    }
-    hero!.view.scene.visible = false
-    const without = read()
-    hero!.view.scene.visible = true
-    const withHero = read()
-    let differing = 0
-    const mean = [0, 0, 0]
-    for (let i = 0; i < without.length; i += 4) {
-      const d =
-        Math.abs(without[i]! - withHero[i]!) +
-        Math.abs(without[i + 1]! - withHero[i + 1]!) +
-        Math.abs(without[i + 2]! - withHero[i + 2]!)
-      if (d > 24) {
-        differing++
-        for (let k = 0; k < 3; k++) mean[k]! += withHero[i + k]!
-      }
-    }
-    return {
-      box: { x: x0, y: y0, width: bw, height: bh },
-      pixels: bw * bh,
-      differing,
-      mean: mean.map((m) => m / Math.max(1, differing)),
-    }
-  },
-}
+  frames: () => frames,
+  steps: () => steps,
+})
 ;(window as unknown as { __demo: typeof hook }).__demo = hook
 window.addEventListener('error', (e) => (hook.error = String(e.message)))
 window.addEventListener('unhandledrejection', (e) => (hook.error = String(e.reason)))

@@ -64,3 +64,16 @@ export function nearestJoint(
   }
   return best
 }
+
+/** The mean world position of a character's `joints` (glTF node indices): its body's middle. */
+export function centroid(plugin: AnimationPlugin, character: number, joints: readonly number[]): Vector3 {
+  const world = plugin.stores.SceneNode.world
+  const c = new Vector3()
+  for (const node of joints) {
+    const o = plugin.jointEntity(character, node) * 16
+    c.x += world[o + 12]!
+    c.y += world[o + 13]!
+    c.z += world[o + 14]!
+  }
+  return c.multiplyScalar(1 / Math.max(1, joints.length))
+}

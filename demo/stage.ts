@@ -25,6 +25,10 @@ export interface Stage {
    * RobotExpressive: ~3.3 m, whose shadow a fixed 3 m box cut off).
    */
   fitShadows(radius: number): void
+  /** Looks at a character of `height` and bounding `radius` (metres) at the origin from the front-right. */
+  frame(height: number, radius: number): void
+  /** Backs the camera off along its view line to `distance` from its target (never moves it closer). */
+  backOff(distance: number): void
   /** Draws one frame (controls damping, then the scene). */
   draw(): void
 }
@@ -93,6 +97,19 @@ export function createStage(container: HTMLElement): Stage {
     camera,
     controls,
     fitShadows,
+    frame(height, radius) {
+      controls.target.set(0, height * 0.45, 0)
+      const distance = Math.max(radius, 0.2) / Math.sin((camera.fov * Math.PI) / 360)
+      const dir = new Vector3(0.62, 0.35, 0.72).normalize()
+      camera.position.copy(controls.target).addScaledVector(dir, distance)
+      controls.update()
+    },
+    backOff(distance) {
+      const offset = camera.position.clone().sub(controls.target)
+      if (offset.length() >= distance) return
+      camera.position.copy(controls.target).add(offset.setLength(distance))
+      controls.update()
+    },
     draw() {
       controls.update()
       renderer.render(scene, camera)

@@ -52,3 +52,48 @@ export function wrapSystems(plugin: AnimationPlugin, extra: readonly string[]): 
     },
   }
 }
+
+/** The readout's window: frames, their wall time and the steps they ran since it last refreshed. */
+export interface StatsWindow {
+  countStep(): void
+  countFrame(ms: number): void
+  /** Whether `everyMs` of frames have passed since the last take. */
+  readonly due: boolean
+  /** The window's timings (per-frame averages) and its readout lines; starts a new window. */
+  take(): { rows: { name: string; ms: number }[]; lines: string[] }
+}
+
+export function createStatsWindow(timer: SystemTimer, everyMs: number): StatsWindow {
+  let frames = 0
+  let ms = 0
+  let steps = 0
+  let allSteps = 0
+  return {
+    countStep() {
+      steps++
+      allSteps++
+    },
+    countFrame(elapsed) {
+      frames++
+      ms += elapsed
+    },
+    get due() {
+      return ms >= everyMs
+    },
+    take() {
+      const rows = timer.take(frames)
+      const frameMs = ms / frames
+      const lines = [
+        `frame ${frameMs.toFixed(1)} ms (${(1000 / frameMs).toFixed(0)} fps), ${(steps / frames).toFixed(2)} steps/frame`,
+        ...rows.map((r) => `  ${r.name.padEnd(20)} ${r.ms.toFixed(3)} ms`),
+        timer.calls === 0 && allSteps > 0
+          ? '  (systems not timed: the plugin no longer runs plugin.systems)'
+          : '',
+      ]
+      frames = 0
+      ms = 0
+      steps = 0
+      return { rows, lines }
+    },
+  }
+}

@@ -2,7 +2,7 @@
  * The control panel and the credit line: plain DOM, no framework. Element ids are stable (the e2e test uses
  * them): clip buttons `button[data-clip=i]`, `#fade`, `#rotation`, `#rate`, `#strength`, `#ragdoll`, `#getup`,
  * model buttons `button[data-model=name]`, `#file`, `#crowd`, `#stats`, `#status`, `#plot`, `#credit`; the
- * Layers panel (demo/layers.ts) fills `#layers`.
+ * Layers panel (demo/layers.ts) fills `#layers`, the Root motion and Placement panels (demo/motion.ts) `#motion`.
  */
 export type RotationChoice = 'slerp' | 'squad'
 
@@ -28,6 +28,8 @@ export interface Ui {
   readonly plotCanvas: HTMLCanvasElement
   /** The Layers section, below the clips: empty and hidden until demo/layers.ts fills it. */
   readonly layersPanel: HTMLElement
+  /** The Root motion and Placement sections, below the layers (demo/motion.ts fills them). */
+  readonly motionPanel: HTMLElement
   /**
    * The model on stage: its description line, its clips, which picker button (if any) is lit, and the credit
    * line (text, and a licence file to link to, or none).
@@ -119,6 +121,7 @@ export function createUi(
   const crowd = slider('crowd', 'crowd', 0, 1000, 1, 0, '')
   crowd.input.addEventListener('change', () => on.onCrowd(Number(crowd.input.value)))
   const layers = el('section', { id: 'layers', hidden: true })
+  const motion = el('section', { id: 'motion', hidden: true })
   const plot = el('canvas', { id: 'plot', width: 240, height: 80 })
   const stats = el('pre', { id: 'stats' })
   const status = el('div', { id: 'status' })
@@ -131,6 +134,7 @@ export function createUi(
     fade.row,
     el('label', { className: 'row' }, el('span', {}, 'rotation'), rotation),
     layers,
+    motion,
     el('h2', {}, 'Ragdoll'),
     el('div', { className: 'buttons' }, ragdoll, getUp),
     rate.row,
@@ -169,6 +173,7 @@ export function createUi(
     },
     plotCanvas: plot,
     layersPanel: layers,
+    motionPanel: motion,
     setModel(name, names, picked, credit) {
       source.textContent = name
       for (const b of picker.querySelectorAll<HTMLButtonElement>('button[data-model]')) {

@@ -14,7 +14,8 @@ import { launchChromium, SWIFTSHADER_ARGS } from './chromium.ts'
  * One page, one story, in order: loaded and visible → frames advance → Run cross-fades → Ragdoll falls →
  * Get up stands → a click on the body knocks it over → the picker's RobotExpressive (credit, clips, a clip,
  * a one-shot, knocked over) → its Layers panel (base states, upper-body emotes, the additive nod, the face
- * sliders, the walk↔run blend space) → the picker's Fox again → files dropped in through the file field play → crowd.
+ * sliders, the walk↔run blend space) → the picker's Fox again: its footstep flashes, root motion on its
+ * travelling walk, placement by the fields and by Shift-drag → files dropped in through the file field play → crowd.
  * A screenshot of every state goes to artifacts/.
  */
 
@@ -59,6 +60,9 @@ interface DemoHook {
   maxJointHeight(): number
   nodePosition(node: number | string): number[]
   probeHero(): { pixels: number; differing: number; mean: number[]; box: Record<string, number> }
+  probeFlashes(): { pixels: number; differing: number; mean: number[]; box: Record<string, number> }
+  footsteps(): number
+  transform(): { position: [number, number, number]; rotation: number[]; scale: number[] }
   screenOf(node: number): { x: number; y: number }
   plugin: {
     stores: { Sampler: { rotation: Uint8Array } }
@@ -347,8 +351,9 @@ describe('demo in headless Chromium', () => {
     expect(shown.credit).toContain('@tomkranis')
     expect(shown.license).toMatch(/\/Fox\/LICENSE\.md$/)
     await expectServed(shown.license)
-    expect(state.clips).toEqual(['Survey', 'Walk', 'Run'])
-    expect(state.buttons).toEqual(['Survey', 'Walk', 'Run'])
+    // The file's clips, and the travelling Walk the demo makes at load (demo/travel.ts).
+    expect(state.clips).toEqual(['Survey', 'Walk', 'Run', 'Walk (travels)'])
+    expect(state.buttons).toEqual(['Survey', 'Walk', 'Run', 'Walk (travels)'])
     expect(state.clip).toBe('Survey')
     // Inside the box the Fox's joints span on screen, a good share of pixels change when the Fox is drawn,
     // and they are the Fox's orange (red well above blue), lit (not black).
@@ -839,9 +844,120 @@ describe('demo in headless Chromium', () => {
     expect(shown.credit).toContain('PixelMannen')
     expect(shown.credit).not.toContain('RobotExpressive')
     expect(shown.license).toMatch(/\/Fox\/LICENSE\.md$/)
-    expect(shown.buttons).toEqual(['Survey', 'Walk', 'Run'])
+    expect(shown.buttons).toEqual(['Survey', 'Walk', 'Run', 'Walk (travels)'])
     expect(shown.clip).toBe('Survey')
     expect(await page.evaluate(() => document.getElementById('layers')!.hidden)).toBe(true) // robot only
+    expect(problems).toEqual([])
+  })
+
+  it("the Fox's footstep markers flash a ring at each paw that lands", async () => {
+    const before = await page.evaluate(() => window.__demo.footsteps())
+    await clipButton('Walk').click()
+    await until('Walk to play', () => window.__demo.currentClip() === 'Walk')
+    // Four paws a loop (0.71 s of simulation; SwiftShader runs it slower than real time).
+    await until('four footsteps', (b) => window.__demo.footsteps() >= Number(b[0]) + 4, 30_000, [before])
+    // A ring on the ground, drawn: the pixels the rings change when shown (read as soon as one shows: a ring
+    // lasts 0.45 s of display time).
+    const flashes = await page.evaluate(async () => {
+      for (let tries = 0; tries < 300; tries++) {
+        const probe = window.__demo.probeFlashes()
+        if (probe.differing > 30) return probe
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      return window.__demo.probeFlashes()
+    })
+    await shot('10a-footsteps')
+    expect(flashes.differing).toBeGreaterThan(30)
+    // Pale yellow: bright, blue below red and green.
+    const [r, g, b] = flashes.mean as [number, number, number]
+    expect(r + g + b).toBeGreaterThan(400)
+    expect(b).toBeLessThan(Math.min(r, g))
+    // No marker event goes to the status line or the console as a problem.
+    expect(problems).toEqual([])
+  })
+
+  it('root motion: the travelling walk carries the Fox off; off, it walks on the spot', async () => {
+    await page.click('button[data-travel]')
+    await until('the travelling walk to play', () => window.__demo.currentClip() === 'Walk (travels)')
+    const hint = await page.evaluate(() => document.querySelector('#motion .hint')?.textContent ?? '')
+    expect(hint).toContain('walk in place')
+    // Off: the entity stays where it is, the hips go back and forth over it.
+    const stay = await page.evaluate(() => window.__demo.transform().position)
+    await page.waitForTimeout(800)
+    expect(await page.evaluate(() => window.__demo.transform().position)).toEqual(stay)
+    await grab('walking-in-place')
+    await page.click('#root-motion')
+    // On: the entity moves forward (+z, the way the Fox faces) with its hips, and the camera follows.
+    await until(
+      'the Fox to walk 0.5 m',
+      (z) => window.__demo.transform().position[2] > Number(z[0]) + 0.5,
+      30_000,
+      [stay[2]],
+    )
+    const on = await page.evaluate(() => ({
+      position: window.__demo.transform().position,
+      hips: window.__demo.nodePosition('b_Hip_01'),
+      probe: window.__demo.probeHero(),
+    }))
+    await grab('walking-off')
+    await shot('10b-root-motion')
+    // The hips stay over the entity (27 cm behind its origin), and the Fox is still on screen.
+    expect(Math.abs(on.hips[2]! - on.position[2] + 0.27)).toBeLessThan(0.1)
+    expect(on.probe.differing).toBeGreaterThan(100)
+    const [change] = await changes([['walking-in-place', 'walking-off']])
+    expect(change).toBeGreaterThan(0.02) // the ground slides by under the followed Fox
+    await page.click('#root-motion')
+    const stopped = await page.evaluate(() => window.__demo.transform().position)
+    await page.waitForTimeout(800)
+    expect(await page.evaluate(() => window.__demo.transform().position)).toEqual(stopped)
+    expect(problems).toEqual([])
+  })
+
+  it('placement: the fields put the Fox where they say, Shift-drag moves it', async () => {
+    // The Walk that stays in place (its hips sway a few centimetres over the entity).
+    await clipButton('Walk').click()
+    await until('Walk to play', () => window.__demo.currentClip() === 'Walk')
+    await page.fill('#place-x', '1.5')
+    await page.fill('#place-z', '-1')
+    await page.fill('#place-heading', '90')
+    await grab('before-placing')
+    await page.click('#place')
+    await afterFrames(3)
+    const placed = await page.evaluate(() => ({
+      t: window.__demo.transform(),
+      hips: window.__demo.nodePosition('b_Hip_01'),
+      readout: document.getElementById('place-readout')?.textContent ?? '',
+    }))
+    await grab('placed')
+    await shot('10c-placed')
+    expect(placed.t.position[0]).toBeCloseTo(1.5, 5)
+    expect(placed.t.position[2]).toBeCloseTo(-1, 5)
+    expect(placed.t.rotation[1]).toBeCloseTo(Math.SQRT1_2, 5) // 90° about +y: facing +x
+    // The hips 27 cm behind, now along −x.
+    expect(Math.hypot(placed.hips[0]! - 1.23, placed.hips[2]! + 1)).toBeLessThan(0.1)
+    expect(placed.readout).toContain('x 1.50 z -1.00')
+    expect(placed.readout).toContain('heading 90°')
+    const [change] = await changes([['before-placing', 'placed']])
+    expect(change).toBeGreaterThan(0.02)
+    // Shift-drag from the Fox 120 px to the right: it follows the pointer on the ground, and is not hit.
+    const from = await page.evaluate(() => window.__demo.screenOf(5))
+    await page.keyboard.down('Shift')
+    await page.mouse.move(from.x, from.y)
+    await page.mouse.down()
+    await page.mouse.move(from.x + 60, from.y, { steps: 4 })
+    await page.mouse.move(from.x + 120, from.y, { steps: 4 })
+    await page.mouse.up()
+    await page.keyboard.up('Shift')
+    await afterFrames(3)
+    const dragged = await page.evaluate(() => ({
+      t: window.__demo.transform(),
+      ragdoll: window.__demo.ragdollState(),
+    }))
+    const moved = Math.hypot(dragged.t.position[0] - 1.5, dragged.t.position[2] + 1)
+    expect(moved).toBeGreaterThan(0.2)
+    expect(dragged.t.position[1]).toBeCloseTo(placed.t.position[1], 6) // still on the ground
+    expect(dragged.ragdoll).toBe('off')
+    await shot('10d-dragged')
     expect(problems).toEqual([])
   })
 

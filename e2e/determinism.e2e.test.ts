@@ -107,6 +107,13 @@ describe('the same simulation in Node and in headless Chromium', () => {
     expect(at(430).ragdoll[2]).toBe(2)
     expect(at(600).ragdoll).toEqual([0, 1, 0, 0])
     expect(node.checkpoints.filter((c) => c.fading.some((f) => f === 1)).length).toBeGreaterThan(3)
+    // Root motion carries character 1 along its travelling walk (0.7 m a loop, turned 45°) until it falls at 90
+    // and holds it while it lies; character 3's only reports (apply: false).
+    const moved = (a: number, b: number, c: number) =>
+      Math.hypot(at(b).placed[c]![0] - at(a).placed[c]![0], at(b).placed[c]![1] - at(a).placed[c]![1])
+    expect(moved(10, 90, 1)).toBeGreaterThan(0.6)
+    expect(moved(100, 250, 1)).toBe(0)
+    expect(at(600).placed[3]).toEqual([3, 0])
   })
 
   it('the engines do disagree on Math.* in the last bit (so equal simulation hashes are not a given)', () => {

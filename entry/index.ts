@@ -26,6 +26,9 @@ export {
   type GetUpOptions,
   type PlayOptions,
   type RagdollOptions,
+  type RootMotionDelta,
+  type RootMotionMode,
+  type RootMotionOptions,
 } from './plugin.ts'
 export {
   ANIMATION_EVENT_KINDS,

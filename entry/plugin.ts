@@ -8,6 +8,7 @@ import { createAdvanceCrossFadesSystem } from '../systems/advanceCrossFades.ts'
 import { createSampleClipsSystem } from '../systems/sampleClips.ts'
 import { createSampleLayersSystem } from '../systems/sampleLayers.ts'
 import { createSampleMorphWeightsSystem } from '../systems/sampleMorphWeights.ts'
+import { createExtractRootMotionSystem } from '../systems/extractRootMotion.ts'
 import { createStepRagdollsSystem } from '../systems/stepRagdolls.ts'
 import { createBlendPosesSystem } from '../systems/blendPoses.ts'
 import { createPropagateTransformsSystem } from '../systems/propagateTransforms.ts'
@@ -54,6 +55,13 @@ import {
 import type { LayerMode } from '../systems/layerState.ts'
 import { getMorphWeights, morphWeights, setMorphWeights, type MorphWeightsView } from '../plugin/morphs.ts'
 import { getTransform, setTransform, type CharacterTransform } from '../plugin/placement.ts'
+import {
+  rootMotionDelta,
+  setRootMotion,
+  type RootMotionDelta,
+  type RootMotionMode,
+  type RootMotionOptions,
+} from '../plugin/rootMotion.ts'
 import { snapshotAnimation } from '../snapshot/write.ts'
 import { restoreAnimation } from '../snapshot/apply.ts'
 
@@ -73,6 +81,9 @@ export type {
   PlayOptions,
   RagdollOptions,
   GetUpOptions,
+  RootMotionDelta,
+  RootMotionMode,
+  RootMotionOptions,
 }
 
 /**
@@ -185,6 +196,17 @@ export interface AnimationPlugin {
   /** A character's placement (copies): its entity's local position, rotation and scale. */
   getTransform(character: number): CharacterTransform
   /**
+   * Root motion, from the next step: with mode 'horizontal' (ground-plane travel and turn) or 'full', the
+   * joint's motion (default: the asset's root motion joint, the highest skin joint its clips translate, e.g. the
+   * Fox's b_Hip_01) is taken out of its pose and moves the character entity each step, summed by weight over
+   * cross-fades, layers and blend spaces, without a snap back at loop wraps, paused while a ragdoll drives the
+   * body; `apply: false` moves nothing and leaves the motion to rootMotionDelta. 'off' (the default) gives the
+   * pose its motion back. Throws AnimationError for a bad mode, joint or flag, changing nothing.
+   */
+  setRootMotion(character: number, options: RootMotionOptions): void
+  /** The last step's root motion, in the character's own space (see RootMotionDelta); identity when off. */
+  rootMotionDelta(character: number): RootMotionDelta
+  /**
    * Hands the character to physics: bodies appear at its animated pose on the next step, moving as the animation
    * moved, and ragdoll_weight ramps 0 → 1 at the rate. Throws for a bad description or option, changing nothing.
    */
@@ -246,6 +268,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     createSampleClipsSystem(ctx),
     createSampleLayersSystem(ctx),
     createSampleMorphWeightsSystem(ctx),
+    createExtractRootMotionSystem(ctx),
     createStepRagdollsSystem(ctx),
     createBlendPosesSystem(ctx),
     createPropagateTransformsSystem(ctx),
@@ -301,6 +324,8 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     getUp: (eid, o) => guard('getUp', () => getUp(ctx, eid, o)),
     setTransform: (eid, t) => guard('setTransform', () => setTransform(ctx, eid, t)),
     getTransform: (eid) => guard('getTransform', () => getTransform(ctx, eid)),
+    setRootMotion: (eid, o) => guard('setRootMotion', () => setRootMotion(ctx, eid, o)),
+    rootMotionDelta: (eid) => guard('rootMotionDelta', () => rootMotionDelta(ctx, eid)),
     physics: ctx.physics,
     events: ctx.events,
     get droppedEvents() {

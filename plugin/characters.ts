@@ -151,6 +151,7 @@ export function attachCharacter(
   if (ctx.blendScratch.length < n * JOINT_STRIDE) ctx.blendScratch = new Float32Array(n * JOINT_STRIDE)
   ctx.poseReported[eid] = 0
   ctx.worldReported[eid] = 0
+  ctx.rootMotion[eid] = undefined
   const m = asset.morphCount
   if (m > 0) addComponent(world, eid, ctx.morphed)
   ctx.morphs[eid] =
@@ -225,6 +226,7 @@ export function releaseCharacter(ctx: AnimationContext, eid: number): void {
   freePoseSlots(ctx.pool, base, POSE_LAYERS * n)
   releaseLayers(ctx, eid)
   ctx.morphs[eid] = undefined
+  ctx.rootMotion[eid] = undefined
   Pose.count[eid] = 0
   Pose.asset[eid] = -1
   ctx.cursors[eid] = undefined

@@ -23,9 +23,10 @@ import { isClipEvent } from '../systems/state.ts'
  * its Sampler, CrossFade, Ragdoll and Pose entries, its key cursors, its whole pose block (all layers), and the
  * SceneNode local transform, parent and world matrix of the character node and each joint, and the position,
  * velocities and orientation of its live ragdoll bodies; with layers, every layer's numbers, mask, cursors, blend
- * space and pose block; with morph targets, the game's and this step's morph weights; then the event queue
- * (every field of every record but the message, which follows from them), the entities whose once-only problem
- * reports were made, and the count of dropped clip events. Hashes bits, so any difference in any float shows.
+ * space and pose block; with morph targets, the game's and this step's morph weights; with root motion, its mode,
+ * joint, flag, last delta and sums; then the event queue (every field of every record but the message, which
+ * follows from them), the entities whose once-only problem reports were made, and the count of dropped clip
+ * events. Hashes bits, so any difference in any float shows.
  * Allocates (a test and tool call, not a per-frame one).
  *
  * The nodes' and bodies' values are copied, in hashing order, into one scratch array each and hashed in one
@@ -81,6 +82,8 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
     if (stack) hashLayers(h, ctx, stack)
     const morphs = ctx.morphs[eid]
     if (morphs) h.update(morphs.game).update(morphs.weights)
+    const rootMotion = ctx.rootMotion[eid]
+    if (rootMotion) h.update(rootMotion.i).update(rootMotion.f)
     // A live ragdoll's bodies: the physics state the next step starts from.
     const bodies = ctx.ragdolls[eid]?.instance?.bodies
     if (bodies) {

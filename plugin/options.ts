@@ -123,6 +123,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     layers: [],
     morphs: [],
     morphed: {},
+    rootMotion: [],
     morphCursors: new Uint32Array(1),
     step: 0,
     physics,

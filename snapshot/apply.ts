@@ -15,6 +15,7 @@ import { copyRecord, FLAG_REPORTED, REPORTED_POSE, REPORTED_WORLD } from './form
 import { readPlan, type Plan } from './read.ts'
 import { applyLayers } from './layers.ts'
 import { applyMorphs } from './morphs.ts'
+import { applyRootMotion } from './rootMotion.ts'
 
 /**
  * Restores a snapshot (layout: snapshot/format.ts) into a fresh plugin on a fresh world. Reads and checks the
@@ -84,6 +85,7 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
 
   applyLayers(ctx, bytes, plan.layers)
   applyMorphs(ctx, plan.morphs)
+  applyRootMotion(ctx, plan.rootMotion)
 
   const instances = new Map<number, RagdollInstance>()
   const instanceData = new Map<number, InstanceData>()

@@ -49,6 +49,8 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  *   layers      u32 count; per character with animation layers: its layer stack (snapshot/layers.ts)
  *   morphs      u32 count; per character with morph targets: its game and current morph weights
  *               (snapshot/morphs.ts)
+ *   rootMotion  u32 count; per character with root motion on: its mode, joint, flag and numbers
+ *               (snapshot/rootMotion.ts)
  *   ragdolls    u32 count; per runtime (ascending eid): u32 eid, u8 flags (1 explosion reported, 2 default
  *               description, 4 bodies exist),
  *               [not default] u16 bodies × (i32 node, u8 shape, i32 parent body, f64×8 radius, length, axis,
@@ -110,8 +112,11 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  * world matrices.
  */
 
-/** 3: animation layers and morph weights (sections "layers", "morphs"), clip events and get-up reports. */
-export const SNAPSHOT_VERSION = 3
+/**
+ * 3: animation layers and morph weights (sections "layers", "morphs"), clip events and get-up reports.
+ * 4: root motion (section "rootMotion").
+ */
+export const SNAPSHOT_VERSION = 4
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
 export const CHECKSUM_FROM = 20

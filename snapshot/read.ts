@@ -42,6 +42,7 @@ import { readCharacters, readNodes, type CharacterData, type NodeData } from './
 import { checkRagdollStates, readRagdolls, type RagdollData } from './readRagdolls.ts'
 import { readLayers, type LayersData } from './layers.ts'
 import { readMorphs, type MorphData } from './morphs.ts'
+import { readRootMotion, type RootMotionData } from './rootMotion.ts'
 
 export interface Plan {
   bytes: Uint8Array
@@ -53,6 +54,7 @@ export interface Plan {
   characters: CharacterData[]
   layers: LayersData[]
   morphs: MorphData[]
+  rootMotion: RootMotionData[]
   ragdolls: RagdollData[]
   physics: PhysicsPlan
   events: AnimationEvent[]
@@ -141,6 +143,7 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
   const characters = readCharacters(ctx, r, layouts, checkEntity, nodes, step)
   const layers = readLayers(ctx, r, characters, (eid) => characters.find((c) => c.eid === eid)!.clip)
   const morphs = readMorphs(ctx, r, characters)
+  const rootMotion = readRootMotion(r, characters)
   checkPool(slots, used, free, characters, layers)
   const ragdolls = readRagdolls(ctx, r, characters)
   checkRagdollStates(characters, ragdolls)
@@ -182,6 +185,7 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
     characters,
     layers,
     morphs,
+    rootMotion,
     ragdolls,
     physics,
     events,

@@ -30,6 +30,7 @@ import {
 import { defaultDescription } from '../plugin/ragdolls.ts'
 import { writeLayers } from './layers.ts'
 import { writeMorphs } from './morphs.ts'
+import { writeRootMotion } from './rootMotion.ts'
 
 /**
  * Serializes the plugin's whole simulation state (layout above). Throws AnimationError('snapshot') for a world
@@ -94,6 +95,7 @@ export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
   for (const eid of characters) writeCharacter(ctx, w, layouts, eid)
   writeLayers(ctx, w, characters)
   writeMorphs(ctx, w, characters)
+  writeRootMotion(ctx, w, characters)
 
   const runtimes = characters.filter((e) => ctx.ragdolls[e] !== undefined).sort((a, b) => a - b)
   const instances = new Map<number, RagdollInstance>()

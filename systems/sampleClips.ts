@@ -15,6 +15,7 @@ import {
   EMIT_WEIGHT,
   type ClipEventsInput,
 } from './clipEvents.ts'
+import { addRootMotionSource } from './rootMotion.ts'
 import {
   JOINT_STRIDE,
   LAYER_ANIM,
@@ -46,6 +47,7 @@ export type SampleClipsInput = Pick<
   | 'fadePaths'
   | 'layers'
   | 'ragdolls'
+  | 'rootMotion'
 > &
   ClipEventsInput & {
     readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade' | 'Ragdoll'>
@@ -62,8 +64,9 @@ export type SampleClipsInput = Pick<
  * skipped: its pose and `Pose.changed` stay as they were, so idle crowds cost almost nothing here.
  * A clip time (or outgoing clip time) that is not finite — only a direct store write can make one — is clamped
  * to 0. Right after advancing a clip's phase it reports the clip's loops, 'finished' and markers of the step
- * into `ctx.events` (systems/clipEvents.ts): the character's clip, then the clip it fades out of. Never throws;
- * allocates nothing but those event records.
+ * into `ctx.events` (systems/clipEvents.ts): the character's clip, then the clip it fades out of; and for a
+ * character with root motion, adds each clip's motion of the step by its weight (systems/rootMotion.ts).
+ * Never throws; allocates nothing but those event records.
  */
 export function createSampleClipsSystem(ctx: SampleClipsInput) {
   const { Pose, Sampler, CrossFade } = ctx.stores
@@ -93,6 +96,12 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
     motion[EMIT_AFTER] = fromPhase
     motion[EMIT_WEIGHT] = 1 - CrossFade.blend[eid]!
     emitClipEvents(eid, 0, fromId, fromLoop, motion, EMIT_FADING_OUT, CrossFade.fromFinished, eid)
+    const rm = ctx.rootMotion[eid]
+    if (rm !== undefined) {
+      const rest = ctx.assets[Pose.asset[eid]!]!.rest
+      const squad = CrossFade.fromRotation[eid] === ROTATION_SQUAD
+      addRootMotionSource(rm, rest, fromClip, ctx.fromBinding[eid]!, fromLoop, motion, squad)
+    }
     fromLocal[0] = localTime(fromPhase, fromClip.duration, fromLoop)
   }
 
@@ -121,6 +130,12 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
       motion[EMIT_AFTER] = phase
       motion[EMIT_WEIGHT] = CrossFade.active[eid] === 1 ? CrossFade.blend[eid]! : 1
       emitClipEvents(eid, 0, clipId, loop, motion, hold ? EMIT_START : 0, Sampler.finished, eid)
+      const rm = ctx.rootMotion[eid]
+      if (rm !== undefined) {
+        const rest = ctx.assets[Pose.asset[eid]!]!.rest
+        const squad = Sampler.rotation[eid] === ROTATION_SQUAD
+        addRootMotionSource(rm, rest, clip, ctx.binding[eid]!, loop, motion, squad)
+      }
       const t = localTime(phase, clip.duration, loop)
       const fading = CrossFade.active[eid] === 1
       // A character with layers is composed into ANIM every step (sampleLayers), so its layer 0 is sampled

@@ -2,7 +2,7 @@ import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
 import { sampleClipChannels } from '../src/clip/sample.ts'
 import { blendJointLayers } from '../src/clip/blendLayers.ts'
-import { addDeltaPose, blendWeightedPoses, toDeltaPose } from '../src/clip/layerBlend.ts'
+import { addDeltaPose, toDeltaPose } from '../src/clip/layerBlend.ts'
 import { awaitingBodies, type StepState, type AnimationStores } from './state.ts'
 import { FADE_END_TOLERANCE } from './advanceCrossFades.ts'
 import {
@@ -19,6 +19,8 @@ import {
 } from './clipEvents.ts'
 import { JOINT_STRIDE, LAYER_ANIM, LAYER_PREV, layerOffset } from '../components/Pose.ts'
 import { advancePhase, localTime, ROTATION_SQUAD } from '../components/Sampler.ts'
+import { advanceBlendSpace, sampleBlendSpace } from './blendSpaceStep.ts'
+import { addRootMotionSource, composeRootMotionLayer } from './rootMotion.ts'
 import {
   BLOCK_DELTA,
   BLOCK_FROM,
@@ -32,7 +34,6 @@ import {
   F_FROM_SPEED,
   F_FROM_TIME,
   F_LOCAL,
-  F_PHASE,
   F_SPEED,
   F_TIME,
   F_WEIGHT,
@@ -58,14 +59,13 @@ import {
   SOURCE_BLEND_SPACE,
   SOURCE_CLIP,
   SOURCE_NONE,
-  type BlendSpaceState,
   type Layer,
 } from './layerState.ts'
 
 /** What sampleLayers reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type SampleLayersInput = Pick<
   StepState,
-  'world' | 'dt' | 'step' | 'pool' | 'assets' | 'clips' | 'layers' | 'ragdolls'
+  'world' | 'dt' | 'step' | 'pool' | 'assets' | 'clips' | 'layers' | 'ragdolls' | 'rootMotion'
 > &
   ClipEventsInput & {
     readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'Ragdoll'>
@@ -79,8 +79,10 @@ export type SampleLayersInput = Pick<
  * layer's pose by weight × mask; additive: × the layer's difference from its reference, by weight × mask.
  * A layer at weight 0 still advances its time but is neither sampled nor applied. A clip layer's clips report
  * their loops, 'finished' and markers (systems/clipEvents.ts) with `layer` set and weight = layer weight × their
- * share of a fade, after every character's layer-0 events (sampleClips runs first); blend spaces report none.
- * Characters without layers are not touched. Never throws; allocates nothing when no event fires.
+ * share of a fade, after every character's layer-0 events (sampleClips runs first); a blend space's points
+ * report theirs (systems/blendSpaceStep.ts). For a character with root motion, every clip's motion is summed by
+ * its share of its layer and each layer composed by its weight (systems/rootMotion.ts). Characters without
+ * layers are not touched. Never throws; allocates nothing when no event fires.
  */
 export function createSampleLayersSystem(ctx: SampleLayersInput) {
   const { Pose, Sampler } = ctx.stores
@@ -110,7 +112,7 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
         // sampleClips skipped this character: keep the previous pose for a ragdoll hand-off here.
         if (awaitingBodies(ctx, eid)) data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + len)
         if (base0.i[I_SOURCE] === SOURCE_BLEND_SPACE && base0.blendSpace !== null) {
-          sampleBlendSpace(ctx, data, base0, base0.blendSpace, out0, n)
+          sampleBlendSpace(ctx, eid, data, base0, base0.blendSpace, out0, n, rest, emit, motion)
         } else {
           data.set(rest, out0)
         }
@@ -126,6 +128,8 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
         data.set(rest, anim)
         applyLayer(data, anim, base0, out0)
       }
+      const rm = ctx.rootMotion[eid]
+      if (rm !== undefined) composeRootMotionLayer(rm, base0)
       for (let k = 1; k < layers.length; k++) {
         const layer = layers[k]
         if (layer === undefined || layer.i[I_SOURCE] === SOURCE_NONE) continue
@@ -137,13 +141,14 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
           sampleLayerClip(ctx, data, eid, layer, rest, n, visible, emit, motion)
         } else if (layer.blendSpace !== null) {
           const bs = layer.blendSpace
-          if (visible) sampleBlendSpace(ctx, data, layer, bs, out, n)
-          else advanceBlendSpace(ctx, layer, bs)
+          if (visible) sampleBlendSpace(ctx, eid, data, layer, bs, out, n, rest, emit, motion)
+          else advanceBlendSpace(ctx, eid, layer, bs, rest, emit, motion)
           if (visible && layer.i[I_MODE] === MODE_ADDITIVE) {
             toDeltaPose(data, out, data, (layer.base + BLOCK_REF_TO * n) * JOINT_STRIDE, n)
           }
         }
         if (visible) applyLayer(data, anim, layer, out)
+        if (rm !== undefined) composeRootMotionLayer(rm, layer)
       }
       Pose.changed[eid] = 1
       Pose.changedStep[eid] = ctx.step
@@ -265,6 +270,12 @@ function sampleLayerClip(
   motion[EMIT_AFTER] = phase
   motion[EMIT_WEIGHT] = f[F_WEIGHT]! * (i[I_FADE] === 1 ? f[F_BLEND]! : 1)
   emit(eid, layer.index, i[I_CLIP]!, loop, motion, hold ? EMIT_START : 0, layer.finished, 0)
+  const rm = ctx.rootMotion[eid]
+  if (rm !== undefined) {
+    // Root motion sums each clip by its share of the layer; the layer's weight comes when it is composed.
+    motion[EMIT_WEIGHT] = i[I_FADE] === 1 ? f[F_BLEND]! : 1
+    addRootMotionSource(rm, rest, clip, layer.binding!, loop, motion, squad)
+  }
   const fromId = i[I_FADE] === 1 ? i[I_FROM_CLIP]! : -1
   if (fromId >= 0) {
     const fromClip = ctx.clips[fromId]!.clip
@@ -278,6 +289,11 @@ function sampleLayerClip(
     motion[EMIT_AFTER] = fromPhase
     motion[EMIT_WEIGHT] = f[F_WEIGHT]! * (1 - f[F_BLEND]!)
     emit(eid, layer.index, fromId, fromLoop, motion, EMIT_FADING_OUT, layer.finished, 1)
+    if (rm !== undefined) {
+      motion[EMIT_WEIGHT] = 1 - f[F_BLEND]!
+      const fromSquad = i[I_FROM_ROTATION] === ROTATION_SQUAD
+      addRootMotionSource(rm, rest, fromClip, layer.fromBinding!, fromLoop, motion, fromSquad)
+    }
     f[F_FROM_LOCAL] = localTime(fromPhase, fromClip.duration, fromLoop)
     if (visible) {
       const from = block + BLOCK_FROM * stride
@@ -314,64 +330,4 @@ function sampleLayerClip(
   data.set(rest, out)
   sampleClipChannels(data, out, clip, layer.binding!, f, F_LOCAL, cursors, 0, squad)
   if (additive) toDeltaPose(data, out, data, block + BLOCK_REF_TO * stride, n)
-}
-
-/** Advances a blend space's phases by one step (the layer's speed; sync: one normalized phase). */
-function advanceBlendSpace(ctx: SampleLayersInput, layer: Layer, bs: BlendSpaceState): void {
-  const dt = ctx.dt
-  const rate = layer.i[I_PAUSED] === 1 ? 0 : layer.f[F_SPEED]!
-  const hold = layer.i[I_HOLD] === 1
-  layer.i[I_HOLD] = 0
-  if (hold) return
-  const m = bs.clips.length
-  if (bs.sync === 1) {
-    // One phase for all points; a cycle lasts the weighted mean of their durations, so each point's clip runs
-    // at the rate that keeps it in step with the others.
-    let duration = 0
-    for (let p = 0; p < m; p++) duration += bs.weights[p]! * bs.durations[p]!
-    let phase = layer.f[F_PHASE]!
-    if (duration > 0) {
-      // advancePhase(phase, Δ, 1, LOOP_REPEAT) written out, the same operations (p / 1 and × 1 are exact): its
-      // float arguments and result were boxed where V8 did not inline it (48 B per character per step).
-      let p = phase + (dt * rate) / duration
-      if (p >= 1 || p < 0) p -= Math.floor(p)
-      if (p < 0) p += 1
-      phase = p >= 1 ? 0 : p
-    }
-    if (phase - phase !== 0) phase = 0
-    layer.f[F_PHASE] = phase
-    return
-  }
-  for (let p = 0; p < m; p++) {
-    let t = advancePhase(bs.times[p]!, dt * rate, bs.durations[p]!, 1)
-    if (t - t !== 0) t = 0
-    bs.times[p] = t
-  }
-}
-
-/**
- * Advances and samples a blend space into `dest`: each point of nonzero weight into its own buffer (made from
- * the rest pose when the blend space started) at its time — synchronized, the normalized phase × its clip's
- * duration —, then their weighted mix (blendWeightedPoses).
- */
-function sampleBlendSpace(
-  ctx: SampleLayersInput,
-  data: Float32Array,
-  layer: Layer,
-  bs: BlendSpaceState,
-  dest: number,
-  n: number,
-): void {
-  advanceBlendSpace(ctx, layer, bs)
-  const m = bs.clips.length
-  const sync = bs.sync === 1
-  const f = layer.f
-  for (let p = 0; p < m; p++) {
-    if (!(bs.weights[p]! > 0)) continue
-    const clip = ctx.clips[bs.clips[p]!]!.clip
-    // sampleClipChannels reads the time from an array: the layer's F_LOCAL slot.
-    f[F_LOCAL] = sync ? f[F_PHASE]! * bs.durations[p]! : bs.times[p]!
-    sampleClipChannels(data, bs.offsets[p]!, clip, bs.bindings[p]!, f, F_LOCAL, bs.cursors[p]!, 0, false)
-  }
-  blendWeightedPoses(data, dest, data, bs.offsets, bs.weights, m, n)
 }

@@ -12,6 +12,7 @@ import { RAGDOLL_OFF, type RagdollStore } from '../components/Ragdoll.ts'
 import type { SceneGraph } from '../components/SceneNode.ts'
 import type { LayerStack } from './layerState.ts'
 import type { ClipEventPool } from './clipEvents.ts'
+import type { RootMotionState } from './rootMotion.ts'
 
 /**
  * An asset registered with a plugin: its rig (joints parents first, rest pose: src/skeleton/rig.ts) and the clips
@@ -114,6 +115,8 @@ export interface StepState {
   readonly layers: (LayerStack | undefined)[]
   /** Per character with morph targets: its morph weights (see MorphState). */
   readonly morphs: (MorphState | undefined)[]
+  /** Per character with root motion on (setRootMotion): its mode, joint and last delta (systems/rootMotion.ts). */
+  readonly rootMotion: (RootMotionState | undefined)[]
   /**
    * The bitecs tag of characters with morph targets (added by attachCharacter): sampleMorphWeights' query, so
    * characters without morph targets cost it nothing.
@@ -184,7 +187,8 @@ export const MAX_QUEUED_EVENTS = 65536
  * - 'marker': the play head met a marker (addMarker, or the file's: src/gltf/clips.ts), passing it or landing
  *   on it, in either direction; also one at the time a clip starts from, on the step that shows the start.
  * A clip fading out (the outgoing clip of a cross-fade) reports all three too, with `fading` true and its
- * weight. Speed 0 reports nothing; a step that wraps several times reports every wrap and marker in order (at
+ * weight. A blend space's points of nonzero weight report as clips of their own (repeating; synchronized, all
+ * loop at the step the shared phase wraps: systems/blendSpaceStep.ts). Speed 0 reports nothing; a step that wraps several times reports every wrap and marker in order (at
  * most 16 wraps per step: src/clip/timeline.ts).
  *
  * Problem reports (ProblemEvent), each at most once per character lifetime:
@@ -232,7 +236,8 @@ export interface ClipEvent extends AnimationEventFields {
   readonly time: number
   /**
    * How much of the pose the clip made at that step: 1 playing alone, the fade's blend for the clip faded
-   * into, 1 − blend for the clip faded out of.
+   * into, 1 − blend for the clip faded out of; on a layer other than 0, × the layer's weight; a blend-space
+   * point's weight × its layer's.
    */
   readonly weight: number
   /** True for the clip a cross-fade fades out of (its markers still fire; a game may ignore them). */

@@ -54,6 +54,26 @@ export function sampleChannel(
   return out
 }
 
+/**
+ * sampleChannel for the step: the time is read from `timeOf[timeIndex]` (a float argument would be boxed where
+ * V8 does not inline the call) and squad is a flag. Same code, same bits as sampleClipChannels gives that
+ * channel. Allocation-free.
+ */
+export function sampleChannelFrom(
+  out: Float32Array,
+  offset: number,
+  channel: Channel,
+  timeOf: Float64Array,
+  timeIndex: number,
+  cursors: Uint32Array,
+  cursorIndex: number,
+  squad: boolean,
+): void {
+  reg[TIME] = timeOf[timeIndex]!
+  single[0] = channel
+  sampleList(out, offset, single, singleBinding, cursors, cursorIndex - channel.track, squad)
+}
+
 const single: Channel[] = []
 /** Offset 0 from `offset`: the one channel writes at out[offset ..]. */
 const singleBinding = new Int32Array(1)

@@ -1,6 +1,7 @@
 /**
- * README's "Layers" section, run as written: its ```ts block (plain JavaScript apart from the top-level
- * await) runs with the `anim` and `loadAsset` of the section above it, and does what its comments say.
+ * README's "Layers", "Root motion" and "Placing characters" sections, run as written: each ```ts block (plain
+ * JavaScript apart from the top-level await) runs with the `anim` and `loadAsset` of the section above it, and
+ * does what its comments say.
  */
 import { readFileSync } from 'node:fs'
 import { createWorld } from 'bitecs'
@@ -37,5 +38,49 @@ describe('README, Layers', () => {
     expect(anim.getLayer(robot, 0).blendSpace!.weights).toEqual([0.19999999999999996, 0.8])
     expect(anim.getLayer(robot, 2).mode).toBe('additive')
     expect(face).toEqual([Math.fround(0.7), 0, 0])
+  })
+})
+
+describe('README, Root motion', () => {
+  it('runs as written: the entity moves with the hips; apply: false reports the step instead', async () => {
+    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
+    const run = new AsyncFunction(
+      'anim',
+      'loadAsset',
+      `${block('Root motion')}\nreturn { walker, walked, delta }`,
+    )
+    const { walker, walked, delta } = (await run(anim, loadAsset)) as {
+      walker: number
+      walked: ReturnType<AnimationPlugin['getTransform']>
+      delta: ReturnType<AnimationPlugin['rootMotionDelta']>
+    }
+    // The shipped Walk walks in place: the entity only sways with the hips, a few centimetres.
+    expect(walked.position).not.toEqual([0, 0, 0])
+    expect(Math.hypot(...walked.position)).toBeLessThan(10)
+    // With apply: false the entity stayed, and the step's motion is reported.
+    expect(anim.getTransform(walker)).toEqual(walked)
+    expect(delta.translation.some((x) => x !== 0)).toBe(true)
+    expect(Math.hypot(...delta.rotation)).toBeCloseTo(1, 12)
+  })
+})
+
+describe('README, Placing characters', () => {
+  it('runs as written: placed, read back, moved again with the rest kept', async () => {
+    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
+    const code = `${block('Placing characters')}\nreturn { guard, placed }`
+    const { guard, placed } = (await new AsyncFunction('anim', 'loadAsset', code)(anim, loadAsset)) as {
+      guard: number
+      placed: ReturnType<AnimationPlugin['getTransform']>
+    }
+    expect(placed.position).toEqual([3, 0, -2])
+    expect(placed.rotation[1]).toBeCloseTo(Math.SQRT1_2, 6)
+    const now = anim.getTransform(guard)
+    expect(now.position).toEqual([4, 0, -2])
+    expect(now.rotation).toEqual(placed.rotation)
+    expect(now.scale).toEqual(placed.scale)
+    // The skeleton followed: the hips are 27 cm behind the entity at x = 4 m (the Fox faces +x).
+    anim.step()
+    const hips = anim.jointEntity(guard, 'b_Hip_01')
+    expect(anim.stores.SceneNode.world[hips * 16 + 12]).toBeGreaterThan(3.5)
   })
 })

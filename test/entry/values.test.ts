@@ -129,6 +129,14 @@ const CALLS: Record<string, Call> = {
   'setTransform(a, { position: v })': (p, v, { a }) => p.setTransform(a, { position: v as never }),
   'setTransform(a, { rotation: v })': (p, v, { a }) => p.setTransform(a, { rotation: v as never }),
   'getTransform(v)': (p, v) => p.getTransform(v as never),
+  'setRootMotion(a, v)': (p, v, { a }) => p.setRootMotion(a, v as never),
+  'setRootMotion(v, { mode: horizontal })': (p, v) => p.setRootMotion(v as never, { mode: 'horizontal' }),
+  'setRootMotion(a, { mode: v })': (p, v, { a }) => p.setRootMotion(a, { mode: v as never }),
+  'setRootMotion(a, { mode: full, joint: v })': (p, v, { a }) =>
+    p.setRootMotion(a, { mode: 'full', joint: v as never }),
+  'setRootMotion(a, { mode: horizontal, apply: v })': (p, v, { a }) =>
+    p.setRootMotion(a, { mode: 'horizontal', apply: v as never }),
+  'rootMotionDelta(v)': (p, v) => p.rootMotionDelta(v as never),
   'restore(v)': (p, v) => p.restore(v as never),
   'play(a, 0, { layer: v })': (p, v, { a }) => p.play(a, 0, { layer: v as never }),
   'crossFade(a, 1, 0.2, { layer: v })': (p, v, { a }) => p.crossFade(a, 1, 0.2, { layer: v as never }),

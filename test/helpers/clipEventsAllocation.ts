@@ -10,11 +10,10 @@
  * directions, a long fade, a finished once-clip held at its end, a paused one; at 0.01× speed each meets a
  * marker or an end every few hundred steps, so most 200-step windows meet nothing.
  */
-import { getHeapStatistics } from 'node:v8'
 import { createWorld } from 'bitecs'
 import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import { makeTestAsset } from './ecs.ts'
-import { collectGarbage, createGcTracker } from '../../scripts/bench/measure.ts'
+import { heapWindows } from './heapWindows.ts'
 
 function crowd(): AnimationPlugin {
   const plugin = createAnimationPlugin(createWorld(), {
@@ -49,47 +48,27 @@ function busy(): AnimationPlugin {
 }
 
 /**
- * Heap bytes of each clean window of `steps` steps. `quiet`: keep only windows where no event fired. `clear`: when the
- * game clears the queue: before each window, never, or after every step down to its first
- * record (the pool's records are then reused; a queue kept non-empty keeps its storage, where `length = 0` would
- * hand it back to V8 and the next push would allocate it anew, which is the array's cost, not the step's).
+ * Heap bytes of each clean window of `steps` steps. `quiet`: keep only windows where no event fired. `clear`: when
+ * the game clears the queue: before each window, never, or after every step down to its first record (the pool's
+ * records are then reused; a queue kept non-empty keeps its storage, where `length = 0` would hand it back to V8
+ * and the next push would allocate it anew, which is the array's cost, not the step's).
  */
-async function windows(
+function windows(
   plugin: AnimationPlugin,
   steps: number,
   quiet: boolean,
   clear: 'window' | 'never' | 'step',
 ): Promise<number[]> {
-  const tracker = createGcTracker()
-  const used = (): number => getHeapStatistics().used_heap_size
   const run = (n: number): void => {
+    if (clear === 'window') plugin.events.length = 0
     for (let i = 0; i < n; i++) {
       plugin.step()
       if (clear === 'step' && plugin.events.length > 1) plugin.events.length = 1
     }
   }
-  run(20000) // warm: every path optimized
-  const out: number[] = []
-  for (let w = 0; w < 12; w++) {
-    if (clear === 'window') plugin.events.length = 0
-    collectGarbage()
-    await tracker.flush()
-    const collections = tracker.events.length
-    const b0 = used()
-    const b1 = used()
-    const h0 = used()
-    run(steps)
-    const h1 = used()
-    await tracker.flush()
-    if (tracker.events.length === collections && (!quiet || plugin.events.length === 0)) {
-      out.push(h1 - h0 - (b1 - b0))
-    }
-  }
-  tracker.stop()
-  return out
+  return heapWindows(run, steps, () => !quiet || plugin.events.length === 0)
 }
 
-if (!collectGarbage()) throw new Error('run with node --expose-gc')
 console.log(
   JSON.stringify({
     quiet: await windows(crowd(), 200, true, 'window'),

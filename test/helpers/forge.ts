@@ -140,6 +140,8 @@ export interface SnapshotMap {
   /** Character eid → its layers' offsets (f64 numbers, i32 numbers, pose block and its size in slots). */
   readonly layers: ReadonlyMap<number, readonly LayerMap[]>
   readonly ragdolls: ReadonlyMap<number, RagdollMap>
+  /** Character eid → offset of its root motion record (after the eid: u8 mode, u32 joint, u8 apply, f64×22). */
+  readonly rootMotion: ReadonlyMap<number, number>
   readonly physics: number
   readonly events: number
 }
@@ -213,6 +215,9 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     take(4)
     take(8 * u32())
   }
+  // Root motion: per character eid, u8 mode, u32 joint, u8 apply, f64×22.
+  const rootMotion = new Map<number, number>()
+  for (let i = u32(); i > 0; i--) rootMotion.set(u32(), take(1 + 4 + 1 + 8 * 22))
   const ragdolls = new Map<number, RagdollMap>()
   for (let i = u32(); i > 0; i--) {
     const eid = u32()
@@ -289,5 +294,5 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
   }
   take(6 * u32())
   if ((u8() & 2) !== 0) take(4 * u32())
-  return { pool, nodes, characters, layers, ragdolls, physics, events: at }
+  return { pool, nodes, characters, layers, ragdolls, rootMotion, physics, events: at }
 }

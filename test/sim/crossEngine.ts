@@ -7,6 +7,7 @@ import { createHasher } from '../../src/sim/hasher.ts'
 import { createAnimationPlugin, type AnimationPlugin, type PlayOptions } from '../../entry/plugin.ts'
 import { hashAnimationState } from '../../plugin/hash.ts'
 import { contextOf } from '../../entry/plugin.ts'
+import { withTravel } from '../../demo/travel.ts'
 
 /**
  * The cross-engine determinism scenario (issue 7): one simulation that runs the same in Node (vitest) and in a
@@ -17,9 +18,10 @@ import { contextOf } from '../../entry/plugin.ts'
  * curves, at different speeds and loop modes, one of them turned by a root rotation; cross-fades start at set
  * steps (one mid-fade, so a fade starts from a frozen blend); two of them go ragdoll with hits at different
  * steps (the second with joint limits whose Math.cos differs between the engines, see LIMITS), one takes a
- * second hit while down, both get up into a clip, and one falls again. 600 fixed steps of 1/60 s; every 10th
- * step records the plugin's hash plus, to find where two runs part, a hash per character and per live ragdoll
- * body.
+ * second hit while down, both get up into a clip, and one falls again. Root motion: the turned Fox walks a Walk
+ * made to travel 70 cm a loop ('horizontal', paused while it ragdolls), and the last one reports 'full' root
+ * motion from step 100 (apply: false) through two fades. 600 fixed steps of 1/60 s; every 10th step records the
+ * plugin's hash plus, to find where two runs part, a hash per character and per live ragdoll body.
  *
  * The scenario itself is literals and + - * / (the root rotation is written out, not computed with Math.sin);
  * mathProbe, at the end, is the deliberate exception and is not part of it.
@@ -40,6 +42,8 @@ export interface CrossEngineCheckpoint {
   /** Per character: ragdoll state (0 off, 1 falling, 2 getting up) and whether a cross-fade is under way. */
   readonly ragdoll: readonly number[]
   readonly fading: readonly number[]
+  /** Per character: its entity's ground position (x, z), which root motion moves. */
+  readonly placed: readonly (readonly [number, number])[]
 }
 
 export interface CrossEngineRun {
@@ -53,6 +57,8 @@ export interface CrossEngineRun {
 /** What happens at which step (after that many steps have run, before the next). */
 type Action = (p: AnimationPlugin, c: readonly number[], limits: RagdollDescription) => void
 const ACTIONS: Readonly<Record<number, Action>> = {
+  0: (p, c) => p.setRootMotion(c[1]!, { mode: 'horizontal' }),
+  100: (p, c) => p.setRootMotion(c[3]!, { mode: 'full', apply: false }),
   60: (p, c) => p.crossFade(c[0]!, 'Walk', 0.5, { rotation: 'squad' }),
   90: (p, c) => p.ragdoll(c[1]!, { impulse: { joint: 'b_Spine02_03', impulse: [3, 1, 0.5] } }),
   120: (p, c) => p.crossFade(c[2]!, 'Survey', 0.25),
@@ -81,7 +87,7 @@ const CAST: readonly {
 }[] = [
   { at: [-3, 0, 0], rotation: [0, 0, 0, 1], clip: 'Survey', play: {} },
   // 45° about y (sin and cos of 22.5° written out).
-  { at: [-1, 0, 0.5], rotation: [0, 0.3826834323650898, 0, 0.9238795325112867], clip: 'Walk', play: {} },
+  { at: [-1, 0, 0.5], rotation: [0, 0.3826834323650898, 0, 0.9238795325112867], clip: 'Travel', play: {} },
   { at: [0.2, 0, -0.3], rotation: [0, 0, 0, 1], clip: 'Run', play: { speed: 0.8, loop: 'pingpong' } },
   { at: [3, 0, 0], rotation: [0, 0, 0, 1], clip: 'Walk', play: { rotation: 'squad', time: 0.4, speed: 1.3 } },
 ]
@@ -104,7 +110,9 @@ export async function runCrossEngineScenario(foxBytes: Uint8Array): Promise<Cros
 }
 
 /** The scenario on an asset already read (synchronous: the steps and nothing else); `assetHash` is passed through. */
-export function simulateCrossEngine(asset: AnimationAsset, assetHash: string): CrossEngineRun {
+export function simulateCrossEngine(file: AnimationAsset, assetHash: string): CrossEngineRun {
+  // The Fox's Walk with 70 cm of forward travel a loop on its hips (demo/travel.ts), for root motion.
+  const asset = withTravel(file, { name: 'Travel', from: 'Walk', node: 'b_Hip_01', move: [0, -70, 0] })
   const plugin = createAnimationPlugin(createWorld(), { capacity: 1024 })
   const nodes = plugin.stores.SceneNode
   const characters = CAST.map((cast) => {
@@ -137,6 +145,10 @@ function checkpoint(p: AnimationPlugin, characters: readonly number[], step: num
     bodies: characters.map((c) => (ctx.ragdolls[c]?.instance?.bodies ?? []).map(bodyHash)),
     ragdoll: characters.map((c) => p.stores.Ragdoll.active[c]!),
     fading: characters.map((c) => p.stores.CrossFade.active[c]!),
+    placed: characters.map((c) => {
+      const { position } = p.getTransform(c)
+      return [position[0], position[2]] as const
+    }),
   }
 }
 

@@ -8,7 +8,7 @@ import { simulateCrossEngine } from './crossEngine.ts'
  * Determinism across engines, guarded at the source (issue 7). Math.sin, cos, acos, exp, pow (non-integer
  * exponent), atan2… differ in the last bit between Node 20's V8 and Chromium 156's (e2e/determinism.e2e.test.ts), and a
  * ragdoll amplifies a last-bit difference into a different fall (e2e/determinism.e2e.test.ts). So:
- * 1. the project's fixed-step sources — every file the five step systems import, transitively — call no such
+ * 1. the project's fixed-step sources — every file the step systems import, transitively — call no such
  *    function (the deterministic ones are in src/math/detmath.ts);
  * 2. cannon-es's own uses are audited: each is off the ragdoll step path, or replaced by the project (a new
  *    cannon-es version that adds one fails here until someone looks);
@@ -53,9 +53,17 @@ function forbiddenUses(source: string): string[] {
   return found
 }
 
-/** The files one fixed step runs: the five step systems and every module they import, transitively (not types). */
+/** The files one fixed step runs: the step systems and every module they import, transitively (not types). */
 function fixedStepFiles(): string[] {
-  const systems = ['advanceCrossFades', 'sampleClips', 'stepRagdolls', 'blendPoses', 'propagateTransforms']
+  const systems = [
+    'advanceCrossFades',
+    'sampleClips',
+    'sampleLayers',
+    'extractRootMotion',
+    'stepRagdolls',
+    'blendPoses',
+    'propagateTransforms',
+  ]
   const seen = new Set<string>()
   const stack = systems.map((s) => resolve(ROOT, 'systems', `${s}.ts`))
   while (stack.length > 0) {
@@ -75,6 +83,8 @@ describe("the project's fixed-step sources", () => {
     // The walk found the step (a renamed folder or a broken regex would make this test vacuous).
     for (const f of [
       'systems/stepRagdolls.ts',
+      'systems/rootMotion.ts',
+      'src/math/rigid.ts',
       'src/clip/sample.ts',
       'src/math/quat.ts',
       'src/physics/joint.ts',

@@ -529,6 +529,7 @@ describe('snapshot and restore', () => {
           (4 + 10 * (4 + character + 8 + 4 + 4 * cursors + 4 * n + 4 * POSE_LAYERS * n * JOINT_STRIDE)) +
           4 + // no layers
           4 + // no morph weights
+          4 + // no root motion
           4 + // no ragdoll runtimes
           (8 + 8 + 24 + 4 + (6 + 1 + 56) + 4 + 1 + 4 + 4) + // physics: the ground, its broadphase list
           12 // no dropped clip events, no problem reported, no events (30 steps: neither clip has looped)

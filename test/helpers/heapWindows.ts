@@ -1,0 +1,35 @@
+/**
+ * Heap measurement for the allocation tests that run in a process of their own (node --expose-gc): the bytes
+ * the heap grew by over each of 12 windows of `run(n)`, after `run(warm)` optimized every path. A window in
+ * which a garbage collection ran, or for which `keep()` (asked right after it) says no, is left out.
+ */
+import { getHeapStatistics } from 'node:v8'
+import { collectGarbage, createGcTracker } from '../../scripts/bench/measure.ts'
+
+export async function heapWindows(
+  run: (n: number) => void,
+  n: number,
+  keep: () => boolean = () => true,
+  warm = 20000,
+): Promise<number[]> {
+  if (!collectGarbage()) throw new Error('run with node --expose-gc')
+  const tracker = createGcTracker()
+  const used = (): number => getHeapStatistics().used_heap_size
+  run(warm)
+  const out: number[] = []
+  for (let w = 0; w < 12; w++) {
+    collectGarbage()
+    await tracker.flush()
+    const collections = tracker.events.length
+    // Two reads back to back: what reading the heap itself costs, taken off the window.
+    const b0 = used()
+    const b1 = used()
+    const h0 = used()
+    run(n)
+    const h1 = used()
+    await tracker.flush()
+    if (tracker.events.length === collections && keep()) out.push(h1 - h0 - (b1 - b0))
+  }
+  tracker.stop()
+  return out
+}
