@@ -136,6 +136,7 @@ export function attachCharacter(
 ): void {
   const { world } = ctx
   const { Pose, Sampler, CrossFade, Ragdoll } = ctx.stores
+  packEntitySlots(ctx, eid)
   addComponent(world, eid, Pose)
   addComponent(world, eid, Sampler)
   addComponent(world, eid, CrossFade)
@@ -162,6 +163,25 @@ export function attachCharacter(
           weights: asset.morphRest.slice(),
           scratch: new Float32Array(4 * m),
         }
+}
+
+/**
+ * Extends the context's per-entity arrays with `undefined` up to `eid`, so every id below it has an element.
+ * Written only at characters' ids, which lie a whole character's nodes apart, these arrays were sparse, and V8
+ * turned them into hash tables: every per-character lookup in the step hashed the id.
+ */
+function packEntitySlots(ctx: AnimationContext, eid: number): void {
+  const arrays: unknown[][] = [
+    ctx.cursors,
+    ctx.binding,
+    ctx.fromBinding,
+    ctx.fadePaths,
+    ctx.layers,
+    ctx.morphs,
+    ctx.rootMotion,
+    ctx.ragdolls,
+  ]
+  for (const a of arrays) while (a.length <= eid) a.push(undefined)
 }
 
 /** A character's CrossFade entry when no fade is under way. */

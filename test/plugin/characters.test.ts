@@ -2,6 +2,7 @@
  * plugin/ functions on a bare context (createContext), without createAnimationPlugin: no systems, no observers.
  */
 import { createWorld, entityExists, hasComponent, removeEntity } from 'bitecs'
+import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { createContext } from '../../plugin/options.ts'
 import { addAsset } from '../../plugin/assets.ts'
@@ -77,6 +78,17 @@ describe('plugin/characters on a bare context', () => {
       `jointEntity(${a}): joint ${TAIL} was removed from the world`,
     )
     expect(jointEntity(ctx, a, HIPS)).toBeGreaterThan(0)
+  })
+
+  it('keeps its per-character arrays packed, so the step never looks a character up in a hash table', () => {
+    // V8 keeps an array whose elements are written far apart as a dictionary; %HasDictionaryElements needs a flag,
+    // so the check runs in a process of its own (test/helpers/packedArrays.ts).
+    const out = execFileSync(
+      process.execPath,
+      ['--allow-natives-syntax', '--import', 'tsx', 'test/helpers/packedArrays.ts'],
+      { encoding: 'utf8', timeout: 60_000 },
+    )
+    expect(JSON.parse(out)).toEqual([])
   })
 
   it('runs out of entity ids cleanly: nothing is left behind', () => {
