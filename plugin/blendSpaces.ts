@@ -13,8 +13,13 @@ import {
 } from './layers.ts'
 import { cancelStop } from './layerPlayback.ts'
 import { checkCharacter } from './characters.ts'
+import { JOINT_STRIDE } from '../components/Pose.ts'
 import {
+  BLOCK_FROM,
+  BLOCK_OUT,
   BLOCK_POINTS,
+  F_FADE_DURATION,
+  I_FADE,
   F_PHASE,
   F_SPEED,
   I_CLIP,
@@ -22,6 +27,7 @@ import {
   I_PAUSED,
   I_SOURCE,
   SOURCE_BLEND_SPACE,
+  SOURCE_NONE,
   type BlendSpaceState,
 } from '../systems/layerState.ts'
 
@@ -43,6 +49,11 @@ export interface BlendSpaceOptions {
   sync?: boolean
   /** Playback rate, finite. Default 1. */
   speed?: number
+  /**
+   * Seconds to fade from what the layer shows now (frozen, as a cross-fade from a blend space freezes it) into
+   * the blend space; 0 (the default) cuts. A layer that shows nothing cuts.
+   */
+  fadeSeconds?: number
 }
 
 /** Most points a blend space may have. */
@@ -60,6 +71,10 @@ export function playBlendSpace(
   const o = optionsObject<BlendSpaceOptions>(options, what)
   const k = layerIndex(o.layer, what)
   const speed = finiteNumber(o.speed ?? 1, what, 'speed')
+  const fadeSeconds = finiteNumber(o.fadeSeconds ?? 0, what, 'fadeSeconds')
+  if (fadeSeconds < 0) {
+    throw new AnimationError('argument', `${what}: fadeSeconds ${fadeSeconds} must not be negative`)
+  }
   if (o.sync !== undefined && typeof o.sync !== 'boolean') {
     throw new AnimationError('argument', `${what}: sync ${showValue(o.sync)} must be true or false`)
   }
@@ -99,6 +114,8 @@ export function playBlendSpace(
     )
   }
   const m = clips.length
+  // Layer 0 always shows a pose (the rest pose at least); another layer only while it plays something.
+  const shown = k === 0 || (ctx.layers[eid]?.layers[k]?.i[I_SOURCE] ?? SOURCE_NONE) !== SOURCE_NONE
   const layer = layerFor(ctx, eid, k, m)
   const n = ctx.stores.Pose.count[eid]!
   const assetId = ctx.stores.Pose.asset[eid]!
@@ -126,9 +143,17 @@ export function playBlendSpace(
     ctx.fromBinding[eid] = undefined
     resetBaseFade(ctx, eid)
   } else {
-    endLayerFade(layer)
     layer.binding = undefined
     layer.i[I_CLIP] = -1
+  }
+  endLayerFade(layer)
+  if (fadeSeconds > 0 && shown) {
+    // What the layer shows now (layer 0: its own pose, kept in its OUT; additive: its difference) is frozen as
+    // the pose faded from (systems/blendSpaceStep.ts).
+    const out = blockOffset(layer, BLOCK_OUT, n)
+    ctx.pool.data.copyWithin(blockOffset(layer, BLOCK_FROM, n), out, out + n * JOINT_STRIDE)
+    layer.i[I_FADE] = 1
+    layer.f[F_FADE_DURATION] = fadeSeconds
   }
   cancelStop(layer)
   layer.i[I_SOURCE] = SOURCE_BLEND_SPACE

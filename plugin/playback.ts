@@ -15,7 +15,7 @@ import { planFadePaths, type AnimationContext, type AssetHandle, type Registered
 import { bindClip, findClip, resolveAsset } from './assets.ts'
 import { checkCharacter, resetCrossFade } from './characters.ts'
 import { checkLive } from './options.ts'
-import { blockOffset, layerIndex } from './layers.ts'
+import { blockOffset, endLayerFade, layerIndex } from './layers.ts'
 import { crossFadeOnLayer, playOnLayer } from './layerPlayback.ts'
 import { BLOCK_OUT, I_SOURCE, SOURCE_CLIP } from '../systems/layerState.ts'
 
@@ -233,6 +233,8 @@ function showClipOnBase(ctx: AnimationContext, eid: number): void {
   if (base0 === undefined) return
   base0.i[I_SOURCE] = SOURCE_CLIP
   base0.blendSpace = null
+  // A blend space's fade in is over (layer 0's clip fades are the CrossFade store's).
+  endLayerFade(base0)
 }
 
 /**

@@ -210,21 +210,22 @@ export function readLayers(
       }
       checkRange(at, 'fade steps', i[I_FADE_STEPS]!, 0, 2 ** 31 - 1)
       checkRange(at, 'weight ramp steps', i[I_WEIGHT_STEPS]!, 0, 2 ** 31 - 1)
+      // A layer fades between clips (layers other than 0: layer 0's clip fades are its CrossFade's), or into a
+      // blend space from a frozen pose (any layer).
+      if (i[I_FADE] === 1) {
+        if (source === SOURCE_BLEND_SPACE ? i[I_FROM_CLIP] !== -1 : source !== SOURCE_CLIP || index === 0)
+          throw invalidValue(at, 'fade', 1, 'only a clip on a layer other than 0, or a blend space, fades')
+        if (!(f[F_FADE_DURATION]! > 0))
+          throw invalidValue(at, 'fade duration', f[F_FADE_DURATION]!, 'must be > 0')
+      } else if (i[I_FROM_CLIP] !== -1)
+        throw invalidValue(at, 'fade-from clip', i[I_FROM_CLIP]!, 'must be -1')
       if (index === 0) {
-        if (i[I_FADE] !== 0) throw invalidValue(at, 'fade', 1, "layer 0's fades are its CrossFade's")
         const clip = samplerClip(eid)
         if (clip >= 0 !== (source === SOURCE_CLIP)) {
           throw invalidValue(at, 'source', source, `does not match Sampler.clip ${clip}`)
         }
-      } else {
-        if (source === SOURCE_CLIP && i[I_CLIP]! < 0)
-          throw invalidValue(at, 'clip', -1, 'a clip layer needs a clip')
-        if (i[I_FADE] === 1) {
-          if (source !== SOURCE_CLIP) throw invalidValue(at, 'fade', 1, 'only a clip layer fades')
-          if (!(f[F_FADE_DURATION]! > 0))
-            throw invalidValue(at, 'fade duration', f[F_FADE_DURATION]!, 'must be > 0')
-        } else if (i[I_FROM_CLIP] !== -1)
-          throw invalidValue(at, 'fade-from clip', i[I_FROM_CLIP]!, 'must be -1')
+      } else if (source === SOURCE_CLIP && i[I_CLIP]! < 0) {
+        throw invalidValue(at, 'clip', -1, 'a clip layer needs a clip')
       }
       const base = r.u32()
       const slots = r.u32()

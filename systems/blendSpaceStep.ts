@@ -1,5 +1,8 @@
 import { sampleClipChannels } from '../src/clip/sample.ts'
 import { blendWeightedPoses } from '../src/clip/layerBlend.ts'
+import { blendJointLayers } from '../src/clip/blendLayers.ts'
+import { JOINT_STRIDE } from '../components/Pose.ts'
+import { FADE_END_TOLERANCE } from './advanceCrossFades.ts'
 import { advancePhase, LOOP_REPEAT } from '../components/Sampler.ts'
 import type { StepState } from './state.ts'
 import {
@@ -12,15 +15,52 @@ import {
 } from './clipEvents.ts'
 import { addRootMotionSource } from './rootMotion.ts'
 import {
+  BLOCK_FROM,
+  F_BLEND,
+  F_FADE_DURATION,
   F_LOCAL,
   F_PHASE,
   F_SPEED,
   F_WEIGHT,
+  I_FADE,
+  I_FADE_STEPS,
+  I_FROM_CLIP,
   I_HOLD,
   I_PAUSED,
   type BlendSpaceState,
   type Layer,
 } from './layerState.ts'
+
+/**
+ * One step of a blend space's fade in (playBlendSpace's fadeSeconds): F_BLEND, the blend space's share of the
+ * layer against the frozen pose in FROM, goes steps·dt / duration, as a clip's fade on a layer does; at 1 the
+ * fade ends. Before advanceBlendSpace, which weighs the points' events and root motion by it.
+ */
+export function advanceBlendSpaceFade(ctx: BlendSpaceStepInput, layer: Layer): void {
+  const i = layer.i
+  const f = layer.f
+  if (i[I_FADE] !== 1) return
+  const steps = i[I_FADE_STEPS]! + 1
+  i[I_FADE_STEPS] = steps
+  const blend = (steps * ctx.dt) / f[F_FADE_DURATION]!
+  if (!(blend > 0 && blend < 1 - FADE_END_TOLERANCE)) {
+    i[I_FADE] = 0
+    i[I_FROM_CLIP] = -1
+    f[F_BLEND] = 1
+  } else {
+    f[F_BLEND] = blend
+  }
+}
+
+/**
+ * The fade in's pose: the layer's OUT (the blend space's mix, or for an additive layer its difference) blended
+ * from FROM by F_BLEND (blendJointLayers: lerp, shortest-arc slerp). Nothing once the fade has ended.
+ */
+export function blendBlendSpaceFade(data: Float32Array, layer: Layer, out: number, n: number): void {
+  if (layer.i[I_FADE] !== 1) return
+  const from = (layer.base + BLOCK_FROM * n) * JOINT_STRIDE
+  blendJointLayers(data, out, data, from, data, out, n, layer.f, F_BLEND)
+}
 
 /** What a blend space's step reads and writes (a slice of sampleLayers' input). */
 export type BlendSpaceStepInput = Pick<StepState, 'dt' | 'clips' | 'rootMotion'>
@@ -101,11 +141,13 @@ function reportPoint(
 ): void {
   if (!(bs.weights[p]! > 0)) return
   const clipId = bs.clips[p]!
-  motion[EMIT_WEIGHT] = bs.weights[p]! * layer.f[F_WEIGHT]!
+  // Fading in (playBlendSpace's fadeSeconds): the blend space's share of the layer so far.
+  const share = layer.i[I_FADE] === 1 ? layer.f[F_BLEND]! : 1
+  motion[EMIT_WEIGHT] = bs.weights[p]! * share * layer.f[F_WEIGHT]!
   emit(eid, layer.index, clipId, LOOP_REPEAT, motion, hold ? EMIT_START : 0, layer.finished, 0)
   const rm = ctx.rootMotion[eid]
   if (rm === undefined) return
-  motion[EMIT_WEIGHT] = bs.weights[p]!
+  motion[EMIT_WEIGHT] = bs.weights[p]! * share
   addRootMotionSource(rm, rest, ctx.clips[clipId]!.clip, bs.bindings[p]!, LOOP_REPEAT, motion, false)
 }
 

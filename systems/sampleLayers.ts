@@ -19,7 +19,12 @@ import {
 } from './clipEvents.ts'
 import { JOINT_STRIDE, LAYER_ANIM, LAYER_PREV, layerOffset } from '../components/Pose.ts'
 import { advancePhase, localTime, ROTATION_SQUAD } from '../components/Sampler.ts'
-import { advanceBlendSpace, sampleBlendSpace } from './blendSpaceStep.ts'
+import {
+  advanceBlendSpace,
+  advanceBlendSpaceFade,
+  blendBlendSpaceFade,
+  sampleBlendSpace,
+} from './blendSpaceStep.ts'
 import { addRootMotionSource, composeRootMotionLayer } from './rootMotion.ts'
 import {
   BLOCK_DELTA,
@@ -112,7 +117,9 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
         // sampleClips skipped this character: keep the previous pose for a ragdoll hand-off here.
         if (awaitingBodies(ctx, eid)) data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + len)
         if (base0.i[I_SOURCE] === SOURCE_BLEND_SPACE && base0.blendSpace !== null) {
+          advanceBlendSpaceFade(ctx, base0)
           sampleBlendSpace(ctx, eid, data, base0, base0.blendSpace, out0, n, rest, emit, motion)
+          blendBlendSpaceFade(data, base0, out0, n)
         } else {
           data.set(rest, out0)
         }
@@ -141,11 +148,13 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
           sampleLayerClip(ctx, data, eid, layer, rest, n, visible, emit, motion)
         } else if (layer.blendSpace !== null) {
           const bs = layer.blendSpace
+          advanceBlendSpaceFade(ctx, layer)
           if (visible) sampleBlendSpace(ctx, eid, data, layer, bs, out, n, rest, emit, motion)
           else advanceBlendSpace(ctx, eid, layer, bs, rest, emit, motion)
           if (visible && layer.i[I_MODE] === MODE_ADDITIVE) {
             toDeltaPose(data, out, data, (layer.base + BLOCK_REF_TO * n) * JOINT_STRIDE, n)
           }
+          if (visible) blendBlendSpaceFade(data, layer, out, n)
         }
         if (visible) applyLayer(data, anim, layer, out)
         if (rm !== undefined) composeRootMotionLayer(rm, layer)
