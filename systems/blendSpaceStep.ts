@@ -32,11 +32,11 @@ import {
 } from './layerState.ts'
 
 /**
- * One step of a blend space's fade in (playBlendSpace's fadeSeconds): F_BLEND, the blend space's share of the
- * layer against the frozen pose in FROM, goes steps·dt / duration, as a clip's fade on a layer does; at 1 the
- * fade ends. Before advanceBlendSpace, which weighs the points' events and root motion by it.
+ * One step of a fade inside a layer (between two clips, or into a blend space: playBlendSpace's fadeSeconds):
+ * F_BLEND, the share of what the layer fades into, goes steps·dt / duration; at 1 the fade ends. A blend space
+ * advances it before advanceBlendSpace, which weighs the points' events and root motion by it.
  */
-export function advanceBlendSpaceFade(ctx: BlendSpaceStepInput, layer: Layer): void {
+export function advanceLayerFade(ctx: Pick<StepState, 'dt'>, layer: Layer): void {
   const i = layer.i
   const f = layer.f
   if (i[I_FADE] !== 1) return
@@ -47,6 +47,7 @@ export function advanceBlendSpaceFade(ctx: BlendSpaceStepInput, layer: Layer): v
     i[I_FADE] = 0
     i[I_FROM_CLIP] = -1
     f[F_BLEND] = 1
+    layer.fromBinding = undefined
   } else {
     f[F_BLEND] = blend
   }

@@ -21,7 +21,7 @@ import { JOINT_STRIDE, LAYER_ANIM, LAYER_PREV, layerOffset } from '../components
 import { advancePhase, localTime, ROTATION_SQUAD } from '../components/Sampler.ts'
 import {
   advanceBlendSpace,
-  advanceBlendSpaceFade,
+  advanceLayerFade,
   blendBlendSpaceFade,
   sampleBlendSpace,
 } from './blendSpaceStep.ts'
@@ -34,7 +34,6 @@ import {
   BLOCK_REF_TO,
   BLOCK_TO,
   F_BLEND,
-  F_FADE_DURATION,
   F_FROM_LOCAL,
   F_FROM_SPEED,
   F_FROM_TIME,
@@ -47,7 +46,6 @@ import {
   F_WEIGHT_TO,
   I_CLIP,
   I_FADE,
-  I_FADE_STEPS,
   I_FROM_CLIP,
   I_FROM_LOOP,
   I_FROM_ROTATION,
@@ -117,7 +115,7 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
         // sampleClips skipped this character: keep the previous pose for a ragdoll hand-off here.
         if (awaitingBodies(ctx, eid)) data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + len)
         if (base0.i[I_SOURCE] === SOURCE_BLEND_SPACE && base0.blendSpace !== null) {
-          advanceBlendSpaceFade(ctx, base0)
+          advanceLayerFade(ctx, base0)
           sampleBlendSpace(ctx, eid, data, base0, base0.blendSpace, out0, n, rest, emit, motion)
           blendBlendSpaceFade(data, base0, out0, n)
         } else {
@@ -148,7 +146,7 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
           sampleLayerClip(ctx, data, eid, layer, rest, n, visible, emit, motion)
         } else if (layer.blendSpace !== null) {
           const bs = layer.blendSpace
-          advanceBlendSpaceFade(ctx, layer)
+          advanceLayerFade(ctx, layer)
           if (visible) sampleBlendSpace(ctx, eid, data, layer, bs, out, n, rest, emit, motion)
           else advanceBlendSpace(ctx, eid, layer, bs, rest, emit, motion)
           if (visible && layer.i[I_MODE] === MODE_ADDITIVE) {
@@ -263,19 +261,8 @@ function sampleLayerClip(
   const out = block + BLOCK_OUT * stride
   const cursors = layer.cursors
   const squad = i[I_ROTATION] === ROTATION_SQUAD
-  if (i[I_FADE] === 1) {
-    const steps = i[I_FADE_STEPS]! + 1
-    i[I_FADE_STEPS] = steps
-    const blend = (steps * ctx.dt) / f[F_FADE_DURATION]!
-    if (!(blend > 0 && blend < 1 - FADE_END_TOLERANCE)) {
-      i[I_FADE] = 0
-      i[I_FROM_CLIP] = -1
-      f[F_BLEND] = 1
-      layer.fromBinding = undefined
-    } else {
-      f[F_BLEND] = blend
-    }
-  }
+  advanceLayerFade(ctx, layer)
+
   motion[EMIT_AFTER] = phase
   motion[EMIT_WEIGHT] = f[F_WEIGHT]! * (i[I_FADE] === 1 ? f[F_BLEND]! : 1)
   emit(eid, layer.index, i[I_CLIP]!, loop, motion, hold ? EMIT_START : 0, layer.finished, 0)
