@@ -23,6 +23,8 @@ export {
   type LayerSelector,
   type MaskEntry,
   type MorphWeightsView,
+  type PaletteLayout,
+  type PaletteSkin,
   type GetUpOptions,
   type PlayOptions,
   type RagdollOptions,

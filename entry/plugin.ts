@@ -54,10 +54,13 @@ import {
 import type { LayerMode } from '../systems/layerState.ts'
 import { getMorphWeights, morphWeights, setMorphWeights, type MorphWeightsView } from '../plugin/morphs.ts'
 import { getTransform, setTransform, type CharacterTransform } from '../plugin/placement.ts'
+import { paletteLayout, writePalette, type PaletteLayout, type PaletteSkin } from '../plugin/palette.ts'
 import { snapshotAnimation } from '../snapshot/write.ts'
 import { restoreAnimation } from '../snapshot/apply.ts'
 
 export type {
+  PaletteLayout,
+  PaletteSkin,
   MorphWeightsView,
   BlendSpaceOptions,
   BlendSpacePoint,
@@ -170,6 +173,21 @@ export interface AnimationPlugin {
   getMorphWeights(character: number, node: string | number): number[]
   /** The character's morph weights as live arrays for a renderer, or null when its asset has no morph targets. */
   morphWeights(character: number): MorphWeightsView | null
+  /**
+   * Where each skin's matrices sit in a character's skinning palette (see writePalette): a character, or an
+   * asset already added (or its handle). Throws AnimationError 'argument' for anything else.
+   */
+  paletteLayout(owner: number | AnimationAsset | AssetHandle): PaletteLayout
+  /**
+   * Writes a character's skinning palette into `out` from float `offset` (default 0): for every skin of its
+   * asset (asset order), each joint in the file's `skin.joints` order (three.js's `Skeleton.bones` order), the
+   * joint's world matrix (the last step's) times its inverse bind matrix, 16 floats column-major, ready for GPU
+   * skinning: three's `Skeleton.boneMatrices` for the same pose. World space (the character's placement
+   * included). A call for the renderer after the step; allocation-free. Throws AnimationError 'argument' for an
+   * `out` that is not a Float32Array with `16 × paletteLayout(character).matrices` floats of room at `offset`,
+   * or an entity that is not a character, writing nothing.
+   */
+  writePalette(out: Float32Array, character: number, offset?: number): void
   /**
    * Removes the character entity and its joint entities, frees its pose slots and its ragdoll bodies (bitecs's
    * removeEntity on the character does the same). Throws AnimationError 'argument' for an entity that is not a
@@ -294,6 +312,15 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     setMorphWeights: (eid, node, w) => guard('setMorphWeights', () => setMorphWeights(ctx, eid, node, w)),
     getMorphWeights: (eid, node) => guard('getMorphWeights', () => getMorphWeights(ctx, eid, node)),
     morphWeights: (eid) => guard('morphWeights', () => morphWeights(ctx, eid)),
+    paletteLayout: (owner) => guard('paletteLayout', () => paletteLayout(ctx, owner)),
+    writePalette(out, eid, offset) {
+      // guard() without its closure: a per-frame call for every character must not allocate.
+      try {
+        writePalette(ctx, out, eid, offset)
+      } catch (error) {
+        throw asAnimationError('writePalette', error)
+      }
+    },
     ragdoll: (eid, o) => guard('ragdoll', () => ragdoll(ctx, eid, o)),
     applyImpulse: (eid, joint, impulse) =>
       guard('applyImpulse', () => applyImpulse(ctx, eid, joint, impulse)),
@@ -334,10 +361,15 @@ function guard<T>(what: string, call: () => T): T {
   try {
     return call()
   } catch (error) {
-    if (error instanceof AnimationError) throw error
-    const message = error instanceof Error ? error.message : showValue(error)
-    throw new AnimationError('argument', `${what}: reading an argument threw: ${message}`, { cause: error })
+    throw asAnimationError(what, error)
   }
+}
+
+/** What guard() throws for an error a call threw: an AnimationError as it is, anything else wrapped. */
+function asAnimationError(what: string, error: unknown): AnimationError {
+  if (error instanceof AnimationError) return error
+  const message = error instanceof Error ? error.message : showValue(error)
+  return new AnimationError('argument', `${what}: reading an argument threw: ${message}`, { cause: error })
 }
 
 const contexts = new WeakMap<AnimationPlugin, AnimationContext>()

@@ -130,6 +130,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     droppedEvents: 0,
     handles: new Map(),
     ragdollDescriptions: [],
+    palettes: [],
     jointOwner: new Int32Array(capacity),
     poseReported: new Uint8Array(capacity),
     worldReported: new Uint8Array(capacity),

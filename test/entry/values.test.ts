@@ -182,6 +182,10 @@ const CALLS: Record<string, Call> = {
   'setMorphWeights(a, 0, v)': (p, v, { a }) => p.setMorphWeights(a, 0, v as never),
   'getMorphWeights(a, v)': (p, v, { a }) => p.getMorphWeights(a, v as never),
   'morphWeights(v)': (p, v) => p.morphWeights(v as never),
+  'paletteLayout(v)': (p, v) => p.paletteLayout(v as never),
+  'writePalette(v, a)': (p, v, { a }) => p.writePalette(v as never, a),
+  'writePalette(out, v)': (p, v) => p.writePalette(new Float32Array(64), v as never),
+  'writePalette(out, a, v)': (p, v, { a }) => p.writePalette(new Float32Array(64), a, v as never),
 }
 
 describe('public calls with any JavaScript value', () => {
