@@ -23,6 +23,7 @@ export {
   type LayerSelector,
   type MaskEntry,
   type MorphWeightsView,
+  type LodOptions,
   type PaletteLayout,
   type PaletteSkin,
   type GetUpOptions,

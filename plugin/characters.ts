@@ -151,6 +151,9 @@ export function attachCharacter(
   if (ctx.blendScratch.length < n * JOINT_STRIDE) ctx.blendScratch = new Float32Array(n * JOINT_STRIDE)
   ctx.poseReported[eid] = 0
   ctx.worldReported[eid] = 0
+  // Sampled every step until the next step schedules it (systems/scheduleLod.ts).
+  ctx.lod.rate[eid] = 1
+  ctx.lod.skip[eid] = 0
   const m = asset.morphCount
   ctx.morphs[eid] =
     m === 0

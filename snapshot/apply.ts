@@ -15,6 +15,7 @@ import { copyRecord, FLAG_REPORTED, REPORTED_POSE, REPORTED_WORLD } from './form
 import { readPlan, type Plan } from './read.ts'
 import { applyLayers } from './layers.ts'
 import { applyMorphs } from './morphs.ts'
+import { applyLod } from './lod.ts'
 
 /**
  * Restores a snapshot (layout: snapshot/format.ts) into a fresh plugin on a fresh world. Reads and checks the
@@ -110,5 +111,6 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
     ctx.poseReported[eid] = bits & REPORTED_POSE ? 1 : 0
     ctx.worldReported[eid] = bits & REPORTED_WORLD ? 1 : 0
   }
+  applyLod(ctx, plan.lod)
   ctx.step = plan.step
 }

@@ -42,6 +42,7 @@ import { readCharacters, readNodes, type CharacterData, type NodeData } from './
 import { checkRagdollStates, readRagdolls, type RagdollData } from './readRagdolls.ts'
 import { readLayers, type LayersData } from './layers.ts'
 import { readMorphs, type MorphData } from './morphs.ts'
+import { readLod, type LodData } from './lod.ts'
 
 export interface Plan {
   bytes: Uint8Array
@@ -59,6 +60,8 @@ export interface Plan {
   droppedEvents: number
   /** Entities whose problem reports were made (REPORTED_* bits), ascending. */
   reported: { eid: number; bits: number }[]
+  /** Levels of detail, when the snapshot has the section. */
+  lod: LodData | null
 }
 
 /**
@@ -169,6 +172,7 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
   }
   const events: AnimationEvent[] = []
   for (let i = r.u32(); i > 0; i--) events.push(readEvent(ctx, r, events.length, step))
+  const lod = readLod(r, bytes.length)
   if (r.at() !== bytes.length) {
     throw snapshotError(`has ${bytes.length - r.at()} unread bytes after its last section`)
   }
@@ -187,6 +191,7 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
     events,
     droppedEvents,
     reported,
+    lod,
   }
 }
 

@@ -30,6 +30,7 @@ import {
 import { defaultDescription } from '../plugin/ragdolls.ts'
 import { writeLayers } from './layers.ts'
 import { writeMorphs } from './morphs.ts'
+import { writeLod } from './lod.ts'
 
 /**
  * Serializes the plugin's whole simulation state (layout above). Throws AnimationError('snapshot') for a world
@@ -116,6 +117,7 @@ export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
   }
   w.u32(ctx.events.length)
   for (const ev of ctx.events) writeEvent(w, ev)
+  writeLod(ctx, w)
 
   const out = w.finish()
   const view = new DataView(out.buffer)
