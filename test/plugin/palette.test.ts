@@ -161,15 +161,16 @@ describe('writePalette', () => {
     expect(out[0]).toBe(7)
     expect(out.subarray(1).some((x) => x !== 7)).toBe(true)
   })
-  it('allocates nothing per call', () => {
+  it('allocates nothing per call, nor does an instanced crowd per step', () => {
     // Measured in a process of its own (test/helpers/paletteAllocation.ts).
     const out = execFileSync(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', 'test/helpers/paletteAllocation.ts'],
       { encoding: 'utf8', timeout: 120_000 },
     )
-    const { palette, control } = JSON.parse(out) as { palette: number; control: number }
+    const { palette, crowd, control } = JSON.parse(out) as { palette: number; crowd: number; control: number }
     expect(palette).toBe(0)
+    expect(crowd).toBe(0)
     // The control: each call copies 26 joint ids into a new array (~170 B).
     expect(control).toBeGreaterThan(100)
   })
