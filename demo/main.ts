@@ -106,6 +106,12 @@ const ui = createUi(document.getElementById('panel')!, document.getElementById('
     })
   },
 })
+crowd.mountToggle(document.getElementById('crowd')!.closest('label')!, (on) =>
+  act(() => {
+    crowd.setInstanced(on)
+    fitCrowd()
+  }),
+)
 const plot = createPlot(ui.plotCanvas, PLOT_SAMPLES)
 const layers = createLayersPanel(ui.layersPanel, plugin, {
   act,
@@ -314,6 +320,7 @@ function stepOnce(): void {
   plugin.step()
   const t0 = performance.now()
   adapter.capture()
+  crowd.capture()
   captureMs += performance.now() - t0
   steps++
   windowSteps++
@@ -353,6 +360,7 @@ function guarded(part: string, f: () => void): void {
 function drawFrame(elapsed: number): void {
   const t0 = performance.now()
   adapter.render(stepper.alpha)
+  crowd.render(stepper.alpha)
   const t1 = performance.now()
   stage.draw()
   const t2 = performance.now()
@@ -397,7 +405,7 @@ function updateStats(): void {
     `frame ${frameMs.toFixed(1)} ms (${(1000 / frameMs).toFixed(0)} fps), ${(windowSteps / windowFrames).toFixed(2)} steps/frame`,
     ...rows.map((r) => `  ${r.name.padEnd(20)} ${r.ms.toFixed(3)} ms`),
     timer.calls === 0 && steps > 0 ? '  (systems not timed: the plugin no longer runs plugin.systems)' : '',
-    `characters ${1 + crowd.members.length} · nodes bound ${adapter.stats.bound} · written ${adapter.stats.uploads}`,
+    `characters ${1 + crowd.members.length}${crowd.instanced ? ' (crowd instanced)' : ''} · draw calls ${stage.renderer.info.render.calls} · nodes bound ${adapter.stats.bound} · written ${adapter.stats.uploads}`,
     hero
       ? `ragdoll ${RAGDOLL_STATES[Ragdoll.active[hero.eid]!] ?? '?'} · weight ${Ragdoll.weight[hero.eid]!.toFixed(2)}`
       : '',
@@ -442,6 +450,14 @@ const hook = {
   layer: (k: number) => plugin.getLayer(heroId(), k),
   ragdollState: () => (hero ? RAGDOLL_STATES[Ragdoll.active[hero.eid]!] : 'off'),
   crowdCount: () => crowd.members.length,
+  crowdInstanced: () => crowd.instanced,
+  /** Draws one frame and returns its draw calls (renderer.info, shadow pass included). */
+  drawCalls: () => {
+    stage.renderer.render(stage.scene, stage.camera)
+    return stage.renderer.info.render.calls
+  },
+  /** The crowd's picture with the hero hidden: visible, a sample to compare moments, member 0 both ways. */
+  probeCrowd: () => crowd.probe(stage, hero ? [hero.view.scene] : []),
   /** Highest world y (m) of the hero's joints (the skin's, or every node). */
   maxJointHeight: () => {
     let y = -Infinity
