@@ -4,11 +4,11 @@
  */
 import { createWorld } from 'bitecs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
+import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import { AnimationError } from '../../src/errors.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import { lodPhase, lodSampled } from '../../systems/scheduleLod.ts'
+import { lodPhases, lodSampled } from '../../systems/scheduleLod.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 let fox: AnimationAsset
@@ -77,6 +77,7 @@ describe('levels of detail', () => {
       )
       full.plugin.events.length = 0
       lod.plugin.events.length = 0
+      const phases = lodPhases(lod.ids.map((e) => lod.plugin.lodRate(e)))
       lod.ids.forEach((eid, i) => {
         expect(lod.plugin.stores.Sampler.time[eid], `time of ${i} at step ${k}`).toBe(
           full.plugin.stores.Sampler.time[eid],
@@ -84,7 +85,7 @@ describe('levels of detail', () => {
         const rate = lod.plugin.lodRate(eid)
         expect(rate, `rate of ${i}`).toBe(k === 0 ? 1 : [1, 2, 4, 4, 4][i])
         const now = worlds(lod.plugin, eid)
-        if (k === 0 || lodSampled(step, eid, rate)) {
+        if (k === 0 || lodSampled(step, phases[i]!, rate)) {
           expect(same(now, worlds(full.plugin, eid)), `character ${i} at its sampled step ${k}`).toBe(true)
           if (rate > 1) sampled++
         } else {
@@ -99,22 +100,32 @@ describe('levels of detail', () => {
     expect(held).toBeGreaterThanOrEqual(29 + 3 * 44)
   })
 
-  it('spreads a crowd evenly over the steps whatever the spacing of its ids', () => {
-    for (const stride of [1, 2, 4, 8, 27, 28, 29, 64, 65, 128]) {
-      for (const rate of [2, 4]) {
-        const counts = new Array<number>(rate).fill(0)
-        for (let i = 0; i < 1000; i++) {
-          const eid = 1 + i * stride
-          for (let s = 0; s < rate; s++) if (lodSampled(s, eid, rate)) counts[s]!++
-        }
-        for (const c of counts) {
-          expect(c, `stride ${stride}, rate ${rate}: ${counts.join(', ')}`).toBeGreaterThan(
-            (1000 / rate) * 0.8,
-          )
-        }
-      }
+  it('spreads each rate over the steps evenly, in contiguous stretches of the character list', () => {
+    // lodPhases on its own: every rate's characters split into equal, contiguous shares.
+    const rates = Array.from({ length: 1003 }, (_, i) => [1, 2, 4, 4, 2, 4, 1][(i * 7919) % 7]!)
+    const phases = lodPhases(rates)
+    for (const rate of [2, 4]) {
+      const mine = phases.filter((_, i) => rates[i] === rate)
+      for (let p = 1; p < mine.length; p++) expect(mine[p]).toBeGreaterThanOrEqual(mine[p - 1]!)
+      const counts = Array.from({ length: rate }, (_, p) => mine.filter((x) => x === p).length)
+      expect(
+        Math.max(...counts) - Math.min(...counts),
+        `rate ${rate}: ${counts.join(', ')}`,
+      ).toBeLessThanOrEqual(1)
     }
-    expect(new Set(Array.from({ length: 64 }, (_, e) => lodPhase(e)))).toEqual(new Set([0, 1, 2, 3]))
+    // The system: 203 Foxes all far, each step samples a quarter of them (50 or 51), each one every 4th step.
+    const plugin = createAnimationPlugin(createWorld(), { capacity: 8192 })
+    const handle = plugin.addAsset(fox)
+    const ids = Array.from({ length: 203 }, () => plugin.addCharacter(handle))
+    plugin.setLod({ near: 0, far: 0, camera: [0, -100, 0] })
+    const sampled = new Map(ids.map((e) => [e, 0]))
+    for (let k = 0; k < 8; k++) {
+      plugin.step()
+      const now = ids.filter((e) => contextOf(plugin).lod.skip[e] === 0)
+      expect(now.length === 50 || now.length === 51, `step ${k}: ${now.length}`).toBe(true)
+      for (const e of now) sampled.set(e, sampled.get(e)! + 1)
+    }
+    expect(new Set(sampled.values())).toEqual(new Set([2]))
   })
 
   it('costs follow the schedule: world matrices recomputed per step (a count, not a time)', () => {
