@@ -126,7 +126,6 @@ export function createInstancedCrowd(
   const meshes: InstancedMesh[] = []
   const rigid: { node: number; offset: Float32Array; channel: Channel }[] = []
   const materials: Material[] = []
-  view.scene.updateWorldMatrix(false, false)
   view.scene.traverse((o) => {
     if (!(o as Mesh).isMesh) return
     const mesh = o as Mesh
