@@ -72,7 +72,10 @@ export interface InstancedCrowd {
   add(character: number): void
   /** Stops showing `character`. Throws AnimationError 'argument' for one the crowd does not show. */
   remove(character: number): void
-  /** Call after every fixed step: writes the step's palettes and matrices. Allocation-free. */
+  /**
+   * Call after every fixed step: writes the step's palettes and matrices, of the characters whose joints the
+   * step moved (a still or held one keeps its last). Allocation-free.
+   */
   capture(): void
   /** Shows `alpha` ∈ [0, 1] (clamped) of the way from the step before the last to the last. Allocation-free. */
   render(alpha?: number): void
@@ -155,7 +158,10 @@ export function createInstancedCrowd(
   const characters: number[] = []
   /** Per instance, the SceneNode entity of each rigid mesh's node (rigid.length per instance). */
   let entities = new Int32Array(capacity * rigid.length)
-  const world = plugin.stores.SceneNode.world
+  /** Per instance, the character's joint entities (`jointCount` each): what capture checks for change. */
+  let jointCount = -1
+  let joints = new Int32Array(0)
+  const { world, changed } = plugin.stores.SceneNode
   let placements = plugin.sceneGraph.placements
 
   function channel(stride: number, display: Float32Array): Channel {
@@ -178,6 +184,24 @@ export function createInstancedCrowd(
     }
   }
 
+  /**
+   * Whether any joint of instance i got a new world matrix in the last step's propagation (a joint under a moved
+   * node is recomputed too): if none did, its palette and matrices are the previous capture's.
+   */
+  function moved(i: number): boolean {
+    for (let j = i * jointCount, end = j + jointCount; j < end; j++)
+      if (changed[joints[j]!] === 1) return true
+    return false
+  }
+
+  /** Instance i's previous rows as its current ones: a still character costs a copy, not the products. */
+  function keep(i: number): void {
+    for (let ch = 0; ch < channels.length; ch++) {
+      const { curr, prev, stride } = channels[ch]!
+      for (let k = i * stride, end = k + stride; k < end; k++) curr[k] = prev[k]!
+    }
+  }
+
   function copyRow(c: Channel, from: number, to: number): void {
     c.curr.copyWithin(to * c.stride, from * c.stride, (from + 1) * c.stride)
     c.prev.copyWithin(to * c.stride, from * c.stride, (from + 1) * c.stride)
@@ -185,8 +209,9 @@ export function createInstancedCrowd(
 
   function add(character: number): void {
     const what = `InstancedCrowd.add(${showValue(character)})`
+    let own: Int32Array
     try {
-      plugin.joints(character)
+      own = plugin.joints(character)
     } catch (error) {
       throw new AnimationError('argument', `${what}: not a character of this plugin`, { cause: error })
     }
@@ -198,6 +223,11 @@ export function createInstancedCrowd(
       throw new AnimationError('capacity', `${what}: the crowd is full (capacity ${capacity})`)
     }
     const i = characters.length
+    if (jointCount < 0) {
+      jointCount = own.length
+      joints = new Int32Array(capacity * jointCount)
+    }
+    joints.set(own, i * jointCount)
     characters.push(character)
     for (let k = 0; k < rigid.length; k++) {
       entities[i * rigid.length + k] = plugin.jointEntity(character, rigid[k]!.node)
@@ -218,6 +248,7 @@ export function createInstancedCrowd(
       characters[i] = characters[last]!
       for (const c of channels) copyRow(c, last, i)
       entities.copyWithin(i * rigid.length, last * rigid.length, (last + 1) * rigid.length)
+      joints.copyWithin(i * jointCount, last * jointCount, (last + 1) * jointCount)
     }
     characters.pop()
     for (const m of meshes) m.count = characters.length
@@ -230,7 +261,10 @@ export function createInstancedCrowd(
       c.prev = c.curr
       c.curr = t
     }
-    for (let i = 0; i < characters.length; i++) write(i)
+    for (let i = 0; i < characters.length; i++) {
+      if (moved(i)) write(i)
+      else keep(i)
+    }
     const now = plugin.sceneGraph.placements
     if (now !== placements) {
       // A teleport: shown at once, not slid across.
@@ -269,6 +303,7 @@ export function createInstancedCrowd(
       for (const m of meshes) m.dispose()
       object.clear()
       entities = new Int32Array(0)
+      joints = new Int32Array(0)
     },
   }
 }

@@ -214,6 +214,33 @@ describe('createInstancedCrowd', () => {
     expect(Array.from(texture.subarray(row, 2 * row))).toEqual(Array.from(moved[1]!))
   })
 
+  it('capture rewrites the characters the step moved and keeps the others, every row right', () => {
+    const { plugin, handle, ids, template } = setup(FOX, 4)
+    const crowd = createInstancedCrowd(plugin, handle, template, { interpolate: false })
+    for (const eid of ids) crowd.add(eid)
+    plugin.pause(ids[1]!)
+    plugin.setLod({ near: 0, far: 0 }) // every character held three steps in four
+    const row = 16 * plugin.paletteLayout(handle).matrices
+    const texture = paletteData(crowd.meshes[0]!)
+    const out = new Float32Array(row)
+    let kept = 0
+    for (let k = 0; k < 12; k++) {
+      if (k === 6) plugin.setTransform(ids[1]!, { position: [-5, 1, 2] }) // the paused one moves
+      const before = Float32Array.from(texture)
+      plugin.step()
+      crowd.capture()
+      crowd.render(1)
+      crowd.characters.forEach((eid, i) => {
+        plugin.writePalette(out, eid)
+        expect(Array.from(texture.subarray(i * row, (i + 1) * row)), `row ${i} after step ${k}`).toEqual(
+          Array.from(out),
+        )
+        if (texture.subarray(i * row, (i + 1) * row).every((x, j) => x === before[i * row + j])) kept++
+      })
+    }
+    expect(kept).toBeGreaterThan(20)
+  })
+
   it('refuses what it cannot show', () => {
     const { plugin, handle, ids, template } = setup(FOX, 3)
     const crowd = createInstancedCrowd(plugin, handle, template, { capacity: 2 })
