@@ -6,6 +6,7 @@ import type { Footsteps } from './footsteps.ts'
 import type { ShippedModel } from './shipped.ts'
 import type { Stage } from './stage.ts'
 import { probe } from './probe.ts'
+import type { Crowd } from './crowd.ts'
 
 const RAGDOLL_STATES = ['off', 'falling', 'getting up'] as const
 
@@ -23,6 +24,7 @@ export interface HookSources {
   /** glTF node indices of the hero a hit can land on (the skin's joints, or every node). */
   hitJoints(): readonly number[]
   crowdCount(): number
+  crowd(): Crowd
   frames(): number
   steps(): number
 }
@@ -87,6 +89,17 @@ export function createHook(s: HookSources) {
       return eid === undefined ? 'off' : RAGDOLL_STATES[Ragdoll.active[eid]!]
     },
     crowdCount: () => s.crowdCount(),
+    crowdInstanced: () => s.crowd().instanced,
+    /** Draws one frame and returns its draw calls (renderer.info, shadow pass included). */
+    drawCalls: () => {
+      stage.renderer.render(stage.scene, stage.camera)
+      return stage.renderer.info.render.calls
+    },
+    /** The crowd's picture with the hero hidden: visible, a sample to compare moments, member 0 both ways. */
+    probeCrowd: () => {
+      const hero = s.hero()
+      return s.crowd().probe(stage, hero ? [hero.view.scene] : [])
+    },
     /** Highest world y (m) of the hero's joints (the skin's, or every node). */
     maxJointHeight: () => Math.max(...s.hitJoints().map((node) => position(node)[1])),
     /** World matrix translation of one of the hero's nodes (by glTF node index, or by a name no other node has). */

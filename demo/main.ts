@@ -119,6 +119,12 @@ const ui = createUi(document.getElementById('panel')!, document.getElementById('
   },
 })
 const { act, report, guarded } = createStatus((text, error) => ui.setStatus(text, error))
+crowd.mountToggle(document.getElementById('crowd')!.closest('label')!, (on) =>
+  act(() => {
+    crowd.setInstanced(on)
+    fitCrowd()
+  }),
+)
 const plot = createPlot(ui.plotCanvas, PLOT_SAMPLES)
 /** Plays a clip of the model on stage by name, as its Clips button does. */
 const playNamed = (name: string): void => playClip(model ? model.clipNames.indexOf(name) : -1)
@@ -286,6 +292,7 @@ function stepOnce(): void {
   plugin.step()
   const t0 = performance.now()
   adapter.capture()
+  crowd.capture()
   captureMs += performance.now() - t0
   steps++
   stats.countStep()
@@ -311,6 +318,7 @@ function frame(now: number): void {
 function drawFrame(elapsed: number): void {
   const t0 = performance.now()
   adapter.render(stepper.alpha)
+  crowd.render(stepper.alpha)
   const t1 = performance.now()
   stage.draw()
   const t2 = performance.now()
@@ -354,8 +362,11 @@ function updateStats(): void {
   hook.timings = Object.fromEntries(rows.map((r) => [r.name, r.ms]))
   hook.hash = plugin.hash()
   hook.statsUpdates++
-  const characters = `characters ${1 + crowd.members.length}`
-  lines.push(`${characters} · nodes bound ${adapter.stats.bound} · written ${adapter.stats.uploads}`)
+  const characters = `characters ${1 + crowd.members.length}${crowd.instanced ? ' (crowd instanced)' : ''}`
+  const calls = `draw calls ${stage.renderer.info.render.calls}`
+  lines.push(
+    `${characters} · ${calls} · nodes bound ${adapter.stats.bound} · written ${adapter.stats.uploads}`,
+  )
   if (hero) lines.push(`ragdoll ${hook.ragdollState()} · weight ${hook.weight().toFixed(2)}`)
   lines.push(`hash ${hook.hash} (step ${steps})`)
   ui.setStats(lines.filter(Boolean).join('\n'))
@@ -373,6 +384,7 @@ const hook = createHook({
   shipped: () => shipped,
   hitJoints: () => hitJoints,
   crowdCount: () => crowd.members.length,
+  crowd: () => crowd,
   frames: () => frames,
   steps: () => steps,
 })

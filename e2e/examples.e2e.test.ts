@@ -20,9 +20,15 @@ const ARTIFACTS = 'artifacts'
 const SKY = [0xa9, 0xc4, 0xdc]
 
 interface ExampleHook {
-  plugin: { jointEntity(c: number, n: string): number; stores: { SceneNode: { world: Float32Array } } }
+  plugin: {
+    jointEntity(c: number, n: string): number
+    lodRate(c: number): number
+    stores: { SceneNode: { world: Float32Array } }
+  }
   fox: number
   stepper: { steps: number }
+  herd: { characters: number[]; meshes: unknown[]; object: { visible: boolean } }
+  renderer: { info: { render: { calls: number } } }
 }
 declare global {
   interface Window {
@@ -163,5 +169,34 @@ describe('examples/three-page', () => {
       if (d > 30) changed++
     }
     expect(changed).toBeGreaterThan(20)
+  })
+  it.skipIf(!hasChromium)('draws its herd of 24 Foxes with one draw call, sampled by distance', async () => {
+    const frame = () =>
+      page.evaluate(() => new Promise<number>((done) => requestAnimationFrame(() => done(0))))
+    const herd = await page.evaluate(() => {
+      const { herd, plugin, renderer } = window.example!
+      return {
+        characters: herd.characters.length,
+        meshes: herd.meshes.length,
+        calls: renderer.info.render.calls,
+        rates: herd.characters.map((c) => plugin.lodRate(c)),
+      }
+    })
+    await page.evaluate(() => (window.example!.herd.object.visible = false))
+    await frame()
+    const without = await probe()
+    const callsWithout = await page.evaluate(() => window.example!.renderer.info.render.calls)
+    await page.evaluate(() => (window.example!.herd.object.visible = true))
+    await frame()
+    const withHerd = await probe()
+    expect(problems).toEqual([])
+    expect(herd.characters).toBe(24)
+    expect(herd.meshes).toBe(1)
+    // The whole herd is one draw call: the frame draws one more with it than without.
+    expect(herd.calls - callsWithout).toBe(1)
+    expect(withHerd.orange).toBeGreaterThan(without.orange + 20)
+    // Near the camera every step, the far side of the herd every 4th.
+    expect(herd.rates).toContain(1)
+    expect(herd.rates).toContain(4)
   })
 })

@@ -4,6 +4,7 @@ import type { World as PhysicsWorld } from 'cannon-es'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { AnimationError, showValue } from '../src/errors.ts'
 import type { SceneGraph, SceneNodeStore } from '../components/SceneNode.ts'
+import { createScheduleLodSystem } from '../systems/scheduleLod.ts'
 import { createAdvanceCrossFadesSystem } from '../systems/advanceCrossFades.ts'
 import { createSampleClipsSystem } from '../systems/sampleClips.ts'
 import { createSampleLayersSystem } from '../systems/sampleLayers.ts'
@@ -62,10 +63,15 @@ import {
   type RootMotionMode,
   type RootMotionOptions,
 } from '../plugin/rootMotion.ts'
+import { paletteLayout, writePalette, type PaletteLayout, type PaletteSkin } from '../plugin/palette.ts'
+import { lodRate, setLod, setLodCamera, type LodOptions } from '../plugin/lod.ts'
 import { snapshotAnimation } from '../snapshot/write.ts'
 import { restoreAnimation } from '../snapshot/apply.ts'
 
 export type {
+  LodOptions,
+  PaletteLayout,
+  PaletteSkin,
   MorphWeightsView,
   BlendSpaceOptions,
   BlendSpacePoint,
@@ -182,6 +188,39 @@ export interface AnimationPlugin {
   /** The character's morph weights as live arrays for a renderer, or null when its asset has no morph targets. */
   morphWeights(character: number): MorphWeightsView | null
   /**
+   * Where each skin's matrices sit in a character's skinning palette (see writePalette): a character, or an
+   * asset already added (or its handle). Throws AnimationError 'argument' for anything else.
+   */
+  paletteLayout(owner: number | AnimationAsset | AssetHandle): PaletteLayout
+  /**
+   * Writes a character's skinning palette into `out` from float `offset` (default 0): for every skin of its
+   * asset (asset order), each joint in the file's `skin.joints` order (three.js's `Skeleton.bones` order), the
+   * joint's world matrix (the last step's) times its inverse bind matrix, 16 floats column-major, ready for GPU
+   * skinning: three's `Skeleton.boneMatrices` for the same pose. World space (the character's placement
+   * included). A call for the renderer after the step; allocation-free. Throws AnimationError 'argument' for an
+   * `out` that is not a Float32Array with `16 × paletteLayout(character).matrices` floats of room at `offset`,
+   * or an entity that is not a character, writing nothing.
+   */
+  writePalette(out: Float32Array, character: number, offset?: number): void
+  /**
+   * Update-rate levels of detail: characters nearer than `near` (world units) to the LOD camera are sampled
+   * every step, those up to `far` every 2nd step and the rest every 4th, holding their pose in between; their
+   * clip time, fades and events advance every step, so each sampled step shows exactly what a full-rate run
+   * shows. The steps a character samples are spread by a hash of its entity id. Characters with layers or an
+   * active ragdoll always run at full rate. null turns it off. Part of the simulation (hash(), snapshots).
+   * Throws AnimationError 'argument' for a near that is not finite and ≥ 0, a far below near, or a camera that
+   * is not three finite numbers, changing nothing.
+   */
+  setLod(options: LodOptions | null): void
+  /**
+   * Moves the camera levels of detail measure distances from, for the next step on: an input of the
+   * simulation like any call (hash(), snapshots). Allocation-free, for a call every frame. Throws
+   * AnimationError 'argument' for a position that is not three finite numbers.
+   */
+  setLodCamera(position: readonly [number, number, number]): void
+  /** The rate the last step gave a character: 1 (sampled every step), 2 or 4; 1 with levels of detail off. */
+  lodRate(character: number): number
+  /**
    * Removes the character entity and its joint entities, frees its pose slots and its ragdoll bodies (bitecs's
    * removeEntity on the character does the same). Throws AnimationError 'argument' for an entity that is not a
    * character of this plugin.
@@ -264,6 +303,7 @@ export interface AnimationPlugin {
 export function createAnimationPlugin(world: World, options?: AnimationPluginOptions): AnimationPlugin {
   const ctx = guard('createAnimationPlugin', () => createContext(world, options))
   const systems = [
+    createScheduleLodSystem(ctx),
     createAdvanceCrossFadesSystem(ctx),
     createSampleClipsSystem(ctx),
     createSampleLayersSystem(ctx),
@@ -318,6 +358,24 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     setMorphWeights: (eid, node, w) => guard('setMorphWeights', () => setMorphWeights(ctx, eid, node, w)),
     getMorphWeights: (eid, node) => guard('getMorphWeights', () => getMorphWeights(ctx, eid, node)),
     morphWeights: (eid) => guard('morphWeights', () => morphWeights(ctx, eid)),
+    setLod: (o) => guard('setLod', () => setLod(ctx, o)),
+    setLodCamera(position) {
+      try {
+        setLodCamera(ctx, position)
+      } catch (error) {
+        throw asAnimationError('setLodCamera', error)
+      }
+    },
+    lodRate: (eid) => guard('lodRate', () => lodRate(ctx, eid)),
+    paletteLayout: (owner) => guard('paletteLayout', () => paletteLayout(ctx, owner)),
+    writePalette(out, eid, offset) {
+      // guard() without its closure: a per-frame call for every character must not allocate.
+      try {
+        writePalette(ctx, out, eid, offset)
+      } catch (error) {
+        throw asAnimationError('writePalette', error)
+      }
+    },
     ragdoll: (eid, o) => guard('ragdoll', () => ragdoll(ctx, eid, o)),
     applyImpulse: (eid, joint, impulse) =>
       guard('applyImpulse', () => applyImpulse(ctx, eid, joint, impulse)),
@@ -360,10 +418,15 @@ function guard<T>(what: string, call: () => T): T {
   try {
     return call()
   } catch (error) {
-    if (error instanceof AnimationError) throw error
-    const message = error instanceof Error ? error.message : showValue(error)
-    throw new AnimationError('argument', `${what}: reading an argument threw: ${message}`, { cause: error })
+    throw asAnimationError(what, error)
   }
+}
+
+/** What guard() throws for an error a call threw: an AnimationError as it is, anything else wrapped. */
+function asAnimationError(what: string, error: unknown): AnimationError {
+  if (error instanceof AnimationError) return error
+  const message = error instanceof Error ? error.message : showValue(error)
+  return new AnimationError('argument', `${what}: reading an argument threw: ${message}`, { cause: error })
 }
 
 const contexts = new WeakMap<AnimationPlugin, AnimationContext>()

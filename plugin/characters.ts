@@ -153,6 +153,9 @@ export function attachCharacter(
   ctx.poseReported[eid] = 0
   ctx.worldReported[eid] = 0
   ctx.rootMotion[eid] = undefined
+  // Sampled every step until the next step schedules it (systems/scheduleLod.ts).
+  ctx.lod.rate[eid] = 1
+  ctx.lod.skip[eid] = 0
   const m = asset.morphCount
   if (m > 0) addComponent(world, eid, ctx.morphed)
   ctx.morphs[eid] =

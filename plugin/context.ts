@@ -3,6 +3,7 @@ import type { ResolvedBody } from '../src/physics/description.ts'
 import { blendPaths } from '../src/clip/blendLayers.ts'
 import { LAYER_FROM, LAYER_TO, layerOffset } from '../components/Pose.ts'
 import type { StepState } from '../systems/state.ts'
+import type { PalettePlan } from './palette.ts'
 
 export type {
   AnimationEvent,
@@ -27,6 +28,8 @@ export interface AnimationContext extends StepState {
    * since have recycled for something else.
    */
   readonly jointOwner: Int32Array
+  /** Per asset id: how its skinning palette is made (plugin/palette.ts), on first use. */
+  readonly palettes: (PalettePlan | undefined)[]
   /** Set by dispose(); every public call then throws. */
   disposed: boolean
 }

@@ -26,7 +26,8 @@ import { isClipEvent } from '../systems/state.ts'
  * space and pose block; with morph targets, the game's and this step's morph weights; with root motion, its mode,
  * joint, flag, last delta and sums; then the event queue (every field of every record but the message, which
  * follows from them), the entities whose once-only problem reports were made, and the count of dropped clip
- * events. Hashes bits, so any difference in any float shows.
+ * events; then, once any LOD call was made, the levels of detail: on or off, the LOD camera and the near and far
+ * distances. Hashes bits, so any difference in any float shows.
  * Allocates (a test and tool call, not a per-frame one).
  *
  * The nodes' and bodies' values are copied, in hashing order, into one scratch array each and hashed in one
@@ -129,6 +130,9 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
     text(e.clip)
     text(e.name)
   }
+  // Levels of detail, once a game used them (a plugin that never did hashes as before they existed).
+  const lod = ctx.lod
+  if (lod.touched) h.updateNumber(lod.enabled ? 1 : 0).update(lod.settings)
   return h.digest()
 }
 

@@ -11,6 +11,7 @@ import { createRagdollStore } from '../components/Ragdoll.ts'
 import { createSceneGraph, MAX_SCENE_CAPACITY } from '../components/SceneNode.ts'
 import type { AnimationContext } from './context.ts'
 import { createClipEventPool } from '../systems/clipEvents.ts'
+import { createLodState } from '../systems/scheduleLod.ts'
 
 /**
  * Options of createAnimationPlugin; every field is optional. All are checked before anything registers with the
@@ -134,9 +135,11 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     eventPool: createClipEventPool(),
     handles: new Map(),
     ragdollDescriptions: [],
+    palettes: [],
     jointOwner: new Int32Array(capacity),
     poseReported: new Uint8Array(capacity),
     worldReported: new Uint8Array(capacity),
+    lod: createLodState(capacity),
     blendScratch: new Float32Array(64 * JOINT_STRIDE),
     disposed: false,
   }

@@ -4,7 +4,7 @@
  * `--out <file>` also writes it to a file. Exits 1 when a correctness check failed.
  *
  *   node --expose-gc --import tsx scripts/bench.ts [--quick] [--characters 1,100,1000] [--rounds 7]
- *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle,layered,blend-space]
+ *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle,layered,blend-space,lod]
  *     [--alloc-steps 1000] [--no-squad]
  *     [--no-split] [--shared-process] [--json] [--out result.json] [--v8-measures]
  *

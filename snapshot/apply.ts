@@ -16,6 +16,7 @@ import { readPlan, type Plan } from './read.ts'
 import { applyLayers } from './layers.ts'
 import { applyMorphs } from './morphs.ts'
 import { applyRootMotion } from './rootMotion.ts'
+import { applyLod } from './lod.ts'
 
 /**
  * Restores a snapshot (layout: snapshot/format.ts) into a fresh plugin on a fresh world. Reads and checks the
@@ -112,5 +113,6 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
     ctx.poseReported[eid] = bits & REPORTED_POSE ? 1 : 0
     ctx.worldReported[eid] = bits & REPORTED_WORLD ? 1 : 0
   }
+  applyLod(ctx, plan.lod)
   ctx.step = plan.step
 }

@@ -68,6 +68,7 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  *                 a get-up report: u32 length + UTF-8 message, u8 facing (1 prone, 2 supine), i32 clip id;
  *                 a clip event: u8 layer, i32 clip id, u32 length + UTF-8 clip name, u32 length + UTF-8 marker
  *                 name, f64 time, f64 weight, u8 fading)
+ *   lod         only once a LOD call was made: u8 enabled, f64×3 camera, f64 near, f64 far (snapshot/lod.ts)
  *
  * Assets: a fingerprint per registered asset, FNV-1a 64 of its node tree (names, parents, rest T/R/S), its
  * joint order and rest pose, its skins' joints, and every clip's name, duration, channel targets, paths,

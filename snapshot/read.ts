@@ -43,6 +43,7 @@ import { checkRagdollStates, readRagdolls, type RagdollData } from './readRagdol
 import { readLayers, type LayersData } from './layers.ts'
 import { readMorphs, type MorphData } from './morphs.ts'
 import { readRootMotion, type RootMotionData } from './rootMotion.ts'
+import { readLod, type LodData } from './lod.ts'
 
 export interface Plan {
   bytes: Uint8Array
@@ -61,6 +62,8 @@ export interface Plan {
   droppedEvents: number
   /** Entities whose problem reports were made (REPORTED_* bits), ascending. */
   reported: { eid: number; bits: number }[]
+  /** Levels of detail, when the snapshot has the section. */
+  lod: LodData | null
 }
 
 /**
@@ -172,6 +175,7 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
   }
   const events: AnimationEvent[] = []
   for (let i = r.u32(); i > 0; i--) events.push(readEvent(ctx, r, events.length, step))
+  const lod = readLod(r, bytes.length)
   if (r.at() !== bytes.length) {
     throw snapshotError(`has ${bytes.length - r.at()} unread bytes after its last section`)
   }
@@ -191,6 +195,7 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
     events,
     droppedEvents,
     reported,
+    lod,
   }
 }
 

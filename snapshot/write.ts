@@ -31,6 +31,7 @@ import { defaultDescription } from '../plugin/ragdolls.ts'
 import { writeLayers } from './layers.ts'
 import { writeMorphs } from './morphs.ts'
 import { writeRootMotion } from './rootMotion.ts'
+import { writeLod } from './lod.ts'
 
 /**
  * Serializes the plugin's whole simulation state (layout above). Throws AnimationError('snapshot') for a world
@@ -118,6 +119,7 @@ export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
   }
   w.u32(ctx.events.length)
   for (const ev of ctx.events) writeEvent(w, ev)
+  writeLod(ctx, w)
 
   const out = w.finish()
   const view = new DataView(out.buffer)

@@ -48,6 +48,7 @@ export type SampleClipsInput = Pick<
   | 'layers'
   | 'ragdolls'
   | 'rootMotion'
+  | 'lod'
 > &
   ClipEventsInput & {
     readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade' | 'Ragdoll'>
@@ -61,7 +62,9 @@ export type SampleClipsInput = Pick<
  * keeps the old ANIM in PREV (the hand-off's velocities); for the others PREV is left as it was.
  *
  * A character whose clip-local time did not move (paused, or a finished once-clip) and that is not fading is
- * skipped: its pose and `Pose.changed` stay as they were, so idle crowds cost almost nothing here.
+ * skipped: its pose and `Pose.changed` stay as they were, so idle crowds cost almost nothing here. So is a
+ * character that levels of detail hold this step (`ctx.lod.skip`, systems/scheduleLod.ts), after its time, its
+ * fade's outgoing clip and its events advanced as on any step.
  * A clip time (or outgoing clip time) that is not finite — only a direct store write can make one — is clamped
  * to 0. Right after advancing a clip's phase it reports the clip's loops, 'finished' and markers of the step
  * into `ctx.events` (systems/clipEvents.ts): the character's clip, then the clip it fades out of; and for a
@@ -110,6 +113,7 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
     const dense = characters.dense
     const data = ctx.pool.data
     const dt = ctx.dt
+    const lodSkip = ctx.lod.skip
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       Pose.changed[eid] = 0
@@ -138,6 +142,13 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
       }
       const t = localTime(phase, clip.duration, loop)
       const fading = CrossFade.active[eid] === 1
+      if (lodSkip[eid] === 1) {
+        // Held by levels of detail: everything but the sample advances, so its next sampled step is exact. A
+        // reset to rest waits for that sample; the hold of a new clip's start time is spent.
+        if (fading && CrossFade.fromClip[eid]! >= 0) advanceOutgoing(eid, CrossFade.fromClip[eid]!)
+        Sampler.reset[eid] = flags & ~SAMPLER_HOLD
+        continue
+      }
       // A character with layers is composed into ANIM every step (sampleLayers), so its layer 0 is sampled
       // afresh every step, from the rest pose and with every path of a fade blended.
       const layered = ctx.layers[eid] !== undefined

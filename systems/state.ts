@@ -13,6 +13,7 @@ import type { SceneGraph } from '../components/SceneNode.ts'
 import type { LayerStack } from './layerState.ts'
 import type { ClipEventPool } from './clipEvents.ts'
 import type { RootMotionState } from './rootMotion.ts'
+import type { LodState } from './scheduleLod.ts'
 
 /**
  * An asset registered with a plugin: its rig (joints parents first, rest pose: src/skeleton/rig.ts) and the clips
@@ -148,6 +149,8 @@ export interface StepState {
   readonly poseReported: Uint8Array
   /** 1 once a world-matrix fault of the character (or of a node under none) was reported (reportWorldFaults). */
   readonly worldReported: Uint8Array
+  /** Update-rate levels of detail: the settings and this step's schedule (systems/scheduleLod.ts). */
+  readonly lod: LodState
   /** blendPoses' output scratch: 10 floats per joint of the largest character (grown outside the step). */
   blendScratch: Float32Array
 }

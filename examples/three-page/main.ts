@@ -1,10 +1,10 @@
 // examples/three-page/main.ts: a Fox loaded by three's GLTFLoader and animated by ecs-anim, with a hat on its
-// head. It walks, breaks into a run, is knocked over and gets up, every 8 seconds.
+// head. It walks, breaks into a run, is knocked over and gets up, every 8 seconds, among a herd drawn instanced.
 import { addEntity, createWorld } from 'bitecs'
 import * as THREE from 'three'
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js'
 import { addSceneNode, createAnimationPlugin, createFixedStepper, readAsset } from 'ecs-anim'
-import { createThreeAdapter, viewOfGltf } from 'ecs-anim/three'
+import { createInstancedCrowd, createThreeAdapter, viewOfGltf } from 'ecs-anim/three'
 
 // three: renderer, camera, lights. The scene keeps an identity transform (the adapter writes world matrices).
 const renderer = new THREE.WebGLRenderer({ antialias: true })
@@ -29,7 +29,8 @@ const gltf = await new GLTFLoader().parseAsync(file, '')
 
 const world = createWorld()
 const plugin = createAnimationPlugin(world)
-const fox = plugin.addCharacter(await readAsset(new Uint8Array(file), 'Fox.glb'))
+const foxAsset = await readAsset(new Uint8Array(file), 'Fox.glb')
+const fox = plugin.addCharacter(foxAsset)
 const { SceneNode } = plugin.stores
 SceneNode.scale.fill(0.01, fox * 3, fox * 3 + 3) // Fox is in centimetres; the physics wants metres
 SceneNode.dirty[fox] = 1
@@ -57,6 +58,20 @@ hat.geometry.translate(0, 0.1, 0) // its base at the node
 adapter.bindObject(hatNode, hat)
 scene.add(hat)
 
+// A herd of 24 more Foxes around it, all drawn by one draw call (an InstancedMesh skinned from a texture of
+// their skinning palettes), and sampled every 2nd or 4th step beyond 4 and 7 m from the camera.
+const herd = createInstancedCrowd(plugin, foxAsset, view)
+for (let i = 0; i < 24; i++) {
+  const a = (i / 24) * 2 * Math.PI
+  const r = 3 + (i % 3) * 2
+  const e = plugin.addCharacter(foxAsset)
+  plugin.setTransform(e, { position: [r * Math.cos(a), 0, r * Math.sin(a)], scale: [0.01, 0.01, 0.01] })
+  plugin.play(e, i % 3 === 0 ? 'Survey' : 'Walk', { time: i * 0.1 })
+  herd.add(e)
+}
+scene.add(herd.object)
+plugin.setLod({ near: 4, far: 7, camera: [camera.position.x, camera.position.y, camera.position.z] })
+
 // The story, by fixed step (480 steps = 8 s at plugin.dt = 1/60 s), replayed forever.
 const story: Record<number, () => void> = {
   0: () => plugin.crossFade(fox, 'Walk', 0.3),
@@ -77,9 +92,11 @@ function frame(now: number): void {
     story[stepper.steps % 480]?.()
     plugin.step()
     adapter.capture()
+    herd.capture()
   })
   last = now
   adapter.render(stepper.alpha)
+  herd.render(stepper.alpha)
   renderer.render(scene, camera)
   requestAnimationFrame(frame)
 }
@@ -91,5 +108,5 @@ addEventListener('resize', () => {
   camera.updateProjectionMatrix()
 })
 
-// For e2e/examples.e2e.test.ts (and the console): the plugin, the character, the stepper.
-Object.assign(window, { example: { plugin, fox, stepper } })
+// For e2e/examples.e2e.test.ts (and the console): the plugin, the character, the stepper, the herd.
+Object.assign(window, { example: { plugin, fox, stepper, herd, renderer } })

@@ -19,6 +19,9 @@
  *   blend-space crowd: every character plays a 1D blend space of three clips (`blend.clips` at 0, 1, 2) on
  *                  layer 0, sync on, its parameter spread over (0.1, 1.9): between two points, so two clips
  *                  contribute (half of the crowd blends points 0–1, half 1–2; the third point's weight is 0).
+ *   lod crowd:     every character plays clip A, on a square grid (1 unit apart) around a LOD camera at the
+ *                  origin, with update-rate levels of detail: the nearest ~10 % every step, the next ~20 % every
+ *                  2nd step, the rest every 4th (`lod`: positions, distances, each character's rate).
  *
  * Start phases are spread over the clip (golden-ratio steps), so characters sit in different key segments.
  * The timed fades are long (`fadeSeconds` default 3600 s) so none ends during a run: a fade costs the same at
@@ -29,8 +32,15 @@ import type { RotationMode } from '../../src/clip/clip.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 
 export type Role = 'play' | 'fade' | 'paused' | 'finished'
-export type CrowdKind = 'playing' | 'moving' | 'idle' | 'layered' | 'blend-space'
-export const CROWD_KINDS: readonly CrowdKind[] = ['playing', 'moving', 'idle', 'layered', 'blend-space']
+export type CrowdKind = 'playing' | 'moving' | 'idle' | 'layered' | 'blend-space' | 'lod'
+export const CROWD_KINDS: readonly CrowdKind[] = [
+  'playing',
+  'moving',
+  'idle',
+  'layered',
+  'blend-space',
+  'lod',
+]
 
 /** The layered crowd's layers (see above); clips are asset clip indices, mask roots glTF node indices. */
 export interface LayeredPlan {
@@ -61,6 +71,19 @@ export interface BlendPlan {
   readonly phase: Float64Array
 }
 
+/** The lod crowd's places and levels of detail (see above). */
+export interface LodPlan {
+  /** Per character its place on the ground: x, z (world units). */
+  readonly positions: Float64Array
+  /** setLod's distances, each half-way between two distances of the grid, so no character sits on one. */
+  readonly near: number
+  readonly far: number
+  /** Per character: 1, 2 or 4 (from its distance, as the project's scheduleLod rates it). */
+  readonly rate: Uint8Array
+  /** Σ 1/rate over the crowd, / count: the share of a full-rate crowd's sampling the schedule asks for. */
+  readonly share: number
+}
+
 export interface CrowdPlan {
   readonly asset: AnimationAsset
   /** Asset clip indices of clip A and clip B. */
@@ -79,13 +102,15 @@ export interface CrowdPlan {
   readonly layered: LayeredPlan | null
   /** The blend-space crowd's blend space; null in other crowds. */
   readonly blend: BlendPlan | null
+  /** The lod crowd's places and rates; null in other crowds. */
+  readonly lod: LodPlan | null
 }
 
 export function crowdRoles(count: number, kind: CrowdKind): Role[] {
   const roles: Role[] = []
   for (let i = 0; i < count; i++) {
     if (kind === 'playing') roles.push('play')
-    else if (kind === 'layered' || kind === 'blend-space') roles.push('play')
+    else if (kind === 'layered' || kind === 'blend-space' || kind === 'lod') roles.push('play')
     else if (kind === 'moving') roles.push(i % 2 === 0 ? 'play' : 'fade')
     else if (i % 10 === 0) roles.push((i / 10) % 2 === 0 ? 'play' : 'fade')
     else roles.push(i % 2 === 1 ? 'paused' : 'finished')
@@ -136,7 +161,42 @@ export function makeCrowdPlan(
     kind,
     layered: kind === 'layered' ? layeredPlan(asset, count, options) : null,
     blend: kind === 'blend-space' ? blendPlan(asset, count, options) : null,
+    lod: kind === 'lod' ? lodPlan(count) : null,
   }
+}
+
+/** Shares of the lod crowd sampled every step, and every step or every 2nd (the rest: every 4th). */
+const LOD_NEAR_SHARE = 0.1
+const LOD_MID_SHARE = 0.3
+
+/**
+ * The lod crowd: a square grid of `count` places 1 unit apart, centred on the origin; near and far half-way
+ * between the grid's distinct distances at about 10 % and 30 % of the crowd (at least that many, ties kept
+ * together).
+ */
+export function lodPlan(count: number): LodPlan {
+  const side = Math.ceil(Math.sqrt(count))
+  const positions = new Float64Array(2 * count)
+  const distances: number[] = []
+  for (let i = 0; i < count; i++) {
+    const x = (i % side) - Math.floor(side / 2)
+    const z = Math.floor(i / side) - Math.floor(side / 2)
+    positions[2 * i] = x
+    positions[2 * i + 1] = z
+    distances.push(Math.hypot(x, z))
+  }
+  const sorted = [...distances].sort((a, b) => a - b)
+  const cut = (share: number): number => {
+    const k = Math.min(count - 1, Math.max(0, Math.ceil(share * count) - 1))
+    const next = sorted.find((d) => d > sorted[k]!)
+    return next === undefined ? sorted[k]! + 1 : (sorted[k]! + next) / 2
+  }
+  const near = cut(LOD_NEAR_SHARE)
+  const far = Math.max(near, cut(LOD_MID_SHARE))
+  const rate = Uint8Array.from(distances, (d) => (d < near ? 1 : d < far ? 2 : 4))
+  let share = 0
+  for (const r of rate) share += 1 / r
+  return { positions, near, far, rate, share: share / Math.max(1, count) }
 }
 
 const GOLDEN = 0.6180339887498949

@@ -6,7 +6,8 @@
  * Alignment with three.js (see three.ts): after `createOurCrowd` has run its two setup steps, every character
  * shows clip A at phase + dt (paused: phase; finished: the clip's end), and every fading character additionally
  * clip B at its phase, blended by dt / fadeSeconds. Each later step advances all of it by dt. The layered crowd's
- * layers and the blend space's phase start the same way (a layer's first step shows its start time).
+ * layers and the blend space's phase start the same way (a layer's first step shows its start time). The lod
+ * crowd's characters stand at their places from the start and get levels of detail after the setup steps.
  */
 import { createWorld, type World } from 'bitecs'
 import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
@@ -43,10 +44,12 @@ export function createOurCrowd(plan: CrowdPlan): OurCrowd {
   const handle = plugin.addAsset(plan.asset)
   const durationA = plan.asset.clips[plan.clipA]!.duration
   const characters = new Int32Array(count)
-  const { layered, blend } = plan
+  const { layered, blend, lod } = plan
   for (let i = 0; i < count; i++) {
     const eid = plugin.addCharacter(handle)
     characters[i] = eid
+    if (lod !== null)
+      plugin.setTransform(eid, { position: [lod.positions[2 * i]!, 0, lod.positions[2 * i + 1]!] })
     if (blend !== null) {
       const points = blend.clips.map((clip, p) => ({ clip, at: blend.at[p]! }))
       plugin.playBlendSpace(eid, points, { parameter: blend.parameter[i]!, sync: true })
@@ -85,6 +88,8 @@ export function createOurCrowd(plan: CrowdPlan): OurCrowd {
     })
   }
   plugin.step()
+  // Levels of detail from the first timed step on: both sides start from the same full-rate pose.
+  if (lod !== null) plugin.setLod({ near: lod.near, far: lod.far, camera: [0, 0, 0] })
 
   const registered = contextOf(plugin).assets[handle.id]!
   const joints = registered.jointNodes.length

@@ -24,7 +24,14 @@ import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { CROWD_KINDS, makeCrowdPlan, type CrowdKind, type CrowdPlan, type PlanOptions } from './crowd.ts'
 import { createOurCrowd, type OurCrowd } from './ours.ts'
-import { createBlendReference, createThreeCrowd, restSize, type ThreeCrowd } from './three.ts'
+import {
+  createBlendReference,
+  createThreeCrowd,
+  restSize,
+  type LodSchedule,
+  type ThreeCrowd,
+} from './three.ts'
+import { lodPhases } from '../../systems/scheduleLod.ts'
 import { createBenchRig, RIG_UPPER_BODY } from './rig.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import {
@@ -148,6 +155,8 @@ export interface ScenarioResult {
   wallSpeedup: number | null
   /** Scene nodes the project recomputed in its last step (the dirty set's size). */
   recomputedNodes: number
+  /** The lod crowd: the share of full-rate sampling its schedule asks for (LodPlan.share); null otherwise. */
+  lodShare: number | null
 }
 
 export interface SplitResult {
@@ -491,7 +500,7 @@ async function runScenario(
   const count = plan.roles.length
   collectGarbage()
   const ours = createOurCrowd(plan)
-  const three = createThreeCrowd(plan)
+  const three = createThreeCrowd(plan, lodSchedule(plan, ours))
   const interpolation =
     plan.asset.clips[plan.clipA]!.channels[0]!.interpolation === 'CUBICSPLINE' ? 'CUBICSPLINE' : 'LINEAR'
   const errors = [compareWorlds(plan, ours, three)]
@@ -538,6 +547,7 @@ async function runScenario(
     characters: count,
     joints: ours.joints,
     stepsPerRound,
+    lodShare: plan.lod?.share ?? null,
   } as const
   const check = (): CheckResult => {
     const maxError = Math.max(...errors)
@@ -605,6 +615,13 @@ async function runScenario(
       (reference === null ? '' : `, nlerp reference ${reference.maxError.toExponential(2)}`),
   )
   return { result, ours }
+}
+
+/** The lod crowd's schedule on the project's side, for three's (createThreeCrowd); null for other crowds. */
+function lodSchedule(plan: CrowdPlan, ours: OurCrowd): LodSchedule | null {
+  if (plan.lod === null) return null
+  // The characters were added in plan order, which is the plugin's character order.
+  return { phase: lodPhases(plan.lod.rate), step: contextOf(ours.plugin).step }
 }
 
 /**
@@ -734,6 +751,20 @@ function targets(result: BenchResult, largest: number, rigJoints: number): Targe
     measured: sq ? `step ${sq.ratio.toFixed(2)}×, sampleClips ${sq.sampleRatio.toFixed(2)}×` : 'not measured',
     met: sq ? sq.ratio <= 2 : null,
   })
+  for (const asset of result.settings.assets) {
+    // Levels of detail: the lod crowd's step against the playing crowd's (the same clip at full rate).
+    const lod = find(asset, 'lod', largest)
+    const playing = find(asset, 'playing', largest)
+    const share = lod?.ours && playing?.ours ? lod.ours.msPerStep / playing.ours.msPerStep : null
+    const want = lod?.lodShare ?? null
+    if (lod === undefined) continue
+    out.push({
+      name: `lod ${asset} ${largest}`,
+      goal: `≤ 1.33 × the schedule's share (${want === null ? '?' : (want * 100).toFixed(1)}%) of playing`,
+      measured: share === null ? 'not measured (needs the playing crowd)' : `${(share * 100).toFixed(1)}%`,
+      met: share === null || want === null ? null : share <= 1.33 * want,
+    })
+  }
   for (const asset of result.settings.assets) {
     const idle = find(asset, 'idle', largest)
     const moving = find(asset, 'moving', largest)

@@ -33,7 +33,7 @@ import {
 } from 'three'
 import type { Clip } from '../../src/clip/clip.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import type { CrowdPlan } from './crowd.ts'
+import type { CrowdPlan, LodPlan } from './crowd.ts'
 
 /** glTF CUBICSPLINE (Hermite with [in-tangent, value, out-tangent] triplets), as GLTFLoader implements it. */
 export class GltfHermiteInterpolant extends Interpolant {
@@ -207,8 +207,10 @@ export function additiveClip(clip: AnimationClip): AnimationClip {
  *     synchronized phase does. Its mixer blends the two live points by slerp, the project by the normalized
  *     weighted sum (nlerp): see run.ts for the tolerance and the nlerp reference (createBlendReference).
  */
-export function createThreeCrowd(plan: CrowdPlan): ThreeCrowd {
-  const { asset, dt, layered, blend } = plan
+export function createThreeCrowd(plan: CrowdPlan, schedule: LodSchedule | null = null): ThreeCrowd {
+  const { asset, dt, layered, blend, lod } = plan
+  if ((lod === null) !== (schedule === null))
+    throw new Error('createThreeCrowd: a lod crowd needs its schedule')
   const clipA = toThreeClip(asset.clips[plan.clipA]!)
   const clipB = toThreeClip(asset.clips[plan.clipB]!)
   const layerClips =
@@ -224,10 +226,13 @@ export function createThreeCrowd(plan: CrowdPlan): ThreeCrowd {
   const scene = new Object3D()
   const mixers: AnimationMixer[] = []
   const objects: Object3D[][] = []
+  const roots: Object3D[] = []
   for (let i = 0; i < plan.roles.length; i++) {
     const root = new Object3D()
     objects.push(buildCharacter(asset, root))
     scene.add(root)
+    roots.push(root)
+    if (lod !== null) root.position.set(lod.positions[2 * i]!, 0, lod.positions[2 * i + 1]!)
 
     const mixer = new AnimationMixer(root)
     mixers.push(mixer)
@@ -280,19 +285,60 @@ export function createThreeCrowd(plan: CrowdPlan): ThreeCrowd {
     mixer.update(dt)
   }
   scene.updateMatrixWorld()
+  const run =
+    lod === null || schedule === null
+      ? (steps: number): void => {
+          for (let s = 0; s < steps; s++) {
+            for (let i = 0; i < mixers.length; i++) mixers[i]!.update(dt)
+            scene.updateMatrixWorld()
+          }
+        }
+      : lodRun(lod, schedule, mixers, roots, dt)
   return {
     scene,
     mixers,
-    run(steps: number): void {
-      for (let s = 0; s < steps; s++) {
-        for (let i = 0; i < mixers.length; i++) mixers[i]!.update(dt)
-        scene.updateMatrixWorld()
-      }
-    },
+    run,
     worldMatrix(c: number, node: number, out: Float64Array, o: number): void {
       const e = objects[c]![node]!.matrixWorld.elements
       for (let k = 0; k < 16; k++) out[o + k] = e[k]!
     },
+  }
+}
+
+/**
+ * The steps the project samples each lod character on (systems/scheduleLod.ts): its phase (lodPhases) and the
+ * project's step counter when the timed steps begin.
+ */
+export interface LodSchedule {
+  readonly phase: Uint8Array
+  readonly step: number
+}
+
+/**
+ * three's side of the lod crowd: the same schedule, as a three.js game updates far characters less often.
+ * Each character's mixer is updated on the project's sampled steps only, by the time since its last update,
+ * and only its own hierarchy's world matrices are recomputed then; in between it holds, as the project's does.
+ * The same work on both sides (full rate here would compare a scheduled crowd with an unscheduled one).
+ */
+function lodRun(
+  lod: LodPlan,
+  schedule: LodSchedule,
+  mixers: readonly AnimationMixer[],
+  roots: readonly Object3D[],
+  dt: number,
+): (steps: number) => void {
+  const pending = new Float64Array(mixers.length)
+  let step = schedule.step
+  return (steps) => {
+    for (let s = 0; s < steps; s++, step++) {
+      for (let i = 0; i < mixers.length; i++) {
+        pending[i] = pending[i]! + dt
+        if (((step + schedule.phase[i]!) & (lod.rate[i]! - 1)) !== 0) continue
+        mixers[i]!.update(pending[i]!)
+        pending[i] = 0
+        roots[i]!.updateMatrixWorld()
+      }
+    }
   }
 }
 

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs'
 import { addEntity, createWorld } from 'bitecs'
 import { BoxGeometry, Group, Matrix4, Mesh, Object3D, Quaternion, SkinnedMesh, Vector3 } from 'three'
-import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js'
-import { beforeAll, describe, expect, it, vi } from 'vitest'
+import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js'
+import { loadGltf as loadThree } from '../helpers/threeScene.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
   cloneSceneView,
   createThreeAdapter,
@@ -18,19 +18,6 @@ import { addSceneNode } from '../../entry/index.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const BOX = 'assets/BoxAnimated/glTF-Binary/BoxAnimated.glb'
-
-/** GLTFLoader in Node: a glb with an embedded image needs `self`, and its texture fails to load (unused here). */
-async function loadThree(path: string): Promise<GLTF> {
-  ;(globalThis as { self?: unknown }).self ??= globalThis
-  const bytes = readFileSync(path)
-  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
-  const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
-  try {
-    return await new GLTFLoader().parseAsync(buffer, '')
-  } finally {
-    quiet.mockRestore()
-  }
-}
 
 let foxAsset: AnimationAsset
 let foxGltf: GLTF

@@ -11,6 +11,8 @@ import { formatReport } from '../../scripts/bench/report.ts'
 import { createBenchRig } from '../../scripts/bench/rig.ts'
 import { compareWorlds, runBenchmark } from '../../scripts/bench/run.ts'
 import { createBlendReference, createThreeCrowd, restSize } from '../../scripts/bench/three.ts'
+import { contextOf } from '../../entry/plugin.ts'
+import { lodPhases } from '../../systems/scheduleLod.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 
@@ -31,7 +33,7 @@ describe('benchmark', () => {
       ['rig-linear', true],
       ['rig-cubic', true],
     ])
-    expect(result.scenarios).toHaveLength(3 * 5 * 2)
+    expect(result.scenarios).toHaveLength(3 * 6 * 2)
     for (const s of result.scenarios) {
       expect(s.check.errors).toHaveLength(3)
       if (s.crowd === 'blend-space') {
@@ -60,9 +62,9 @@ describe('benchmark', () => {
       expect(s.wallSpeedup).toBeCloseTo(s.three!.wallMsPerStep / s.ours!.wallMsPerStep, 9)
     }
     expect(result.scenarios.find((s) => s.asset === 'rig-cubic')!.interpolation).toBe('CUBICSPLINE')
-    expect(result.splits).toHaveLength(15)
+    expect(result.splits).toHaveLength(18)
     const systems = createAnimationPlugin(createWorld()).systems.map((f) => f.name)
-    expect(systems).toHaveLength(10)
+    expect(systems).toHaveLength(11)
     for (const split of result.splits) expect(split.systems.map((s) => s.name)).toEqual(systems)
     expect(result.squad!.ratio).toBeCloseTo(result.squad!.squadMsPerStep / result.squad!.slerpMsPerStep, 9)
     expect(result.targets.map((t) => t.name)).toEqual([
@@ -78,6 +80,9 @@ describe('benchmark', () => {
       'speed rig-cubic blend-space 3×8',
       'allocation',
       'squad cost',
+      'lod fox 3',
+      'lod rig-linear 3',
+      'lod rig-cubic 3',
       'mostly idle fox 3',
       'mostly idle rig-linear 3',
       'mostly idle rig-cubic 3',
@@ -89,9 +94,9 @@ describe('benchmark', () => {
       table
         .split('\n')
         .filter((l) =>
-          /^\| (fox|rig-linear|rig-cubic) \| (playing|moving|idle|layered|blend-space) \|/.test(l),
+          /^\| (fox|rig-linear|rig-cubic) \| (playing|moving|idle|layered|blend-space|lod) \|/.test(l),
         ),
-    ).toHaveLength(30)
+    ).toHaveLength(36)
     expect(JSON.parse(JSON.stringify(result))).toEqual(result)
   }, 60_000)
 
@@ -115,7 +120,7 @@ describe('benchmark', () => {
     expect([s.asset, s.crowd, s.characters, s.joints]).toEqual(['rig-linear', 'moving', 2, 8])
     expect(s.check.ok).toBe(true)
     expect(s.ours!.rounds).toHaveLength(2)
-    expect(result.splits.map((x) => x.systems.length)).toEqual([10])
+    expect(result.splits.map((x) => x.systems.length)).toEqual([11])
     // The squad comparison ran in a child too (two crowds of 2 characters).
     expect(result.squad!.characters).toBe(2)
     expect(result.squad!.ratio).toBeGreaterThan(0)
@@ -174,6 +179,31 @@ describe('benchmark', () => {
     oursB.run(1)
     reference.run(1)
     expect(compareWorlds(blend, oursB, reference)).toBeGreaterThan(1e-4)
+  })
+
+  it('the lod check sees three.js on another schedule', () => {
+    const asset = createBenchRig({ joints: 8 })
+    const plan = makeCrowdPlan(asset, 40, 'lod', { clipA: 0, clipB: 1 })
+    const lod = plan.lod!
+    expect(Array.from(new Set(lod.rate)).sort()).toEqual([1, 2, 4])
+    // At least 10 % of 40, ties kept together: the centre and its four neighbours.
+    expect(lod.rate.filter((r) => r === 1).length).toBe(5)
+    const ours = createOurCrowd(plan)
+    const step = contextOf(ours.plugin).step
+    const right = createThreeCrowd(plan, { phase: lodPhases(lod.rate), step })
+    const wrong = createThreeCrowd(plan, { phase: lodPhases(lod.rate).map((p) => p + 1), step })
+    let worstRight = 0
+    let worstWrong = 0
+    for (let k = 0; k < 8; k++) {
+      ours.run(1)
+      right.run(1)
+      wrong.run(1)
+      worstRight = Math.max(worstRight, compareWorlds(plan, ours, right))
+      worstWrong = Math.max(worstWrong, compareWorlds(plan, ours, wrong))
+    }
+    expect(worstRight).toBeLessThan(1e-5)
+    expect(worstWrong).toBeGreaterThan(1e-3)
+    expect(() => createThreeCrowd(plan)).toThrow()
   })
 
   it('builds the rig and crowds as documented', () => {

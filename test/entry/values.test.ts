@@ -190,6 +190,16 @@ const CALLS: Record<string, Call> = {
   'setMorphWeights(a, 0, v)': (p, v, { a }) => p.setMorphWeights(a, 0, v as never),
   'getMorphWeights(a, v)': (p, v, { a }) => p.getMorphWeights(a, v as never),
   'morphWeights(v)': (p, v) => p.morphWeights(v as never),
+  'setLod(v)': (p, v) => p.setLod(v as never),
+  'setLod({ near: v, far: 10 })': (p, v) => p.setLod({ near: v as never, far: 10 }),
+  'setLod({ near: 1, far: v })': (p, v) => p.setLod({ near: 1, far: v as never }),
+  'setLod({ near: 1, far: 2, camera: v })': (p, v) => p.setLod({ near: 1, far: 2, camera: v as never }),
+  'setLodCamera(v)': (p, v) => p.setLodCamera(v as never),
+  'lodRate(v)': (p, v) => p.lodRate(v as never),
+  'paletteLayout(v)': (p, v) => p.paletteLayout(v as never),
+  'writePalette(v, a)': (p, v, { a }) => p.writePalette(v as never, a),
+  'writePalette(out, v)': (p, v) => p.writePalette(new Float32Array(64), v as never),
+  'writePalette(out, a, v)': (p, v, { a }) => p.writePalette(new Float32Array(64), a, v as never),
 }
 
 describe('public calls with any JavaScript value', () => {

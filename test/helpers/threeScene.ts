@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { AnimationMixer, type AnimationClip, type Object3D } from 'three'
+import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js'
 import { vi } from 'vitest'
 
 export interface ThreeScene {
@@ -14,28 +15,31 @@ export interface ThreeScene {
   clip: (name: string) => AnimationClip
 }
 
-export async function loadThreeScene(file: string): Promise<ThreeScene> {
-  // GLTFLoader reads `self` in Node; an embedded texture then fails to decode, harmlessly (its error is muted).
-  const g = globalThis as { self?: unknown }
-  g.self ??= globalThis
+/** GLTFLoader's result for a .glb in Node (an embedded texture fails to decode, harmlessly; its error is muted). */
+export async function loadGltf(file: string): Promise<GLTF> {
+  ;(globalThis as { self?: unknown }).self ??= globalThis
   const { GLTFLoader } = await import('three/examples/jsm/loaders/GLTFLoader.js')
   const bytes = readFileSync(file)
   const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
   try {
-    const gltf = await new GLTFLoader().parseAsync(
+    return await new GLTFLoader().parseAsync(
       bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
       '',
     )
-    const count = (gltf.parser.json as { nodes: unknown[] }).nodes.length
-    const nodes: Object3D[] = []
-    for (let i = 0; i < count; i++) nodes.push((await gltf.parser.getDependency('node', i)) as Object3D)
-    return {
-      scene: gltf.scene,
-      nodes,
-      mixer: new AnimationMixer(gltf.scene),
-      clip: (name) => gltf.animations.find((a) => a.name === name)!,
-    }
   } finally {
     quiet.mockRestore()
+  }
+}
+
+export async function loadThreeScene(file: string): Promise<ThreeScene> {
+  const gltf = await loadGltf(file)
+  const count = (gltf.parser.json as { nodes: unknown[] }).nodes.length
+  const nodes: Object3D[] = []
+  for (let i = 0; i < count; i++) nodes.push((await gltf.parser.getDependency('node', i)) as Object3D)
+  return {
+    scene: gltf.scene,
+    nodes,
+    mixer: new AnimationMixer(gltf.scene),
+    clip: (name) => gltf.animations.find((a) => a.name === name)!,
   }
 }
