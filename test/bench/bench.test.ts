@@ -193,6 +193,18 @@ describe('benchmark', () => {
     const layered = makeCrowdPlan(rig, 2, 'layered', { clipA: 0, clipB: 1, clipC: 2, mask: ['chest'] })
     const inside = layered.layered!.inMask.flatMap((x, i) => (x ? [i] : []))
     expect(inside).toEqual([4, 5, 6, 7, ...Array.from({ length: 48 }, (_, i) => 16 + i)])
+    // A Mixamo-sized rig of 67: the 64 above (the same nodes, bit for bit), then three more under the head.
+    const mixamo = createBenchRig({ joints: 67 })
+    expect(mixamo.nodes.slice(0, 64)).toEqual(
+      rig.nodes.map((n) => ({ ...n, children: mixamo.nodes[n.index]!.children })),
+    )
+    expect(mixamo.nodes.slice(64).map((n) => [n.name, n.parent])).toEqual([
+      ['headTop', 6],
+      ['eyeL', 6],
+      ['eyeR', 6],
+    ])
+    expect(mixamo.clips[0]!.channels).toHaveLength(68)
+    expect(() => createBenchRig({ joints: 68 })).toThrow(/1\.\.67/)
     // The blend space: each character between two neighbouring points, weights summing to 1.
     const blend = makeCrowdPlan(rig, 100, 'blend-space', { clipA: 0, clipB: 1, blendClips: [2, 0, 1] })
     for (let i = 0; i < 100; i++) {
