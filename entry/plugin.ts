@@ -54,7 +54,7 @@ import {
 import type { LayerMode } from '../systems/layerState.ts'
 import { getMorphWeights, morphWeights, setMorphWeights, type MorphWeightsView } from '../plugin/morphs.ts'
 import { getTransform, setTransform, type CharacterTransform } from '../plugin/placement.ts'
-import { snapshotAnimation } from '../snapshot/write.ts'
+import { snapshotAnimation, snapshotAnimationInto } from '../snapshot/write.ts'
 import { restoreAnimation } from '../snapshot/apply.ts'
 
 export type {
@@ -218,15 +218,25 @@ export interface AnimationPlugin {
   /** State hash (16 hex digits) of everything the plugin simulates; equal bits give equal hashes. */
   hash(): string
   /**
-   * The whole simulation state as a compact binary snapshot (layout in snapshot/format.ts): restoring it into a
-   * fresh world and plugin (same options, same assets added in the same order) gives the same entity ids and
-   * the same hash after every later step.
+   * The whole simulation state as a compact binary snapshot (layout in snapshot/format.ts): restoring it, into
+   * this plugin later (a rewind) or into a fresh world and plugin (same options, same assets and markers added
+   * in the same order), gives the same entity ids and the same hash after every later step.
    */
   snapshot(): Uint8Array
   /**
-   * Restores a snapshot into this plugin, which must be fresh, on a world in which no entity was ever created.
-   * Throws AnimationError('snapshot') for another format version, other assets or options, a truncated or
-   * corrupt buffer, or a used world, changing nothing.
+   * Writes the snapshot into `buffer` from its start and returns its length in bytes (restore
+   * `buffer.subarray(0, length)`). Allocates nothing in steady state, so a ring of the last N steps' snapshots
+   * costs only the copy. Throws AnimationError('capacity') naming the length needed when the buffer is shorter
+   * (the plugin is unchanged; the buffer's bytes are then unspecified).
+   */
+  snapshotInto(buffer: Uint8Array): number
+  /**
+   * Restores a snapshot. Into a running plugin it rewinds to the snapshot's step: the plugin's characters,
+   * joints, clips, layers, fades, ragdolls, morph weights and events as they were, with the same entity ids;
+   * characters made since are removed, removed ones come back; the game's own entities, components and scene
+   * nodes are left as they are. Into a fresh world and plugin it recreates everything, entity index included.
+   * Throws AnimationError('snapshot') for another format version, other assets, markers or options, a truncated
+   * or corrupt buffer, or an entity id the plugin needs that a game entity holds, changing nothing.
    */
   restore(snapshot: Uint8Array): void
   /** Removes every character and forgets everything; the plugin cannot be used afterwards. */
@@ -240,6 +250,8 @@ export interface AnimationPlugin {
  */
 export function createAnimationPlugin(world: World, options?: AnimationPluginOptions): AnimationPlugin {
   const ctx = guard('createAnimationPlugin', () => createContext(world, options))
+  // Restore recomputes world matrices with the step's own pass (the same bits).
+  const propagate = createPropagateTransformsSystem(ctx)
   const systems = [
     createAdvanceCrossFadesSystem(ctx),
     createSampleClipsSystem(ctx),
@@ -247,7 +259,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     createSampleMorphWeightsSystem(ctx),
     createStepRagdollsSystem(ctx),
     createBlendPosesSystem(ctx),
-    createPropagateTransformsSystem(ctx),
+    propagate,
     createReportWorldFaultsSystem(ctx),
     createAdvanceClockSystem(ctx),
   ] as const
@@ -310,9 +322,13 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
       checkLive(ctx, 'snapshot')
       return snapshotAnimation(ctx)
     },
+    snapshotInto(buffer) {
+      checkLive(ctx, 'snapshotInto')
+      return guard('snapshotInto', () => snapshotAnimationInto(ctx, buffer))
+    },
     restore(bytes) {
       checkLive(ctx, 'restore')
-      guard('restore', () => restoreAnimation(ctx, bytes))
+      guard('restore', () => restoreAnimation(ctx, bytes, propagate))
     },
     dispose() {
       if (ctx.disposed) return

@@ -21,6 +21,7 @@ import {
   type PhysicsPlan,
   SHAPE_SPHERE,
 } from './snapshotFormat.ts'
+import type { OwnPhysics } from './snapshotRead.ts'
 
 /** The cannon-es half of a snapshot: rebuilding bodies, constraints and the world from a checked plan (layout and rationale: src/physics/snapshotFormat.ts). */
 
@@ -104,44 +105,109 @@ function setBodyState(body: Body, d: BodyData): void {
 }
 
 /**
- * Puts the built ragdolls into the physics world at their snapshot places among the world's own (non-ragdoll)
- * bodies and constraints — from the first ragdoll entry on, the world's own ones are taken out and everything
- * is added back in snapshot order —, then sets body states, the broadphase order and the world's clock.
+ * Whether a live instance is the one `data` describes but for its motion: the same bodies (type, mass,
+ * damping, filters, shapes, parents, inertia, joint offsets) and constraints (class, bodies, pivots, axes,
+ * angles, force), so a restore can set its bodies' state in place rather than build it again.
+ */
+export function sameInstance(live: RagdollInstance, data: InstanceData): boolean {
+  if (live.bodies.length !== data.bodies.length || live.constraints.length !== data.constraints.length)
+    return false
+  for (let b = 0; b < live.bodies.length; b++) {
+    const body = live.bodies[b]!
+    const d = data.bodies[b]!
+    if (!(body instanceof DampedRagdollBody)) return false
+    if (
+      body.mass !== d.mass ||
+      body.detLinearDamping !== d.damping[0] ||
+      body.detAngularDamping !== d.damping[1] ||
+      body.collisionFilterGroup !== d.group ||
+      body.collisionFilterMask !== d.mask ||
+      body.shapes.length !== d.shapes.length ||
+      (body.ragdollParent ?? null) !== (d.parent < 0 ? null : live.bodies[d.parent]!)
+    ) {
+      return false
+    }
+    const i = d.inertia
+    if (!sameVec(body.inertia, i, 0) || !sameVec(body.invInertia, i, 3)) return false
+    for (let k = 0; k < 7; k++)
+      if (!Object.is(live.jointOffset[7 * b + k], data.offsets[7 * b + k])) return false
+    for (let k = 0; k < d.shapes.length; k++) {
+      const shape = body.shapes[k]!
+      const ds = d.shapes[k]!
+      const o = body.shapeOrientations[k]!
+      const q = ds.orientation ?? [0, 0, 0, 1]
+      if (!sameVec(body.shapeOffsets[k]!, ds.offset, 0)) return false
+      if (!(Object.is(o.x, q[0]) && Object.is(o.y, q[1]) && Object.is(o.z, q[2]) && Object.is(o.w, q[3])))
+        return false
+      if (ds.kind === SHAPE_SPHERE) {
+        if (!(shape instanceof Sphere) || !Object.is(shape.radius, ds.size[0])) return false
+      } else if (!(shape instanceof Box) || !sameVec(shape.halfExtents, ds.size, 0)) return false
+    }
+  }
+  for (let k = 0; k < live.constraints.length; k++) {
+    const c = live.constraints[k]!
+    const d = data.constraints[k]!
+    const v = d.values
+    if (
+      c instanceof RagdollJoint !== (d.kind === JOINT_REPAIRED) ||
+      c.bodyA !== live.bodies[d.a] ||
+      c.bodyB !== live.bodies[d.b] ||
+      c.collideConnected !== d.collideConnected ||
+      !sameVec(c.pivotA, v, 0) ||
+      !sameVec(c.pivotB, v, 3) ||
+      !sameVec(c.axisA, v, 6) ||
+      !sameVec(c.axisB, v, 9) ||
+      !Object.is(c.angle, v[12]) ||
+      !Object.is(c.twistAngle, v[13]) ||
+      !Object.is(c.equationX.maxForce, v[14])
+    ) {
+      return false
+    }
+  }
+  return true
+}
+
+function sameVec(v: Vec3, a: readonly number[], o: number): boolean {
+  return Object.is(v.x, a[o]) && Object.is(v.y, a[o + 1]) && Object.is(v.z, a[o + 2])
+}
+
+/**
+ * Puts the ragdolls' bodies and constraints in the physics world at their snapshot places among the world's own
+ * (`own`: its non-ragdoll ones, in order): from the first place where the world differs from the snapshot, its
+ * bodies are taken out and the snapshot's added back in order (nothing moves when it is already in order; a
+ * body of no instance here must have been removed before). Then sets every instance's body states, the
+ * broadphase order and the world's clock.
  */
 export function rebuildPhysicsWorld(
   physics: PhysicsWorld,
   plan: PhysicsPlan,
   instances: ReadonlyMap<number, RagdollInstance>,
   data: ReadonlyMap<number, InstanceData>,
+  own: OwnPhysics,
 ): void {
-  const place = <T extends Body | Constraint>(
+  const order = <T extends Body | Constraint>(
     entries: readonly Entry[],
-    own: readonly T[],
+    mine: readonly T[],
     of: (r: RagdollInstance) => readonly T[],
-    remove: (x: T) => void,
-    add: (x: T) => void,
   ) => {
     let k = 0
-    const items = entries.map((e) => (e.eid === 0 ? own[k++]! : of(instances.get(e.eid)!)[e.index]!))
-    const first = entries.findIndex((e) => e.eid !== 0)
-    if (first < 0) return
-    for (let i = first; i < items.length; i++) if (entries[i]!.eid === 0) remove(items[i]!)
-    for (let i = first; i < items.length; i++) add(items[i]!)
+    return entries.map((e) => (e.eid === 0 ? mine[k++]! : of(instances.get(e.eid)!)[e.index]!))
   }
-  place(
-    plan.bodies,
-    [...physics.bodies],
-    (r) => r.bodies,
-    (b) => physics.removeBody(b),
-    (b) => physics.addBody(b),
-  )
-  place<Constraint>(
-    plan.constraints,
-    [...physics.constraints],
-    (r) => r.constraints,
-    (c) => physics.removeConstraint(c),
-    (c) => physics.addConstraint(c),
-  )
+  const bodies = order(plan.bodies, own.bodies, (r) => r.bodies)
+  let first = 0
+  while (first < bodies.length && physics.bodies[first] === bodies[first]) first++
+  if (first < bodies.length || physics.bodies.length !== bodies.length) {
+    for (let i = physics.bodies.length - 1; i >= first; i--) physics.removeBody(physics.bodies[i]!)
+    for (let i = first; i < bodies.length; i++) physics.addBody(bodies[i]!)
+  }
+  const constraints = order<Constraint>(plan.constraints, own.constraints, (r) => r.constraints)
+  first = 0
+  while (first < constraints.length && physics.constraints[first] === constraints[first]) first++
+  if (first < constraints.length || physics.constraints.length !== constraints.length) {
+    for (let i = physics.constraints.length - 1; i >= first; i--)
+      physics.removeConstraint(physics.constraints[i]!)
+    for (let i = first; i < constraints.length; i++) physics.addConstraint(constraints[i]!)
+  }
   for (const [eid, r] of instances) r.bodies.forEach((b, i) => setBodyState(b, data.get(eid)!.bodies[i]!))
   const broadphase = physics.broadphase as { dirty: boolean; axisList?: Body[] }
   if (plan.axisList && broadphase.axisList) {

@@ -1,5 +1,6 @@
-import { Body, type World as PhysicsWorld } from 'cannon-es'
+import { Body, type Constraint, type World as PhysicsWorld } from 'cannon-es'
 import type { ResolvedBody } from './description.ts'
+import { readU32Array, type Reader } from '../sim/byteStream.ts'
 import {
   checkChoice,
   checkFinite,
@@ -9,10 +10,8 @@ import {
   checkRange,
   checkUnit,
   invalidValue,
-  readU32Array,
   snapshotError,
-  type Reader,
-} from '../sim/byteStream.ts'
+} from '../sim/valueChecks.ts'
 
 import {
   BODY_FORCES,
@@ -169,13 +168,21 @@ function readBody(r: Reader, where: string, parentBody: number): BodyData {
   }
 }
 
+/** A physics world's own bodies and constraints: those of no ragdoll, in world order. */
+export interface OwnPhysics {
+  readonly bodies: readonly Body[]
+  readonly constraints: readonly Constraint[]
+}
+
 /**
- * Reads the world section and checks it against `physics` (gravity, the non-ragdoll bodies and constraints,
- * the broadphase kind) and against the ragdolls read before it (`sizes`: bodies and constraints per character).
+ * Reads the world section and checks it against `physics` (gravity, the broadphase kind), its own bodies and
+ * constraints (`own`: the non-ragdoll ones), and the ragdolls read before it (`sizes`: bodies and constraints
+ * per character).
  */
 export function readPhysicsWorld(
   r: Reader,
   physics: PhysicsWorld,
+  own: OwnPhysics,
   sizes: ReadonlyMap<number, { bodies: number; constraints: number }>,
 ): PhysicsPlan {
   const time = r.f64()
@@ -213,15 +220,15 @@ export function readPhysicsWorld(
       throw snapshotError(`section "physics": the world lists ${seen.size} of the ragdolls' ${total} ${kind}`)
     return list
   }
-  let own = 0
+  let ownBodies = 0
   const bodies = entries('bodies', r.u32(), (_, i) => {
     const type = r.u8()
     const statics = type === Body.STATIC ? r.f64s(7) : null
-    const mine = physics.bodies[own]
+    const mine = own.bodies[ownBodies]
     if (!mine || mine.type !== type) {
       throw snapshotError(
         `has a non-ragdoll ${bodyType(type)} body at physics index ${i}; this plugin's physics world has ` +
-          `${mine ? `a ${bodyType(mine.type)} one` : `only ${physics.bodies.length} bodies`} there ` +
+          `${mine ? `a ${bodyType(mine.type)} one` : `only ${own.bodies.length} bodies`} there ` +
           '(create the plugin with the same physics options)',
       )
     }
@@ -230,22 +237,22 @@ export function readPhysicsWorld(
     const here = [p.x, p.y, p.z, q.x, q.y, q.z, q.w]
     if (statics && !here.every((x, k) => Object.is(x, statics[k]))) {
       throw snapshotError(
-        `static body ${own} is at (${statics.slice(0, 3).join(', ')}), this plugin's at ` +
+        `static body ${ownBodies} is at (${statics.slice(0, 3).join(', ')}), this plugin's at ` +
           `(${here.slice(0, 3).join(', ')}) (create the plugin with the same ground)`,
       )
     }
-    own++
+    ownBodies++
   })
-  if (own !== physics.bodies.length) {
+  if (ownBodies !== own.bodies.length) {
     throw snapshotError(
-      `has ${own} non-ragdoll physics bodies, this plugin's physics world ${physics.bodies.length}`,
+      `has ${ownBodies} non-ragdoll physics bodies, this plugin's physics world ${own.bodies.length}`,
     )
   }
   let ownConstraints = 0
   const constraints = entries('constraints', r.u32(), () => ownConstraints++)
-  if (ownConstraints !== physics.constraints.length) {
+  if (ownConstraints !== own.constraints.length) {
     throw snapshotError(
-      `has ${ownConstraints} non-ragdoll constraints, this plugin's physics world ${physics.constraints.length}`,
+      `has ${ownConstraints} non-ragdoll constraints, this plugin's physics world ${own.constraints.length}`,
     )
   }
   const flags = r.u8()

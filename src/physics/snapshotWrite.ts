@@ -5,7 +5,6 @@ import {
   Quaternion,
   Sphere,
   Vec3,
-  type Constraint,
   type World as PhysicsWorld,
 } from 'cannon-es'
 import { AnimationError } from '../errors.ts'
@@ -29,31 +28,39 @@ import {
 
 /** The cannon-es half of a snapshot: writing (layout and rationale: src/physics/snapshotFormat.ts). */
 
-export function writeInstance(w: Writer, r: RagdollInstance, what: string): void {
+/**
+ * A ragdoll instance (layout: snapshotFormat.ts). `eid` names it in the errors the format cannot carry.
+ * Allocates nothing.
+ */
+export function writeInstance(w: Writer, r: RagdollInstance, eid: number): void {
   w.u16(r.bodies.length)
-  r.bodies.forEach((body, b) => {
-    writeBody(w, body, r.bodies, `${what} body ${b}`)
+  for (let b = 0; b < r.bodies.length; b++) {
+    writeBody(w, r.bodies[b]!, r.bodies, eid, b)
     w.raw(r.jointOffset, b * 7, 7)
-  })
+  }
   w.u16(r.constraints.length)
-  for (const c of r.constraints) {
+  for (let k = 0; k < r.constraints.length; k++) {
+    const c = r.constraints[k]!
     const a = r.bodies.indexOf(c.bodyA)
     const b = r.bodies.indexOf(c.bodyB)
     if (!(c instanceof ConeTwistConstraint) || a < 0 || b < 0) {
-      throw new Error(`snapshot: ${what} has a constraint that is not its own cone-twist`)
+      throw new Error(`snapshot: character ${eid}'s ragdoll has a constraint that is not its own cone-twist`)
     }
     w.u8(c instanceof RagdollJoint ? JOINT_REPAIRED : JOINT_CONE_TWIST)
     w.u16(a)
     w.u16(b)
     w.u8(c.collideConnected ? 1 : 0)
-    for (const v of [c.pivotA, c.pivotB, c.axisA, c.axisB]) writeVec3(w, v)
+    writeVec3(w, c.pivotA)
+    writeVec3(w, c.pivotB)
+    writeVec3(w, c.axisA)
+    writeVec3(w, c.axisB)
     w.f64(c.angle)
     w.f64(c.twistAngle)
     w.f64(c.equationX.maxForce)
   }
 }
 
-function writeBody(w: Writer, body: Body, siblings: readonly Body[], what: string): void {
+function writeBody(w: Writer, body: Body, siblings: readonly Body[], eid: number, index: number): void {
   const one = (v: Vec3): boolean => v.x === 1 && v.y === 1 && v.z === 1
   if (
     body.material !== null ||
@@ -65,7 +72,7 @@ function writeBody(w: Writer, body: Body, siblings: readonly Body[], what: strin
   ) {
     throw new AnimationError(
       'snapshot',
-      `snapshot: ${what} has a material, fixed rotation, trigger flag, disabled response or axis factors, ` +
+      `snapshot: character ${eid}'s ragdoll body ${index} has a material, fixed rotation, trigger flag, disabled response or axis factors, ` +
         'which the snapshot format does not carry',
     )
   }
@@ -80,7 +87,9 @@ function writeBody(w: Writer, body: Body, siblings: readonly Body[], what: strin
   const damped = body instanceof DampedRagdollBody
   const linear = damped ? body.detLinearDamping : body.linearDamping
   const angular = damped ? body.detAngularDamping : body.angularDamping
-  for (const x of [body.mass, linear, angular]) w.f64(x)
+  w.f64(body.mass)
+  w.f64(linear)
+  w.f64(angular)
   w.i32(body.collisionFilterGroup)
   w.i32(body.collisionFilterMask)
   writeVec3(w, body.position)
@@ -93,10 +102,12 @@ function writeBody(w: Writer, body: Body, siblings: readonly Body[], what: strin
   }
   writeVec3(w, body.inertia)
   writeVec3(w, body.invInertia)
-  for (const x of body.invInertiaWorld.elements) w.f64(x)
+  const m = body.invInertiaWorld.elements
+  for (let k = 0; k < 9; k++) w.f64(m[k]!)
   w.f64(body.timeLastSleepy)
   if (parentIndex >= 0) w.u16(parentIndex)
-  body.shapes.forEach((shape, i) => {
+  for (let i = 0; i < body.shapes.length; i++) {
+    const shape = body.shapes[i]!
     const o = body.shapeOrientations[i]!
     const oriented = o.x !== 0 || o.y !== 0 || o.z !== 0 || o.w !== 1
     if (shape instanceof Sphere) {
@@ -108,38 +119,45 @@ function writeBody(w: Writer, body: Body, siblings: readonly Body[], what: strin
     } else {
       throw new AnimationError(
         'snapshot',
-        `snapshot: ${what} shape ${i} is a ${shape.constructor.name}; ragdolls use spheres and boxes only`,
+        `snapshot: character ${eid}'s ragdoll body ${index} shape ${i} is a ${shape.constructor.name}; ragdolls use spheres and boxes only`,
       )
     }
     writeVec3(w, body.shapeOffsets[i]!)
     if (oriented) writeQuaternion(w, o)
-  })
+  }
 }
 
 /**
- * Where the ragdolls' bodies and constraints sit in the physics world (`owners` maps each to its character and
- * index), the world's clock, and the broadphase's order.
+ * Each ragdoll body's and constraint's owner, as `eid · 65536 + index` (made when a snapshot first meets it;
+ * an instance belongs to one character for its life), so writing the world's order allocates nothing.
+ */
+const owners = new WeakMap<object, number>()
+
+/** Records the owner of every body and constraint of character `eid`'s instance (see `owners`). */
+export function noteInstance(eid: number, r: RagdollInstance): void {
+  for (let i = 0; i < r.bodies.length; i++)
+    if (!owners.has(r.bodies[i]!)) owners.set(r.bodies[i]!, eid * 65536 + i)
+  for (let i = 0; i < r.constraints.length; i++) {
+    if (!owners.has(r.constraints[i]!)) owners.set(r.constraints[i]!, eid * 65536 + i)
+  }
+}
+
+/**
+ * Where the ragdolls' bodies and constraints sit in the physics world (every live instance noted by
+ * noteInstance; `instances[eid]` is character eid's), the world's clock, and the broadphase's order.
  */
 export function writePhysicsWorld(
   w: Writer,
   physics: PhysicsWorld,
-  instances: ReadonlyMap<number, RagdollInstance>,
+  instances: readonly ({ readonly instance: RagdollInstance | null } | undefined)[],
 ): void {
-  const bodyOwner = new Map<Body, [number, number]>()
-  const constraintOwner = new Map<Constraint, [number, number]>()
-  for (const [eid, r] of instances) {
-    r.bodies.forEach((b, i) => bodyOwner.set(b, [eid, i]))
-    r.constraints.forEach((c, i) => constraintOwner.set(c, [eid, i]))
-  }
   w.f64(physics.time)
   w.f64(physics.stepnumber)
   writeVec3(w, physics.gravity)
   w.u32(physics.bodies.length)
-  for (const body of physics.bodies) {
-    const owner = bodyOwner.get(body)
-    w.i32(owner ? owner[0] : 0)
-    w.u16(owner ? owner[1] : 0)
-    if (owner) continue
+  for (let i = 0; i < physics.bodies.length; i++) {
+    const body = physics.bodies[i]!
+    if (writeOwner(w, body, instances[ownerOf(body)]?.instance?.bodies)) continue
     w.u8(body.type)
     if (body.type === Body.STATIC) {
       writeVec3(w, body.position)
@@ -147,23 +165,45 @@ export function writePhysicsWorld(
     }
   }
   w.u32(physics.constraints.length)
-  for (const c of physics.constraints) {
-    const owner = constraintOwner.get(c)
-    w.i32(owner ? owner[0] : 0)
-    w.u16(owner ? owner[1] : 0)
+  for (let i = 0; i < physics.constraints.length; i++) {
+    const c = physics.constraints[i]!
+    writeOwner(w, c, instances[ownerOf(c)]?.instance?.constraints)
   }
   const broadphase = physics.broadphase as { dirty: boolean; axisList?: Body[] }
   const axis = Array.isArray(broadphase.axisList) ? broadphase.axisList : null
   w.u8((broadphase.dirty ? BROADPHASE_DIRTY : 0) | (axis ? BROADPHASE_AXIS_LIST : 0))
   if (axis) {
-    const index = new Map(physics.bodies.map((b, i) => [b, i]))
     w.u32(axis.length)
-    for (const b of axis) w.u32(index.get(b) ?? 0xffffffff)
+    for (let i = 0; i < axis.length; i++) {
+      const b = axis[i]!
+      // cannon-es keeps body.index at the body's place in world.bodies.
+      w.u32(physics.bodies[b.index] === b ? b.index : 0xffffffff)
+    }
   }
 }
 
+/** The character a body or constraint was noted for (0 for none). */
+function ownerOf(item: object): number {
+  return Math.floor((owners.get(item) ?? 0) / 65536)
+}
+
+/**
+ * i32 owner and u16 index of `item` when it is still its noted owner's (`list`: that owner's instance's bodies
+ * or constraints), else 0 and 0; returns whether it was.
+ */
+function writeOwner(w: Writer, item: object, list: readonly object[] | undefined): boolean {
+  const code = owners.get(item) ?? 0
+  const owned = list !== undefined && list[code % 65536] === item
+  w.i32(owned ? Math.floor(code / 65536) : 0)
+  w.u16(owned ? code % 65536 : 0)
+  return owned
+}
+
 function writeQuaternion(w: Writer, q: Quaternion): void {
-  for (const x of [q.x, q.y, q.z, q.w]) w.f64(x)
+  w.f64(q.x)
+  w.f64(q.y)
+  w.f64(q.z)
+  w.f64(q.w)
 }
 
 /** Zero, and not -0 (whose bits a restore must keep too). */

@@ -130,6 +130,7 @@ const CALLS: Record<string, Call> = {
   'setTransform(a, { rotation: v })': (p, v, { a }) => p.setTransform(a, { rotation: v as never }),
   'getTransform(v)': (p, v) => p.getTransform(v as never),
   'restore(v)': (p, v) => p.restore(v as never),
+  'snapshotInto(v)': (p, v) => p.snapshotInto(v as never),
   'play(a, 0, { layer: v })': (p, v, { a }) => p.play(a, 0, { layer: v as never }),
   'crossFade(a, 1, 0.2, { layer: v })': (p, v, { a }) => p.crossFade(a, 1, 0.2, { layer: v as never }),
   'setLayer(a, v, {})': (p, v, { a }) => p.setLayer(a, v as never, {}),
