@@ -324,7 +324,12 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     },
     snapshotInto(buffer) {
       checkLive(ctx, 'snapshotInto')
-      return guard('snapshotInto', () => snapshotAnimationInto(ctx, buffer))
+      // Not through guard: its closure would be the one allocation of a ring of snapshots.
+      try {
+        return snapshotAnimationInto(ctx, buffer)
+      } catch (error) {
+        throw asAnimationError('snapshotInto', error)
+      }
     },
     restore(bytes) {
       checkLive(ctx, 'restore')
@@ -350,10 +355,15 @@ function guard<T>(what: string, call: () => T): T {
   try {
     return call()
   } catch (error) {
-    if (error instanceof AnimationError) throw error
-    const message = error instanceof Error ? error.message : showValue(error)
-    throw new AnimationError('argument', `${what}: reading an argument threw: ${message}`, { cause: error })
+    throw asAnimationError(what, error)
   }
+}
+
+/** A call's error as an AnimationError: itself, or 'argument' for a throw while reading an argument. */
+function asAnimationError(what: string, error: unknown): AnimationError {
+  if (error instanceof AnimationError) return error
+  const message = error instanceof Error ? error.message : showValue(error)
+  return new AnimationError('argument', `${what}: reading an argument threw: ${message}`, { cause: error })
 }
 
 const contexts = new WeakMap<AnimationPlugin, AnimationContext>()

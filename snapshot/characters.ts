@@ -68,56 +68,96 @@ export function writeCharacters(ctx: AnimationContext, s: SnapshotState, w: Writ
   const count = chars.length
   w.u32(count)
   for (let i = 0; i < count; i++) w.u32(chars[i]!)
-  for (const layout of layouts.character) {
-    for (const f of layout.fields) w.column(f.data, f.stride, chars, count)
+  // Index loops: a for-of's iterator is allocated here (the snapshot of a ring must allocate nothing).
+  for (let l = 0; l < layouts.character.length; l++) {
+    const fields = layouts.character[l]!.fields
+    for (let k = 0; k < fields.length; k++) w.column(fields[k]!.data, fields[k]!.stride, chars, count)
   }
   w.align(4)
+  for (let i = 0; i < count; i++) writeCharacter(ctx, s, w, chars[i]!)
+}
+
+/** A character's clips, flags, cursors, joints and stored pose layers (see the header). */
+function writeCharacter(ctx: AnimationContext, s: SnapshotState, w: Writer, eid: number): void {
   const { Pose, Sampler, CrossFade } = ctx.stores
   const pool = ctx.pool
   const data = wordsOf(pool.data.buffer)
-  for (let i = 0; i < count; i++) {
-    const eid = chars[i]!
+  {
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
-    const rest = ctx.assets[Pose.asset[eid]!]!.rest
-    const restWords = wordsOf(rest.buffer)
-    const restAt = rest.byteOffset >>> 2
+    const rest = wordsOf(ctx.assets[Pose.asset[eid]!]!.rest.buffer)
+    const views = layerViews(s, ctx, eid, base, n)
     let layers = 0
     for (let layer = 0; layer < POSE_LAYERS; layer++) {
-      if (!sameWords(data, layerOffset(base, n, layer), restWords, restAt, n * JOINT_STRIDE))
-        layers |= 1 << layer
+      if (!sameWords(data, layerOffset(base, n, layer), rest, n * JOINT_STRIDE)) layers |= 1 << layer
     }
     const flags = s.characterFlags[eid]!
-    w.i32(bindingClip(ctx, ctx.binding[eid], Sampler.clip[eid]!, eid))
-    w.i32(bindingClip(ctx, ctx.fromBinding[eid], CrossFade.fromClip[eid]!, eid))
+    // The clips of the bindings: the Sampler's and the fade's own (searched for only if not; inline, because
+    // the call allocated here, 80 bytes a character, as measured by test/helpers/snapshotAllocation.ts).
+    const asset = Pose.asset[eid]!
+    const binding = ctx.binding[eid]
+    const clip = Sampler.clip[eid]!
+    const fromBinding = ctx.fromBinding[eid]
+    const fromClip = CrossFade.fromClip[eid]!
+    if (binding !== undefined && !(clip >= 0 && ctx.clips[clip]!.bindings[asset] === binding)) {
+      w.i32(bindingClip(ctx, binding, eid))
+    } else w.i32(binding === undefined ? -1 : clip)
+    if (
+      fromBinding !== undefined &&
+      !(fromClip >= 0 && ctx.clips[fromClip]!.bindings[asset] === fromBinding)
+    ) {
+      w.i32(bindingClip(ctx, fromBinding, eid))
+    } else w.i32(fromBinding === undefined ? -1 : fromClip)
     w.u8(flags)
     w.u8(layers)
     w.u16(0)
     const cursors = ctx.cursors[eid]!
     w.u32(cursors.length)
-    w.raw(cursors, 0, cursors.length)
+    // A character's cursors are an array of their own: its buffer's byte view is their bytes.
+    if (cursors.byteLength === cursors.buffer.byteLength) w.view(bytesOf(cursors.buffer))
+    else w.raw(cursors, 0, cursors.length)
     if ((flags & CHARACTER_JOINTS_RUN) === 0) w.raw(pool.joints, base, n)
-    for (let layer = 0; layer < POSE_LAYERS; layer++) {
-      if ((layers & (1 << layer)) !== 0) w.raw(pool.data, layerOffset(base, n, layer), n * JOINT_STRIDE)
-    }
+    for (let layer = 0; layer < POSE_LAYERS; layer++) if ((layers & (1 << layer)) !== 0) w.view(views[layer]!)
   }
 }
 
-function sameWords(a: Uint32Array, ao: number, b: Uint32Array, bo: number, n: number): boolean {
-  for (let k = 0; k < n; k++) if (a[ao + k] !== b[bo + k]) return false
+/**
+ * Whether words [ao, ao + n) of `a` are `b`'s first n (the rest pose, in a buffer of its own). Words, not doubles:
+ * comparing doubles needs a sign test for ±0, and that path boxed its doubles (allocated) in V8.
+ */
+function sameWords(a: Int32Array, ao: number, b: Int32Array, n: number): boolean {
+  for (let k = 0; k < n; k++) if (a[ao + k] !== b[k]) return false
   return true
 }
 
-/** Id of the clip whose binding (on the character's asset) `binding` is; -1 for none. */
-function bindingClip(
-  ctx: AnimationContext,
-  binding: Int32Array | undefined,
-  likely: number,
-  eid: number,
-): number {
-  if (binding === undefined) return -1
+interface LayerViews {
+  readonly data: Float32Array
+  readonly base: number
+  readonly n: number
+  readonly layers: readonly Uint8Array[]
+}
+
+/**
+ * Byte views of a character's pose layers in the pool, kept while the pool and its block stay where they are,
+ * so that writing them is a native copy that allocates nothing.
+ */
+function layerViews(s: SnapshotState, ctx: AnimationContext, eid: number, base: number, n: number) {
+  const data = ctx.pool.data
+  let v = s.layerViews.get(eid)
+  if (v === undefined || v.data !== data || v.base !== base || v.n !== n) {
+    const layers: Uint8Array[] = []
+    for (let layer = 0; layer < POSE_LAYERS; layer++) {
+      layers.push(new Uint8Array(data.buffer, 4 * layerOffset(base, n, layer), 4 * n * JOINT_STRIDE))
+    }
+    v = { data, base, n, layers }
+    s.layerViews.set(eid, v)
+  }
+  return v.layers
+}
+
+/** Id of the clip whose binding (on the character's asset) `binding` is. */
+function bindingClip(ctx: AnimationContext, binding: Int32Array, eid: number): number {
   const asset = ctx.stores.Pose.asset[eid]!
-  if (likely >= 0 && ctx.clips[likely]?.bindings[asset] === binding) return likely
   for (let c = 0; c < ctx.clips.length; c++) if (ctx.clips[c]!.bindings[asset] === binding) return c
   throw new Error(`snapshot: character ${eid} has a channel binding of no registered clip`)
 }
@@ -176,7 +216,6 @@ export function applyCharacters(
       if (at < 0) pool.data.set(asset.rest, o)
       else copyInto(pool.data, o, bytes, at, n * JOINT_STRIDE)
     }
-    if ((d.flags[i]! & CHARACTER_ANIM_IS_LOCALS) !== 0) scatterAnim(ctx, base, n)
     if (attach[i] === 1) attachCharacter(ctx, eid, asset, cursors)
     const clip = d.binding[i]!
     const from = d.fromBinding[i]!
@@ -185,30 +224,40 @@ export function applyCharacters(
     if (ctx.stores.CrossFade.active[eid] === 1 || attach[i] === 1) planFadePaths(ctx, eid)
     prepareCharacterSquad(ctx, eid)
   }
+  scatterAnims(ctx, d)
 }
 
-/** A character's ANIM layer written into its joints' local transforms, bits as they are. */
-function scatterAnim(ctx: AnimationContext, base: number, n: number): void {
-  const { translation, rotation, scale } = ctx.sceneGraph.store
+/**
+ * The ANIM layer of every character flagged CHARACTER_ANIM_IS_LOCALS written into its joints' local transforms,
+ * bits as they are (one pass over all of them: per character, the views' lookups cost as much as the copies).
+ */
+function scatterAnims(ctx: AnimationContext, d: CharactersData): void {
+  const t = wordsOf(ctx.sceneGraph.store.translation.buffer)
+  const r = wordsOf(ctx.sceneGraph.store.rotation.buffer)
+  const s = wordsOf(ctx.sceneGraph.store.scale.buffer)
   const joints = ctx.pool.joints
   const data = wordsOf(ctx.pool.data.buffer)
-  const t = wordsOf(translation.buffer)
-  const r = wordsOf(rotation.buffer)
-  const sc = wordsOf(scale.buffer)
-  const anim = layerOffset(base, n, LAYER_ANIM)
-  for (let j = 0; j < n; j++) {
-    const e = joints[base + j]!
-    if (e === 0) continue
-    const o = anim + j * JOINT_STRIDE
-    t[3 * e] = data[o]!
-    t[3 * e + 1] = data[o + 1]!
-    t[3 * e + 2] = data[o + 2]!
-    r[4 * e] = data[o + 3]!
-    r[4 * e + 1] = data[o + 4]!
-    r[4 * e + 2] = data[o + 5]!
-    r[4 * e + 3] = data[o + 6]!
-    sc[3 * e] = data[o + 7]!
-    sc[3 * e + 1] = data[o + 8]!
-    sc[3 * e + 2] = data[o + 9]!
+  for (let i = 0; i < d.count; i++) {
+    if ((d.flags[i]! & CHARACTER_ANIM_IS_LOCALS) === 0) continue
+    const base = d.base[i]!
+    const n = d.n[i]!
+    const anim = layerOffset(base, n, LAYER_ANIM)
+    for (let j = 0; j < n; j++) {
+      const e = joints[base + j]!
+      if (e === 0) continue
+      const o = anim + j * JOINT_STRIDE
+      const to = 3 * e
+      const ro = 4 * e
+      t[to] = data[o]!
+      t[to + 1] = data[o + 1]!
+      t[to + 2] = data[o + 2]!
+      r[ro] = data[o + 3]!
+      r[ro + 1] = data[o + 4]!
+      r[ro + 2] = data[o + 5]!
+      r[ro + 3] = data[o + 6]!
+      s[to] = data[o + 7]!
+      s[to + 1] = data[o + 8]!
+      s[to + 2] = data[o + 9]!
+    }
   }
 }

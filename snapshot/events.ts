@@ -32,6 +32,9 @@ import { decoder, REPORTED_POSE, REPORTED_WORLD } from './format.ts'
  *   where a text is u32 byte length and its UTF-8 bytes.
  */
 
+/** Doubles on their way to the writer: through a typed array they are not boxed (see Writer.vec3). */
+const D = new Float64Array(2)
+
 export function writeEvents(ctx: AnimationContext, w: Writer): void {
   w.u32(ctx.droppedEvents)
   const countAt = w.at()
@@ -75,8 +78,9 @@ function writeEvent(w: Writer, ev: AnimationEvent): void {
   w.i32(ev.clipId)
   w.utf8(ev.clip)
   w.utf8(ev.name)
-  w.f64(ev.time)
-  w.f64(ev.weight)
+  D[0] = ev.time
+  D[1] = ev.weight
+  w.raw(D, 0, 2)
   w.u8(ev.fading ? 1 : 0)
 }
 

@@ -134,8 +134,8 @@ export function tagWord(tag: string): number {
 }
 
 /** Starts a section: tag and a length to patch; returns where the length is. */
-export function beginSection(w: Writer, tag: number): number {
-  w.u32(tag)
+export function beginSection(w: Writer, tag: string): number {
+  w.tag(tag)
   const at = w.at()
   w.u32(0)
   return at

@@ -71,10 +71,11 @@ export function writeLayers(ctx: AnimationContext, w: Writer, characters: readon
     count++
     const n = ctx.stores.Pose.count[eid]!
     let used = 0
-    for (const layer of stack.layers) if (layer !== undefined) used++
+    for (let k = 0; k < stack.layers.length; k++) if (stack.layers[k] !== undefined) used++
     w.u32(eid)
     w.u8(used)
-    for (const layer of stack.layers) {
+    for (let k = 0; k < stack.layers.length; k++) {
+      const layer = stack.layers[k]
       if (layer === undefined) continue
       w.u8(layer.index)
       w.raw(layer.f, 0, LAYER_FLOATS)
@@ -100,9 +101,9 @@ export function writeLayers(ctx: AnimationContext, w: Writer, characters: readon
       w.raw(bs.ys, 0, m)
       w.raw(bs.param, 0, 2)
       w.raw(bs.times, 0, m)
-      for (const c of bs.cursors) {
-        w.u32(c.length)
-        w.raw(c, 0, c.length)
+      for (let p = 0; p < bs.cursors.length; p++) {
+        w.u32(bs.cursors[p]!.length)
+        w.raw(bs.cursors[p]!, 0, bs.cursors[p]!.length)
       }
     }
   }

@@ -34,14 +34,15 @@ export function writeNodes(ctx: AnimationContext, s: SnapshotState, w: Writer): 
   w.raw(s.nodeRuns, 0, 2 * s.nodeRunCount)
   w.column(parent, 1, ids, n)
   let anyStale = 0
+  const at = w.reserve(n)
+  const out = w.buffer
+  const kept = graph.kept
   for (let i = 0; i < n; i++) {
     const e = ids[i]!
-    const bits =
-      (dirty[e] === 0 ? 0 : NODE_DIRTY) |
-      (changed[e] === 0 ? 0 : NODE_CHANGED) |
-      (graph.kept[e] === 0 ? 0 : NODE_KEPT)
+    // dirty is any non-zero a game wrote; changed and kept are 0 or 1.
+    const bits = (dirty[e] === 0 ? 0 : NODE_DIRTY) | (changed[e]! << 1) | (kept[e]! << 2)
     anyStale |= bits & (NODE_DIRTY | NODE_KEPT)
-    w.u8(bits)
+    out[at + i] = bits
   }
   w.align(4)
   writeLinkOrder(ctx, s, w)
@@ -207,7 +208,6 @@ export function readNodes(r: Reader, entities: EntitiesData, capacity: number): 
       throw invalidValue(where(ids[i]!), 'parent', p, 'is not a scene node')
     }
   }
-  checkCycles(ids, parents, position)
   const linkOrder = readLinkOrder(r, n, ids, parents, position)
 
   const local = readRuns(r, 'local transform', position)
@@ -299,8 +299,11 @@ function checkWorldMatrix(f: Float32Array, o: number, e: number): void {
   }
 }
 
-/** No parent chain loops: each node's ancestors walked once (2 = known to reach a root). */
-function checkCycles(ids: Int32Array, parents: Int32Array, position: Int32Array): void {
+/**
+ * No parent chain of the snapshot's own graph loops (what a restore into a fresh world builds): each node's
+ * ancestors walked once (2 = known to reach a root).
+ */
+export function checkCycles(ids: Int32Array, parents: Int32Array, position: Int32Array): void {
   const state = new Uint8Array(ids.length + 1)
   for (let i = 0; i < ids.length; i++) {
     let a = i + 1

@@ -26,6 +26,9 @@ import type { RagdollData } from './readRagdolls.ts'
  *     instance (bodies, joint offsets, constraints: src/physics/snapshotFormat.ts)
  */
 
+/** Doubles on their way to the writer: through a typed array they are not boxed (see Writer.vec3). */
+const D = new Float64Array(8)
+
 export function writeRagdolls(ctx: AnimationContext, w: Writer, characters: readonly number[]): void {
   const countAt = w.at()
   w.u32(0)
@@ -52,23 +55,25 @@ function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: Ragdoll
       w.i32(b.node)
       w.u8(RAGDOLL_SHAPES.indexOf(b.shape))
       w.i32(b.parentBody)
-      w.f64(b.radius)
-      w.f64(b.length)
-      w.f64(b.axis[0])
-      w.f64(b.axis[1])
-      w.f64(b.axis[2])
-      w.f64(b.mass)
-      w.f64(b.coneAngle)
-      w.f64(b.twistAngle)
+      D[0] = b.radius
+      D[1] = b.length
+      D[2] = b.axis[0]
+      D[3] = b.axis[1]
+      D[4] = b.axis[2]
+      D[5] = b.mass
+      D[6] = b.coneAngle
+      D[7] = b.twistAngle
+      w.raw(D, 0, 8)
     }
   }
   w.u16(rt.impulses.length)
   for (let k = 0; k < rt.impulses.length; k++) {
     const hit = rt.impulses[k]!
     w.u16(hit.joint)
-    w.f64(hit.impulse[0])
-    w.f64(hit.impulse[1])
-    w.f64(hit.impulse[2])
+    D[0] = hit.impulse[0]
+    D[1] = hit.impulse[1]
+    D[2] = hit.impulse[2]
+    w.raw(D, 0, 3)
   }
   if (!r) return
   w.align(8)

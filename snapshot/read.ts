@@ -68,7 +68,7 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
   const r = new Reader(bytes, 12)
   const checksum = new Uint32Array([r.u32(), r.u32()])
   const actual = new Uint32Array(2)
-  checksumWords(r.words, CHECKSUM_FROM >>> 2, bytes.length >>> 2, actual)
+  checksumWords(r.ints, CHECKSUM_FROM >>> 2, bytes.length >>> 2, actual)
   if (checksum[0] !== actual[0] || checksum[1] !== actual[1]) {
     throw snapshotError(
       `is corrupt: checksum ${hexWords(actual)} of its contents differs from the recorded ${hexWords(checksum)}`,

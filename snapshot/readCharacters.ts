@@ -6,6 +6,7 @@ import {
   checkChoice,
   checkFinite,
   checkFlags,
+  checkNumber,
   checkPositive,
   checkRange,
   checkUnit,
@@ -70,13 +71,20 @@ const CHECKED: Readonly<Record<string, readonly string[]>> = {
   Ragdoll: ['active', 'handle', 'rate', 'weight'],
 }
 
+const FLAGS = [0, 1]
 const LOOPS = [0, 1, 2] // LOOP_ONCE, LOOP_REPEAT, LOOP_PINGPONG
 const ROTATIONS = [0, 1] // ROTATION_SLERP, ROTATION_SQUAD
 const RAGDOLL_STATES = [0, 1, 2] // RAGDOLL_OFF, RAGDOLL_FALLING, RAGDOLL_GETTING_UP
 const LAYER_NAMES = ['ANIM', 'PREV', 'PHYS', 'FROM', 'TO']
 
-/** Element `k` of character `i` in a column at byte offset `at`, as its store's element type reads. */
-function element(r: Reader, f: Field, at: number, i: number, k = 0): number {
+/** A store field's column in the snapshot: the field and the column's byte offset. */
+interface Column {
+  readonly f: Field
+  readonly at: number
+}
+
+/** Element `k` of character `i` in a column, as its store's element type reads. */
+function element(r: Reader, { f, at }: Column, i: number, k = 0): number {
   const e = i * f.stride + k
   switch (f.data.constructor) {
     case Float64Array:
@@ -119,7 +127,7 @@ export function readCharacters(
     position[eid] = i + 1
   }
   const columns: number[] = []
-  const value = new Map<string, (i: number) => number>()
+  const column = new Map<string, Column>()
   for (const layout of layouts.character) {
     for (const f of layout.fields) {
       if (!CHECKED[layout.name]!.includes(f.name)) {
@@ -128,11 +136,26 @@ export function readCharacters(
       r.align(f.data.BYTES_PER_ELEMENT)
       const at = r.span(count * f.stride * f.data.BYTES_PER_ELEMENT)
       columns.push(at)
-      value.set(`${layout.name}.${f.name}`, (i) => element(r, f, at, i))
+      column.set(`${layout.name}.${f.name}`, { f, at })
     }
   }
   r.align(4)
-  const v = (name: string, i: number): number => value.get(name)!(i)
+  const c = (name: string): Column => column.get(name)!
+  const cols = {
+    asset: c('Pose.asset'),
+    base: c('Pose.base'),
+    count: c('Pose.count'),
+    changed: c('Pose.changed'),
+    changedStep: c('Pose.changedStep'),
+    clip: c('Sampler.clip'),
+    fromClip: c('CrossFade.fromClip'),
+    weight: c('Ragdoll.weight'),
+    rate: c('Ragdoll.rate'),
+    active: c('Ragdoll.active'),
+    handle: c('Ragdoll.handle'),
+  }
+  const sampler = samplerColumns(c)
+  const fade = fadeColumns(c)
 
   const d: CharactersData = {
     count,
@@ -156,7 +179,6 @@ export function readCharacters(
     ragdollHandle: new Int32Array(count),
     position,
   }
-  const clipOk = (c: number): boolean => c === -1 || (Number.isInteger(c) && c >= 0 && c < ctx.clips.length)
   // Cursor slots: at least the asset's own clips' channels (addCharacter), grown for a clip with more.
   let maxClipChannels = 1
   let maxKeys = 1
@@ -170,8 +192,8 @@ export function readCharacters(
   for (let i = 0; i < count; i++) {
     const eid = eids[i]!
     const where = `section "characters", character ${eid}`
-    const asset = v('Pose.asset', i)
-    const n = v('Pose.count', i)
+    const asset = element(r, cols.asset, i)
+    const n = element(r, cols.count, i)
     const ra = ctx.assets[asset]
     if (!ra)
       throw invalidValue(where, 'Pose.asset', asset, `this plugin has assets 0..${ctx.assets.length - 1}`)
@@ -183,8 +205,8 @@ export function readCharacters(
         `must be ${ra.jointNodes.length}, the joints of asset ${asset}`,
       )
     }
-    checkChoice(where, 'Pose.changed', v('Pose.changed', i), [0, 1])
-    checkRange(where, 'Pose.changedStep', v('Pose.changedStep', i), 0, step)
+    checkChoice(where, 'Pose.changed', element(r, cols.changed, i), FLAGS)
+    checkRange(where, 'Pose.changedStep', element(r, cols.changedStep, i), 0, step)
 
     const binding = r.i32()
     const fromBinding = r.i32()
@@ -193,28 +215,23 @@ export function readCharacters(
     r.u16()
     checkFlags(where, 'flags', flags, CHARACTER_ANIM_IS_LOCALS | CHARACTER_JOINTS_RUN)
     checkFlags(where, 'stored pose layers', layers, (1 << POSE_LAYERS) - 1)
-    const clip = v('Sampler.clip', i)
-    const fromClip = v('CrossFade.fromClip', i)
-    const clips: [string, number][] = [
-      ['clip binding', binding],
-      ['fade-from binding', fromBinding],
-      ['Sampler.clip', clip],
-      ['CrossFade.fromClip', fromClip],
-    ]
-    for (const [field, c] of clips) {
-      if (!clipOk(c)) throw invalidValue(where, field, c, `this plugin has clips 0..${ctx.clips.length - 1}`)
-    }
+    const clip = element(r, cols.clip, i)
+    const fromClip = element(r, cols.fromClip, i)
+    checkClip(where, 'clip binding', binding, ctx.clips.length)
+    checkClip(where, 'fade-from binding', fromBinding, ctx.clips.length)
+    checkClip(where, 'Sampler.clip', clip, ctx.clips.length)
+    checkClip(where, 'CrossFade.fromClip', fromClip, ctx.clips.length)
     // sampleClips samples the clips through these bindings: each must be its clip's (or none with no clip).
     if (binding !== clip) throw invalidValue(where, 'clip binding', binding, `must be Sampler.clip ${clip}`)
     if (fromBinding !== fromClip) {
       throw invalidValue(where, 'fade-from binding', fromBinding, `must be CrossFade.fromClip ${fromClip}`)
     }
-    checkSampler(where, (name) => v(`Sampler.${name}`, i))
-    checkCrossFade(where, (name) => v(`CrossFade.${name}`, i), clip)
-    const weight = v('Ragdoll.weight', i)
+    checkSampler(r, where, sampler, i)
+    checkCrossFade(r, where, fade, i, clip)
+    const weight = element(r, cols.weight, i)
     checkRange(where, 'Ragdoll.weight', weight, 0, 1)
-    checkPositive(where, 'Ragdoll.rate', v('Ragdoll.rate', i))
-    checkChoice(where, 'Ragdoll.active', v('Ragdoll.active', i), RAGDOLL_STATES)
+    checkPositive(where, 'Ragdoll.rate', element(r, cols.rate, i))
+    checkChoice(where, 'Ragdoll.active', element(r, cols.active, i), RAGDOLL_STATES)
 
     const cursorCount = r.u32()
     const least = maxChannels(ctx, ra)
@@ -271,7 +288,7 @@ export function readCharacters(
       checkPoseLayer(r.floats, at >>> 2, n, `${where}, pose layer ${LAYER_NAMES[layer]}`)
     }
     d.asset[i] = asset
-    d.base[i] = v('Pose.base', i)
+    d.base[i] = element(r, cols.base, i)
     d.n[i] = n
     d.binding[i] = binding
     d.fromBinding[i] = fromBinding
@@ -281,8 +298,8 @@ export function readCharacters(
     d.cursorsAt[i] = cursorsAt
     d.jointsAt[i] = jointsAt
     d.ragdollWeight[i] = weight
-    d.ragdollActive[i] = v('Ragdoll.active', i)
-    d.ragdollHandle[i] = v('Ragdoll.handle', i)
+    d.ragdollActive[i] = element(r, cols.active, i)
+    d.ragdollHandle[i] = element(r, cols.handle, i)
   }
   for (let i = 0; i < count; i++) {
     const owner = jointOf[eids[i]!]!
@@ -314,35 +331,80 @@ function checkPoseLayer(f: Float32Array, o: number, n: number, where: string): v
   }
 }
 
-function checkSampler(where: string, value: (name: string) => number): void {
-  checkFinite(where, 'Sampler.time', [value('time')])
-  checkFinite(where, 'Sampler.speed', [value('speed')])
-  checkChoice(where, 'Sampler.loop', value('loop'), LOOPS)
-  checkChoice(where, 'Sampler.paused', value('paused'), [0, 1])
-  checkChoice(where, 'Sampler.rotation', value('rotation'), ROTATIONS)
-  checkFlags(where, 'Sampler.reset', value('reset'), SAMPLER_RESET_REST | SAMPLER_HOLD)
-  checkChoice(where, 'Sampler.finished', value('finished'), [0, 1])
-  // NaN means "not sampled yet" (it forces a sample).
-  const last = value('lastTime')
-  if (!Number.isNaN(last)) checkFinite(where, 'Sampler.lastTime', [last])
+function checkClip(where: string, field: string, c: number, clips: number): void {
+  if (!(c === -1 || (Number.isInteger(c) && c >= 0 && c < clips))) {
+    throw invalidValue(where, field, c, `this plugin has clips 0..${clips - 1}`)
+  }
 }
 
-function checkCrossFade(where: string, value: (name: string) => number, clip: number): void {
-  checkFinite(where, 'CrossFade.fromTime', [value('fromTime')])
-  checkFinite(where, 'CrossFade.fromSpeed', [value('fromSpeed')])
-  checkChoice(where, 'CrossFade.fromLoop', value('fromLoop'), LOOPS)
-  checkChoice(where, 'CrossFade.fromRotation', value('fromRotation'), ROTATIONS)
-  checkChoice(where, 'CrossFade.fromFinished', value('fromFinished'), [0, 1])
-  checkRange(where, 'CrossFade.blend', value('blend'), 0, 1)
-  checkRange(where, 'CrossFade.duration', value('duration'), 0, Number.MAX_VALUE)
+function samplerColumns(c: (name: string) => Column) {
+  return {
+    time: c('Sampler.time'),
+    speed: c('Sampler.speed'),
+    loop: c('Sampler.loop'),
+    paused: c('Sampler.paused'),
+    rotation: c('Sampler.rotation'),
+    reset: c('Sampler.reset'),
+    finished: c('Sampler.finished'),
+    lastTime: c('Sampler.lastTime'),
+  }
+}
+
+function checkSampler(r: Reader, where: string, s: ReturnType<typeof samplerColumns>, i: number): void {
+  checkNumber(where, 'Sampler.time', element(r, s.time, i))
+  checkNumber(where, 'Sampler.speed', element(r, s.speed, i))
+  checkChoice(where, 'Sampler.loop', element(r, s.loop, i), LOOPS)
+  checkChoice(where, 'Sampler.paused', element(r, s.paused, i), FLAGS)
+  checkChoice(where, 'Sampler.rotation', element(r, s.rotation, i), ROTATIONS)
+  checkFlags(where, 'Sampler.reset', element(r, s.reset, i), SAMPLER_RESET_REST | SAMPLER_HOLD)
+  checkChoice(where, 'Sampler.finished', element(r, s.finished, i), FLAGS)
+  // NaN means "not sampled yet" (it forces a sample).
+  const last = element(r, s.lastTime, i)
+  if (!Number.isNaN(last)) checkNumber(where, 'Sampler.lastTime', last)
+}
+
+function fadeColumns(c: (name: string) => Column) {
+  return {
+    fromTime: c('CrossFade.fromTime'),
+    fromSpeed: c('CrossFade.fromSpeed'),
+    fromLoop: c('CrossFade.fromLoop'),
+    fromRotation: c('CrossFade.fromRotation'),
+    fromFinished: c('CrossFade.fromFinished'),
+    blend: c('CrossFade.blend'),
+    duration: c('CrossFade.duration'),
+    active: c('CrossFade.active'),
+    fromClip: c('CrossFade.fromClip'),
+  }
+}
+
+function checkCrossFade(
+  r: Reader,
+  where: string,
+  f: ReturnType<typeof fadeColumns>,
+  i: number,
+  clip: number,
+): void {
+  checkNumber(where, 'CrossFade.fromTime', element(r, f.fromTime, i))
+  checkNumber(where, 'CrossFade.fromSpeed', element(r, f.fromSpeed, i))
+  checkChoice(where, 'CrossFade.fromLoop', element(r, f.fromLoop, i), LOOPS)
+  checkChoice(where, 'CrossFade.fromRotation', element(r, f.fromRotation, i), ROTATIONS)
+  checkChoice(where, 'CrossFade.fromFinished', element(r, f.fromFinished, i), FLAGS)
+  checkRange(where, 'CrossFade.blend', element(r, f.blend, i), 0, 1)
+  const duration = element(r, f.duration, i)
+  checkRange(where, 'CrossFade.duration', duration, 0, Number.MAX_VALUE)
   // steps: any count (advanceCrossFades ends a fade once steps·dt reaches its duration).
-  const active = value('active')
-  checkChoice(where, 'CrossFade.active', active, [0, 1])
+  const active = element(r, f.active, i)
+  checkChoice(where, 'CrossFade.active', active, FLAGS)
   if (active === 1) {
-    checkPositive(where, 'CrossFade.duration', value('duration'))
+    checkPositive(where, 'CrossFade.duration', duration)
     if (clip < 0)
       throw invalidValue(where, 'CrossFade.active', 1, 'a fade needs a clip to fade to (Sampler.clip is -1)')
-  } else if (value('fromClip') !== -1) {
-    throw invalidValue(where, 'CrossFade.fromClip', value('fromClip'), 'must be -1 when no fade is active')
+  } else if (element(r, f.fromClip, i) !== -1) {
+    throw invalidValue(
+      where,
+      'CrossFade.fromClip',
+      element(r, f.fromClip, i),
+      'must be -1 when no fade is active',
+    )
   }
 }

@@ -24,6 +24,16 @@ export interface SnapshotState {
   readonly mark: Uint8Array
   /** Two words of checksum. */
   readonly checksum: Uint32Array
+  /** Per character: byte views of its pose layers (characters.ts layerViews). */
+  readonly layerViews: Map<
+    number,
+    {
+      readonly data: Float32Array
+      readonly base: number
+      readonly n: number
+      readonly layers: readonly Uint8Array[]
+    }
+  >
 }
 
 const states = new WeakMap<AnimationContext, SnapshotState>()
@@ -42,6 +52,7 @@ export function snapshotState(ctx: AnimationContext): SnapshotState {
     characterFlags: new Uint8Array(ctx.capacity),
     mark: new Uint8Array(ctx.capacity),
     checksum: new Uint32Array(2),
+    layerViews: new Map(),
   }
   states.set(ctx, s)
   return s

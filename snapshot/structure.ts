@@ -9,10 +9,10 @@ import {
 } from 'bitecs'
 import { addSceneNode, setSceneNodeParent } from '../components/SceneNode.ts'
 import type { AnimationContext } from '../plugin/context.ts'
-import { snapshotError } from '../src/sim/valueChecks.ts'
+import { invalidValue, snapshotError } from '../src/sim/valueChecks.ts'
 import { claimEntity, rebuildEntityIndex, restoreEntityOrder, type EntitiesData } from './entities.ts'
 import { entityIndexOf } from './format.ts'
-import type { NodesData } from './nodes.ts'
+import { checkCycles, type NodesData } from './nodes.ts'
 import type { CharactersData } from './readCharacters.ts'
 
 /**
@@ -49,6 +49,7 @@ export function planStructure(
   const attach = new Uint8Array(chars.count)
   const restored = new Uint8Array(nodes.count)
   if (index.maxId === 0 && index.dense.length === 0) {
+    checkCycles(nodes.ids, nodes.parents, nodes.position)
     attach.fill(1)
     restored.fill(1)
     return { fresh: true, same: false, remove: [], claim: [], attach, restored }
@@ -79,9 +80,11 @@ export function planStructure(
     if (e < ctx.capacity && entityExists(world, e) && hasComponent(world, e, Pose)) return e
     return e < ctx.capacity ? ctx.jointOwner[e]! : 0
   }
-  // Every entity the snapshot's plugin needs: already its own (kept), freed by a removal, or free.
+  // Every entity the snapshot's plugin needs: already its own (kept), freed by a removal, or free. When every
+  // character is kept, in order, so are all of them (a kept character's joints are the snapshot's).
+  const allKept = remove.length === 0 && sameOrder
   const claim: number[] = []
-  for (let e = 1; e <= entities.maxId; e++) {
+  for (let e = allKept ? entities.maxId + 1 : 1; e <= entities.maxId; e++) {
     if (mine[e] === 0) continue
     if (!entityExists(world, e)) {
       claim.push(e)
@@ -99,14 +102,15 @@ export function planStructure(
         'the ids the plugin had',
     )
   }
-  for (const i of chars.eids.keys()) if (!kept.has(chars.eids[i]!)) attach[i] = 1
+  if (!allKept) for (let i = 0; i < chars.count; i++) if (!kept.has(chars.eids[i]!)) attach[i] = 1
   // Scene links to nodes that are not the plugin's: those must be the game's nodes, alive.
   let sameLinks = true
   for (let i = 0; i < nodes.count; i++) {
     if (restored[i] === 0) continue
     const e = nodes.ids[i]!
     const p = nodes.parents[i]!
-    if (sameLinks && entityExists(world, e) && ctx.sceneGraph.store.parent[e] !== p) sameLinks = false
+    if (sameLinks && (allKept || entityExists(world, e)) && ctx.sceneGraph.store.parent[e] !== p)
+      sameLinks = false
     if (p === 0 || mine[p] !== 0) continue
     const gameNode =
       p < ctx.capacity && entityExists(world, p) && hasComponent(world, p, ctx.sceneGraph.store)
@@ -117,8 +121,42 @@ export function planStructure(
       )
     }
   }
-  const same = remove.length === 0 && claim.length === 0 && sameOrder && sameLinks
+  const same = allKept && sameLinks
+  if (!same) checkLinks(ctx, nodes, restored, mine)
   return { fresh: false, same, remove, claim, attach, restored }
+}
+
+/**
+ * The graph a restore in place leaves has no loop: the restored nodes hang where the snapshot says, the game's
+ * where they hang now (from nothing where that is a node the restore removes). The current graph has none, so a
+ * loop goes through a link the restore changes: walked up from each of those.
+ */
+function checkLinks(ctx: AnimationContext, nodes: NodesData, restored: Uint8Array, mine: Uint8Array): void {
+  const current = ctx.sceneGraph.store.parent
+  const parentAfter = (e: number): number => {
+    const at = e < nodes.position.length ? nodes.position[e]! : 0
+    if (at !== 0 && restored[at - 1] === 1) return nodes.parents[at - 1]!
+    const p = current[e]!
+    // The plugin's nodes that the snapshot does not have are removed: what hangs from them becomes a root.
+    const removed =
+      p !== 0 && ctx.jointOwner[p]! + (hasComponent(ctx.world, p, ctx.stores.Pose) ? 1 : 0) !== 0
+    return removed && (p >= mine.length || mine[p] === 0) ? 0 : p
+  }
+  for (let i = 0; i < nodes.count; i++) {
+    const e = nodes.ids[i]!
+    if (restored[i] === 0 || (entityExists(ctx.world, e) && current[e] === nodes.parents[i])) continue
+    const chain = [e]
+    for (let a = parentAfter(e); a !== 0 && chain.length <= nodes.count + 1; a = parentAfter(a)) {
+      chain.push(a)
+      if (a !== e) continue
+      throw invalidValue(
+        `section "nodes", scene node ${e}`,
+        'parent',
+        nodes.parents[i]!,
+        `the parent links make a cycle with the game's nodes (${chain.join(' → ')})`,
+      )
+    }
+  }
 }
 
 /**

@@ -14,7 +14,6 @@ import {
   entityIndexOf,
   layoutsOf,
   markersFingerprint,
-  tagWord,
 } from './format.ts'
 import { snapshotState, type SnapshotState } from './state.ts'
 import { writeEntities } from './entities.ts'
@@ -25,18 +24,8 @@ import { writeMorphs } from './morphs.ts'
 import { writeRagdolls } from './ragdolls.ts'
 import { writeEvents } from './events.ts'
 
-const TAGS = {
-  assets: tagWord('ASET'),
-  entities: tagWord('ENTS'),
-  pool: tagWord('POOL'),
-  nodes: tagWord('NODE'),
-  characters: tagWord('CHAR'),
-  layers: tagWord('LAYR'),
-  morphs: tagWord('MRPH'),
-  ragdolls: tagWord('RAGD'),
-  physics: tagWord('PHYS'),
-  events: tagWord('EVNT'),
-}
+const U = new Uint32Array(4)
+const D = new Float64Array(1)
 
 /** The plugin's scratch for snapshot(): grown to the largest snapshot so far, kept. */
 const scratches = new WeakMap<SnapshotState, Uint8Array>()
@@ -96,39 +85,44 @@ function writeSnapshot(ctx: AnimationContext, s: SnapshotState, w: Writer): numb
   }
   commitRemovals(world)
   const layouts = layoutsOf(ctx)
-  for (const b of MAGIC) w.u8(b)
+  for (let k = 0; k < 4; k++) w.u8(MAGIC[k]!)
   w.u16(SNAPSHOT_VERSION)
   w.u16(0)
   w.u32(0) // total length, patched below
   w.u32(0) // checksum, patched below
   w.u32(0)
-  w.u32(layouts.schema[0])
-  w.u32(layouts.schema[1])
-  w.f64(ctx.dt)
+  // Words and floats through typed arrays (a large u32 or a float passed to a call is boxed).
+  U[0] = layouts.schema[0]
+  U[1] = layouts.schema[1]
+  w.raw(U, 0, 2)
+  D[0] = ctx.dt
+  w.raw(D, 0, 1)
   w.u32(ctx.capacity)
   w.u32(ctx.pool.maxSlots)
   w.u32(ctx.step)
 
-  let at = beginSection(w, TAGS.assets)
+  let at = beginSection(w, 'ASET')
   w.u16(ctx.assets.length)
-  for (const ra of ctx.assets) {
-    const [hi, lo] = assetFingerprint(ctx, ra)
-    w.u32(hi)
-    w.u32(lo)
-    const [markersHi, markersLo] = markersFingerprint(ctx, ra)
-    w.u32(markersHi)
-    w.u32(markersLo)
+  for (let a = 0; a < ctx.assets.length; a++) {
+    const ra = ctx.assets[a]!
+    const asset = assetFingerprint(ctx, ra)
+    const markers = markersFingerprint(ctx, ra)
+    U[0] = asset[0]
+    U[1] = asset[1]
+    U[2] = markers[0]
+    U[3] = markers[1]
+    w.raw(U, 0, 4)
     w.u16(ra.jointNodes.length)
     w.u16(ra.clipIds.length)
   }
   endSection(w, at)
 
-  at = beginSection(w, TAGS.entities)
+  at = beginSection(w, 'ENTS')
   writeEntities(w, world)
   endSection(w, at)
 
   const pool = ctx.pool
-  at = beginSection(w, TAGS.pool)
+  at = beginSection(w, 'POOL')
   w.u32(pool.slots)
   w.u32(pool.used)
   w.u32(pool.free.length / 2)
@@ -136,31 +130,31 @@ function writeSnapshot(ctx: AnimationContext, s: SnapshotState, w: Writer): numb
   endSection(w, at)
 
   markCharacters(ctx, s)
-  at = beginSection(w, TAGS.nodes)
+  at = beginSection(w, 'NODE')
   writeNodes(ctx, s, w)
   endSection(w, at)
 
-  at = beginSection(w, TAGS.characters)
+  at = beginSection(w, 'CHAR')
   writeCharacters(ctx, s, w, layouts)
   endSection(w, at)
 
-  at = beginSection(w, TAGS.layers)
+  at = beginSection(w, 'LAYR')
   writeLayers(ctx, w, s.characters)
   endSection(w, at)
 
-  at = beginSection(w, TAGS.morphs)
+  at = beginSection(w, 'MRPH')
   writeMorphs(ctx, w, s.characters)
   endSection(w, at)
 
-  at = beginSection(w, TAGS.ragdolls)
+  at = beginSection(w, 'RAGD')
   writeRagdolls(ctx, w, s.characters)
   endSection(w, at)
 
-  at = beginSection(w, TAGS.physics)
+  at = beginSection(w, 'PHYS')
   writePhysicsWorld(w, ctx.physics, ctx.ragdolls)
   endSection(w, at)
 
-  at = beginSection(w, TAGS.events)
+  at = beginSection(w, 'EVNT')
   writeEvents(ctx, w)
   endSection(w, at)
 
@@ -169,7 +163,6 @@ function writeSnapshot(ctx: AnimationContext, s: SnapshotState, w: Writer): numb
   const words = wordsOf(w.buffer.buffer)
   const first = w.origin >>> 2
   checksumWords(words, first + (CHECKSUM_FROM >>> 2), first + (total >>> 2), s.checksum)
-  w.setU32(12, s.checksum[0]!)
-  w.setU32(16, s.checksum[1]!)
+  w.setWords(12, s.checksum, 2)
   return total
 }

@@ -19,7 +19,7 @@ import { Judge, freshPlugin, type RunReport } from './pipeline.ts'
 
 /** The snapshot checksum of bytes [20, length) written at 12 as high u32 then low u32 (little-endian). */
 export function writeChecksum(bytes: Uint8Array): void {
-  const words = new Uint32Array(bytes.length >>> 2)
+  const words = new Int32Array(bytes.length >>> 2)
   new Uint8Array(words.buffer).set(bytes.subarray(0, 4 * words.length))
   const sum = new Uint32Array(2)
   checksumWords(words, 5, words.length, sum)

@@ -1,18 +1,10 @@
-import {
-  Body,
-  Box,
-  ConeTwistConstraint,
-  Quaternion,
-  Sphere,
-  Vec3,
-  type World as PhysicsWorld,
-} from 'cannon-es'
+import { Body, Box, ConeTwistConstraint, Sphere, Vec3, type World as PhysicsWorld } from 'cannon-es'
 import { AnimationError } from '../errors.ts'
 import type { RagdollInstance } from './ragdoll.ts'
 import type { RagdollBody } from './broadphase.ts'
 import { DampedRagdollBody } from './damping.ts'
 import { RagdollJoint } from './joint.ts'
-import { writeVec3, type Writer } from '../sim/byteStream.ts'
+import type { Writer } from '../sim/byteStream.ts'
 
 import {
   BODY_FORCES,
@@ -25,6 +17,9 @@ import {
   SHAPE_BOX,
   SHAPE_SPHERE,
 } from './snapshotFormat.ts'
+
+/** Doubles on their way to the writer: through a typed array they are not boxed (see Writer.vec3). */
+const D = new Float64Array(10)
 
 /** The cannon-es half of a snapshot: writing (layout and rationale: src/physics/snapshotFormat.ts). */
 
@@ -50,18 +45,18 @@ export function writeInstance(w: Writer, r: RagdollInstance, eid: number): void 
     w.u16(a)
     w.u16(b)
     w.u8(c.collideConnected ? 1 : 0)
-    writeVec3(w, c.pivotA)
-    writeVec3(w, c.pivotB)
-    writeVec3(w, c.axisA)
-    writeVec3(w, c.axisB)
-    w.f64(c.angle)
-    w.f64(c.twistAngle)
-    w.f64(c.equationX.maxForce)
+    w.vec3(c.pivotA)
+    w.vec3(c.pivotB)
+    w.vec3(c.axisA)
+    w.vec3(c.axisB)
+    D[0] = c.angle
+    D[1] = c.twistAngle
+    D[2] = c.equationX.maxForce
+    w.raw(D, 0, 3)
   }
 }
 
 function writeBody(w: Writer, body: Body, siblings: readonly Body[], eid: number, index: number): void {
-  const one = (v: Vec3): boolean => v.x === 1 && v.y === 1 && v.z === 1
   if (
     body.material !== null ||
     body.fixedRotation ||
@@ -87,24 +82,26 @@ function writeBody(w: Writer, body: Body, siblings: readonly Body[], eid: number
   const damped = body instanceof DampedRagdollBody
   const linear = damped ? body.detLinearDamping : body.linearDamping
   const angular = damped ? body.detAngularDamping : body.angularDamping
-  w.f64(body.mass)
-  w.f64(linear)
-  w.f64(angular)
+  D[0] = body.mass
+  D[1] = linear
+  D[2] = angular
+  w.raw(D, 0, 3)
   w.i32(body.collisionFilterGroup)
   w.i32(body.collisionFilterMask)
-  writeVec3(w, body.position)
-  writeQuaternion(w, body.quaternion)
-  writeVec3(w, body.velocity)
-  writeVec3(w, body.angularVelocity)
+  w.vec3(body.position)
+  w.quat(body.quaternion)
+  w.vec3(body.velocity)
+  w.vec3(body.angularVelocity)
   if (forces) {
-    writeVec3(w, body.force)
-    writeVec3(w, body.torque)
+    w.vec3(body.force)
+    w.vec3(body.torque)
   }
-  writeVec3(w, body.inertia)
-  writeVec3(w, body.invInertia)
+  w.vec3(body.inertia)
+  w.vec3(body.invInertia)
   const m = body.invInertiaWorld.elements
-  for (let k = 0; k < 9; k++) w.f64(m[k]!)
-  w.f64(body.timeLastSleepy)
+  for (let k = 0; k < 9; k++) D[k] = m[k]!
+  D[9] = body.timeLastSleepy
+  w.raw(D, 0, 10)
   if (parentIndex >= 0) w.u16(parentIndex)
   for (let i = 0; i < body.shapes.length; i++) {
     const shape = body.shapes[i]!
@@ -112,18 +109,19 @@ function writeBody(w: Writer, body: Body, siblings: readonly Body[], eid: number
     const oriented = o.x !== 0 || o.y !== 0 || o.z !== 0 || o.w !== 1
     if (shape instanceof Sphere) {
       w.u8(SHAPE_SPHERE | (oriented ? HAS_ORIENTATION : 0))
-      w.f64(shape.radius)
+      D[0] = shape.radius
+      w.raw(D, 0, 1)
     } else if (shape instanceof Box) {
       w.u8(SHAPE_BOX | (oriented ? HAS_ORIENTATION : 0))
-      writeVec3(w, shape.halfExtents)
+      w.vec3(shape.halfExtents)
     } else {
       throw new AnimationError(
         'snapshot',
         `snapshot: character ${eid}'s ragdoll body ${index} shape ${i} is a ${shape.constructor.name}; ragdolls use spheres and boxes only`,
       )
     }
-    writeVec3(w, body.shapeOffsets[i]!)
-    if (oriented) writeQuaternion(w, o)
+    w.vec3(body.shapeOffsets[i]!)
+    if (oriented) w.quat(o)
   }
 }
 
@@ -151,17 +149,18 @@ export function writePhysicsWorld(
   physics: PhysicsWorld,
   instances: readonly ({ readonly instance: RagdollInstance | null } | undefined)[],
 ): void {
-  w.f64(physics.time)
-  w.f64(physics.stepnumber)
-  writeVec3(w, physics.gravity)
+  D[0] = physics.time
+  D[1] = physics.stepnumber
+  w.raw(D, 0, 2)
+  w.vec3(physics.gravity)
   w.u32(physics.bodies.length)
   for (let i = 0; i < physics.bodies.length; i++) {
     const body = physics.bodies[i]!
     if (writeOwner(w, body, instances[ownerOf(body)]?.instance?.bodies)) continue
     w.u8(body.type)
     if (body.type === Body.STATIC) {
-      writeVec3(w, body.position)
-      writeQuaternion(w, body.quaternion)
+      w.vec3(body.position)
+      w.quat(body.quaternion)
     }
   }
   w.u32(physics.constraints.length)
@@ -199,14 +198,11 @@ function writeOwner(w: Writer, item: object, list: readonly object[] | undefined
   return owned
 }
 
-function writeQuaternion(w: Writer, q: Quaternion): void {
-  w.f64(q.x)
-  w.f64(q.y)
-  w.f64(q.z)
-  w.f64(q.w)
+function one(v: Vec3): boolean {
+  return v.x === 1 && v.y === 1 && v.z === 1
 }
 
 /** Zero, and not -0 (whose bits a restore must keep too). */
 function isZero(v: Vec3): boolean {
-  return Object.is(v.x, 0) && Object.is(v.y, 0) && Object.is(v.z, 0)
+  return v.x === 0 && v.y === 0 && v.z === 0 && 1 / v.x > 0 && 1 / v.y > 0 && 1 / v.z > 0
 }

@@ -18,17 +18,33 @@ export const WRITER_FULL: unique symbol = Symbol('writer full')
 const scratch = new Float64Array(1)
 const scratchBytes = new Uint8Array(scratch.buffer)
 const scratch32 = new Float32Array(1)
+const vectorScratch = new Float64Array(4)
 const scratch32Bytes = new Uint8Array(scratch32.buffer)
 
-/** Whole-buffer views, made once per ArrayBuffer: Uint32Array (floor of its words) and Uint8Array. */
-const wordViews = new WeakMap<ArrayBufferLike, Uint32Array>()
+/**
+ * Whole-buffer views, made once per ArrayBuffer: words (floor of its 4-byte words) and bytes. Words are read as
+ * Int32Array: an int32 is a small integer in every V8 tier on x64, where a uint32 past 2^31 is a heap number
+ * wherever the code is not optimized, and each of those is an allocation.
+ */
+const wordViews = new WeakMap<ArrayBufferLike, Int32Array>()
 const byteViews = new WeakMap<ArrayBufferLike, Uint8Array>()
 
-export function wordsOf(buffer: ArrayBufferLike): Uint32Array {
+export function wordsOf(buffer: ArrayBufferLike): Int32Array {
   let v = wordViews.get(buffer)
   if (v === undefined || v.length !== buffer.byteLength >>> 2) {
-    v = new Uint32Array(buffer, 0, buffer.byteLength >>> 2)
+    v = new Int32Array(buffer, 0, buffer.byteLength >>> 2)
     wordViews.set(buffer, v)
+  }
+  return v
+}
+
+const doubleViews = new WeakMap<ArrayBufferLike, Float64Array>()
+
+export function doublesOf(buffer: ArrayBufferLike): Float64Array {
+  let v = doubleViews.get(buffer)
+  if (v === undefined || v.length !== buffer.byteLength >>> 3) {
+    v = new Float64Array(buffer, 0, buffer.byteLength >>> 3)
+    doubleViews.set(buffer, v)
   }
   return v
 }
@@ -172,8 +188,14 @@ export class Writer {
     b[o + 3] = x >>> 24
   }
 
+  /** (Not through u32: `x >>> 0` of a negative x is past the small integers, and boxes when passed on.) */
   i32(x: number): void {
-    this.u32(x >>> 0)
+    const o = this.need(4)
+    const b = this.buf
+    b[o] = x
+    b[o + 1] = x >> 8
+    b[o + 2] = x >> 16
+    b[o + 3] = x >> 24
   }
 
   f32(x: number): void {
@@ -182,10 +204,35 @@ export class Writer {
     for (let k = 0; k < 4; k++) this.buf[o + k] = scratch32Bytes[k]!
   }
 
+  /** One f64 (a value computed here boxes when the call is not inlined: write fields with raw, vec3, quat). */
   f64(x: number): void {
     scratch[0] = x
     const o = this.need(8)
     for (let k = 0; k < 8; k++) this.buf[o + k] = scratchBytes[k]!
+  }
+
+  /**
+   * A vector's x, y, z (or a quaternion's x, y, z, w) as f64s, read here: a float passed to a call V8 does not
+   * inline is boxed (allocated), so fields are read by the writer rather than passed to f64.
+   */
+  vec3(v: { readonly x: number; readonly y: number; readonly z: number }): void {
+    vectorScratch[0] = v.x
+    vectorScratch[1] = v.y
+    vectorScratch[2] = v.z
+    this.raw(vectorScratch, 0, 3)
+  }
+
+  quat(q: { readonly x: number; readonly y: number; readonly z: number; readonly w: number }): void {
+    vectorScratch[0] = q.x
+    vectorScratch[1] = q.y
+    vectorScratch[2] = q.z
+    vectorScratch[3] = q.w
+    this.raw(vectorScratch, 0, 4)
+  }
+
+  /** A section's tag: its four letters. */
+  tag(tag: string): void {
+    for (let k = 0; k < 4; k++) this.u8(tag.charCodeAt(k))
   }
 
   /** Raw bytes of elements [start, start + count) of a typed array. */
@@ -208,6 +255,17 @@ export class Writer {
     copyColumn(this.buf, o, bytesOf(data.buffer), data.byteOffset, per, ids, count, false)
   }
 
+  /** Reserves `n` bytes to be filled in place: their offset in `buffer` (valid until the next write). */
+  reserve(n: number): number {
+    return this.need(n)
+  }
+
+  /** The bytes of `view` (a view kept by the caller: a native copy, nothing allocated). */
+  view(view: Uint8Array): void {
+    const o = this.need(view.length)
+    this.buf.set(view, o)
+  }
+
   /** `n` zero bytes. */
   zeros(n: number): void {
     const o = this.need(n)
@@ -228,6 +286,11 @@ export class Writer {
     b[o + 1] = x >>> 8
     b[o + 2] = x >>> 16
     b[o + 3] = x >>> 24
+  }
+
+  /** Overwrites `n` u32 at snapshot offset `at` with `words[0 .. n)`. */
+  setWords(at: number, words: Uint32Array, n: number): void {
+    copyBytes(this.buf, this.start + at, bytesOf(words.buffer), words.byteOffset, 4 * n)
   }
 
   /** u32 byte length, then the UTF-8 bytes of `s` (lone surrogates as U+FFFD, as TextEncoder writes them). */
@@ -381,12 +444,6 @@ export function readU32Array(bytes: Uint8Array, from: number, count: number): Ui
   const out = new Uint32Array(count)
   copyInto(out, 0, bytes, from, count)
   return out
-}
-
-export function writeVec3(w: Writer, v: { x: number; y: number; z: number }): void {
-  w.f64(v.x)
-  w.f64(v.y)
-  w.f64(v.z)
 }
 
 /** A 64-bit digest as two u32 words, high first (how the format stores fingerprints). */

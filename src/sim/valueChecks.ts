@@ -74,6 +74,12 @@ export function checkFinite(
   }
 }
 
+/** One finite number (`checkFinite` for a scalar, without an array). */
+export function checkNumber(where: string, field: string, x: number): void {
+  if (!(x >= -Number.MAX_VALUE && x <= Number.MAX_VALUE))
+    throw invalidValue(where, field, x, 'must be a finite number')
+}
+
 /** `min <= x <= max` (or `min < x` when `above`), which NaN never is. */
 export function checkRange(
   where: string,

@@ -24,7 +24,7 @@ export function reseal(bytes: Uint8Array): Uint8Array {
   const view = new DataView(out.buffer)
   view.setUint32(8, out.length, true)
   const sum = new Uint32Array(2)
-  checksumWords(new Uint32Array(out.buffer, 0, out.length >>> 2), 5, out.length >>> 2, sum)
+  checksumWords(new Int32Array(out.buffer, 0, out.length >>> 2), 5, out.length >>> 2, sum)
   view.setUint32(12, sum[0]!, true)
   view.setUint32(16, sum[1]!, true)
   return out
