@@ -38,17 +38,6 @@ export function wordsOf(buffer: ArrayBufferLike): Int32Array {
   return v
 }
 
-const doubleViews = new WeakMap<ArrayBufferLike, Float64Array>()
-
-export function doublesOf(buffer: ArrayBufferLike): Float64Array {
-  let v = doubleViews.get(buffer)
-  if (v === undefined || v.length !== buffer.byteLength >>> 3) {
-    v = new Float64Array(buffer, 0, buffer.byteLength >>> 3)
-    doubleViews.set(buffer, v)
-  }
-  return v
-}
-
 export function bytesOf(buffer: ArrayBufferLike): Uint8Array {
   let v = byteViews.get(buffer)
   if (v === undefined || v.length !== buffer.byteLength) {
