@@ -50,7 +50,7 @@ function applyPlan(ctx: AnimationContext, plan: Plan, propagate: (world: World) 
   applyLayers(ctx, bytes, plan.characters, plan.layers)
   applyMorphs(ctx, plan.morphs)
   const { instances, data } = applyRagdolls(ctx, bytes, plan.characters, plan.ragdolls)
-  rebuildPhysicsWorld(ctx.physics, plan.physics, instances, data, plan.own)
+  rebuildPhysicsWorld(ctx.physics, plan.physics, instances, data, plan.own, bytes)
   applyEvents(ctx, plan.events)
   ctx.step = plan.step
   recomputeWorlds(ctx, bytes, plan.nodes, structure.restored, propagate)

@@ -1,13 +1,7 @@
 import type { ResolvedBody } from '../src/physics/description.ts'
 import type { RagdollInstance } from '../src/physics/ragdoll.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
-import {
-  buildInstance,
-  noteInstance,
-  sameInstance,
-  writeInstance,
-  type InstanceData,
-} from '../src/physics/snapshot.ts'
+import { buildInstance, noteInstance, writeInstance, type InstanceData } from '../src/physics/snapshot.ts'
 import { copyInto, type Writer } from '../src/sim/byteStream.ts'
 import type { AnimationContext, RagdollRuntime } from '../plugin/context.ts'
 import { createRagdollRuntime, defaultDescription } from '../plugin/ragdolls.ts'
@@ -92,8 +86,8 @@ export interface RestoredInstances {
 
 /**
  * Gives every character of the snapshot the ragdoll runtime it had: kept when its description is the same,
- * made otherwise; its instance kept when it is the same but for motion (sameInstance), built otherwise, or
- * removed. Bodies and constraints that leave are taken out of the physics world here; the physics section's
+ * made otherwise; its instance kept when the read found it the same but for motion (InstanceData.reuse),
+ * built otherwise, or removed. Bodies and constraints that leave are taken out of the physics world here; the physics section's
  * apply puts the rest in order and sets their state. Cannot throw for a checked plan.
  */
 export function applyRagdolls(
@@ -134,9 +128,10 @@ export function applyRagdolls(
     const n = characters.n[i]!
     if (rd.world >= 0) copyInto(rt.world, 0, bytes, rd.world, n * WORLD_STRIDE)
     if (rd.instance) {
-      if (!(rt.instance && sameInstance(rt.instance, rd.instance))) {
+      // The same instance (its static bytes are the snapshot's): only its bodies' motion is set (physics apply).
+      if (!(rt.instance !== null && rt.instance === rd.instance.reuse)) {
         if (rt.instance) removeInstance(ctx, rt.instance)
-        rt.instance = buildInstance(rd.instance, description, ctx.assets[assetId]!.nodeJoint, n)
+        rt.instance = buildInstance(bytes, rd.instance, description, ctx.assets[assetId]!.nodeJoint, n)
       }
       instances.set(eid, rt.instance)
       data.set(eid, rd.instance)
@@ -154,7 +149,7 @@ function removeInstance(ctx: AnimationContext, r: RagdollInstance): void {
   for (const b of r.bodies) ctx.physics.removeBody(b)
 }
 
-function sameDescription(a: readonly ResolvedBody[], b: readonly ResolvedBody[]): boolean {
+export function sameDescription(a: readonly ResolvedBody[], b: readonly ResolvedBody[]): boolean {
   if (a === b) return true
   if (a.length !== b.length) return false
   for (let k = 0; k < a.length; k++) {

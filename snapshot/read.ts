@@ -150,7 +150,7 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
   const sizes = new Map<number, { bodies: number; constraints: number }>()
   for (const rd of ragdolls) {
     if (rd.instance)
-      sizes.set(rd.eid, { bodies: rd.instance.bodies.length, constraints: rd.instance.constraints.length })
+      sizes.set(rd.eid, { bodies: rd.instance.bodyCount, constraints: rd.instance.constraintCount })
   }
   const physics = readPhysicsWorld(r, ctx.physics, own, sizes)
   closeSection(r)

@@ -186,7 +186,10 @@ export function readCharacters(
     maxClipChannels = Math.max(maxClipChannels, rc.clip.channels.length)
     for (const ch of rc.clip.channels) maxKeys = Math.max(maxKeys, ch.times.length)
   }
-  const jointList: number[] = []
+  let total = 0
+  for (let i = 0; i < count; i++) total += Math.max(0, element(r, cols.count, i))
+  const jointList = new Int32Array(total)
+  let listed = 0
   /** Per id: the character (position + 1) a joint entity belongs to. */
   const jointOf = new Int32Array(entities.maxId + 1)
   for (let i = 0; i < count; i++) {
@@ -258,19 +261,23 @@ export function readCharacters(
     }
 
     const jointsAt = (flags & CHARACTER_JOINTS_RUN) !== 0 ? -1 : r.span(4 * n)
-    d.jointsFrom[i] = jointList.length
+    d.jointsFrom[i] = listed
     for (let j = 0; j < n; j++) {
       // 0: the game removed this joint's entity (forgetJoint); the write-out skips it.
       const e = jointsAt < 0 ? eid + 1 + j : r.ints[(jointsAt >>> 2) + j]!
-      jointList.push(e)
+      jointList[listed++] = e
       if (e === 0) continue
-      const at = `${where}, joint ${j}`
       if (!(e >= 1 && e <= entities.maxId && entities.isAlive[e] === 1 && e < ctx.capacity)) {
-        throw snapshotError(`${at}: entity ${e} is not an alive id below capacity ${ctx.capacity}`)
+        throw snapshotError(
+          `${where}, joint ${j}: entity ${e} is not an alive id below capacity ${ctx.capacity}`,
+        )
       }
-      if (nodes.position[e] === 0) throw snapshotError(`${at}: entity ${e} is not a scene node`)
+      if (nodes.position[e] === 0)
+        throw snapshotError(`${where}, joint ${j}: entity ${e} is not a scene node`)
       if (jointOf[e] !== 0) {
-        throw snapshotError(`${at}: entity ${e} is already a joint of character ${eids[jointOf[e]! - 1]}`)
+        throw snapshotError(
+          `${where}, joint ${j}: entity ${e} is already a joint of character ${eids[jointOf[e]! - 1]}`,
+        )
       }
       jointOf[e] = i + 1
     }
@@ -309,7 +316,7 @@ export function readCharacters(
       )
     }
   }
-  d.joints = Int32Array.from(jointList)
+  d.joints = jointList
   return d
 }
 

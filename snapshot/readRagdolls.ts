@@ -17,6 +17,7 @@ import {
 import { readInstance, type InstanceData } from '../src/physics/snapshot.ts'
 import { FLAG_BODIES, FLAG_DEFAULT_DESCRIPTION, FLAG_REPORTED, RAGDOLL_SHAPES } from './format.ts'
 import { defaultDescription } from '../plugin/ragdolls.ts'
+import { sameDescription } from './ragdolls.ts'
 
 import type { CharactersData } from './readCharacters.ts'
 
@@ -74,16 +75,25 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
     if ((flags & FLAG_BODIES) !== 0) {
       r.align(8)
       world = r.span(8 * n * WORLD_STRIDE)
-      const transforms = new Float64Array(n * WORLD_STRIDE)
-      new Uint8Array(transforms.buffer).set(r.bytes.subarray(world, world + transforms.byteLength))
       // Positions and scales are taken as they are, ±∞ and NaN included: they are an output of the last step
       // (the next one rewrites them, parents first, before reading any), read before that only by a hit at a
       // joint, where a non-finite one makes a non-finite body that the next step reports as an explosion. The
       // plugin holds such values itself: a chain scaled 1e5 a node overflows float64 2,000 nodes down.
+      const d = r.doubles
       for (let j = 0; j < n; j++) {
-        checkUnit(`${where}, read-back joint ${j}`, 'world rotation', transforms, j * WORLD_STRIDE + 3)
+        const o = (world >>> 3) + j * WORLD_STRIDE + 3
+        const q = d[o]! * d[o]! + d[o + 1]! * d[o + 1]! + d[o + 2]! * d[o + 2]! + d[o + 3]! * d[o + 3]!
+        if (!(q >= 0.25 && q <= 4)) checkUnit(`${where}, read-back joint ${j}`, 'world rotation', d, o)
       }
-      instance = readInstance(r, where, description)
+      // A live instance of the same description may be kept (its static bytes compared: readInstance).
+      const current = ctx.ragdolls[eid]
+      const fallback = defaultDescription(ctx, assetId)
+      const same =
+        current !== undefined &&
+        (bodies === null
+          ? current.bodies === fallback
+          : current.bodies !== fallback && sameDescription(current.bodies, bodies))
+      instance = readInstance(r, where, description, same ? current.instance : null)
       if (impulses.length > 0) {
         throw invalidValue(
           where,

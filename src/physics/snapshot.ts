@@ -3,7 +3,7 @@
  * and why, the layouts), snapshotWrite.ts, snapshotRead.ts (reads and checks everything, changes nothing) and
  * snapshotBuild.ts (rebuilds from a checked plan).
  */
-export { noteInstance, writeInstance, writePhysicsWorld } from './snapshotWrite.ts'
-export { readInstance, readPhysicsWorld, type OwnPhysics } from './snapshotRead.ts'
-export { buildInstance, rebuildPhysicsWorld, sameInstance } from './snapshotBuild.ts'
+export { noteInstance, staticBlocks, writeInstance, writePhysicsWorld } from './snapshotWrite.ts'
+export { readInstance, readPhysicsWorld, readStatic, type OwnPhysics } from './snapshotRead.ts'
+export { buildInstance, rebuildPhysicsWorld } from './snapshotBuild.ts'
 export type { InstanceData, PhysicsPlan } from './snapshotFormat.ts'

@@ -15,29 +15,34 @@ import { RagdollJoint } from './joint.ts'
 
 import {
   type BodyData,
+  DYNAMIC_DOUBLES,
   type Entry,
   type InstanceData,
   JOINT_REPAIRED,
   type PhysicsPlan,
   SHAPE_SPHERE,
 } from './snapshotFormat.ts'
-import type { OwnPhysics } from './snapshotRead.ts'
+import { readStatic, type OwnPhysics } from './snapshotRead.ts'
+import { staticBlocks } from './snapshotWrite.ts'
 
 /** The cannon-es half of a snapshot: rebuilding bodies, constraints and the world from a checked plan (layout and rationale: src/physics/snapshotFormat.ts). */
 
 /**
- * Makes the instance's cannon-es bodies and constraints (not yet in a world). Joint ↔ body maps follow from
- * the description through `nodeJoint`, as spawnRagdoll builds them.
+ * Makes the instance's cannon-es bodies and constraints (not yet in a world) from its static block (parsed if
+ * the read kept it as bytes), and keeps those bytes as the new instance's. Joint ↔ body maps follow from the
+ * description through `nodeJoint`, as spawnRagdoll builds them.
  */
 export function buildInstance(
+  bytes: Uint8Array,
   data: InstanceData,
   description: readonly ResolvedBody[],
   nodeJoint: Int32Array,
   jointCount: number,
 ): RagdollInstance {
-  const bodies = data.bodies.map(buildBody)
-  data.bodies.forEach((d, b) => (bodies[b]!.ragdollParent = d.parent < 0 ? null : bodies[d.parent]!))
-  const constraints = data.constraints.map(({ kind, a, b, collideConnected, values: v }) => {
+  const statics = data.statics ?? readStatic(bytes, data.staticAt, data.staticLength, 'ragdoll', description)
+  const bodies = statics.bodies.map(buildBody)
+  statics.bodies.forEach((d, b) => (bodies[b]!.ragdollParent = d.parent < 0 ? null : bodies[d.parent]!))
+  const constraints = statics.constraints.map(({ kind, a, b, collideConnected, values: v }) => {
     const vec = (k: number) => new Vec3(v[k], v[k + 1], v[k + 2])
     const Joint = kind === JOINT_REPAIRED ? RagdollJoint : ConeTwistConstraint
     return new Joint(bodies[a]!, bodies[b]!, {
@@ -58,7 +63,16 @@ export function buildInstance(
     bodyJoint[b] = j
     jointBody[j] = b
   })
-  return { bodies, constraints, bodyJoint, jointBody, jointOffset: Float64Array.from(data.offsets) }
+  const instance = {
+    bodies,
+    constraints,
+    bodyJoint,
+    jointBody,
+    jointOffset: Float64Array.from(statics.offsets),
+  }
+  bodies.forEach((body, b) => setStatic(body, statics.bodies[b]!))
+  staticBlocks.set(instance, bytes.slice(data.staticAt, data.staticAt + data.staticLength))
+  return instance
 }
 
 /** Always a DampedRagdollBody, as spawnRagdoll makes: the damping stored is applied deterministically. */
@@ -81,94 +95,31 @@ function buildBody(d: BodyData): DampedRagdollBody {
   return body
 }
 
-/** The body's dynamic state, written last: addBody and addShape's mass properties overwrite some of it. */
-function setBodyState(body: Body, d: BodyData): void {
-  const m = d.motion
+/** A built body's static state, written after addShape (whose mass properties overwrite the inertia). */
+function setStatic(body: Body, d: BodyData): void {
   const i = d.inertia
   body.type = d.type as typeof body.type
   body.collisionFilterGroup = d.group
   body.collisionFilterMask = d.mask
-  body.position.set(m[0]!, m[1]!, m[2]!)
-  body.quaternion.set(m[3]!, m[4]!, m[5]!, m[6]!)
-  body.velocity.set(m[7]!, m[8]!, m[9]!)
-  body.angularVelocity.set(m[10]!, m[11]!, m[12]!)
-  body.force.set(m[13]!, m[14]!, m[15]!)
-  body.torque.set(m[16]!, m[17]!, m[18]!)
   body.inertia.set(i[0]!, i[1]!, i[2]!)
   body.invInertia.set(i[3]!, i[4]!, i[5]!)
-  for (let k = 0; k < 9; k++) body.invInertiaWorld.elements[k] = i[6 + k]!
-  body.sleepState = d.sleepState as typeof body.sleepState
-  body.timeLastSleepy = d.timeLastSleepy
+}
+
+/** A body's dynamic state from the snapshot's doubles at `o` (DYNAMIC_DOUBLES of them) and its sleep state. */
+function setDynamic(body: Body, d: Float64Array, o: number, sleep: number): void {
+  body.position.set(d[o]!, d[o + 1]!, d[o + 2]!)
+  body.quaternion.set(d[o + 3]!, d[o + 4]!, d[o + 5]!, d[o + 6]!)
+  body.velocity.set(d[o + 7]!, d[o + 8]!, d[o + 9]!)
+  body.angularVelocity.set(d[o + 10]!, d[o + 11]!, d[o + 12]!)
+  body.force.set(d[o + 13]!, d[o + 14]!, d[o + 15]!)
+  body.torque.set(d[o + 16]!, d[o + 17]!, d[o + 18]!)
+  const m = body.invInertiaWorld.elements
+  for (let k = 0; k < 9; k++) m[k] = d[o + 19 + k]!
+  body.timeLastSleepy = d[o + 28]!
+  body.sleepState = sleep as typeof body.sleepState
   body.previousPosition.copy(body.position)
   body.previousQuaternion.copy(body.quaternion)
   body.aabbNeedsUpdate = true
-}
-
-/**
- * Whether a live instance is the one `data` describes but for its motion: the same bodies (type, mass,
- * damping, filters, shapes, parents, inertia, joint offsets) and constraints (class, bodies, pivots, axes,
- * angles, force), so a restore can set its bodies' state in place rather than build it again.
- */
-export function sameInstance(live: RagdollInstance, data: InstanceData): boolean {
-  if (live.bodies.length !== data.bodies.length || live.constraints.length !== data.constraints.length)
-    return false
-  for (let b = 0; b < live.bodies.length; b++) {
-    const body = live.bodies[b]!
-    const d = data.bodies[b]!
-    if (!(body instanceof DampedRagdollBody)) return false
-    if (
-      body.mass !== d.mass ||
-      body.detLinearDamping !== d.damping[0] ||
-      body.detAngularDamping !== d.damping[1] ||
-      body.collisionFilterGroup !== d.group ||
-      body.collisionFilterMask !== d.mask ||
-      body.shapes.length !== d.shapes.length ||
-      (body.ragdollParent ?? null) !== (d.parent < 0 ? null : live.bodies[d.parent]!)
-    ) {
-      return false
-    }
-    const i = d.inertia
-    if (!sameVec(body.inertia, i, 0) || !sameVec(body.invInertia, i, 3)) return false
-    for (let k = 0; k < 7; k++)
-      if (!Object.is(live.jointOffset[7 * b + k], data.offsets[7 * b + k])) return false
-    for (let k = 0; k < d.shapes.length; k++) {
-      const shape = body.shapes[k]!
-      const ds = d.shapes[k]!
-      const o = body.shapeOrientations[k]!
-      const q = ds.orientation ?? [0, 0, 0, 1]
-      if (!sameVec(body.shapeOffsets[k]!, ds.offset, 0)) return false
-      if (!(Object.is(o.x, q[0]) && Object.is(o.y, q[1]) && Object.is(o.z, q[2]) && Object.is(o.w, q[3])))
-        return false
-      if (ds.kind === SHAPE_SPHERE) {
-        if (!(shape instanceof Sphere) || !Object.is(shape.radius, ds.size[0])) return false
-      } else if (!(shape instanceof Box) || !sameVec(shape.halfExtents, ds.size, 0)) return false
-    }
-  }
-  for (let k = 0; k < live.constraints.length; k++) {
-    const c = live.constraints[k]!
-    const d = data.constraints[k]!
-    const v = d.values
-    if (
-      c instanceof RagdollJoint !== (d.kind === JOINT_REPAIRED) ||
-      c.bodyA !== live.bodies[d.a] ||
-      c.bodyB !== live.bodies[d.b] ||
-      c.collideConnected !== d.collideConnected ||
-      !sameVec(c.pivotA, v, 0) ||
-      !sameVec(c.pivotB, v, 3) ||
-      !sameVec(c.axisA, v, 6) ||
-      !sameVec(c.axisB, v, 9) ||
-      !Object.is(c.angle, v[12]) ||
-      !Object.is(c.twistAngle, v[13]) ||
-      !Object.is(c.equationX.maxForce, v[14])
-    ) {
-      return false
-    }
-  }
-  return true
-}
-
-function sameVec(v: Vec3, a: readonly number[], o: number): boolean {
-  return Object.is(v.x, a[o]) && Object.is(v.y, a[o + 1]) && Object.is(v.z, a[o + 2])
 }
 
 /**
@@ -184,6 +135,7 @@ export function rebuildPhysicsWorld(
   instances: ReadonlyMap<number, RagdollInstance>,
   data: ReadonlyMap<number, InstanceData>,
   own: OwnPhysics,
+  bytes: Uint8Array,
 ): void {
   const order = <T extends Body | Constraint>(
     entries: readonly Entry[],
@@ -208,7 +160,13 @@ export function rebuildPhysicsWorld(
       physics.removeConstraint(physics.constraints[i]!)
     for (let i = first; i < constraints.length; i++) physics.addConstraint(constraints[i]!)
   }
-  for (const [eid, r] of instances) r.bodies.forEach((b, i) => setBodyState(b, data.get(eid)!.bodies[i]!))
+  const doubles = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 3)
+  for (const [eid, r] of instances) {
+    const d = data.get(eid)!
+    for (let b = 0; b < r.bodies.length; b++) {
+      setDynamic(r.bodies[b]!, doubles, (d.dynamicAt >>> 3) + b * DYNAMIC_DOUBLES, bytes[d.sleepAt + b]!)
+    }
+  }
   const broadphase = physics.broadphase as { dirty: boolean; axisList?: Body[] }
   if (plan.axisList && broadphase.axisList) {
     const list = broadphase.axisList

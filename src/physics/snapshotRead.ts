@@ -1,6 +1,6 @@
 import { Body, type Constraint, type World as PhysicsWorld } from 'cannon-es'
 import type { ResolvedBody } from './description.ts'
-import { readU32Array, type Reader } from '../sim/byteStream.ts'
+import { Reader, readU32Array, wordsOf } from '../sim/byteStream.ts'
 import {
   checkChoice,
   checkFinite,
@@ -14,8 +14,8 @@ import {
 } from '../sim/valueChecks.ts'
 
 import {
-  BODY_FORCES,
   BODY_PARENT,
+  DYNAMIC_DOUBLES,
   BROADPHASE_AXIS_LIST,
   BROADPHASE_DIRTY,
   type BodyData,
@@ -29,20 +29,94 @@ import {
   SHAPE_BOX,
   SHAPE_SPHERE,
   type ShapeData,
+  type StaticData,
 } from './snapshotFormat.ts'
+import type { RagdollInstance } from './ragdoll.ts'
+import { staticBlocks } from './snapshotWrite.ts'
 
 /** The cannon-es half of a snapshot: reading and checking, changing nothing (layout and rationale: src/physics/snapshotFormat.ts). */
 
 /**
- * Reads a ragdoll instance and checks it against its description (`where` names the section and the ragdoll):
- * one body per description body, hanging from the body its description names; one constraint per body with a
- * parent body, in body order, linking the two; every value within what cannon-es and the ragdoll code can take
- * (see readBody), so that buildInstance cannot throw and no zero quaternion or axis turns into NaN.
+ * Reads a ragdoll instance and checks it against its description (`where` names the section and the ragdoll).
+ * Its static block: the same bytes as `live`'s (a live instance of the same description the restore keeps)
+ * need no check (the plugin wrote them for it); any other is parsed and checked (readStatic). Its dynamic values:
+ * positions, velocities, forces, world inertia finite, quaternions near unit length, sleep states known, read in
+ * place through the reader's typed views (nothing allocated).
  */
-export function readInstance(r: Reader, where: string, description: readonly ResolvedBody[]): InstanceData {
+export function readInstance(
+  r: Reader,
+  where: string,
+  description: readonly ResolvedBody[],
+  live: RagdollInstance | null,
+): InstanceData {
+  const staticLength = r.u32()
+  r.u32()
+  if (staticLength % 8 !== 0 || staticLength < 8) {
+    throw invalidValue(where, 'static block length', staticLength, 'must be a multiple of 8, at least 8')
+  }
+  const staticAt = r.span(staticLength)
+  const known = live === null ? undefined : staticBlocks.get(live)
+  let statics: StaticData | null = null
+  let reuse: RagdollInstance | null = null
+  if (known !== undefined && sameBytes(known, r.bytes, staticAt, staticLength)) reuse = live
+  else statics = readStatic(r.bytes, staticAt, staticLength, where, description)
+  const count = description.length
+  const dynamicAt = r.span(8 * DYNAMIC_DOUBLES * count)
+  const sleepAt = r.span(count)
+  r.align(8)
+  const d = r.doubles
+  for (let b = 0; b < count; b++) {
+    const o = (dynamicAt >>> 3) + b * DYNAMIC_DOUBLES
+    let sum = 0
+    for (let k = 0; k < DYNAMIC_DOUBLES; k++) sum += d[o + k]! * 0
+    const q = d[o + 3]! * d[o + 3]! + d[o + 4]! * d[o + 4]! + d[o + 5]! * d[o + 5]! + d[o + 6]! * d[o + 6]!
+    const sleep = r.bytes[sleepAt + b]!
+    if (sum === 0 && q >= 0.25 && q <= 4 && sleep <= 2) continue
+    const at = `${where}, body ${b}`
+    checkFinite(at, 'position', d, o, 3)
+    checkUnit(at, 'quaternion', d, o + 3)
+    checkFinite(at, 'velocity', d, o + 7, 3)
+    checkFinite(at, 'angular velocity', d, o + 10, 3)
+    checkFinite(at, 'force', d, o + 13, 3)
+    checkFinite(at, 'torque', d, o + 16, 3)
+    checkFinite(at, 'inverse world inertia', d, o + 19, 9)
+    checkFinite(at, 'time last sleepy', d, o + 28, 1)
+    checkChoice(at, 'sleep state', sleep, SLEEP_STATES)
+  }
+  const constraintCount = statics ? statics.constraints.length : live!.constraints.length
+  return { bodyCount: count, constraintCount, statics, reuse, staticAt, staticLength, dynamicAt, sleepAt }
+}
+
+function sameBytes(a: Uint8Array, bytes: Uint8Array, at: number, n: number): boolean {
+  if (a.length !== n) return false
+  const x = wordsOf(a.buffer)
+  const y = wordsOf(bytes.buffer)
+  const xo = a.byteOffset >>> 2
+  const yo = (bytes.byteOffset + at) >>> 2
+  for (let k = 0; k < n >>> 2; k++) if (x[xo + k] !== y[yo + k]) return false
+  return true
+}
+
+/**
+ * An instance's static block (bytes [at, at + length)), parsed and checked: one body per description body,
+ * hanging from the body its description names; one constraint per body with a parent body, in body order,
+ * linking the two; every value within what cannon-es and the ragdoll code can take (see readBody), so that
+ * buildInstance cannot throw and no zero quaternion or axis turns into NaN.
+ */
+export function readStatic(
+  bytes: Uint8Array,
+  at: number,
+  length: number,
+  where: string,
+  description: readonly ResolvedBody[],
+): StaticData {
+  const r = new Reader(bytes, at)
+  r.limit = at + length
+  r.section = 'ragdolls'
   const bodies: BodyData[] = []
   const offsets: number[] = []
   const count = r.u16()
+  const constraintCount = r.u16()
   if (count !== description.length) {
     throw invalidValue(where, 'body count', count, `must be ${description.length}, as in its description`)
   }
@@ -56,7 +130,6 @@ export function readInstance(r: Reader, where: string, description: readonly Res
   }
   const children: number[] = []
   description.forEach((spec, b) => spec.parentBody >= 0 && children.push(b))
-  const constraintCount = r.u16()
   if (constraintCount !== children.length) {
     throw invalidValue(
       where,
@@ -89,6 +162,9 @@ export function readInstance(r: Reader, where: string, description: readonly Res
     checkPositive(at, 'max force', values[14]!)
     constraints.push({ kind, a, b, collideConnected: collide === 1, values })
   }
+  r.align(8)
+  if (r.at() !== at + length)
+    throw snapshotError(`${where}: ${at + length - r.at()} unread bytes in its static block`)
   return { bodies, offsets, constraints }
 }
 
@@ -96,19 +172,17 @@ const BODY_TYPES = [Body.DYNAMIC, Body.STATIC, Body.KINEMATIC]
 const SLEEP_STATES = [Body.AWAKE, Body.SLEEPY, Body.SLEEPING]
 
 /**
- * One body, checked: type, flags and sleep state known; mass finite (> 0 for a dynamic body), damping a fraction;
- * position, velocities, force and torque finite (any float64: cannon-es's own range); quaternions near unit
- * length; inertia finite and ≥ 0; 1 to 255 shapes, each a sphere of radius > 0 or a box of half extents > 0
+ * One body's static part, checked: type and flags known; mass finite (> 0 for a dynamic body), damping a
+ * fraction; inertia finite and ≥ 0; 1 to 255 shapes, each a sphere of radius > 0 or a box of half extents > 0
  * (cannon-es throws for a negative radius, and a zero one gives NaN normals); hanging from `parentBody`.
  */
 function readBody(r: Reader, where: string, parentBody: number): BodyData {
   const type = r.u8()
   const flags = r.u8()
-  const sleepState = r.u8()
   const shapeCount = r.u8()
+  r.u8()
   checkChoice(where, 'type', type, BODY_TYPES)
-  checkFlags(where, 'flags', flags, BODY_FORCES | BODY_PARENT)
-  checkChoice(where, 'sleep state', sleepState, SLEEP_STATES)
+  checkFlags(where, 'flags', flags, BODY_PARENT)
   checkRange(where, 'shape count', shapeCount, 1, 255)
   const mass = r.f64()
   if (type === Body.DYNAMIC) checkPositive(where, 'mass', mass)
@@ -118,22 +192,11 @@ function readBody(r: Reader, where: string, parentBody: number): BodyData {
   checkRange(where, 'angular damping', damping[1]!, 0, 1)
   const group = r.i32()
   const mask = r.i32()
-  const motion = r.f64s(13)
-  motion.push(...((flags & BODY_FORCES) !== 0 ? r.f64s(6) : [0, 0, 0, 0, 0, 0]))
-  checkFinite(where, 'position', motion, 0, 3)
-  checkUnit(where, 'quaternion', motion, 3)
-  checkFinite(where, 'velocity', motion, 7, 3)
-  checkFinite(where, 'angular velocity', motion, 10, 3)
-  checkFinite(where, 'force', motion, 13, 3)
-  checkFinite(where, 'torque', motion, 16, 3)
-  const inertia = r.f64s(15)
+  const inertia = r.f64s(6)
   for (let k = 0; k < 3; k++) {
     checkNonNegative(where, `inertia[${k}]`, inertia[k]!)
     checkNonNegative(where, `inverse inertia[${k}]`, inertia[3 + k]!)
   }
-  checkFinite(where, 'inverse world inertia', inertia, 6, 9)
-  const timeLastSleepy = r.f64()
-  checkFinite(where, 'time last sleepy', [timeLastSleepy])
   const parent = (flags & BODY_PARENT) !== 0 ? r.u16() : -1
   if (parent !== parentBody) {
     throw invalidValue(where, 'parent body', parent, `must be ${parentBody}, as in its description`)
@@ -152,20 +215,7 @@ function readBody(r: Reader, where: string, parentBody: number): BodyData {
     if (orientation) checkUnit(where, `shape ${i} orientation`, orientation)
     shapes.push({ kind, size, offset, orientation })
   }
-  return {
-    type,
-    flags,
-    sleepState,
-    mass,
-    damping,
-    group,
-    mask,
-    motion,
-    inertia,
-    timeLastSleepy,
-    parent,
-    shapes,
-  }
+  return { type, flags, mass, damping, group, mask, inertia, parent, shapes }
 }
 
 /** A physics world's own bodies and constraints: those of no ragdoll, in world order. */

@@ -7,8 +7,8 @@ import { RagdollJoint } from './joint.ts'
 import type { Writer } from '../sim/byteStream.ts'
 
 import {
-  BODY_FORCES,
   BODY_PARENT,
+  DYNAMIC_DOUBLES,
   BROADPHASE_AXIS_LIST,
   BROADPHASE_DIRTY,
   HAS_ORIENTATION,
@@ -19,21 +19,88 @@ import {
 } from './snapshotFormat.ts'
 
 /** Doubles on their way to the writer: through a typed array they are not boxed (see Writer.vec3). */
-const D = new Float64Array(10)
+const D = new Float64Array(DYNAMIC_DOUBLES)
 
 /** The cannon-es half of a snapshot: writing (layout and rationale: src/physics/snapshotFormat.ts). */
 
 /**
+ * Each instance's static block as written the first time (or as a restore built it from): it stays what the
+ * instance is for its life, so later snapshots copy it, and a restore into the same instance compares it.
+ */
+export const staticBlocks = new WeakMap<RagdollInstance, Uint8Array>()
+
+/**
  * A ragdoll instance (layout: snapshotFormat.ts). `eid` names it in the errors the format cannot carry.
- * Allocates nothing.
+ * Allocates nothing but the static block's copy, once per instance.
  */
 export function writeInstance(w: Writer, r: RagdollInstance, eid: number): void {
+  for (let b = 0; b < r.bodies.length; b++) checkBody(r.bodies[b]!, eid, b)
+  const known = staticBlocks.get(r)
+  if (known !== undefined) {
+    w.u32(known.length)
+    w.u32(0)
+    w.view(known)
+  } else {
+    const lengthAt = w.at()
+    w.u32(0)
+    w.u32(0)
+    const from = w.at()
+    writeStatic(w, r, eid)
+    w.align(8)
+    const length = w.at() - from
+    w.setU32(lengthAt, length)
+    const block = new Uint8Array(length)
+    block.set(w.buffer.subarray(w.origin + from, w.origin + from + length))
+    staticBlocks.set(r, block)
+  }
+  for (let b = 0; b < r.bodies.length; b++) {
+    const body = r.bodies[b]!
+    writeDynamic(body)
+    w.raw(D, 0, DYNAMIC_DOUBLES)
+  }
+  for (let b = 0; b < r.bodies.length; b++) w.u8(r.bodies[b]!.sleepState)
+  w.align(8)
+}
+
+/** A body's dynamic doubles into D (see the layout). */
+function writeDynamic(body: Body): void {
+  const p = body.position
+  const q = body.quaternion
+  const v = body.velocity
+  const a = body.angularVelocity
+  const f = body.force
+  const t = body.torque
+  D[0] = p.x
+  D[1] = p.y
+  D[2] = p.z
+  D[3] = q.x
+  D[4] = q.y
+  D[5] = q.z
+  D[6] = q.w
+  D[7] = v.x
+  D[8] = v.y
+  D[9] = v.z
+  D[10] = a.x
+  D[11] = a.y
+  D[12] = a.z
+  D[13] = f.x
+  D[14] = f.y
+  D[15] = f.z
+  D[16] = t.x
+  D[17] = t.y
+  D[18] = t.z
+  const m = body.invInertiaWorld.elements
+  for (let k = 0; k < 9; k++) D[19 + k] = m[k]!
+  D[28] = body.timeLastSleepy
+}
+
+function writeStatic(w: Writer, r: RagdollInstance, eid: number): void {
   w.u16(r.bodies.length)
+  w.u16(r.constraints.length)
   for (let b = 0; b < r.bodies.length; b++) {
     writeBody(w, r.bodies[b]!, r.bodies, eid, b)
     w.raw(r.jointOffset, b * 7, 7)
   }
-  w.u16(r.constraints.length)
   for (let k = 0; k < r.constraints.length; k++) {
     const c = r.constraints[k]!
     const a = r.bodies.indexOf(c.bodyA)
@@ -56,7 +123,8 @@ export function writeInstance(w: Writer, r: RagdollInstance, eid: number): void 
   }
 }
 
-function writeBody(w: Writer, body: Body, siblings: readonly Body[], eid: number, index: number): void {
+/** Refuses a body changed in a way the format does not carry (checked at every snapshot: a game could). */
+function checkBody(body: Body, eid: number, index: number): void {
   if (
     body.material !== null ||
     body.fixedRotation ||
@@ -71,13 +139,15 @@ function writeBody(w: Writer, body: Body, siblings: readonly Body[], eid: number
         'which the snapshot format does not carry',
     )
   }
-  const forces = !isZero(body.force) || !isZero(body.torque)
+}
+
+function writeBody(w: Writer, body: Body, siblings: readonly Body[], eid: number, index: number): void {
   const parent = (body as Partial<RagdollBody>).ragdollParent ?? null
   const parentIndex = parent ? siblings.indexOf(parent) : -1
   w.u8(body.type)
-  w.u8((forces ? BODY_FORCES : 0) | (parentIndex >= 0 ? BODY_PARENT : 0))
-  w.u8(body.sleepState)
+  w.u8(parentIndex >= 0 ? BODY_PARENT : 0)
   w.u8(body.shapes.length)
+  w.u8(0)
   // A DampedRagdollBody (every body spawnRagdoll makes) applies its damping itself; cannon-es's is 0 there.
   const damped = body instanceof DampedRagdollBody
   const linear = damped ? body.detLinearDamping : body.linearDamping
@@ -88,20 +158,8 @@ function writeBody(w: Writer, body: Body, siblings: readonly Body[], eid: number
   w.raw(D, 0, 3)
   w.i32(body.collisionFilterGroup)
   w.i32(body.collisionFilterMask)
-  w.vec3(body.position)
-  w.quat(body.quaternion)
-  w.vec3(body.velocity)
-  w.vec3(body.angularVelocity)
-  if (forces) {
-    w.vec3(body.force)
-    w.vec3(body.torque)
-  }
   w.vec3(body.inertia)
   w.vec3(body.invInertia)
-  const m = body.invInertiaWorld.elements
-  for (let k = 0; k < 9; k++) D[k] = m[k]!
-  D[9] = body.timeLastSleepy
-  w.raw(D, 0, 10)
   if (parentIndex >= 0) w.u16(parentIndex)
   for (let i = 0; i < body.shapes.length; i++) {
     const shape = body.shapes[i]!
@@ -200,9 +258,4 @@ function writeOwner(w: Writer, item: object, list: readonly object[] | undefined
 
 function one(v: Vec3): boolean {
   return v.x === 1 && v.y === 1 && v.z === 1
-}
-
-/** Zero, and not -0 (whose bits a restore must keep too). */
-function isZero(v: Vec3): boolean {
-  return v.x === 0 && v.y === 0 && v.z === 0 && 1 / v.x > 0 && 1 / v.y > 0 && 1 / v.z > 0
 }

@@ -99,6 +99,7 @@ export interface ShapeMap {
 export interface BodyMap {
   readonly type: number
   readonly flags: number
+  /** A byte of the instance's dynamic block (its position, quaternion and velocities are there too). */
   readonly sleepState: number
   readonly shapeCount: number
   readonly mass: number
@@ -107,6 +108,7 @@ export interface BodyMap {
   readonly quaternion: number
   readonly velocity: number
   readonly angularVelocity: number
+  /** f64×6: inertia, inverse inertia (static). */
   readonly inertia: number
   /** u16, -1 when the body hangs from none. */
   readonly parent: number
@@ -321,31 +323,51 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     if ((ragdollFlags & 4) !== 0) {
       align(8)
       world = take(8 * 8 * characters.get(eid)!.count)
-      for (let b = u16(); b > 0; b--) bodies.push(mapBody())
-      for (let k = u16(); k > 0; k--) {
+      // The instance: u32 static length, u32 0, the static block, the dynamic block (snapshotFormat.ts).
+      const length = u32()
+      take(4)
+      const end = at + length
+      const bodyCount = u16()
+      const constraintCount = u16()
+      const statics: Omit<
+        BodyMap,
+        'sleepState' | 'position' | 'quaternion' | 'velocity' | 'angularVelocity'
+      >[] = []
+      for (let b = 0; b < bodyCount; b++) statics.push(mapBody())
+      for (let k = 0; k < constraintCount; k++) {
         constraints.push({ kind: take(1), a: take(2), b: take(2), collide: take(1), values: take(8 * 15) })
       }
+      at = end
+      const dynamic = take(8 * 29 * bodyCount)
+      const sleep = take(bodyCount)
+      align(8)
+      statics.forEach((body, b) => {
+        const d = dynamic + 8 * 29 * b
+        bodies.push({
+          ...body,
+          sleepState: sleep + b,
+          position: d,
+          quaternion: d + 24,
+          velocity: d + 56,
+          angularVelocity: d + 80,
+        })
+      })
     }
     ragdolls.set(eid, { flags: flagsAt, description, hits, world, bodies, constraints })
   }
   section() // PHYS
   const physics = at
 
-  function mapBody(): BodyMap {
+  /** A body's static part (the instance's static block); its dynamic offsets are added by the caller. */
+  function mapBody() {
     const type = take(1)
     const flags = take(1)
-    const sleepState = take(1)
     const shapeCount = take(1)
+    take(1)
     const mass = take(8)
     const damping = take(16)
     take(8) // filter group and mask
-    const position = take(24)
-    const quaternion = take(32)
-    const velocity = take(24)
-    const angularVelocity = take(24)
-    if ((bytes[flags]! & 1) !== 0) take(48) // force, torque
-    const inertia = take(8 * 15)
-    take(8) // time last sleepy
+    const inertia = take(8 * 6)
     const parent = (bytes[flags]! & 2) !== 0 ? take(2) : -1
     const shapes: ShapeMap[] = []
     for (let s = bytes[shapeCount]!; s > 0; s--) {
@@ -356,22 +378,7 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
       shapes.push({ tag, size, offset, orientation })
     }
     const jointOffset = take(8 * 7)
-    return {
-      type,
-      flags,
-      sleepState,
-      shapeCount,
-      mass,
-      damping,
-      position,
-      quaternion,
-      velocity,
-      angularVelocity,
-      inertia,
-      parent,
-      shapes,
-      jointOffset,
-    }
+    return { type, flags, shapeCount, mass, damping, inertia, parent, shapes, jointOffset }
   }
 
   // physics: f64 time, f64 stepnumber, f64×3 gravity, bodies, constraints, broadphase
