@@ -1,6 +1,7 @@
 /**
- * README's "Layers" section, run as written: its ```ts block (plain JavaScript apart from the top-level
- * await) runs with the `anim` and `loadAsset` of the section above it, and does what its comments say.
+ * README's "Layers" and "Rollback" sections, run as written: each ```ts block (plain JavaScript apart from the
+ * top-level await) runs with the `anim` and `loadAsset` of the section that introduces them, and does what its
+ * comments say.
  */
 import { readFileSync } from 'node:fs'
 import { createWorld } from 'bitecs'
@@ -37,5 +38,30 @@ describe('README, Layers', () => {
     expect(anim.getLayer(robot, 0).blendSpace!.weights).toEqual([0.19999999999999996, 0.8])
     expect(anim.getLayer(robot, 2).mode).toBe('additive')
     expect(face).toEqual([Math.fround(0.7), 0, 0])
+  })
+})
+
+describe('README, Rollback', () => {
+  it('rolls back to a late input and ends where a run that had it in time does', async () => {
+    const fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
+    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
+    const run = new AsyncFunction('anim', 'loadAsset', `${block('Rollback')}\nreturn { hero, rewound, now }`)
+    const { hero, rewound, now } = (await run(anim, async () => fox)) as {
+      hero: number
+      rewound: string
+      now: number
+    }
+    expect(now).toBe(20)
+    // The same 20 steps with the cross-fade before step 14, no rollback.
+    const straight = createAnimationPlugin(createWorld(), { capacity: 65536 })
+    const again = straight.addCharacter(fox)
+    expect(again).toBe(hero)
+    straight.play(again, 'Walk')
+    for (let k = 0; k < 20; k++) {
+      if (k === 14) straight.crossFade(again, 'Run', 0.3)
+      straight.step()
+    }
+    expect(rewound).toBe(straight.hash())
+    expect(anim.stores.Sampler.clip[hero]).toBe(anim.clipId(hero, 'Run'))
   })
 })
