@@ -113,18 +113,21 @@ async function measureCrowd(
     { name: 'step', run: (n) => repeat(n, () => plugin.step()) },
     { name: 'rollback', run: (n) => repeat(n, rollback) },
   ]
-  // Warm-up (every path optimized), then rounds of ~roundMs each per side; the rollback's last so the state
-  // timed last is the ring's. restore(here) between sides keeps every side at the same state.
-  const warm = runRounds(sides, 20, 2)
+  // Warm-up (every path optimized; tests set a few roundSteps), then rounds of ~roundMs each per side; the
+  // rollback's last so the state timed last is the ring's. restore(here) between sides keeps every side at the
+  // same state.
+  const warm = runRounds(sides, settings.roundSteps || 20, 2)
   const per = sides.map((_, i) => median(warm.cpuMsPerStep[i]!))
   plugin.restore(here)
   const timed = roundsEach(sides, per, settings, () => plugin.restore(here))
   const ms = (i: number): number => median(timed[i]!)
   plugin.restore(here)
-  // Long enough for every function of the path to reach V8's optimizing tier (a loaded machine compiles late;
-  // until then a path boxes its floats, which the measure would count).
-  sides[1]!.run(3000)
-  const allocation = await measureAllocation(sides[1]!, settings.allocSteps || 200, tracker)
+  // Three windows' worth first (3000 calls by default): long enough for every function of the path to reach V8's
+  // optimizing tier (a loaded machine compiles late; until then a path boxes its floats, which the measure
+  // would count).
+  const window = settings.allocSteps || 200
+  sides[1]!.run(3 * window)
+  const allocation = await measureAllocation(sides[1]!, window, tracker)
   return {
     crowd: ragdolls === 0 ? 'playing and cross-fading' : 'with 10 ragdolling',
     characters: SNAPSHOT_CHARACTERS,
