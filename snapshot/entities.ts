@@ -1,5 +1,6 @@
 import { addEntity, removeEntity, type World } from 'bitecs'
-import type { Reader, Writer } from '../src/sim/byteStream.ts'
+import type { Reader } from '../src/sim/byteStream.ts'
+import type { Writer } from '../src/sim/byteWriter.ts'
 import { snapshotError } from '../src/sim/valueChecks.ts'
 import { entityIndexOf } from './format.ts'
 

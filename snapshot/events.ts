@@ -8,7 +8,8 @@ import {
   type ProblemEventKind,
 } from '../systems/state.ts'
 import { ClipEventRecord } from '../systems/clipEvents.ts'
-import { wordsOf, type Reader, type Writer } from '../src/sim/byteStream.ts'
+import { wordsOf, type Reader } from '../src/sim/byteStream.ts'
+import type { Writer } from '../src/sim/byteWriter.ts'
 import {
   checkChoice,
   checkFinite,

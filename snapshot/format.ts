@@ -6,7 +6,8 @@ import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
 import type { AnimationContext, RegisteredAsset } from '../plugin/context.ts'
 import type { ClipMarkers } from '../systems/state.ts'
-import { digestWords, type Reader, type Writer } from '../src/sim/byteStream.ts'
+import { digestWords, type Reader } from '../src/sim/byteStream.ts'
+import type { Writer } from '../src/sim/byteWriter.ts'
 import { snapshotError } from '../src/sim/valueChecks.ts'
 
 /**

@@ -2,7 +2,8 @@ import { JOINT_STRIDE } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
 import { gradientBandWeights } from '../src/clip/layerBlend.ts'
-import { copyInto, readU32Array, type Reader, type Writer } from '../src/sim/byteStream.ts'
+import { copyInto, readU32Array, type Reader } from '../src/sim/byteStream.ts'
+import type { Writer } from '../src/sim/byteWriter.ts'
 import {
   checkChoice,
   checkFinite,

@@ -1,5 +1,6 @@
 import type { AnimationContext } from '../plugin/context.ts'
-import { copyInto, type Reader, type Writer } from '../src/sim/byteStream.ts'
+import { copyInto, type Reader } from '../src/sim/byteStream.ts'
+import type { Writer } from '../src/sim/byteWriter.ts'
 import { checkFinite, snapshotError } from '../src/sim/valueChecks.ts'
 import type { CharactersData } from './readCharacters.ts'
 

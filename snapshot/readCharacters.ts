@@ -1,19 +1,26 @@
 import { JOINT_STRIDE, LAYER_PHYS, POSE_LAYERS } from '../components/Pose.ts'
-import { SAMPLER_HOLD, SAMPLER_RESET_REST } from '../components/Sampler.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import type { Reader } from '../src/sim/byteStream.ts'
 import {
   checkChoice,
-  checkFinite,
   checkFlags,
-  checkNumber,
   checkPositive,
   checkRange,
-  checkUnit,
   invalidValue,
   snapshotError,
 } from '../src/sim/valueChecks.ts'
-import { CHARACTER_ANIM_IS_LOCALS, CHARACTER_JOINTS_RUN, type Field, type Layouts } from './format.ts'
+import {
+  checkClip,
+  checkCrossFade,
+  checkPoseLayer,
+  checkSampler,
+  element,
+  fadeColumns,
+  FLAGS,
+  samplerColumns,
+  type Column,
+} from './characterChecks.ts'
+import { CHARACTER_ANIM_IS_LOCALS, CHARACTER_JOINTS_RUN, type Layouts } from './format.ts'
 import { maxChannels } from '../plugin/assets.ts'
 import type { EntitiesData } from './entities.ts'
 import type { NodesData } from './nodes.ts'
@@ -71,37 +78,8 @@ const CHECKED: Readonly<Record<string, readonly string[]>> = {
   Ragdoll: ['active', 'handle', 'rate', 'weight'],
 }
 
-const FLAGS = [0, 1]
-const LOOPS = [0, 1, 2] // LOOP_ONCE, LOOP_REPEAT, LOOP_PINGPONG
-const ROTATIONS = [0, 1] // ROTATION_SLERP, ROTATION_SQUAD
 const RAGDOLL_STATES = [0, 1, 2] // RAGDOLL_OFF, RAGDOLL_FALLING, RAGDOLL_GETTING_UP
 const LAYER_NAMES = ['ANIM', 'PREV', 'PHYS', 'FROM', 'TO']
-
-/** A store field's column in the snapshot: the field and the column's byte offset. */
-interface Column {
-  readonly f: Field
-  readonly at: number
-}
-
-/** Element `k` of character `i` in a column, as its store's element type reads. */
-function element(r: Reader, { f, at }: Column, i: number, k = 0): number {
-  const e = i * f.stride + k
-  switch (f.data.constructor) {
-    case Float64Array:
-      return r.doubles[(at >>> 3) + e]!
-    case Float32Array:
-      return r.floats[(at >>> 2) + e]!
-    case Int32Array:
-      return r.ints[(at >>> 2) + e]!
-    case Uint32Array:
-      return r.words[(at >>> 2) + e]!
-    case Uint16Array:
-      return r.halves[(at >>> 1) + e]!
-    case Uint8Array:
-      return r.bytes[at + e]!
-  }
-  throw new Error(`snapshot/readCharacters.ts cannot read a ${f.data.constructor.name} column (${f.name})`)
-}
 
 export function readCharacters(
   ctx: AnimationContext,
@@ -318,100 +296,4 @@ export function readCharacters(
   }
   d.joints = jointList
   return d
-}
-
-/** n joints of 10 floats from f[o]: finite translations and scales, rotations near unit length. */
-function checkPoseLayer(f: Float32Array, o: number, n: number, where: string): void {
-  for (let j = 0; j < n; j++) {
-    const p = o + j * JOINT_STRIDE
-    const s = f[p]! * 0 + f[p + 1]! * 0 + f[p + 2]! * 0 + f[p + 7]! * 0 + f[p + 8]! * 0 + f[p + 9]! * 0
-    const x = f[p + 3]!
-    const y = f[p + 4]!
-    const z = f[p + 5]!
-    const w = f[p + 6]!
-    const length2 = x * x + y * y + z * z + w * w
-    if (s === 0 && length2 >= 0.25 && length2 <= 4) continue
-    const at = `${where} joint ${j}`
-    checkFinite(at, 'translation', f, p, 3)
-    checkUnit(at, 'rotation', f, p + 3)
-    checkFinite(at, 'scale', f, p + 7, 3)
-  }
-}
-
-function checkClip(where: string, field: string, c: number, clips: number): void {
-  if (!(c === -1 || (Number.isInteger(c) && c >= 0 && c < clips))) {
-    throw invalidValue(where, field, c, `this plugin has clips 0..${clips - 1}`)
-  }
-}
-
-function samplerColumns(c: (name: string) => Column) {
-  return {
-    time: c('Sampler.time'),
-    speed: c('Sampler.speed'),
-    loop: c('Sampler.loop'),
-    paused: c('Sampler.paused'),
-    rotation: c('Sampler.rotation'),
-    reset: c('Sampler.reset'),
-    finished: c('Sampler.finished'),
-    lastTime: c('Sampler.lastTime'),
-  }
-}
-
-function checkSampler(r: Reader, where: string, s: ReturnType<typeof samplerColumns>, i: number): void {
-  checkNumber(where, 'Sampler.time', element(r, s.time, i))
-  checkNumber(where, 'Sampler.speed', element(r, s.speed, i))
-  checkChoice(where, 'Sampler.loop', element(r, s.loop, i), LOOPS)
-  checkChoice(where, 'Sampler.paused', element(r, s.paused, i), FLAGS)
-  checkChoice(where, 'Sampler.rotation', element(r, s.rotation, i), ROTATIONS)
-  checkFlags(where, 'Sampler.reset', element(r, s.reset, i), SAMPLER_RESET_REST | SAMPLER_HOLD)
-  checkChoice(where, 'Sampler.finished', element(r, s.finished, i), FLAGS)
-  // NaN means "not sampled yet" (it forces a sample).
-  const last = element(r, s.lastTime, i)
-  if (!Number.isNaN(last)) checkNumber(where, 'Sampler.lastTime', last)
-}
-
-function fadeColumns(c: (name: string) => Column) {
-  return {
-    fromTime: c('CrossFade.fromTime'),
-    fromSpeed: c('CrossFade.fromSpeed'),
-    fromLoop: c('CrossFade.fromLoop'),
-    fromRotation: c('CrossFade.fromRotation'),
-    fromFinished: c('CrossFade.fromFinished'),
-    blend: c('CrossFade.blend'),
-    duration: c('CrossFade.duration'),
-    active: c('CrossFade.active'),
-    fromClip: c('CrossFade.fromClip'),
-  }
-}
-
-function checkCrossFade(
-  r: Reader,
-  where: string,
-  f: ReturnType<typeof fadeColumns>,
-  i: number,
-  clip: number,
-): void {
-  checkNumber(where, 'CrossFade.fromTime', element(r, f.fromTime, i))
-  checkNumber(where, 'CrossFade.fromSpeed', element(r, f.fromSpeed, i))
-  checkChoice(where, 'CrossFade.fromLoop', element(r, f.fromLoop, i), LOOPS)
-  checkChoice(where, 'CrossFade.fromRotation', element(r, f.fromRotation, i), ROTATIONS)
-  checkChoice(where, 'CrossFade.fromFinished', element(r, f.fromFinished, i), FLAGS)
-  checkRange(where, 'CrossFade.blend', element(r, f.blend, i), 0, 1)
-  const duration = element(r, f.duration, i)
-  checkRange(where, 'CrossFade.duration', duration, 0, Number.MAX_VALUE)
-  // steps: any count (advanceCrossFades ends a fade once steps·dt reaches its duration).
-  const active = element(r, f.active, i)
-  checkChoice(where, 'CrossFade.active', active, FLAGS)
-  if (active === 1) {
-    checkPositive(where, 'CrossFade.duration', duration)
-    if (clip < 0)
-      throw invalidValue(where, 'CrossFade.active', 1, 'a fade needs a clip to fade to (Sampler.clip is -1)')
-  } else if (element(r, f.fromClip, i) !== -1) {
-    throw invalidValue(
-      where,
-      'CrossFade.fromClip',
-      element(r, f.fromClip, i),
-      'must be -1 when no fade is active',
-    )
-  }
 }

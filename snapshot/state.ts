@@ -1,5 +1,5 @@
 import { query } from 'bitecs'
-import { Writer } from '../src/sim/byteStream.ts'
+import { Writer } from '../src/sim/byteWriter.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 
 /**

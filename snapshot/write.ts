@@ -1,6 +1,7 @@
 import { commitRemovals } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
-import { wordsOf, WRITER_FULL, type Writer } from '../src/sim/byteStream.ts'
+import { wordsOf } from '../src/sim/byteStream.ts'
+import { WRITER_FULL, type Writer } from '../src/sim/byteWriter.ts'
 import { checksumWords } from '../src/sim/checksum.ts'
 import { writePhysicsWorld } from '../src/physics/snapshot.ts'
 import type { AnimationContext } from '../plugin/context.ts'

@@ -4,7 +4,7 @@ import type { RagdollInstance } from './ragdoll.ts'
 import type { RagdollBody } from './broadphase.ts'
 import { DampedRagdollBody } from './damping.ts'
 import { RagdollJoint } from './joint.ts'
-import type { Writer } from '../sim/byteStream.ts'
+import type { Writer } from '../sim/byteWriter.ts'
 
 import {
   BODY_PARENT,
