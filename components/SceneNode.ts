@@ -117,6 +117,12 @@ export interface SceneGraph {
   /** The first 64 (MAX_REFUSED_NODES) node ids the last pass refused; entries past `stats.refused` are stale. */
   readonly refusedNodes: Int32Array
   /**
+   * 1 for a node a pass refused (it kept its last world matrix, which may since differ from its parent's world
+   * times its local): set by propagation, cleared when the node is added. Snapshots store such nodes' world
+   * matrices rather than recompute them. Read-only.
+   */
+  readonly kept: Uint8Array
+  /**
    * Placements so far (the plugin's setTransform counts each): a renderer that interpolates between steps shows
    * the step after a change of this count as it is, rather than sliding across the jump.
    */
@@ -154,6 +160,7 @@ export function createSceneGraph(world: World, capacity: number): SceneGraph {
     orderVersion: -1,
     stats: { recomputed: 0, orderBuilds: 0, refused: 0 },
     refusedNodes: new Int32Array(MAX_REFUSED_NODES),
+    kept: new Uint8Array(capacity),
     placements: 0,
     stack: new Int32Array(capacity),
   }
@@ -270,6 +277,7 @@ function resetNode(graph: SceneGraph, eid: number): void {
   parent[eid] = 0
   dirty[eid] = 1
   changed[eid] = 0
+  graph.kept[eid] = 0
   graph.firstChild[eid] = 0
   graph.nextSibling[eid] = 0
   graph.prevSibling[eid] = 0

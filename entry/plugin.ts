@@ -65,7 +65,7 @@ import {
 } from '../plugin/rootMotion.ts'
 import { paletteLayout, writePalette, type PaletteLayout, type PaletteSkin } from '../plugin/palette.ts'
 import { lodRate, setLod, setLodCamera, type LodOptions } from '../plugin/lod.ts'
-import { snapshotAnimation } from '../snapshot/write.ts'
+import { snapshotAnimation, snapshotAnimationInto } from '../snapshot/write.ts'
 import { restoreAnimation } from '../snapshot/apply.ts'
 
 export type {
@@ -280,15 +280,25 @@ export interface AnimationPlugin {
   /** State hash (16 hex digits) of everything the plugin simulates; equal bits give equal hashes. */
   hash(): string
   /**
-   * The whole simulation state as a compact binary snapshot (layout in snapshot/format.ts): restoring it into a
-   * fresh world and plugin (same options, same assets added in the same order) gives the same entity ids and
-   * the same hash after every later step.
+   * The whole simulation state as a compact binary snapshot (layout in snapshot/format.ts): restoring it, into
+   * this plugin later (a rewind) or into a fresh world and plugin (same options, same assets and markers added
+   * in the same order), gives the same entity ids and the same hash after every later step.
    */
   snapshot(): Uint8Array
   /**
-   * Restores a snapshot into this plugin, which must be fresh, on a world in which no entity was ever created.
-   * Throws AnimationError('snapshot') for another format version, other assets or options, a truncated or
-   * corrupt buffer, or a used world, changing nothing.
+   * Writes the snapshot into `buffer` from its start and returns its length in bytes (restore
+   * `buffer.subarray(0, length)`). Allocates nothing in steady state, so a ring of the last N steps' snapshots
+   * costs only the copy. Throws AnimationError('capacity') naming the length needed when the buffer is shorter
+   * (the plugin is unchanged; the buffer's bytes are then unspecified).
+   */
+  snapshotInto(buffer: Uint8Array): number
+  /**
+   * Restores a snapshot. Into a running plugin it rewinds to the snapshot's step: the plugin's characters,
+   * joints, clips, layers, fades, ragdolls, morph weights and events as they were, with the same entity ids;
+   * characters made since are removed, removed ones come back; the game's own entities, components and scene
+   * nodes are left as they are. Into a fresh world and plugin it recreates everything, entity index included.
+   * Throws AnimationError('snapshot') for another format version, other assets, markers or options, a truncated
+   * or corrupt buffer, or an entity id the plugin needs that a game entity holds, changing nothing.
    */
   restore(snapshot: Uint8Array): void
   /** Removes every character and forgets everything; the plugin cannot be used afterwards. */
@@ -302,6 +312,8 @@ export interface AnimationPlugin {
  */
 export function createAnimationPlugin(world: World, options?: AnimationPluginOptions): AnimationPlugin {
   const ctx = guard('createAnimationPlugin', () => createContext(world, options))
+  // Restore recomputes world matrices with the step's own pass (the same bits).
+  const propagate = createPropagateTransformsSystem(ctx)
   const systems = [
     createScheduleLodSystem(ctx),
     createAdvanceCrossFadesSystem(ctx),
@@ -311,7 +323,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     createExtractRootMotionSystem(ctx),
     createStepRagdollsSystem(ctx),
     createBlendPosesSystem(ctx),
-    createPropagateTransformsSystem(ctx),
+    propagate,
     createReportWorldFaultsSystem(ctx),
     createAdvanceClockSystem(ctx),
   ] as const
@@ -394,9 +406,18 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
       checkLive(ctx, 'snapshot')
       return snapshotAnimation(ctx)
     },
+    snapshotInto(buffer) {
+      checkLive(ctx, 'snapshotInto')
+      // Not through guard: its closure would be the one allocation of a ring of snapshots.
+      try {
+        return snapshotAnimationInto(ctx, buffer)
+      } catch (error) {
+        throw asAnimationError('snapshotInto', error)
+      }
+    },
     restore(bytes) {
       checkLive(ctx, 'restore')
-      guard('restore', () => restoreAnimation(ctx, bytes))
+      guard('restore', () => restoreAnimation(ctx, bytes, propagate))
     },
     dispose() {
       if (ctx.disposed) return
@@ -422,7 +443,7 @@ function guard<T>(what: string, call: () => T): T {
   }
 }
 
-/** What guard() throws for an error a call threw: an AnimationError as it is, anything else wrapped. */
+/** A call's error as an AnimationError: itself, or 'argument' for a throw while reading an argument. */
 function asAnimationError(what: string, error: unknown): AnimationError {
   if (error instanceof AnimationError) return error
   const message = error instanceof Error ? error.message : showValue(error)

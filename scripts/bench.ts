@@ -3,7 +3,8 @@
  * (see scripts/bench/run.ts for the method). Prints Markdown tables; `--json` prints the JSON result instead,
  * `--out <file>` also writes it to a file. Exits 1 when a correctness check failed.
  *
- *   node --expose-gc --import tsx scripts/bench.ts [--quick] [--characters 1,100,1000] [--rounds 7]
+ *   node --expose-gc --import tsx scripts/bench.ts [--quick] [--sections crowds,snapshots]
+ *     [--characters 1,100,1000] [--rounds 7]
  *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle,layered,blend-space,lod]
  *     [--alloc-steps 1000] [--no-squad]
  *     [--no-split] [--shared-process] [--json] [--out result.json] [--v8-measures]
@@ -12,6 +13,7 @@
  * game does, on the bench bundled to plain JavaScript (see BenchOptions.isolate and run.ts's bundledChildEntry:
  * under tsx every typed-array access pays a detach check); --shared-process runs them all in this process.
  * --quick: characters 1,100, 5 rounds, 200 allocation steps (a smoke run; targets at 1000 are not measured).
+ * --sections snapshots: only the snapshot / restore section (scripts/bench/snapshots.ts), no crowd scenarios.
  * --v8-measures: what each engine measure of src/engine/v8.ts buys (the scenarios with each off, and all off).
  * Run with --expose-gc (the npm script does) so allocation windows start from a collected heap.
  */
@@ -21,7 +23,9 @@ import { CROWD_KINDS, type CrowdKind } from './bench/crowd.ts'
 import { formatReport } from './bench/report.ts'
 import {
   ASSET_NAMES,
+  SECTION_NAMES,
   runBenchmark,
+  type SectionName,
   type AssetName,
   type BenchOptions,
   type BenchResult,
@@ -31,6 +35,7 @@ import { V8_MEASURE_NAMES, type V8Measures } from '../src/engine/v8.ts'
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
+    sections: { type: 'string' },
     characters: { type: 'string' },
     rounds: { type: 'string' },
     assets: { type: 'string' },
@@ -68,6 +73,7 @@ function integer(text: string | undefined, what: string, min: number): number | 
 }
 
 const options: BenchOptions = {
+  sections: list<SectionName>(values.sections, SECTION_NAMES, 'sections'),
   characters:
     values.characters !== undefined
       ? values.characters.split(',').map((s) => integer(s, 'characters', 1)!)

@@ -5,82 +5,84 @@ import type { ResolvedBody } from '../src/physics/description.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
 import type { AnimationContext, RegisteredAsset } from '../plugin/context.ts'
-import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
+import type { ClipMarkers } from '../systems/state.ts'
+import { digestWords, type Reader } from '../src/sim/byteStream.ts'
+import type { Writer } from '../src/sim/byteWriter.ts'
+import { snapshotError } from '../src/sim/valueChecks.ts'
 
 /**
  * Snapshot and restore of a plugin's whole simulation state, for rollback netcode and golden-file tests.
  *
- * `snapshotAnimation` writes everything the next fixed step reads into a compact little-endian binary buffer;
- * `restoreAnimation` rebuilds it in a fresh world and fresh plugin, with the same entity ids, after which both
- * step on bit-identically (the same `hash()` after every step). bitecs's own snapshot deserializer renumbers
- * entities, so this one recreates the entity index itself (see "Entity ids" below). The cannon-es half, and
- * what of cannon-es's state matters and why, is in src/physics/snapshot.ts.
+ * `snapshotAnimation` writes everything the next fixed step reads, and nothing it can derive, into a compact
+ * little-endian binary buffer (`snapshotInto` into one the caller gives, allocating nothing); `restoreAnimation`
+ * puts it back: into the running plugin, rewinding it (see "Entity ids"), or into a fresh world and plugin. Both
+ * then step on bit-identically (the same `hash()` after every step). The cannon-es half, and what of
+ * cannon-es's state matters and why, is in src/physics/snapshotFormat.ts.
  *
  * Layout (little-endian; typed-array slices are their raw bytes, so every float keeps its bits, NaN payloads
- * and -0 included). A `store record` is an entity's element(s) of every typed-array field of a component
- * store, fields in sorted name order (the order hashState uses); its shape is pinned by `schema`, so a change to
- * any store's fields makes older snapshots fail with a clear error rather than restore garbage.
+ * and -0 included):
  *
  *   off  size  header
  *     0     4  magic "EASN"
- *     4     2  format version (SNAPSHOT_VERSION); a snapshot of another version is rejected
+ *     4     2  format version (SNAPSHOT_VERSION); a snapshot of another version is refused
  *     6     2  0 (reserved)
- *     8     4  total length in bytes (a shorter buffer is "truncated")
- *    12     8  checksum: FNV-1a 64 of bytes [20, total), high u32 then low u32
+ *     8     4  total length in bytes (a multiple of 8; a shorter buffer is "truncated")
+ *    12     8  checksum of bytes [20, total) (checksumWords, src/sim/checksum.ts), high u32 then low u32
  *    20     8  schema: FNV-1a 64 of the store layouts (field names, types, strides) and pose constants
  *    28     8  dt, seconds (f64)          \
  *    36     4  capacity                    |  must equal the restoring plugin's options
  *    40     4  maxPoseSlots               /
  *    44     4  step counter (ctx.step)
- *    48        sections, in this order:
+ *    48        sections, in the order below, each: u32 tag (4 ASCII letters), u32 length of its body, the body,
+ *              zero bytes to a multiple of 8. Inside a body, a run of values of one size starts at a multiple
+ *              of that size (zero bytes before it), so a restore reads it in place through a typed view.
  *
- *   assets      u16 count; per asset (registration order): u32×2 fingerprint, u32×2 markers fingerprint,
- *               u16 joints, u16 clips
- *   entities    u32 maxId, u32 aliveCount, u32[maxId] dense   (bitecs's entity index: the alive ids, then the
- *                                                              free ids, the next one to be recycled first)
- *   pool        u32 slots, u32 used, u32 ranges, u32[2·ranges] free (start, length)
- *   nodes       u32 count; per SceneNode: u32 eid, SceneNode store record (114 bytes with the eid).
- *               Order: roots by ascending id, then each parent's children (parents by ascending id), last
- *               sibling first, so that re-linking at the list heads rebuilds every child list as it was
- *   characters  u32 count, in the plugin's query order (the order the systems visit them, and so the order
- *               ragdolls spawn in); per character: u32 eid, store records of Pose, Sampler, CrossFade, Ragdoll,
- *               i32 binding clip, i32 from-binding clip (-1 none), u32 cursor count, u32[count] cursors,
- *               i32[n] joint entities, f32[POSE_LAYERS·n·10] pose block (all layers)
- *   layers      u32 count; per character with animation layers: its layer stack (snapshot/layers.ts)
- *   morphs      u32 count; per character with morph targets: its game and current morph weights
- *               (snapshot/morphs.ts)
- *   rootMotion  u32 count; per character with root motion on: its mode, joint, flag and numbers
- *               (snapshot/rootMotion.ts)
- *   ragdolls    u32 count; per runtime (ascending eid): u32 eid, u8 flags (1 explosion reported, 2 default
- *               description, 4 bodies exist),
- *               [not default] u16 bodies × (i32 node, u8 shape, i32 parent body, f64×8 radius, length, axis,
- *                 mass, cone, twist)
- *               u16 queued hits × (u16 joint, f64×3 impulse)
- *               [bodies exist] f64[8·n] the last read-back joint world transforms, then the instance
- *               (bodies, joint offsets, constraints: src/physics/snapshot.ts)
- *   physics     the world: its clock, where ragdoll bodies and constraints sit in it, the broadphase order
- *               (src/physics/snapshot.ts)
- *   events      u32 clip events dropped (ctx.droppedEvents),
- *               u32 reported × (u32 entity, u8 bits: 1 its 'pose-non-finite', 2 its 'world-non-finite' was reported),
- *               u32 count × (u32 step, i32 entity, i32 character,
- *               u8 length + UTF-8 kind, then
- *                 a problem report: u32 length + UTF-8 message;
- *                 a get-up report: u32 length + UTF-8 message, u8 facing (1 prone, 2 supine), i32 clip id;
- *                 a clip event: u8 layer, i32 clip id, u32 length + UTF-8 clip name, u32 length + UTF-8 marker
- *                 name, f64 time, f64 weight, u8 fading)
- *   lod         only once a LOD call was made: u8 enabled, f64×3 camera, f64 near, f64 far (snapshot/lod.ts)
+ *   ASET assets     u16 count; per asset (registration order): u32×2 fingerprint, u32×2 markers fingerprint,
+ *                   u16 joints, u16 clips
+ *   ENTS entities   bitecs's entity index (snapshot/entities.ts)
+ *   POOL pool       u32 slots, u32 used, u32 ranges, u32[2·ranges] free (start, length)
+ *   NODE nodes      every SceneNode: ids, parents, flags, local transforms, and only the world matrices a
+ *                   restore cannot recompute (snapshot/nodes.ts)
+ *   CHAR characters store columns, clips, key cursors, joints, pose layers (snapshot/characters.ts)
+ *   LAYR layers     per character with animation layers: its layer stack (snapshot/layers.ts)
+ *   MRPH morphs     per character with morph targets: its game and current morph weights (snapshot/morphs.ts)
+ *   RMOT rootMotion per character with root motion on: its mode, joint, flag and numbers (snapshot/rootMotion.ts)
+ *   RAGD ragdolls   per ragdoll runtime: description, queued hits, bodies (snapshot/ragdolls.ts)
+ *   PHYS physics    where ragdoll bodies and constraints sit in the cannon-es world (src/physics/snapshot.ts)
+ *   EVNT events     the queue, the dropped count, the problem reports made (snapshot/events.ts)
+ *   LODS lod        levels of detail: whether set, on or off, the camera, near and far (snapshot/lod.ts)
+ *
+ * A new kind of state is one more section: its tag and place here, a file with its writer, a reader that checks
+ * every value (changing nothing) and an apply step (that cannot throw), and one line in each of write.ts,
+ * read.ts (and its Plan) and apply.ts, which run the sections in this order.
+ *
+ * Derived, not stored: world matrices (recomputed by the plugin's own propagation pass after a restore, the
+ * same bits, except those of nodes whose world is not their parent's times their local: nodes.ts), a joint's
+ * local transform where it is its character's animation pose (characters.ts), pose layers that hold the rest
+ * pose, bindings, fade plans, blend-space weights, caches and rest data (kept by the plugin, or rebuilt).
  *
  * Assets: a fingerprint per registered asset, FNV-1a 64 of its node tree (names, parents, rest T/R/S), its
  * joint order and rest pose, its skins' joints, and every clip's name, duration, channel targets, paths,
  * interpolations, times and values — not its file path. Restore requires the same assets registered in the
- * same order, so clip ids, asset ids and bindings mean the same thing.
+ * same order, so clip ids, asset ids and bindings mean the same thing. Markers are asset data too, checked the
+ * same way rather than carried: a markers fingerprint per asset, FNV-1a 64 of each of its clips' markers as the
+ * plugin has them (the file's and addMarker's, in their order); a mismatch is refused with a message that says
+ * so (a marker list that differs would change which events the next steps report).
  *
- * Markers are asset data too, and are checked the same way rather than carried: a markers fingerprint per
- * asset, FNV-1a 64 of each of its clips' markers as the plugin has them (the file's and those addMarker added,
- * in their order). A game's setup adds its markers as it adds its assets, before it restores; carrying them
- * as well would give a restored plugin two sources for one list (its own addMarker calls and the snapshot's),
- * and a marker list that differs would change which events the next steps report, so a mismatch is refused
- * with a message that says so.
+ * Entity ids (snapshot/entities.ts, snapshot/structure.ts). The plugin's entities are its characters and their
+ * joints; every other entity is the game's. Into a fresh world (`createWorld()`, no entity ever created) a
+ * restore brings back bitecs's whole entity index and every SceneNode, so the next `addEntity` returns the same
+ * id in both worlds; the game's alive entities come back bare (no components), its nodes with the scene graph.
+ * Into a running plugin (restore in place), only the plugin's entities change: characters made after the
+ * snapshot are removed (with their joints), removed ones come back with the same ids, and the game's entities,
+ * components and scene nodes are left as they are (the world matrices of the game's nodes under the plugin's
+ * are recomputed). If an id the snapshot's plugin needs is held by a game entity, or a character hung from a
+ * game node that is no longer a SceneNode, the restore is refused and changes nothing. Then bitecs's recycling
+ * order is put back as the snapshot had it, so when the game's own alive entities are those it had at the
+ * snapshot (it rewinds its own state in the same step), the entity index is the snapshot's and the next
+ * `addEntity` returns the same id as it did after the snapshot. Versioned entity indexes are not supported.
+ * What may differ: bitecs's `getAllEntities` order, the order inside queries the plugin does not own, the order
+ * of siblings the restore had to relink, the scene graph's `version` and `stats` counters.
  *
  * Events: the queue the game has not read yet, every record whole, the count of dropped clip events, and the
  * entities whose once-per-lifetime problem reports were made (ctx.poseReported, ctx.worldReported; a
@@ -88,34 +90,22 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  * phase, and Sampler.finished and CrossFade.fromFinished, which make 'finished' fire once), so an event is
  * neither lost nor repeated by a snapshot and restore at any step.
  *
- * Entity ids: restore needs a world in which no entity was ever created (`createWorld()`), and a fresh plugin
- * on it with the same options and the same assets added in the same order. It creates entities 1..maxId,
- * removes them all in reverse snapshot order, then re-adds the alive ones, which leaves bitecs's entity index
- * exactly as it was (alive ids, free ids and their recycling order), so the next `addEntity` returns the same
- * id in both worlds. Entities that were alive but not the plugin's come back alive and bare (no components):
- * the game restores its own components onto them. SceneNodes the game attached (a hat on a joint) come back
- * with the rest of the scene graph. Versioned entity indexes are not supported. What may differ: bitecs's
- * `getAllEntities` order, the order inside queries the plugin does not own, the scene graph's `version` and
- * `stats` counters (the parents-first order is rebuilt on the next step).
- *
  * Errors: AnimationError kind 'snapshot'. Restore reads and checks the whole buffer (magic, version, length,
- * checksum, schema, options, assets, a fresh world, physics setup, every id and range) before it changes
- * anything, so a failed restore leaves the plugin and world exactly as they were. Both calls allocate; neither
- * is a per-frame call.
- *
- * Values: the checksum catches accidents, not edits (anyone can recompute it), so restore also checks every value
- * against what the step and cannon-es can take (snapshot/read.ts readPlan, src/physics/snapshot.ts), and refuses,
- * naming the section, entity, field and value: floats not finite (each is bounded by its type only, float32 or
- * float64, as the plugin bounds it: src/sim/byteStream.ts); rotations not near unit length; enums and flags out of
- * range; sizes, masses and limits cannon-es cannot build or the ragdoll code cannot use; ids that do not agree
- * (dead or non-node entities, parent cycles, a joint twice, a ragdoll state without its runtime, bodies or
- * constraints other than the description's). A snapshot restore accepts steps on without a throw and with finite
- * world matrices.
+ * checksum, schema, options, assets, the entity contract, physics setup, every id, range and value) before it
+ * changes anything, so a failed restore leaves the plugin and world exactly as they were. The checksum catches
+ * accidents, not edits (anyone can recompute it), so every value is also checked against what the step and
+ * cannon-es can take, naming the section, entity, field and value: floats not finite (each bounded by its type
+ * only, float32 or float64, as the plugin bounds it: src/sim/valueChecks.ts); rotations not near unit length;
+ * enums and flags out of range; sizes, masses and limits cannon-es cannot build or the ragdoll code cannot use;
+ * ids that do not agree (dead or non-node entities, parent cycles, a joint twice, a ragdoll state without its
+ * runtime, bodies or constraints other than the description's). A snapshot restore accepts steps on without a
+ * throw and with finite world matrices.
  */
 
 /**
- * 3: animation layers and morph weights (sections "layers", "morphs"), clip events and get-up reports.
- * 4: root motion (section "rootMotion").
+ * 4: sections framed and aligned, store columns, world matrices recomputed, rest-pose layers and joint locals
+ * not stored twice, a word checksum; restore in place; root motion, levels of detail. 3: layers, morph weights,
+ * clip events.
  */
 export const SNAPSHOT_VERSION = 4
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
@@ -128,46 +118,103 @@ export const FLAG_BODIES = 4
 export const REPORTED_POSE = 1
 export const REPORTED_WORLD = 2
 export const RAGDOLL_SHAPES: readonly ResolvedBody['shape'][] = ['capsule', 'box']
+/** A character's flags (characters section): its joints' local transforms are its ANIM pose layer. */
+export const CHARACTER_ANIM_IS_LOCALS = 1
+/** A character's flags: joint j's entity is the character's id + 1 + j, for every j (not listed). */
+export const CHARACTER_JOINTS_RUN = 2
+/** A node's flags (nodes section). */
+export const NODE_DIRTY = 1
+export const NODE_CHANGED = 2
+export const NODE_KEPT = 4
+
+// ------------------------------------------------------------------------------------------- sections
+
+/** The u32 of a section tag (its four letters, little-endian). */
+export function tagWord(tag: string): number {
+  return (
+    (tag.charCodeAt(0) | (tag.charCodeAt(1) << 8) | (tag.charCodeAt(2) << 16) | (tag.charCodeAt(3) << 24)) >>>
+    0
+  )
+}
+
+/** Starts a section: tag and a length to patch; returns where the length is. */
+export function beginSection(w: Writer, tag: string): number {
+  w.tag(tag)
+  const at = w.at()
+  w.u32(0)
+  return at
+}
+
+/** Ends a section begun at `lengthAt`: pads it to 8 bytes and patches its length. */
+export function endSection(w: Writer, lengthAt: number): void {
+  w.align(8)
+  w.setU32(lengthAt, w.at() - lengthAt - 4)
+}
+
+/** Reads a section's tag and length; the reader then stops at its end (`name` in every message). */
+export function openSection(r: Reader, tag: string, name: string): void {
+  r.section = name
+  r.limit = r.bytes.length
+  const found = r.u32()
+  if (found !== tagWord(tag)) {
+    const text = String.fromCharCode(found & 255, (found >>> 8) & 255, (found >>> 16) & 255, found >>> 24)
+    throw snapshotError(`section "${name}" should start with tag ${tag}, found ${JSON.stringify(text)}`)
+  }
+  const length = r.u32()
+  if (length % 8 !== 0 || r.at() + length > r.bytes.length) {
+    throw snapshotError(
+      `section "${name}": length ${length} runs past the snapshot's end or is not a multiple of 8`,
+    )
+  }
+  r.limit = r.at() + length
+}
+
+/** Checks that a section was read to its end (only its zero padding left). */
+export function closeSection(r: Reader): void {
+  r.align(8)
+  if (r.at() !== r.limit)
+    throw snapshotError(`section "${r.section}": ${r.limit - r.at()} unread bytes at its end`)
+  r.limit = r.bytes.length
+}
 
 // ------------------------------------------------------------------------------------------- store layouts
 
-interface Field {
+export interface Field {
   readonly name: string
   readonly data: TypedArray
   /** Elements per entity. */
   readonly stride: number
-  /** Byte offset inside the entity's record. */
-  readonly offset: number
 }
 
 export interface StoreLayout {
   readonly name: string
   readonly fields: readonly Field[]
-  readonly bytes: number
 }
 
 export function storeLayout(name: string, store: object, capacity: number): StoreLayout {
   const fields: Field[] = []
-  let offset = 0
   for (const key of Object.keys(store).sort()) {
     const data = (store as Record<string, unknown>)[key]
     if (!ArrayBuffer.isView(data) || data instanceof DataView) continue
     const typed = data as TypedArray
-    const stride = typed.length / capacity
-    fields.push({ name: key, data: typed, stride, offset })
-    offset += stride * typed.BYTES_PER_ELEMENT
+    fields.push({ name: key, data: typed, stride: typed.length / capacity })
   }
-  return { name, fields, bytes: offset }
+  return { name, fields }
 }
 
 export interface Layouts {
   readonly node: StoreLayout
+  /** Pose, Sampler, CrossFade, Ragdoll: their fields are the characters section's columns, in this order. */
   readonly character: readonly StoreLayout[]
-  readonly characterBytes: number
   readonly schema: readonly [number, number]
 }
 
+const layoutCache = new WeakMap<AnimationContext, Layouts>()
+
+/** The plugin's store layouts and schema words (made once: the stores are never replaced). */
 export function layoutsOf(ctx: AnimationContext): Layouts {
+  const known = layoutCache.get(ctx)
+  if (known) return known
   const { Pose, Sampler, CrossFade, Ragdoll } = ctx.stores
   const node = storeLayout('SceneNode', ctx.sceneGraph.store, ctx.capacity)
   const character = [
@@ -184,102 +231,9 @@ export function layoutsOf(ctx: AnimationContext): Layouts {
     )
     .join(';')
   hashString(h, `${text};layers=${POSE_LAYERS};stride=${JOINT_STRIDE};world=${WORLD_STRIDE}`)
-  return {
-    node,
-    character,
-    characterBytes: character.reduce((s, l) => s + l.bytes, 0),
-    schema: digestWords(h),
-  }
-}
-
-export function writeRecord(w: Writer, layout: StoreLayout, eid: number): void {
-  for (const f of layout.fields) w.raw(f.data, eid * f.stride, f.stride)
-}
-
-/**
- * For each entity of `eids` in order, its id (u32) and its record, as `w.u32(e)` then `writeRecord` would write
- * them, into one reserved block. The nodes section is most of a snapshot's records: a few thousand of seven
- * small slices each, which copied here byte by byte, without a call or a view per slice, take a quarter of the
- * time (4,003 nodes: 6.8 → 1.8 ms, best of 40 on a loaded machine; the same bytes).
- */
-export function writeIdRecords(w: Writer, layout: StoreLayout, eids: readonly number[]): void {
-  const { bytes: out, at } = w.reserve((4 + layout.bytes) * eids.length)
-  const fields = layout.fields.map((f) => ({
-    src: new Uint8Array(f.data.buffer),
-    from: f.data.byteOffset,
-    width: f.stride * f.data.BYTES_PER_ELEMENT,
-  }))
-  let o = at
-  for (let i = 0; i < eids.length; i++) {
-    const e = eids[i]!
-    out[o] = e & 0xff
-    out[o + 1] = (e >>> 8) & 0xff
-    out[o + 2] = (e >>> 16) & 0xff
-    out[o + 3] = e >>> 24
-    o += 4
-    for (let k = 0; k < fields.length; k++) {
-      const { src, from, width } = fields[k]!
-      const start = from + e * width
-      for (let b = 0; b < width; b++) out[o++] = src[start + b]!
-    }
-  }
-}
-
-export function copyRecord(layout: StoreLayout, eid: number, bytes: Uint8Array, from: number): void {
-  for (const f of layout.fields) copyInto(f.data, eid * f.stride, bytes, from + f.offset, f.stride)
-}
-
-/**
- * A record at `bytes[from ..]` decoded: each field's elements, as its store's element type. `checked` names the
- * fields restore checks (snapshot/read.ts); a store field it does not name is a bug there, and throws on every
- * restore, so the first test of a new field finds it.
- */
-export function decodeRecord(
-  layout: StoreLayout,
-  bytes: Uint8Array,
-  from: number,
-  checked: readonly string[],
-): Record<string, ArrayLike<number>> {
-  const out: Record<string, ArrayLike<number>> = {}
-  for (const f of layout.fields) {
-    if (!checked.includes(f.name)) {
-      throw new Error(`snapshot/read.ts does not check ${layout.name}.${f.name}: add its check`)
-    }
-    const values = new (f.data.constructor as new (n: number) => TypedArray)(f.stride)
-    copyInto(values, 0, bytes, from + f.offset, f.stride)
-    // Every store field is a number array (no BigInt fields).
-    out[f.name] = values as ArrayLike<number>
-  }
-  return out
-}
-
-/**
- * decodeRecord for many records of one layout (the nodes section): the decoder returns the same arrays every
- * call, refilled byte by byte, so it allocates nothing per record (decodeRecord's new array and two views a
- * field were most of reading 11,000 nodes). What it returns is valid until the next call.
- */
-export function recordDecoder(
-  layout: StoreLayout,
-  bytes: Uint8Array,
-  checked: readonly string[],
-): (from: number) => Record<string, ArrayLike<number>> {
-  const out: Record<string, ArrayLike<number>> = {}
-  const fields = layout.fields.map((f) => {
-    if (!checked.includes(f.name)) {
-      throw new Error(`snapshot/read.ts does not check ${layout.name}.${f.name}: add its check`)
-    }
-    const values = new (f.data.constructor as new (n: number) => TypedArray)(f.stride)
-    out[f.name] = values as ArrayLike<number>
-    return { at: f.offset, to: new Uint8Array(values.buffer), width: values.byteLength }
-  })
-  return (from) => {
-    for (let k = 0; k < fields.length; k++) {
-      const { at, to, width } = fields[k]!
-      const start = from + at
-      for (let b = 0; b < width; b++) to[b] = bytes[start + b]!
-    }
-    return out
-  }
+  const layouts = { node, character, schema: digestWords(h) as readonly [number, number] }
+  layoutCache.set(ctx, layouts)
+  return layouts
 }
 
 // ------------------------------------------------------------------------------------------- fingerprints
@@ -323,19 +277,33 @@ export function assetFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [n
   return words
 }
 
+/** A markers fingerprint and the marker lists it was made from (addMarker replaces a clip's list whole). */
+const markerPrints = new WeakMap<RegisteredAsset, { lists: ClipMarkers[]; words: [number, number] }>()
+
 /**
- * FNV-1a 64 of the markers of a registered asset's clips as this plugin has them (see the header). Not cached:
- * addMarker changes it.
+ * FNV-1a 64 of the markers of a registered asset's clips as this plugin has them (see the header), remade only
+ * when addMarker replaced one of the lists.
  */
 export function markersFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [number, number] {
+  const known = markerPrints.get(ra)
+  if (known !== undefined) {
+    let same = true
+    for (let i = 0; i < ra.clipIds.length && same; i++)
+      same = known.lists[i] === ctx.clips[ra.clipIds[i]!]!.markers
+    if (same) return known.words
+  }
   const h = createHasher()
   h.updateNumber(ra.clipIds.length)
+  const lists: ClipMarkers[] = []
   for (const id of ra.clipIds) {
-    const { times, names } = ctx.clips[id]!.markers
-    h.updateNumber(times.length).update(times)
-    for (const name of names) hashString(h, name)
+    const markers = ctx.clips[id]!.markers
+    lists.push(markers)
+    h.updateNumber(markers.times.length).update(markers.times)
+    for (const name of markers.names) hashString(h, name)
   }
-  return digestWords(h)
+  const words = digestWords(h)
+  markerPrints.set(ra, { lists, words })
+  return words
 }
 
 /**

@@ -2,18 +2,16 @@ import { JOINT_STRIDE } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
 import { gradientBandWeights } from '../src/clip/layerBlend.ts'
+import { copyInto, readU32Array, type Reader } from '../src/sim/byteStream.ts'
+import type { Writer } from '../src/sim/byteWriter.ts'
 import {
   checkChoice,
   checkFinite,
   checkRange,
   checkUnit,
-  copyInto,
   invalidValue,
-  readU32Array,
   snapshotError,
-  type Reader,
-  type Writer,
-} from '../src/sim/byteStream.ts'
+} from '../src/sim/valueChecks.ts'
 import {
   BLOCK_DELTA,
   BLOCK_POINTS,
@@ -50,27 +48,36 @@ import {
   type Layer,
 } from '../systems/layerState.ts'
 import { MAX_BLEND_POINTS } from '../plugin/blendSpaces.ts'
-import type { CharacterData } from './readCharacters.ts'
+import type { CharactersData } from './readCharacters.ts'
 
 /**
- * The snapshot's "layers" section (after "characters"): u32 count; per character with layers (ascending eid):
+ * The snapshot's "layers" section (after "characters"): u32 count; per character with layers (in the
+ * characters section's order):
  * u32 eid, u8 layers; per layer: u8 index, f64[LAYER_FLOATS], i32[LAYER_INTS], u8×2 'finished' flags (its clip,
  * the clip it fades out of), u32 base, u32 slots,
- * u8 masked [f32[n] mask], u32 cursor count, u32[count] cursors, f32[slots·10] pose block,
+ * u8 masked [f32[n] mask], u32 cursor count, u32[count] cursors, zero bytes to a multiple of 4, f32[slots·10] pose block,
  * u8 blend space [u8 dims, u8 points, u8 sync, i32[m] clips, f64[m] x, f64[m] y, f64×2 parameter, f64[m]
  * times, per point u32 cursor count and u32[count] cursors]. Bindings, durations and the blend weights are
  * derived again on restore (the same functions, so the same bits).
  */
 
 export function writeLayers(ctx: AnimationContext, w: Writer, characters: readonly number[]): void {
-  const layered = characters.filter((e) => ctx.layers[e] !== undefined).sort((a, b) => a - b)
-  w.u32(layered.length)
-  for (const eid of layered) {
+  const countAt = w.at()
+  w.u32(0)
+  let count = 0
+  for (let c = 0; c < characters.length; c++) {
+    const eid = characters[c]!
+    const stack = ctx.layers[eid]
+    if (stack === undefined) continue
+    count++
     const n = ctx.stores.Pose.count[eid]!
-    const used = ctx.layers[eid]!.layers.filter((l): l is Layer => l !== undefined)
+    let used = 0
+    for (let k = 0; k < stack.layers.length; k++) if (stack.layers[k] !== undefined) used++
     w.u32(eid)
-    w.u8(used.length)
-    for (const layer of used) {
+    w.u8(used)
+    for (let k = 0; k < stack.layers.length; k++) {
+      const layer = stack.layers[k]
+      if (layer === undefined) continue
       w.u8(layer.index)
       w.raw(layer.f, 0, LAYER_FLOATS)
       w.raw(layer.i, 0, LAYER_INTS)
@@ -81,6 +88,7 @@ export function writeLayers(ctx: AnimationContext, w: Writer, characters: readon
       if (layer.mask) w.raw(layer.mask, 0, n)
       w.u32(layer.cursors.length)
       w.raw(layer.cursors, 0, layer.cursors.length)
+      w.align(4)
       w.raw(ctx.pool.data, layer.base * JOINT_STRIDE, layer.slots * JOINT_STRIDE)
       const bs = layer.blendSpace
       w.u8(bs ? 1 : 0)
@@ -94,12 +102,13 @@ export function writeLayers(ctx: AnimationContext, w: Writer, characters: readon
       w.raw(bs.ys, 0, m)
       w.raw(bs.param, 0, 2)
       w.raw(bs.times, 0, m)
-      for (const c of bs.cursors) {
-        w.u32(c.length)
-        w.raw(c, 0, c.length)
+      for (let p = 0; p < bs.cursors.length; p++) {
+        w.u32(bs.cursors[p]!.length)
+        w.raw(bs.cursors[p]!, 0, bs.cursors[p]!.length)
       }
     }
   }
+  w.setU32(countAt, count)
 }
 
 /** A layer as read and checked. */
@@ -138,14 +147,7 @@ const ROTATIONS = [0, 1]
 const FLAGS = [0, 1]
 
 /** Reads and checks the "layers" section; changes nothing. */
-export function readLayers(
-  ctx: AnimationContext,
-  r: Reader,
-  characters: readonly CharacterData[],
-  samplerClip: (eid: number) => number,
-): LayersData[] {
-  r.section = 'layers'
-  const byEid = new Map(characters.map((c) => [c.eid, c]))
+export function readLayers(ctx: AnimationContext, r: Reader, characters: CharactersData): LayersData[] {
   const out: LayersData[] = []
   const seen = new Set<number>()
   let maxKeys = 1
@@ -154,11 +156,11 @@ export function readLayers(
   for (let count = r.u32(); count > 0; count--) {
     const eid = r.u32()
     const where = `section "layers", character ${eid}`
-    const c = byEid.get(eid)
-    if (!c) throw snapshotError(`${where}: not a character of the snapshot`)
+    const c = eid < characters.position.length ? characters.position[eid]! - 1 : -1
+    if (c < 0) throw snapshotError(`${where}: not a character of the snapshot`)
     if (seen.has(eid)) throw snapshotError(`${where}: listed twice`)
     seen.add(eid)
-    const n = c.count
+    const n = characters.n[c]!
     const layerCount = r.u8()
     if (layerCount < 1 || layerCount > MAX_LAYERS) {
       throw invalidValue(where, 'layer count', layerCount, `must be in [1, ${MAX_LAYERS}]`)
@@ -220,7 +222,7 @@ export function readLayers(
       } else if (i[I_FROM_CLIP] !== -1)
         throw invalidValue(at, 'fade-from clip', i[I_FROM_CLIP]!, 'must be -1')
       if (index === 0) {
-        const clip = samplerClip(eid)
+        const clip = characters.clip[c]!
         if (clip >= 0 !== (source === SOURCE_CLIP)) {
           throw invalidValue(at, 'source', source, `does not match Sampler.clip ${clip}`)
         }
@@ -244,6 +246,7 @@ export function readLayers(
         throw invalidValue(at, 'key cursor count', cursorCount, `must be even and at least ${2 * needed}`)
       }
       checkCursors(at, cursors, maxKeys)
+      r.align(4)
       const block = r.span(4 * slots * JOINT_STRIDE)
       let blendSpace: LayerData['blendSpace'] = null
       if (r.u8() === 1) blendSpace = readBlendSpace(ctx, r, at, maxKeys)
@@ -262,7 +265,7 @@ export function readLayers(
       checkBlock(at, r.bytes, block, n, m)
       layers.push({ index, f, i, finished, base, slots, mask, cursors, block, blendSpace })
     }
-    out.push({ eid, count: n, asset: c.asset, layers })
+    out.push({ eid, count: n, asset: characters.asset[c]!, layers })
   }
   return out
 }
@@ -349,8 +352,17 @@ function readBlendSpace(
   return { dims, sync, clips, xs, ys, param, times, cursors }
 }
 
-/** Rebuilds the layers of a checked plan (after the characters are attached); cannot throw. */
-export function applyLayers(ctx: AnimationContext, bytes: Uint8Array, plan: readonly LayersData[]): void {
+/**
+ * Rebuilds the layers of a checked plan (after the characters are attached; the pool is the snapshot's, so no
+ * block is freed here); the snapshot's characters without layers lose theirs. Cannot throw.
+ */
+export function applyLayers(
+  ctx: AnimationContext,
+  bytes: Uint8Array,
+  characters: CharactersData,
+  plan: readonly LayersData[],
+): void {
+  for (let i = 0; i < characters.count; i++) ctx.layers[characters.eids[i]!] = undefined
   for (const c of plan) {
     const stack = { layers: new Array<Layer | undefined>(MAX_LAYERS).fill(undefined) }
     for (const d of c.layers) {

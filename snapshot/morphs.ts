@@ -1,22 +1,29 @@
 import type { AnimationContext } from '../plugin/context.ts'
-import { checkFinite, copyInto, snapshotError, type Reader, type Writer } from '../src/sim/byteStream.ts'
-import type { CharacterData } from './readCharacters.ts'
+import { copyInto, type Reader } from '../src/sim/byteStream.ts'
+import type { Writer } from '../src/sim/byteWriter.ts'
+import { checkFinite, snapshotError } from '../src/sim/valueChecks.ts'
+import type { CharactersData } from './readCharacters.ts'
 
 /**
- * The snapshot's "morphs" section (after "layers"): u32 count; per character with morph targets (ascending
- * eid): u32 eid, u32 m (its asset's morph weight count), f32[m] the game's weights (NaN: none set), f32[m] this step's weights.
+ * The snapshot's "morphs" section (after "layers"): u32 count; per character with morph targets (in the
+ * characters section's order): u32 eid, u32 m (its asset's morph weight count), f32[m] the game's weights (NaN: none set), f32[m] this step's weights.
  */
 
 export function writeMorphs(ctx: AnimationContext, w: Writer, characters: readonly number[]): void {
-  const list = characters.filter((e) => ctx.morphs[e] !== undefined).sort((a, b) => a - b)
-  w.u32(list.length)
-  for (const eid of list) {
+  const countAt = w.at()
+  w.u32(0)
+  let count = 0
+  for (let i = 0; i < characters.length; i++) {
+    const eid = characters[i]!
+    if (ctx.morphs[eid] === undefined) continue
+    count++
     const ms = ctx.morphs[eid]!
     w.u32(eid)
     w.u32(ms.game.length)
     w.raw(ms.game, 0, ms.game.length)
     w.raw(ms.weights, 0, ms.weights.length)
   }
+  w.setU32(countAt, count)
 }
 
 export interface MorphData {
@@ -26,16 +33,11 @@ export interface MorphData {
 }
 
 /** Reads and checks the "morphs" section: every character of an asset with morph targets, once; finite values. */
-export function readMorphs(
-  ctx: AnimationContext,
-  r: Reader,
-  characters: readonly CharacterData[],
-): MorphData[] {
-  r.section = 'morphs'
+export function readMorphs(ctx: AnimationContext, r: Reader, characters: CharactersData): MorphData[] {
   const expected = new Map<number, number>()
-  for (const c of characters) {
-    const m = ctx.assets[c.asset]!.morphCount
-    if (m > 0) expected.set(c.eid, m)
+  for (let i = 0; i < characters.count; i++) {
+    const m = ctx.assets[characters.asset[i]!]!.morphCount
+    if (m > 0) expected.set(characters.eids[i]!, m)
   }
   const out: MorphData[] = []
   for (let count = r.u32(); count > 0; count--) {

@@ -1,89 +1,78 @@
-import { createHasher } from '../src/sim/hasher.ts'
+import type { Body, Constraint } from 'cannon-es'
+import { commitRemovals } from 'bitecs'
 import { POSE_LAYERS } from '../components/Pose.ts'
-import type { AnimationContext, AnimationEvent } from '../plugin/context.ts'
-import {
-  checkChoice,
-  checkFinite,
-  checkFlags,
-  checkRange,
-  createReader,
-  digestWords,
-  hexWords,
-  invalidValue,
-  readU32Array,
-  snapshotError,
-  type Reader,
-} from '../src/sim/byteStream.ts'
+import type { AnimationContext } from '../plugin/context.ts'
+import { hexWords, Reader, readU32Array } from '../src/sim/byteStream.ts'
+import { checksumWords } from '../src/sim/checksum.ts'
+import { invalidValue, snapshotError } from '../src/sim/valueChecks.ts'
 import { readPhysicsWorld, type PhysicsPlan } from '../src/physics/snapshot.ts'
 import {
+  CHARACTER_ANIM_IS_LOCALS,
   CHECKSUM_FROM,
+  closeSection,
   HEADER_BYTES,
   type Layouts,
   MAGIC,
+  openSection,
   SNAPSHOT_VERSION,
   assetFingerprint,
-  decoder,
-  entityIndexOf,
   layoutsOf,
   markersFingerprint,
-  REPORTED_POSE,
-  REPORTED_WORLD,
 } from './format.ts'
-import {
-  ANIMATION_EVENT_KINDS,
-  CLIP_EVENT_KINDS,
-  type AnimationEventKind,
-  type ClipEventKind,
-  type ProblemEventKind,
-} from '../systems/state.ts'
-import { ClipEventRecord } from '../systems/clipEvents.ts'
-
-import { readCharacters, readNodes, type CharacterData, type NodeData } from './readCharacters.ts'
+import { readEntities, type EntitiesData } from './entities.ts'
+import { readNodes, type NodesData } from './nodes.ts'
+import { readCharacters, type CharactersData } from './readCharacters.ts'
 import { checkRagdollStates, readRagdolls, type RagdollData } from './readRagdolls.ts'
 import { readLayers, type LayersData } from './layers.ts'
 import { readMorphs, type MorphData } from './morphs.ts'
 import { readRootMotion, type RootMotionData } from './rootMotion.ts'
 import { readLod, type LodData } from './lod.ts'
+import { readEvents, type EventsData } from './events.ts'
+import { planStructure, type StructurePlan } from './structure.ts'
+import { snapshotState } from './state.ts'
 
 export interface Plan {
+  /** The snapshot (copied when it did not start at a multiple of 8 in its buffer). */
   bytes: Uint8Array
   layouts: Layouts
   step: number
-  entities: { maxId: number; alive: number; dense: Uint32Array }
+  entities: EntitiesData
   pool: { slots: number; used: number; free: number[] }
-  nodes: NodeData[]
-  characters: CharacterData[]
+  nodes: NodesData
+  characters: CharactersData
   layers: LayersData[]
   morphs: MorphData[]
   rootMotion: RootMotionData[]
   ragdolls: RagdollData[]
   physics: PhysicsPlan
-  events: AnimationEvent[]
-  droppedEvents: number
-  /** Entities whose problem reports were made (REPORTED_* bits), ascending. */
-  reported: { eid: number; bits: number }[]
-  /** Levels of detail, when the snapshot has the section. */
-  lod: LodData | null
+  /** The physics world's own (non-ragdoll) bodies and constraints now. */
+  own: { bodies: Body[]; constraints: Constraint[] }
+  events: EventsData
+  lod: LodData
+  structure: StructurePlan
 }
 
 /**
- * Reads and checks the whole snapshot; changes nothing. Throws AnimationError('snapshot') naming what does not
- * match, or the section, entity, field and value that is out of range.
+ * Reads and checks the whole snapshot against this plugin as it is now; changes nothing. Throws
+ * AnimationError('snapshot') naming what does not match, or the section, entity, field and value that is out of
+ * range, or the entity the plugin would need and cannot have (structure.ts).
  *
  * A snapshot whose checksum was recomputed after an edit passes the integrity check, so every value is checked
  * here against what apply.ts, the fixed step and cannon-es can take: a plan this accepts must restore without a
  * throw (apply.ts), step without a throw, and keep every world matrix finite. So floats are finite (bounded by
- * their type only: src/sim/byteStream.ts says why), rotations near unit length, enums and flags in range, sizes
+ * their type only: src/sim/valueChecks.ts says why), rotations near unit length, enums and flags in range, sizes
  * and limits where cannon-es and the ragdoll code need them, and ids consistent with each other (alive, scene
  * nodes, no parent cycle, joints unique, ragdoll state, handle and runtime agreeing, bodies and constraints
  * matching the description).
  */
-export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
+export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
+  const bytes = input.byteOffset % 8 === 0 ? input : input.slice()
   checkHeader(bytes)
   const layouts = layoutsOf(ctx)
-  const r = createReader(bytes, 12)
-  const checksum: [number, number] = [r.u32(), r.u32()]
-  const actual = digestWords(createHasher().update(bytes, CHECKSUM_FROM, bytes.length))
+  const r = new Reader(bytes, 12)
+  const checksum = new Uint32Array([r.u32(), r.u32()])
+  const actual = new Uint32Array(2)
+  checksumWords(r.ints, CHECKSUM_FROM >>> 2, bytes.length >>> 2, actual)
   if (checksum[0] !== actual[0] || checksum[1] !== actual[1]) {
     throw snapshotError(
       `is corrupt: checksum ${hexWords(actual)} of its contents differs from the recorded ${hexWords(checksum)}`,
@@ -114,23 +103,15 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
       `has maxPoseSlots ${maxSlots}, this plugin ${ctx.pool.maxSlots} (create it with the same option)`,
     )
   }
+  openSection(r, 'ASET', 'assets')
   readAssets(ctx, r)
-  checkFresh(ctx)
+  closeSection(r)
 
-  r.section = 'entities'
-  const maxId = r.u32()
-  const alive = r.u32()
-  const dense = readU32Array(bytes, r.span(4 * maxId), maxId)
-  checkEntities(maxId, alive, dense)
-  const isAlive = new Uint8Array(maxId + 1)
-  for (let i = 0; i < alive; i++) isAlive[dense[i]!] = 1
-  const checkEntity = (e: number, where: string): void => {
-    if (!(e >= 1 && e <= maxId && isAlive[e] === 1 && e < ctx.capacity)) {
-      throw snapshotError(`${where}: entity ${e} is not an alive id below capacity ${ctx.capacity}`)
-    }
-  }
+  openSection(r, 'ENTS', 'entities')
+  const entities = readEntities(r)
+  closeSection(r)
 
-  r.section = 'pool'
+  openSection(r, 'POOL', 'pool')
   const slots = r.u32()
   const used = r.u32()
   const ranges = r.u32()
@@ -141,49 +122,63 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
     )
   }
   const free = Array.from(readU32Array(bytes, r.span(8 * ranges), 2 * ranges))
+  closeSection(r)
 
-  const nodes = readNodes(r, layouts, checkEntity)
-  const characters = readCharacters(ctx, r, layouts, checkEntity, nodes, step)
-  const layers = readLayers(ctx, r, characters, (eid) => characters.find((c) => c.eid === eid)!.clip)
+  openSection(r, 'NODE', 'nodes')
+  const nodes = readNodes(r, entities, ctx.capacity)
+  closeSection(r)
+
+  openSection(r, 'CHAR', 'characters')
+  const characters = readCharacters(ctx, r, layouts, entities, nodes, step)
+  closeSection(r)
+  checkLocals(nodes, characters)
+
+  openSection(r, 'LAYR', 'layers')
+  const layers = readLayers(ctx, r, characters)
+  closeSection(r)
+
+  openSection(r, 'MRPH', 'morphs')
   const morphs = readMorphs(ctx, r, characters)
-  const rootMotion = readRootMotion(r, characters)
+  closeSection(r)
   checkPool(slots, used, free, characters, layers)
+
+  openSection(r, 'RMOT', 'rootMotion')
+  const rootMotion = readRootMotion(r, characters)
+  closeSection(r)
+
+  openSection(r, 'RAGD', 'ragdolls')
   const ragdolls = readRagdolls(ctx, r, characters)
+  closeSection(r)
   checkRagdollStates(characters, ragdolls)
-  r.section = 'physics'
+
+  const state = snapshotState(ctx)
+  commitRemovals(ctx.world)
+  const own = ownPhysics(ctx, state.characters)
+  openSection(r, 'PHYS', 'physics')
   const sizes = new Map<number, { bodies: number; constraints: number }>()
   for (const rd of ragdolls) {
     if (rd.instance)
-      sizes.set(rd.eid, { bodies: rd.instance.bodies.length, constraints: rd.instance.constraints.length })
+      sizes.set(rd.eid, { bodies: rd.instance.bodyCount, constraints: rd.instance.constraintCount })
   }
-  const physics = readPhysicsWorld(r, ctx.physics, sizes)
+  const physics = readPhysicsWorld(r, ctx.physics, own, sizes)
+  closeSection(r)
 
-  r.section = 'events'
-  const droppedEvents = r.u32()
-  const reported: { eid: number; bits: number }[] = []
-  for (let i = r.u32(); i > 0; i--) {
-    const eid = r.u32()
-    const bits = r.u8()
-    const where = `section "events", reported entity ${reported.length}`
-    checkEntity(eid, where)
-    if (reported.length > 0 && eid <= reported[reported.length - 1]!.eid) {
-      throw snapshotError(`${where}: entity ${eid} is not after the one before it (ascending ids)`)
-    }
-    checkFlags(where, 'bits', bits, REPORTED_POSE | REPORTED_WORLD)
-    if (bits === 0) throw invalidValue(where, 'bits', 0, 'must name a report')
-    reported.push({ eid, bits })
-  }
-  const events: AnimationEvent[] = []
-  for (let i = r.u32(); i > 0; i--) events.push(readEvent(ctx, r, events.length, step))
-  const lod = readLod(r, bytes.length)
+  openSection(r, 'EVNT', 'events')
+  const events = readEvents(ctx, r, step)
+  closeSection(r)
+
+  openSection(r, 'LODS', 'lod')
+  const lod = readLod(r)
+  closeSection(r)
   if (r.at() !== bytes.length) {
     throw snapshotError(`has ${bytes.length - r.at()} unread bytes after its last section`)
   }
+  const structure = planStructure(ctx, entities, nodes, characters, state.characters)
   return {
     bytes,
     layouts,
     step,
-    entities: { maxId, alive, dense },
+    entities,
     pool: { slots, used, free },
     nodes,
     characters,
@@ -192,79 +187,11 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
     rootMotion,
     ragdolls,
     physics,
+    own,
     events,
-    droppedEvents,
-    reported,
     lod,
+    structure,
   }
-}
-
-const EVENT_KINDS: readonly string[] = ANIMATION_EVENT_KINDS
-
-/** One record of the events section (layout: format.ts), checked; a clip event comes back as the step makes it. */
-function readEvent(ctx: AnimationContext, r: Reader, index: number, step: number): AnimationEvent {
-  const where = `section "events", event ${index}`
-  const text = (length: number): string => {
-    const from = r.span(length)
-    return decoder.decode(r.bytes.subarray(from, from + length))
-  }
-  const evStep = r.u32()
-  const entity = r.i32()
-  const character = r.i32()
-  const kind = text(r.u8()) as AnimationEventKind
-  checkRange(where, 'step', evStep, 0, step)
-  checkRange(where, 'entity', entity, 1, ctx.capacity - 1)
-  checkRange(where, 'character', character, 0, ctx.capacity - 1)
-  if (!EVENT_KINDS.includes(kind)) {
-    throw snapshotError(`${where}: kind ${JSON.stringify(kind)} is not one of ${EVENT_KINDS.join(', ')}`)
-  }
-  if (kind === 'ragdoll-get-up') {
-    const message = text(r.u32())
-    const facing = r.u8()
-    checkChoice(where, 'facing', facing, [1, 2])
-    const clipId = r.i32()
-    checkRange(where, 'clip', clipId, -1, ctx.clips.length - 1)
-    if (character !== entity)
-      throw invalidValue(where, 'character', character, `must be its entity ${entity}`)
-    const clip = clipId >= 0 ? ctx.clips[clipId]!.clip.name : ''
-    return {
-      step: evStep,
-      entity,
-      character,
-      kind,
-      message,
-      facing: facing === 1 ? 'prone' : 'supine',
-      clipId,
-      clip,
-    }
-  }
-  if (!(CLIP_EVENT_KINDS as readonly string[]).includes(kind)) {
-    return { step: evStep, entity, character, kind: kind as ProblemEventKind, message: text(r.u32()) }
-  }
-  if (character !== entity) throw invalidValue(where, 'character', character, `must be its entity ${entity}`)
-  const layer = r.u8()
-  const clipId = r.i32()
-  const clip = text(r.u32())
-  const name = text(r.u32())
-  const time = r.f64()
-  const weight = r.f64()
-  const fading = r.u8()
-  checkRange(where, 'clip id', clipId, 0, ctx.clips.length - 1)
-  checkFinite(where, 'time', [time])
-  checkRange(where, 'weight', weight, 0, 1)
-  checkChoice(where, 'fading', fading, [0, 1])
-  return new ClipEventRecord().set(
-    kind as ClipEventKind,
-    evStep,
-    character,
-    layer,
-    clip,
-    clipId,
-    name,
-    time,
-    weight,
-    fading === 1,
-  )
 }
 
 function checkHeader(bytes: Uint8Array): void {
@@ -283,10 +210,10 @@ function checkHeader(bytes: Uint8Array): void {
   const total = view.getUint32(8, true)
   if (bytes.length < total) throw snapshotError(`is truncated: ${bytes.length} of its ${total} bytes`)
   if (bytes.length > total) throw snapshotError(`is ${total} bytes, but ${bytes.length} were given`)
+  if (total % 8 !== 0) throw snapshotError(`is ${total} bytes, not a multiple of 8`)
 }
 
 function readAssets(ctx: AnimationContext, r: Reader): void {
-  r.section = 'assets'
   const count = r.u16()
   for (let i = 0; i < count; i++) {
     const words: [number, number] = [r.u32(), r.u32()]
@@ -321,49 +248,76 @@ function readAssets(ctx: AnimationContext, r: Reader): void {
   }
 }
 
-function checkFresh(ctx: AnimationContext): void {
-  const index = entityIndexOf(ctx.world)
-  if (index.maxId !== 0 || index.dense.length !== 0) {
-    throw snapshotError(
-      `can only be restored into a fresh world: this one has already issued entity ids up to ${index.maxId} ` +
-        `(${index.aliveCount} alive); restore into createWorld() with a new plugin`,
+/** Every node's local transform comes from exactly one place: the nodes section, or its character's ANIM. */
+function checkLocals(nodes: NodesData, chars: CharactersData): void {
+  const source = new Uint8Array(nodes.count)
+  const runs = nodes.localRuns
+  for (let k = 0; k < runs.length; k += 2) {
+    for (let e = runs[k]!; e < runs[k]! + runs[k + 1]!; e++) source[nodes.position[e]! - 1]! += 1
+  }
+  for (let i = 0; i < chars.count; i++) {
+    if ((chars.flags[i]! & CHARACTER_ANIM_IS_LOCALS) === 0) continue
+    const from = chars.jointsFrom[i]!
+    for (let j = 0; j < chars.n[i]!; j++) {
+      const e = chars.joints[from + j]!
+      if (e !== 0) source[nodes.position[e]! - 1]! += 2
+    }
+  }
+  for (let i = 0; i < nodes.count; i++) {
+    if (source[i] === 1 || source[i] === 2) continue
+    throw invalidValue(
+      `section "nodes", scene node ${nodes.ids[i]}`,
+      'local transform',
+      source[i]!,
+      source[i] === 0
+        ? 'is not stored (nor is it a joint of a character whose ANIM it is)'
+        : 'is stored twice',
     )
   }
-  if (index.versioning) throw snapshotError('cannot be restored into a world with versioned entity ids')
 }
 
-/** The dense array must be a permutation of 1..maxId (what the entity index of a plain-id world holds). */
-function checkEntities(maxId: number, alive: number, dense: Uint32Array): void {
-  if (alive > maxId) throw snapshotError(`section "entities": ${alive} alive ids of ${maxId}`)
-  const seen = new Uint8Array(maxId + 1)
-  for (let i = 0; i < maxId; i++) {
-    const e = dense[i]!
-    if (e < 1 || e > maxId || seen[e] === 1) {
-      throw snapshotError(
-        `section "entities": the index is not a permutation of 1..${maxId} (id ${e} at ${i})`,
-      )
-    }
-    seen[e] = 1
+/** The physics world's bodies and constraints that no character's ragdoll holds now, in world order. */
+function ownPhysics(ctx: AnimationContext, characters: readonly number[]): Plan['own'] {
+  const theirs = new Set<unknown>()
+  for (const eid of characters) {
+    const r = ctx.ragdolls[eid]?.instance
+    if (!r) continue
+    for (const b of r.bodies) theirs.add(b)
+    for (const c of r.constraints) theirs.add(c)
+  }
+  return {
+    bodies: ctx.physics.bodies.filter((b) => !theirs.has(b)),
+    constraints: ctx.physics.constraints.filter((c) => !theirs.has(c)),
   }
 }
 
 /**
- * Character blocks and free ranges must tile [0, slots) exactly, free ranges be non-empty, sorted and apart,
- * and `used` be the blocks' total.
+ * Character blocks, layer blocks and free ranges must tile [0, slots) exactly, free ranges be non-empty, sorted
+ * and apart, and `used` be the blocks' total.
  */
 function checkPool(
   slots: number,
   used: number,
   free: number[],
-  characters: CharacterData[],
+  characters: CharactersData,
   layers: LayersData[],
 ): void {
   for (let i = 0; i < free.length; i += 2) {
     if (free[i + 1] === 0)
       throw invalidValue('section "pool"', `free range ${i / 2} length`, 0, 'must be > 0')
   }
-  const pieces: [number, number][] = characters.map((c) => [c.base, POSE_LAYERS * c.count])
-  for (const c of layers) for (const l of c.layers) pieces.push([l.base, l.slots])
+  const pieces: [number, number][] = []
+  let total = 0
+  for (let i = 0; i < characters.count; i++) {
+    pieces.push([characters.base[i]!, POSE_LAYERS * characters.n[i]!])
+    total += POSE_LAYERS * characters.n[i]!
+  }
+  for (const c of layers) {
+    for (const l of c.layers) {
+      pieces.push([l.base, l.slots])
+      total += l.slots
+    }
+  }
   for (let i = 0; i < free.length; i += 2) pieces.push([free[i]!, free[i + 1]!])
   pieces.sort((a, b) => a[0] - b[0])
   let end = 0
@@ -375,9 +329,6 @@ function checkPool(
     }
     end = start + length
   }
-  const total =
-    characters.reduce((s, c) => s + POSE_LAYERS * c.count, 0) +
-    layers.reduce((s, c) => s + c.layers.reduce((t, l) => t + l.slots, 0), 0)
   if (end !== slots || used !== total) {
     throw snapshotError(
       `section "pool": ranges cover ${end} of ${slots} slots with ${used} used (characters hold ${total})`,

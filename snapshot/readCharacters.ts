@@ -1,52 +1,66 @@
 import { JOINT_STRIDE, LAYER_PHYS, POSE_LAYERS } from '../components/Pose.ts'
-import { SAMPLER_HOLD, SAMPLER_RESET_REST } from '../components/Sampler.ts'
 import type { AnimationContext } from '../plugin/context.ts'
+import type { Reader } from '../src/sim/byteStream.ts'
 import {
   checkChoice,
-  checkFinite,
   checkFlags,
   checkPositive,
   checkRange,
-  checkUnit,
   invalidValue,
-  readU32Array,
   snapshotError,
-  type Reader,
-} from '../src/sim/byteStream.ts'
-import { type Layouts, decodeRecord, recordDecoder } from './format.ts'
+} from '../src/sim/valueChecks.ts'
+import {
+  checkClip,
+  checkCrossFade,
+  checkPoseLayer,
+  checkSampler,
+  element,
+  fadeColumns,
+  FLAGS,
+  samplerColumns,
+  type Column,
+} from './characterChecks.ts'
+import { CHARACTER_ANIM_IS_LOCALS, CHARACTER_JOINTS_RUN, type Layouts } from './format.ts'
 import { maxChannels } from '../plugin/assets.ts'
+import type { EntitiesData } from './entities.ts'
+import type { NodesData } from './nodes.ts'
 
-/** Restore's reading of the scene nodes and characters (snapshot/read.ts runs it): every value checked. */
+/** Restore's reading of the characters section (layout: characters.ts): every value checked. */
 
-/** A scene node as the snapshot lists it: its id, its parent, and where its store record is. */
-export interface NodeData {
-  eid: number
-  parent: number
-  /** Byte offset of its SceneNode store record in the snapshot. */
-  record: number
-}
-
-export interface CharacterData {
-  eid: number
-  /** Byte offsets into the snapshot: store records, joint entities, pose block. */
-  record: number
-  joints: number
-  pose: number
-  asset: number
-  base: number
+export interface CharactersData {
   count: number
-  binding: number
-  fromBinding: number
-  /** Its Sampler.clip (layer 0's clip, -1 for none). */
-  clip: number
-  cursors: Uint32Array
+  /** Character ids, in the snapshot's query order. */
+  eids: Int32Array
+  /** Byte offset of each store column, in layouts.character's field order. */
+  columns: number[]
+  /** Per character (by position): */
+  asset: Int32Array
+  base: Int32Array
+  n: Int32Array
+  /** Clip ids of its binding and fade-from binding (-1 none), and of Sampler.clip. */
+  binding: Int32Array
+  fromBinding: Int32Array
+  clip: Int32Array
+  flags: Uint8Array
+  cursorCount: Int32Array
+  cursorsAt: Int32Array
+  /** Byte offset of its joint list, -1 for CHARACTER_JOINTS_RUN. */
+  jointsAt: Int32Array
+  /** Per character and pose layer (POSE_LAYERS a character): byte offset, -1 for the rest pose. */
+  layerAt: Int32Array
+  /** Its joint entities (0: removed by the game), `n` per character from `jointsFrom`. */
+  joints: Int32Array
+  jointsFrom: Int32Array
   /** Its Ragdoll entry, checked against the ragdolls section. */
-  ragdoll: { weight: number; active: number; handle: number }
+  ragdollWeight: Float64Array
+  ragdollActive: Uint8Array
+  ragdollHandle: Int32Array
+  /** Per id ≤ the snapshot's maxId: its position + 1 as a character, 0 for none. */
+  position: Int32Array
 }
 
-/** The fields of each store record that restore checks (decodeRecord refuses a record with any other). */
+/** The fields of each store column restore checks (reading refuses a layout with any other: add its check). */
 const CHECKED: Readonly<Record<string, readonly string[]>> = {
-  SceneNode: ['changed', 'dirty', 'parent', 'rotation', 'scale', 'translation', 'world'],
   Pose: ['asset', 'base', 'changed', 'changedStep', 'count'],
   Sampler: ['clip', 'finished', 'lastTime', 'loop', 'paused', 'reset', 'rotation', 'speed', 'time'],
   CrossFade: [
@@ -64,91 +78,85 @@ const CHECKED: Readonly<Record<string, readonly string[]>> = {
   Ragdoll: ['active', 'handle', 'rate', 'weight'],
 }
 
-const LOOPS = [0, 1, 2] // LOOP_ONCE, LOOP_REPEAT, LOOP_PINGPONG
-const ROTATIONS = [0, 1] // ROTATION_SLERP, ROTATION_SQUAD
 const RAGDOLL_STATES = [0, 1, 2] // RAGDOLL_OFF, RAGDOLL_FALLING, RAGDOLL_GETTING_UP
 const LAYER_NAMES = ['ANIM', 'PREV', 'PHYS', 'FROM', 'TO']
-
-export function readNodes(
-  r: Reader,
-  layouts: Layouts,
-  checkEntity: (e: number, where: string) => void,
-): NodeData[] {
-  r.section = 'nodes'
-  const nodes: NodeData[] = []
-  const parentOf = new Map<number, number>()
-  const decode = recordDecoder(layouts.node, r.bytes, CHECKED.SceneNode!)
-  for (let i = r.u32(); i > 0; i--) {
-    const eid = r.u32()
-    const record = r.span(layouts.node.bytes)
-    const where = `section "nodes", scene node ${eid}`
-    checkEntity(eid, where)
-    if (parentOf.has(eid)) throw snapshotError(`${where}: listed twice`)
-    const f = decode(record)
-    checkFinite(where, 'translation', f.translation!)
-    checkUnit(where, 'rotation', f.rotation!)
-    checkFinite(where, 'scale', f.scale!)
-    checkChoice(where, 'dirty', f.dirty![0]!, [0, 1])
-    checkChoice(where, 'changed', f.changed![0]!, [0, 1])
-    checkWorldMatrix(where, f.world!)
-    const parent = f.parent![0]!
-    parentOf.set(eid, parent)
-    nodes.push({ eid, parent, record })
-  }
-  for (const { eid, parent } of nodes) {
-    if (parent !== 0 && !parentOf.has(parent)) {
-      throw invalidValue(`section "nodes", scene node ${eid}`, 'parent', parent, 'is not a scene node')
-    }
-  }
-  // Each node's ancestors, walked once: `rooted` nodes are known to reach a root.
-  const rooted = new Set<number>()
-  for (const { eid } of nodes) {
-    const path: number[] = []
-    const onPath = new Set<number>()
-    for (let a = eid; a !== 0 && !rooted.has(a); a = parentOf.get(a)!) {
-      if (onPath.has(a)) {
-        const cycle = [...path.slice(path.indexOf(a)), a].join(' → ')
-        throw invalidValue(
-          `section "nodes", scene node ${eid}`,
-          'parent',
-          parentOf.get(eid)!,
-          `the parent links make a cycle (${cycle})`,
-        )
-      }
-      onPath.add(a)
-      path.push(a)
-    }
-    for (const a of path) rooted.add(a)
-  }
-  return nodes
-}
-
-/**
- * A world matrix (column-major): the affine part finite and within the limit, the last row 0 0 0 1 (written when
- * the node is added; propagation writes only the affine part).
- */
-function checkWorldMatrix(where: string, m: ArrayLike<number>): void {
-  checkFinite(where, 'world', m)
-  const row = Float32Array.of(m[3]!, m[7]!, m[11]!, m[15]!)
-  if (row[0] !== 0 || row[1] !== 0 || row[2] !== 0 || row[3] !== 1) {
-    throw invalidValue(where, 'world matrix row 4', row, 'must be (0, 0, 0, 1)')
-  }
-}
 
 export function readCharacters(
   ctx: AnimationContext,
   r: Reader,
   layouts: Layouts,
-  checkEntity: (e: number, where: string) => void,
-  nodes: NodeData[],
+  entities: EntitiesData,
+  nodes: NodesData,
   step: number,
-): CharacterData[] {
-  r.section = 'characters'
-  const isNode = new Set(nodes.map((n) => n.eid))
-  const out: CharacterData[] = []
-  const seen = new Set<number>()
-  const jointOf = new Map<number, number>()
-  const clipOk = (c: number): boolean => c === -1 || (Number.isInteger(c) && c >= 0 && c < ctx.clips.length)
+): CharactersData {
+  const count = r.u32()
+  if (count > ctx.capacity) throw snapshotError(`section "characters": ${count} characters`)
+  const eidsAt = r.span(4 * count) >>> 2
+  const eids = Int32Array.from(r.words.subarray(eidsAt, eidsAt + count))
+  const position = new Int32Array(entities.maxId + 1)
+  for (let i = 0; i < count; i++) {
+    const eid = eids[i]!
+    const where = `section "characters", character ${eid}`
+    if (!(eid >= 1 && eid <= entities.maxId && entities.isAlive[eid] === 1 && eid < ctx.capacity)) {
+      throw snapshotError(`${where}: entity ${eid} is not an alive id below capacity ${ctx.capacity}`)
+    }
+    if (position[eid] !== 0) throw snapshotError(`${where}: listed twice`)
+    if (nodes.position[eid] === 0) throw snapshotError(`${where}: entity ${eid} is not a scene node`)
+    position[eid] = i + 1
+  }
+  const columns: number[] = []
+  const column = new Map<string, Column>()
+  for (const layout of layouts.character) {
+    for (const f of layout.fields) {
+      if (!CHECKED[layout.name]!.includes(f.name)) {
+        throw new Error(`snapshot/readCharacters.ts does not check ${layout.name}.${f.name}: add its check`)
+      }
+      r.align(f.data.BYTES_PER_ELEMENT)
+      const at = r.span(count * f.stride * f.data.BYTES_PER_ELEMENT)
+      columns.push(at)
+      column.set(`${layout.name}.${f.name}`, { f, at })
+    }
+  }
+  r.align(4)
+  const c = (name: string): Column => column.get(name)!
+  const cols = {
+    asset: c('Pose.asset'),
+    base: c('Pose.base'),
+    count: c('Pose.count'),
+    changed: c('Pose.changed'),
+    changedStep: c('Pose.changedStep'),
+    clip: c('Sampler.clip'),
+    fromClip: c('CrossFade.fromClip'),
+    weight: c('Ragdoll.weight'),
+    rate: c('Ragdoll.rate'),
+    active: c('Ragdoll.active'),
+    handle: c('Ragdoll.handle'),
+  }
+  const sampler = samplerColumns(c)
+  const fade = fadeColumns(c)
+
+  const d: CharactersData = {
+    count,
+    eids,
+    columns,
+    asset: new Int32Array(count),
+    base: new Int32Array(count),
+    n: new Int32Array(count),
+    binding: new Int32Array(count),
+    fromBinding: new Int32Array(count),
+    clip: new Int32Array(count),
+    flags: new Uint8Array(count),
+    cursorCount: new Int32Array(count),
+    cursorsAt: new Int32Array(count),
+    jointsAt: new Int32Array(count),
+    layerAt: new Int32Array(POSE_LAYERS * count),
+    joints: new Int32Array(0),
+    jointsFrom: new Int32Array(count),
+    ragdollWeight: new Float64Array(count),
+    ragdollActive: new Uint8Array(count),
+    ragdollHandle: new Int32Array(count),
+    position,
+  }
   // Cursor slots: at least the asset's own clips' channels (addCharacter), grown for a clip with more.
   let maxClipChannels = 1
   let maxKeys = 1
@@ -156,62 +164,55 @@ export function readCharacters(
     maxClipChannels = Math.max(maxClipChannels, rc.clip.channels.length)
     for (const ch of rc.clip.channels) maxKeys = Math.max(maxKeys, ch.times.length)
   }
-  for (let i = r.u32(); i > 0; i--) {
-    const eid = r.u32()
-    const record = r.span(layouts.characterBytes)
+  let total = 0
+  for (let i = 0; i < count; i++) total += Math.max(0, element(r, cols.count, i))
+  const jointList = new Int32Array(total)
+  let listed = 0
+  /** Per id: the character (position + 1) a joint entity belongs to. */
+  const jointOf = new Int32Array(entities.maxId + 1)
+  for (let i = 0; i < count; i++) {
+    const eid = eids[i]!
     const where = `section "characters", character ${eid}`
-    checkEntity(eid, where)
-    if (seen.has(eid)) throw snapshotError(`${where}: listed twice`)
-    if (!isNode.has(eid)) throw snapshotError(`${where}: entity ${eid} is not a scene node`)
-    seen.add(eid)
-    const stores: Record<string, Record<string, ArrayLike<number>>> = {}
-    let from = record
-    for (const l of layouts.character) {
-      stores[l.name] = decodeRecord(l, r.bytes, from, CHECKED[l.name]!)
-      from += l.bytes
-    }
-    const value = (store: string, name: string): number => stores[store]![name]![0]!
-    const asset = value('Pose', 'asset')
-    const count = value('Pose', 'count')
-    const base = value('Pose', 'base')
+    const asset = element(r, cols.asset, i)
+    const n = element(r, cols.count, i)
     const ra = ctx.assets[asset]
     if (!ra)
       throw invalidValue(where, 'Pose.asset', asset, `this plugin has assets 0..${ctx.assets.length - 1}`)
-    if (ra.jointNodes.length !== count) {
+    if (ra.jointNodes.length !== n) {
       throw invalidValue(
         where,
         'Pose.count',
-        count,
+        n,
         `must be ${ra.jointNodes.length}, the joints of asset ${asset}`,
       )
     }
-    checkChoice(where, 'Pose.changed', value('Pose', 'changed'), [0, 1])
-    checkRange(where, 'Pose.changedStep', value('Pose', 'changedStep'), 0, step)
+    checkChoice(where, 'Pose.changed', element(r, cols.changed, i), FLAGS)
+    checkRange(where, 'Pose.changedStep', element(r, cols.changedStep, i), 0, step)
 
     const binding = r.i32()
     const fromBinding = r.i32()
-    const clip = value('Sampler', 'clip')
-    const fromClip = value('CrossFade', 'fromClip')
-    const clips: [string, number][] = [
-      ['clip binding', binding],
-      ['fade-from binding', fromBinding],
-      ['Sampler.clip', clip],
-      ['CrossFade.fromClip', fromClip],
-    ]
-    for (const [field, c] of clips) {
-      if (!clipOk(c)) throw invalidValue(where, field, c, `this plugin has clips 0..${ctx.clips.length - 1}`)
-    }
+    const flags = r.u8()
+    const layers = r.u8()
+    r.u16()
+    checkFlags(where, 'flags', flags, CHARACTER_ANIM_IS_LOCALS | CHARACTER_JOINTS_RUN)
+    checkFlags(where, 'stored pose layers', layers, (1 << POSE_LAYERS) - 1)
+    const clip = element(r, cols.clip, i)
+    const fromClip = element(r, cols.fromClip, i)
+    checkClip(where, 'clip binding', binding, ctx.clips.length)
+    checkClip(where, 'fade-from binding', fromBinding, ctx.clips.length)
+    checkClip(where, 'Sampler.clip', clip, ctx.clips.length)
+    checkClip(where, 'CrossFade.fromClip', fromClip, ctx.clips.length)
     // sampleClips samples the clips through these bindings: each must be its clip's (or none with no clip).
     if (binding !== clip) throw invalidValue(where, 'clip binding', binding, `must be Sampler.clip ${clip}`)
     if (fromBinding !== fromClip) {
       throw invalidValue(where, 'fade-from binding', fromBinding, `must be CrossFade.fromClip ${fromClip}`)
     }
-    checkSampler(where, (name) => value('Sampler', name))
-    checkCrossFade(where, (name) => value('CrossFade', name), clip)
-    const weight = value('Ragdoll', 'weight')
+    checkSampler(r, where, sampler, i)
+    checkCrossFade(r, where, fade, i, clip)
+    const weight = element(r, cols.weight, i)
     checkRange(where, 'Ragdoll.weight', weight, 0, 1)
-    checkPositive(where, 'Ragdoll.rate', value('Ragdoll', 'rate'))
-    checkChoice(where, 'Ragdoll.active', value('Ragdoll', 'active'), RAGDOLL_STATES)
+    checkPositive(where, 'Ragdoll.rate', element(r, cols.rate, i))
+    checkChoice(where, 'Ragdoll.active', element(r, cols.active, i), RAGDOLL_STATES)
 
     const cursorCount = r.u32()
     const least = maxChannels(ctx, ra)
@@ -229,92 +230,70 @@ export function readCharacters(
         `must be even, from ${2 * needed} (two per channel of its clips) to ${2 * most}`,
       )
     }
-    const cursors = readU32Array(r.bytes, r.span(4 * cursorCount), cursorCount)
+    const cursorsAt = r.span(4 * cursorCount)
     // A cursor is a key index the sampler searches from (it copes with any), and always one of a real track.
-    cursors.forEach((k, slot) => {
-      if (k >= maxKeys)
-        throw invalidValue(where, `key cursor ${slot}`, k, `no clip has more than ${maxKeys} keys`)
-    })
+    for (let k = 0; k < cursorCount; k++) {
+      const key = r.words[(cursorsAt >>> 2) + k]!
+      if (key >= maxKeys)
+        throw invalidValue(where, `key cursor ${k}`, key, `no clip has more than ${maxKeys} keys`)
+    }
 
-    const joints = r.span(4 * count)
-    readU32Array(r.bytes, joints, count).forEach((e, j) => {
+    const jointsAt = (flags & CHARACTER_JOINTS_RUN) !== 0 ? -1 : r.span(4 * n)
+    d.jointsFrom[i] = listed
+    for (let j = 0; j < n; j++) {
       // 0: the game removed this joint's entity (forgetJoint); the write-out skips it.
-      if (e === 0) return
-      checkEntity(e, `${where}, joint ${j}`)
-      if (!isNode.has(e)) throw snapshotError(`${where}, joint ${j}: entity ${e} is not a scene node`)
-      const other = jointOf.get(e)
-      if (other !== undefined) {
-        throw snapshotError(`${where}, joint ${j}: entity ${e} is already a joint of character ${other}`)
+      const e = jointsAt < 0 ? eid + 1 + j : r.ints[(jointsAt >>> 2) + j]!
+      jointList[listed++] = e
+      if (e === 0) continue
+      if (!(e >= 1 && e <= entities.maxId && entities.isAlive[e] === 1 && e < ctx.capacity)) {
+        throw snapshotError(
+          `${where}, joint ${j}: entity ${e} is not an alive id below capacity ${ctx.capacity}`,
+        )
       }
-      jointOf.set(e, eid)
-    })
+      if (nodes.position[e] === 0)
+        throw snapshotError(`${where}, joint ${j}: entity ${e} is not a scene node`)
+      if (jointOf[e] !== 0) {
+        throw snapshotError(
+          `${where}, joint ${j}: entity ${e} is already a joint of character ${eids[jointOf[e]! - 1]}`,
+        )
+      }
+      jointOf[e] = i + 1
+    }
 
-    const pose = r.span(4 * POSE_LAYERS * count * JOINT_STRIDE)
-    const block = new Float32Array(POSE_LAYERS * count * JOINT_STRIDE)
-    new Uint8Array(block.buffer).set(r.bytes.subarray(pose, pose + block.byteLength))
     for (let layer = 0; layer < POSE_LAYERS; layer++) {
+      if ((layers & (1 << layer)) === 0) {
+        d.layerAt[POSE_LAYERS * i + layer] = -1
+        continue
+      }
+      const at = r.span(4 * n * JOINT_STRIDE)
+      d.layerAt[POSE_LAYERS * i + layer] = at
       // PHYS is rewritten from the bodies before anything reads it, and a ragdoll that blew up leaves
       // non-finite values there: it is checked only while blended in.
       if (layer === LAYER_PHYS && !(weight > 0)) continue
-      for (let j = 0; j < count; j++) {
-        const o = (layer * count + j) * JOINT_STRIDE
-        const at = `${where}, pose layer ${LAYER_NAMES[layer]} joint ${j}`
-        checkFinite(at, 'translation', block, o, 3)
-        checkUnit(at, 'rotation', block, o + 3)
-        checkFinite(at, 'scale', block, o + 7, 3)
-      }
+      checkPoseLayer(r.floats, at >>> 2, n, `${where}, pose layer ${LAYER_NAMES[layer]}`)
     }
-    out.push({
-      eid,
-      record,
-      joints,
-      pose,
-      asset,
-      base,
-      count,
-      binding,
-      fromBinding,
-      clip,
-      cursors,
-      ragdoll: { weight, active: value('Ragdoll', 'active'), handle: value('Ragdoll', 'handle') },
-    })
+    d.asset[i] = asset
+    d.base[i] = element(r, cols.base, i)
+    d.n[i] = n
+    d.binding[i] = binding
+    d.fromBinding[i] = fromBinding
+    d.clip[i] = clip
+    d.flags[i] = flags
+    d.cursorCount[i] = cursorCount
+    d.cursorsAt[i] = cursorsAt
+    d.jointsAt[i] = jointsAt
+    d.ragdollWeight[i] = weight
+    d.ragdollActive[i] = element(r, cols.active, i)
+    d.ragdollHandle[i] = element(r, cols.handle, i)
   }
-  for (const [e, owner] of jointOf) {
-    if (seen.has(e))
-      throw snapshotError(`section "characters", character ${owner}: joint entity ${e} is a character`)
+  for (let i = 0; i < count; i++) {
+    const owner = jointOf[eids[i]!]!
+    if (owner !== 0) {
+      throw snapshotError(
+        `section "characters", character ${eids[owner - 1]}: joint entity ${eids[i]} is a character`,
+      )
+    }
   }
-  return out
-}
-
-function checkSampler(where: string, value: (name: string) => number): void {
-  checkFinite(where, 'Sampler.time', [value('time')])
-  checkFinite(where, 'Sampler.speed', [value('speed')])
-  checkChoice(where, 'Sampler.loop', value('loop'), LOOPS)
-  checkChoice(where, 'Sampler.paused', value('paused'), [0, 1])
-  checkChoice(where, 'Sampler.rotation', value('rotation'), ROTATIONS)
-  checkFlags(where, 'Sampler.reset', value('reset'), SAMPLER_RESET_REST | SAMPLER_HOLD)
-  checkChoice(where, 'Sampler.finished', value('finished'), [0, 1])
-  // NaN means "not sampled yet" (it forces a sample).
-  const last = value('lastTime')
-  if (!Number.isNaN(last)) checkFinite(where, 'Sampler.lastTime', [last])
-}
-
-function checkCrossFade(where: string, value: (name: string) => number, clip: number): void {
-  checkFinite(where, 'CrossFade.fromTime', [value('fromTime')])
-  checkFinite(where, 'CrossFade.fromSpeed', [value('fromSpeed')])
-  checkChoice(where, 'CrossFade.fromLoop', value('fromLoop'), LOOPS)
-  checkChoice(where, 'CrossFade.fromRotation', value('fromRotation'), ROTATIONS)
-  checkChoice(where, 'CrossFade.fromFinished', value('fromFinished'), [0, 1])
-  checkRange(where, 'CrossFade.blend', value('blend'), 0, 1)
-  checkRange(where, 'CrossFade.duration', value('duration'), 0, Number.MAX_VALUE)
-  // steps: any count (advanceCrossFades ends a fade once steps·dt reaches its duration).
-  const active = value('active')
-  checkChoice(where, 'CrossFade.active', active, [0, 1])
-  if (active === 1) {
-    checkPositive(where, 'CrossFade.duration', value('duration'))
-    if (clip < 0)
-      throw invalidValue(where, 'CrossFade.active', 1, 'a fade needs a clip to fade to (Sampler.clip is -1)')
-  } else if (value('fromClip') !== -1) {
-    throw invalidValue(where, 'CrossFade.fromClip', value('fromClip'), 'must be -1 when no fade is active')
-  }
+  d.joints = jointList
+  return d
 }

@@ -3,6 +3,7 @@ import type { ResolvedBody } from '../src/physics/description.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext } from '../plugin/context.ts'
+import type { Reader } from '../src/sim/byteStream.ts'
 import {
   checkChoice,
   checkFinite,
@@ -12,13 +13,13 @@ import {
   checkUnit,
   invalidValue,
   snapshotError,
-  type Reader,
-} from '../src/sim/byteStream.ts'
+} from '../src/sim/valueChecks.ts'
 import { readInstance, type InstanceData } from '../src/physics/snapshot.ts'
 import { FLAG_BODIES, FLAG_DEFAULT_DESCRIPTION, FLAG_REPORTED, RAGDOLL_SHAPES } from './format.ts'
 import { defaultDescription } from '../plugin/ragdolls.ts'
+import { sameDescription } from './ragdolls.ts'
 
-import type { CharacterData } from './readCharacters.ts'
+import type { CharactersData } from './readCharacters.ts'
 
 /** Restore's reading of the ragdolls (snapshot/read.ts runs it): descriptions, bodies, states, all checked. */
 
@@ -33,29 +34,28 @@ export interface RagdollData {
   instance: InstanceData | null
 }
 
-export function readRagdolls(ctx: AnimationContext, r: Reader, characters: CharacterData[]): RagdollData[] {
-  r.section = 'ragdolls'
-  const byEid = new Map(characters.map((c) => [c.eid, c]))
+export function readRagdolls(ctx: AnimationContext, r: Reader, characters: CharactersData): RagdollData[] {
   const out: RagdollData[] = []
+  const seen = new Set<number>()
   for (let i = r.u32(); i > 0; i--) {
     const eid = r.u32()
     const flags = r.u8()
     const where = `section "ragdolls", ragdoll of ${eid}`
-    const c = byEid.get(eid)
-    if (!c) throw snapshotError(`${where}: entity ${eid} is not a character`)
-    const last = out.length > 0 ? out[out.length - 1]!.eid : 0
-    if (eid <= last)
-      throw snapshotError(`${where}: not after ${last} (runtimes are listed by ascending id, once)`)
+    const c = eid < characters.position.length ? characters.position[eid]! - 1 : -1
+    if (c < 0) throw snapshotError(`${where}: entity ${eid} is not a character`)
+    if (seen.has(eid)) throw snapshotError(`${where}: listed twice`)
+    seen.add(eid)
     checkFlags(where, 'flags', flags, FLAG_REPORTED | FLAG_DEFAULT_DESCRIPTION | FLAG_BODIES)
-    const n = c.count
+    const n = characters.n[c]!
+    const assetId = characters.asset[c]!
     let bodies: ResolvedBody[] | null = null
     let description: readonly ResolvedBody[]
     if ((flags & FLAG_DEFAULT_DESCRIPTION) === 0) {
-      bodies = readDescription(ctx, r, where, c.asset)
+      bodies = readDescription(ctx, r, where, assetId)
       description = bodies
     } else {
       try {
-        description = defaultDescription(ctx, c.asset)
+        description = defaultDescription(ctx, assetId)
       } catch (error) {
         if (!(error instanceof AnimationError)) throw error
         throw snapshotError(`${where}: its asset has no default ragdoll description (${error.message})`)
@@ -73,17 +73,27 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
     let world = -1
     let instance: InstanceData | null = null
     if ((flags & FLAG_BODIES) !== 0) {
+      r.align(8)
       world = r.span(8 * n * WORLD_STRIDE)
-      const transforms = new Float64Array(n * WORLD_STRIDE)
-      new Uint8Array(transforms.buffer).set(r.bytes.subarray(world, world + transforms.byteLength))
       // Positions and scales are taken as they are, ±∞ and NaN included: they are an output of the last step
       // (the next one rewrites them, parents first, before reading any), read before that only by a hit at a
       // joint, where a non-finite one makes a non-finite body that the next step reports as an explosion. The
       // plugin holds such values itself: a chain scaled 1e5 a node overflows float64 2,000 nodes down.
+      const d = r.doubles
       for (let j = 0; j < n; j++) {
-        checkUnit(`${where}, read-back joint ${j}`, 'world rotation', transforms, j * WORLD_STRIDE + 3)
+        const o = (world >>> 3) + j * WORLD_STRIDE + 3
+        const q = d[o]! * d[o]! + d[o + 1]! * d[o + 1]! + d[o + 2]! * d[o + 2]! + d[o + 3]! * d[o + 3]!
+        if (!(q >= 0.25 && q <= 4)) checkUnit(`${where}, read-back joint ${j}`, 'world rotation', d, o)
       }
-      instance = readInstance(r, where, description)
+      // A live instance of the same description may be kept (its static bytes compared: readInstance).
+      const current = ctx.ragdolls[eid]
+      const fallback = defaultDescription(ctx, assetId)
+      const same =
+        current !== undefined &&
+        (bodies === null
+          ? current.bodies === fallback
+          : current.bodies !== fallback && sameDescription(current.bodies, bodies))
+      instance = readInstance(r, where, description, same ? current.instance : null)
       if (impulses.length > 0) {
         throw invalidValue(
           where,
@@ -152,12 +162,14 @@ function readDescription(ctx: AnimationContext, r: Reader, where: string, assetI
  * the handle is the character's own id exactly when it has one, bodies exist only while it is on, and a
  * ragdoll spawning on the next step gets non-negative sizes.
  */
-export function checkRagdollStates(characters: CharacterData[], ragdolls: RagdollData[]): void {
+export function checkRagdollStates(characters: CharactersData, ragdolls: RagdollData[]): void {
   const runtime = new Map(ragdolls.map((rd) => [rd.eid, rd]))
-  for (const c of characters) {
-    const where = `section "characters", character ${c.eid}`
-    const rd = runtime.get(c.eid)
-    const { active, handle } = c.ragdoll
+  for (let i = 0; i < characters.count; i++) {
+    const eid = characters.eids[i]!
+    const where = `section "characters", character ${eid}`
+    const rd = runtime.get(eid)
+    const active = characters.ragdollActive[i]!
+    const handle = characters.ragdollHandle[i]!
     if (active !== RAGDOLL_OFF && !rd) {
       throw invalidValue(
         where,
@@ -166,7 +178,7 @@ export function checkRagdollStates(characters: CharacterData[], ragdolls: Ragdol
         'a ragdoll that is on needs its runtime, and the ragdolls section has none',
       )
     }
-    const own = rd ? c.eid : -1
+    const own = rd ? eid : -1
     if (handle !== own) {
       throw invalidValue(
         where,

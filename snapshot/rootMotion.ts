@@ -1,13 +1,7 @@
 import type { AnimationContext } from '../plugin/context.ts'
-import {
-  checkChoice,
-  checkFinite,
-  checkUnit,
-  copyInto,
-  snapshotError,
-  type Reader,
-  type Writer,
-} from '../src/sim/byteStream.ts'
+import { copyInto, type Reader } from '../src/sim/byteStream.ts'
+import type { Writer } from '../src/sim/byteWriter.ts'
+import { checkChoice, checkFinite, checkUnit, snapshotError } from '../src/sim/valueChecks.ts'
 import {
   createRootMotionState,
   RM_APPLY,
@@ -19,25 +13,32 @@ import {
   ROOT_MOTION_FULL,
   ROOT_MOTION_HORIZONTAL,
 } from '../systems/rootMotion.ts'
-import type { CharacterData } from './readCharacters.ts'
+import type { CharactersData } from './readCharacters.ts'
 
 /**
- * The snapshot's "rootMotion" section (after "morphs"): u32 count; per character with root motion on
- * (ascending eid): u32 eid, u8 mode (1 horizontal, 2 full), u32 joint index, u8 apply (0 or 1), f64[22] its
- * numbers (systems/rootMotion.ts RM_*: the last delta, the sums and the result).
+ * The snapshot's RMOT section (root motion, after MRPH): u32 count; per character with root motion on (in the
+ * characters section's order): u32 eid, u32 joint index, u8 mode (1 horizontal, 2 full), u8 apply (0 or 1),
+ * zeros to a multiple of 8, f64[RM_FLOATS] its numbers (systems/rootMotion.ts RM_*: the last delta, the sums
+ * and the result). Allocates nothing (snapshotInto).
  */
 
 export function writeRootMotion(ctx: AnimationContext, w: Writer, characters: readonly number[]): void {
-  const list = characters.filter((e) => ctx.rootMotion[e] !== undefined).sort((a, b) => a - b)
-  w.u32(list.length)
-  for (const eid of list) {
-    const rm = ctx.rootMotion[eid]!
+  const countAt = w.at()
+  w.u32(0)
+  let count = 0
+  for (let i = 0; i < characters.length; i++) {
+    const eid = characters[i]!
+    const rm = ctx.rootMotion[eid]
+    if (rm === undefined) continue
+    count++
     w.u32(eid)
-    w.u8(rm.i[RM_MODE]!)
     w.u32(rm.i[RM_JOINT]!)
+    w.u8(rm.i[RM_MODE]!)
     w.u8(rm.i[RM_APPLY]!)
+    w.align(8)
     w.raw(rm.f, 0, RM_FLOATS)
   }
+  w.setU32(countAt, count)
 }
 
 export interface RootMotionData {
@@ -48,24 +49,24 @@ export interface RootMotionData {
   f: Float64Array
 }
 
-/** Reads and checks the "rootMotion" section: characters once each, ascending; modes, joints, finite numbers. */
-export function readRootMotion(r: Reader, characters: readonly CharacterData[]): RootMotionData[] {
-  r.section = 'rootMotion'
+/** Reads and checks the RMOT section: characters once each; modes, joints, finite numbers. Changes nothing. */
+export function readRootMotion(r: Reader, characters: CharactersData): RootMotionData[] {
+  const joints = new Map<number, number>()
+  for (let i = 0; i < characters.count; i++) joints.set(characters.eids[i]!, characters.n[i]!)
   const out: RootMotionData[] = []
   for (let count = r.u32(); count > 0; count--) {
     const eid = r.u32()
     const where = `section "rootMotion", character ${eid}`
-    const c = characters.find((x) => x.eid === eid)
-    if (c === undefined) throw snapshotError(`${where}: not a character`)
-    if (out.length > 0 && eid <= out[out.length - 1]!.eid) {
-      throw snapshotError(`${where}: not after the one before it (ascending ids, each once)`)
-    }
+    const n = joints.get(eid)
+    if (n === undefined) throw snapshotError(`${where}: not a character, or listed twice`)
+    joints.delete(eid)
+    const joint = r.u32()
+    if (joint >= n) throw snapshotError(`${where}: joint ${joint} is not one of its ${n} joints`)
     const mode = r.u8()
     checkChoice(where, 'mode', mode, [ROOT_MOTION_HORIZONTAL, ROOT_MOTION_FULL])
-    const joint = r.u32()
-    if (joint >= c.count) throw snapshotError(`${where}: joint ${joint} is not one of its ${c.count} joints`)
     const apply = r.u8()
     checkChoice(where, 'apply', apply, [0, 1])
+    r.align(8)
     const f = new Float64Array(RM_FLOATS)
     copyInto(f, 0, r.bytes, r.span(8 * RM_FLOATS), RM_FLOATS)
     checkFinite(where, 'numbers', f)
@@ -76,8 +77,16 @@ export function readRootMotion(r: Reader, characters: readonly CharacterData[]):
   return out
 }
 
-/** Turns the restored characters' root motion on as it was (after attachCharacter cleared it). */
-export function applyRootMotion(ctx: AnimationContext, plan: readonly RootMotionData[]): void {
+/**
+ * Sets every character's root motion as the snapshot has it: off for those it does not list (a character kept
+ * in place may have turned it on since), on with the snapshot's numbers for the others.
+ */
+export function applyRootMotion(
+  ctx: AnimationContext,
+  characters: CharactersData,
+  plan: readonly RootMotionData[],
+): void {
+  for (let i = 0; i < characters.count; i++) ctx.rootMotion[characters.eids[i]!] = undefined
   for (const d of plan) {
     const eid = d.eid
     const rig = ctx.assets[ctx.stores.Pose.asset[eid]!]!

@@ -1,44 +1,83 @@
-import { hasComponent, query } from 'bitecs'
-import { AnimationError } from '../src/errors.ts'
-import { createHasher } from '../src/sim/hasher.ts'
-import type { RagdollInstance } from '../src/physics/ragdoll.ts'
-import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
-import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
-import type { AnimationContext, AnimationEvent, RagdollRuntime } from '../plugin/context.ts'
-import { isClipEvent } from '../systems/state.ts'
-import { createWriter, digestWords, type Writer } from '../src/sim/byteStream.ts'
-import { writeInstance, writePhysicsWorld } from '../src/physics/snapshot.ts'
+import { commitRemovals } from 'bitecs'
+import { AnimationError, showValue } from '../src/errors.ts'
+import { wordsOf } from '../src/sim/byteStream.ts'
+import { WRITER_FULL, type Writer } from '../src/sim/byteWriter.ts'
+import { checksumWords } from '../src/sim/checksum.ts'
+import { writePhysicsWorld } from '../src/physics/snapshot.ts'
+import type { AnimationContext } from '../plugin/context.ts'
 import {
+  beginSection,
   CHECKSUM_FROM,
-  FLAG_BODIES,
-  FLAG_DEFAULT_DESCRIPTION,
-  FLAG_REPORTED,
-  type Layouts,
+  endSection,
   MAGIC,
-  RAGDOLL_SHAPES,
-  REPORTED_POSE,
-  REPORTED_WORLD,
   SNAPSHOT_VERSION,
   assetFingerprint,
-  encoder,
   entityIndexOf,
   layoutsOf,
-  writeIdRecords,
   markersFingerprint,
-  writeRecord,
 } from './format.ts'
-import { defaultDescription } from '../plugin/ragdolls.ts'
+import { snapshotState, type SnapshotState } from './state.ts'
+import { writeEntities } from './entities.ts'
+import { writeNodes } from './nodes.ts'
+import { markCharacters, writeCharacters } from './characters.ts'
 import { writeLayers } from './layers.ts'
 import { writeMorphs } from './morphs.ts'
 import { writeRootMotion } from './rootMotion.ts'
 import { writeLod } from './lod.ts'
+import { writeRagdolls } from './ragdolls.ts'
+import { writeEvents } from './events.ts'
+
+const U = new Uint32Array(4)
+const D = new Float64Array(1)
+
+/** The plugin's scratch for snapshot(): grown to the largest snapshot so far, kept. */
+const scratches = new WeakMap<SnapshotState, Uint8Array>()
 
 /**
- * Serializes the plugin's whole simulation state (layout above). Throws AnimationError('snapshot') for a world
- * with versioned entity ids or a ragdoll body changed in a way the format does not carry. Reads only, except
- * that it commits bitecs's pending query removals (as the next step would).
+ * Serializes the plugin's whole simulation state (layout: format.ts) into a new buffer. Throws
+ * AnimationError('snapshot') for a world with versioned entity ids or a ragdoll body changed in a way the
+ * format does not carry. Reads only, except that it commits bitecs's pending query removals (as the next step
+ * would).
  */
 export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
+  const s = snapshotState(ctx)
+  const w = s.writer.target(scratches.get(s) ?? new Uint8Array(1 << 16), true)
+  const n = writeSnapshot(ctx, s, w)
+  const out = w.bytes()
+  scratches.set(s, out)
+  return out.slice(0, n)
+}
+
+/**
+ * Writes the snapshot into `buffer` from its start and returns its length in bytes; allocates nothing in steady
+ * state (a buffer that does not start at a multiple of 8 in its ArrayBuffer is written through the scratch
+ * instead). Throws AnimationError('capacity') naming the length needed when the buffer is shorter, changing
+ * nothing in the plugin (the buffer's bytes are then unspecified).
+ */
+export function snapshotAnimationInto(ctx: AnimationContext, buffer: Uint8Array): number {
+  if (!(buffer instanceof Uint8Array)) {
+    throw new AnimationError('argument', `snapshotInto: expected a Uint8Array, got ${showValue(buffer)}`)
+  }
+  const s = snapshotState(ctx)
+  if (buffer.byteOffset % 8 === 0) {
+    try {
+      return writeSnapshot(ctx, s, s.writer.target(buffer, false))
+    } catch (error) {
+      if (error !== WRITER_FULL) throw error
+    }
+  }
+  const bytes = snapshotAnimation(ctx)
+  if (bytes.length > buffer.length) {
+    throw new AnimationError(
+      'capacity',
+      `snapshotInto: the snapshot is ${bytes.length} bytes, the buffer ${buffer.length} (give a longer one)`,
+    )
+  }
+  buffer.set(bytes)
+  return bytes.length
+}
+
+function writeSnapshot(ctx: AnimationContext, s: SnapshotState, w: Writer): number {
   const world = ctx.world
   const index = entityIndexOf(world)
   if (index.versioning) {
@@ -47,182 +86,94 @@ export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
       'snapshot: the world uses versioned entity ids (withVersioning); snapshots need plain ids',
     )
   }
+  commitRemovals(world)
   const layouts = layoutsOf(ctx)
-  const { Pose, Ragdoll } = ctx.stores
-  // A copy of the systems' own query's dense array: the order they visit characters in.
-  const characters = Array.from(query(world, [Ragdoll, Pose]))
-  const w = createWriter()
-
-  for (const b of MAGIC) w.u8(b)
+  for (let k = 0; k < 4; k++) w.u8(MAGIC[k]!)
   w.u16(SNAPSHOT_VERSION)
   w.u16(0)
   w.u32(0) // total length, patched below
   w.u32(0) // checksum, patched below
   w.u32(0)
-  w.u32(layouts.schema[0])
-  w.u32(layouts.schema[1])
-  w.f64(ctx.dt)
+  // Words and floats through typed arrays (a large u32 or a float passed to a call is boxed).
+  U[0] = layouts.schema[0]
+  U[1] = layouts.schema[1]
+  w.raw(U, 0, 2)
+  D[0] = ctx.dt
+  w.raw(D, 0, 1)
   w.u32(ctx.capacity)
   w.u32(ctx.pool.maxSlots)
   w.u32(ctx.step)
 
+  let at = beginSection(w, 'ASET')
   w.u16(ctx.assets.length)
-  for (const ra of ctx.assets) {
-    const [hi, lo] = assetFingerprint(ctx, ra)
-    w.u32(hi)
-    w.u32(lo)
-    const [markersHi, markersLo] = markersFingerprint(ctx, ra)
-    w.u32(markersHi)
-    w.u32(markersLo)
+  for (let a = 0; a < ctx.assets.length; a++) {
+    const ra = ctx.assets[a]!
+    const asset = assetFingerprint(ctx, ra)
+    const markers = markersFingerprint(ctx, ra)
+    U[0] = asset[0]
+    U[1] = asset[1]
+    U[2] = markers[0]
+    U[3] = markers[1]
+    w.raw(U, 0, 4)
     w.u16(ra.jointNodes.length)
     w.u16(ra.clipIds.length)
   }
+  endSection(w, at)
 
-  w.u32(index.maxId)
-  w.u32(index.aliveCount)
-  for (let i = 0; i < index.maxId; i++) w.u32(index.dense[i]!)
+  at = beginSection(w, 'ENTS')
+  writeEntities(w, world)
+  endSection(w, at)
 
   const pool = ctx.pool
+  at = beginSection(w, 'POOL')
   w.u32(pool.slots)
   w.u32(pool.used)
   w.u32(pool.free.length / 2)
-  for (const x of pool.free) w.u32(x)
+  for (let i = 0; i < pool.free.length; i++) w.u32(pool.free[i]!)
+  endSection(w, at)
 
-  const nodes = sceneNodeOrder(ctx, index.dense.slice(0, index.aliveCount))
-  w.u32(nodes.length)
-  writeIdRecords(w, layouts.node, nodes)
+  markCharacters(ctx, s)
+  at = beginSection(w, 'NODE')
+  writeNodes(ctx, s, w)
+  endSection(w, at)
 
-  w.u32(characters.length)
-  for (const eid of characters) writeCharacter(ctx, w, layouts, eid)
-  writeLayers(ctx, w, characters)
-  writeMorphs(ctx, w, characters)
-  writeRootMotion(ctx, w, characters)
+  at = beginSection(w, 'CHAR')
+  writeCharacters(ctx, s, w, layouts)
+  endSection(w, at)
 
-  const runtimes = characters.filter((e) => ctx.ragdolls[e] !== undefined).sort((a, b) => a - b)
-  const instances = new Map<number, RagdollInstance>()
-  w.u32(runtimes.length)
-  for (const eid of runtimes) {
-    const rt = ctx.ragdolls[eid]!
-    writeRagdoll(ctx, w, eid, rt)
-    if (rt.instance) instances.set(eid, rt.instance)
-  }
+  at = beginSection(w, 'LAYR')
+  writeLayers(ctx, w, s.characters)
+  endSection(w, at)
 
-  writePhysicsWorld(w, ctx.physics, instances)
+  at = beginSection(w, 'MRPH')
+  writeMorphs(ctx, w, s.characters)
+  endSection(w, at)
 
-  w.u32(ctx.droppedEvents)
-  const reported: number[] = []
-  for (let e = 1; e < ctx.capacity; e++) if (ctx.poseReported[e]! | ctx.worldReported[e]!) reported.push(e)
-  w.u32(reported.length)
-  for (const e of reported) {
-    w.u32(e)
-    w.u8((ctx.poseReported[e] ? REPORTED_POSE : 0) | (ctx.worldReported[e] ? REPORTED_WORLD : 0))
-  }
-  w.u32(ctx.events.length)
-  for (const ev of ctx.events) writeEvent(w, ev)
+  at = beginSection(w, 'RMOT')
+  writeRootMotion(ctx, w, s.characters)
+  endSection(w, at)
+
+  at = beginSection(w, 'RAGD')
+  writeRagdolls(ctx, w, s.characters)
+  endSection(w, at)
+
+  at = beginSection(w, 'PHYS')
+  writePhysicsWorld(w, ctx.physics, ctx.ragdolls)
+  endSection(w, at)
+
+  at = beginSection(w, 'EVNT')
+  writeEvents(ctx, w)
+  endSection(w, at)
+
+  at = beginSection(w, 'LODS')
   writeLod(ctx, w)
+  endSection(w, at)
 
-  const out = w.finish()
-  const view = new DataView(out.buffer)
-  view.setUint32(8, out.length, true)
-  const [hi, lo] = digestWords(createHasher().update(out, CHECKSUM_FROM, out.length))
-  view.setUint32(12, hi, true)
-  view.setUint32(16, lo, true)
-  return out
-}
-
-function writeEvent(w: Writer, ev: AnimationEvent): void {
-  w.u32(ev.step)
-  w.i32(ev.entity)
-  w.i32(ev.character)
-  const kind = encoder.encode(ev.kind)
-  w.u8(kind.length)
-  w.raw(kind, 0, kind.length)
-  const text = (s: string): void => {
-    const bytes = encoder.encode(s)
-    w.u32(bytes.length)
-    w.raw(bytes, 0, bytes.length)
-  }
-  if (ev.kind === 'ragdoll-get-up') {
-    text(ev.message)
-    w.u8(ev.facing === 'prone' ? 1 : 2)
-    w.i32(ev.clipId)
-    return
-  }
-  if (!isClipEvent(ev)) {
-    text(ev.message)
-    return
-  }
-  w.u8(ev.layer)
-  w.i32(ev.clipId)
-  text(ev.clip)
-  text(ev.name)
-  w.f64(ev.time)
-  w.f64(ev.weight)
-  w.u8(ev.fading ? 1 : 0)
-}
-
-/** SceneNode entities among `alive`: roots by ascending id, then each parent's children, last sibling first. */
-function sceneNodeOrder(ctx: AnimationContext, alive: readonly number[]): number[] {
-  const graph = ctx.sceneGraph
-  const parents = graph.store.parent
-  const nodes = alive
-    .filter((e) => e < ctx.capacity && hasComponent(ctx.world, e, graph.store))
-    .sort((a, b) => a - b)
-  const out = nodes.filter((e) => parents[e] === 0)
-  for (const p of nodes) {
-    let c = graph.firstChild[p]!
-    if (c === 0) continue
-    while (graph.nextSibling[c] !== 0) c = graph.nextSibling[c]!
-    for (; c !== 0; c = graph.prevSibling[c]!) out.push(c)
-  }
-  return out
-}
-
-function writeCharacter(ctx: AnimationContext, w: Writer, layouts: Layouts, eid: number): void {
-  const { Pose, Sampler, CrossFade } = ctx.stores
-  w.u32(eid)
-  for (const layout of layouts.character) writeRecord(w, layout, eid)
-  w.i32(bindingClip(ctx, ctx.binding[eid], Sampler.clip[eid]!, eid))
-  w.i32(bindingClip(ctx, ctx.fromBinding[eid], CrossFade.fromClip[eid]!, eid))
-  const cursors = ctx.cursors[eid]!
-  w.u32(cursors.length)
-  w.raw(cursors, 0, cursors.length)
-  const base = Pose.base[eid]!
-  const n = Pose.count[eid]!
-  w.raw(ctx.pool.joints, base, n)
-  w.raw(ctx.pool.data, base * JOINT_STRIDE, POSE_LAYERS * n * JOINT_STRIDE)
-}
-
-/** Id of the clip whose binding (on the character's asset) `binding` is; -1 for none. */
-function bindingClip(ctx: AnimationContext, binding: Int32Array | undefined, likely: number, eid: number) {
-  if (binding === undefined) return -1
-  const asset = ctx.stores.Pose.asset[eid]!
-  if (likely >= 0 && ctx.clips[likely]?.bindings[asset] === binding) return likely
-  const found = ctx.clips.findIndex((c) => c.bindings[asset] === binding)
-  if (found < 0) throw new Error(`snapshot: character ${eid} has a channel binding of no registered clip`)
-  return found
-}
-
-function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: RagdollRuntime) {
-  const isDefault = rt.bodies === defaultDescription(ctx, ctx.stores.Pose.asset[eid]!)
-  const r = rt.instance
-  w.u32(eid)
-  w.u8((rt.reported ? FLAG_REPORTED : 0) | (isDefault ? FLAG_DEFAULT_DESCRIPTION : 0) | (r ? FLAG_BODIES : 0))
-  if (!isDefault) {
-    w.u16(rt.bodies.length)
-    for (const b of rt.bodies) {
-      w.i32(b.node)
-      w.u8(RAGDOLL_SHAPES.indexOf(b.shape))
-      w.i32(b.parentBody)
-      for (const x of [b.radius, b.length, ...b.axis, b.mass, b.coneAngle, b.twistAngle]) w.f64(x)
-    }
-  }
-  w.u16(rt.impulses.length)
-  for (const hit of rt.impulses) {
-    w.u16(hit.joint)
-    for (const x of hit.impulse) w.f64(x)
-  }
-  if (!r) return
-  w.raw(rt.world, 0, ctx.stores.Pose.count[eid]! * WORLD_STRIDE)
-  writeInstance(w, r, `character ${eid}'s ragdoll`)
+  const total = w.at()
+  w.setU32(8, total)
+  const words = wordsOf(w.buffer.buffer)
+  const first = w.origin >>> 2
+  checksumWords(words, first + (CHECKSUM_FROM >>> 2), first + (total >>> 2), s.checksum)
+  w.setWords(12, s.checksum, 2)
+  return total
 }

@@ -14,7 +14,8 @@ import { PROPAGATION_CHUNK, v8Measures } from '../src/engine/v8.ts'
  * A dirty node under a clean parent uses the parent's current world, kept from earlier passes.
  * A node whose world matrix would not be finite in float32 (a product of huge but finite locals, or a
  * non-finite local a game wrote) keeps its last one and is listed in `graph.stats.refused` / `refusedNodes`
- * (reportWorldFaults turns that into an event), so no world matrix ever holds NaN or ∞.
+ * (reportWorldFaults turns that into an event), so no world matrix ever holds NaN or ∞; `graph.kept` marks it
+ * for good (a snapshot stores such a node's world matrix instead of recomputing it).
  *
  * Only the 12 affine elements are written: elements 3, 7, 11, 15 (the last row, 0 0 0 1) are set when the node is
  * added (identity) and every matrix composed from T/R/S keeps them, so they are not rewritten (~8% of the pass).
@@ -33,6 +34,7 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
    * closure to those arrays.
    */
   const refusedNodes = graph.refusedNodes
+  const kept = graph.kept
   const fround = Math.fround
   /** Nodes refused so far in this step's passes. */
   let refused = 0
@@ -132,6 +134,7 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
       if (sum - sum !== 0) {
         if (refused < MAX_REFUSED_NODES) refusedNodes[refused] = e
         refused++
+        kept[e] = 1
         dirty[e] = 0
         changed[e] = 0
         continue

@@ -1,5 +1,6 @@
 /** Plain-text (Markdown) tables of a benchmark result, for the terminal and the README. */
 import type { BenchResult, SideResult } from './run.ts'
+import { formatSnapshots } from './snapshots.ts'
 
 export function formatReport(r: BenchResult): string {
   const m = r.machine
@@ -91,6 +92,7 @@ export function formatReport(r: BenchResult): string {
         `${fmt(q.squadSampleMs, 4)} ms (${q.sampleRatio.toFixed(2)}×)`,
     )
   }
+  if (r.snapshots.length > 0) lines.push('', ...formatSnapshots(r.snapshots, r.settings.rounds))
   lines.push('')
   lines.push(row(['target', 'goal', 'measured', 'met']))
   lines.push(row(['---', '---', '---', '---']))

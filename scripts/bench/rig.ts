@@ -1,5 +1,5 @@
 /**
- * A generated humanoid rig for the benchmark: up to 64 joints in a realistic tree (spine chain, head, legs,
+ * A generated humanoid rig for the benchmark: up to 67 joints in a realistic tree (spine chain, head, legs,
  * arms with four-segment fingers) and three looping clips of equal length, "Walk", "Run" and "Idle" (a calmer
  * motion, made after the other two so their keys are what they were when the rig had two), keyed like exported mocap:
  * `keysPerSecond` keys per second over `seconds` (default 30 keys/s × 2 s = 61 keys), a rotation channel on
@@ -15,6 +15,7 @@
  *        └─ 12..15 right leg
  *   4 chest ─ 16..19 left arm (clavicle, upper arm, forearm, hand) ─ 20..39 five fingers × 4 segments
  *           └─ 40..43 right arm                                   ─ 44..63
+ *   6 head  ─ 64 headTop, 65 eyeL, 66 eyeR   (a Mixamo rig's 67: only rigs of more than 64 joints have them)
  *
  * The rig's "upper body" (RIG_UPPER_BODY, the mask of the bench's layered crowd) is the chest's subtree:
  * chest, neck, head, jaw and both arms with their fingers, joints 4..7 and 16..63 (52 of 64; two runs of the
@@ -25,7 +26,7 @@ import type { AnimationAsset, AssetNode } from '../../src/gltf/asset.ts'
 import { mulberry32 } from '../random.ts'
 
 export interface BenchRigOptions {
-  /** Joints, 1..64 (a prefix of the list above). Default 64. */
+  /** Joints, 1..67 (a prefix of the list above). Default 64. */
   joints?: number
   /** Interpolation of every channel. Default 'LINEAR'. */
   interpolation?: 'LINEAR' | 'CUBICSPLINE'
@@ -37,7 +38,9 @@ export interface BenchRigOptions {
   seed?: number
 }
 
-export const RIG_MAX_JOINTS = 64
+export const RIG_MAX_JOINTS = 67
+/** Joints of the rig when no count is given (the benchmark's crowds). */
+export const RIG_DEFAULT_JOINTS = 64
 export const RIG_CLIPS = ['Walk', 'Run', 'Idle'] as const
 /** Root joint of the rig's upper body (see above). */
 export const RIG_UPPER_BODY = 'chest'
@@ -66,12 +69,14 @@ export function rigTemplate(): { name: string; parent: number }[] {
       for (let s = 1; s <= 4; s++) f = add(`${finger}${s}${side}`, f)
     }
   }
+  const head = out.findIndex((j) => j.name === 'head')
+  for (const name of ['headTop', 'eyeL', 'eyeR']) add(name, head)
   return out
 }
 
-/** Builds the rig asset. Throws (a plain Error: this is benchmark setup) for a joint count outside 1..64. */
+/** Builds the rig asset. Throws (a plain Error: this is benchmark setup) for a joint count outside 1..67. */
 export function createBenchRig(options: BenchRigOptions = {}): AnimationAsset {
-  const joints = options.joints ?? RIG_MAX_JOINTS
+  const joints = options.joints ?? RIG_DEFAULT_JOINTS
   const interpolation = options.interpolation ?? 'LINEAR'
   const keysPerSecond = options.keysPerSecond ?? 30
   const seconds = options.seconds ?? 2

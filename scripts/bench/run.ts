@@ -47,11 +47,18 @@ import {
   type Side,
 } from './measure.ts'
 import type { V8Measures } from '../../src/engine/v8.ts'
+import { measureSnapshots, snapshotTargets, type SnapshotCrowdResult } from './snapshots.ts'
 
 export type AssetName = 'fox' | 'rig-linear' | 'rig-cubic'
 export const ASSET_NAMES: readonly AssetName[] = ['fox', 'rig-linear', 'rig-cubic']
 
+/** The bench's sections: the crowds against three.js, and snapshot / restore (snapshots.ts). */
+export type SectionName = 'crowds' | 'snapshots'
+export const SECTION_NAMES: readonly SectionName[] = ['crowds', 'snapshots']
+
 export interface BenchOptions {
+  /** Sections to run. Default both. */
+  sections?: SectionName[]
   /** Character counts. Default [1, 100, 1000]. */
   characters?: number[]
   assets?: AssetName[]
@@ -202,6 +209,8 @@ export interface BenchResult {
   scenarios: ScenarioResult[]
   splits: SplitResult[]
   squad: SquadResult | null
+  /** The snapshot / restore section (snapshots.ts), when it ran. */
+  snapshots: SnapshotCrowdResult[]
   targets: Target[]
   /** Every correctness check passed. */
   ok: boolean
@@ -226,6 +235,7 @@ const DEFAULT_FOX = fileURLToPath(new URL('../../assets/Fox/glTF-Binary/Fox.glb'
 
 export async function runBenchmark(options: BenchOptions = {}): Promise<BenchResult> {
   const settings = {
+    sections: options.sections ?? [...SECTION_NAMES],
     characters: options.characters ?? [1, 100, 1000],
     assets: options.assets ?? [...ASSET_NAMES],
     crowds: options.crowds ?? [...CROWD_KINDS],
@@ -255,11 +265,13 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
     scenarios: [],
     splits: [],
     squad: null,
+    snapshots: [],
     targets: [],
     ok: true,
   }
+  const crowds = settings.sections.includes('crowds')
   try {
-    for (const name of settings.assets) {
+    for (const name of crowds ? settings.assets : []) {
       const asset = await loadBenchAsset(name, settings.rigJoints, options.foxPath ?? DEFAULT_FOX)
       const clips = clipPair(name)
       const fade = fadeCheck(asset, clips, settings.tolerance)
@@ -285,7 +297,12 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
         }
       }
     }
-    if (settings.squad) {
+    if (settings.sections.includes('snapshots')) {
+      result.snapshots = settings.isolate
+        ? await runInChild<SnapshotCrowdResult[]>({ kind: 'snapshots', settings }, log)
+        : await measureSnapshots(settings, tracker, log)
+    }
+    if (crowds && settings.squad) {
       result.squad = settings.isolate
         ? await runInChild<SquadResult>({ kind: 'squad', count: largest, settings }, log)
         : squadVsSlerp(await loadBenchAsset('rig-linear', settings.rigJoints, ''), largest, settings)
@@ -295,7 +312,8 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
     tracker.stop()
     await removeChildEntry()
   }
-  result.targets = targets(result, largest, settings.rigJoints)
+  result.targets = crowds ? targets(result, largest, settings.rigJoints) : []
+  result.targets.push(...snapshotTargets(result.snapshots))
   return result
 }
 
@@ -434,6 +452,7 @@ export async function runScenarioJob(
 export type ChildTask =
   | { kind: 'scenario'; job: ScenarioJob; settings: Settings }
   | { kind: 'squad'; count: number; settings: Settings }
+  | { kind: 'snapshots'; settings: Settings }
 
 /**
  * The child entry (scenario.ts) bundled to plain JavaScript (scripts/bundle.mjs), made once per run: children run
@@ -483,7 +502,8 @@ async function runInChild<T>(task: ChildTask, log: (line: string) => void): Prom
   })
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
   if (code !== 0) {
-    const what = task.kind === 'scenario' ? `${task.job.asset} ${task.job.crowd} ${task.job.count}` : 'squad'
+    const what =
+      task.kind === 'scenario' ? `${task.job.asset} ${task.job.crowd} ${task.job.count}` : task.kind
     throw new Error(`bench ${what}: child exited ${code}\n${err}`)
   }
   return JSON.parse(out) as T

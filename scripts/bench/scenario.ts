@@ -1,5 +1,6 @@
 /**
- * Child process of `npm run bench` (run.ts, `isolate`): runs one scenario, or the squad-vs-slerp comparison,
+ * Child process of `npm run bench` (run.ts, `isolate`): runs one scenario, the squad-vs-slerp comparison or the
+ * snapshot / restore section,
  * in a fresh process, where the project's timed crowds are the only animation plugins, as in a game. run.ts
  * bundles this file to plain JavaScript and runs it with plain node (see bundledChildEntry there).
  * Input: one JSON argument, a ChildTask; output: its result as JSON on stdout, progress lines (`progress: …`)
@@ -8,22 +9,24 @@
 import { setV8Measures } from '../../src/engine/v8.ts'
 import { createGcTracker } from './measure.ts'
 import { loadBenchAsset, runScenarioJob, squadVsSlerp, type ChildTask } from './run.ts'
+import { measureSnapshots } from './snapshots.ts'
 
 const task = JSON.parse(process.argv[2] ?? '{}') as ChildTask
 // Before any plugin exists: priming happens once per process.
 setV8Measures(Object.fromEntries((task.settings.v8MeasuresOff ?? []).map((name) => [name, false])))
 const tracker = createGcTracker()
 try {
+  const log = (line: string): void => void process.stderr.write(`progress: ${line}\n`)
   const done =
     task.kind === 'scenario'
-      ? await runScenarioJob(task.job, task.settings, tracker, (line) =>
-          process.stderr.write(`progress: ${line}\n`),
-        )
-      : squadVsSlerp(
-          await loadBenchAsset('rig-linear', task.settings.rigJoints, ''),
-          task.count,
-          task.settings,
-        )
+      ? await runScenarioJob(task.job, task.settings, tracker, log)
+      : task.kind === 'snapshots'
+        ? await measureSnapshots(task.settings, tracker, log)
+        : squadVsSlerp(
+            await loadBenchAsset('rig-linear', task.settings.rigJoints, ''),
+            task.count,
+            task.settings,
+          )
   process.stdout.write(JSON.stringify(done))
 } finally {
   tracker.stop()

@@ -387,7 +387,8 @@ function drawCall(random: Random, w: World): Call {
     [
       2,
       () => {
-        // A used plugin refuses every restore; the bytes are its own snapshot, an older one, or not a snapshot.
+        // The bytes are its own snapshot (a restore in place changes nothing), an older one (it rewinds), or not
+        // a snapshot (refused).
         const s: Value =
           w.snapshots.length > 0 && chance(0.6)
             ? { v: pick(w.snapshots), text: 'an earlier snapshot' }

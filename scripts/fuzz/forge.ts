@@ -5,24 +5,27 @@
  * plugin as before), or restore cleanly: every world matrix finite after the restore and after each of the
  * next 10 steps, which throw nothing.
  *
- * Edits are drawn from a seed (mulberry32) against a map of the snapshot's sections (snapshot/format.ts):
- * header fields; entity and pool counts; a scene node's record fields (parent, dirty flag, local T/R/S, world
- * matrix); a character's store records (Pose, Sampler, CrossFade, Ragdoll fields, laid out as the format lays
- * them out, from the plugin's public stores), binding clips, cursors, joint entities and pose floats; and any
- * byte, u32, f32 or f64 in what follows (ragdolls, physics, events); truncation and growth with the length
- * field fixed.
+ * Edits are drawn from a seed (mulberry32) against a map of the snapshot's sections (snapshot/format.ts and
+ * its section files): header fields; entity and pool counts; scene node ids, parents, flags, local T/R/S and
+ * stored world matrices; the characters' store columns (Pose, Sampler, CrossFade, Ragdoll fields, laid out as the
+ * format lays them out, from the plugin's public stores), binding clips, flags, cursors, joint entities and pose
+ * floats; and any byte, u32, f32 or f64 in what follows (layers, ragdolls, physics, events); truncation and growth
+ * with the length field fixed.
  */
 import { mulberry32 } from '../random.ts'
-import { createHasher } from '../../entry/index.ts'
 import type { AnimationAsset, AnimationPlugin } from '../../entry/index.ts'
+import { checksumWords } from '../../src/sim/checksum.ts'
 import { Judge, freshPlugin, type RunReport } from './pipeline.ts'
 
-/** FNV-1a 64 of bytes [20, length) written at 12 as high u32 then low u32 (little-endian). */
+/** The snapshot checksum of bytes [20, length) written at 12 as high u32 then low u32 (little-endian). */
 export function writeChecksum(bytes: Uint8Array): void {
-  const hex = createHasher().update(bytes, 20, bytes.length).digest()
+  const words = new Int32Array(bytes.length >>> 2)
+  new Uint8Array(words.buffer).set(bytes.subarray(0, 4 * words.length))
+  const sum = new Uint32Array(2)
+  checksumWords(words, 5, words.length, sum)
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  view.setUint32(12, parseInt(hex.slice(0, 8), 16), true)
-  view.setUint32(16, parseInt(hex.slice(8), 16), true)
+  view.setUint32(12, sum[0]!, true)
+  view.setUint32(16, sum[1]!, true)
 }
 
 interface Field {
@@ -102,15 +105,24 @@ export function mapSnapshot(bytes: Uint8Array, plugin: AnimationPlugin, capacity
     at += 4
     return v
   }
-  if (!fits(2)) return done()
+  const align = (n: number): void => void (at += -at & (n - 1))
+  /** Skips a section's tag and length (sections start at multiples of 8). */
+  const section = (name: string): boolean => {
+    align(8)
+    if (!fits(8)) return false
+    targets.push(one(`${name}.length`, at + 4, 4, 'u'))
+    at += 8
+    return true
+  }
+  if (!section('assets') || !fits(2)) return done()
   at += 2 + 20 * view.getUint16(at, true) // assets: fingerprint, markers fingerprint, joints, clips
-  if (!fits(8)) return done()
+  if (!section('entities') || !fits(12)) return done()
   targets.push(one('entities.maxId', at, 4, 'u'), one('entities.alive', at + 4, 4, 'u'))
-  const maxId = u32()
-  u32()
-  targets.push(one('entities.dense', at, 4, 'u', maxId))
-  at += 4 * maxId
-  if (!fits(12)) return done()
+  at += 8
+  const idRuns = u32()
+  targets.push(one('entities.runs', at, 4, 'u', 2 * idRuns))
+  at += 8 * idRuns
+  if (!section('pool') || !fits(12)) return done()
   targets.push(
     one('pool.slots', at, 4, 'u'),
     one('pool.used', at + 4, 4, 'u'),
@@ -120,58 +132,89 @@ export function mapSnapshot(bytes: Uint8Array, plugin: AnimationPlugin, capacity
   const ranges = u32()
   targets.push(one('pool.free', at, 4, 'u', 2 * ranges))
   at += 8 * ranges
-  if (!fits(4)) return done()
-  const node = recordLayout(plugin.stores.SceneNode, capacity)
+  if (!section('nodes') || !fits(8)) return done()
   const nodes = u32()
-  const stride = 4 + node.bytes
-  targets.push({ label: 'node.eid', at, size: 4, type: 'u', elements: 1, groups: nodes, stride })
-  for (const f of node.fields) {
-    targets.push({
-      label: `node.${f.name}`,
-      at: at + 4 + f.offset,
-      size: f.size,
-      type: f.type,
-      elements: f.count,
-      groups: nodes,
-      stride,
-    })
-  }
-  at += nodes * stride
+  const nodeRuns = u32()
+  targets.push(one('node.ids', at, 4, 'u', 2 * nodeRuns))
+  at += 8 * nodeRuns
+  targets.push(one('node.parent', at, 4, 'i', nodes), one('node.flags', at + 4 * nodes, 1, 'u', nodes))
+  at += 5 * nodes
+  align(4)
   if (!fits(4)) return done()
+  if (u32() === 1 && fits(4)) at += 4 * u32()
+  for (const part of ['local', 'world'] as const) {
+    if (!fits(4)) return done()
+    const runs = u32()
+    let listed = 0
+    for (let k = 0; k < runs && fits(8); k++) {
+      at += 4
+      listed += u32()
+    }
+    if (part === 'local') {
+      // Per run: T ×3, R ×4, S ×3 floats each node; mapped as one block of floats per name.
+      targets.push(one('node.translation', at, 4, 'f', 10 * listed))
+      targets.push(one('node.rotation', at, 4, 'f', 10 * listed))
+      targets.push(one('node.scale', at, 4, 'f', 10 * listed))
+      at += 40 * listed
+    } else {
+      targets.push(one('node.world', at, 4, 'f', 16 * listed))
+      at += 64 * listed
+    }
+  }
+  if (!section('characters') || !fits(4)) return done()
+  const characters = u32()
+  targets.push(one('character.eid', at, 4, 'u', characters))
+  at += 4 * characters
   const stores = {
     Pose: plugin.stores.Pose,
     Sampler: plugin.stores.Sampler,
     CrossFade: plugin.stores.CrossFade,
     Ragdoll: plugin.stores.Ragdoll,
   }
-  const characters = u32()
-  for (let c = 0; c < characters && fits(4); c++) {
-    targets.push(one('character.eid', at, 4, 'u'))
-    at += 4
-    let joints = 0
-    for (const [name, store] of Object.entries(stores)) {
-      const layout = recordLayout(store, capacity)
-      for (const f of layout.fields) {
-        targets.push(one(`${name}.${f.name}`, at + f.offset, f.size, f.type, f.count))
-        if (name === 'Pose' && f.name === 'count' && fits(f.offset + 2))
-          joints = view.getUint16(at + f.offset, true)
-      }
-      at += layout.bytes
+  let countColumn = -1
+  for (const [name, store] of Object.entries(stores)) {
+    for (const f of recordLayout(store, capacity).fields) {
+      align(f.size)
+      targets.push({
+        label: `${name}.${f.name}`,
+        at,
+        size: f.size,
+        type: f.type,
+        elements: f.count,
+        groups: characters,
+        stride: f.count * f.size,
+      })
+      if (name === 'Pose' && f.name === 'count') countColumn = at
+      at += characters * f.count * f.size
     }
-    if (!fits(12)) break
+  }
+  align(4)
+  for (let c = 0; c < characters && fits(16); c++) {
+    const joints =
+      countColumn >= 0 && countColumn + 2 * c + 2 <= bytes.length
+        ? view.getUint16(countColumn + 2 * c, true)
+        : 0
     targets.push(one('character.binding', at, 4, 'i'), one('character.fromBinding', at + 4, 4, 'i'))
-    at += 8
+    targets.push(one('character.flags', at + 8, 1, 'u'), one('character.layers', at + 9, 1, 'u'))
+    const flags = bytes[at + 8]!
+    const layers = bytes[at + 9]!
+    at += 12
     const cursors = u32()
     targets.push(one('character.cursors', at, 4, 'u', cursors))
     at += 4 * cursors
-    targets.push(one('character.joints', at, 4, 'i', joints))
-    at += 4 * joints
-    // POSE_LAYERS (5) × joints × JOINT_STRIDE (10) floats.
-    targets.push(one('character.pose', at, 4, 'f', 50 * joints))
-    at += 200 * joints
+    if ((flags & 2) === 0) {
+      targets.push(one('character.joints', at, 4, 'i', joints))
+      at += 4 * joints
+    }
+    for (let layer = 0; layer < 5; layer++) {
+      if ((layers & (1 << layer)) === 0) continue
+      // JOINT_STRIDE (10) floats a joint.
+      targets.push(one('character.pose', at, 4, 'f', 10 * joints))
+      at += 40 * joints
+    }
   }
   if (fits(8)) {
-    // Ragdolls, physics and events: not followed; any aligned word of them.
+    // Layers, morphs, ragdolls, physics and events: not followed; any aligned word of them.
     const rest = bytes.length - at
     targets.push(one('tail.f64', at, 8, 'f', Math.floor(rest / 8)))
     targets.push(one('tail.f32', at, 4, 'f', Math.floor(rest / 4)))

@@ -226,7 +226,9 @@ function markDriven(out: Uint8Array, n: number, binding: Int32Array): void {
 function sameValues(a: Float32Array, ao: number, b: Float32Array, bo: number): boolean {
   for (let k = 0; k < 3; k++) {
     const x = a[ao + k]!
-    if (x !== b[bo + k]! || !Number.isFinite(x) || Object.is(x, -0) || Object.is(b[bo + k]!, -0)) return false
+    const y = b[bo + k]!
+    // Finite: x - x is 0; ±0 by their reciprocals (Object.is cost a restore's fade plans ~2/3 of their time).
+    if (x !== y || x - x !== 0 || (x === 0 && (1 / x < 0 || 1 / y < 0))) return false
   }
   return true
 }

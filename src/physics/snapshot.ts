@@ -3,7 +3,7 @@
  * and why, the layouts), snapshotWrite.ts, snapshotRead.ts (reads and checks everything, changes nothing) and
  * snapshotBuild.ts (rebuilds from a checked plan).
  */
-export { writeInstance, writePhysicsWorld } from './snapshotWrite.ts'
-export { readInstance, readPhysicsWorld } from './snapshotRead.ts'
+export { noteInstance, staticBlocks, writeInstance, writePhysicsWorld } from './snapshotWrite.ts'
+export { readInstance, readPhysicsWorld, readStatic, type OwnPhysics } from './snapshotRead.ts'
 export { buildInstance, rebuildPhysicsWorld } from './snapshotBuild.ts'
 export type { InstanceData, PhysicsPlan } from './snapshotFormat.ts'

@@ -15,28 +15,34 @@ import { RagdollJoint } from './joint.ts'
 
 import {
   type BodyData,
+  DYNAMIC_DOUBLES,
   type Entry,
   type InstanceData,
   JOINT_REPAIRED,
   type PhysicsPlan,
   SHAPE_SPHERE,
 } from './snapshotFormat.ts'
+import { readStatic, type OwnPhysics } from './snapshotRead.ts'
+import { staticBlocks } from './snapshotWrite.ts'
 
 /** The cannon-es half of a snapshot: rebuilding bodies, constraints and the world from a checked plan (layout and rationale: src/physics/snapshotFormat.ts). */
 
 /**
- * Makes the instance's cannon-es bodies and constraints (not yet in a world). Joint ↔ body maps follow from
- * the description through `nodeJoint`, as spawnRagdoll builds them.
+ * Makes the instance's cannon-es bodies and constraints (not yet in a world) from its static block (parsed if
+ * the read kept it as bytes), and keeps those bytes as the new instance's. Joint ↔ body maps follow from the
+ * description through `nodeJoint`, as spawnRagdoll builds them.
  */
 export function buildInstance(
+  bytes: Uint8Array,
   data: InstanceData,
   description: readonly ResolvedBody[],
   nodeJoint: Int32Array,
   jointCount: number,
 ): RagdollInstance {
-  const bodies = data.bodies.map(buildBody)
-  data.bodies.forEach((d, b) => (bodies[b]!.ragdollParent = d.parent < 0 ? null : bodies[d.parent]!))
-  const constraints = data.constraints.map(({ kind, a, b, collideConnected, values: v }) => {
+  const statics = data.statics ?? readStatic(bytes, data.staticAt, data.staticLength, 'ragdoll', description)
+  const bodies = statics.bodies.map(buildBody)
+  statics.bodies.forEach((d, b) => (bodies[b]!.ragdollParent = d.parent < 0 ? null : bodies[d.parent]!))
+  const constraints = statics.constraints.map(({ kind, a, b, collideConnected, values: v }) => {
     const vec = (k: number) => new Vec3(v[k], v[k + 1], v[k + 2])
     const Joint = kind === JOINT_REPAIRED ? RagdollJoint : ConeTwistConstraint
     return new Joint(bodies[a]!, bodies[b]!, {
@@ -57,7 +63,16 @@ export function buildInstance(
     bodyJoint[b] = j
     jointBody[j] = b
   })
-  return { bodies, constraints, bodyJoint, jointBody, jointOffset: Float64Array.from(data.offsets) }
+  const instance = {
+    bodies,
+    constraints,
+    bodyJoint,
+    jointBody,
+    jointOffset: Float64Array.from(statics.offsets),
+  }
+  bodies.forEach((body, b) => setStatic(body, statics.bodies[b]!))
+  staticBlocks.set(instance, bytes.slice(data.staticAt, data.staticAt + data.staticLength))
+  return instance
 }
 
 /** Always a DampedRagdollBody, as spawnRagdoll makes: the damping stored is applied deterministically. */
@@ -80,69 +95,78 @@ function buildBody(d: BodyData): DampedRagdollBody {
   return body
 }
 
-/** The body's dynamic state, written last: addBody and addShape's mass properties overwrite some of it. */
-function setBodyState(body: Body, d: BodyData): void {
-  const m = d.motion
+/** A built body's static state, written after addShape (whose mass properties overwrite the inertia). */
+function setStatic(body: Body, d: BodyData): void {
   const i = d.inertia
   body.type = d.type as typeof body.type
   body.collisionFilterGroup = d.group
   body.collisionFilterMask = d.mask
-  body.position.set(m[0]!, m[1]!, m[2]!)
-  body.quaternion.set(m[3]!, m[4]!, m[5]!, m[6]!)
-  body.velocity.set(m[7]!, m[8]!, m[9]!)
-  body.angularVelocity.set(m[10]!, m[11]!, m[12]!)
-  body.force.set(m[13]!, m[14]!, m[15]!)
-  body.torque.set(m[16]!, m[17]!, m[18]!)
   body.inertia.set(i[0]!, i[1]!, i[2]!)
   body.invInertia.set(i[3]!, i[4]!, i[5]!)
-  for (let k = 0; k < 9; k++) body.invInertiaWorld.elements[k] = i[6 + k]!
-  body.sleepState = d.sleepState as typeof body.sleepState
-  body.timeLastSleepy = d.timeLastSleepy
+}
+
+/** A body's dynamic state from the snapshot's doubles at `o` (DYNAMIC_DOUBLES of them) and its sleep state. */
+function setDynamic(body: Body, d: Float64Array, o: number, sleep: number): void {
+  body.position.set(d[o]!, d[o + 1]!, d[o + 2]!)
+  body.quaternion.set(d[o + 3]!, d[o + 4]!, d[o + 5]!, d[o + 6]!)
+  body.velocity.set(d[o + 7]!, d[o + 8]!, d[o + 9]!)
+  body.angularVelocity.set(d[o + 10]!, d[o + 11]!, d[o + 12]!)
+  body.force.set(d[o + 13]!, d[o + 14]!, d[o + 15]!)
+  body.torque.set(d[o + 16]!, d[o + 17]!, d[o + 18]!)
+  const m = body.invInertiaWorld.elements
+  for (let k = 0; k < 9; k++) m[k] = d[o + 19 + k]!
+  body.timeLastSleepy = d[o + 28]!
+  body.sleepState = sleep as typeof body.sleepState
   body.previousPosition.copy(body.position)
   body.previousQuaternion.copy(body.quaternion)
   body.aabbNeedsUpdate = true
 }
 
 /**
- * Puts the built ragdolls into the physics world at their snapshot places among the world's own (non-ragdoll)
- * bodies and constraints — from the first ragdoll entry on, the world's own ones are taken out and everything
- * is added back in snapshot order —, then sets body states, the broadphase order and the world's clock.
+ * Puts the ragdolls' bodies and constraints in the physics world at their snapshot places among the world's own
+ * (`own`: its non-ragdoll ones, in order): from the first place where the world differs from the snapshot, its
+ * bodies are taken out and the snapshot's added back in order (nothing moves when it is already in order; a
+ * body of no instance here must have been removed before). Then sets every instance's body states, the
+ * broadphase order and the world's clock.
  */
 export function rebuildPhysicsWorld(
   physics: PhysicsWorld,
   plan: PhysicsPlan,
   instances: ReadonlyMap<number, RagdollInstance>,
   data: ReadonlyMap<number, InstanceData>,
+  own: OwnPhysics,
+  bytes: Uint8Array,
 ): void {
-  const place = <T extends Body | Constraint>(
+  const order = <T extends Body | Constraint>(
     entries: readonly Entry[],
-    own: readonly T[],
+    mine: readonly T[],
     of: (r: RagdollInstance) => readonly T[],
-    remove: (x: T) => void,
-    add: (x: T) => void,
   ) => {
     let k = 0
-    const items = entries.map((e) => (e.eid === 0 ? own[k++]! : of(instances.get(e.eid)!)[e.index]!))
-    const first = entries.findIndex((e) => e.eid !== 0)
-    if (first < 0) return
-    for (let i = first; i < items.length; i++) if (entries[i]!.eid === 0) remove(items[i]!)
-    for (let i = first; i < items.length; i++) add(items[i]!)
+    return entries.map((e) => (e.eid === 0 ? mine[k++]! : of(instances.get(e.eid)!)[e.index]!))
   }
-  place(
-    plan.bodies,
-    [...physics.bodies],
-    (r) => r.bodies,
-    (b) => physics.removeBody(b),
-    (b) => physics.addBody(b),
-  )
-  place<Constraint>(
-    plan.constraints,
-    [...physics.constraints],
-    (r) => r.constraints,
-    (c) => physics.removeConstraint(c),
-    (c) => physics.addConstraint(c),
-  )
-  for (const [eid, r] of instances) r.bodies.forEach((b, i) => setBodyState(b, data.get(eid)!.bodies[i]!))
+  const bodies = order(plan.bodies, own.bodies, (r) => r.bodies)
+  let first = 0
+  while (first < bodies.length && physics.bodies[first] === bodies[first]) first++
+  if (first < bodies.length || physics.bodies.length !== bodies.length) {
+    for (let i = physics.bodies.length - 1; i >= first; i--) physics.removeBody(physics.bodies[i]!)
+    for (let i = first; i < bodies.length; i++) physics.addBody(bodies[i]!)
+  }
+  const constraints = order<Constraint>(plan.constraints, own.constraints, (r) => r.constraints)
+  first = 0
+  while (first < constraints.length && physics.constraints[first] === constraints[first]) first++
+  if (first < constraints.length || physics.constraints.length !== constraints.length) {
+    for (let i = physics.constraints.length - 1; i >= first; i--)
+      physics.removeConstraint(physics.constraints[i]!)
+    for (let i = first; i < constraints.length; i++) physics.addConstraint(constraints[i]!)
+  }
+  const doubles = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 3)
+  for (const [eid, r] of instances) {
+    const d = data.get(eid)!
+    for (let b = 0; b < r.bodies.length; b++) {
+      setDynamic(r.bodies[b]!, doubles, (d.dynamicAt >>> 3) + b * DYNAMIC_DOUBLES, bytes[d.sleepAt + b]!)
+    }
+  }
   const broadphase = physics.broadphase as { dirty: boolean; axisList?: Body[] }
   if (plan.axisList && broadphase.axisList) {
     const list = broadphase.axisList

@@ -27,15 +27,19 @@
  *
  * Layouts (little-endian, see src/sim/byteStream.ts):
  *
- *   instance    u16 bodies × (body, f64×7 joint offset), u16 constraints × constraint
- *   body        u8 type, u8 flags (1 force/torque follow, 2 a parent body follows), u8 sleep state, u8 shapes,
+ *   instance    u32 L, u32 0, the static block (L bytes, a multiple of 8), the dynamic block
+ *   static      u16 bodies, u16 constraints, bodies × (body, f64×7 joint offset), constraints × constraint, zero
+ *               bytes to a multiple of 8: what an instance keeps for its life, so the plugin keeps its bytes
+ *               (written once, then copied; staticBlocks) and a restore into the same instance compares them
+ *               and sets only the dynamic block's values
+ *   body        u8 type, u8 flags (2 a parent body follows), u8 shapes, u8 0,
  *               f64 mass, linear damping, angular damping (a DampedRagdollBody's own, src/physics/damping.ts),
- *               i32 filter group, i32 filter mask,
- *               f64×3 position, ×4 quaternion, ×3 velocity, ×3 angular velocity, [×3 force, ×3 torque],
- *               ×3 inertia, ×3 inverse inertia, ×9 inverse world inertia, f64 time last sleepy,
+ *               i32 filter group, i32 filter mask, f64×3 inertia, ×3 inverse inertia,
  *               [u16 index of the body it hangs from];
  *               per shape: u8 kind (1 sphere, 4 box; +0x80 when an orientation follows), f64 radius or
  *               f64×3 half extents, f64×3 offset, [f64×4 orientation]
+ *   dynamic     per body f64×29: position 3, quaternion 4, velocity 3, angular velocity 3, force 3, torque 3,
+ *               inverse world inertia 9, time last sleepy; then u8 sleep state per body, zero bytes to 8
  *   constraint  u8 kind (0 ConeTwistConstraint, 1 RagdollJoint), u16 body A, u16 body B (indices in the
  *               ragdoll), u8 collide connected, f64×3 pivot A,
  *               ×3 pivot B, ×3 axis A, ×3 axis B, f64 cone angle, twist angle, max force
@@ -50,10 +54,11 @@
  * constraints, of the same types, its static ones where the snapshot's were).
  */
 
+import type { RagdollInstance } from './ragdoll.ts'
+
 export const SHAPE_SPHERE = 1
 export const SHAPE_BOX = 4
 export const HAS_ORIENTATION = 0x80
-export const BODY_FORCES = 1
 export const BODY_PARENT = 2
 /** cannon-es's ConeTwistConstraint, or the project's RagdollJoint (src/physics/joint.ts) that spawnRagdoll makes. */
 export const JOINT_CONE_TWIST = 0
@@ -68,19 +73,16 @@ export interface ShapeData {
   orientation: number[] | null
 }
 
+/** A body's static part (see the layout). */
 export interface BodyData {
   type: number
   flags: number
-  sleepState: number
   mass: number
   damping: number[]
   group: number
   mask: number
-  /** position 3, quaternion 4, velocity 3, angular velocity 3, force 3, torque 3. */
-  motion: number[]
-  /** inertia 3, inverse inertia 3, inverse world inertia 9. */
+  /** inertia 3, inverse inertia 3. */
   inertia: number[]
-  timeLastSleepy: number
   /** Index of the ragdoll body this one hangs from (RagdollBody.ragdollParent), -1 for none. */
   parent: number
   shapes: ShapeData[]
@@ -96,11 +98,31 @@ export interface ConstraintData {
   values: number[]
 }
 
-/** A ragdoll instance as read: checked, no cannon-es object made yet. */
-export interface InstanceData {
+/** An instance's static block, parsed and checked. */
+export interface StaticData {
   readonly bodies: BodyData[]
   readonly offsets: number[]
   readonly constraints: ConstraintData[]
+}
+
+/** Doubles a body's dynamic part holds (see the layout). */
+export const DYNAMIC_DOUBLES = 29
+
+/** A ragdoll instance as read: checked, no cannon-es object made yet. */
+export interface InstanceData {
+  readonly bodyCount: number
+  readonly constraintCount: number
+  /**
+   * The static block parsed, or null when its bytes are those of `reuse`, a live instance, which then keeps its
+   * bodies (only their dynamic values are set).
+   */
+  readonly statics: StaticData | null
+  readonly reuse: RagdollInstance | null
+  /** Byte offsets of the static block (and its length), of the dynamic doubles, and of the sleep states. */
+  readonly staticAt: number
+  readonly staticLength: number
+  readonly dynamicAt: number
+  readonly sleepAt: number
 }
 
 export interface Entry {

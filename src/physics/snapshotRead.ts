@@ -1,5 +1,6 @@
-import { Body, type World as PhysicsWorld } from 'cannon-es'
+import { Body, type Constraint, type World as PhysicsWorld } from 'cannon-es'
 import type { ResolvedBody } from './description.ts'
+import { Reader, readU32Array, wordsOf } from '../sim/byteStream.ts'
 import {
   checkChoice,
   checkFinite,
@@ -9,14 +10,12 @@ import {
   checkRange,
   checkUnit,
   invalidValue,
-  readU32Array,
   snapshotError,
-  type Reader,
-} from '../sim/byteStream.ts'
+} from '../sim/valueChecks.ts'
 
 import {
-  BODY_FORCES,
   BODY_PARENT,
+  DYNAMIC_DOUBLES,
   BROADPHASE_AXIS_LIST,
   BROADPHASE_DIRTY,
   type BodyData,
@@ -30,20 +29,94 @@ import {
   SHAPE_BOX,
   SHAPE_SPHERE,
   type ShapeData,
+  type StaticData,
 } from './snapshotFormat.ts'
+import type { RagdollInstance } from './ragdoll.ts'
+import { staticBlocks } from './snapshotWrite.ts'
 
 /** The cannon-es half of a snapshot: reading and checking, changing nothing (layout and rationale: src/physics/snapshotFormat.ts). */
 
 /**
- * Reads a ragdoll instance and checks it against its description (`where` names the section and the ragdoll):
- * one body per description body, hanging from the body its description names; one constraint per body with a
- * parent body, in body order, linking the two; every value within what cannon-es and the ragdoll code can take
- * (see readBody), so that buildInstance cannot throw and no zero quaternion or axis turns into NaN.
+ * Reads a ragdoll instance and checks it against its description (`where` names the section and the ragdoll).
+ * Its static block: the same bytes as `live`'s (a live instance of the same description the restore keeps)
+ * need no check (the plugin wrote them for it); any other is parsed and checked (readStatic). Its dynamic values:
+ * positions, velocities, forces, world inertia finite, quaternions near unit length, sleep states known, read in
+ * place through the reader's typed views (nothing allocated).
  */
-export function readInstance(r: Reader, where: string, description: readonly ResolvedBody[]): InstanceData {
+export function readInstance(
+  r: Reader,
+  where: string,
+  description: readonly ResolvedBody[],
+  live: RagdollInstance | null,
+): InstanceData {
+  const staticLength = r.u32()
+  r.u32()
+  if (staticLength % 8 !== 0 || staticLength < 8) {
+    throw invalidValue(where, 'static block length', staticLength, 'must be a multiple of 8, at least 8')
+  }
+  const staticAt = r.span(staticLength)
+  const known = live === null ? undefined : staticBlocks.get(live)
+  let statics: StaticData | null = null
+  let reuse: RagdollInstance | null = null
+  if (known !== undefined && sameBytes(known, r.bytes, staticAt, staticLength)) reuse = live
+  else statics = readStatic(r.bytes, staticAt, staticLength, where, description)
+  const count = description.length
+  const dynamicAt = r.span(8 * DYNAMIC_DOUBLES * count)
+  const sleepAt = r.span(count)
+  r.align(8)
+  const d = r.doubles
+  for (let b = 0; b < count; b++) {
+    const o = (dynamicAt >>> 3) + b * DYNAMIC_DOUBLES
+    let sum = 0
+    for (let k = 0; k < DYNAMIC_DOUBLES; k++) sum += d[o + k]! * 0
+    const q = d[o + 3]! * d[o + 3]! + d[o + 4]! * d[o + 4]! + d[o + 5]! * d[o + 5]! + d[o + 6]! * d[o + 6]!
+    const sleep = r.bytes[sleepAt + b]!
+    if (sum === 0 && q >= 0.25 && q <= 4 && sleep <= 2) continue
+    const at = `${where}, body ${b}`
+    checkFinite(at, 'position', d, o, 3)
+    checkUnit(at, 'quaternion', d, o + 3)
+    checkFinite(at, 'velocity', d, o + 7, 3)
+    checkFinite(at, 'angular velocity', d, o + 10, 3)
+    checkFinite(at, 'force', d, o + 13, 3)
+    checkFinite(at, 'torque', d, o + 16, 3)
+    checkFinite(at, 'inverse world inertia', d, o + 19, 9)
+    checkFinite(at, 'time last sleepy', d, o + 28, 1)
+    checkChoice(at, 'sleep state', sleep, SLEEP_STATES)
+  }
+  const constraintCount = statics ? statics.constraints.length : live!.constraints.length
+  return { bodyCount: count, constraintCount, statics, reuse, staticAt, staticLength, dynamicAt, sleepAt }
+}
+
+function sameBytes(a: Uint8Array, bytes: Uint8Array, at: number, n: number): boolean {
+  if (a.length !== n) return false
+  const x = wordsOf(a.buffer)
+  const y = wordsOf(bytes.buffer)
+  const xo = a.byteOffset >>> 2
+  const yo = (bytes.byteOffset + at) >>> 2
+  for (let k = 0; k < n >>> 2; k++) if (x[xo + k] !== y[yo + k]) return false
+  return true
+}
+
+/**
+ * An instance's static block (bytes [at, at + length)), parsed and checked: one body per description body,
+ * hanging from the body its description names; one constraint per body with a parent body, in body order,
+ * linking the two; every value within what cannon-es and the ragdoll code can take (see readBody), so that
+ * buildInstance cannot throw and no zero quaternion or axis turns into NaN.
+ */
+export function readStatic(
+  bytes: Uint8Array,
+  at: number,
+  length: number,
+  where: string,
+  description: readonly ResolvedBody[],
+): StaticData {
+  const r = new Reader(bytes, at)
+  r.limit = at + length
+  r.section = 'ragdolls'
   const bodies: BodyData[] = []
   const offsets: number[] = []
   const count = r.u16()
+  const constraintCount = r.u16()
   if (count !== description.length) {
     throw invalidValue(where, 'body count', count, `must be ${description.length}, as in its description`)
   }
@@ -57,7 +130,6 @@ export function readInstance(r: Reader, where: string, description: readonly Res
   }
   const children: number[] = []
   description.forEach((spec, b) => spec.parentBody >= 0 && children.push(b))
-  const constraintCount = r.u16()
   if (constraintCount !== children.length) {
     throw invalidValue(
       where,
@@ -90,6 +162,9 @@ export function readInstance(r: Reader, where: string, description: readonly Res
     checkPositive(at, 'max force', values[14]!)
     constraints.push({ kind, a, b, collideConnected: collide === 1, values })
   }
+  r.align(8)
+  if (r.at() !== at + length)
+    throw snapshotError(`${where}: ${at + length - r.at()} unread bytes in its static block`)
   return { bodies, offsets, constraints }
 }
 
@@ -97,19 +172,17 @@ const BODY_TYPES = [Body.DYNAMIC, Body.STATIC, Body.KINEMATIC]
 const SLEEP_STATES = [Body.AWAKE, Body.SLEEPY, Body.SLEEPING]
 
 /**
- * One body, checked: type, flags and sleep state known; mass finite (> 0 for a dynamic body), damping a fraction;
- * position, velocities, force and torque finite (any float64: cannon-es's own range); quaternions near unit
- * length; inertia finite and ≥ 0; 1 to 255 shapes, each a sphere of radius > 0 or a box of half extents > 0
+ * One body's static part, checked: type and flags known; mass finite (> 0 for a dynamic body), damping a
+ * fraction; inertia finite and ≥ 0; 1 to 255 shapes, each a sphere of radius > 0 or a box of half extents > 0
  * (cannon-es throws for a negative radius, and a zero one gives NaN normals); hanging from `parentBody`.
  */
 function readBody(r: Reader, where: string, parentBody: number): BodyData {
   const type = r.u8()
   const flags = r.u8()
-  const sleepState = r.u8()
   const shapeCount = r.u8()
+  r.u8()
   checkChoice(where, 'type', type, BODY_TYPES)
-  checkFlags(where, 'flags', flags, BODY_FORCES | BODY_PARENT)
-  checkChoice(where, 'sleep state', sleepState, SLEEP_STATES)
+  checkFlags(where, 'flags', flags, BODY_PARENT)
   checkRange(where, 'shape count', shapeCount, 1, 255)
   const mass = r.f64()
   if (type === Body.DYNAMIC) checkPositive(where, 'mass', mass)
@@ -119,22 +192,11 @@ function readBody(r: Reader, where: string, parentBody: number): BodyData {
   checkRange(where, 'angular damping', damping[1]!, 0, 1)
   const group = r.i32()
   const mask = r.i32()
-  const motion = r.f64s(13)
-  motion.push(...((flags & BODY_FORCES) !== 0 ? r.f64s(6) : [0, 0, 0, 0, 0, 0]))
-  checkFinite(where, 'position', motion, 0, 3)
-  checkUnit(where, 'quaternion', motion, 3)
-  checkFinite(where, 'velocity', motion, 7, 3)
-  checkFinite(where, 'angular velocity', motion, 10, 3)
-  checkFinite(where, 'force', motion, 13, 3)
-  checkFinite(where, 'torque', motion, 16, 3)
-  const inertia = r.f64s(15)
+  const inertia = r.f64s(6)
   for (let k = 0; k < 3; k++) {
     checkNonNegative(where, `inertia[${k}]`, inertia[k]!)
     checkNonNegative(where, `inverse inertia[${k}]`, inertia[3 + k]!)
   }
-  checkFinite(where, 'inverse world inertia', inertia, 6, 9)
-  const timeLastSleepy = r.f64()
-  checkFinite(where, 'time last sleepy', [timeLastSleepy])
   const parent = (flags & BODY_PARENT) !== 0 ? r.u16() : -1
   if (parent !== parentBody) {
     throw invalidValue(where, 'parent body', parent, `must be ${parentBody}, as in its description`)
@@ -153,29 +215,24 @@ function readBody(r: Reader, where: string, parentBody: number): BodyData {
     if (orientation) checkUnit(where, `shape ${i} orientation`, orientation)
     shapes.push({ kind, size, offset, orientation })
   }
-  return {
-    type,
-    flags,
-    sleepState,
-    mass,
-    damping,
-    group,
-    mask,
-    motion,
-    inertia,
-    timeLastSleepy,
-    parent,
-    shapes,
-  }
+  return { type, flags, mass, damping, group, mask, inertia, parent, shapes }
+}
+
+/** A physics world's own bodies and constraints: those of no ragdoll, in world order. */
+export interface OwnPhysics {
+  readonly bodies: readonly Body[]
+  readonly constraints: readonly Constraint[]
 }
 
 /**
- * Reads the world section and checks it against `physics` (gravity, the non-ragdoll bodies and constraints,
- * the broadphase kind) and against the ragdolls read before it (`sizes`: bodies and constraints per character).
+ * Reads the world section and checks it against `physics` (gravity, the broadphase kind), its own bodies and
+ * constraints (`own`: the non-ragdoll ones), and the ragdolls read before it (`sizes`: bodies and constraints
+ * per character).
  */
 export function readPhysicsWorld(
   r: Reader,
   physics: PhysicsWorld,
+  own: OwnPhysics,
   sizes: ReadonlyMap<number, { bodies: number; constraints: number }>,
 ): PhysicsPlan {
   const time = r.f64()
@@ -213,15 +270,15 @@ export function readPhysicsWorld(
       throw snapshotError(`section "physics": the world lists ${seen.size} of the ragdolls' ${total} ${kind}`)
     return list
   }
-  let own = 0
+  let ownBodies = 0
   const bodies = entries('bodies', r.u32(), (_, i) => {
     const type = r.u8()
     const statics = type === Body.STATIC ? r.f64s(7) : null
-    const mine = physics.bodies[own]
+    const mine = own.bodies[ownBodies]
     if (!mine || mine.type !== type) {
       throw snapshotError(
         `has a non-ragdoll ${bodyType(type)} body at physics index ${i}; this plugin's physics world has ` +
-          `${mine ? `a ${bodyType(mine.type)} one` : `only ${physics.bodies.length} bodies`} there ` +
+          `${mine ? `a ${bodyType(mine.type)} one` : `only ${own.bodies.length} bodies`} there ` +
           '(create the plugin with the same physics options)',
       )
     }
@@ -230,22 +287,22 @@ export function readPhysicsWorld(
     const here = [p.x, p.y, p.z, q.x, q.y, q.z, q.w]
     if (statics && !here.every((x, k) => Object.is(x, statics[k]))) {
       throw snapshotError(
-        `static body ${own} is at (${statics.slice(0, 3).join(', ')}), this plugin's at ` +
+        `static body ${ownBodies} is at (${statics.slice(0, 3).join(', ')}), this plugin's at ` +
           `(${here.slice(0, 3).join(', ')}) (create the plugin with the same ground)`,
       )
     }
-    own++
+    ownBodies++
   })
-  if (own !== physics.bodies.length) {
+  if (ownBodies !== own.bodies.length) {
     throw snapshotError(
-      `has ${own} non-ragdoll physics bodies, this plugin's physics world ${physics.bodies.length}`,
+      `has ${ownBodies} non-ragdoll physics bodies, this plugin's physics world ${own.bodies.length}`,
     )
   }
   let ownConstraints = 0
   const constraints = entries('constraints', r.u32(), () => ownConstraints++)
-  if (ownConstraints !== physics.constraints.length) {
+  if (ownConstraints !== own.constraints.length) {
     throw snapshotError(
-      `has ${ownConstraints} non-ragdoll constraints, this plugin's physics world ${physics.constraints.length}`,
+      `has ${ownConstraints} non-ragdoll constraints, this plugin's physics world ${own.constraints.length}`,
     )
   }
   const flags = r.u8()

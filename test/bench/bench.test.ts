@@ -19,6 +19,7 @@ const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 describe('benchmark', () => {
   it('runs every scenario on tiny sizes with both sides agreeing, and reports every column', async () => {
     const result = await runBenchmark({
+      sections: ['crowds'],
       characters: [1, 3],
       rigJoints: 8,
       rounds: 2,
@@ -111,10 +112,12 @@ describe('benchmark', () => {
       warmupSteps: 2,
       allocSteps: 5,
       isolate: true,
+      sections: ['crowds'],
       foxPath: FOX,
     })
     expect(result.ok).toBe(true)
     expect(result.settings.isolate).toBe(true)
+    expect(result.snapshots).toEqual([])
     expect(result.scenarios).toHaveLength(1)
     const s = result.scenarios[0]!
     expect([s.asset, s.crowd, s.characters, s.joints]).toEqual(['rig-linear', 'moving', 2, 8])
@@ -127,6 +130,45 @@ describe('benchmark', () => {
     expect(result.squad!.ratio).toBeCloseTo(result.squad!.squadMsPerStep / result.squad!.slerpMsPerStep, 9)
     expect(formatReport(result)).toContain('each scenario in a fresh process')
   }, 60_000)
+
+  it('runs the snapshot / restore section alone, in a child process, and reports it', async () => {
+    const result = await runBenchmark({
+      sections: ['snapshots'],
+      rounds: 2,
+      roundSteps: 2,
+      allocSteps: 5,
+      isolate: true,
+    })
+    expect(result.scenarios).toEqual([])
+    expect(result.squad).toBeNull()
+    expect(result.snapshots.map((r) => [r.crowd, r.characters, r.joints, r.ragdolls])).toEqual([
+      ['playing and cross-fading', 100, 67, 0],
+      ['with 10 ragdolling', 100, 67, 10],
+    ])
+    for (const r of result.snapshots) {
+      expect(r.bytes).toBeGreaterThan(0)
+      for (const side of ['snapshot', 'snapshotInto', 'restore', 'step', 'rollback'] as const) {
+        expect(r.rounds[side]).toHaveLength(2)
+      }
+      expect(r.rollbacksPerSecond).toBeCloseTo(1000 / r.rollbackMs, 9)
+      expect(r.allocation.bytesPerStep).toBeGreaterThanOrEqual(0)
+    }
+    // Ragdolls add their bodies' state.
+    expect(result.snapshots[1]!.bytes).toBeGreaterThan(result.snapshots[0]!.bytes)
+    expect(result.targets.map((t) => t.name)).toEqual(
+      ['100×67 playing and cross-fading', '100×67 with 10 ragdolling'].flatMap((n) => [
+        `snapshot size ${n}`,
+        `snapshot ${n}`,
+        `restore ${n}`,
+        `snapshotInto allocation ${n}`,
+      ]),
+    )
+    const table = formatReport(result)
+    expect(table).toContain('| crowd | bytes | snapshot() | snapshotInto | restore | step | rollback of 8 |')
+    expect(
+      table.split('\n').filter((l) => /^\| (playing and cross-fading|with 10 ragdolling) \|/.test(l)),
+    ).toHaveLength(2)
+  }, 120_000)
 
   it('the correctness check sees a pose that differs', () => {
     const asset = createBenchRig({ joints: 8, interpolation: 'CUBICSPLINE' })
@@ -223,6 +265,18 @@ describe('benchmark', () => {
     const layered = makeCrowdPlan(rig, 2, 'layered', { clipA: 0, clipB: 1, clipC: 2, mask: ['chest'] })
     const inside = layered.layered!.inMask.flatMap((x, i) => (x ? [i] : []))
     expect(inside).toEqual([4, 5, 6, 7, ...Array.from({ length: 48 }, (_, i) => 16 + i)])
+    // A Mixamo-sized rig of 67: the 64 above (the same nodes, bit for bit), then three more under the head.
+    const mixamo = createBenchRig({ joints: 67 })
+    expect(mixamo.nodes.slice(0, 64)).toEqual(
+      rig.nodes.map((n) => ({ ...n, children: mixamo.nodes[n.index]!.children })),
+    )
+    expect(mixamo.nodes.slice(64).map((n) => [n.name, n.parent])).toEqual([
+      ['headTop', 6],
+      ['eyeL', 6],
+      ['eyeR', 6],
+    ])
+    expect(mixamo.clips[0]!.channels).toHaveLength(68)
+    expect(() => createBenchRig({ joints: 68 })).toThrow(/1\.\.67/)
     // The blend space: each character between two neighbouring points, weights summing to 1.
     const blend = makeCrowdPlan(rig, 100, 'blend-space', { clipA: 0, clipB: 1, blendClips: [2, 0, 1] })
     for (let i = 0; i < 100; i++) {

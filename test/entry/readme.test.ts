@@ -1,7 +1,7 @@
 /**
- * README's "Layers", "Root motion" and "Placing characters" sections, run as written: each ```ts block (plain
- * JavaScript apart from the top-level await) runs with the `anim` and `loadAsset` of the section above it, and
- * does what its comments say.
+ * README's "Layers", "Root motion", "Placing characters" and "Rollback" sections, run as written: each ```ts
+ * block (plain JavaScript apart from the top-level await) runs with the `anim` and `loadAsset` of the section
+ * that introduces them, and does what its comments say.
  */
 import { readFileSync } from 'node:fs'
 import { createWorld } from 'bitecs'
@@ -82,5 +82,30 @@ describe('README, Placing characters', () => {
     anim.step()
     const hips = anim.jointEntity(guard, 'b_Hip_01')
     expect(anim.stores.SceneNode.world[hips * 16 + 12]).toBeGreaterThan(3.5)
+  })
+})
+
+describe('README, Rollback', () => {
+  it('rolls back to a late input and ends where a run that had it in time does', async () => {
+    const fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
+    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
+    const run = new AsyncFunction('anim', 'loadAsset', `${block('Rollback')}\nreturn { hero, rewound, now }`)
+    const { hero, rewound, now } = (await run(anim, async () => fox)) as {
+      hero: number
+      rewound: string
+      now: number
+    }
+    expect(now).toBe(20)
+    // The same 20 steps with the cross-fade before step 14, no rollback.
+    const straight = createAnimationPlugin(createWorld(), { capacity: 65536 })
+    const again = straight.addCharacter(fox)
+    expect(again).toBe(hero)
+    straight.play(again, 'Walk')
+    for (let k = 0; k < 20; k++) {
+      if (k === 14) straight.crossFade(again, 'Run', 0.3)
+      straight.step()
+    }
+    expect(rewound).toBe(straight.hash())
+    expect(anim.stores.Sampler.clip[hero]).toBe(anim.clipId(hero, 'Run'))
   })
 })

@@ -138,6 +138,7 @@ const CALLS: Record<string, Call> = {
     p.setRootMotion(a, { mode: 'horizontal', apply: v as never }),
   'rootMotionDelta(v)': (p, v) => p.rootMotionDelta(v as never),
   'restore(v)': (p, v) => p.restore(v as never),
+  'snapshotInto(v)': (p, v) => p.snapshotInto(v as never),
   'play(a, 0, { layer: v })': (p, v, { a }) => p.play(a, 0, { layer: v as never }),
   'crossFade(a, 1, 0.2, { layer: v })': (p, v, { a }) => p.crossFade(a, 1, 0.2, { layer: v as never }),
   'setLayer(a, v, {})': (p, v, { a }) => p.setLayer(a, v as never, {}),

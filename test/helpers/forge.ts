@@ -1,14 +1,15 @@
 /**
- * Forging snapshots, as an attacker would: edit bytes of a real snapshot, then recompute its checksum (FNV-1a 64
- * of bytes [20, total), written at offset 12 as high u32 then low u32), so that only restore's value checks
- * stand between the edit and the simulation.
+ * Forging snapshots, as an attacker would: edit bytes of a real snapshot, then recompute its checksum (the
+ * project's checksumWords of bytes [20, total), written at offset 12 as high u32 then low u32), so that only
+ * restore's value checks stand between the edit and the simulation.
  *
- * `mapSnapshot` finds where things are from the layout documented in snapshot/format.ts and
- * src/physics/snapshot.ts. It walks the bytes itself, without snapshot/read.ts, so that a mistake in the reader
- * cannot hide the same mistake here; only the store records' field offsets come from format.ts's storeLayout.
+ * `mapSnapshot` finds where things are from the layout documented in snapshot/format.ts, its section files and
+ * src/physics/snapshotFormat.ts. It walks the bytes itself, without snapshot/read.ts, so that a mistake in the
+ * reader cannot hide the same mistake here; only the store columns' fields come from format.ts's storeLayout.
  */
-import { createHasher } from '../../src/sim/hasher.ts'
-import type { Layouts, StoreLayout } from '../../snapshot/format.ts'
+import { RM_FLOATS } from '../../systems/rootMotion.ts'
+import { checksumWords } from '../../src/sim/checksum.ts'
+import type { Layouts } from '../../snapshot/format.ts'
 
 export type EditKind = 'u8' | 'u16' | 'u32' | 'i32' | 'f32' | 'f64'
 
@@ -18,13 +19,15 @@ export interface Edit {
   readonly value: number
 }
 
-/** A copy of `bytes` with its checksum recomputed. */
+/** A copy of `bytes` with its length (offset 8) and checksum recomputed. */
 export function reseal(bytes: Uint8Array): Uint8Array {
   const out = bytes.slice()
   const view = new DataView(out.buffer)
-  const hex = createHasher().update(out, 20, out.length).digest()
-  view.setUint32(12, parseInt(hex.slice(0, 8), 16), true)
-  view.setUint32(16, parseInt(hex.slice(8), 16), true)
+  view.setUint32(8, out.length, true)
+  const sum = new Uint32Array(2)
+  checksumWords(new Int32Array(out.buffer, 0, out.length >>> 2), 5, out.length >>> 2, sum)
+  view.setUint32(12, sum[0]!, true)
+  view.setUint32(16, sum[1]!, true)
   return out
 }
 
@@ -58,23 +61,31 @@ export function findFloat(bytes: Uint8Array, value: number, kind: 'f32' | 'f64')
   return found
 }
 
-/** Byte offset of element `element` of field `name` inside a record of `layout`. */
-export function fieldOffset(layout: StoreLayout, name: string, element = 0): number {
-  const f = layout.fields.find((x) => x.name === name)
-  if (!f) throw new Error(`forge: ${layout.name} has no field ${name}`)
-  return f.offset + element * f.data.BYTES_PER_ELEMENT
+export interface NodeMap {
+  /** Offsets of its parent (i32) and flags (u8). */
+  readonly parent: number
+  readonly flags: number
+  /** Offsets of its local transform's parts (f32 ×3, ×4, ×3), -1 when its character's ANIM holds it. */
+  readonly translation: number
+  readonly rotation: number
+  readonly scale: number
+  /** Offset of its stored world matrix (f32 ×16), -1 when it is recomputed. */
+  readonly world: number
 }
 
 export interface CharacterMap {
-  /** Record offset of each store (Pose, Sampler, CrossFade, Ragdoll). */
-  readonly stores: ReadonlyMap<string, number>
+  /** Offset of its element of each store column, by "Store.field" (element k: + k · element size). */
+  readonly fields: ReadonlyMap<string, { offset: number; size: number }>
   readonly binding: number
   readonly fromBinding: number
+  readonly flags: number
+  readonly layerBits: number
   readonly cursorCount: number
   readonly cursors: number
+  /** Its joint list (i32 × count), -1 for a run of ids after its own. */
   readonly joints: number
-  /** The pose block: layer L, joint j, float k at pose + 4·((L·count + j)·10 + k). */
-  readonly pose: number
+  /** Each pose layer's f32 × count·10, -1 for the rest pose. */
+  readonly pose: readonly number[]
   readonly count: number
 }
 
@@ -89,6 +100,7 @@ export interface ShapeMap {
 export interface BodyMap {
   readonly type: number
   readonly flags: number
+  /** A byte of the instance's dynamic block (its position, quaternion and velocities are there too). */
   readonly sleepState: number
   readonly shapeCount: number
   readonly mass: number
@@ -97,6 +109,7 @@ export interface BodyMap {
   readonly quaternion: number
   readonly velocity: number
   readonly angularVelocity: number
+  /** f64×6: inertia, inverse inertia (static). */
   readonly inertia: number
   /** u16, -1 when the body hangs from none. */
   readonly parent: number
@@ -132,21 +145,31 @@ export interface LayerMap {
   readonly slots: number
 }
 
+/** Offsets of a root motion record's fields (snapshot/rootMotion.ts). */
+export interface RootMotionMap {
+  readonly joint: number
+  readonly mode: number
+  readonly apply: number
+  /** Its f64 numbers (RM_FLOATS of them). */
+  readonly numbers: number
+}
+
 export interface SnapshotMap {
+  /** Each section's body (after its tag and length), by tag. */
+  readonly sections: ReadonlyMap<string, number>
   readonly pool: number
-  /** Scene node eid → offset of its record (after the eid). */
-  readonly nodes: ReadonlyMap<number, number>
+  readonly nodes: ReadonlyMap<number, NodeMap>
   readonly characters: ReadonlyMap<number, CharacterMap>
   /** Character eid → its layers' offsets (f64 numbers, i32 numbers, pose block and its size in slots). */
   readonly layers: ReadonlyMap<number, readonly LayerMap[]>
+  /** Per character with root motion: where its fields are. */
+  readonly rootMotion: ReadonlyMap<number, RootMotionMap>
   readonly ragdolls: ReadonlyMap<number, RagdollMap>
-  /** Character eid → offset of its root motion record (after the eid: u8 mode, u32 joint, u8 apply, f64×22). */
-  readonly rootMotion: ReadonlyMap<number, number>
   readonly physics: number
   readonly events: number
 }
 
-/** Where every section, record and ragdoll body of a snapshot starts (see the header). */
+/** Where every section, column element, pose layer and ragdoll body of a snapshot is (see the header). */
 export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   let at = 48
@@ -155,36 +178,115 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     at += n
     return o
   }
+  const align = (n: number): void => void (at += -at & (n - 1))
   const u8 = () => view.getUint8(take(1))
   const u16 = () => view.getUint16(take(2), true)
   const u32 = () => view.getUint32(take(4), true)
+  const sections = new Map<string, number>()
+  const section = (): void => {
+    align(8)
+    const tag = String.fromCharCode(...bytes.subarray(at, at + 4))
+    take(8)
+    sections.set(tag, at)
+  }
 
-  take(20 * u16()) // assets
-  const maxId = u32()
-  take(4 + 4 * maxId) // alive count, dense
+  section() // ASET
+  take(20 * u16())
+  section() // ENTS
+  take(8)
+  take(8 * u32())
+  section() // POOL
   const pool = at
   take(8)
   take(8 * u32())
-  const nodes = new Map<number, number>()
-  for (let i = u32(); i > 0; i--) {
-    const eid = u32()
-    nodes.set(eid, take(layouts.node.bytes))
+
+  section() // NODE
+  const count = u32()
+  const ids: number[] = []
+  for (let r = u32(); r > 0; r--) {
+    const start = u32()
+    const length = u32()
+    for (let i = 0; i < length; i++) ids.push(start + i)
   }
+  const parents = take(4 * count)
+  const flags = take(count)
+  align(4)
+  if (u32() === 1) take(4 * u32())
+  const locals = new Map<number, [number, number, number]>()
+  const runs = (): [number, number][] => {
+    const out: [number, number][] = []
+    for (let r = u32(); r > 0; r--) out.push([u32(), u32()])
+    return out
+  }
+  for (const [start, length] of runs()) {
+    const t = take(12 * length)
+    const q = take(16 * length)
+    const sc = take(12 * length)
+    for (let i = 0; i < length; i++) locals.set(start + i, [t + 12 * i, q + 16 * i, sc + 12 * i])
+  }
+  const worlds = new Map<number, number>()
+  for (const [start, length] of runs()) {
+    const m = take(64 * length)
+    for (let i = 0; i < length; i++) worlds.set(start + i, m + 64 * i)
+  }
+  const nodes = new Map<number, NodeMap>()
+  ids.forEach((e, i) => {
+    const local = locals.get(e) ?? [-1, -1, -1]
+    nodes.set(e, {
+      parent: parents + 4 * i,
+      flags: flags + i,
+      translation: local[0],
+      rotation: local[1],
+      scale: local[2],
+      world: worlds.get(e) ?? -1,
+    })
+  })
+
+  section() // CHAR
+  const chars: number[] = []
+  for (let n = u32(); n > 0; n--) chars.push(u32())
+  const fields = chars.map(() => new Map<string, { offset: number; size: number }>())
+  for (const layout of layouts.character) {
+    for (const f of layout.fields) {
+      const size = f.data.BYTES_PER_ELEMENT
+      align(size)
+      const column = take(chars.length * f.stride * size)
+      chars.forEach((_, i) =>
+        fields[i]!.set(`${layout.name}.${f.name}`, { offset: column + i * f.stride * size, size }),
+      )
+    }
+  }
+  align(4)
   const characters = new Map<number, CharacterMap>()
-  for (let i = u32(); i > 0; i--) {
-    const eid = u32()
-    const stores = new Map<string, number>()
-    for (const l of layouts.character) stores.set(l.name, take(l.bytes))
-    const count = view.getUint16(stores.get('Pose')! + fieldOffset(layouts.character[0]!, 'count'), true)
+  chars.forEach((eid, i) => {
+    const countAt = fields[i]!.get('Pose.count')!.offset
+    const n = view.getUint16(countAt, true)
     const binding = take(4)
     const fromBinding = take(4)
+    const flagsAt = take(1)
+    const layerBits = take(1)
+    take(2)
     const cursorCount = u32()
     const cursors = take(4 * cursorCount)
-    const joints = take(4 * count)
-    const pose = take(4 * 5 * count * 10)
-    characters.set(eid, { stores, binding, fromBinding, cursorCount, cursors, joints, pose, count })
-  }
-  // Layers (snapshot/layers.ts): offsets of each layer's numbers and pose block.
+    const joints = (bytes[flagsAt]! & 2) !== 0 ? -1 : take(4 * n)
+    const pose: number[] = []
+    for (let layer = 0; layer < 5; layer++)
+      pose.push((bytes[layerBits]! & (1 << layer)) !== 0 ? take(40 * n) : -1)
+    characters.set(eid, {
+      fields: fields[i]!,
+      binding,
+      fromBinding,
+      flags: flagsAt,
+      layerBits,
+      cursorCount,
+      cursors,
+      joints,
+      pose,
+      count: n,
+    })
+  })
+
+  section() // LAYR: offsets of each layer's numbers and pose block.
   const layers = new Map<number, LayerMap[]>()
   for (let i = u32(); i > 0; i--) {
     const eid = u32()
@@ -199,6 +301,7 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
       const slots = u32()
       if (u8() === 1) take(4 * n)
       take(4 * u32())
+      align(4)
       const block = take(4 * slots * 10)
       if (u8() === 1) {
         take(1)
@@ -210,53 +313,83 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     }
     layers.set(eid, list)
   }
-  // Morph weights: per character eid, m, and 2·m floats.
+  section() // MRPH: per character eid, m, and 2·m floats.
   for (let i = u32(); i > 0; i--) {
     take(4)
     take(8 * u32())
   }
-  // Root motion: per character eid, u8 mode, u32 joint, u8 apply, f64×22.
-  const rootMotion = new Map<number, number>()
-  for (let i = u32(); i > 0; i--) rootMotion.set(u32(), take(1 + 4 + 1 + 8 * 22))
+  section() // RMOT: per character eid, u32 joint, u8 mode, u8 apply, then (aligned to 8) its numbers.
+  const rootMotion = new Map<number, RootMotionMap>()
+  for (let i = u32(); i > 0; i--) {
+    const eid = u32()
+    const joint = take(4)
+    const mode = take(1)
+    const apply = take(1)
+    align(8)
+    rootMotion.set(eid, { joint, mode, apply, numbers: take(8 * RM_FLOATS) })
+  }
+  section() // RAGD
   const ragdolls = new Map<number, RagdollMap>()
   for (let i = u32(); i > 0; i--) {
     const eid = u32()
     const flagsAt = take(1)
-    const flags = bytes[flagsAt]!
+    const ragdollFlags = bytes[flagsAt]!
     // A description: u16 bodies × (i32 node, u8 shape, i32 parent body, f64×8).
-    const description = (flags & 2) === 0 ? take(2) : -1
+    const description = (ragdollFlags & 2) === 0 ? take(2) : -1
     if (description >= 0) take(73 * view.getUint16(description, true))
     const hits = at
     take(26 * u16())
     let world = -1
     const bodies: BodyMap[] = []
     const constraints: ConstraintMap[] = []
-    if ((flags & 4) !== 0) {
+    if ((ragdollFlags & 4) !== 0) {
+      align(8)
       world = take(8 * 8 * characters.get(eid)!.count)
-      for (let b = u16(); b > 0; b--) bodies.push(mapBody())
-      for (let k = u16(); k > 0; k--) {
+      // The instance: u32 static length, u32 0, the static block, the dynamic block (snapshotFormat.ts).
+      const length = u32()
+      take(4)
+      const end = at + length
+      const bodyCount = u16()
+      const constraintCount = u16()
+      const statics: Omit<
+        BodyMap,
+        'sleepState' | 'position' | 'quaternion' | 'velocity' | 'angularVelocity'
+      >[] = []
+      for (let b = 0; b < bodyCount; b++) statics.push(mapBody())
+      for (let k = 0; k < constraintCount; k++) {
         constraints.push({ kind: take(1), a: take(2), b: take(2), collide: take(1), values: take(8 * 15) })
       }
+      at = end
+      const dynamic = take(8 * 29 * bodyCount)
+      const sleep = take(bodyCount)
+      align(8)
+      statics.forEach((body, b) => {
+        const d = dynamic + 8 * 29 * b
+        bodies.push({
+          ...body,
+          sleepState: sleep + b,
+          position: d,
+          quaternion: d + 24,
+          velocity: d + 56,
+          angularVelocity: d + 80,
+        })
+      })
     }
     ragdolls.set(eid, { flags: flagsAt, description, hits, world, bodies, constraints })
   }
+  section() // PHYS
   const physics = at
 
-  function mapBody(): BodyMap {
+  /** A body's static part (the instance's static block); its dynamic offsets are added by the caller. */
+  function mapBody() {
     const type = take(1)
     const flags = take(1)
-    const sleepState = take(1)
     const shapeCount = take(1)
+    take(1)
     const mass = take(8)
     const damping = take(16)
     take(8) // filter group and mask
-    const position = take(24)
-    const quaternion = take(32)
-    const velocity = take(24)
-    const angularVelocity = take(24)
-    if ((bytes[flags]! & 1) !== 0) take(48) // force, torque
-    const inertia = take(8 * 15)
-    take(8) // time last sleepy
+    const inertia = take(8 * 6)
     const parent = (bytes[flags]! & 2) !== 0 ? take(2) : -1
     const shapes: ShapeMap[] = []
     for (let s = bytes[shapeCount]!; s > 0; s--) {
@@ -267,22 +400,7 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
       shapes.push({ tag, size, offset, orientation })
     }
     const jointOffset = take(8 * 7)
-    return {
-      type,
-      flags,
-      sleepState,
-      shapeCount,
-      mass,
-      damping,
-      position,
-      quaternion,
-      velocity,
-      angularVelocity,
-      inertia,
-      parent,
-      shapes,
-      jointOffset,
-    }
+    return { type, flags, shapeCount, mass, damping, inertia, parent, shapes, jointOffset }
   }
 
   // physics: f64 time, f64 stepnumber, f64×3 gravity, bodies, constraints, broadphase
@@ -294,5 +412,6 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
   }
   take(6 * u32())
   if ((u8() & 2) !== 0) take(4 * u32())
-  return { pool, nodes, characters, layers, ragdolls, rootMotion, physics, events: at }
+  section() // EVNT
+  return { sections, pool, nodes, characters, layers, rootMotion, ragdolls, physics, events: at }
 }

@@ -203,11 +203,14 @@ describe('root motion across snapshot and restore', () => {
     const bytes = plugin.snapshot()
     const at = mapSnapshot(bytes, layoutsOf(contextOf(plugin))).rootMotion.get(a)!
     const forged: [Edit, RegExp][] = [
-      [{ offset: at, kind: 'u8', value: 3 }, /rootMotion.*character \d+: mode is 3; must be one of 1, 2/],
-      [{ offset: at + 1, kind: 'u32', value: 26 }, /rootMotion.*joint 26 is not one of its 26 joints/],
-      [{ offset: at + 5, kind: 'u8', value: 2 }, /rootMotion.*apply is 2/],
-      [{ offset: at + 6 + 8 * 3, kind: 'f64', value: NaN }, /rootMotion.*numbers\[3\] is NaN/],
-      [{ offset: at + 6 + 8 * 3, kind: 'f64', value: 2 }, /rootMotion.*delta rotation/],
+      [
+        { offset: at.mode, kind: 'u8', value: 3 },
+        /rootMotion.*character \d+: mode is 3; must be one of 1, 2/,
+      ],
+      [{ offset: at.joint, kind: 'u32', value: 26 }, /rootMotion.*joint 26 is not one of its 26 joints/],
+      [{ offset: at.apply, kind: 'u8', value: 2 }, /rootMotion.*apply is 2/],
+      [{ offset: at.numbers + 8 * 3, kind: 'f64', value: NaN }, /rootMotion.*numbers\[3\] is NaN/],
+      [{ offset: at.numbers + 8 * 3, kind: 'f64', value: 2 }, /rootMotion.*delta rotation/],
     ]
     for (const [edit, message] of forged) {
       const target = make().plugin

@@ -5,11 +5,18 @@
  * cannot be restored.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { $internal, addEntity, createWorld, removeEntity, type InternalWorld, type World } from 'bitecs'
+import {
+  $internal,
+  addEntity,
+  createWorld,
+  entityExists,
+  removeEntity,
+  type InternalWorld,
+  type World,
+} from 'bitecs'
 import { Body, Plane, Sphere, Vec3, World as PhysicsWorld } from 'cannon-es'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import { createHasher } from '../../src/sim/hasher.ts'
 import { AnimationError } from '../../src/errors.ts'
 import {
   createAnimationPlugin,
@@ -17,12 +24,12 @@ import {
   type AnimationPluginOptions,
 } from '../../entry/plugin.ts'
 import { addSceneNode } from '../../components/SceneNode.ts'
-import { POSE_LAYERS, JOINT_STRIDE } from '../../components/Pose.ts'
-import { SNAPSHOT_VERSION } from '../../snapshot/format.ts'
+import { layoutsOf, SNAPSHOT_VERSION } from '../../snapshot/format.ts'
 import { generateRagdollDescription } from '../../src/physics/description.ts'
 import { buildClip } from '../../src/clip/clip.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { problems } from '../helpers/ecs.ts'
+import { reseal } from '../helpers/forge.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const FOX_GLTF = 'assets/Fox/glTF/Fox.gltf'
@@ -158,14 +165,15 @@ function rejects(f: () => void, pattern: RegExp): void {
 }
 
 /** Rewrites the header's length and checksum after editing a snapshot, so deeper checks are reached. */
-function resealed(bytes: Uint8Array): Uint8Array {
-  const out = bytes.slice()
-  const view = new DataView(out.buffer)
-  view.setUint32(8, out.length, true)
-  const digest = createHasher().update(out, 20, out.length).digest()
-  view.setUint32(12, parseInt(digest.slice(0, 8), 16), true)
-  view.setUint32(16, parseInt(digest.slice(8), 16), true)
-  return out
+const resealed = reseal
+
+/** Where the body of the section tagged `tag` starts (sections: u32 tag, u32 length, body; from byte 48). */
+function sectionBody(bytes: Uint8Array, tag: string): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset)
+  for (let at = 48; at < bytes.length; at += 8 + view.getUint32(at + 4, true)) {
+    if (String.fromCharCode(...bytes.subarray(at, at + 4)) === tag) return at + 8
+  }
+  throw new Error(`no section ${tag}`)
 }
 
 function groundContacts(plugin: AnimationPlugin, bodies: readonly Body[]): number {
@@ -508,31 +516,38 @@ describe('snapshot and restore', () => {
       expect(String.fromCharCode(...bytes.subarray(0, 4))).toBe('EASN')
 
       if (mode === 'playing') {
-        // Every byte accounted for, from the layout in the header of snapshot/format.ts.
+        // Every byte accounted for, from the layout in snapshot/format.ts and its sections' files: sections
+        // are a tag and a length, then their body padded to 8 bytes.
         const n = fox.nodes.length
-        const recordBytes = (store: object) =>
-          Object.values(store)
-            .filter((x): x is Float64Array => ArrayBuffer.isView(x))
-            .reduce((sum, x) => sum + (x.length / OPTIONS.capacity!) * x.BYTES_PER_ELEMENT, 0)
-        const { Pose, Sampler, CrossFade, Ragdoll, SceneNode } = plugin.stores
-        const character =
-          recordBytes(Pose) + recordBytes(Sampler) + recordBytes(CrossFade) + recordBytes(Ragdoll)
+        const pad = (x: number, to: number) => x + (-x & (to - 1))
+        const section = (body: number) => 8 + pad(body, 8)
+        let columns = 4 + 4 * 10
+        for (const layout of layoutsOf(contextOf(plugin)).character) {
+          for (const f of layout.fields) {
+            columns = pad(columns, f.data.BYTES_PER_ELEMENT) + 10 * f.stride * f.data.BYTES_PER_ELEMENT
+          }
+        }
         const cursors = contextOf(plugin).cursors[ids[0]!]!.length
-        const entities = 10 * (n + 1)
+        const nodes = 10 * (n + 1) // characters and joints: ids 1..N, one run
         const pool = contextOf(plugin).pool
         const expected =
           48 + // header
-          (2 + 20) + // one asset
-          (8 + 4 * entities) + // entity index
-          (12 + 4 * pool.free.length) + // pose pool
-          (4 + entities * (4 + recordBytes(SceneNode))) + // scene nodes
-          (4 + 10 * (4 + character + 8 + 4 + 4 * cursors + 4 * n + 4 * POSE_LAYERS * n * JOINT_STRIDE)) +
-          4 + // no layers
-          4 + // no morph weights
-          4 + // no root motion
-          4 + // no ragdoll runtimes
-          (8 + 8 + 24 + 4 + (6 + 1 + 56) + 4 + 1 + 4 + 4) + // physics: the ground, its broadphase list
-          12 // no dropped clip events, no problem reported, no events (30 steps: neither clip has looped)
+          section(2 + 20) + // one asset
+          section(12 + 8) + // the entity index: one run of ids
+          section(12 + 4 * pool.free.length) + // pose pool
+          // Scene nodes: one run of ids, parents, flags, no link order; the 10 character nodes' locals (each a
+          // run of its own: the joints' locals are their ANIM layers), no world matrix.
+          section(pad(8 + 8 + 4 * nodes + nodes, 4) + 4 + (4 + 10 * 8 + 10 * 40) + 4) +
+          // Characters: ids, store columns, then per character its clips, flags, cursors and the ANIM layer (its
+          // joints are a run of ids after its own; the other layers hold the rest pose).
+          section(pad(columns, 4) + 10 * (16 + 4 * cursors + 40 * n)) +
+          section(4) + // no layers
+          section(4) + // no morph weights
+          section(4) + // no root motion
+          section(4) + // no ragdoll runtimes
+          section(40 + 4 + (4 + 2 + 1 + 56) + 4 + 1 + 4 + 4) + // physics: the ground, its broadphase list
+          section(12) + // no dropped clip events, no problem reported, no events (30 steps: neither clip has looped)
+          section(8 + 40) // levels of detail: never set, off; camera, near, far
         expect(bytes.length).toBe(expected)
       }
     }
@@ -540,8 +555,8 @@ describe('snapshot and restore', () => {
       `snapshot of 10 Fox characters: ${sizes.playing} bytes playing, ${sizes.ragdolling} bytes ragdolling ` +
         `(${(sizes.playing! / 10).toFixed(0)} and ${(sizes.ragdolling! / 10).toFixed(0)} per character)`,
     )
-    expect(sizes.playing).toBeLessThan(10 * 12_000)
-    expect(sizes.ragdolling).toBeLessThan(10 * 30_000)
+    expect(sizes.playing).toBeLessThan(10 * 1_600)
+    expect(sizes.ragdolling).toBeLessThan(10 * 20_000)
   })
 })
 
@@ -597,8 +612,17 @@ describe('restore rejects, changing nothing', () => {
     )
     // Cut inside a section, with a header that agrees: the section reader notices.
     rejectsUnchanged(
-      (p) => p.restore(resealed(bytes.subarray(0, 300))),
-      /truncated in section "entities": \d+ bytes needed at offset 78, the snapshot has 300/,
+      (p) => p.restore(resealed(bytes.subarray(0, 304))),
+      /section "nodes": length \d+ runs past the snapshot's end/,
+    )
+    // A free-range count as large as the pool allows: its ranges run past the section's end.
+    const long = bytes.slice()
+    const view = new DataView(long.buffer)
+    const pool = sectionBody(long, 'POOL')
+    view.setUint32(pool + 8, view.getUint32(pool, true), true)
+    rejectsUnchanged(
+      (p) => p.restore(resealed(long)),
+      /truncated in section "pool": \d+ bytes needed at offset \d+, the section has \d+/,
     )
     const longer = new Uint8Array(bytes.length + 3)
     longer.set(bytes)
@@ -671,21 +695,24 @@ describe('restore rejects, changing nothing', () => {
     )
   })
 
-  it('a world that already has entities, or a plugin that already has characters', () => {
+  it('a world where a game entity holds an id the snapshot’s plugin needs (and one where none does)', () => {
+    // The snapshot's world: game entity 1, character a at 2 and its joints after it.
     const used = fresh()
-    addEntity(used.world)
-    rejects(
-      () => used.plugin.restore(bytes),
-      /can only be restored into a fresh world: this one has already issued entity ids up to 1 \(1 alive\)/,
-    )
-    const busy = fresh()
-    busy.plugin.addCharacter(fox)
-    const before = busy.plugin.hash()
-    rejects(
-      () => busy.plugin.restore(bytes),
-      /fresh world: this one has already issued entity ids up to 27 \(27 alive\)/,
-    )
-    expect(busy.plugin.hash()).toBe(before)
+    const game = [addEntity(used.world), addEntity(used.world), addEntity(used.world)]
+    const before = { hash: used.plugin.hash(), bytes: used.plugin.snapshot() }
+    rejects(() => used.plugin.restore(bytes), /needs entity 2 for its character 2, and it is the game's now/)
+    expect(used.plugin.hash()).toBe(before.hash)
+    expect(used.plugin.snapshot()).toEqual(before.bytes)
+    expect(entityIndex(used.world).maxId).toBe(3)
+    expect(game.every((e) => entityExists(used.world, e))).toBe(true)
+    // A world whose game entity is the snapshot's own (id 1): restored around it.
+    const ok = fresh()
+    const one = addEntity(ok.world)
+    ok.plugin.restore(bytes)
+    const original = build()
+    run(original, 0, 100)
+    expect(ok.plugin.hash()).toBe(original.plugin.hash())
+    expect(entityExists(ok.world, one)).toBe(true)
   })
 
   it('a disposed plugin', () => {

@@ -1,0 +1,264 @@
+import { JOINT_STRIDE, layerOffset, LAYER_ANIM, POSE_LAYERS } from '../components/Pose.ts'
+import type { AnimationContext } from '../plugin/context.ts'
+import { planFadePaths } from '../plugin/context.ts'
+import { bindClip } from '../plugin/assets.ts'
+import { attachCharacter } from '../plugin/characters.ts'
+import { prepareCharacterSquad } from '../plugin/playback.ts'
+import { bytesOf, copyColumn, copyInto, wordsOf } from '../src/sim/byteStream.ts'
+import type { Writer } from '../src/sim/byteWriter.ts'
+import { CHARACTER_ANIM_IS_LOCALS, CHARACTER_JOINTS_RUN, type Layouts } from './format.ts'
+import type { SnapshotState } from './state.ts'
+import type { CharactersData } from './readCharacters.ts'
+
+/**
+ * The snapshot's "characters" section (read and checked by readCharacters.ts):
+ *
+ *   u32 C, u32[C] character ids in the systems' visiting order (their queries' order)
+ *   columns: every typed-array field of Pose, Sampler, CrossFade, Ragdoll (in that order, fields by name), each
+ *     C × stride elements, starting at a multiple of its element size — so a new store field is carried
+ *     without a change here (and changes the schema, so older snapshots are refused)
+ *   per character: i32 clip of its binding, i32 clip of its fade-from binding (-1 none), u8 flags
+ *     (CHARACTER_ANIM_IS_LOCALS, CHARACTER_JOINTS_RUN), u8 pose layers stored (bit L: layer L follows; the others
+ *     hold the asset's rest pose), u16 0, u32 cursor count, u32[] key cursors, [i32[n] joint entities unless
+ *     JOINTS_RUN], then f32[n·10] for each stored pose layer, ANIM first
+ *
+ * A layer equal to the rest pose (never used: PREV and PHYS without a ragdoll, FROM and TO before a first
+ * fade) is not stored, nor are joint local transforms equal to the ANIM layer (every character not ragdolling,
+ * after a step: blendPoses writes ANIM as it is), which the nodes section leaves out.
+ */
+
+/** Sets each character's CHARACTER_* flags in `s.characterFlags` (the nodes section reads them first). */
+export function markCharacters(ctx: AnimationContext, s: SnapshotState): void {
+  const { Pose } = ctx.stores
+  const { translation, rotation, scale } = ctx.sceneGraph.store
+  const pool = ctx.pool
+  const data = wordsOf(pool.data.buffer)
+  const t = wordsOf(translation.buffer)
+  const r = wordsOf(rotation.buffer)
+  const sc = wordsOf(scale.buffer)
+  const chars = s.characters
+  for (let i = 0; i < chars.length; i++) {
+    const eid = chars[i]!
+    const n = Pose.count[eid]!
+    const base = Pose.base[eid]!
+    let run = true
+    let locals = true
+    for (let j = 0; j < n; j++) {
+      const e = pool.joints[base + j]!
+      run &&= e === eid + 1 + j
+      if (e === 0 || !locals) continue
+      const o = layerOffset(base, n, LAYER_ANIM) + j * JOINT_STRIDE
+      locals =
+        data[o] === t[3 * e] &&
+        data[o + 1] === t[3 * e + 1] &&
+        data[o + 2] === t[3 * e + 2] &&
+        data[o + 3] === r[4 * e] &&
+        data[o + 4] === r[4 * e + 1] &&
+        data[o + 5] === r[4 * e + 2] &&
+        data[o + 6] === r[4 * e + 3] &&
+        data[o + 7] === sc[3 * e] &&
+        data[o + 8] === sc[3 * e + 1] &&
+        data[o + 9] === sc[3 * e + 2]
+    }
+    s.characterFlags[eid] = (locals ? CHARACTER_ANIM_IS_LOCALS : 0) | (run ? CHARACTER_JOINTS_RUN : 0)
+  }
+}
+
+export function writeCharacters(ctx: AnimationContext, s: SnapshotState, w: Writer, layouts: Layouts): void {
+  const chars = s.characters
+  const count = chars.length
+  w.u32(count)
+  for (let i = 0; i < count; i++) w.u32(chars[i]!)
+  // Index loops: a for-of's iterator is allocated here (the snapshot of a ring must allocate nothing).
+  for (let l = 0; l < layouts.character.length; l++) {
+    const fields = layouts.character[l]!.fields
+    for (let k = 0; k < fields.length; k++) w.column(fields[k]!.data, fields[k]!.stride, chars, count)
+  }
+  w.align(4)
+  for (let i = 0; i < count; i++) writeCharacter(ctx, s, w, chars[i]!)
+}
+
+/** A character's clips, flags, cursors, joints and stored pose layers (see the header). */
+function writeCharacter(ctx: AnimationContext, s: SnapshotState, w: Writer, eid: number): void {
+  const { Pose, Sampler, CrossFade } = ctx.stores
+  const pool = ctx.pool
+  const data = wordsOf(pool.data.buffer)
+  {
+    const n = Pose.count[eid]!
+    const base = Pose.base[eid]!
+    const rest = wordsOf(ctx.assets[Pose.asset[eid]!]!.rest.buffer)
+    const views = layerViews(s, ctx, eid, base, n)
+    let layers = 0
+    for (let layer = 0; layer < POSE_LAYERS; layer++) {
+      if (!sameWords(data, layerOffset(base, n, layer), rest, n * JOINT_STRIDE)) layers |= 1 << layer
+    }
+    const flags = s.characterFlags[eid]!
+    // The clips of the bindings: the Sampler's and the fade's own (searched for only if not; inline, because
+    // the call allocated here, 80 bytes a character, as measured by test/helpers/snapshotAllocation.ts).
+    const asset = Pose.asset[eid]!
+    const binding = ctx.binding[eid]
+    const clip = Sampler.clip[eid]!
+    const fromBinding = ctx.fromBinding[eid]
+    const fromClip = CrossFade.fromClip[eid]!
+    if (binding !== undefined && !(clip >= 0 && ctx.clips[clip]!.bindings[asset] === binding)) {
+      w.i32(bindingClip(ctx, binding, eid))
+    } else w.i32(binding === undefined ? -1 : clip)
+    if (
+      fromBinding !== undefined &&
+      !(fromClip >= 0 && ctx.clips[fromClip]!.bindings[asset] === fromBinding)
+    ) {
+      w.i32(bindingClip(ctx, fromBinding, eid))
+    } else w.i32(fromBinding === undefined ? -1 : fromClip)
+    w.u8(flags)
+    w.u8(layers)
+    w.u16(0)
+    const cursors = ctx.cursors[eid]!
+    w.u32(cursors.length)
+    // A character's cursors are an array of their own: its buffer's byte view is their bytes.
+    if (cursors.byteLength === cursors.buffer.byteLength) w.view(bytesOf(cursors.buffer))
+    else w.raw(cursors, 0, cursors.length)
+    if ((flags & CHARACTER_JOINTS_RUN) === 0) w.raw(pool.joints, base, n)
+    for (let layer = 0; layer < POSE_LAYERS; layer++) if ((layers & (1 << layer)) !== 0) w.view(views[layer]!)
+  }
+}
+
+/**
+ * Whether words [ao, ao + n) of `a` are `b`'s first n (the rest pose, in a buffer of its own). Words, not doubles:
+ * comparing doubles needs a sign test for ±0, and that path boxed its doubles (allocated) in V8.
+ */
+function sameWords(a: Int32Array, ao: number, b: Int32Array, n: number): boolean {
+  for (let k = 0; k < n; k++) if (a[ao + k] !== b[k]) return false
+  return true
+}
+
+interface LayerViews {
+  readonly data: Float32Array
+  readonly base: number
+  readonly n: number
+  readonly layers: readonly Uint8Array[]
+}
+
+/**
+ * Byte views of a character's pose layers in the pool, kept while the pool and its block stay where they are,
+ * so that writing them is a native copy that allocates nothing.
+ */
+function layerViews(s: SnapshotState, ctx: AnimationContext, eid: number, base: number, n: number) {
+  const data = ctx.pool.data
+  let v = s.layerViews.get(eid)
+  if (v === undefined || v.data !== data || v.base !== base || v.n !== n) {
+    const layers: Uint8Array[] = []
+    for (let layer = 0; layer < POSE_LAYERS; layer++) {
+      layers.push(new Uint8Array(data.buffer, 4 * layerOffset(base, n, layer), 4 * n * JOINT_STRIDE))
+    }
+    v = { data, base, n, layers }
+    s.layerViews.set(eid, v)
+  }
+  return v.layers
+}
+
+/** Id of the clip whose binding (on the character's asset) `binding` is. */
+function bindingClip(ctx: AnimationContext, binding: Int32Array, eid: number): number {
+  const asset = ctx.stores.Pose.asset[eid]!
+  for (let c = 0; c < ctx.clips.length; c++) if (ctx.clips[c]!.bindings[asset] === binding) return c
+  throw new Error(`snapshot: character ${eid} has a channel binding of no registered clip`)
+}
+
+// --------------------------------------------------------------------------------------------------- apply
+
+/**
+ * Writes every character's store columns, key cursors, joints and pose block (the pool's state is already the
+ * snapshot's), and the local transforms of the joints whose ANIM they are; then makes the characters `attach`
+ * marks characters (in snapshot order, so the plugin's queries list them as they were) and sets what is
+ * derived: bindings, fade plans, squad data.
+ */
+export function applyCharacters(
+  ctx: AnimationContext,
+  bytes: Uint8Array,
+  layouts: Layouts,
+  d: CharactersData,
+  attach: Uint8Array,
+): void {
+  const packed = bytesOf(bytes.buffer)
+  const offset = bytes.byteOffset
+  let column = 0
+  for (const layout of layouts.character) {
+    for (const f of layout.fields) {
+      const per = f.stride * f.data.BYTES_PER_ELEMENT
+      copyColumn(
+        packed,
+        offset + d.columns[column++]!,
+        bytesOf(f.data.buffer),
+        f.data.byteOffset,
+        per,
+        d.eids,
+        d.count,
+        true,
+      )
+    }
+  }
+  const pool = ctx.pool
+  for (let i = 0; i < d.count; i++) {
+    const eid = d.eids[i]!
+    const n = d.n[i]!
+    const base = d.base[i]!
+    const asset = ctx.assets[d.asset[i]!]!
+    const cursorCount = d.cursorCount[i]!
+    let cursors = ctx.cursors[eid]
+    if (attach[i] === 1 || cursors === undefined || cursors.length !== cursorCount)
+      cursors = new Uint32Array(cursorCount)
+    copyInto(cursors, 0, bytes, d.cursorsAt[i]!, cursorCount)
+    ctx.cursors[eid] = cursors
+    pool.joints.fill(0, base, base + POSE_LAYERS * n)
+    if (d.jointsAt[i]! < 0) for (let j = 0; j < n; j++) pool.joints[base + j] = eid + 1 + j
+    else copyInto(pool.joints, base, bytes, d.jointsAt[i]!, n)
+    for (let layer = 0; layer < POSE_LAYERS; layer++) {
+      const at = d.layerAt[POSE_LAYERS * i + layer]!
+      const o = layerOffset(base, n, layer)
+      if (at < 0) pool.data.set(asset.rest, o)
+      else copyInto(pool.data, o, bytes, at, n * JOINT_STRIDE)
+    }
+    if (attach[i] === 1) attachCharacter(ctx, eid, asset, cursors)
+    const clip = d.binding[i]!
+    const from = d.fromBinding[i]!
+    ctx.binding[eid] = clip < 0 ? undefined : bindClip(ctx, ctx.clips[clip]!, asset.id)
+    ctx.fromBinding[eid] = from < 0 ? undefined : bindClip(ctx, ctx.clips[from]!, asset.id)
+    if (ctx.stores.CrossFade.active[eid] === 1 || attach[i] === 1) planFadePaths(ctx, eid)
+    prepareCharacterSquad(ctx, eid)
+  }
+  scatterAnims(ctx, d)
+}
+
+/**
+ * The ANIM layer of every character flagged CHARACTER_ANIM_IS_LOCALS written into its joints' local transforms,
+ * bits as they are (one pass over all of them: per character, the views' lookups cost as much as the copies).
+ */
+function scatterAnims(ctx: AnimationContext, d: CharactersData): void {
+  const t = wordsOf(ctx.sceneGraph.store.translation.buffer)
+  const r = wordsOf(ctx.sceneGraph.store.rotation.buffer)
+  const s = wordsOf(ctx.sceneGraph.store.scale.buffer)
+  const joints = ctx.pool.joints
+  const data = wordsOf(ctx.pool.data.buffer)
+  for (let i = 0; i < d.count; i++) {
+    if ((d.flags[i]! & CHARACTER_ANIM_IS_LOCALS) === 0) continue
+    const base = d.base[i]!
+    const n = d.n[i]!
+    const anim = layerOffset(base, n, LAYER_ANIM)
+    for (let j = 0; j < n; j++) {
+      const e = joints[base + j]!
+      if (e === 0) continue
+      const o = anim + j * JOINT_STRIDE
+      const to = 3 * e
+      const ro = 4 * e
+      t[to] = data[o]!
+      t[to + 1] = data[o + 1]!
+      t[to + 2] = data[o + 2]!
+      r[ro] = data[o + 3]!
+      r[ro + 1] = data[o + 4]!
+      r[ro + 2] = data[o + 5]!
+      r[ro + 3] = data[o + 6]!
+      s[to] = data[o + 7]!
+      s[to + 1] = data[o + 8]!
+      s[to + 2] = data[o + 9]!
+    }
+  }
+}

@@ -1,0 +1,368 @@
+import type { World } from 'bitecs'
+import { refreshSceneOrder } from '../components/SceneNode.ts'
+import type { AnimationContext } from '../plugin/context.ts'
+import { copyInto, type Reader } from '../src/sim/byteStream.ts'
+import type { Writer } from '../src/sim/byteWriter.ts'
+import { checkFinite, checkUnit, invalidValue, snapshotError } from '../src/sim/valueChecks.ts'
+import { CHARACTER_ANIM_IS_LOCALS, NODE_CHANGED, NODE_DIRTY, NODE_KEPT } from './format.ts'
+import { refreshNodeIds, type SnapshotState } from './state.ts'
+import type { EntitiesData } from './entities.ts'
+
+/**
+ * The snapshot's "nodes" section: every SceneNode, and of its data only what a restore cannot derive.
+ *
+ *   u32 N, u32 R, R × (u32 start, u32 length)   the node ids ascending, as runs of consecutive ids
+ *   i32[N] parent; u8[N] flags (NODE_DIRTY, NODE_CHANGED, NODE_KEPT: graph.kept)
+ *   u32 0, or 1 and u32 L, u32[L] the nodes with a parent in the order to link them at the head of their
+ *       parent's child list (when linking in ascending id order would not rebuild every list as it is)
+ *   u32 LR runs of nodes whose local transform follows, then per run of k: f32[3k] T, f32[4k] R, f32[3k] S
+ *       (the others are joints whose local is their character's ANIM pose layer: characters section)
+ *   u32 WR runs of nodes whose world matrix follows, then per run of k: f32[16k]
+ *
+ * World matrices: a node's world is its parent's times its local — what the plugin's own propagation pass
+ * computes, so a restore runs that pass and gets the same bits — except where the scene changed since the last
+ * step (a dirty node and everything under it: their worlds are the old ones) or a pass refused a node (kept, and
+ * everything under it). Only those are stored: none right after a step that refused nothing.
+ */
+
+export function writeNodes(ctx: AnimationContext, s: SnapshotState, w: Writer): void {
+  refreshNodeIds(ctx, s)
+  const graph = ctx.sceneGraph
+  const { parent, dirty, changed, translation, rotation, scale, world } = graph.store
+  const { nodeIds: ids, nodeCount: n } = s
+  w.u32(n)
+  w.u32(s.nodeRunCount)
+  w.raw(s.nodeRuns, 0, 2 * s.nodeRunCount)
+  w.column(parent, 1, ids, n)
+  let anyStale = 0
+  const at = w.reserve(n)
+  const out = w.buffer
+  const kept = graph.kept
+  for (let i = 0; i < n; i++) {
+    const e = ids[i]!
+    // dirty is any non-zero a game wrote; changed and kept are 0 or 1.
+    const bits = (dirty[e] === 0 ? 0 : NODE_DIRTY) | (changed[e]! << 1) | (kept[e]! << 2)
+    anyStale |= bits & (NODE_DIRTY | NODE_KEPT)
+    out[at + i] = bits
+  }
+  w.align(4)
+  writeLinkOrder(ctx, s, w)
+
+  // Locals: every node but the joints of characters whose ANIM layer they are.
+  const mark = s.mark
+  const flags = s.characterFlags
+  const owner = ctx.jointOwner
+  for (let i = 0; i < n; i++) {
+    const e = ids[i]!
+    const o = owner[e]!
+    mark[e] = o === 0 || (flags[o]! & CHARACTER_ANIM_IS_LOCALS) === 0 ? 1 : 0
+  }
+  writeRuns(w, ids, n, mark)
+  for (let i = 0; i < n;) {
+    const k = runEnd(ids, n, mark, i)
+    if (k > i) {
+      const a = ids[i]!
+      w.raw(translation, 3 * a, 3 * (k - i))
+      w.raw(rotation, 4 * a, 4 * (k - i))
+      w.raw(scale, 3 * a, 3 * (k - i))
+      i = k
+    } else i++
+  }
+  for (let i = 0; i < n; i++) mark[ids[i]!] = 0
+
+  // Worlds: the dirty and kept nodes' subtrees.
+  if (anyStale === 0) {
+    w.u32(0)
+    return
+  }
+  const order = graph.order
+  const count = refreshSceneOrder(graph)
+  for (let i = 0; i < count; i++) {
+    const e = order[i]!
+    mark[e] = dirty[e]! | graph.kept[e]! | mark[parent[e]!]!
+  }
+  writeRuns(w, ids, n, mark)
+  for (let i = 0; i < n;) {
+    const k = runEnd(ids, n, mark, i)
+    if (k > i) {
+      w.raw(world, 16 * ids[i]!, 16 * (k - i))
+      i = k
+    } else i++
+  }
+  for (let i = 0; i < n; i++) mark[ids[i]!] = 0
+}
+
+/**
+ * 0 when linking every node with a parent in ascending id order at the head of its parent's list rebuilds
+ * every child list (each list in descending id order, as a character's joints are); else 1 and the order.
+ */
+function writeLinkOrder(ctx: AnimationContext, s: SnapshotState, w: Writer): void {
+  const graph = ctx.sceneGraph
+  const { nodeIds: ids, nodeCount: n } = s
+  let descending = true
+  for (let i = 0; i < n && descending; i++) {
+    const next = graph.nextSibling[ids[i]!]!
+    descending = next === 0 || next < ids[i]!
+  }
+  if (descending) {
+    w.u32(0)
+    return
+  }
+  w.u32(1)
+  const countAt = w.at()
+  w.u32(0)
+  let count = 0
+  // Parents ascending; each list from its last child to its first (linking at the head reverses it).
+  for (let i = 0; i < n; i++) {
+    let c = graph.firstChild[ids[i]!]!
+    if (c === 0) continue
+    while (graph.nextSibling[c] !== 0) c = graph.nextSibling[c]!
+    for (; c !== 0; c = graph.prevSibling[c]!) {
+      w.u32(c)
+      count++
+    }
+  }
+  w.setU32(countAt, count)
+}
+
+/** The end of the run of consecutive marked ids starting at `ids[i]` (i itself when it is not marked). */
+function runEnd(ids: Int32Array, n: number, mark: Uint8Array, i: number): number {
+  if (mark[ids[i]!] === 0) return i
+  let k = i + 1
+  while (k < n && ids[k] === ids[k - 1]! + 1 && mark[ids[k]!] !== 0) k++
+  return k
+}
+
+/** Writes u32 count and the [start, length] runs of consecutive marked ids of `ids[0 .. n)`. */
+function writeRuns(w: Writer, ids: Int32Array, n: number, mark: Uint8Array): void {
+  const countAt = w.at()
+  w.u32(0)
+  let runs = 0
+  for (let i = 0; i < n;) {
+    const k = runEnd(ids, n, mark, i)
+    if (k > i) {
+      w.u32(ids[i]!)
+      w.u32(k - i)
+      runs++
+      i = k
+    } else i++
+  }
+  w.setU32(countAt, runs)
+}
+
+// --------------------------------------------------------------------------------------------------- read
+
+export interface NodesData {
+  count: number
+  /** Node ids ascending, with their parents and flags. */
+  ids: Int32Array
+  parents: Int32Array
+  flags: Uint8Array
+  /** Per id ≤ the snapshot's maxId: its position in `ids` + 1, 0 for no node. */
+  position: Int32Array
+  /** The link order, or null for ascending ids. */
+  linkOrder: Uint32Array | null
+  /** [start, length] runs of nodes with a local transform in the snapshot, and each run's byte offset. */
+  localRuns: Uint32Array
+  localAt: Uint32Array
+  /** The same for stored world matrices. */
+  worldRuns: Uint32Array
+  worldAt: Uint32Array
+}
+
+export function readNodes(r: Reader, entities: EntitiesData, capacity: number): NodesData {
+  const n = r.u32()
+  const runCount = r.u32()
+  const where = (e: number): string => `section "nodes", scene node ${e}`
+  const ids = new Int32Array(n)
+  const position = new Int32Array(entities.maxId + 1)
+  let at = 0
+  let last = 0
+  for (let k = 0; k < runCount; k++) {
+    const start = r.u32()
+    const length = r.u32()
+    if (!(length >= 1 && start > last && at + length <= n && start + length - 1 < capacity)) {
+      throw snapshotError(`section "nodes": id run ${k} (${start}, ${length}) is out of order or range`)
+    }
+    for (let i = 0; i < length; i++) {
+      const e = start + i
+      if (!(e <= entities.maxId && entities.isAlive[e] === 1)) {
+        throw snapshotError(`${where(e)}: entity ${e} is not an alive id below capacity ${capacity}`)
+      }
+      ids[at] = e
+      position[e] = ++at
+    }
+    last = start + length - 1
+  }
+  if (at !== n) throw snapshotError(`section "nodes": the runs list ${at} of its ${n} nodes`)
+  r.align(4)
+  const parentsAt = r.span(4 * n)
+  const parents = Int32Array.from(r.ints.subarray(parentsAt >>> 2, (parentsAt >>> 2) + n))
+  const flags = r.bytes.slice(r.span(n), r.at())
+  r.align(4)
+  for (let i = 0; i < n; i++) {
+    if ((flags[i]! & ~(NODE_DIRTY | NODE_CHANGED | NODE_KEPT)) !== 0) {
+      throw invalidValue(where(ids[i]!), 'flags', flags[i]!, 'has bits outside 0x7')
+    }
+    const p = parents[i]!
+    if (p !== 0 && !(p > 0 && p <= entities.maxId && position[p] !== 0)) {
+      throw invalidValue(where(ids[i]!), 'parent', p, 'is not a scene node')
+    }
+  }
+  const linkOrder = readLinkOrder(r, n, ids, parents, position)
+
+  const local = readRuns(r, 'local transform', position)
+  const localAt = readBlocks(r, local, 40, (at, k, i, e) =>
+    checkLocal(r.floats, at + 3 * i, at + 3 * k + 4 * i, at + 7 * k + 3 * i, e),
+  )
+  const world = readRuns(r, 'world matrix', position)
+  const worldAt = readBlocks(r, world, 64, (at, _, i, e) => checkWorldMatrix(r.floats, at + 16 * i, e))
+  return {
+    count: n,
+    ids,
+    parents,
+    flags,
+    position,
+    linkOrder,
+    localRuns: local,
+    localAt,
+    worldRuns: world,
+    worldAt,
+  }
+}
+
+/**
+ * Each run's block of `bytes` bytes a node (local transforms: a run's translations, rotations, scales; world
+ * matrices), `check(block, length, i, e)` called for node i (entity e) of each (`block`: the block's float index);
+ * returns each block's byte offset.
+ */
+function readBlocks(
+  r: Reader,
+  runs: Uint32Array,
+  bytes: number,
+  check: (block: number, length: number, i: number, e: number) => void,
+): Uint32Array {
+  const out = new Uint32Array(runs.length / 2)
+  for (let k = 0; k < runs.length; k += 2) {
+    const length = runs[k + 1]!
+    const at = r.span(bytes * length) >>> 2
+    out[k / 2] = 4 * at
+    for (let i = 0; i < length; i++) check(at, length, i, runs[k]! + i)
+  }
+  return out
+}
+
+/** Runs of node ids (ascending, apart, all nodes) as u32 count then [start, length] pairs. */
+function readRuns(r: Reader, what: string, position: Int32Array): Uint32Array {
+  const count = r.u32()
+  const runs = new Uint32Array(2 * count)
+  let last = 0
+  for (let k = 0; k < count; k++) {
+    const start = r.u32()
+    const length = r.u32()
+    const end = start + length - 1
+    let ok = length >= 1 && start > last && end < position.length
+    for (let e = start; ok && e <= end; e++) ok = position[e] !== 0
+    if (!ok)
+      throw snapshotError(`section "nodes": ${what} run ${k} (${start}, ${length}) is not a run of nodes`)
+    runs[2 * k] = start
+    runs[2 * k + 1] = length
+    last = end + 1
+  }
+  return runs
+}
+
+function checkLocal(f: Float32Array, t: number, q: number, s: number, e: number): void {
+  let sum = 0
+  for (let k = 0; k < 3; k++) sum += f[t + k]! * 0 + f[s + k]! * 0
+  const x = f[q]!
+  const y = f[q + 1]!
+  const z = f[q + 2]!
+  const w = f[q + 3]!
+  const length2 = x * x + y * y + z * z + w * w
+  if (sum === 0 && length2 >= 0.25 && length2 <= 4) return
+  const where = `section "nodes", scene node ${e}`
+  checkFinite(where, 'translation', f, t, 3)
+  checkUnit(where, 'rotation', f, q)
+  checkFinite(where, 'scale', f, s, 3)
+}
+
+/**
+ * A world matrix (column-major): the affine part finite, the last row 0 0 0 1 (written when the node is added;
+ * propagation writes only the affine part).
+ */
+function checkWorldMatrix(f: Float32Array, o: number, e: number): void {
+  const where = `section "nodes", scene node ${e}`
+  checkFinite(where, 'world', f, o, 16)
+  const row = Float32Array.of(f[o + 3]!, f[o + 7]!, f[o + 11]!, f[o + 15]!)
+  if (row[0] !== 0 || row[1] !== 0 || row[2] !== 0 || row[3] !== 1) {
+    throw invalidValue(where, 'world matrix row 4', row, 'must be (0, 0, 0, 1)')
+  }
+}
+
+/**
+ * No parent chain of the snapshot's own graph loops (what a restore into a fresh world builds): each node's
+ * ancestors walked once (2 = known to reach a root).
+ */
+export function checkCycles(ids: Int32Array, parents: Int32Array, position: Int32Array): void {
+  const state = new Uint8Array(ids.length + 1)
+  for (let i = 0; i < ids.length; i++) {
+    let a = i + 1
+    while (a !== 0 && state[a] === 0) {
+      state[a] = 1
+      const p = parents[a - 1]!
+      a = p === 0 ? 0 : position[p]!
+    }
+    if (a !== 0 && state[a] === 1) {
+      const e = ids[i]!
+      const chain: number[] = []
+      for (let b = position[e]!; chain.length < 64; b = position[parents[b - 1]!]!) {
+        chain.push(ids[b - 1]!)
+        if (chain.length > 1 && ids[b - 1] === ids[a - 1]) break
+      }
+      throw invalidValue(
+        `section "nodes", scene node ${e}`,
+        'parent',
+        parents[i]!,
+        `the parent links make a cycle (${chain.join(' → ')})`,
+      )
+    }
+    for (let b = i + 1; b !== 0 && state[b] === 1;) {
+      state[b] = 2
+      const p = parents[b - 1]!
+      b = p === 0 ? 0 : position[p]!
+    }
+  }
+}
+
+function readLinkOrder(
+  r: Reader,
+  n: number,
+  ids: Int32Array,
+  parents: Int32Array,
+  position: Int32Array,
+): Uint32Array | null {
+  const kind = r.u32()
+  if (kind === 0) return null
+  if (kind !== 1) throw invalidValue('section "nodes"', 'link order kind', kind, 'must be 0 or 1')
+  const count = r.u32()
+  let children = 0
+  for (let i = 0; i < n; i++) if (parents[i] !== 0) children++
+  const at = r.span(4 * count) >>> 2
+  const order = Uint32Array.from(r.words.subarray(at, at + count))
+  const seen = new Uint8Array(n + 1)
+  let ok = count === children
+  for (let k = 0; k < count && ok; k++) {
+    const e = order[k]!
+    const p = e < position.length ? position[e]! : 0
+    ok = p !== 0 && parents[p - 1] !== 0 && seen[p] === 0
+    seen[p] = 1
+  }
+  if (!ok) {
+    throw snapshotError(
+      `section "nodes": the link order is not an order of the ${children} nodes with a parent`,
+    )
+  }
+  void ids
+  return order
+}

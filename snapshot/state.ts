@@ -1,0 +1,82 @@
+import { query } from 'bitecs'
+import { Writer } from '../src/sim/byteWriter.ts'
+import type { AnimationContext } from '../plugin/context.ts'
+
+/**
+ * What a plugin keeps between snapshots so that writing one allocates nothing in steady state: the writer, the
+ * systems' character list (a live array), the sorted scene-node ids (remade only when the hierarchy changed),
+ * per-id scratch. Made on the first snapshot or restore; internal to snapshot/.
+ */
+export interface SnapshotState {
+  readonly writer: Writer
+  /** The dense array of the systems' [Ragdoll, Pose] query: every character, in the order the systems visit. */
+  readonly characters: readonly number[]
+  /** Scene-node ids ascending (`nodeCount` of them) and their runs of consecutive ids, for `nodeVersion`. */
+  nodeVersion: number
+  nodeIds: Int32Array
+  nodeCount: number
+  /** [start, length] pairs. */
+  nodeRuns: Uint32Array
+  nodeRunCount: number
+  /** Per character id: its CHARACTER_* flags of the snapshot being written. */
+  readonly characterFlags: Uint8Array
+  /** Per id scratch, all 0 between uses (nodes.ts marks runs in it). */
+  readonly mark: Uint8Array
+  /** Two words of checksum. */
+  readonly checksum: Uint32Array
+  /** Per character: byte views of its pose layers (characters.ts layerViews). */
+  readonly layerViews: Map<
+    number,
+    {
+      readonly data: Float32Array
+      readonly base: number
+      readonly n: number
+      readonly layers: readonly Uint8Array[]
+    }
+  >
+}
+
+const states = new WeakMap<AnimationContext, SnapshotState>()
+
+export function snapshotState(ctx: AnimationContext): SnapshotState {
+  const known = states.get(ctx)
+  if (known !== undefined) return known
+  const s: SnapshotState = {
+    writer: new Writer(),
+    characters: query(ctx.world, [ctx.stores.Ragdoll, ctx.stores.Pose]) as unknown as readonly number[],
+    nodeVersion: -1,
+    nodeIds: new Int32Array(0),
+    nodeCount: 0,
+    nodeRuns: new Uint32Array(0),
+    nodeRunCount: 0,
+    characterFlags: new Uint8Array(ctx.capacity),
+    mark: new Uint8Array(ctx.capacity),
+    checksum: new Uint32Array(2),
+    layerViews: new Map(),
+  }
+  states.set(ctx, s)
+  return s
+}
+
+/**
+ * The scene-node ids ascending, and their runs, brought up to date with the hierarchy (the graph's version
+ * counts every node added or removed): allocates only when it changed.
+ */
+export function refreshNodeIds(ctx: AnimationContext, s: SnapshotState): void {
+  const graph = ctx.sceneGraph
+  if (s.nodeVersion === graph.version) return
+  const members = query(ctx.world, [graph.store])
+  const ids = Int32Array.from(members).sort()
+  const runs: number[] = []
+  for (let i = 0; i < ids.length;) {
+    let k = i + 1
+    while (k < ids.length && ids[k] === ids[k - 1]! + 1) k++
+    runs.push(ids[i]!, k - i)
+    i = k
+  }
+  s.nodeIds = ids
+  s.nodeCount = ids.length
+  s.nodeRuns = Uint32Array.from(runs)
+  s.nodeRunCount = runs.length / 2
+  s.nodeVersion = graph.version
+}

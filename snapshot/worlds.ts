@@ -1,0 +1,94 @@
+import type { World } from 'bitecs'
+import { refreshSceneOrder } from '../components/SceneNode.ts'
+import type { AnimationContext } from '../plugin/context.ts'
+import { copyInto } from '../src/sim/byteStream.ts'
+import { NODE_CHANGED, NODE_DIRTY, NODE_KEPT } from './format.ts'
+import type { NodesData } from './nodes.ts'
+
+/** Restore's half of the nodes section (nodes.ts): local transforms, flags and world matrices. */
+
+/**
+ * Local transforms of the nodes `restored[i]` marks (by position in `data.ids`), from the snapshot; the joints
+ * whose local is their character's ANIM are written by the characters section, the flags by recomputeWorlds.
+ */
+export function applyNodeValues(
+  ctx: AnimationContext,
+  bytes: Uint8Array,
+  data: NodesData,
+  restored: Uint8Array,
+): void {
+  const graph = ctx.sceneGraph
+  const { translation, rotation, scale } = graph.store
+  const runs = data.localRuns
+  for (let k = 0; k < runs.length; k += 2) {
+    const start = runs[k]!
+    const length = runs[k + 1]!
+    const t = data.localAt[k / 2]!
+    const q = t + 12 * length
+    const s = q + 16 * length
+    for (let i = 0; i < length; i++) {
+      const e = start + i
+      if (restored[data.position[e]! - 1] === 0) continue
+      copyInto(translation, 3 * e, bytes, t + 12 * i, 3)
+      copyInto(rotation, 4 * e, bytes, q + 16 * i, 4)
+      copyInto(scale, 3 * e, bytes, s + 12 * i, 3)
+    }
+  }
+}
+
+/**
+ * World matrices after the restored nodes' locals are in: the plugin's propagation pass over every restored node
+ * (and so the game's nodes under them), then the stored worlds; every node's dirty and changed flags end as the
+ * snapshot has them (restored nodes) or as they were (the others), and so do the graph's last-pass stats.
+ */
+export function recomputeWorlds(
+  ctx: AnimationContext,
+  bytes: Uint8Array,
+  data: NodesData,
+  restored: Uint8Array,
+  propagate: (world: World) => void,
+): void {
+  const graph = ctx.sceneGraph
+  const { dirty, changed, world } = graph.store
+  const order = graph.order
+  const count = refreshSceneOrder(graph)
+  const saved: number[] = []
+  for (let i = 0; i < count; i++) {
+    const e = order[i]!
+    const p = e < data.position.length ? data.position[e]! : 0
+    if (p !== 0 && restored[p - 1] === 1) dirty[e] = 1
+    else {
+      saved.push(e, dirty[e]!, changed[e]!, graph.kept[e]!)
+      dirty[e] = 0
+    }
+  }
+  const { recomputed, refused } = graph.stats
+  const refusedNodes = graph.refusedNodes.slice()
+  propagate(ctx.world)
+  graph.stats.recomputed = recomputed
+  graph.stats.refused = refused
+  graph.refusedNodes.set(refusedNodes)
+  for (let k = 0; k < saved.length; k += 4) {
+    const e = saved[k]!
+    dirty[e] = saved[k + 1]!
+    changed[e] = saved[k + 2]!
+    graph.kept[e] = saved[k + 3]!
+  }
+  for (let i = 0; i < data.count; i++) {
+    if (restored[i] === 0) continue
+    const e = data.ids[i]!
+    const f = data.flags[i]!
+    dirty[e] = f & NODE_DIRTY ? 1 : 0
+    changed[e] = f & NODE_CHANGED ? 1 : 0
+    graph.kept[e] = f & NODE_KEPT ? 1 : 0
+  }
+  const runs = data.worldRuns
+  for (let k = 0; k < runs.length; k += 2) {
+    const start = runs[k]!
+    const at = data.worldAt[k / 2]!
+    for (let i = 0; i < runs[k + 1]!; i++) {
+      const e = start + i
+      if (restored[data.position[e]! - 1] === 1) copyInto(world, 16 * e, bytes, at + 64 * i, 16)
+    }
+  }
+}
