@@ -75,7 +75,9 @@ export class Writer {
   }
 
   u8(x: number): void {
-    this.buf[this.need(1)] = x
+    // need() first: `this.buf[this.need(1)]` would read buf before need() grows it, and write the old one.
+    const o = this.need(1)
+    this.buf[o] = x
   }
 
   u16(x: number): void {
