@@ -1,6 +1,7 @@
 import type { World } from 'bitecs'
 import type { SceneGraph } from '../components/SceneNode.ts'
-import { MAX_REFUSED_NODES, refreshSceneOrder } from '../components/SceneNode.ts'
+import { MAX_REFUSED_NODES, propagationKernel, refreshSceneOrder } from '../components/SceneNode.ts'
+import type { PropagationKernel } from '../src/engine/wasmKernels.ts'
 import { PROPAGATION_CHUNK, v8Measures } from '../src/engine/v8.ts'
 
 /**
@@ -19,9 +20,14 @@ import { PROPAGATION_CHUNK, v8Measures } from '../src/engine/v8.ts'
  * Only the 12 affine elements are written: elements 3, 7, 11, 15 (the last row, 0 0 0 1) are set when the node is
  * added (identity) and every matrix composed from T/R/S keeps them, so they are not rewritten (~8% of the pass).
  * Allocates nothing unless the hierarchy changed. Never throws.
+ *
+ * A graph made with kernels 'wasm' runs the WebAssembly twin of `pass` below (src/engine/propagate.wat), which
+ * gives the same bits; this one is the reference.
  */
 export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: SceneGraph }) {
   const graph = ctx.sceneGraph
+  const kernel = propagationKernel(graph)
+  if (kernel !== null) return createWasmPropagation(graph, kernel)
   const { translation, rotation, scale, parent, dirty, changed, world } = graph.store
   const order = graph.order
 
@@ -165,5 +171,16 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
       recomputed += pass(start, start + chunk < n ? start + chunk : n)
     graph.stats.recomputed = recomputed
     graph.stats.refused = refused
+  }
+}
+
+/** propagateTransforms with the WebAssembly pass: one call over the whole order (it is compiled ahead). */
+function createWasmPropagation(graph: SceneGraph, kernel: PropagationKernel) {
+  const { pass, refusedCount } = kernel
+  return function propagateTransforms(_world: World): void {
+    const n = refreshSceneOrder(graph)
+    refusedCount[0] = 0
+    graph.stats.recomputed = pass(0, n)
+    graph.stats.refused = refusedCount[0]!
   }
 }
