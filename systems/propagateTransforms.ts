@@ -1,5 +1,5 @@
 import type { World } from 'bitecs'
-import type { SceneGraph } from '../components/SceneNode.ts'
+import type { SceneGraph, SceneKernels } from '../components/SceneNode.ts'
 import { MAX_REFUSED_NODES, propagationKernel, refreshSceneOrder } from '../components/SceneNode.ts'
 import type { PropagationKernel } from '../src/engine/wasmKernels.ts'
 import { PROPAGATION_CHUNK, v8Measures } from '../src/engine/v8.ts'
@@ -22,12 +22,16 @@ import { PROPAGATION_CHUNK, v8Measures } from '../src/engine/v8.ts'
  * Allocates nothing unless the hierarchy changed. Never throws.
  *
  * A graph made with kernels 'wasm' runs the WebAssembly twin of `pass` below (src/engine/propagate.wat), which
- * gives the same bits; this one is the reference.
+ * gives the same bits; this one is the reference. `kernels` 'js' runs this one over such a graph too (the
+ * benchmark compares the two over one store: scripts/bench/kernels.ts).
  */
-export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: SceneGraph }) {
+export function createPropagateTransformsSystem(
+  ctx: { readonly sceneGraph: SceneGraph },
+  kernels: SceneKernels = ctx.sceneGraph.kernels,
+) {
   const graph = ctx.sceneGraph
   const kernel = propagationKernel(graph)
-  if (kernel !== null) return createWasmPropagation(graph, kernel)
+  if (kernels === 'wasm' && kernel !== null) return createWasmPropagation(graph, kernel)
   const { translation, rotation, scale, parent, dirty, changed, world } = graph.store
   const order = graph.order
 
