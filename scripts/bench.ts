@@ -112,6 +112,7 @@ if (values['compare-kernels']) {
   const load = os.loadavg().map((x) => x.toFixed(2))
   const children = integer(values.children, 'children', 2) ?? 4
   const results = await runKernelComparisons(assets, count, children, settings, options.log ?? (() => {}))
+  if (values.out !== undefined) await writeFile(values.out, `${JSON.stringify(results, null, 2)}\n`)
   process.stdout.write(
     values.json
       ? `${JSON.stringify(results, null, 2)}\n`
