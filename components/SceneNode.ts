@@ -11,6 +11,7 @@ import {
 } from 'bitecs'
 import { AnimationError } from '../src/errors.ts'
 import { identityMatrix } from '../src/math/transform.ts'
+import { createPropagationKernel, kernelLayout, type PropagationKernel } from '../src/engine/wasmKernels.ts'
 
 /**
  * SceneNode: one node of a transform hierarchy (every skeleton joint is one). SoA, indexed by entity id `e`,
@@ -53,12 +54,7 @@ export const MAX_SCENE_CAPACITY = 2 ** 24
 
 /** Makes an empty store for entity ids `0 <= e < capacity` (all zeros: add nodes with `addSceneNode`). */
 export function createSceneNodeStore(capacity: number): SceneNodeStore {
-  if (!Number.isInteger(capacity) || capacity < 2 || capacity > MAX_SCENE_CAPACITY) {
-    throw new AnimationError(
-      'argument',
-      `SceneNode store: capacity ${capacity} must be an integer in [2, ${MAX_SCENE_CAPACITY}] (entity ids are 1..capacity-1)`,
-    )
-  }
+  checkCapacity(capacity)
   return {
     translation: new Float32Array(capacity * 3),
     rotation: new Float32Array(capacity * 4),
@@ -68,6 +64,46 @@ export function createSceneNodeStore(capacity: number): SceneNodeStore {
     changed: new Uint8Array(capacity),
     world: new Float32Array(capacity * 16),
   }
+}
+
+/**
+ * The store as views over a kernel memory: the same seven fields in the same order as createSceneNodeStore's
+ * (snapshots record every typed-array field of the store).
+ */
+function kernelStore({ buffer, layout }: PropagationKernel, capacity: number): SceneNodeStore {
+  return {
+    translation: new Float32Array(buffer, layout.translation, capacity * 3),
+    rotation: new Float32Array(buffer, layout.rotation, capacity * 4),
+    scale: new Float32Array(buffer, layout.scale, capacity * 3),
+    parent: new Int32Array(buffer, layout.parent, capacity),
+    dirty: new Uint8Array(buffer, layout.dirty, capacity),
+    changed: new Uint8Array(buffer, layout.changed, capacity),
+    world: new Float32Array(buffer, layout.world, capacity * 16),
+  }
+}
+
+function checkCapacity(capacity: number): void {
+  if (!Number.isInteger(capacity) || capacity < 2 || capacity > MAX_SCENE_CAPACITY) {
+    throw new AnimationError(
+      'argument',
+      `SceneNode store: capacity ${capacity} must be an integer in [2, ${MAX_SCENE_CAPACITY}] (entity ids are 1..capacity-1)`,
+    )
+  }
+}
+
+/**
+ * Which code propagates a scene graph's world matrices: 'js' (systems/propagateTransforms.ts, the reference and
+ * the default) or 'wasm' (the same pass in WebAssembly, src/engine/wasmKernels.ts, over a store that lives in
+ * the module's memory). Both give the same bits.
+ */
+export type SceneKernels = 'js' | 'wasm'
+
+/** The WebAssembly kernel of each graph made with kernels 'wasm' (kept off the public SceneGraph type). */
+const kernelOf = new WeakMap<SceneGraph, PropagationKernel>()
+
+/** The graph's WebAssembly propagation kernel, or null for a 'js' graph. */
+export function propagationKernel(graph: SceneGraph): PropagationKernel | null {
+  return kernelOf.get(graph) ?? null
 }
 
 /**
@@ -129,6 +165,11 @@ export interface SceneGraph {
   placements: number
   /** DFS stack for the order rebuild, made once. */
   readonly stack: Int32Array
+  /**
+   * Which code propagates its world matrices (SceneKernels; the plugin's `kernels` option): with 'wasm' the
+   * store's arrays, `order` and `refusedNodes` are views over one WebAssembly memory, never replaced.
+   */
+  readonly kernels: SceneKernels
 }
 
 /** How many refused nodes a pass records by id (SceneGraph.refusedNodes); the count goes on past it. */
@@ -144,9 +185,15 @@ export const MAX_REFUSED_NODES = 64
  * - on remove, the node is unlinked from its parent and **its children become roots** (their local transform
  *   is kept and now reads as a world transform; they are marked dirty). Remove children first (or remove their
  *   entities) to drop a whole subtree.
+ *
+ * `kernels` 'wasm' lays the store, `order` and `refusedNodes` out in one WebAssembly memory for `capacity` and
+ * propagates with the WebAssembly pass (SceneKernels); it throws AnimationError 'capacity' when the engine
+ * cannot give that memory, 'argument' when it cannot run WebAssembly.
  */
-export function createSceneGraph(world: World, capacity: number): SceneGraph {
-  const store = createSceneNodeStore(capacity)
+export function createSceneGraph(world: World, capacity: number, kernels: SceneKernels = 'js'): SceneGraph {
+  checkCapacity(capacity)
+  const kernel = kernels === 'wasm' ? createKernel(capacity) : null
+  const store = kernel === null ? createSceneNodeStore(capacity) : kernelStore(kernel, capacity)
   const graph: SceneGraph = {
     world,
     store,
@@ -155,15 +202,17 @@ export function createSceneGraph(world: World, capacity: number): SceneGraph {
     nextSibling: new Int32Array(capacity),
     prevSibling: new Int32Array(capacity),
     version: 0,
-    order: new Int32Array(capacity),
+    order: kernel?.order ?? new Int32Array(capacity),
     orderLength: 0,
     orderVersion: -1,
     stats: { recomputed: 0, orderBuilds: 0, refused: 0 },
-    refusedNodes: new Int32Array(MAX_REFUSED_NODES),
+    refusedNodes: kernel?.refusedNodes.subarray(0, MAX_REFUSED_NODES) ?? new Int32Array(MAX_REFUSED_NODES),
     kept: new Uint8Array(capacity),
     placements: 0,
     stack: new Int32Array(capacity),
+    kernels,
   }
+  if (kernel !== null) kernelOf.set(graph, kernel)
   observe(world, onAdd(store), (eid: number) => resetNode(graph, eid))
   observe(world, onRemove(store), (eid: number) => detachNode(graph, eid))
   return graph
@@ -242,6 +291,31 @@ export function refreshSceneOrder(graph: SceneGraph): number {
   graph.orderVersion = graph.version
   graph.stats.orderBuilds++
   return n
+}
+
+/**
+ * The WebAssembly store for `capacity`, its failures worded for the plugin's option: 'capacity' when the engine
+ * cannot give the memory (a RangeError), 'argument' when it cannot run WebAssembly at all (none, or a page's
+ * Content Security Policy forbids compiling it).
+ */
+function createKernel(capacity: number): PropagationKernel {
+  try {
+    // Every refused node listed (propagateTransforms marks each `kept`); the graph shows the first few.
+    return createPropagationKernel(capacity, capacity)
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e)
+    if (e instanceof RangeError) {
+      const bytes = kernelLayout(capacity, capacity).bytes
+      throw new AnimationError(
+        'capacity',
+        `SceneNode store: kernels 'wasm' needs a WebAssembly memory of ${bytes} bytes for capacity ${capacity}: ${why}`,
+        { cause: e },
+      )
+    }
+    throw new AnimationError('argument', `SceneNode store: kernels 'wasm' cannot run here: ${why}`, {
+      cause: e,
+    })
+  }
 }
 
 function checkEntityId(graph: SceneGraph, eid: number, where: string): void {

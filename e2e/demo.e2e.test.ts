@@ -74,6 +74,7 @@ interface DemoHook {
   screenOf(node: number): { x: number; y: number }
   plugin: {
     stores: { Sampler: { rotation: Uint8Array } }
+    sceneGraph: { kernels: string; stats: { recomputed: number } }
     systems: readonly { name: string }[]
     pause(character: number, options?: { layer?: number }): void
     resume(character: number, options?: { layer?: number }): void
@@ -1117,4 +1118,41 @@ describe('demo in headless Chromium', () => {
     expect(single.colour).toBeLessThan(12)
     expect(problems).toEqual([])
   }, 300_000)
+
+  it('with ?kernels=wasm the page runs the WebAssembly kernel and shows the lit, playing Fox', async () => {
+    const other = await browser!.newPage({ viewport: { width: 800, height: 500 } })
+    const errors: string[] = []
+    other.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`console.error: ${m.text()}`)
+    })
+    other.on('pageerror', (e) => errors.push(`page error: ${e.message}`))
+    try {
+      await other.goto(`${server!.resolvedUrls!.local[0]!}?kernels=wasm`)
+      await other.waitForFunction(() => window.__demo?.ready && window.__demo.frames > 5, undefined, {
+        timeout: 20_000,
+      })
+      const state = () =>
+        other.evaluate(() => ({
+          kernels: window.__demo.plugin.sceneGraph.kernels,
+          error: window.__demo.error,
+          steps: window.__demo.steps,
+          recomputed: window.__demo.plugin.sceneGraph.stats.recomputed,
+          probe: window.__demo.probeHero(),
+        }))
+      const before = await state()
+      await other.waitForFunction((s) => window.__demo.steps >= s + 10, before.steps, { timeout: 10_000 })
+      const after = await state()
+      expect(errors).toEqual([])
+      expect([before.kernels, before.error]).toEqual(['wasm', null])
+      expect(after.recomputed).toBeGreaterThan(10) // the Fox's joints move every step
+      // As the first test's Fox: its joints span pixels on screen, in its lit orange.
+      expect(after.probe.pixels).toBeGreaterThan(2000)
+      expect(after.probe.differing / after.probe.pixels).toBeGreaterThan(0.15)
+      const [r, g, b] = after.probe.mean as [number, number, number]
+      expect(r).toBeGreaterThan(b + 40)
+      expect(r + g + b).toBeGreaterThan(150)
+    } finally {
+      await other.close()
+    }
+  })
 })

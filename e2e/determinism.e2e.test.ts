@@ -67,7 +67,7 @@ beforeAll(async () => {
   await tab.goto(url)
   // Node's run goes while the page's runs in the browser process.
   node = await runCrossEngineScenario(new Uint8Array(readFileSync(FOX)))
-  await tab.waitForFunction(() => window.__determinism?.done, undefined, { timeout: 20_000, polling: 50 })
+  await tab.waitForFunction(() => window.__determinism?.done, undefined, { timeout: 40_000, polling: 50 })
   page = await tab.evaluate(() => window.__determinism)
 })
 
@@ -136,5 +136,11 @@ describe('the same simulation in Node and in headless Chromium', () => {
   it('gives the same state hash at every 10th step of 600, characters and ragdoll bodies alike', () => {
     expect(firstDifference(node, page.run!)).toBeNull()
     expect(page.run!.checkpoints.map((c) => c.hash)).toEqual(node.checkpoints.map((c) => c.hash))
+  })
+
+  it("gives the same hashes with kernels 'wasm' in Chromium (WebAssembly world matrices) as Node's JavaScript", () => {
+    expect(firstDifference(node, page.wasmRun!)).toBeNull()
+    expect(page.wasmRun!.checkpoints.map((c) => c.hash)).toEqual(node.checkpoints.map((c) => c.hash))
+    expect(page.wasmRun!.events).toEqual(node.events)
   })
 })

@@ -91,6 +91,7 @@ export {
   removeSceneNode,
   setSceneNodeParent,
   type SceneGraph,
+  type SceneKernels,
   type SceneNodeStore,
 } from '../components/SceneNode.ts'
 export { applyPoseToSceneGraph } from '../systems/blendPoses.ts'

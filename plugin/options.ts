@@ -8,7 +8,7 @@ import { createPosePool, createPoseStore, JOINT_STRIDE } from '../components/Pos
 import { createSamplerStore } from '../components/Sampler.ts'
 import { createCrossFadeStore } from '../components/CrossFade.ts'
 import { createRagdollStore } from '../components/Ragdoll.ts'
-import { createSceneGraph, MAX_SCENE_CAPACITY } from '../components/SceneNode.ts'
+import { createSceneGraph, MAX_SCENE_CAPACITY, type SceneKernels } from '../components/SceneNode.ts'
 import type { AnimationContext } from './context.ts'
 import { createClipEventPool } from '../systems/clipEvents.ts'
 import { createLodState } from '../systems/scheduleLod.ts'
@@ -17,7 +17,9 @@ import { createLodState } from '../systems/scheduleLod.ts'
  * Options of createAnimationPlugin; every field is optional. All are checked before anything registers with the
  * world: AnimationError 'argument' for a capacity that is not an integer in [2, 2^24], a dt that is not finite
  * and > 0, a maxPoseSlots that is not an integer in [1, 2^26], a physics.world that is not a cannon-es World, a
- * gravity that is not three finite numbers, a ground that is neither finite nor false.
+ * gravity that is not three finite numbers, a ground that is neither finite nor false, kernels other than 'js'
+ * or 'wasm' (or 'wasm' in an engine that cannot run WebAssembly); AnimationError 'capacity' when kernels
+ * 'wasm' cannot have its memory.
  */
 export interface AnimationPluginOptions {
   /**
@@ -35,6 +37,14 @@ export interface AnimationPluginOptions {
    * demand up to this.
    */
   maxPoseSlots?: number
+  /**
+   * Which code runs the world-matrix propagation: 'js' (the default, the reference) or 'wasm', the same pass in
+   * WebAssembly over a scene-node store laid out in one WebAssembly memory of the capacity's size (its arrays
+   * are views into it, fixed for the plugin's life). Both give the same bits, hashes and snapshots; choose by
+   * speed (`npm run bench -- --kernels wasm`). 'wasm' needs an engine with WebAssembly (Node 20, any current
+   * browser; a page's Content Security Policy must allow 'wasm-unsafe-eval').
+   */
+  kernels?: SceneKernels
   /** Ragdoll physics. */
   physics?: {
     /**
@@ -90,6 +100,10 @@ export function createContext(world: World, options: AnimationPluginOptions | un
       `${what}: maxPoseSlots ${showValue(maxPoseSlots)} must be an integer in [1, ${MAX_POSE_SLOTS}]`,
     )
   }
+  const kernels = o.kernels ?? 'js'
+  if (kernels !== 'js' && kernels !== 'wasm') {
+    throw new AnimationError('argument', `${what}: kernels ${showValue(kernels)} must be 'js' or 'wasm'`)
+  }
   const physicsOptions = optionsObject<NonNullable<AnimationPluginOptions['physics']>>(
     o.physics,
     what,
@@ -108,12 +122,14 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     Ragdoll: createRagdollStore(capacity),
   }
   const physics = physicsOptions.world ?? createPhysicsWorld(physicsOptions)
+  // Last: it registers with the world once its memory is had (kernels 'wasm' can fail for lack of it).
+  const sceneGraph = createSceneGraph(world, capacity, kernels)
   return {
     world,
     dt,
     capacity,
     stores,
-    sceneGraph: createSceneGraph(world, capacity),
+    sceneGraph,
     pool: createPosePool(Math.min(maxPoseSlots, 1024), maxPoseSlots),
     assets: [],
     clips: [],

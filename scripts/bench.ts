@@ -7,7 +7,8 @@
  *     [--characters 1,100,1000] [--rounds 7]
  *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle,layered,blend-space,lod]
  *     [--alloc-steps 1000] [--no-squad]
- *     [--no-split] [--shared-process] [--json] [--out result.json] [--v8-measures]
+ *     [--no-split] [--shared-process] [--json] [--out result.json] [--v8-measures] [--kernels js|wasm]
+ *     [--compare-kernels]
  *
  * Each scenario (and the squad comparison) runs in a fresh child process holding one animation plugin, as a
  * game does, on the bench bundled to plain JavaScript (see BenchOptions.isolate and run.ts's bundledChildEntry:
@@ -15,15 +16,22 @@
  * --quick: characters 1,100, 5 rounds, 200 allocation steps (a smoke run; targets at 1000 are not measured).
  * --sections snapshots: only the snapshot / restore section (scripts/bench/snapshots.ts), no crowd scenarios.
  * --v8-measures: what each engine measure of src/engine/v8.ts buys (the scenarios with each off, and all off).
+ * --kernels: the plugin's `kernels` option in every scenario (default js).
+ * --compare-kernels [--children 4]: world-matrix propagation with each kernel on the playing crowd, for the
+ *   chosen assets (default rig-linear, fox) at the largest character count (default 1000), in alternating child
+ *   processes, `--children` per kernel (scripts/bench/kernels.ts).
  * Run with --expose-gc (the npm script does) so allocation windows start from a collected heap.
  */
 import { writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { CROWD_KINDS, type CrowdKind } from './bench/crowd.ts'
 import { formatReport } from './bench/report.ts'
+import os from 'node:os'
+import { formatKernelComparisons, runKernelComparisons } from './bench/kernels.ts'
 import {
   ASSET_NAMES,
   SECTION_NAMES,
+  benchSettings,
   runBenchmark,
   type SectionName,
   type AssetName,
@@ -31,6 +39,7 @@ import {
   type BenchResult,
 } from './bench/run.ts'
 import { V8_MEASURE_NAMES, type V8Measures } from '../src/engine/v8.ts'
+import type { SceneKernels } from '../components/SceneNode.ts'
 
 const { values } = parseArgs({
   options: {
@@ -47,6 +56,9 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     out: { type: 'string' },
     'v8-measures': { type: 'boolean', default: false },
+    kernels: { type: 'string' },
+    'compare-kernels': { type: 'boolean', default: false },
+    children: { type: 'string' },
   },
 })
 
@@ -63,6 +75,11 @@ function list<T extends string>(
     }
   }
   return items as T[]
+}
+
+function kernelsOption(text: string | undefined): SceneKernels | undefined {
+  if (text === undefined || text === 'js' || text === 'wasm') return text
+  throw new Error(`--kernels: "${text}" is not js or wasm`)
 }
 
 function integer(text: string | undefined, what: string, min: number): number | undefined {
@@ -87,11 +104,29 @@ const options: BenchOptions = {
   squad: !values['no-squad'],
   split: !values['no-split'],
   isolate: !values['shared-process'],
+  kernels: kernelsOption(values.kernels),
   log: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
 }
 
 if (!(globalThis as { gc?: unknown }).gc) {
   process.stderr.write('note: run with node --expose-gc for clean allocation windows (npm run bench does)\n')
+}
+if (values['compare-kernels']) {
+  const settings = benchSettings(options)
+  const assets = options.assets ?? ['rig-linear', 'fox']
+  const count = Math.max(...(options.characters ?? [1000]))
+  const load = os.loadavg().map((x) => x.toFixed(2))
+  const children = integer(values.children, 'children', 2) ?? 4
+  const results = await runKernelComparisons(assets, count, children, settings, options.log ?? (() => {}))
+  if (values.out !== undefined) await writeFile(values.out, `${JSON.stringify(results, null, 2)}\n`)
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(results, null, 2)}\n`
+      : `Kernels (load average ${load.join(' ')} at start; per child the median CPU of ${settings.rounds} rounds, then the median over children):\n\n` +
+          `${formatKernelComparisons(results)}\n`,
+  )
+  if (results.some((r) => !r.sameBits)) process.exitCode = 1
+  process.exit()
 }
 if (values['v8-measures']) {
   await measureV8Measures()

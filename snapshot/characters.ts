@@ -4,7 +4,7 @@ import { planFadePaths } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
 import { attachCharacter } from '../plugin/characters.ts'
 import { prepareCharacterSquad } from '../plugin/playback.ts'
-import { bytesOf, copyColumn, copyInto, wordsOf } from '../src/sim/byteStream.ts'
+import { bytesOf, copyColumn, copyInto, wordsOfArray } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import { CHARACTER_ANIM_IS_LOCALS, CHARACTER_JOINTS_RUN, type Layouts } from './format.ts'
 import type { SnapshotState } from './state.ts'
@@ -32,10 +32,10 @@ export function markCharacters(ctx: AnimationContext, s: SnapshotState): void {
   const { Pose } = ctx.stores
   const { translation, rotation, scale } = ctx.sceneGraph.store
   const pool = ctx.pool
-  const data = wordsOf(pool.data.buffer)
-  const t = wordsOf(translation.buffer)
-  const r = wordsOf(rotation.buffer)
-  const sc = wordsOf(scale.buffer)
+  const data = wordsOfArray(pool.data)
+  const t = wordsOfArray(translation)
+  const r = wordsOfArray(rotation)
+  const sc = wordsOfArray(scale)
   const chars = s.characters
   for (let i = 0; i < chars.length; i++) {
     const eid = chars[i]!
@@ -82,11 +82,11 @@ export function writeCharacters(ctx: AnimationContext, s: SnapshotState, w: Writ
 function writeCharacter(ctx: AnimationContext, s: SnapshotState, w: Writer, eid: number): void {
   const { Pose, Sampler, CrossFade } = ctx.stores
   const pool = ctx.pool
-  const data = wordsOf(pool.data.buffer)
+  const data = wordsOfArray(pool.data)
   {
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
-    const rest = wordsOf(ctx.assets[Pose.asset[eid]!]!.rest.buffer)
+    const rest = wordsOfArray(ctx.assets[Pose.asset[eid]!]!.rest)
     const views = layerViews(s, ctx, eid, base, n)
     let layers = 0
     for (let layer = 0; layer < POSE_LAYERS; layer++) {
@@ -233,11 +233,11 @@ export function applyCharacters(
  * bits as they are (one pass over all of them: per character, the views' lookups cost as much as the copies).
  */
 function scatterAnims(ctx: AnimationContext, d: CharactersData): void {
-  const t = wordsOf(ctx.sceneGraph.store.translation.buffer)
-  const r = wordsOf(ctx.sceneGraph.store.rotation.buffer)
-  const s = wordsOf(ctx.sceneGraph.store.scale.buffer)
+  const t = wordsOfArray(ctx.sceneGraph.store.translation)
+  const r = wordsOfArray(ctx.sceneGraph.store.rotation)
+  const s = wordsOfArray(ctx.sceneGraph.store.scale)
   const joints = ctx.pool.joints
-  const data = wordsOf(ctx.pool.data.buffer)
+  const data = wordsOfArray(ctx.pool.data)
   for (let i = 0; i < d.count; i++) {
     if ((d.flags[i]! & CHARACTER_ANIM_IS_LOCALS) === 0) continue
     const base = d.base[i]!

@@ -8,7 +8,7 @@ import {
   type ProblemEventKind,
 } from '../systems/state.ts'
 import { ClipEventRecord } from '../systems/clipEvents.ts'
-import { wordsOf, type Reader } from '../src/sim/byteStream.ts'
+import { wordsOfArray, type Reader } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import {
   checkChoice,
@@ -42,8 +42,8 @@ export function writeEvents(ctx: AnimationContext, w: Writer): void {
   w.u32(0)
   let count = 0
   // Four ids a word: most of the id range has no report.
-  const pose = wordsOf(ctx.poseReported.buffer)
-  const world = wordsOf(ctx.worldReported.buffer)
+  const pose = wordsOfArray(ctx.poseReported)
+  const world = wordsOfArray(ctx.worldReported)
   const words = ctx.capacity >>> 2
   for (let k = 0; k <= words; k++) {
     if (k < words && (pose[k]! | world[k]!) === 0) continue

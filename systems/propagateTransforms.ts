@@ -1,6 +1,7 @@
 import type { World } from 'bitecs'
-import type { SceneGraph } from '../components/SceneNode.ts'
-import { MAX_REFUSED_NODES, refreshSceneOrder } from '../components/SceneNode.ts'
+import type { SceneGraph, SceneKernels } from '../components/SceneNode.ts'
+import { MAX_REFUSED_NODES, propagationKernel, refreshSceneOrder } from '../components/SceneNode.ts'
+import type { PropagationKernel } from '../src/engine/wasmKernels.ts'
 import { PROPAGATION_CHUNK, v8Measures } from '../src/engine/v8.ts'
 
 /**
@@ -20,9 +21,18 @@ import { PROPAGATION_CHUNK, v8Measures } from '../src/engine/v8.ts'
  * Only the 12 affine elements are written: elements 3, 7, 11, 15 (the last row, 0 0 0 1) are set when the node is
  * added (identity) and every matrix composed from T/R/S keeps them, so they are not rewritten (~8% of the pass).
  * Allocates nothing unless the hierarchy changed. Never throws.
+ *
+ * A graph made with kernels 'wasm' runs the WebAssembly twin of `pass` below (src/engine/propagate.wat), which
+ * gives the same bits; this one is the reference. `kernels` 'js' runs this one over such a graph too (the
+ * benchmark compares the two over one store: scripts/bench/kernels.ts).
  */
-export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: SceneGraph }) {
+export function createPropagateTransformsSystem(
+  ctx: { readonly sceneGraph: SceneGraph },
+  kernels: SceneKernels = ctx.sceneGraph.kernels,
+) {
   const graph = ctx.sceneGraph
+  const kernel = propagationKernel(graph)
+  if (kernels === 'wasm' && kernel !== null) return createWasmPropagation(graph, kernel)
   const { translation, rotation, scale, parent, dirty, changed, world } = graph.store
   const order = graph.order
 
@@ -168,5 +178,20 @@ export function createPropagateTransformsSystem(ctx: { readonly sceneGraph: Scen
       recomputed += pass(start, start + chunk < n ? start + chunk : n)
     graph.stats.recomputed = recomputed
     graph.stats.refused = refused
+  }
+}
+
+/** propagateTransforms with the WebAssembly pass: one call over the whole order (it is compiled ahead). */
+function createWasmPropagation(graph: SceneGraph, kernel: PropagationKernel) {
+  const { pass, refusedCount, refusedNodes } = kernel
+  const kept = graph.kept
+  return function propagateTransforms(_world: World): void {
+    const n = refreshSceneOrder(graph)
+    refusedCount[0] = 0
+    graph.stats.recomputed = pass(0, n)
+    const refused = refusedCount[0]!
+    graph.stats.refused = refused
+    // As the JavaScript pass marks them (the kernel lists every refused node: its list is sized for all).
+    for (let i = 0; i < refused && i < refusedNodes.length; i++) kept[refusedNodes[i]!] = 1
   }
 }

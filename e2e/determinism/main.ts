@@ -9,6 +9,8 @@ export interface DeterminismHook {
   done: boolean
   error: string | null
   run: CrossEngineRun | null
+  /** The same scenario with the plugin's `kernels: 'wasm'` (WebAssembly world-matrix propagation). */
+  wasmRun: CrossEngineRun | null
   math: number[] | null
   ms: number
 }
@@ -19,7 +21,7 @@ declare global {
   }
 }
 
-const hook: DeterminismHook = { done: false, error: null, run: null, math: null, ms: 0 }
+const hook: DeterminismHook = { done: false, error: null, run: null, wasmRun: null, math: null, ms: 0 }
 window.__determinism = hook
 
 async function main(): Promise<void> {
@@ -29,6 +31,7 @@ async function main(): Promise<void> {
   const start = performance.now()
   hook.run = await runCrossEngineScenario(bytes)
   hook.ms = performance.now() - start
+  hook.wasmRun = await runCrossEngineScenario(bytes, 'wasm')
   hook.math = mathProbe()
 }
 

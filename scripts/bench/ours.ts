@@ -12,6 +12,7 @@
 import { createWorld, type World } from 'bitecs'
 import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import type { CrowdPlan } from './crowd.ts'
+import type { SceneKernels } from '../../components/SceneNode.ts'
 import { contextOf } from '../../entry/plugin.ts'
 
 export interface OurCrowd {
@@ -31,7 +32,8 @@ export interface OurCrowd {
   worldMatrix(c: number, j: number, out: Float64Array, o: number): void
 }
 
-export function createOurCrowd(plan: CrowdPlan): OurCrowd {
+/** The crowd of `plan` in one plugin, with the plugin's `kernels` option (default 'js'). */
+export function createOurCrowd(plan: CrowdPlan, kernels: SceneKernels = 'js'): OurCrowd {
   const count = plan.roles.length
   const world = createWorld()
   const nodeCount = plan.asset.nodes.length
@@ -40,6 +42,7 @@ export function createOurCrowd(plan: CrowdPlan): OurCrowd {
     dt: plan.dt,
     // 5 slots per joint, and a layer block of 6 (+1 per blend-space point) per layer used (layered: 0, 1, 2).
     maxPoseSlots: Math.max(1024, count * nodeCount * 24),
+    kernels,
   })
   const handle = plugin.addAsset(plan.asset)
   const durationA = plan.asset.clips[plan.clipA]!.duration

@@ -14,7 +14,8 @@ export function formatReport(r: BenchResult): string {
       `allocation over ${r.settings.allocSteps} steps per window (~: sampled estimate over fewer steps, see JSON); ` +
       (r.settings.isolate
         ? 'each scenario in a fresh process (one plugin, as in a game) running the bundled bench, not tsx'
-        : 'every scenario in this one process (--shared-process, under tsx: typed arrays ~17% slower)'),
+        : 'every scenario in this one process (--shared-process, under tsx: typed arrays ~17% slower)') +
+      `; kernels '${r.settings.kernels}'`,
   )
   lines.push('')
   lines.push(

@@ -48,6 +48,7 @@ import {
 } from './measure.ts'
 import type { V8Measures } from '../../src/engine/v8.ts'
 import { measureSnapshots, snapshotTargets, type SnapshotCrowdResult } from './snapshots.ts'
+import type { SceneKernels } from '../../components/SceneNode.ts'
 
 export type AssetName = 'fox' | 'rig-linear' | 'rig-cubic'
 export const ASSET_NAMES: readonly AssetName[] = ['fox', 'rig-linear', 'rig-cubic']
@@ -103,6 +104,8 @@ export interface BenchOptions {
    * happens once per process). Default: none off.
    */
   v8MeasuresOff?: (keyof V8Measures)[]
+  /** The project's plugin option `kernels` in every scenario (default 'js'). */
+  kernels?: SceneKernels
   /** Progress lines (default: none). */
   log?: (line: string) => void
 }
@@ -231,10 +234,11 @@ export const BLEND_TOLERANCE = 3e-2
 const REFERENCE_CHARACTERS = 16
 const REFERENCE_STEPS = 40
 
-const DEFAULT_FOX = fileURLToPath(new URL('../../assets/Fox/glTF-Binary/Fox.glb', import.meta.url))
+export const DEFAULT_FOX = fileURLToPath(new URL('../../assets/Fox/glTF-Binary/Fox.glb', import.meta.url))
 
-export async function runBenchmark(options: BenchOptions = {}): Promise<BenchResult> {
-  const settings = {
+/** The settings a run uses: the options with their defaults. */
+export function benchSettings(options: BenchOptions = {}): BenchResult['settings'] {
+  return {
     sections: options.sections ?? [...SECTION_NAMES],
     characters: options.characters ?? [1, 100, 1000],
     assets: options.assets ?? [...ASSET_NAMES],
@@ -250,11 +254,16 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
     split: options.split ?? true,
     isolate: options.isolate ?? false,
     v8MeasuresOff: options.v8MeasuresOff ?? [],
+    kernels: options.kernels ?? 'js',
     tolerance: options.tolerance ?? 1e-4,
     blendTolerance: options.blendTolerance ?? BLEND_TOLERANCE,
     dt: DT,
     fadeSeconds: FADE_SECONDS,
   }
+}
+
+export async function runBenchmark(options: BenchOptions = {}): Promise<BenchResult> {
+  const settings = benchSettings(options)
   const log = options.log ?? (() => {})
   const tracker = createGcTracker()
   const largest = Math.max(...settings.characters)
@@ -448,11 +457,22 @@ export async function runScenarioJob(
   return { result: scenario.result, split }
 }
 
-/** What a child process (scenario.ts) is asked to run: one scenario, or the squad-vs-slerp comparison. */
+/**
+ * What a child process (scenario.ts) is asked to run: one scenario, the squad-vs-slerp comparison, or the
+ * kernels comparison (kernels.ts).
+ */
 export type ChildTask =
   | { kind: 'scenario'; job: ScenarioJob; settings: Settings }
   | { kind: 'squad'; count: number; settings: Settings }
   | { kind: 'snapshots'; settings: Settings }
+  | {
+      kind: 'kernels'
+      asset: AssetName
+      count: number
+      kernels: SceneKernels
+      foxPath: string
+      settings: Settings
+    }
 
 /**
  * The child entry (scenario.ts) bundled to plain JavaScript (scripts/bundle.mjs), made once per run: children run
@@ -475,7 +495,7 @@ function bundledChildEntry(): Promise<string> {
 }
 
 /** Removes this run's child bundle, if it made one. */
-async function removeChildEntry(): Promise<void> {
+export async function removeChildEntry(): Promise<void> {
   if (childEntry === null) return
   const entry = childEntry
   childEntry = null
@@ -488,7 +508,7 @@ function runScenarioInChild(job: ScenarioJob, settings: Settings, log: (line: st
 }
 
 /** A task in a fresh Node process running the bundled scenario.ts; its progress lines pass through. */
-async function runInChild<T>(task: ChildTask, log: (line: string) => void): Promise<T> {
+export async function runInChild<T>(task: ChildTask, log: (line: string) => void): Promise<T> {
   const entry = await bundledChildEntry()
   const child = spawn(process.execPath, ['--expose-gc', entry, JSON.stringify(task)], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -519,7 +539,7 @@ async function runScenario(
 ): Promise<{ result: ScenarioResult; ours: OurCrowd }> {
   const count = plan.roles.length
   collectGarbage()
-  const ours = createOurCrowd(plan)
+  const ours = createOurCrowd(plan, settings.kernels)
   const three = createThreeCrowd(plan, lodSchedule(plan, ours))
   const interpolation =
     plan.asset.clips[plan.clipA]!.channels[0]!.interpolation === 'CUBICSPLINE' ? 'CUBICSPLINE' : 'LINEAR'

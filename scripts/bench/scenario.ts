@@ -8,6 +8,7 @@
  */
 import { setV8Measures } from '../../src/engine/v8.ts'
 import { createGcTracker } from './measure.ts'
+import { measureKernel } from './kernels.ts'
 import { loadBenchAsset, runScenarioJob, squadVsSlerp, type ChildTask } from './run.ts'
 import { measureSnapshots } from './snapshots.ts'
 
@@ -22,11 +23,19 @@ try {
       ? await runScenarioJob(task.job, task.settings, tracker, log)
       : task.kind === 'snapshots'
         ? await measureSnapshots(task.settings, tracker, log)
-        : squadVsSlerp(
-            await loadBenchAsset('rig-linear', task.settings.rigJoints, ''),
-            task.count,
-            task.settings,
-          )
+        : task.kind === 'kernels'
+          ? measureKernel(
+              await loadBenchAsset(task.asset, task.settings.rigJoints, task.foxPath),
+              task.asset,
+              task.count,
+              task.kernels,
+              task.settings,
+            )
+          : squadVsSlerp(
+              await loadBenchAsset('rig-linear', task.settings.rigJoints, ''),
+              task.count,
+              task.settings,
+            )
   process.stdout.write(JSON.stringify(done))
 } finally {
   tracker.stop()

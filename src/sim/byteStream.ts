@@ -29,6 +29,21 @@ export function wordsOf(buffer: ArrayBufferLike): Int32Array {
   return v
 }
 
+const arrayWords = new WeakMap<TypedArray, Int32Array>()
+
+/**
+ * Words of exactly a typed array's bytes (its byteOffset, a multiple of 4, is word 0), made once per array: a
+ * store may be a view into a larger buffer (kernels 'wasm' lays every SceneNode array out in one memory).
+ */
+export function wordsOfArray(a: TypedArray): Int32Array {
+  let v = arrayWords.get(a)
+  if (v === undefined) {
+    v = new Int32Array(a.buffer, a.byteOffset, a.byteLength >>> 2)
+    arrayWords.set(a, v)
+  }
+  return v
+}
+
 export function bytesOf(buffer: ArrayBufferLike): Uint8Array {
   let v = byteViews.get(buffer)
   if (v === undefined || v.length !== buffer.byteLength) {

@@ -9,7 +9,8 @@ import { makeCrowdPlan, crowdRoles } from '../../scripts/bench/crowd.ts'
 import { createOurCrowd } from '../../scripts/bench/ours.ts'
 import { formatReport } from '../../scripts/bench/report.ts'
 import { createBenchRig } from '../../scripts/bench/rig.ts'
-import { compareWorlds, runBenchmark } from '../../scripts/bench/run.ts'
+import { benchSettings, compareWorlds, runBenchmark } from '../../scripts/bench/run.ts'
+import { formatKernelComparisons, runKernelComparisons } from '../../scripts/bench/kernels.ts'
 import { createBlendReference, createThreeCrowd, restSize } from '../../scripts/bench/three.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { lodPhases } from '../../systems/scheduleLod.ts'
@@ -169,6 +170,32 @@ describe('benchmark', () => {
       table.split('\n').filter((l) => /^\| (playing and cross-fading|with 10 ragdolling) \|/.test(l)),
     ).toHaveLength(2)
   }, 120_000)
+
+  it('--kernels wasm passes the checks; --compare-kernels measures both kernels in alternating children', async () => {
+    const result = await runBenchmark({
+      characters: [2],
+      assets: ['fox'],
+      crowds: ['moving'],
+      rounds: 2,
+      roundSteps: 5,
+      warmupSteps: 2,
+      allocSteps: 5,
+      squad: false,
+      kernels: 'wasm',
+      foxPath: FOX,
+    })
+    expect(result.ok).toBe(true)
+    expect(result.settings.kernels).toBe('wasm')
+    expect(formatReport(result)).toContain("kernels 'wasm'")
+    const settings = benchSettings({ rounds: 2, rigJoints: 8 })
+    const [cmp] = await runKernelComparisons(['rig-linear'], 3, 2, settings, () => {})
+    expect(cmp!.runs.map((r) => r.kernels)).toEqual(['js', 'wasm', 'wasm', 'js'])
+    expect(cmp!.sameBits).toBe(true)
+    expect([cmp!.joints, cmp!.runs[0]!.recomputed]).toEqual([8, 3 * 8])
+    expect(cmp!.propagateRatio).toBeCloseTo(cmp!.js.nsPerNode / cmp!.wasm.nsPerNode, 9)
+    expect(cmp!.wasm.nsPerNode).toBeGreaterThan(0)
+    expect(formatKernelComparisons([cmp!])).toContain('| rig-linear | 3 × 8 | 24 |')
+  }, 60_000)
 
   it('the correctness check sees a pose that differs', () => {
     const asset = createBenchRig({ joints: 8, interpolation: 'CUBICSPLINE' })

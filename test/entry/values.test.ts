@@ -214,7 +214,7 @@ describe('public calls with any JavaScript value', () => {
         () => createAnimationPlugin(createWorld(), v as never),
         'createAnimationPlugin(world, v)',
       )
-      for (const key of ['capacity', 'dt', 'maxPoseSlots', 'physics']) {
+      for (const key of ['capacity', 'dt', 'maxPoseSlots', 'kernels', 'physics']) {
         expectAnimationErrorOrOk(
           () => createAnimationPlugin(createWorld(), { [key]: v } as never),
           `createAnimationPlugin(world, { ${key} })`,

@@ -224,6 +224,17 @@ describe('the packed package', { timeout: 120_000 }, () => {
     expect(packaged.hash).toBe(fromSources.hash)
   })
 
+  it("runs the packaged WebAssembly kernel (kernels 'wasm') to the JavaScript kernel's bits", async () => {
+    const project = join(scratch, 'consumer')
+    const run = async (kernels: string) =>
+      JSON.parse((await sh(process.execPath, ['main.mjs', FOX, kernels], project)).stdout) as GameResult
+    const [js, wasm] = [await run('js'), await run('wasm')]
+    expect(wasm.running).toEqual(js.running)
+    expect(wasm.hash).toBe(js.hash)
+    const head = (m: number[]) => m.slice(12, 15)
+    expect(head(js.running)).not.toEqual(head(js.walking)) // it did animate
+  })
+
   it.each([
     ['bundler', 'ESNext'],
     ['nodenext', 'NodeNext'],

@@ -4,6 +4,7 @@ import { readAsset } from '../../entry/index.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { generateRagdollDescription, type RagdollDescription } from '../../src/physics/description.ts'
 import { createHasher } from '../../src/sim/hasher.ts'
+import type { SceneKernels } from '../../components/SceneNode.ts'
 import { createAnimationPlugin, type AnimationPlugin, type PlayOptions } from '../../entry/plugin.ts'
 import { hashAnimationState } from '../../plugin/hash.ts'
 import { contextOf } from '../../entry/plugin.ts'
@@ -103,17 +104,27 @@ function skeletonView(asset: AnimationAsset) {
   return { source: asset.source, nodes: asset.nodes, skinJoints: asset.skeletons[0]?.joints }
 }
 
-/** Reads the Fox from `foxBytes` and runs the scenario on it. */
-export async function runCrossEngineScenario(foxBytes: Uint8Array): Promise<CrossEngineRun> {
+/** Reads the Fox from `foxBytes` and runs the scenario on it (with the plugin's `kernels` option). */
+export async function runCrossEngineScenario(
+  foxBytes: Uint8Array,
+  kernels: SceneKernels = 'js',
+): Promise<CrossEngineRun> {
   const asset = await readAsset(foxBytes, 'Fox.glb')
-  return simulateCrossEngine(asset, createHasher().update(foxBytes).digest())
+  return simulateCrossEngine(asset, createHasher().update(foxBytes).digest(), kernels)
 }
 
-/** The scenario on an asset already read (synchronous: the steps and nothing else); `assetHash` is passed through. */
-export function simulateCrossEngine(file: AnimationAsset, assetHash: string): CrossEngineRun {
+/**
+ * The scenario on an asset already read (synchronous: the steps and nothing else); `assetHash` is passed through.
+ * `kernels` is the plugin's option: the hashes are the same with either.
+ */
+export function simulateCrossEngine(
+  file: AnimationAsset,
+  assetHash: string,
+  kernels: SceneKernels = 'js',
+): CrossEngineRun {
   // The Fox's Walk with 70 cm of forward travel a loop on its hips (demo/travel.ts), for root motion.
   const asset = withTravel(file, { name: 'Travel', from: 'Walk', node: 'b_Hip_01', move: [0, -70, 0] })
-  const plugin = createAnimationPlugin(createWorld(), { capacity: 1024 })
+  const plugin = createAnimationPlugin(createWorld(), { capacity: 1024, kernels })
   const nodes = plugin.stores.SceneNode
   const characters = CAST.map((cast) => {
     const c = plugin.addCharacter(asset)

@@ -3,8 +3,8 @@ import { addComponent, addEntity, createWorld, query, removeEntity } from 'bitec
 import fc from 'fast-check'
 import { mat4 } from 'gl-matrix'
 import { Object3D } from 'three'
-import { describe, expect, it } from 'vitest'
-import type { SceneGraph } from '../../components/SceneNode.ts'
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { SceneGraph, SceneKernels } from '../../components/SceneNode.ts'
 import {
   addSceneNode,
   createSceneGraph,
@@ -25,6 +25,9 @@ interface Scene {
   eids: number[]
 }
 
+/** The kernels the scenes of the running test use (each describe below runs once per kind). */
+let kernels: SceneKernels = 'js'
+
 /**
  * Builds a scene from a parent list (`parents[i]` < i, or -1 for a root) the awkward way: entities are created
  * last node first, interleaved with unrelated entities, so children get lower ids than their parents; every node
@@ -32,7 +35,7 @@ interface Scene {
  */
 function buildScene(parents: readonly number[], seed = 1, capacity = 256): Scene {
   const world = createWorld()
-  const graph = createSceneGraph(world, capacity)
+  const graph = createSceneGraph(world, capacity, kernels)
   const eids = new Array<number>(parents.length)
   for (let i = parents.length - 1; i >= 0; i--) {
     if (i % 3 === 0) addComponent(world, addEntity(world), Health)
@@ -90,6 +93,12 @@ function threeWorlds(graph: SceneGraph): Map<number, number[]> {
   return new Map(members.map((e) => [e, objects.get(e)!.matrixWorld.toArray()]))
 }
 
+/** The bits of world matrices `e .. e + count` (by default all of them). */
+function worldBits(graph: SceneGraph, e = 0, count = graph.capacity): Uint32Array {
+  const w = graph.store.world
+  return new Uint32Array(w.buffer, w.byteOffset + e * 64, count * 16)
+}
+
 function worldOf(graph: SceneGraph, e: number): number[] {
   return Array.from(graph.store.world.subarray(e * 16, e * 16 + 16))
 }
@@ -133,7 +142,11 @@ function changedNodes(graph: SceneGraph): number[] {
 //   10 (child of 0)
 const TWO_HIERARCHIES = [-1, 0, 1, 2, 3, 4, 2, 6, 1, 8, 0, -1, 11, 12, 11, -1]
 
-describe('propagateTransforms', () => {
+describe.each(['js', 'wasm'] as const)('propagateTransforms (%s kernels)', (kind) => {
+  beforeEach(() => {
+    kernels = kind
+  })
+
   it('is a named function', () => {
     const { propagate } = buildScene([-1])
     expect(propagate.name).toBe('propagateTransforms')
@@ -190,11 +203,11 @@ describe('propagateTransforms', () => {
   it('recomputes nothing and clears every changed flag when nothing is dirty', () => {
     const { world, graph, propagate, eids } = buildScene(TWO_HIERARCHIES)
     propagate(world)
-    const before = Uint32Array.from(new Uint32Array(graph.store.world.buffer))
+    const before = Uint32Array.from(worldBits(graph))
     propagate(world)
     expect(graph.stats.recomputed).toBe(0)
     expect(changedNodes(graph)).toEqual([])
-    expect(new Uint32Array(graph.store.world.buffer)).toEqual(before)
+    expect(worldBits(graph)).toEqual(before)
     expect(eids.length).toBe(16)
   })
 
@@ -210,7 +223,7 @@ describe('propagateTransforms', () => {
     const stored = graph.store.world
     for (const e of eids) if (!subtree.has(e)) stored[e * 16 + 12] = stored[e * 16 + 12]! + 1000 + e
     const others = eids.filter((e) => !subtree.has(e))
-    const othersBefore = others.map((e) => Array.from(new Uint32Array(stored.buffer, e * 64, 16)))
+    const othersBefore = others.map((e) => Array.from(worldBits(graph, e, 1)))
 
     randomLocal(graph, joint, lcg(99))
     propagate(world)
@@ -218,9 +231,7 @@ describe('propagateTransforms', () => {
     expect(graph.stats.recomputed).toBe(subtree.size)
     expect(changedNodes(graph)).toEqual([...subtree].sort((a, b) => a - b))
     others.forEach((e, i) => {
-      expect(Array.from(new Uint32Array(stored.buffer, e * 64, 16)), `node ${e} untouched`).toEqual(
-        othersBefore[i],
-      )
+      expect(Array.from(worldBits(graph, e, 1)), `node ${e} untouched`).toEqual(othersBefore[i])
     })
     // Expected subtree worlds: parent's (shifted) world times the locals, in float64 with gl-matrix.
     const { translation: t, rotation: r, scale: s, parent } = graph.store

@@ -1,0 +1,143 @@
+/**
+ * The plugin's `kernels: 'wasm'` option on real characters: the same world matrices, hashes and snapshots as
+ * kernels 'js' at every step (Foxes and the bench's 64-joint rig playing, fading, a ragdoll; the cross-engine
+ * scenario), snapshots across the two, and its failures. The kernel itself: test/engine/propagateWasm.test.ts.
+ */
+import { addEntity, createWorld } from 'bitecs'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import type { SceneKernels } from '../../components/SceneNode.ts'
+import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
+import { addSceneNode } from '../../components/SceneNode.ts'
+import { loadAsset } from '../../src/gltf/load.ts'
+import type { AnimationAsset } from '../../src/gltf/asset.ts'
+import { AnimationError } from '../../src/errors.ts'
+import { createBenchRig } from '../../scripts/bench/rig.ts'
+import { simulateCrossEngine } from '../sim/crossEngine.ts'
+
+const bitsOf = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.length)
+
+describe('kernels: the plugin with kernels wasm', () => {
+  let fox: AnimationAsset
+  let rig: AnimationAsset
+  beforeAll(async () => {
+    fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
+    rig = createBenchRig({ joints: 64 })
+  })
+  afterEach(() => {
+    vi.unstubAllGlobals()
+  })
+
+  /** Foxes and rigs playing, fading, placed, a Fox knocked over, stepped `steps` times. */
+  function run(kernels: SceneKernels, steps: number, each: (p: AnimationPlugin, step: number) => void) {
+    const plugin = createAnimationPlugin(createWorld(), { capacity: 1024, kernels })
+    const chars = [fox, rig, fox, rig].map((a) => plugin.addCharacter(a))
+    plugin.play(chars[0]!, 'Walk')
+    plugin.play(chars[1]!, 'Run', { time: 0.3 })
+    plugin.play(chars[2]!, 'Survey', { loop: 'once' })
+    plugin.play(chars[3]!, 'Walk', { rotation: 'squad' })
+    plugin.setTransform(chars[2]!, { position: [2, 0, 0], rotation: [0, Math.SQRT1_2, 0, Math.SQRT1_2] })
+    for (let s = 0; s < steps; s++) {
+      if (s === 20) plugin.crossFade(chars[0]!, 'Run', 0.25)
+      if (s === 30) plugin.ragdoll(chars[2]!)
+      plugin.step()
+      each(plugin, s)
+    }
+    return plugin
+  }
+
+  it('the same world matrices, hash and snapshot at every step of Foxes and rigs, ragdoll included', () => {
+    const js: { world: number[]; hash: string }[] = []
+    const record = (p: AnimationPlugin) => ({
+      world: Array.from(bitsOf(p.stores.SceneNode.world)),
+      hash: p.hash(),
+    })
+    const a = run('js', 60, (p) => js.push(record(p)))
+    const b = run('wasm', 60, (p, s) => expect(record(p), `step ${s}`).toEqual(js[s]))
+    expect(b.sceneGraph.kernels).toBe('wasm')
+    expect(a.sceneGraph.stats.recomputed).toBeGreaterThan(100)
+    expect(b.snapshot()).toEqual(a.snapshot())
+    // Its store arrays are views into one memory that was never grown (a grown one would detach them).
+    const { world, translation, dirty } = b.stores.SceneNode
+    expect(world.buffer).toBe(translation.buffer)
+    expect(dirty.buffer).toBe(b.sceneGraph.order.buffer)
+    expect(world.buffer.byteLength).toBeGreaterThan(1024 * 110)
+  })
+
+  it('refused nodes: the same kept flags and snapshot bytes, past the listed refusals too', () => {
+    // A game's own chain of nodes scaled 1e20 each: half of them refused, more than the graph lists
+    // (MAX_REFUSED_NODES); snapshots store their kept world matrices.
+    const snap = (kernels: SceneKernels) => {
+      const plugin = createAnimationPlugin(createWorld(), { capacity: 1024, kernels })
+      plugin.play(plugin.addCharacter(fox), 'Walk')
+      let parent = 0
+      for (let k = 0; k < 200; k++) {
+        const e = addEntity(plugin.world)
+        addSceneNode(plugin.sceneGraph, e, parent)
+        parent = e
+        plugin.stores.SceneNode.scale.fill(1e20, parent * 3, parent * 3 + 3)
+      }
+      plugin.step()
+      // Every other node of the chain refused in the first pass (new nodes are dirty; a refused node keeps the
+      // world it had, and its child's product is finite again): more than the graph lists.
+      const refused = plugin.sceneGraph.stats.refused
+      expect(refused).toBeGreaterThan(64)
+      for (let s = 0; s < 2; s++) plugin.step()
+      expect(plugin.sceneGraph.kept.reduce((n, k) => n + k, 0)).toBe(refused)
+      return { bytes: plugin.snapshot(), kept: Array.from(plugin.sceneGraph.kept) }
+    }
+    const [js, wasm] = [snap('js'), snap('wasm')]
+    expect(wasm.kept).toEqual(js.kept)
+    expect(wasm.bytes).toEqual(js.bytes)
+  })
+
+  it('restores a js snapshot and a js plugin restores its snapshot: the same simulation after', () => {
+    const a = run('js', 40, () => {})
+    const b = run('wasm', 40, () => {})
+    const into = (kernels: SceneKernels, bytes: Uint8Array) => {
+      const p = createAnimationPlugin(createWorld(), { capacity: 1024, kernels })
+      p.addAsset(fox)
+      p.addAsset(rig)
+      p.restore(bytes)
+      return p
+    }
+    const c = into('wasm', a.snapshot())
+    const d = into('js', b.snapshot())
+    for (let s = 0; s < 30; s++) for (const p of [a, b, c, d]) p.step()
+    expect([b.hash(), c.hash(), d.hash()]).toEqual([a.hash(), a.hash(), a.hash()])
+  })
+
+  it('runs the cross-engine scenario (ragdolls, get-up, fades; 600 steps) to the same hash at every checkpoint', () => {
+    const js = simulateCrossEngine(fox, 'fox')
+    const wasm = simulateCrossEngine(fox, 'fox', 'wasm')
+    expect(wasm.checkpoints.map((c) => c.hash)).toEqual(js.checkpoints.map((c) => c.hash))
+    expect(wasm.events).toEqual(js.events)
+  })
+
+  it("refuses kernels 'wasm' with AnimationError where WebAssembly cannot run or give the memory", () => {
+    const world = createWorld()
+    const real = WebAssembly
+    vi.stubGlobal('WebAssembly', undefined)
+    expect(() => createAnimationPlugin(world, { kernels: 'wasm' })).toThrow(
+      expect.objectContaining({
+        kind: 'argument',
+        message: expect.stringMatching(/kernels 'wasm' cannot run/),
+      }),
+    )
+    class TooBig {
+      constructor() {
+        throw new RangeError('WebAssembly.Memory(): could not allocate memory')
+      }
+    }
+    vi.stubGlobal('WebAssembly', { ...real, Memory: TooBig, Module: real.Module, Instance: real.Instance })
+    expect(() => createAnimationPlugin(world, { capacity: 4096, kernels: 'wasm' })).toThrow(
+      expect.objectContaining({ kind: 'capacity', message: expect.stringMatching(/memory of \d+ bytes/) }),
+    )
+    vi.unstubAllGlobals()
+    // The failures registered nothing: the same world takes a plugin of either kind.
+    const ok = createAnimationPlugin(world, { kernels: 'wasm' })
+    const c = ok.addCharacter(fox)
+    ok.step()
+    expect(ok.stores.SceneNode.world[ok.joints(c)[1]! * 16 + 15]).toBe(1)
+    expect(() => createAnimationPlugin(createWorld(), { kernels: 'WASM' as never })).toThrow(AnimationError)
+  })
+})
