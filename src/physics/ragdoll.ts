@@ -25,6 +25,30 @@ export interface RagdollInstance {
   readonly jointBody: Int32Array
   /** 7 doubles per body, see above. */
   readonly jointOffset: Float64Array
+  /** Per body: the first constraint hanging a child body from it, -1 for none (see linkRagdoll). */
+  readonly firstChild: Int32Array
+  /** Per constraint: the next constraint hanging a child from the same body, -1 for none. */
+  readonly nextSibling: Int32Array
+  /** Per constraint: the index of its child body (bodyB). */
+  readonly childBody: Int32Array
+}
+
+/** The child lists of a ragdoll's bodies (firstChild, nextSibling, childBody), from its constraints. Allocates. */
+export function linkRagdoll(
+  bodies: readonly Body[],
+  constraints: readonly ConeTwistConstraint[],
+): Pick<RagdollInstance, 'firstChild' | 'nextSibling' | 'childBody'> {
+  const firstChild = new Int32Array(bodies.length).fill(-1)
+  const nextSibling = new Int32Array(constraints.length).fill(-1)
+  const childBody = new Int32Array(constraints.length)
+  for (let k = constraints.length - 1; k >= 0; k--) {
+    childBody[k] = bodies.indexOf(constraints[k]!.bodyB)
+    const a = bodies.indexOf(constraints[k]!.bodyA)
+    if (a < 0) continue
+    nextSibling[k] = firstChild[a]!
+    firstChild[a] = k
+  }
+  return { firstChild, nextSibling, childBody }
 }
 
 export interface RagdollSpawnInput {
@@ -152,7 +176,7 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
   }
   for (const body of bodies) physics.addBody(body)
   for (const c of constraints) physics.addConstraint(c)
-  return { bodies, constraints, bodyJoint, jointBody, jointOffset }
+  return { bodies, constraints, bodyJoint, jointBody, jointOffset, ...linkRagdoll(bodies, constraints) }
 }
 
 /** Removes the ragdoll's constraints and bodies from the world. */

@@ -1,4 +1,4 @@
-import { Quaternion, Vec3, type Body, type ConeTwistConstraint } from 'cannon-es'
+import { Box, Quaternion, Sphere, Vec3, type Body, type ConeTwistConstraint } from 'cannon-es'
 import type { RagdollInstance } from './ragdoll.ts'
 import type { RagdollBody } from './broadphase.ts'
 import { WORLD_STRIDE } from './kinematics.ts'
@@ -92,17 +92,23 @@ const gapB = new Vec3()
  * it is that far, parents first, so one pass leaves every joint within the tolerance (PhysX calls this joint
  * projection). The solver's 10 iterations leave a falling Fox's joints up to 6 cm apart and a 50 N·s hit far
  * more; raising iterations or sub-stepping closes them at a multiple of the solver's cost (measured in the
- * README's Ragdolls section). Then no body keeps a shape's centre below `ground` (the world's ground height,
- * −∞ for none): moved up, a child pulled to a sinking parent would otherwise go into the ground (a landing Fox's
- * toes went 7 cm past their radius). Velocities are untouched. Allocation-free; + − × / and √ only.
+ * README's Ragdolls section). Velocities are untouched. Allocation-free; + − × / and √ only.
+ *
+ * Then the ground (`ground`, the world's ground height, −∞ for none): no shape's centre stays below it, and no
+ * pivot a child body hangs from stays deeper than half that child's radius below it. A root body is lifted, any
+ * other turned about its own pivot (which keeps its joint closed) until its deepest point is up. The pivots
+ * count because a child can only be turned up about a pivot no deeper than its shapes reach: a 4 cm robot
+ * landing on its hip left the hip pivot 5 % of its size underground, its thigh was lifted off it, and the hip
+ * opened to 2× the gap limit (with shape centres alone, a landing Fox's toes also went 7 cm past their radius).
  */
 export function projectRagdollJoints(r: RagdollInstance, ground: number): void {
   const tolerance = RAGDOLL_JOINT_TOLERANCE * longestBody(r)
-  // Root bodies are lifted; every other body, parents first, is moved to its parent's pivot and then turned
-  // about it until no shape's centre is below the ground, which keeps that joint closed.
-  for (let i = 0; i < r.bodies.length; i++) {
-    const body = r.bodies[i]!
-    if ((body as RagdollBody).ragdollParent === null) liftAboveGround(body, ground)
+  const bodies = r.bodies
+  for (let i = 0; i < bodies.length; i++) {
+    const body = bodies[i]!
+    if ((body as RagdollBody).ragdollParent !== null) continue
+    const sink = deepestPoint(r, i, ground)
+    if (sink > 0) body.position.y += sink
   }
   const constraints = r.constraints
   for (let i = 0; i < constraints.length; i++) {
@@ -121,56 +127,76 @@ export function projectRagdollJoints(r: RagdollInstance, ground: number): void {
       b.position.y += dy * k
       b.position.z += dz * k
     }
-    turnAboveGround(b, c, ground)
+    const child = r.childBody[i]!
+    if (deepestPoint(r, child, ground) > 0) turnAboveGround(b, c)
   }
 }
 
 const pivot = new Vec3()
 const arm = new Vec3()
 const turn = new Quaternion()
+/** The point deepestPoint found: its offset from the body's position (world axes) and the height it needs. */
+const deepest = new Vec3()
+let deepestTarget = 0
 
-/** Lifts a body that has a shape's centre below `ground` until none has. */
-function liftAboveGround(body: Body, ground: number): void {
-  const s = lowestShape(body)
-  const sink = ground - (body.position.y + gapA.y)
-  if (s >= 0 && sink > 0) body.position.y += sink
-}
-
-/** Index of the body's lowest shape centre (its offset left in gapA), -1 for none. */
-function lowestShape(body: Body): number {
-  let lowest = -1
-  let y = Infinity
+/**
+ * How far body i's deepest point is below where it must be (> 0: too deep): its shape centres must be at
+ * `ground` or above, the pivots its child bodies hang from at most half the child's radius below. Leaves that
+ * point in `deepest` and `deepestTarget`.
+ */
+function deepestPoint(r: RagdollInstance, i: number, ground: number): number {
+  const body = r.bodies[i]!
+  const y = body.position.y
+  let worst = -Infinity
   for (let s = 0; s < body.shapes.length; s++) {
     body.quaternion.vmult(body.shapeOffsets[s]!, gapB)
-    if (gapB.y < y) {
-      y = gapB.y
-      lowest = s
-      gapA.copy(gapB)
+    const sink = ground - (y + gapB.y)
+    if (sink > worst) {
+      worst = sink
+      deepest.copy(gapB)
+      deepestTarget = ground
     }
   }
-  return lowest
+  for (let k = r.firstChild[i]!; k >= 0; k = r.nextSibling[k]!) {
+    const c = r.constraints[k]!
+    body.quaternion.vmult(c.pivotA, gapB)
+    const target = ground - 0.5 * bodyRadius(c.bodyB)
+    const sink = target - (y + gapB.y)
+    if (sink > worst) {
+      worst = sink
+      deepest.copy(gapB)
+      deepestTarget = target
+    }
+  }
+  return worst
+}
+
+/** A ragdoll body's radius: its first shape's (a capsule's spheres all have it; a box's half thickness). */
+function bodyRadius(body: Body): number {
+  const shape = body.shapes[0]
+  if (shape instanceof Sphere) return shape.radius
+  if (shape instanceof Box) return shape.halfExtents.x
+  return 0
 }
 
 /**
- * Turns a child body about its joint's pivot (its own pivotB, in world) so that its lowest shape centre comes up
- * to `ground`; when the pivot itself is too deep for that, lifts the body instead. The turn is the shortest arc
- * between the two arms from the pivot: + − × / and √ only.
+ * Turns a child body about its joint's pivot (its own pivotB, in world) so that the point deepestPoint found
+ * comes up to its height; when the pivot itself is too deep for that, lifts the body instead. The turn is the
+ * shortest arc between the two arms from the pivot: + − × / and √ only.
  */
-function turnAboveGround(body: Body, c: ConeTwistConstraint, ground: number): void {
-  if (lowestShape(body) < 0) return
-  const cy = body.position.y + gapA.y
-  if (!(cy < ground)) return
+function turnAboveGround(body: Body, c: ConeTwistConstraint): void {
+  const cy = body.position.y + deepest.y
   body.quaternion.vmult(c.pivotB, pivot)
   pivot.vadd(body.position, pivot)
-  // Arm from the pivot to the lowest centre, and where it should point: same length, its end at the ground.
-  const ax = body.position.x + gapA.x - pivot.x
+  // Arm from the pivot to the deepest point, and where it should point: same length, its end at its height.
+  const ax = body.position.x + deepest.x - pivot.x
   const ay = cy - pivot.y
-  const az = body.position.z + gapA.z - pivot.z
+  const az = body.position.z + deepest.z - pivot.z
   const length2 = ax * ax + ay * ay + az * az
-  const ty = ground - pivot.y
+  const ty = deepestTarget - pivot.y
   const flat2 = ax * ax + az * az
   if (!(ty * ty < length2) || !(flat2 > 0)) {
-    body.position.y += ground - cy
+    body.position.y += deepestTarget - cy
     return
   }
   const h = Math.sqrt((length2 - ty * ty) / flat2)

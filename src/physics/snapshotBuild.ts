@@ -9,7 +9,7 @@ import {
   type World as PhysicsWorld,
 } from 'cannon-es'
 import type { ResolvedBody } from './description.ts'
-import type { RagdollInstance } from './ragdoll.ts'
+import { linkRagdoll, type RagdollInstance } from './ragdoll.ts'
 import { DampedRagdollBody } from './damping.ts'
 import { RagdollJoint } from './joint.ts'
 
@@ -57,7 +57,14 @@ export function buildInstance(
     bodyJoint[b] = j
     jointBody[j] = b
   })
-  return { bodies, constraints, bodyJoint, jointBody, jointOffset: Float64Array.from(data.offsets) }
+  return {
+    bodies,
+    constraints,
+    bodyJoint,
+    jointBody,
+    jointOffset: Float64Array.from(data.offsets),
+    ...linkRagdoll(bodies, constraints),
+  }
 }
 
 /** Always a DampedRagdollBody, as spawnRagdoll makes: the damping stored is applied deterministically. */

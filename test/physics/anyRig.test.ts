@@ -137,18 +137,11 @@ describe('generated ragdolls on any rig', () => {
   for (const [name, asset] of RIGS) {
     for (const scale of SCALES) {
       describe(`${name} at scale ${scale}`, () => {
-        // Known open: a 4 cm robot (RobotExpressive at 0.01) falls a body length in a few steps and its joints
-        // open to 3.3 % of its size at the landing (limit 1.7 %), where the pivot is deeper in the ground than a
-        // body can turn about and the ground wins (src/physics/ragdoll.ts projectRagdollJoints).
-        const knownOpen = name === 'RobotExpressive' && scale === 0.01
-        ;(knownOpen ? it.fails : it)(
-          'keeps every joint within 3 cm (per 1.8 m) of its parent body from 0.1 s into the fall',
-          () => {
-            const r = runOf(name, asset(), scale)
-            expect(r.events).toEqual([])
-            expect(r.fallGap / r.size).toBeLessThanOrEqual(0.03 / 1.8)
-          },
-        )
+        it('keeps every joint within 3 cm (per 1.8 m) of its parent body from 0.1 s into the fall', () => {
+          const r = runOf(name, asset(), scale)
+          expect(r.events).toEqual([])
+          expect(r.fallGap / r.size).toBeLessThanOrEqual(0.03 / 1.8)
+        })
         it('keeps every joint within 1 cm (per 1.8 m) of its parent body at rest', () => {
           const r = runOf(name, asset(), scale)
           expect(r.restGap / r.size).toBeLessThanOrEqual(0.01 / 1.8)
