@@ -186,7 +186,8 @@ export interface AnimationPlugin {
   getTransform(character: number): CharacterTransform
   /**
    * Hands the character to physics: bodies appear at its animated pose on the next step, moving as the animation
-   * moved, and ragdoll_weight ramps 0 → 1 at the rate. Throws for a bad description or option, changing nothing.
+   * moved, and ragdoll_weight ramps 0 → 1 at the rate. With `root`, only that subtree goes physical, pinned to
+   * its animated parent (a partial ragdoll). Throws for a bad description or option, changing nothing.
    */
   ragdoll(character: number, options?: RagdollOptions): void
   /**

@@ -22,7 +22,8 @@ import { isClipEvent } from '../systems/state.ts'
  * The state hash of a plugin: the step counter, then, for each character in ascending id order, every field of
  * its Sampler, CrossFade, Ragdoll and Pose entries, its key cursors, its whole pose block (all layers), and the
  * SceneNode local transform, parent and world matrix of the character node and each joint, and the position,
- * velocities and orientation of its live ragdoll bodies; with layers, every layer's numbers, mask, cursors, blend
+ * velocities and orientation of its live ragdoll bodies (a partial ragdoll's subtree roots, and its anchors after
+ * its bodies); with layers, every layer's numbers, mask, cursors, blend
  * space and pose block; with morph targets, the game's and this step's morph weights; then the event queue
  * (every field of every record but the message, which follows from them), the entities whose once-only problem
  * reports were made, and the count of dropped clip events. Hashes bits, so any difference in any float shows.
@@ -81,8 +82,21 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
     if (stack) hashLayers(h, ctx, stack)
     const morphs = ctx.morphs[eid]
     if (morphs) h.update(morphs.game).update(morphs.weights)
-    // A live ragdoll's bodies: the physics state the next step starts from.
-    const bodies = ctx.ragdolls[eid]?.instance?.bodies
+    // A live ragdoll's bodies (a partial one's anchors after them): the physics state the next step starts from.
+    const rt = ctx.ragdolls[eid]
+    const anchors = rt?.instance?.anchors ?? []
+    const bodies = rt?.instance
+      ? anchors.length > 0
+        ? [...rt.instance.bodies, ...anchors]
+        : rt.instance.bodies
+      : null
+    if (rt && rt.subtrees.length > 0) for (const j of rt.subtrees) h.updateNumber(j)
+    // A replacement under way: its roots (−1 for the whole body) and queued hits.
+    if (rt?.next) {
+      h.updateNumber(-1 - rt.next.subtrees.length)
+      for (const j of rt.next.subtrees) h.updateNumber(j)
+      for (const hit of rt.next.impulses) h.updateNumber(hit.joint).update(Float64Array.from(hit.impulse))
+    }
     if (bodies) {
       const doubles = BODY_DOUBLES * bodies.length
       if (bodyScratch.length < doubles) bodyScratch = new Float64Array(doubles)

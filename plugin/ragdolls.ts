@@ -8,6 +8,8 @@ import {
   type GetUpPlacement,
 } from '../src/physics/getUp.ts'
 import { groundHeight } from '../src/physics/world.ts'
+import { despawnRagdoll } from '../src/physics/ragdoll.ts'
+import { mergeRoots, partialBodies, underAny } from '../src/physics/partial.ts'
 import {
   generateRagdollDescription,
   resolveRagdollDescription,
@@ -29,6 +31,7 @@ import { checkCharacter, jointIndex } from './characters.ts'
 import { crossFade, playSettings, type PlayOptions } from './playback.ts'
 import { findClip } from './assets.ts'
 import { setTransform } from './placement.ts'
+import { subtreeRoots } from './ragdollParts.ts'
 
 /**
  * Options of ragdoll(). Checked before anything changes: AnimationError 'ragdoll' for a description that does
@@ -40,7 +43,19 @@ export interface RagdollOptions {
   description?: RagdollDescription
   /** ragdoll_weight ramp rate per second, finite and > 0. Default: the character's current rate (5 at first). */
   rate?: number
-  /** A hit at the hand-off: world impulse (N·s) at a joint (node name or glTF node index). */
+  /**
+   * A partial ragdoll: the joint (node name or glTF node index), or joints, whose subtree goes physical while the
+   * rest of the character keeps animating. Each subtree's top body hangs from a kinematic anchor that follows
+   * its parent joint's animated world transform, so an arm goes limp at the shoulder, a head at the neck. The
+   * joints must carry a body of the description at or under them. Default: the whole body. On a character
+   * already ragdolling, joints not yet physical join it (its bodies are rebuilt where they lie, keeping their
+   * motion); a whole-body call makes a partial ragdoll whole.
+   */
+  root?: string | number | readonly (string | number)[]
+  /**
+   * A hit at the hand-off: world impulse (N·s) at a joint (node name or glTF node index); in a partial ragdoll a
+   * joint at or under its roots.
+   */
   impulse?: {
     /** The joint hit: name or glTF node index of a node in the character's scene. */
     joint: string | number
@@ -93,22 +108,44 @@ export function ragdoll(ctx: AnimationContext, eid: number, options?: RagdollOpt
         impulse: vector3(impulse.impulse, what, 'impulse'),
       }
     : null
-  const bodies = o.description
+  const description = o.description
     ? resolveRagdollDescription(skeletonViewOf(asset.asset), o.description)
     : defaultDescription(ctx, asset.id)
   const existing = ctx.ragdolls[eid]
-  if (Ragdoll.active[eid] === RAGDOLL_FALLING) {
-    if (hit) applyImpulse(ctx, eid, impulse!.joint!, hit.impulse)
+  const live = existing !== undefined && Ragdoll.active[eid] !== RAGDOLL_OFF
+  // A live ragdoll keeps its description; the roots are checked against the one that will be used.
+  const roots = subtreeRoots(ctx, eid, o.root, live ? existing.description : description, what)
+  const grown = live ? mergeRoots((existing.next ?? existing).subtrees, roots, asset.jointParents) : roots
+  if (hit) checkHitJoint(ctx, eid, grown, hit.joint, what)
+  if (live && (Ragdoll.active[eid] === RAGDOLL_FALLING || existing.instance)) {
+    // Falling, or getting up with bodies: it falls (again) with what it has, grown by any subtree not yet in it
+    // (or in the replacement already under way).
+    const current = existing.next ?? existing
+    const merged = mergeRoots(current.subtrees, roots, asset.jointParents)
+    const grows =
+      merged.length !== current.subtrees.length || merged.some((j, i) => j !== current.subtrees[i])
+    if (Ragdoll.active[eid] !== RAGDOLL_FALLING || grows) Ragdoll.rate[eid] = rate
+    Ragdoll.active[eid] = RAGDOLL_FALLING
+    if (grows) {
+      const next = createRagdollRuntime(ctx, eid, existing.description, merged, [], existing.reported)
+      next.impulses.push(...current.impulses)
+      if (hit) next.impulses.push(hit)
+      if (existing.instance) existing.next = next
+      else ctx.ragdolls[eid] = next
+      return
+    }
+    if (hit) queueHit(current, hit.joint, hit.impulse)
     return
   }
   Ragdoll.rate[eid] = rate
-  if (Ragdoll.active[eid] === RAGDOLL_GETTING_UP && existing?.instance) {
-    Ragdoll.active[eid] = RAGDOLL_FALLING
-    // The bodies exist, so the hit applies now (queued hits are only drained when bodies spawn).
-    if (hit) applyImpulse(ctx, eid, impulse!.joint!, hit.impulse)
-    return
-  }
-  ctx.ragdolls[eid] = createRagdollRuntime(ctx, eid, bodies, hit ? [hit] : [], existing?.reported ?? false)
+  ctx.ragdolls[eid] = createRagdollRuntime(
+    ctx,
+    eid,
+    description,
+    roots,
+    hit ? [hit] : [],
+    existing?.reported ?? false,
+  )
   Ragdoll.weight[eid] = 0
   Ragdoll.active[eid] = RAGDOLL_FALLING
   Ragdoll.handle[eid] = eid
@@ -121,21 +158,26 @@ export function ragdoll(ctx: AnimationContext, eid: number, options?: RagdollOpt
 export function createRagdollRuntime(
   ctx: AnimationContext,
   eid: number,
-  bodies: readonly ResolvedBody[],
+  description: readonly ResolvedBody[],
+  subtrees: readonly number[],
   impulses: RagdollRuntime['impulses'],
   reported: boolean,
 ): RagdollRuntime {
   const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
   const n = asset.jointNodes.length
   return {
-    bodies,
+    description,
+    subtrees,
+    bodies: partialBodies(description, subtrees, asset.nodeJoint, asset.jointParents),
     parents: asset.jointParents,
     instance: null,
     impulses,
     world: new Float64Array(n * WORLD_STRIDE),
     previous: new Float64Array(n * WORLD_STRIDE),
+    target: new Float64Array(n * WORLD_STRIDE),
     root: new Float64Array(WORLD_STRIDE),
     reported,
+    next: null,
   }
 }
 
@@ -154,12 +196,34 @@ export function applyImpulse(
   if (ctx.stores.Ragdoll.active[eid] === RAGDOLL_OFF || !rt) {
     throw new AnimationError('argument', `${what}: character ${eid} is not ragdolling (call ragdoll() first)`)
   }
-  rt.impulses.push({ joint: j, impulse: v })
-  if (rt.instance) {
-    // Bodies exist: apply now, at the joint's last read-back world position.
-    applyRagdollHit(rt.instance, rt.parents, rt.world, j, v)
-    rt.impulses.length = 0
-  }
+  // A hit while a larger ragdoll is to replace this one goes to the replacement's bodies when they spawn.
+  const target = rt.next ?? rt
+  checkHitJoint(ctx, eid, target.subtrees, j, what)
+  queueHit(target, j, v)
+}
+
+/** A partial ragdoll takes hits only at or under its subtree roots (elsewhere, no body could take it). */
+function checkHitJoint(
+  ctx: AnimationContext,
+  eid: number,
+  roots: readonly number[],
+  j: number,
+  what: string,
+) {
+  const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+  if (roots.length === 0 || underAny(j, roots, asset.jointParents)) return
+  const name = (k: number) => asset.asset.nodes[asset.jointNodes[k]!]!.name
+  throw new AnimationError(
+    'argument',
+    `${what}: joint "${name(j)}" is not in character ${eid}'s partial ragdoll (roots: ` +
+      `${roots.map((k) => `"${name(k)}"`).join(', ')}); ragdoll() it with that joint as a root, or hit() it`,
+  )
+}
+
+/** Applies a hit now when the bodies exist (at the joint's last read-back position), else queues it. */
+function queueHit(rt: RagdollRuntime, joint: number, impulse: readonly [number, number, number]): void {
+  if (rt.instance) applyRagdollHit(rt.instance, rt.parents, rt.world, joint, impulse)
+  else rt.impulses.push({ joint, impulse })
 }
 
 /**
@@ -169,7 +233,8 @@ export function applyImpulse(
  * to the entity). Then the pose blends from the ragdoll's into the animation as ragdoll_weight ramps back to 0,
  * cross-fading into the clip for the way it lies (`prone`, `supine`, else `clip`). Reports a 'ragdoll-get-up'
  * event with the choice. A ragdoll whose bodies are not spawned yet (ragdoll() this frame) has not moved: the
- * entity stays, and the facing is read from the animated pose. The bodies leave at weight 0.
+ * entity stays, and the facing is read from the animated pose. The bodies leave at weight 0. A partial ragdoll
+ * blends back where it stands (cross-fading into `clip` when given), with no placement and no event.
  */
 export function getUp(ctx: AnimationContext, eid: number, options?: GetUpOptions): void {
   checkCharacter(ctx, eid, 'getUp')
@@ -203,6 +268,13 @@ export function getUp(ctx: AnimationContext, eid: number, options?: GetUpOptions
   const rt = ctx.ragdolls[eid]
   if (Ragdoll.active[eid] === RAGDOLL_OFF || !rt) {
     throw new AnimationError('argument', `${what}: character ${eid} is not ragdolling`)
+  }
+  if (rt.subtrees.length > 0) {
+    // A partial ragdoll never left its feet: it blends back where it stands, into `clip` if given.
+    if (clips.clip >= 0) crossFade(ctx, eid, refs.clip!, fade, play)
+    Ragdoll.rate[eid] = rate
+    Ragdoll.active[eid] = RAGDOLL_GETTING_UP
+    return
   }
   const lying = lyingPlacement(ctx, eid, rt)
   const chosen = clips[lying.facing] >= 0 ? clips[lying.facing] : clips.clip
@@ -292,10 +364,7 @@ function rootLocal(ctx: AnimationContext, eid: number, at: GetUpPlacement): numb
 /** Removes a character's bodies and constraints from the physics world and turns its ragdoll off. */
 export function dropRagdoll(ctx: AnimationContext, eid: number): void {
   const rt = ctx.ragdolls[eid]
-  if (rt?.instance) {
-    for (const c of rt.instance.constraints) ctx.physics.removeConstraint(c)
-    for (const b of rt.instance.bodies) ctx.physics.removeBody(b)
-  }
+  if (rt?.instance) despawnRagdoll(ctx.physics, rt.instance)
   ctx.ragdolls[eid] = undefined
   const { Ragdoll } = ctx.stores
   Ragdoll.active[eid] = RAGDOLL_OFF

@@ -91,12 +91,16 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
     const c = plan.characters.find((x) => x.eid === rd.eid)!
     const asset = ctx.assets[c.asset]!
     const description = rd.bodies ?? defaultDescription(ctx, c.asset)
-    const rt = createRagdollRuntime(ctx, rd.eid, description, rd.impulses, (rd.flags & FLAG_REPORTED) !== 0)
+    const reported = (rd.flags & FLAG_REPORTED) !== 0
+    const rt = createRagdollRuntime(ctx, rd.eid, description, rd.subtrees, rd.impulses, reported)
     if (rd.world >= 0) copyInto(rt.world, 0, bytes, rd.world, c.count * WORLD_STRIDE)
     if (rd.instance) {
-      rt.instance = buildInstance(rd.instance, description, asset.nodeJoint, c.count)
+      rt.instance = buildInstance(rd.instance, rt.bodies, asset.nodeJoint, c.count)
       instances.set(rd.eid, rt.instance)
       instanceData.set(rd.eid, rd.instance)
+    }
+    if (rd.next) {
+      rt.next = createRagdollRuntime(ctx, rd.eid, description, rd.next.subtrees, rd.next.impulses, reported)
     }
     ctx.ragdolls[rd.eid] = rt
   }

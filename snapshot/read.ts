@@ -147,8 +147,10 @@ export function readPlan(ctx: AnimationContext, bytes: Uint8Array): Plan {
   r.section = 'physics'
   const sizes = new Map<number, { bodies: number; constraints: number }>()
   for (const rd of ragdolls) {
-    if (rd.instance)
-      sizes.set(rd.eid, { bodies: rd.instance.bodies.length, constraints: rd.instance.constraints.length })
+    if (rd.instance) {
+      const { bodies, anchors, constraints } = rd.instance
+      sizes.set(rd.eid, { bodies: bodies.length + anchors.length, constraints: constraints.length })
+    }
   }
   const physics = readPhysicsWorld(r, ctx.physics, sizes)
 

@@ -2,7 +2,7 @@ import { AnimationError } from '../src/errors.ts'
 import type { ResolvedBody } from '../src/physics/description.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
-import type { AnimationContext } from '../plugin/context.ts'
+import type { AnimationContext, RegisteredAsset } from '../plugin/context.ts'
 import {
   checkChoice,
   checkFinite,
@@ -15,7 +15,15 @@ import {
   type Reader,
 } from '../src/sim/byteStream.ts'
 import { readInstance, type InstanceData } from '../src/physics/snapshot.ts'
-import { FLAG_BODIES, FLAG_DEFAULT_DESCRIPTION, FLAG_REPORTED, RAGDOLL_SHAPES } from './format.ts'
+import {
+  FLAG_BODIES,
+  FLAG_DEFAULT_DESCRIPTION,
+  FLAG_PARTIAL,
+  FLAG_REPLACED,
+  FLAG_REPORTED,
+  RAGDOLL_SHAPES,
+} from './format.ts'
+import { mergeRoots, partialBodies } from '../src/physics/partial.ts'
 import { defaultDescription } from '../plugin/ragdolls.ts'
 
 import type { CharacterData } from './readCharacters.ts'
@@ -27,10 +35,14 @@ export interface RagdollData {
   flags: number
   /** The description, or null for the asset's default. */
   bodies: ResolvedBody[] | null
+  /** A partial ragdoll's subtree roots (joint indices), [] for a whole-body one. */
+  subtrees: number[]
   impulses: { joint: number; impulse: readonly [number, number, number] }[]
   /** Byte offset of the read-back joint world transforms, -1 when the bodies do not exist. */
   world: number
   instance: InstanceData | null
+  /** The larger ragdoll that replaces it in the next step (RagdollRuntime.next), null for none. */
+  next: { subtrees: number[]; impulses: RagdollData['impulses'] } | null
 }
 
 export function readRagdolls(ctx: AnimationContext, r: Reader, characters: CharacterData[]): RagdollData[] {
@@ -46,7 +58,8 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
     const last = out.length > 0 ? out[out.length - 1]!.eid : 0
     if (eid <= last)
       throw snapshotError(`${where}: not after ${last} (runtimes are listed by ascending id, once)`)
-    checkFlags(where, 'flags', flags, FLAG_REPORTED | FLAG_DEFAULT_DESCRIPTION | FLAG_BODIES)
+    const known = FLAG_REPORTED | FLAG_DEFAULT_DESCRIPTION | FLAG_BODIES | FLAG_PARTIAL | FLAG_REPLACED
+    checkFlags(where, 'flags', flags, known)
     const n = c.count
     let bodies: ResolvedBody[] | null = null
     let description: readonly ResolvedBody[]
@@ -61,15 +74,14 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
         throw snapshotError(`${where}: its asset has no default ragdoll description (${error.message})`)
       }
     }
-    const impulses: RagdollData['impulses'] = []
-    for (let k = r.u16(); k > 0; k--) {
-      const at = `${where}, queued hit ${impulses.length}`
-      const joint = r.u16()
-      const v = r.f64s(3)
-      if (joint >= n) throw invalidValue(at, 'joint', joint, `the character has joints 0..${n - 1}`)
-      checkFinite(at, 'impulse', v)
-      impulses.push({ joint, impulse: [v[0]!, v[1]!, v[2]!] })
+    const asset = ctx.assets[c.asset]!
+    const subtrees =
+      (flags & FLAG_PARTIAL) !== 0 ? readRoots(r, `${where}, subtree roots`, n, asset, false) : []
+    const inUse = partialBodies(description, subtrees, asset.nodeJoint, asset.jointParents)
+    if (inUse.length === 0) {
+      throw invalidValue(where, 'subtree roots', subtrees, 'carry no body of its description')
     }
+    const impulses = readHits(r, where, n)
     let world = -1
     let instance: InstanceData | null = null
     if ((flags & FLAG_BODIES) !== 0) {
@@ -83,7 +95,12 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
       for (let j = 0; j < n; j++) {
         checkUnit(`${where}, read-back joint ${j}`, 'world rotation', transforms, j * WORLD_STRIDE + 3)
       }
-      instance = readInstance(r, where, description)
+      // Each top body's anchor follows the parent joint of that body's joint.
+      const anchors =
+        subtrees.length > 0
+          ? inUse.filter((b) => b.parentBody < 0).map((b) => asset.jointParents[asset.nodeJoint[b.node]!]!)
+          : null
+      instance = readInstance(r, where, inUse, anchors)
       if (impulses.length > 0) {
         throw invalidValue(
           where,
@@ -93,9 +110,55 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
         )
       }
     }
-    out.push({ eid, flags, bodies, impulses, world, instance })
+    let next: RagdollData['next'] = null
+    if ((flags & FLAG_REPLACED) !== 0) {
+      const at = `${where}, its replacement`
+      if (!instance) throw snapshotError(`${at}: only a ragdoll with bodies is replaced in the next step`)
+      const roots = readRoots(r, `${at}, subtree roots`, n, asset, true)
+      const merged = mergeRoots(subtrees, roots, asset.jointParents)
+      if (merged.length !== roots.length || merged.some((j, k) => j !== roots[k]) || same(roots, subtrees)) {
+        throw invalidValue(at, 'subtree roots', roots, 'must cover more than the ragdoll it replaces')
+      }
+      next = { subtrees: roots, impulses: readHits(r, at, n) }
+    }
+    out.push({ eid, flags, bodies, subtrees, impulses, world, instance, next })
   }
   return out
+}
+
+/**
+ * Subtree roots: u16 count × u16 joint, each a joint of the character's, ascending, none at or under another;
+ * `whole`: none (the whole body) allowed.
+ */
+function readRoots(r: Reader, at: string, n: number, asset: RegisteredAsset, whole: boolean): number[] {
+  const roots: number[] = []
+  for (let k = r.u16(); k > 0; k--) roots.push(r.u16())
+  if (roots.length === 0 && !whole) throw invalidValue(at, 'count', 0, 'a partial ragdoll has at least one')
+  roots.forEach((j, k) => {
+    if (j >= n) throw invalidValue(at, `root ${k}`, j, `the character has joints 0..${n - 1}`)
+  })
+  if (!same(mergeRoots(roots, roots, asset.jointParents), roots)) {
+    throw invalidValue(at, 'roots', roots, 'must be ascending, none at or under another')
+  }
+  return roots
+}
+
+function same(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, k) => x === b[k])
+}
+
+/** Queued hits: u16 count × (u16 joint, f64×3 impulse), joints of the character's, impulses finite. */
+function readHits(r: Reader, where: string, n: number): RagdollData['impulses'] {
+  const impulses: RagdollData['impulses'] = []
+  for (let k = r.u16(); k > 0; k--) {
+    const at = `${where}, queued hit ${impulses.length}`
+    const joint = r.u16()
+    const v = r.f64s(3)
+    if (joint >= n) throw invalidValue(at, 'joint', joint, `the character has joints 0..${n - 1}`)
+    checkFinite(at, 'impulse', v)
+    impulses.push({ joint, impulse: [v[0]!, v[1]!, v[2]!] })
+  }
+  return impulses
 }
 
 /**

@@ -1,21 +1,15 @@
 import { hasComponent, query } from 'bitecs'
 import { AnimationError } from '../src/errors.ts'
 import { createHasher } from '../src/sim/hasher.ts'
-import type { RagdollInstance } from '../src/physics/ragdoll.ts'
-import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
-import type { AnimationContext, AnimationEvent, RagdollRuntime } from '../plugin/context.ts'
+import type { AnimationContext, AnimationEvent } from '../plugin/context.ts'
 import { isClipEvent } from '../systems/state.ts'
 import { createWriter, digestWords, type Writer } from '../src/sim/byteStream.ts'
-import { writeInstance, writePhysicsWorld } from '../src/physics/snapshot.ts'
+import { writePhysicsWorld } from '../src/physics/snapshot.ts'
 import {
   CHECKSUM_FROM,
-  FLAG_BODIES,
-  FLAG_DEFAULT_DESCRIPTION,
-  FLAG_REPORTED,
   type Layouts,
   MAGIC,
-  RAGDOLL_SHAPES,
   REPORTED_POSE,
   REPORTED_WORLD,
   SNAPSHOT_VERSION,
@@ -27,9 +21,9 @@ import {
   markersFingerprint,
   writeRecord,
 } from './format.ts'
-import { defaultDescription } from '../plugin/ragdolls.ts'
 import { writeLayers } from './layers.ts'
 import { writeMorphs } from './morphs.ts'
+import { writeRagdolls } from './writeRagdolls.ts'
 
 /**
  * Serializes the plugin's whole simulation state (layout above). Throws AnimationError('snapshot') for a world
@@ -95,16 +89,7 @@ export function snapshotAnimation(ctx: AnimationContext): Uint8Array {
   writeLayers(ctx, w, characters)
   writeMorphs(ctx, w, characters)
 
-  const runtimes = characters.filter((e) => ctx.ragdolls[e] !== undefined).sort((a, b) => a - b)
-  const instances = new Map<number, RagdollInstance>()
-  w.u32(runtimes.length)
-  for (const eid of runtimes) {
-    const rt = ctx.ragdolls[eid]!
-    writeRagdoll(ctx, w, eid, rt)
-    if (rt.instance) instances.set(eid, rt.instance)
-  }
-
-  writePhysicsWorld(w, ctx.physics, instances)
+  writePhysicsWorld(w, ctx.physics, writeRagdolls(ctx, w, characters))
 
   w.u32(ctx.droppedEvents)
   const reported: number[] = []
@@ -197,28 +182,4 @@ function bindingClip(ctx: AnimationContext, binding: Int32Array | undefined, lik
   const found = ctx.clips.findIndex((c) => c.bindings[asset] === binding)
   if (found < 0) throw new Error(`snapshot: character ${eid} has a channel binding of no registered clip`)
   return found
-}
-
-function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: RagdollRuntime) {
-  const isDefault = rt.bodies === defaultDescription(ctx, ctx.stores.Pose.asset[eid]!)
-  const r = rt.instance
-  w.u32(eid)
-  w.u8((rt.reported ? FLAG_REPORTED : 0) | (isDefault ? FLAG_DEFAULT_DESCRIPTION : 0) | (r ? FLAG_BODIES : 0))
-  if (!isDefault) {
-    w.u16(rt.bodies.length)
-    for (const b of rt.bodies) {
-      w.i32(b.node)
-      w.u8(RAGDOLL_SHAPES.indexOf(b.shape))
-      w.i32(b.parentBody)
-      for (const x of [b.radius, b.length, ...b.axis, b.mass, b.coneAngle, b.twistAngle]) w.f64(x)
-    }
-  }
-  w.u16(rt.impulses.length)
-  for (const hit of rt.impulses) {
-    w.u16(hit.joint)
-    for (const x of hit.impulse) w.f64(x)
-  }
-  if (!r) return
-  w.raw(rt.world, 0, ctx.stores.Pose.count[eid]! * WORLD_STRIDE)
-  writeInstance(w, r, `character ${eid}'s ragdoll`)
 }

@@ -254,6 +254,15 @@ export function isClipEvent(event: AnimationEvent): event is ClipEvent {
 
 /** A character's ragdoll: its resolved description, live bodies (null until the next step spawns them), scratch. */
 export interface RagdollRuntime {
+  /** The whole description (the asset's default, or the game's). */
+  readonly description: readonly ResolvedBody[]
+  /**
+   * A partial ragdoll's subtree roots (joint indices, ascending, none under another): only the bodies at or under
+   * them are physical, each top body pinned to its animated parent by an anchor (src/physics/partial.ts).
+   * Empty for a whole-body ragdoll.
+   */
+  readonly subtrees: readonly number[]
+  /** The bodies in use: `description`, or for a partial ragdoll its bodies in the subtrees (partialBodies). */
   readonly bodies: readonly ResolvedBody[]
   /** Joint parents of the character's asset (for passing hits up to the nearest body). */
   readonly parents: Int32Array
@@ -263,18 +272,30 @@ export interface RagdollRuntime {
   /** Scratch world transforms, 8 doubles per joint (src/physics/kinematics.ts), and the root's. */
   readonly world: Float64Array
   readonly previous: Float64Array
+  /** This step's animated world transforms, for the anchors to follow (scratch, 8 doubles per joint). */
+  readonly target: Float64Array
   readonly root: Float64Array
   /** An explosion was already reported for this character. */
   reported: boolean
+  /**
+   * A larger ragdoll of the same description (more subtrees, or the whole body) that replaces this one in the
+   * next step: its bodies spawn where these lie, keeping their motion (stepRagdolls); null for none.
+   */
+  next: RagdollRuntime | null
 }
 
 /**
- * Whether a character's ragdoll is active and waiting for its bodies: stepRagdolls spawns them this step, and
- * sampleClips keeps the previous pose for it (the hand-off's velocity).
+ * Whether a character's ragdoll is active and waiting for its bodies (or for a larger ragdoll to replace it):
+ * stepRagdolls spawns them this step, and sampleClips keeps the previous pose for it (the hand-off's velocity).
  */
 export function awaitingBodies(
   ctx: Pick<StepState, 'ragdolls'> & { readonly stores: Pick<AnimationStores, 'Ragdoll'> },
   eid: number,
 ): boolean {
-  return ctx.stores.Ragdoll.active[eid] !== RAGDOLL_OFF && ctx.ragdolls[eid]?.instance === null
+  const rt = ctx.ragdolls[eid]
+  return (
+    ctx.stores.Ragdoll.active[eid] !== RAGDOLL_OFF &&
+    rt !== undefined &&
+    (rt.instance === null || rt.next !== null)
+  )
 }

@@ -1,10 +1,11 @@
-import { Box, Quaternion, Sphere, Vec3, type Body, type ConeTwistConstraint, type World } from 'cannon-es'
+import { Body, Vec3, type ConeTwistConstraint, type World } from 'cannon-es'
 import { dropsRagdollLinks } from './broadphase.ts'
 import { DampedRagdollBody } from './damping.ts'
 import type { ResolvedBody } from './description.ts'
 import { RagdollJoint } from './joint.ts'
 import { composeWorld, localFromWorld, rotateVector, WORLD_STRIDE } from './kinematics.ts'
 import { detAtan2 } from '../math/detmath.ts'
+import { addRidingSpheres, addShape } from './shapes.ts'
 
 /**
  * One character's live ragdoll: cannon-es bodies, the cone-twist constraints between them, and the fixed offsets
@@ -31,6 +32,15 @@ export interface RagdollInstance {
   readonly nextSibling: Int32Array
   /** Per constraint: the index of its child body (bodyB). */
   readonly childBody: Int32Array
+  /**
+   * A partial ragdoll's anchors (src/physics/partial.ts): one kinematic, shapeless body per top body, which
+   * that body hangs from; empty for a whole-body ragdoll. Not in `bodies`.
+   */
+  readonly anchors: Body[]
+  /** Per anchor: the joint whose animated world transform it follows, -1 for the character root. */
+  readonly anchorJoint: Int32Array
+  /** Per anchor, 4 doubles: o, the rotation offset of its joint in its frame (joint rotation = q_anchor·o). */
+  readonly anchorOffset: Float64Array
 }
 
 /** The child lists of a ragdoll's bodies (firstChild, nextSibling, childBody), from its constraints. Allocates. */
@@ -69,6 +79,17 @@ export interface RagdollSpawnInput {
   readonly parents?: Int32Array
   /** Collision group of this ragdoll's bodies (they collide with everything except directly linked bodies). */
   readonly collisionGroup?: number
+  /**
+   * Hang every top body (parentBody -1) from an anchor that follows its joint's parent joint (or `root`, the
+   * character root's world transform, for a root joint): a partial ragdoll. Default false: top bodies are free.
+   */
+  readonly anchored?: boolean
+  readonly root?: Float64Array
+  /**
+   * Per joint, 6 doubles: the linear and angular velocity a body on that joint starts with, NaN where the
+   * animation's applies (a ragdoll replaced by a larger one keeps its bodies' motion).
+   */
+  readonly velocities?: Float64Array | null
 }
 
 /**
@@ -129,7 +150,12 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     jointOffset[b * 7 + 1] = w[o + 1]! - cy
     jointOffset[b * 7 + 2] = w[o + 2]! - cz
     for (let k = 0; k < 4; k++) jointOffset[b * 7 + 3 + k] = w[o + 3 + k]!
-    if (input.previous) {
+    const carried = input.velocities ? input.velocities[j * 6]! : NaN
+    if (carried === carried) {
+      const v = input.velocities!
+      body.velocity.set(v[j * 6]!, v[j * 6 + 1]!, v[j * 6 + 2]!)
+      body.angularVelocity.set(v[j * 6 + 3]!, v[j * 6 + 4]!, v[j * 6 + 5]!)
+    } else if (input.previous) {
       const p = input.previous
       rotateVector(prevCenter, 0, p, o + 3, spec.axis[0], spec.axis[1], spec.axis[2])
       const ps = p[o + 7]! * spec.length * 0.5
@@ -144,23 +170,40 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     }
     bodies.push(body)
   }
-  if (input.parents) addRidingSpheres(bodies, input, jointBody, centers)
+  if (input.parents) addRidingSpheres(bodies, input.parents, w, input.jointCount, jointBody, centers)
+  const anchors: Body[] = []
+  const anchorJoint: number[] = []
+  const anchorOffset: number[] = []
   // Linked bodies never collide. A RagdollBroadphase drops their pairs itself (cheap); any other broadphase
   // leaves it to cannon-es's collideConnected filter (O(constraints × pairs) per step, see broadphase.ts).
   const filteredByBroadphase = dropsRagdollLinks(physics.broadphase)
   for (let b = 0; b < n; b++) {
     const spec = input.bodies[b]!
-    if (spec.parentBody < 0) continue
-    const parent = bodies[spec.parentBody]!
     const child = bodies[b]!
-    child.ragdollParent = parent
     const jo = bodyJoint[b]! * WORLD_STRIDE
+    let parent: Body
+    let pivotA: Vec3
+    if (spec.parentBody >= 0) {
+      parent = bodies[spec.parentBody]!
+      const pb = spec.parentBody * 3
+      pivotA = new Vec3(w[jo]! - centers[pb]!, w[jo + 1]! - centers[pb + 1]!, w[jo + 2]! - centers[pb + 2]!)
+    } else if (input.anchored) {
+      // The anchor starts unrotated at the parent joint (its rotation offset is that joint's rotation now).
+      const a = input.parents ? input.parents[bodyJoint[b]!]! : -1
+      const src = a < 0 ? input.root! : w
+      const ao = a < 0 ? 0 : a * WORLD_STRIDE
+      parent = createAnchor(src[ao]!, src[ao + 1]!, src[ao + 2]!)
+      anchors.push(parent)
+      anchorJoint.push(a)
+      for (let k = 0; k < 4; k++) anchorOffset.push(src[ao + 3 + k]!)
+      pivotA = new Vec3(w[jo]! - src[ao]!, w[jo + 1]! - src[ao + 1]!, w[jo + 2]! - src[ao + 2]!)
+    } else continue
+    child.ragdollParent = parent
     // Pivot at the child joint's origin; the axis is the child's bone direction now (identical in both frames).
     rotateVector(tmp, 0, w, jo + 3, spec.axis[0], spec.axis[1], spec.axis[2])
     const axis = new Vec3(tmp[0], tmp[1], tmp[2])
-    const pb = spec.parentBody * 3
     const constraint = new RagdollJoint(parent, child, {
-      pivotA: new Vec3(w[jo]! - centers[pb]!, w[jo + 1]! - centers[pb + 1]!, w[jo + 2]! - centers[pb + 2]!),
+      pivotA,
       pivotB: new Vec3(
         w[jo]! - centers[b * 3]!,
         w[jo + 1]! - centers[b * 3 + 1]!,
@@ -175,14 +218,38 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     constraints.push(constraint)
   }
   for (const body of bodies) physics.addBody(body)
+  for (const anchor of anchors) physics.addBody(anchor)
   for (const c of constraints) physics.addConstraint(c)
-  return { bodies, constraints, bodyJoint, jointBody, jointOffset, ...linkRagdoll(bodies, constraints) }
+  return {
+    bodies,
+    constraints,
+    bodyJoint,
+    jointBody,
+    jointOffset,
+    ...linkRagdoll(bodies, constraints),
+    anchors,
+    anchorJoint: Int32Array.from(anchorJoint),
+    anchorOffset: Float64Array.from(anchorOffset),
+  }
 }
 
-/** Removes the ragdoll's constraints and bodies from the world. */
+/**
+ * A partial ragdoll's anchor (src/physics/partial.ts): kinematic, shapeless, in no collision group, unrotated at
+ * the given point. A DampedRagdollBody like the others, so a snapshot rebuilds it the same way.
+ */
+export function createAnchor(x: number, y: number, z: number): DampedRagdollBody {
+  const anchor = new DampedRagdollBody({ mass: 0, type: Body.KINEMATIC, position: new Vec3(x, y, z) })
+  anchor.quaternion.set(0, 0, 0, 1)
+  anchor.collisionFilterGroup = 0
+  anchor.collisionFilterMask = 0
+  return anchor
+}
+
+/** Removes the ragdoll's constraints, bodies and anchors from the world. */
 export function despawnRagdoll(physics: World, r: RagdollInstance): void {
   for (const c of r.constraints) physics.removeConstraint(c)
   for (const b of r.bodies) physics.removeBody(b)
+  for (const a of r.anchors) physics.removeBody(a)
 }
 
 /**
@@ -303,43 +370,6 @@ export function angularVelocity(
   return out
 }
 
-/** Most spheres a capsule body is built from. */
-export const MAX_CAPSULE_SPHERES = 128
-
-/**
- * Capsule or box along the world direction d, centred on the body origin. A capsule is a row of overlapping
- * spheres (at most one radius apart) rather than cannon's Cylinder, whose vertices come from Math.sin/cos and so
- * may differ in the last bit between engines; sphere contacts are also the cheapest cannon has.
- */
-function addShape(
-  body: Body,
-  spec: ResolvedBody,
-  radius: number,
-  length: number,
-  dx: number,
-  dy: number,
-  dz: number,
-) {
-  if (spec.shape === 'box') {
-    // The box's y axis along d. cannon-es's setFromVectors is + − × / and √, except for a d opposite to y,
-    // which it turns with Math.sin/cos(π/2): there, the same half turn (about −z) is written out.
-    const up = new Vec3(0, 1, 0)
-    const d = new Vec3(dx, dy, dz)
-    const orientation = up.isAntiparallelTo(d)
-      ? new Quaternion(0, 0, -1, 0)
-      : new Quaternion().setFromVectors(up, d)
-    body.addShape(new Box(new Vec3(radius, length * 0.5, radius)), new Vec3(0, 0, 0), orientation)
-    return
-  }
-  const end = Math.max(0, length * 0.5 - radius)
-  // At most MAX_CAPSULE_SPHERES (spaced evenly, so an extreme length/radius leaves gaps): bounded build time.
-  const count = end > 0 ? Math.min(Math.ceil((2 * end) / radius) + 1, MAX_CAPSULE_SPHERES) : 1
-  for (let i = 0; i < count; i++) {
-    const t = count === 1 ? 0 : -end + (2 * end * i) / (count - 1)
-    body.addShape(new Sphere(radius), new Vec3(dx * t, dy * t, dz * t))
-  }
-}
-
 /**
  * False when any body's state is not finite: position, orientation, velocities, or the force and torque queued
  * for the next step (only a game writing into bodies between steps makes one). Checked before cannon-es steps:
@@ -364,47 +394,4 @@ export function bodiesFinite(r: RagdollInstance): boolean {
     if (sum - sum !== 0) return false
   }
   return true
-}
-
-/** Most shapes a body gets, riding spheres included (a capsule already at MAX_CAPSULE_SPHERES gets none). */
-const MAX_BODY_SHAPES = MAX_CAPSULE_SPHERES
-
-/**
- * For each joint without a body that rides on one (its nearest ancestor with a body) and lies outside that
- * body's shapes at the hand-off pose, a sphere of the body's largest radius there (bodies start unrotated, so
- * the offset is the world offset). At most MAX_BODY_SHAPES shapes per body.
- */
-function addRidingSpheres(
-  bodies: Body[],
-  input: RagdollSpawnInput,
-  jointBody: Int32Array,
-  centers: Float64Array,
-): void {
-  const parents = input.parents!
-  const w = input.world
-  for (let j = 0; j < input.jointCount; j++) {
-    if (jointBody[j]! >= 0) continue
-    let b = -1
-    for (let a = parents[j]!; a >= 0 && b < 0; a = parents[a]!) b = jointBody[a]!
-    if (b < 0) continue
-    const body = bodies[b]!
-    if (body.shapes.length >= MAX_BODY_SHAPES) continue
-    const ox = w[j * WORLD_STRIDE]! - centers[b * 3]!
-    const oy = w[j * WORLD_STRIDE + 1]! - centers[b * 3 + 1]!
-    const oz = w[j * WORLD_STRIDE + 2]! - centers[b * 3 + 2]!
-    let radius = 0
-    let inside = false
-    for (let i = 0; i < body.shapes.length; i++) {
-      const shape = body.shapes[i]!
-      const r = shape instanceof Sphere ? shape.radius : shape.boundingSphereRadius
-      const at = body.shapeOffsets[i]!
-      const dx = ox - at.x
-      const dy = oy - at.y
-      const dz = oz - at.z
-      if (dx * dx + dy * dy + dz * dz <= r * r) inside = true
-      if (r > radius) radius = r
-    }
-    if (inside || !(radius > 0)) continue
-    body.addShape(new Sphere(radius), new Vec3(ox, oy, oz))
-  }
 }

@@ -35,11 +35,14 @@ export function buildInstance(
   jointCount: number,
 ): RagdollInstance {
   const bodies = data.bodies.map(buildBody)
-  data.bodies.forEach((d, b) => (bodies[b]!.ragdollParent = d.parent < 0 ? null : bodies[d.parent]!))
+  const anchors = data.anchors.map((a) => buildBody(a.body))
+  // Bodies, then anchors: a top body of a partial ragdoll hangs from its anchor.
+  const all = [...bodies, ...anchors]
+  data.bodies.forEach((d, b) => (bodies[b]!.ragdollParent = d.parent < 0 ? null : all[d.parent]!))
   const constraints = data.constraints.map(({ kind, a, b, collideConnected, values: v }) => {
     const vec = (k: number) => new Vec3(v[k], v[k + 1], v[k + 2])
     const Joint = kind === JOINT_REPAIRED ? RagdollJoint : ConeTwistConstraint
-    return new Joint(bodies[a]!, bodies[b]!, {
+    return new Joint(all[a]!, bodies[b]!, {
       pivotA: vec(0),
       pivotB: vec(3),
       axisA: vec(6),
@@ -64,6 +67,9 @@ export function buildInstance(
     jointBody,
     jointOffset: Float64Array.from(data.offsets),
     ...linkRagdoll(bodies, constraints),
+    anchors,
+    anchorJoint: Int32Array.from(data.anchors.map((a) => a.joint)),
+    anchorOffset: Float64Array.from(data.anchors.flatMap((a) => a.offset)),
   }
 }
 
@@ -138,7 +144,7 @@ export function rebuildPhysicsWorld(
   place(
     plan.bodies,
     [...physics.bodies],
-    (r) => r.bodies,
+    (r) => [...r.bodies, ...r.anchors],
     (b) => physics.removeBody(b),
     (b) => physics.addBody(b),
   )
@@ -149,7 +155,11 @@ export function rebuildPhysicsWorld(
     (c) => physics.removeConstraint(c),
     (c) => physics.addConstraint(c),
   )
-  for (const [eid, r] of instances) r.bodies.forEach((b, i) => setBodyState(b, data.get(eid)!.bodies[i]!))
+  for (const [eid, r] of instances) {
+    const d = data.get(eid)!
+    r.bodies.forEach((b, i) => setBodyState(b, d.bodies[i]!))
+    r.anchors.forEach((a, k) => setBodyState(a, d.anchors[k]!.body))
+  }
   const broadphase = physics.broadphase as { dirty: boolean; axisList?: Body[] }
   if (plan.axisList && broadphase.axisList) {
     const list = broadphase.axisList

@@ -27,7 +27,8 @@
  *
  * Layouts (little-endian, see src/sim/byteStream.ts):
  *
- *   instance    u16 bodies × (body, f64×7 joint offset), u16 constraints × constraint
+ *   instance    u16 bodies × (body, f64×7 joint offset), u16 constraints × constraint,
+ *               [a partial ragdoll's] u16 anchors × (body, i32 joint followed, f64×4 rotation offset)
  *   body        u8 type, u8 flags (1 force/torque follow, 2 a parent body follows), u8 sleep state, u8 shapes,
  *               f64 mass, linear damping, angular damping (a DampedRagdollBody's own, src/physics/damping.ts),
  *               i32 filter group, i32 filter mask,
@@ -37,10 +38,11 @@
  *               per shape: u8 kind (1 sphere, 4 box; +0x80 when an orientation follows), f64 radius or
  *               f64×3 half extents, f64×3 offset, [f64×4 orientation]
  *   constraint  u8 kind (0 ConeTwistConstraint, 1 RagdollJoint), u16 body A, u16 body B (indices in the
- *               ragdoll), u8 collide connected, f64×3 pivot A,
+ *               ragdoll: bodies, then anchors), u8 collide connected, f64×3 pivot A,
  *               ×3 pivot B, ×3 axis A, ×3 axis B, f64 cone angle, twist angle, max force
  *   world       f64 time, f64 stepnumber, f64×3 gravity;
- *               u32 bodies in world order × (i32 eid, u16 index), eid 0 = a body not of a ragdoll, followed by
+ *               u32 bodies in world order × (i32 eid, u16 index: bodies, then anchors), eid 0 = a body not of
+ *                 a ragdoll, followed by
  *                 u8 type and, for a static one, f64×7 position and quaternion (checked, not restored)
  *               u32 constraints in world order × (i32 eid, u16 index), eid 0 = not of a ragdoll
  *               u8 broadphase flags (1 dirty, 2 an axis list follows), [u32 count, u32[count] body indices]
@@ -96,11 +98,21 @@ export interface ConstraintData {
   values: number[]
 }
 
+/** A partial ragdoll's anchor as read (src/physics/partial.ts). */
+export interface AnchorData {
+  body: BodyData
+  /** The joint it follows, -1 for the character root. */
+  joint: number
+  /** Its rotation offset, 4 doubles. */
+  offset: number[]
+}
+
 /** A ragdoll instance as read: checked, no cannon-es object made yet. */
 export interface InstanceData {
   readonly bodies: BodyData[]
   readonly offsets: number[]
   readonly constraints: ConstraintData[]
+  readonly anchors: AnchorData[]
 }
 
 export interface Entry {

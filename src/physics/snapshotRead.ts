@@ -19,6 +19,7 @@ import {
   BODY_PARENT,
   BROADPHASE_AXIS_LIST,
   BROADPHASE_DIRTY,
+  type AnchorData,
   type BodyData,
   type ConstraintData,
   type Entry,
@@ -40,30 +41,44 @@ import {
  * parent body, in body order, linking the two; every value within what cannon-es and the ragdoll code can take
  * (see readBody), so that buildInstance cannot throw and no zero quaternion or axis turns into NaN.
  */
-export function readInstance(r: Reader, where: string, description: readonly ResolvedBody[]): InstanceData {
+export function readInstance(
+  r: Reader,
+  where: string,
+  description: readonly ResolvedBody[],
+  anchorJoints: readonly number[] | null,
+): InstanceData {
   const bodies: BodyData[] = []
   const offsets: number[] = []
   const count = r.u16()
   if (count !== description.length) {
     throw invalidValue(where, 'body count', count, `must be ${description.length}, as in its description`)
   }
+  // A partial ragdoll (anchorJoints given: the joint each top body's anchor follows) hangs every top body from
+  // its anchor; anchors are numbered after the bodies.
+  const children: number[] = []
+  const parentOf: number[] = []
+  let tops = 0
+  description.forEach((spec, b) => {
+    if (spec.parentBody < 0 && !anchorJoints) return
+    children.push(b)
+    parentOf.push(spec.parentBody >= 0 ? spec.parentBody : count + tops++)
+  })
   for (let b = 0; b < count; b++) {
     const at = `${where}, body ${b}`
-    bodies.push(readBody(r, at, description[b]!.parentBody))
+    const k = children.indexOf(b)
+    bodies.push(readBody(r, at, k < 0 ? -1 : parentOf[k]!))
     const offset = r.f64s(7)
     checkFinite(at, 'joint offset', offset, 0, 3)
     checkUnit(at, 'joint offset rotation', offset, 3)
     offsets.push(...offset)
   }
-  const children: number[] = []
-  description.forEach((spec, b) => spec.parentBody >= 0 && children.push(b))
   const constraintCount = r.u16()
   if (constraintCount !== children.length) {
     throw invalidValue(
       where,
       'constraint count',
       constraintCount,
-      `must be ${children.length}, one per body with a parent body`,
+      `must be ${children.length}, one per body with a parent body${anchorJoints ? ' or an anchor' : ''}`,
     )
   }
   const constraints: ConstraintData[] = []
@@ -76,7 +91,7 @@ export function readInstance(r: Reader, where: string, description: readonly Res
     const values = r.f64s(15)
     checkChoice(at, 'kind', kind, [JOINT_CONE_TWIST, JOINT_REPAIRED])
     const child = children[k]!
-    const parent = description[child]!.parentBody
+    const parent = parentOf[k]!
     if (b !== child) throw invalidValue(at, 'body B', b, `must be ${child} (constraints follow their bodies)`)
     if (a !== parent)
       throw invalidValue(at, 'body A', a, `must be ${parent}, the parent body of body ${child}`)
@@ -90,7 +105,26 @@ export function readInstance(r: Reader, where: string, description: readonly Res
     checkPositive(at, 'max force', values[14]!)
     constraints.push({ kind, a, b, collideConnected: collide === 1, values })
   }
-  return { bodies, offsets, constraints }
+  const anchors: AnchorData[] = []
+  if (anchorJoints) {
+    const anchorCount = r.u16()
+    if (anchorCount !== tops) {
+      throw invalidValue(where, 'anchor count', anchorCount, `must be ${tops}, one per top body`)
+    }
+    for (let k = 0; k < anchorCount; k++) {
+      const at = `${where}, anchor ${k}`
+      const body = readBody(r, at, -1, true)
+      if (body.type !== Body.KINEMATIC) throw invalidValue(at, 'type', body.type, 'must be kinematic (4)')
+      const joint = r.i32()
+      if (joint !== anchorJoints[k]) {
+        throw invalidValue(at, 'joint', joint, `must be ${anchorJoints[k]}, the parent joint of its top body`)
+      }
+      const offset = r.f64s(4)
+      checkUnit(at, 'rotation offset', offset)
+      anchors.push({ body, joint, offset })
+    }
+  }
+  return { bodies, offsets, constraints, anchors }
 }
 
 const BODY_TYPES = [Body.DYNAMIC, Body.STATIC, Body.KINEMATIC]
@@ -102,7 +136,7 @@ const SLEEP_STATES = [Body.AWAKE, Body.SLEEPY, Body.SLEEPING]
  * length; inertia finite and ≥ 0; 1 to 255 shapes, each a sphere of radius > 0 or a box of half extents > 0
  * (cannon-es throws for a negative radius, and a zero one gives NaN normals); hanging from `parentBody`.
  */
-function readBody(r: Reader, where: string, parentBody: number): BodyData {
+function readBody(r: Reader, where: string, parentBody: number, anchor = false): BodyData {
   const type = r.u8()
   const flags = r.u8()
   const sleepState = r.u8()
@@ -110,7 +144,9 @@ function readBody(r: Reader, where: string, parentBody: number): BodyData {
   checkChoice(where, 'type', type, BODY_TYPES)
   checkFlags(where, 'flags', flags, BODY_FORCES | BODY_PARENT)
   checkChoice(where, 'sleep state', sleepState, SLEEP_STATES)
-  checkRange(where, 'shape count', shapeCount, 1, 255)
+  // An anchor has no shapes; a body at least one.
+  if (anchor) checkRange(where, 'shape count', shapeCount, 0, 0)
+  else checkRange(where, 'shape count', shapeCount, 1, 255)
   const mass = r.f64()
   if (type === Body.DYNAMIC) checkPositive(where, 'mass', mass)
   else checkNonNegative(where, 'mass', mass)

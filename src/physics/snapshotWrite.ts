@@ -29,15 +29,22 @@ import {
 
 /** The cannon-es half of a snapshot: writing (layout and rationale: src/physics/snapshotFormat.ts). */
 
-export function writeInstance(w: Writer, r: RagdollInstance, what: string): void {
+/** A ragdoll's bodies and then its anchors: what body indices in the snapshot count. */
+export function instanceBodies(r: RagdollInstance): Body[] {
+  return [...r.bodies, ...r.anchors]
+}
+
+/** An instance; `partial` (the ragdoll section's flag) says whether its anchors follow. */
+export function writeInstance(w: Writer, r: RagdollInstance, what: string, partial: boolean): void {
+  const all = instanceBodies(r)
   w.u16(r.bodies.length)
   r.bodies.forEach((body, b) => {
-    writeBody(w, body, r.bodies, `${what} body ${b}`)
+    writeBody(w, body, all, `${what} body ${b}`)
     w.raw(r.jointOffset, b * 7, 7)
   })
   w.u16(r.constraints.length)
   for (const c of r.constraints) {
-    const a = r.bodies.indexOf(c.bodyA)
+    const a = all.indexOf(c.bodyA)
     const b = r.bodies.indexOf(c.bodyB)
     if (!(c instanceof ConeTwistConstraint) || a < 0 || b < 0) {
       throw new Error(`snapshot: ${what} has a constraint that is not its own cone-twist`)
@@ -51,6 +58,16 @@ export function writeInstance(w: Writer, r: RagdollInstance, what: string): void
     w.f64(c.twistAngle)
     w.f64(c.equationX.maxForce)
   }
+  if (!partial) {
+    if (r.anchors.length > 0) throw new Error(`snapshot: ${what} has anchors but is not partial`)
+    return
+  }
+  w.u16(r.anchors.length)
+  r.anchors.forEach((anchor, k) => {
+    writeBody(w, anchor, all, `${what} anchor ${k}`)
+    w.i32(r.anchorJoint[k]!)
+    w.raw(r.anchorOffset, k * 4, 4)
+  })
 }
 
 function writeBody(w: Writer, body: Body, siblings: readonly Body[], what: string): void {
@@ -128,7 +145,7 @@ export function writePhysicsWorld(
   const bodyOwner = new Map<Body, [number, number]>()
   const constraintOwner = new Map<Constraint, [number, number]>()
   for (const [eid, r] of instances) {
-    r.bodies.forEach((b, i) => bodyOwner.set(b, [eid, i]))
+    instanceBodies(r).forEach((b, i) => bodyOwner.set(b, [eid, i]))
     r.constraints.forEach((c, i) => constraintOwner.set(c, [eid, i]))
   }
   w.f64(physics.time)

@@ -5,8 +5,9 @@
  * bodies and constraints as cannon-es holds them.
  */
 import type { ConeTwistConstraint } from 'cannon-es'
+import { createWorld } from 'bitecs'
 import type { AnimationPlugin } from '../../entry/plugin.ts'
-import { contextOf } from '../../entry/plugin.ts'
+import { contextOf, createAnimationPlugin } from '../../entry/plugin.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 
 /** Distance between a constraint's pivot as body A carries it and as body B carries it, world units. */
@@ -55,4 +56,30 @@ export function characterSize(p: AnimationPlugin, c: number, asset: AnimationAss
     }
   }
   return Math.max(hi[0]! - lo[0]!, hi[1]! - lo[1]!, hi[2]! - lo[2]!)
+}
+
+/**
+ * A fresh plugin (capacity 4096) with `assets` added, restored from `p`'s snapshot now; checks that it
+ * snapshots to the same bytes. Then `steps` steps of both, `before(k)` called before step k on both, each step's
+ * hashes compared: returns the first step at which they differ, or -1.
+ */
+export function restoreAndStep(
+  p: AnimationPlugin,
+  assets: readonly AnimationAsset[],
+  steps: number,
+  before: (q: AnimationPlugin, k: number) => void = () => {},
+): { copy: AnimationPlugin; diverged: number } {
+  const bytes = p.snapshot()
+  const copy = createAnimationPlugin(createWorld(), { capacity: 4096 })
+  for (const a of assets) copy.addAsset(a)
+  copy.restore(bytes)
+  if (!Buffer.from(copy.snapshot()).equals(Buffer.from(bytes))) return { copy, diverged: 0 }
+  for (let k = 0; k < steps; k++) {
+    before(p, k)
+    before(copy, k)
+    p.step()
+    copy.step()
+    if (copy.hash() !== p.hash()) return { copy, diverged: k + 1 }
+  }
+  return { copy, diverged: -1 }
 }

@@ -22,7 +22,7 @@ import { JOINT_STRIDE, LAYER_ANIM, LAYER_PHYS, layerOffset } from '../../compone
 import { HUMANOID_RAGDOLL, makeHumanoidAsset } from '../helpers/humanoid.ts'
 import { quatDistance } from '../helpers/quat.ts'
 import { contextOf } from '../../entry/plugin.ts'
-import { MAX_CAPSULE_SPHERES } from '../../src/physics/ragdoll.ts'
+import { MAX_CAPSULE_SPHERES } from '../../src/physics/shapes.ts'
 import { problems } from '../helpers/ecs.ts'
 
 const DT = 1 / 60
