@@ -26,6 +26,7 @@ export {
   type GetUpOptions,
   type PlayOptions,
   type RagdollOptions,
+  type RagdollWeightOptions,
 } from './plugin.ts'
 export {
   ANIMATION_EVENT_KINDS,

@@ -28,6 +28,7 @@ import {
 import { clipId, crossFade, play, type PlayOptions } from '../plugin/playback.ts'
 import { applyImpulse, getUp, ragdoll, type GetUpOptions, type RagdollOptions } from '../plugin/ragdolls.ts'
 import { hashAnimationState } from '../plugin/hash.ts'
+import { setRagdollWeight, type RagdollWeightOptions } from '../plugin/ragdollControl.ts'
 import {
   setLayer,
   stopLayer,
@@ -72,6 +73,7 @@ export type {
   CharacterTransform,
   PlayOptions,
   RagdollOptions,
+  RagdollWeightOptions,
   GetUpOptions,
 }
 
@@ -203,6 +205,12 @@ export interface AnimationPlugin {
    * option, changing nothing.
    */
   getUp(character: number, options?: GetUpOptions): void
+  /**
+   * Sets the physics weight of some joints (their subtrees; default all) of a ragdolling character: each joint
+   * ramps to its own weight at the character's rate, and ragdoll_weight reports the largest. Throws
+   * AnimationError 'argument' for a bad weight or joint or a character not ragdolling, changing nothing.
+   */
+  setRagdollWeight(character: number, options: RagdollWeightOptions): void
   /** The cannon-es world ragdolls live in. */
   readonly physics: PhysicsWorld
   /**
@@ -299,6 +307,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     applyImpulse: (eid, joint, impulse) =>
       guard('applyImpulse', () => applyImpulse(ctx, eid, joint, impulse)),
     getUp: (eid, o) => guard('getUp', () => getUp(ctx, eid, o)),
+    setRagdollWeight: (eid, o) => guard('setRagdollWeight', () => setRagdollWeight(ctx, eid, o)),
     setTransform: (eid, t) => guard('setTransform', () => setTransform(ctx, eid, t)),
     getTransform: (eid) => guard('getTransform', () => getTransform(ctx, eid)),
     physics: ctx.physics,

@@ -178,6 +178,7 @@ export function createRagdollRuntime(
     root: new Float64Array(WORLD_STRIDE),
     reported,
     next: null,
+    jointWeights: null,
   }
 }
 

@@ -99,6 +99,12 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
       instances.set(rd.eid, rt.instance)
       instanceData.set(rd.eid, rd.instance)
     }
+    if (rd.jointWeights) {
+      rt.jointWeights = {
+        weights: Float64Array.from(rd.jointWeights.weights),
+        targets: Float64Array.from(rd.jointWeights.targets),
+      }
+    }
     if (rd.next) {
       rt.next = createRagdollRuntime(ctx, rd.eid, description, rd.next.subtrees, rd.next.impulses, reported)
     }

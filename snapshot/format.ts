@@ -50,11 +50,13 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  *   morphs      u32 count; per character with morph targets: its game and current morph weights
  *               (snapshot/morphs.ts)
  *   ragdolls    u32 count; per runtime (ascending eid): u32 eid, u8 flags (1 explosion reported, 2 default
- *               description, 4 bodies exist, 8 partial, 16 a larger ragdoll replaces it in the next step),
+ *               description, 4 bodies exist, 8 partial, 16 a larger ragdoll replaces it in the next step,
+ *               32 per-joint weights),
  *               [not default] u16 bodies × (i32 node, u8 shape, i32 parent body, f64×8 radius, length, axis,
  *                 mass, cone, twist)
  *               [partial] u16 subtree roots × u16 joint (ascending, none under another)
  *               u16 queued hits × (u16 joint, f64×3 impulse)
+ *               [per-joint weights] f64[n] weights, f64[n] targets (each in [0, 1])
  *               [bodies exist] f64[8·n] the last read-back joint world transforms, then the instance
  *               (bodies, joint offsets, constraints: src/physics/snapshot.ts)
  *               [replaced] u16 its subtree roots × u16 joint (0: the whole body), u16 its queued hits × (u16
@@ -123,6 +125,7 @@ export const FLAG_DEFAULT_DESCRIPTION = 2
 export const FLAG_BODIES = 4
 export const FLAG_PARTIAL = 8
 export const FLAG_REPLACED = 16
+export const FLAG_JOINT_WEIGHTS = 32
 /** Bits of an entity in the events section's reported list. */
 export const REPORTED_POSE = 1
 export const REPORTED_WORLD = 2

@@ -18,6 +18,7 @@ import { readInstance, type InstanceData } from '../src/physics/snapshot.ts'
 import {
   FLAG_BODIES,
   FLAG_DEFAULT_DESCRIPTION,
+  FLAG_JOINT_WEIGHTS,
   FLAG_PARTIAL,
   FLAG_REPLACED,
   FLAG_REPORTED,
@@ -41,6 +42,8 @@ export interface RagdollData {
   /** Byte offset of the read-back joint world transforms, -1 when the bodies do not exist. */
   world: number
   instance: InstanceData | null
+  /** Per-joint weights (RagdollRuntime.jointWeights), null for none. */
+  jointWeights: { weights: number[]; targets: number[] } | null
   /** The larger ragdoll that replaces it in the next step (RagdollRuntime.next), null for none. */
   next: { subtrees: number[]; impulses: RagdollData['impulses'] } | null
 }
@@ -58,7 +61,13 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
     const last = out.length > 0 ? out[out.length - 1]!.eid : 0
     if (eid <= last)
       throw snapshotError(`${where}: not after ${last} (runtimes are listed by ascending id, once)`)
-    const known = FLAG_REPORTED | FLAG_DEFAULT_DESCRIPTION | FLAG_BODIES | FLAG_PARTIAL | FLAG_REPLACED
+    const known =
+      FLAG_REPORTED |
+      FLAG_DEFAULT_DESCRIPTION |
+      FLAG_BODIES |
+      FLAG_PARTIAL |
+      FLAG_REPLACED |
+      FLAG_JOINT_WEIGHTS
     checkFlags(where, 'flags', flags, known)
     const n = c.count
     let bodies: ResolvedBody[] | null = null
@@ -82,6 +91,16 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
       throw invalidValue(where, 'subtree roots', subtrees, 'carry no body of its description')
     }
     const impulses = readHits(r, where, n)
+    let jointWeights: RagdollData['jointWeights'] = null
+    if ((flags & FLAG_JOINT_WEIGHTS) !== 0) {
+      const weights = r.f64s(n)
+      const targets = r.f64s(n)
+      for (let j = 0; j < n; j++) {
+        checkRange(`${where}, joint ${j}`, 'weight', weights[j]!, 0, 1)
+        checkRange(`${where}, joint ${j}`, 'target weight', targets[j]!, 0, 1)
+      }
+      jointWeights = { weights, targets }
+    }
     let world = -1
     let instance: InstanceData | null = null
     if ((flags & FLAG_BODIES) !== 0) {
@@ -121,7 +140,7 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
       }
       next = { subtrees: roots, impulses: readHits(r, at, n) }
     }
-    out.push({ eid, flags, bodies, subtrees, impulses, world, instance, next })
+    out.push({ eid, flags, bodies, subtrees, impulses, jointWeights, world, instance, next })
   }
   return out
 }

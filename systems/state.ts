@@ -282,6 +282,12 @@ export interface RagdollRuntime {
    * next step: its bodies spawn where these lie, keeping their motion (stepRagdolls); null for none.
    */
   next: RagdollRuntime | null
+  /**
+   * Per-joint physics weights (setRagdollWeight), null while every joint follows ragdoll_weight: each joint's
+   * share of physics in its pose now (`weights`, what blendPoses blends by) and what it ramps to while falling
+   * (`targets`), both in [0, 1], one per joint (systems/ragdollWeights.ts).
+   */
+  jointWeights: { readonly weights: Float64Array; readonly targets: Float64Array } | null
 }
 
 /**

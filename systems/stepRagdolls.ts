@@ -22,6 +22,7 @@ import {
 } from '../src/physics/ragdoll.ts'
 import { applyRagdollHit, longestBody, projectRagdollJoints } from '../src/physics/ragdollHits.ts'
 import { placeAnchors, steerAnchors } from '../src/physics/partial.ts'
+import { rampRagdollWeight } from './ragdollWeights.ts'
 import { composeWorld, WORLD_STRIDE } from '../src/physics/kinematics.ts'
 
 /**
@@ -222,6 +223,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       forwardKinematics(next.previous, data, layerOffset(base, n, LAYER_PREV), parents, n, next.root, 0)
     despawnRagdoll(ctx.physics, old)
     next.reported = live.reported
+    next.jointWeights = live.jointWeights
     ctx.ragdolls[eid] = next
     spawnRuntime(ctx.physics, next, asset, n, ctx.dt, moved, velocities)
   }
@@ -336,15 +338,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         0,
         rt.world,
       )
-      const step = Ragdoll.rate[eid]! * dt
-      if (state === RAGDOLL_FALLING) {
-        const w = Ragdoll.weight[eid]! + step
-        Ragdoll.weight[eid] = w > 1 ? 1 : w
-      } else if (state === RAGDOLL_GETTING_UP) {
-        const w = Ragdoll.weight[eid]! - step
-        if (w > 0) Ragdoll.weight[eid] = w
-        else despawn(eid, rt)
-      }
+      if (rampRagdollWeight(Ragdoll, eid, rt, Ragdoll.rate[eid]! * dt)) despawn(eid, rt)
     }
   }
 }

@@ -121,6 +121,11 @@ const CALLS: Record<string, Call> = {
   'applyImpulse(b, v, [1, 0, 0])': (p, v, { b }) => p.applyImpulse(b, v as never, [1, 0, 0]),
   'applyImpulse(b, 0, v)': (p, v, { b }) => p.applyImpulse(b, 0, v as never),
   'getUp(b, v)': (p, v, { b }) => p.getUp(b, v as never),
+  'setRagdollWeight(b, v)': (p, v, { b }) => p.setRagdollWeight(b, v as never),
+  'setRagdollWeight(b, { weight: v })': (p, v, { b }) => p.setRagdollWeight(b, { weight: v as never }),
+  'setRagdollWeight(b, { weight: 0.5, joints: v })': (p, v, { b }) =>
+    p.setRagdollWeight(b, { weight: 0.5, joints: v as never }),
+  'setRagdollWeight(a, { weight: 0.5 })': (p, v, { a }) => p.setRagdollWeight(a, { weight: 0.5 }),
   'getUp(b, { clip: v })': (p, v, { b }) => p.getUp(b, { clip: v as never }),
   'getUp(b, { fadeSeconds: v, clip: 0 })': (p, v, { b }) => p.getUp(b, { fadeSeconds: v as never, clip: 0 }),
   'getUp(b, { rate: v })': (p, v, { b }) => p.getUp(b, { rate: v as never }),
