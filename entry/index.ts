@@ -27,6 +27,7 @@ export {
   type PlayOptions,
   type RagdollOptions,
   type RagdollWeightOptions,
+  type HitOptions,
 } from './plugin.ts'
 export {
   ANIMATION_EVENT_KINDS,

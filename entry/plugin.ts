@@ -29,6 +29,7 @@ import { clipId, crossFade, play, type PlayOptions } from '../plugin/playback.ts
 import { applyImpulse, getUp, ragdoll, type GetUpOptions, type RagdollOptions } from '../plugin/ragdolls.ts'
 import { hashAnimationState } from '../plugin/hash.ts'
 import { setRagdollWeight, type RagdollWeightOptions } from '../plugin/ragdollControl.ts'
+import { hit, type HitOptions } from '../plugin/hitReactions.ts'
 import {
   setLayer,
   stopLayer,
@@ -74,6 +75,7 @@ export type {
   PlayOptions,
   RagdollOptions,
   RagdollWeightOptions,
+  HitOptions,
   GetUpOptions,
 }
 
@@ -211,6 +213,18 @@ export interface AnimationPlugin {
    * AnimationError 'argument' for a bad weight or joint or a character not ragdolling, changing nothing.
    */
   setRagdollWeight(character: number, options: RagdollWeightOptions): void
+  /**
+   * A hit reaction: world impulse (N·s) at a joint. Not ragdolling, the limb it belongs to (or `root`'s
+   * subtree) goes physical with the hit, pinned to its animated parent, and blends back to the animation over
+   * `recoverSeconds` on its own. Ragdolling, the hit applies to the ragdoll. Throws AnimationError for a bad
+   * joint, impulse or option, changing nothing.
+   */
+  hit(
+    character: number,
+    joint: string | number,
+    impulse: readonly [number, number, number],
+    options?: HitOptions,
+  ): void
   /** The cannon-es world ragdolls live in. */
   readonly physics: PhysicsWorld
   /**
@@ -308,6 +322,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
       guard('applyImpulse', () => applyImpulse(ctx, eid, joint, impulse)),
     getUp: (eid, o) => guard('getUp', () => getUp(ctx, eid, o)),
     setRagdollWeight: (eid, o) => guard('setRagdollWeight', () => setRagdollWeight(ctx, eid, o)),
+    hit: (eid, joint, impulse, o) => guard('hit', () => hit(ctx, eid, joint, impulse, o)),
     setTransform: (eid, t) => guard('setTransform', () => setTransform(ctx, eid, t)),
     getTransform: (eid) => guard('getTransform', () => getTransform(ctx, eid)),
     physics: ctx.physics,

@@ -23,7 +23,7 @@ import { isClipEvent } from '../systems/state.ts'
  * its Sampler, CrossFade, Ragdoll and Pose entries, its key cursors, its whole pose block (all layers), and the
  * SceneNode local transform, parent and world matrix of the character node and each joint, and the position,
  * velocities and orientation of its live ragdoll bodies (a partial ragdoll's subtree roots, and its anchors after
- * its bodies; per-joint weights; a replacement under way); with layers, every layer's numbers, mask, cursors, blend
+ * its bodies; per-joint weights; a hit reaction's recovery; a replacement under way); with layers, every layer's numbers, mask, cursors, blend
  * space and pose block; with morph targets, the game's and this step's morph weights; then the event queue
  * (every field of every record but the message, which follows from them), the entities whose once-only problem
  * reports were made, and the count of dropped clip events. Hashes bits, so any difference in any float shows.
@@ -92,11 +92,13 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
       : null
     if (rt && rt.subtrees.length > 0) for (const j of rt.subtrees) h.updateNumber(j)
     if (rt?.jointWeights) h.update(rt.jointWeights.weights).update(rt.jointWeights.targets)
+    if (rt && rt.recoverRate > 0) h.updateNumber(rt.recoverRate)
     // A replacement under way: its roots (−1 for the whole body) and queued hits.
     if (rt?.next) {
       h.updateNumber(-1 - rt.next.subtrees.length)
       for (const j of rt.next.subtrees) h.updateNumber(j)
       for (const hit of rt.next.impulses) h.updateNumber(hit.joint).update(Float64Array.from(hit.impulse))
+      h.updateNumber(rt.next.recoverRate)
     }
     if (bodies) {
       const doubles = BODY_DOUBLES * bodies.length

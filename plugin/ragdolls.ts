@@ -9,7 +9,7 @@ import {
 } from '../src/physics/getUp.ts'
 import { groundHeight } from '../src/physics/world.ts'
 import { despawnRagdoll } from '../src/physics/ragdoll.ts'
-import { mergeRoots, partialBodies, underAny } from '../src/physics/partial.ts'
+import { mergeRoots, partialBodies } from '../src/physics/partial.ts'
 import {
   generateRagdollDescription,
   resolveRagdollDescription,
@@ -115,20 +115,48 @@ export function ragdoll(ctx: AnimationContext, eid: number, options?: RagdollOpt
   const live = existing !== undefined && Ragdoll.active[eid] !== RAGDOLL_OFF
   // A live ragdoll keeps its description; the roots are checked against the one that will be used.
   const roots = subtreeRoots(ctx, eid, o.root, live ? existing.description : description, what)
-  const grown = live ? mergeRoots((existing.next ?? existing).subtrees, roots, asset.jointParents) : roots
-  if (hit) checkHitJoint(ctx, eid, grown, hit.joint, what)
-  if (live && (Ragdoll.active[eid] === RAGDOLL_FALLING || existing.instance)) {
-    // Falling, or getting up with bodies: it falls (again) with what it has, grown by any subtree not yet in it
-    // (or in the replacement already under way).
-    const current = existing.next ?? existing
-    const merged = mergeRoots(current.subtrees, roots, asset.jointParents)
+  startRagdoll(ctx, eid, { description, roots, rate, hit, recoverRate: 0, what })
+}
+
+/** What startRagdoll starts (checked): see ragdoll() and hit(). */
+export interface RagdollStart {
+  /** The description of a ragdoll not live yet (a live one keeps its own). */
+  readonly description: readonly ResolvedBody[]
+  /** Subtree roots to make physical, [] for the whole body. */
+  readonly roots: readonly number[]
+  readonly rate: number
+  readonly hit: { joint: number; impulse: readonly [number, number, number] } | null
+  /** A hit reaction's recovery rate per second (RagdollRuntime.recoverRate), 0 for none. */
+  readonly recoverRate: number
+  readonly what: string
+}
+
+/**
+ * Starts a ragdoll, or grows a live one: a live ragdoll falling, or getting up with bodies, falls (again) with
+ * what it has, grown by any subtree not yet in it (or in the replacement already under way), and takes the hit;
+ * otherwise a new runtime spawns in the next step. Throws (before any change) for a hit outside the result.
+ */
+export function startRagdoll(ctx: AnimationContext, eid: number, start: RagdollStart): void {
+  const { Pose, Ragdoll } = ctx.stores
+  const { roots, rate, hit, recoverRate } = start
+  const parents = ctx.assets[Pose.asset[eid]!]!.jointParents
+  const existing = ctx.ragdolls[eid]
+  const live = existing !== undefined && Ragdoll.active[eid] !== RAGDOLL_OFF
+  const current = live ? (existing.next ?? existing) : null
+  const merged = current ? mergeRoots(current.subtrees, roots, parents) : roots
+  const description = existing !== undefined && live ? existing.description : start.description
+  if (hit) checkHitJoint(ctx, eid, description, merged, hit.joint, start.what)
+  if (live && current && (Ragdoll.active[eid] === RAGDOLL_FALLING || existing.instance)) {
     const grows =
       merged.length !== current.subtrees.length || merged.some((j, i) => j !== current.subtrees[i])
-    if (Ragdoll.active[eid] !== RAGDOLL_FALLING || grows) Ragdoll.rate[eid] = rate
+    if (Ragdoll.active[eid] !== RAGDOLL_FALLING || grows || recoverRate > 0) Ragdoll.rate[eid] = rate
     Ragdoll.active[eid] = RAGDOLL_FALLING
+    existing.recoverRate = recoverRate
+    current.recoverRate = recoverRate
     if (grows) {
       const next = createRagdollRuntime(ctx, eid, existing.description, merged, [], existing.reported)
       next.impulses.push(...current.impulses)
+      next.recoverRate = recoverRate
       if (hit) next.impulses.push(hit)
       if (existing.instance) existing.next = next
       else ctx.ragdolls[eid] = next
@@ -138,14 +166,16 @@ export function ragdoll(ctx: AnimationContext, eid: number, options?: RagdollOpt
     return
   }
   Ragdoll.rate[eid] = rate
-  ctx.ragdolls[eid] = createRagdollRuntime(
+  const rt = createRagdollRuntime(
     ctx,
     eid,
-    description,
+    start.description,
     roots,
     hit ? [hit] : [],
     existing?.reported ?? false,
   )
+  rt.recoverRate = recoverRate
+  ctx.ragdolls[eid] = rt
   Ragdoll.weight[eid] = 0
   Ragdoll.active[eid] = RAGDOLL_FALLING
   Ragdoll.handle[eid] = eid
@@ -179,6 +209,7 @@ export function createRagdollRuntime(
     reported,
     next: null,
     jointWeights: null,
+    recoverRate: 0,
   }
 }
 
@@ -199,20 +230,28 @@ export function applyImpulse(
   }
   // A hit while a larger ragdoll is to replace this one goes to the replacement's bodies when they spawn.
   const target = rt.next ?? rt
-  checkHitJoint(ctx, eid, target.subtrees, j, what)
+  checkHitJoint(ctx, eid, rt.description, target.subtrees, j, what)
   queueHit(target, j, v)
 }
 
-/** A partial ragdoll takes hits only at or under its subtree roots (elsewhere, no body could take it). */
-function checkHitJoint(
+/**
+ * A partial ragdoll takes hits only at joints with one of its bodies at or above them (elsewhere, no body could
+ * take it); `description` is the whole one.
+ */
+export function checkHitJoint(
   ctx: AnimationContext,
   eid: number,
+  description: readonly ResolvedBody[],
   roots: readonly number[],
   j: number,
   what: string,
 ) {
   const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
-  if (roots.length === 0 || underAny(j, roots, asset.jointParents)) return
+  if (roots.length === 0) return
+  const joints = partialBodies(description, roots, asset.nodeJoint, asset.jointParents).map(
+    (b) => asset.nodeJoint[b.node]!,
+  )
+  for (let a = j; a >= 0; a = asset.jointParents[a]!) if (joints.includes(a)) return
   const name = (k: number) => asset.asset.nodes[asset.jointNodes[k]!]!.name
   throw new AnimationError(
     'argument',
@@ -222,7 +261,11 @@ function checkHitJoint(
 }
 
 /** Applies a hit now when the bodies exist (at the joint's last read-back position), else queues it. */
-function queueHit(rt: RagdollRuntime, joint: number, impulse: readonly [number, number, number]): void {
+export function queueHit(
+  rt: RagdollRuntime,
+  joint: number,
+  impulse: readonly [number, number, number],
+): void {
   if (rt.instance) applyRagdollHit(rt.instance, rt.parents, rt.world, joint, impulse)
   else rt.impulses.push({ joint, impulse })
 }

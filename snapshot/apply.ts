@@ -105,8 +105,10 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
         targets: Float64Array.from(rd.jointWeights.targets),
       }
     }
+    rt.recoverRate = rd.recoverRate
     if (rd.next) {
       rt.next = createRagdollRuntime(ctx, rd.eid, description, rd.next.subtrees, rd.next.impulses, reported)
+      rt.next.recoverRate = rd.next.recoverRate
     }
     ctx.ragdolls[rd.eid] = rt
   }

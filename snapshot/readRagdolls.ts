@@ -20,6 +20,7 @@ import {
   FLAG_DEFAULT_DESCRIPTION,
   FLAG_JOINT_WEIGHTS,
   FLAG_PARTIAL,
+  FLAG_RECOVERS,
   FLAG_REPLACED,
   FLAG_REPORTED,
   RAGDOLL_SHAPES,
@@ -44,8 +45,10 @@ export interface RagdollData {
   instance: InstanceData | null
   /** Per-joint weights (RagdollRuntime.jointWeights), null for none. */
   jointWeights: { weights: number[]; targets: number[] } | null
+  /** A hit reaction's recovery rate (RagdollRuntime.recoverRate), 0 for none. */
+  recoverRate: number
   /** The larger ragdoll that replaces it in the next step (RagdollRuntime.next), null for none. */
-  next: { subtrees: number[]; impulses: RagdollData['impulses'] } | null
+  next: { subtrees: number[]; impulses: RagdollData['impulses']; recoverRate: number } | null
 }
 
 export function readRagdolls(ctx: AnimationContext, r: Reader, characters: CharacterData[]): RagdollData[] {
@@ -67,7 +70,8 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
       FLAG_BODIES |
       FLAG_PARTIAL |
       FLAG_REPLACED |
-      FLAG_JOINT_WEIGHTS
+      FLAG_JOINT_WEIGHTS |
+      FLAG_RECOVERS
     checkFlags(where, 'flags', flags, known)
     const n = c.count
     let bodies: ResolvedBody[] | null = null
@@ -101,6 +105,8 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
       }
       jointWeights = { weights, targets }
     }
+    const recoverRate = (flags & FLAG_RECOVERS) !== 0 ? r.f64() : 0
+    if ((flags & FLAG_RECOVERS) !== 0) checkPositive(where, 'recovery rate', recoverRate)
     let world = -1
     let instance: InstanceData | null = null
     if ((flags & FLAG_BODIES) !== 0) {
@@ -138,9 +144,12 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
       if (merged.length !== roots.length || merged.some((j, k) => j !== roots[k]) || same(roots, subtrees)) {
         throw invalidValue(at, 'subtree roots', roots, 'must cover more than the ragdoll it replaces')
       }
-      next = { subtrees: roots, impulses: readHits(r, at, n) }
+      const hits = readHits(r, at, n)
+      const rate = r.f64()
+      checkRange(at, 'recovery rate', rate, 0, Number.MAX_VALUE)
+      next = { subtrees: roots, impulses: hits, recoverRate: rate }
     }
-    out.push({ eid, flags, bodies, subtrees, impulses, jointWeights, world, instance, next })
+    out.push({ eid, flags, bodies, subtrees, impulses, jointWeights, recoverRate, world, instance, next })
   }
   return out
 }

@@ -5,7 +5,7 @@ import { writeInstance } from '../src/physics/snapshot.ts'
 import type { AnimationContext, RagdollRuntime } from '../plugin/context.ts'
 import { defaultDescription } from '../plugin/ragdolls.ts'
 import { FLAG_BODIES, FLAG_DEFAULT_DESCRIPTION, FLAG_REPORTED } from './format.ts'
-import { FLAG_JOINT_WEIGHTS, FLAG_PARTIAL, FLAG_REPLACED, RAGDOLL_SHAPES } from './format.ts'
+import { FLAG_JOINT_WEIGHTS, FLAG_PARTIAL, FLAG_RECOVERS, FLAG_REPLACED, RAGDOLL_SHAPES } from './format.ts'
 
 /** The snapshot's ragdolls section (layout: snapshot/format.ts; read by snapshot/readRagdolls.ts). */
 
@@ -37,7 +37,8 @@ function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: Ragdoll
       (r ? FLAG_BODIES : 0) |
       (partial ? FLAG_PARTIAL : 0) |
       (r && rt.next ? FLAG_REPLACED : 0) |
-      (rt.jointWeights ? FLAG_JOINT_WEIGHTS : 0),
+      (rt.jointWeights ? FLAG_JOINT_WEIGHTS : 0) |
+      (rt.recoverRate > 0 ? FLAG_RECOVERS : 0),
   )
   if (!isDefault) {
     w.u16(rt.description.length)
@@ -57,6 +58,7 @@ function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: Ragdoll
     w.raw(rt.jointWeights.weights, 0, rt.jointWeights.weights.length)
     w.raw(rt.jointWeights.targets, 0, rt.jointWeights.targets.length)
   }
+  if (rt.recoverRate > 0) w.f64(rt.recoverRate)
   if (!r) return
   w.raw(rt.world, 0, ctx.stores.Pose.count[eid]! * WORLD_STRIDE)
   writeInstance(w, r, `character ${eid}'s ragdoll`, partial)
@@ -64,6 +66,7 @@ function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: Ragdoll
   w.u16(rt.next.subtrees.length)
   for (const j of rt.next.subtrees) w.u16(j)
   writeHits(w, rt.next)
+  w.f64(rt.next.recoverRate)
 }
 
 function writeHits(w: Writer, rt: RagdollRuntime): void {

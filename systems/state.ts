@@ -288,6 +288,11 @@ export interface RagdollRuntime {
    * (`targets`), both in [0, 1], one per joint (systems/ragdollWeights.ts).
    */
   jointWeights: { readonly weights: Float64Array; readonly targets: Float64Array } | null
+  /**
+   * A hit reaction's recovery (hit()): once its weight has ramped up, it gets up on its own at this rate per
+   * second (systems/ragdollWeights.ts); 0 for a ragdoll that stays until getUp.
+   */
+  recoverRate: number
 }
 
 /**

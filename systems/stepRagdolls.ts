@@ -9,7 +9,7 @@ import {
   type RegisteredAsset,
 } from './state.ts'
 import { LAYER_ANIM, LAYER_PHYS, LAYER_PREV, layerOffset } from '../components/Pose.ts'
-import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
+import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { SceneNodeStore } from '../components/SceneNode.ts'
 import { groundHeight } from '../src/physics/world.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'

@@ -14,8 +14,10 @@ import { WORLD_STRIDE } from './kinematics.ts'
 
 /**
  * The bodies of `description` at or under the joints `roots` (joint indices; `nodeJoint` maps a body's node to
- * its joint, `parents` gives joint parents), in the description's order (parents first), with `parentBody`
- * renumbered among them and -1 for a body whose parent body is not kept. Empty `roots`: the description itself.
+ * its joint, `parents` gives joint parents), and the bodies hanging from those (a description's `parent` may
+ * join a bone from elsewhere in the skeleton: RobotExpressive's feet hang from its shins), in the description's
+ * order (parents first), with `parentBody` renumbered among them and -1 for a body whose parent body is not
+ * kept. Empty `roots`: the description itself.
  */
 export function partialBodies(
   description: readonly ResolvedBody[],
@@ -27,9 +29,9 @@ export function partialBodies(
   const index = new Int32Array(description.length).fill(-1)
   const out: ResolvedBody[] = []
   description.forEach((body, b) => {
-    if (!underAny(nodeJoint[body.node]!, roots, parents)) return
-    index[b] = out.length
     const p = body.parentBody
+    if (!underAny(nodeJoint[body.node]!, roots, parents) && !(p >= 0 && index[p]! >= 0)) return
+    index[b] = out.length
     out.push({ ...body, parentBody: p >= 0 ? index[p]! : -1 })
   })
   return out

@@ -121,6 +121,13 @@ const CALLS: Record<string, Call> = {
   'applyImpulse(b, v, [1, 0, 0])': (p, v, { b }) => p.applyImpulse(b, v as never, [1, 0, 0]),
   'applyImpulse(b, 0, v)': (p, v, { b }) => p.applyImpulse(b, 0, v as never),
   'getUp(b, v)': (p, v, { b }) => p.getUp(b, v as never),
+  'hit(a, v, [1, 0, 0])': (p, v, { a }) => p.hit(a, v as never, [1, 0, 0]),
+  'hit(a, 0, v)': (p, v, { a }) => p.hit(a, 0, v as never),
+  'hit(a, 0, [1, 0, 0], v)': (p, v, { a }) => p.hit(a, 0, [1, 0, 0], v as never),
+  'hit(a, 0, [1, 0, 0], { recoverSeconds: v })': (p, v, { a }) =>
+    p.hit(a, 0, [1, 0, 0], { recoverSeconds: v as never }),
+  'hit(a, 0, [1, 0, 0], { root: v })': (p, v, { a }) => p.hit(a, 0, [1, 0, 0], { root: v as never }),
+  'hit(b, v, [1, 0, 0])': (p, v, { b }) => p.hit(b, v as never, [1, 0, 0]),
   'setRagdollWeight(b, v)': (p, v, { b }) => p.setRagdollWeight(b, v as never),
   'setRagdollWeight(b, { weight: v })': (p, v, { b }) => p.setRagdollWeight(b, { weight: v as never }),
   'setRagdollWeight(b, { weight: 0.5, joints: v })': (p, v, { b }) =>

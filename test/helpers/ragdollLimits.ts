@@ -83,3 +83,44 @@ export function restoreAndStep(
   }
   return { copy, diverged: -1 }
 }
+
+/** A character and its twin side by side, both playing one clip; the twin only animates (the reference). */
+export interface TwinScene {
+  p: AnimationPlugin
+  c: number
+  twin: number
+  /** characterSize at the scale. */
+  size: number
+  asset: AnimationAsset
+  /** The twin's x minus the character's (change it when the character moves). */
+  offset: number
+}
+
+/**
+ * A TwinScene (capacity 4096): character and twin at uniform `scale`, the twin 4 sizes along +x, both playing
+ * `clip`, stepped 20 times.
+ */
+export function twinScene(asset: AnimationAsset, scale: number, clip: string): TwinScene {
+  const p = createAnimationPlugin(createWorld(), { capacity: 4096 })
+  const probe = p.addCharacter(asset)
+  p.setTransform(probe, { scale: [scale, scale, scale] })
+  p.step()
+  const size = characterSize(p, probe, asset)
+  p.removeCharacter(probe)
+  const offset = 4 * size
+  const [c, twin] = [0, 1].map((i) => {
+    const e = p.addCharacter(asset)
+    p.setTransform(e, { position: [i * offset, 0, 0], scale: [scale, scale, scale] })
+    p.play(e, clip)
+    return e
+  }) as [number, number]
+  for (let s = 0; s < 20; s++) p.step()
+  return { p, c, twin, size, asset, offset }
+}
+
+/** Where glTF node `node` of the character is from the twin's (shifted back by the offset), in sizes. */
+export function fromTwin(s: TwinScene, node: number): [number, number, number] {
+  const a = worldPosition(s.p, s.p.jointEntity(s.c, node))
+  const b = worldPosition(s.p, s.p.jointEntity(s.twin, node))
+  return [(a[0] - b[0] + s.offset) / s.size, (a[1] - b[1]) / s.size, (a[2] - b[2]) / s.size]
+}

@@ -8,15 +8,21 @@
  *
  * The independent side: joint positions from the scene graph's world matrices; the twin's pose is the reference.
  */
-import { createWorld } from 'bitecs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import { AnimationError } from '../../src/errors.ts'
-import { createAnimationPlugin, contextOf, type AnimationPlugin } from '../../entry/plugin.ts'
+import { contextOf, type AnimationPlugin } from '../../entry/plugin.ts'
 import { isClipEvent } from '../../systems/state.ts'
 import { RAGDOLL_OFF } from '../../components/Ragdoll.ts'
-import { characterSize, largestGap, restoreAndStep, worldPosition } from '../helpers/ragdollLimits.ts'
+import {
+  fromTwin,
+  largestGap,
+  restoreAndStep,
+  twinScene,
+  worldPosition,
+  type TwinScene,
+} from '../helpers/ragdollLimits.ts'
 
 let fox: AnimationAsset
 let robot: AnimationAsset
@@ -26,43 +32,8 @@ beforeAll(async () => {
   robot = await loadAsset('assets/RobotExpressive/RobotExpressive.glb')
 })
 
-/** How far apart the character and its twin stand (x), in sizes. */
-const APART = 4
-
-interface Scene {
-  p: AnimationPlugin
-  /** The character that ragdolls, and its twin that only animates. */
-  c: number
-  twin: number
-  size: number
-  asset: AnimationAsset
-  offset: number
-}
-
-function scene(asset: AnimationAsset, scale: number, clip: string): Scene {
-  const p = createAnimationPlugin(createWorld(), { capacity: 4096 })
-  const probe = p.addCharacter(asset)
-  p.setTransform(probe, { scale: [scale, scale, scale] })
-  p.step()
-  const size = characterSize(p, probe, asset)
-  p.removeCharacter(probe)
-  const offset = APART * size
-  const [c, twin] = [0, 1].map((i) => {
-    const e = p.addCharacter(asset)
-    p.setTransform(e, { position: [i * offset, 0, 0], scale: [scale, scale, scale] })
-    p.play(e, clip)
-    return e
-  }) as [number, number]
-  for (let s = 0; s < 20; s++) p.step()
-  return { p, c, twin, size, asset, offset }
-}
-
-/** Distance, in sizes, between joint `node` of the character and of its twin (twin shifted back). */
-function apart(s: Scene, node: number): number {
-  const a = worldPosition(s.p, s.p.jointEntity(s.c, node))
-  const b = worldPosition(s.p, s.p.jointEntity(s.twin, node))
-  return Math.hypot(a[0] - b[0] + s.offset, a[1] - b[1], a[2] - b[2]) / s.size
-}
+/** Distance, in sizes, between joint `node` of the character and of its twin. */
+const apart = (s: TwinScene, node: number) => Math.hypot(...fromTwin(s, node))
 
 const node = (asset: AnimationAsset, name: string) => asset.nodes.findIndex((n) => n.name === name)
 
@@ -85,7 +56,7 @@ describe('partial ragdolls', () => {
     ['Fox', () => fox, 0.01, 'Walk', 'b_Neck_04', 'b_Head_05'],
   ] as const) {
     it(`${name}: ${root} goes limp, pinned where the animation holds it; the rest animates as its twin`, () => {
-      const s = scene(asset(), scale, clip)
+      const s = twinScene(asset(), scale, clip)
       s.p.ragdoll(s.c, { root })
       const rt = contextOf(s.p).ragdolls[s.c]!
       const inside = subtree(s.asset, node(s.asset, root))
@@ -116,7 +87,7 @@ describe('partial ragdolls', () => {
   }
 
   it('a hit at the hand-off snaps the Fox head back; placed far away, the limb comes along', () => {
-    const s = scene(fox, 0.01, 'Walk')
+    const s = twinScene(fox, 0.01, 'Walk')
     const head = node(fox, 'b_Head_05')
     // The Fox faces +z: a hit on the head (which rides on the neck's body) towards −z and up throws it back
     // (a hit at the neck's own joint is at the anchor's pivot, which takes it all). At rate 60, weight 1 at once.
@@ -131,7 +102,7 @@ describe('partial ragdolls', () => {
     expect(back, 'head pushed back (−z) from its animated place, in sizes').toBeGreaterThan(0.04)
     // A teleport of 100 sizes: the anchor would need an absurd speed; the whole limb moves with it instead.
     s.p.setTransform(s.c, { position: [100 * s.size, 0, 0] })
-    s.offset = (APART - 100) * s.size
+    s.offset = (4 - 100) * s.size
     let pinned = 0
     for (let k = 0; k < 30; k++) {
       s.p.step()
@@ -142,7 +113,7 @@ describe('partial ragdolls', () => {
   })
 
   it('grows arm by arm, then whole, without a pop: each joint moves no more in that step than the limb did before', () => {
-    const s = scene(robot, 0.4, 'Walking')
+    const s = twinScene(robot, 0.4, 'Walking')
     const joints = Array.from(robot.skeletons[0]!.joints)
     const positions = () => joints.map((j) => worldPosition(s.p, s.p.jointEntity(s.c, j)))
     const largestMove = (a: number[][], b: number[][]) =>
@@ -177,7 +148,7 @@ describe('partial ragdolls', () => {
   })
 
   it('restores a partial ragdoll mid-swing bit for bit, and getUp blends it back where it stands', () => {
-    const s = scene(robot, 0.4, 'Walking')
+    const s = twinScene(robot, 0.4, 'Walking')
     s.p.ragdoll(s.c, { root: 'Neck', impulse: { joint: 'Head', impulse: [3, 0, -3] } })
     for (let k = 0; k < 15; k++) s.p.step()
     const run = restoreAndStep(s.p, [robot], 60, (q, k) => k === 30 && q.getUp(s.c, { rate: 4 }))
@@ -190,7 +161,7 @@ describe('partial ragdolls', () => {
   })
 
   it('restores the moment between a call that grows the ragdoll and the step that rebuilds it', () => {
-    const s = scene(robot, 0.4, 'Walking')
+    const s = twinScene(robot, 0.4, 'Walking')
     s.p.ragdoll(s.c, { root: 'UpperArm.L' })
     for (let k = 0; k < 10; k++) s.p.step()
     s.p.ragdoll(s.c, { root: 'Neck', impulse: { joint: 'Head', impulse: [2, 0, 0] } })
@@ -201,7 +172,7 @@ describe('partial ragdolls', () => {
   })
 
   it('rejects a root without bodies and a hit outside the partial ragdoll, changing nothing', () => {
-    const s = scene(robot, 0.4, 'Walking')
+    const s = twinScene(robot, 0.4, 'Walking')
     for (const root of ['PoleTarget.L', [], ['Neck', 'nope']]) {
       expect(() => s.p.ragdoll(s.c, { root: root as never }), JSON.stringify(root)).toThrow(AnimationError)
     }
