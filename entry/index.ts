@@ -27,6 +27,7 @@ export {
   type PlayOptions,
   type RagdollOptions,
   type RagdollWeightOptions,
+  type RagdollMotorOptions,
   type HitOptions,
 } from './plugin.ts'
 export {

@@ -26,9 +26,15 @@ import {
   removeCharacter,
 } from '../plugin/characters.ts'
 import { clipId, crossFade, play, type PlayOptions } from '../plugin/playback.ts'
-import { applyImpulse, getUp, ragdoll, type GetUpOptions, type RagdollOptions } from '../plugin/ragdolls.ts'
+import { applyImpulse, ragdoll, type RagdollOptions } from '../plugin/ragdolls.ts'
+import { getUp, type GetUpOptions } from '../plugin/getUp.ts'
 import { hashAnimationState } from '../plugin/hash.ts'
-import { setRagdollWeight, type RagdollWeightOptions } from '../plugin/ragdollControl.ts'
+import {
+  setRagdollMotors,
+  setRagdollWeight,
+  type RagdollMotorOptions,
+  type RagdollWeightOptions,
+} from '../plugin/ragdollControl.ts'
 import { hit, type HitOptions } from '../plugin/hitReactions.ts'
 import {
   setLayer,
@@ -75,6 +81,7 @@ export type {
   PlayOptions,
   RagdollOptions,
   RagdollWeightOptions,
+  RagdollMotorOptions,
   HitOptions,
   GetUpOptions,
 }
@@ -214,6 +221,13 @@ export interface AnimationPlugin {
    */
   setRagdollWeight(character: number, options: RagdollWeightOptions): void
   /**
+   * Powers a ragdolling character's joints: each joint's motor drives its body towards the animated pose at the
+   * strength given (0 limp, 1 tracks the clip), for the bodies under `joints` (default all); `holdRoot` holds
+   * the root body where the animation puts it. Throws AnimationError 'argument' for a bad option or a character
+   * not ragdolling, changing nothing.
+   */
+  setRagdollMotors(character: number, options: RagdollMotorOptions): void
+  /**
    * A hit reaction: world impulse (N·s) at a joint. Not ragdolling, the limb it belongs to (or `root`'s
    * subtree) goes physical with the hit, pinned to its animated parent, and blends back to the animation over
    * `recoverSeconds` on its own. Ragdolling, the hit applies to the ragdoll. Throws AnimationError for a bad
@@ -323,6 +337,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     getUp: (eid, o) => guard('getUp', () => getUp(ctx, eid, o)),
     setRagdollWeight: (eid, o) => guard('setRagdollWeight', () => setRagdollWeight(ctx, eid, o)),
     hit: (eid, joint, impulse, o) => guard('hit', () => hit(ctx, eid, joint, impulse, o)),
+    setRagdollMotors: (eid, o) => guard('setRagdollMotors', () => setRagdollMotors(ctx, eid, o)),
     setTransform: (eid, t) => guard('setTransform', () => setTransform(ctx, eid, t)),
     getTransform: (eid) => guard('getTransform', () => getTransform(ctx, eid)),
     physics: ctx.physics,

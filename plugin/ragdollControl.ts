@@ -4,8 +4,10 @@ import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, RagdollRuntime } from './context.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
 import { optionsObject } from './checks.ts'
+import { setRootsHeld } from '../src/physics/motors.ts'
+import { markSelfCollisions, poweredRagdoll } from '../systems/stepRagdolls.ts'
 
-/** Setters of a live ragdoll: per-joint physics weights. */
+/** Setters of a live ragdoll: per-joint physics weights, motors. */
 
 /** Options of setRagdollWeight(). */
 export interface RagdollWeightOptions {
@@ -79,4 +81,83 @@ export function liveRuntime(ctx: AnimationContext, eid: number, what: string): R
     throw new AnimationError('argument', `${what}: character ${eid} is not ragdolling (call ragdoll() first)`)
   }
   return rt
+}
+
+/** Options of setRagdollMotors() and ragdoll()'s `motors`. */
+export interface RagdollMotorOptions {
+  /**
+   * How strongly the joints' motors drive their bodies towards the animated pose, finite and in [0, 100]:
+   * 0 is limp, 1 holds a body and everything below it against about eight times its weight at a lever of the
+   * ragdoll's longest body (with the root held, every joint tracks its clip within about 10°; free, the pose
+   * stays recognizable through a stumble and a fall). Default 1.
+   */
+  strength?: number
+  /**
+   * The joints (node names or glTF node indices) whose subtrees' bodies take the strength. Default: every body.
+   * Bodies a first call does not name start limp.
+   */
+  joints?: string | number | readonly (string | number)[]
+  /**
+   * Hold the root body where the animation puts it (kinematic: a balance aid that keeps the ragdoll from
+   * falling; a partial ragdoll is held by its anchors anyway). Default: as it was (false at first).
+   */
+  holdRoot?: boolean
+}
+
+/** RagdollMotorOptions checked: the strength, the joints it applies to, holdRoot (undefined: unchanged). */
+export interface MotorSettings {
+  readonly strength: number
+  readonly mask: Uint8Array
+  readonly holdRoot: boolean | undefined
+}
+
+/** Checks motor options (see RagdollMotorOptions); throws AnimationError 'argument'. */
+export function motorSettings(
+  ctx: AnimationContext,
+  eid: number,
+  options: unknown,
+  what: string,
+): MotorSettings {
+  const o = optionsObject<RagdollMotorOptions>(options, what, 'motors')
+  const strength = o.strength ?? 1
+  if (!(typeof strength === 'number' && strength >= 0 && strength <= 100)) {
+    throw new AnimationError(
+      'argument',
+      `${what}: strength ${showValue(strength)} must be a number in [0, 100]`,
+    )
+  }
+  const holdRoot = o.holdRoot
+  if (holdRoot !== undefined && typeof holdRoot !== 'boolean') {
+    throw new AnimationError('argument', `${what}: holdRoot ${showValue(holdRoot)} must be true or false`)
+  }
+  return { strength, mask: jointMask(ctx, eid, o.joints, what), holdRoot }
+}
+
+/**
+ * Powers a ragdolling character's joints (see RagdollMotorOptions): from the next step each joint's motor
+ * drives its body towards the animated pose at the strength given. Throws AnimationError 'argument' for a bad
+ * option or a character not ragdolling, changing nothing.
+ */
+export function setRagdollMotors(ctx: AnimationContext, eid: number, options: RagdollMotorOptions): void {
+  checkCharacter(ctx, eid, 'setRagdollMotors')
+  const what = `setRagdollMotors(${eid})`
+  const settings = motorSettings(ctx, eid, options, what)
+  applyMotors(ctx, eid, liveRuntime(ctx, eid, what), settings)
+}
+
+/** Applies checked motor settings to a runtime (and the replacement it has under way). Cannot throw. */
+export function applyMotors(ctx: AnimationContext, eid: number, rt: RagdollRuntime, s: MotorSettings): void {
+  const motors = rt.motors ?? { strength: new Float64Array(s.mask.length), holdRoot: false }
+  rt.motors = motors
+  if (rt.next) rt.next.motors = motors
+  for (let j = 0; j < s.mask.length; j++) if (s.mask[j] === 1) motors.strength[j] = s.strength
+  if (s.holdRoot !== undefined) motors.holdRoot = s.holdRoot
+  if (rt.instance === null) return
+  const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+  if (rt.motorCapacity === null) {
+    poweredRagdoll(rt, asset, ctx.physics, ctx.dt)
+  } else {
+    markSelfCollisions(rt, asset)
+    setRootsHeld(rt.instance, motors.holdRoot)
+  }
 }

@@ -3,6 +3,11 @@ import { AnimationError, showValue } from '../src/errors.ts'
 import type { RagdollInstance } from '../src/physics/ragdoll.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { buildInstance, rebuildPhysicsWorld, type InstanceData } from '../src/physics/snapshot.ts'
+import { attachMotors } from '../src/physics/motors.ts'
+import { RagdollJoint } from '../src/physics/joint.ts'
+import { markSelfCollisions } from '../systems/stepRagdolls.ts'
+
+type Quad = [number, number, number, number]
 import { copyInto } from '../src/sim/byteStream.ts'
 import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
 import { addSceneNode, setSceneNodeParent } from '../components/SceneNode.ts'
@@ -94,8 +99,22 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
     const reported = (rd.flags & FLAG_REPORTED) !== 0
     const rt = createRagdollRuntime(ctx, rd.eid, description, rd.subtrees, rd.impulses, reported)
     if (rd.world >= 0) copyInto(rt.world, 0, bytes, rd.world, c.count * WORLD_STRIDE)
+    if (rd.motors)
+      rt.motors = { holdRoot: rd.motors.holdRoot, strength: Float64Array.from(rd.motors.strength) }
     if (rd.instance) {
-      rt.instance = buildInstance(rd.instance, rt.bodies, asset.nodeJoint, c.count)
+      const r = buildInstance(rd.instance, rt.bodies, asset.nodeJoint, c.count)
+      rt.instance = r
+      markSelfCollisions(rt, asset)
+      // Motors as the snapshot had them; body types (a held root) come with the bodies' states below.
+      const references = rd.motors?.references
+      if (references) {
+        rt.motorCapacity = attachMotors(r, ctx.physics.gravity.length(), ctx.dt)
+        r.constraints.forEach((k, i) => {
+          if (!(k instanceof RagdollJoint)) return
+          k.centred = references[5 * i] === 1
+          k.reference!.set(...(references.slice(5 * i + 1, 5 * i + 5) as Quad))
+        })
+      }
       instances.set(rd.eid, rt.instance)
       instanceData.set(rd.eid, rd.instance)
     }

@@ -51,15 +51,18 @@ import { copyInto, digestWords, type Writer } from '../src/sim/byteStream.ts'
  *               (snapshot/morphs.ts)
  *   ragdolls    u32 count; per runtime (ascending eid): u32 eid, u8 flags (1 explosion reported, 2 default
  *               description, 4 bodies exist, 8 partial, 16 a larger ragdoll replaces it in the next step,
- *               32 per-joint weights, 64 a hit reaction),
+ *               32 per-joint weights, 64 a hit reaction, 128 motors),
  *               [not default] u16 bodies × (i32 node, u8 shape, i32 parent body, f64×8 radius, length, axis,
  *                 mass, cone, twist)
  *               [partial] u16 subtree roots × u16 joint (ascending, none under another)
  *               u16 queued hits × (u16 joint, f64×3 impulse)
  *               [per-joint weights] f64[n] weights, f64[n] targets (each in [0, 1])
  *               [hit reaction] f64 recovery rate per second (> 0)
+ *               [motors] u8 hold root (0, 1), f64[n] strength per joint (in [0, 100])
  *               [bodies exist] f64[8·n] the last read-back joint world transforms, then the instance
- *               (bodies, joint offsets, constraints: src/physics/snapshot.ts)
+ *               (bodies, joint offsets, constraints: src/physics/snapshot.ts),
+ *               [motors] per constraint u8 centred (0, 1), f64×4 the rotation its limits are centred on
+ *                 (RagdollJoint.reference, .centred)
  *               [replaced] u16 its subtree roots × u16 joint (0: the whole body), u16 its queued hits × (u16
  *                 joint, f64×3 impulse), f64 its recovery rate (0: none)
  *   physics     the world: its clock, where ragdoll bodies and constraints sit in it, the broadphase order
@@ -128,6 +131,7 @@ export const FLAG_PARTIAL = 8
 export const FLAG_REPLACED = 16
 export const FLAG_JOINT_WEIGHTS = 32
 export const FLAG_RECOVERS = 64
+export const FLAG_MOTORS = 128
 /** Bits of an entity in the events section's reported list. */
 export const REPORTED_POSE = 1
 export const REPORTED_WORLD = 2

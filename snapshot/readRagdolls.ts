@@ -19,6 +19,7 @@ import {
   FLAG_BODIES,
   FLAG_DEFAULT_DESCRIPTION,
   FLAG_JOINT_WEIGHTS,
+  FLAG_MOTORS,
   FLAG_PARTIAL,
   FLAG_RECOVERS,
   FLAG_REPLACED,
@@ -47,6 +48,8 @@ export interface RagdollData {
   jointWeights: { weights: number[]; targets: number[] } | null
   /** A hit reaction's recovery rate (RagdollRuntime.recoverRate), 0 for none. */
   recoverRate: number
+  /** Motors (RagdollRuntime.motors) and, with bodies, each constraint's centred flag and limit centre (5 each). */
+  motors: { holdRoot: boolean; strength: number[]; references: number[] | null } | null
   /** The larger ragdoll that replaces it in the next step (RagdollRuntime.next), null for none. */
   next: { subtrees: number[]; impulses: RagdollData['impulses']; recoverRate: number } | null
 }
@@ -71,7 +74,8 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
       FLAG_PARTIAL |
       FLAG_REPLACED |
       FLAG_JOINT_WEIGHTS |
-      FLAG_RECOVERS
+      FLAG_RECOVERS |
+      FLAG_MOTORS
     checkFlags(where, 'flags', flags, known)
     const n = c.count
     let bodies: ResolvedBody[] | null = null
@@ -107,6 +111,14 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
     }
     const recoverRate = (flags & FLAG_RECOVERS) !== 0 ? r.f64() : 0
     if ((flags & FLAG_RECOVERS) !== 0) checkPositive(where, 'recovery rate', recoverRate)
+    let motors: RagdollData['motors'] = null
+    if ((flags & FLAG_MOTORS) !== 0) {
+      const hold = r.u8()
+      checkChoice(where, 'motors hold root', hold, [0, 1])
+      const strength = r.f64s(n)
+      strength.forEach((s, j) => checkRange(`${where}, joint ${j}`, 'motor strength', s, 0, 100))
+      motors = { holdRoot: hold === 1, strength, references: null }
+    }
     let world = -1
     let instance: InstanceData | null = null
     if ((flags & FLAG_BODIES) !== 0) {
@@ -135,6 +147,17 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
         )
       }
     }
+    if (instance && motors) {
+      const references: number[] = []
+      for (let k = 0; k < instance.constraints.length; k++) {
+        const centred = r.u8()
+        const q = r.f64s(4)
+        checkChoice(`${where}, constraint ${k}`, 'centred', centred, [0, 1])
+        checkUnit(`${where}, constraint ${k}`, 'limit centre', q)
+        references.push(centred, ...q)
+      }
+      motors.references = references
+    }
     let next: RagdollData['next'] = null
     if ((flags & FLAG_REPLACED) !== 0) {
       const at = `${where}, its replacement`
@@ -149,7 +172,19 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
       checkRange(at, 'recovery rate', rate, 0, Number.MAX_VALUE)
       next = { subtrees: roots, impulses: hits, recoverRate: rate }
     }
-    out.push({ eid, flags, bodies, subtrees, impulses, jointWeights, recoverRate, world, instance, next })
+    out.push({
+      eid,
+      flags,
+      bodies,
+      subtrees,
+      impulses,
+      jointWeights,
+      recoverRate,
+      motors,
+      world,
+      instance,
+      next,
+    })
   }
   return out
 }

@@ -5,7 +5,9 @@ import { writeInstance } from '../src/physics/snapshot.ts'
 import type { AnimationContext, RagdollRuntime } from '../plugin/context.ts'
 import { defaultDescription } from '../plugin/ragdolls.ts'
 import { FLAG_BODIES, FLAG_DEFAULT_DESCRIPTION, FLAG_REPORTED } from './format.ts'
-import { FLAG_JOINT_WEIGHTS, FLAG_PARTIAL, FLAG_RECOVERS, FLAG_REPLACED, RAGDOLL_SHAPES } from './format.ts'
+import { FLAG_JOINT_WEIGHTS, FLAG_MOTORS, FLAG_PARTIAL, FLAG_RECOVERS, FLAG_REPLACED } from './format.ts'
+import { RAGDOLL_SHAPES } from './format.ts'
+import { RagdollJoint } from '../src/physics/joint.ts'
 
 /** The snapshot's ragdolls section (layout: snapshot/format.ts; read by snapshot/readRagdolls.ts). */
 
@@ -38,7 +40,8 @@ function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: Ragdoll
       (partial ? FLAG_PARTIAL : 0) |
       (r && rt.next ? FLAG_REPLACED : 0) |
       (rt.jointWeights ? FLAG_JOINT_WEIGHTS : 0) |
-      (rt.recoverRate > 0 ? FLAG_RECOVERS : 0),
+      (rt.recoverRate > 0 ? FLAG_RECOVERS : 0) |
+      (rt.motors ? FLAG_MOTORS : 0),
   )
   if (!isDefault) {
     w.u16(rt.description.length)
@@ -59,9 +62,20 @@ function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: Ragdoll
     w.raw(rt.jointWeights.targets, 0, rt.jointWeights.targets.length)
   }
   if (rt.recoverRate > 0) w.f64(rt.recoverRate)
+  if (rt.motors) {
+    w.u8(rt.motors.holdRoot ? 1 : 0)
+    w.raw(rt.motors.strength, 0, rt.motors.strength.length)
+  }
   if (!r) return
   w.raw(rt.world, 0, ctx.stores.Pose.count[eid]! * WORLD_STRIDE)
   writeInstance(w, r, `character ${eid}'s ragdoll`, partial)
+  if (rt.motors) {
+    for (const c of r.constraints) {
+      const q = c instanceof RagdollJoint ? c.reference : null
+      w.u8(c instanceof RagdollJoint && c.centred ? 1 : 0)
+      for (const x of q ? [q.x, q.y, q.z, q.w] : [0, 0, 0, 1]) w.f64(x)
+    }
+  }
   if (!rt.next) return
   w.u16(rt.next.subtrees.length)
   for (const j of rt.next.subtrees) w.u16(j)

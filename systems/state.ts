@@ -2,6 +2,7 @@ import type { World } from 'bitecs'
 import type { World as PhysicsWorld } from 'cannon-es'
 import type { ResolvedBody } from '../src/physics/description.ts'
 import type { RagdollInstance } from '../src/physics/ragdoll.ts'
+import type { RagdollMotors } from '../src/physics/motors.ts'
 import type { Clip } from '../src/clip/clip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import type { Rig } from '../src/skeleton/rig.ts'
@@ -293,6 +294,10 @@ export interface RagdollRuntime {
    * second (systems/ragdollWeights.ts); 0 for a ragdoll that stays until getUp.
    */
   recoverRate: number
+  /** A powered ragdoll's motors (src/physics/motors.ts), null for a limp one. */
+  motors: RagdollMotors | null
+  /** Per constraint of the live instance: its motor's capacity at strength 1 (attachMotors), null for none. */
+  motorCapacity: Float64Array | null
 }
 
 /**

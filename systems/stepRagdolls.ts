@@ -13,15 +13,17 @@ import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { SceneNodeStore } from '../components/SceneNode.ts'
 import { groundHeight } from '../src/physics/world.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
-import {
-  bodiesFinite,
-  despawnRagdoll,
-  ragdollExploded,
-  readRagdollPose,
-  spawnRagdoll,
-} from '../src/physics/ragdoll.ts'
+import { despawnRagdoll, spawnRagdoll } from '../src/physics/ragdoll.ts'
+import { bodiesFinite, ragdollExploded, readRagdollPose } from '../src/physics/readback.ts'
 import { applyRagdollHit, longestBody, projectRagdollJoints } from '../src/physics/ragdollHits.ts'
 import { placeAnchors, steerAnchors } from '../src/physics/partial.ts'
+import { attachMotors, driveMotors, holdRootBodies, setRootsHeld } from '../src/physics/motors.ts'
+import {
+  markOverlaps,
+  POWERED_REST_CONTACT_MARGIN,
+  REST_CONTACT_MARGIN,
+  restOverlaps,
+} from '../src/physics/selfCollision.ts'
 import { rampRagdollWeight } from './ragdollWeights.ts'
 import { composeWorld, WORLD_STRIDE } from '../src/physics/kinematics.ts'
 
@@ -93,8 +95,34 @@ export function spawnRuntime(
     root: rt.root,
     velocities,
   })
+  markSelfCollisions(rt, asset)
+  if (rt.motors) poweredRagdoll(rt, asset, physics, dt)
   for (const hit of rt.impulses.splice(0))
     applyRagdollHit(rt.instance, rt.parents, rt.world, hit.joint, hit.impulse)
+}
+
+/**
+ * Gives a live ragdoll the motors of its runtime (RagdollRuntime.motors), the self-collision pairs of a
+ * powered one, and holds its root if asked.
+ */
+export function poweredRagdoll(
+  rt: RagdollRuntime,
+  asset: RegisteredAsset,
+  physics: PhysicsWorld,
+  dt: number,
+): void {
+  const r = rt.instance!
+  rt.motorCapacity = attachMotors(r, physics.gravity.length(), dt)
+  markSelfCollisions(rt, asset)
+  setRootsHeld(r, rt.motors!.holdRoot)
+}
+
+/** Marks a live ragdoll's bodies with the pairs that never collide (src/physics/selfCollision.ts). */
+export function markSelfCollisions(rt: RagdollRuntime, asset: RegisteredAsset): void {
+  const powered = rt.motors !== null && rt.motors.strength.some((s) => s > 0)
+  const margin = powered ? POWERED_REST_CONTACT_MARGIN : REST_CONTACT_MARGIN
+  const overlaps = restOverlaps(rt.bodies, asset.nodeJoint, asset.rest, asset.jointParents, margin)
+  markOverlaps(rt.instance!.bodies, overlaps)
 }
 
 /** What stepRagdolls reads and writes: a slice of the plugin's context (tests may pass just this). */
@@ -224,6 +252,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     despawnRagdoll(ctx.physics, old)
     next.reported = live.reported
     next.jointWeights = live.jointWeights
+    next.motors = live.motors
     ctx.ragdolls[eid] = next
     spawnRuntime(ctx.physics, next, asset, n, ctx.dt, moved, velocities)
   }
@@ -272,22 +301,27 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     const g = ctx.physics.gravity
     const fall = RAGDOLL_MAX_FALL_SECONDS * Math.sqrt(g.x * g.x + g.y * g.y + g.z * g.z)
     const maxSpeed = fall > RAGDOLL_MAX_SPEED ? fall : RAGDOLL_MAX_SPEED
-    // Anchors of partial ragdolls head for this step's animated pose (they are placed there after the step).
+    // Anchors of partial ragdolls and held roots head for this step's animated pose (they are placed there
+    // after the step); motors get their targets from it.
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
-      const r = Ragdoll.active[eid] === RAGDOLL_OFF ? null : (ctx.ragdolls[eid]?.instance ?? null)
-      if (r === null || r.anchors.length === 0) continue
-      const rt = ctx.ragdolls[eid]!
-      animatedWorld(eid, rt)
+      const rt = Ragdoll.active[eid] === RAGDOLL_OFF ? undefined : ctx.ragdolls[eid]
+      const r = rt?.instance ?? null
+      if (r === null || (r.anchors.length === 0 && rt!.motors === null)) continue
+      animatedWorld(eid, rt!)
       const own = RAGDOLL_MAX_SPEED_PER_LENGTH * longestBody(r)
-      steerAnchors(r, rt.target, rt.root, ctx.dt, 0.5 * (own > maxSpeed ? own : maxSpeed))
+      const jump = 0.5 * (own > maxSpeed ? own : maxSpeed)
+      steerAnchors(r, rt!.target, rt!.root, ctx.dt, jump)
+      if (rt!.motors) driveMotors(r, rt!.motors, rt!.motorCapacity!, rt!.target, rt!.root, ctx.dt, jump)
     }
     if (live > 0 || !ctx.physicsOwned || ctx.physics.bodies.length > idleBodies) ctx.physics.step(ctx.dt)
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
-      const r = Ragdoll.active[eid] === RAGDOLL_OFF ? null : (ctx.ragdolls[eid]?.instance ?? null)
-      if (r !== null && r.anchors.length > 0)
-        placeAnchors(r, ctx.ragdolls[eid]!.target, ctx.ragdolls[eid]!.root)
+      const rt = Ragdoll.active[eid] === RAGDOLL_OFF ? undefined : ctx.ragdolls[eid]
+      const r = rt?.instance ?? null
+      if (r === null) continue
+      if (r.anchors.length > 0) placeAnchors(r, rt!.target, rt!.root)
+      if (rt!.motors?.holdRoot) holdRootBodies(r, rt!.target)
     }
 
     // Spawn after the step: new bodies hold exactly this step's animated pose, so this step reads back

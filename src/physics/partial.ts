@@ -3,6 +3,7 @@ import type { ResolvedBody } from './description.ts'
 import type { RagdollInstance } from './ragdoll.ts'
 import { angularVelocity } from './ragdoll.ts'
 import { WORLD_STRIDE } from './kinematics.ts'
+import { conjugateQuat, multiplyQuat } from '../math/quat.ts'
 
 /**
  * Partial ragdolls: a subtree of the skeleton goes physical while the rest keeps animating. Its bodies are the
@@ -66,37 +67,32 @@ const scratch = new Float64Array(3)
 const rotation = new Float64Array(4)
 
 /**
- * The anchor's target now: its joint's world transform in `world` (8 doubles per joint), or `root` for an
- * anchor of a root joint, turned by the anchor's rotation offset (q_anchor = q_joint · o⁻¹). Writes the
- * position to `out[0..3]` and the rotation to `rotation`.
+ * Anchor k's target now: its joint's world transform in `world` (8 doubles per joint), or `root` for an anchor
+ * of a root joint, turned by the anchor's rotation offset (q_anchor = q_joint · o⁻¹). Writes the position to
+ * `position[0..3]` (unless null) and the rotation to `orientation`.
  */
-function anchorTarget(
-  out: Float64Array,
+export function anchorTarget(
+  position: Float64Array | null,
+  orientation: Float64Array,
   r: RagdollInstance,
   k: number,
   world: Float64Array,
   root: Float64Array,
-): void {
+): Float64Array {
   const j = r.anchorJoint[k]!
   const src = j < 0 ? root : world
   const o = j < 0 ? 0 : j * WORLD_STRIDE
-  out[0] = src[o]!
-  out[1] = src[o + 1]!
-  out[2] = src[o + 2]!
-  const qx = src[o + 3]!
-  const qy = src[o + 4]!
-  const qz = src[o + 5]!
-  const qw = src[o + 6]!
-  const ox = -r.anchorOffset[k * 4]!
-  const oy = -r.anchorOffset[k * 4 + 1]!
-  const oz = -r.anchorOffset[k * 4 + 2]!
-  const ow = r.anchorOffset[k * 4 + 3]!
-  rotation[0] = qw * ox + qx * ow + qy * oz - qz * oy
-  rotation[1] = qw * oy - qx * oz + qy * ow + qz * ox
-  rotation[2] = qw * oz + qx * oy - qy * ox + qz * ow
-  rotation[3] = qw * ow - qx * ox - qy * oy - qz * oz
+  if (position !== null) {
+    position[0] = src[o]!
+    position[1] = src[o + 1]!
+    position[2] = src[o + 2]!
+  }
+  conjugateQuat(offset, 0, r.anchorOffset, k * 4)
+  multiplyQuat(orientation, 0, src, o + 3, offset, 0)
+  return orientation
 }
 
+const offset = new Float64Array(4)
 const target = new Float64Array(3)
 const current = new Float64Array(4)
 const spin = new Float64Array(3)
@@ -115,50 +111,72 @@ export function steerAnchors(
   dt: number,
   maxSpeed: number,
 ): void {
-  const inv = 1 / dt
   for (let k = 0; k < r.anchors.length; k++) {
-    const anchor = r.anchors[k]!
-    anchorTarget(target, r, k, world, root)
-    const p = anchor.position
-    const dx = target[0]! - p.x
-    const dy = target[1]! - p.y
-    const dz = target[2]! - p.z
-    const sum = dx + dy + dz + rotation[0]! + rotation[1]! + rotation[2]! + rotation[3]!
-    if (sum - sum !== 0) {
-      anchor.velocity.set(0, 0, 0)
-      anchor.angularVelocity.set(0, 0, 0)
-      continue
-    }
-    const limit = maxSpeed * dt
-    if (dx * dx + dy * dy + dz * dz > limit * limit) {
-      for (let b = 0; b < r.bodies.length; b++) shift(r.bodies[b]!, dx, dy, dz)
-      for (let a = 0; a < r.anchors.length; a++) shift(r.anchors[a]!, dx, dy, dz)
-      anchor.velocity.set(0, 0, 0)
-      anchor.angularVelocity.set(0, 0, 0)
-      continue
-    }
-    anchor.velocity.set(dx * inv, dy * inv, dz * inv)
-    const q = anchor.quaternion
-    current[0] = q.x
-    current[1] = q.y
-    current[2] = q.z
-    current[3] = q.w
-    angularVelocity(spin, current, 0, rotation, 0, dt)
-    anchor.angularVelocity.set(spin[0]!, spin[1]!, spin[2]!)
+    anchorTarget(target, rotation, r, k, world, root)
+    steerBody(r, r.anchors[k]!, target, rotation, dt, maxSpeed)
   }
+}
+
+/**
+ * Gives a kinematic body of ragdoll r the velocity that carries it to `position` and `orientation` over dt (see
+ * steerAnchors: a jump faster than maxSpeed moves the whole ragdoll instead; a non-finite target stops it).
+ */
+export function steerBody(
+  r: RagdollInstance,
+  body: Body,
+  position: Float64Array,
+  orientation: Float64Array,
+  dt: number,
+  maxSpeed: number,
+): void {
+  const p = body.position
+  const dx = position[0]! - p.x
+  const dy = position[1]! - p.y
+  const dz = position[2]! - p.z
+  const sum = dx + dy + dz + orientation[0]! + orientation[1]! + orientation[2]! + orientation[3]!
+  const limit = maxSpeed * dt
+  if (sum - sum !== 0 || dx * dx + dy * dy + dz * dz > limit * limit) {
+    if (sum - sum === 0) {
+      for (let b = 0; b < r.bodies.length; b++) shift(r.bodies[b]!, dx, dy, dz)
+      for (let a = 0; a < r.anchors.length; a++) if (r.anchors[a] !== body) shift(r.anchors[a]!, dx, dy, dz)
+      if (r.bodies.indexOf(body) < 0) shift(body, dx, dy, dz)
+    }
+    body.velocity.set(0, 0, 0)
+    body.angularVelocity.set(0, 0, 0)
+    return
+  }
+  const inv = 1 / dt
+  body.velocity.set(dx * inv, dy * inv, dz * inv)
+  const q = body.quaternion
+  current[0] = q.x
+  current[1] = q.y
+  current[2] = q.z
+  current[3] = q.w
+  angularVelocity(spin, current, 0, orientation, 0, dt)
+  body.angularVelocity.set(spin[0]!, spin[1]!, spin[2]!)
 }
 
 /** After the physics step: puts each anchor exactly at its target (the step integrated it only nearly there). */
 export function placeAnchors(r: RagdollInstance, world: Float64Array, root: Float64Array): void {
   for (let k = 0; k < r.anchors.length; k++) {
-    anchorTarget(scratch, r, k, world, root)
-    const sum =
-      scratch[0]! + scratch[1]! + scratch[2]! + rotation[0]! + rotation[1]! + rotation[2]! + rotation[3]!
-    if (sum - sum !== 0) continue
-    const anchor = r.anchors[k]!
-    anchor.position.set(scratch[0]!, scratch[1]!, scratch[2]!)
-    anchor.quaternion.set(rotation[0]!, rotation[1]!, rotation[2]!, rotation[3]!)
+    anchorTarget(scratch, rotation, r, k, world, root)
+    placeBody(r.anchors[k]!, scratch, rotation)
   }
+}
+
+/** Puts a body exactly at a (finite) target position and orientation. */
+export function placeBody(body: Body, position: Float64Array, orientation: Float64Array): void {
+  const sum =
+    position[0]! +
+    position[1]! +
+    position[2]! +
+    orientation[0]! +
+    orientation[1]! +
+    orientation[2]! +
+    orientation[3]!
+  if (sum - sum !== 0) return
+  body.position.set(position[0]!, position[1]!, position[2]!)
+  body.quaternion.set(orientation[0]!, orientation[1]!, orientation[2]!, orientation[3]!)
 }
 
 function shift(body: Body, dx: number, dy: number, dz: number): void {

@@ -1,4 +1,4 @@
-import { Box, Quaternion, Sphere, Vec3, type Body, type ConeTwistConstraint } from 'cannon-es'
+import { Body, Box, Quaternion, Sphere, Vec3, type ConeTwistConstraint } from 'cannon-es'
 import type { RagdollInstance } from './ragdoll.ts'
 import type { RagdollBody } from './broadphase.ts'
 import { WORLD_STRIDE } from './kinematics.ts'
@@ -106,7 +106,8 @@ export function projectRagdollJoints(r: RagdollInstance, ground: number): void {
   const bodies = r.bodies
   for (let i = 0; i < bodies.length; i++) {
     const body = bodies[i]!
-    if ((body as RagdollBody).ragdollParent !== null) continue
+    // A held root (kinematic, src/physics/motors.ts) is where the animation puts it.
+    if ((body as RagdollBody).ragdollParent !== null || body.type !== Body.DYNAMIC) continue
     const sink = deepestPoint(r, i, ground)
     if (sink > 0) body.position.y += sink
   }

@@ -66,7 +66,7 @@ export function buildInstance(
     bodyJoint,
     jointBody,
     jointOffset: Float64Array.from(data.offsets),
-    ...linkRagdoll(bodies, constraints),
+    ...linkRagdoll(bodies, constraints, anchors),
     anchors,
     anchorJoint: Int32Array.from(data.anchors.map((a) => a.joint)),
     anchorOffset: Float64Array.from(data.anchors.flatMap((a) => a.offset)),

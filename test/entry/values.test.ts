@@ -128,6 +128,11 @@ const CALLS: Record<string, Call> = {
     p.hit(a, 0, [1, 0, 0], { recoverSeconds: v as never }),
   'hit(a, 0, [1, 0, 0], { root: v })': (p, v, { a }) => p.hit(a, 0, [1, 0, 0], { root: v as never }),
   'hit(b, v, [1, 0, 0])': (p, v, { b }) => p.hit(b, v as never, [1, 0, 0]),
+  'setRagdollMotors(b, v)': (p, v, { b }) => p.setRagdollMotors(b, v as never),
+  'setRagdollMotors(b, { strength: v })': (p, v, { b }) => p.setRagdollMotors(b, { strength: v as never }),
+  'setRagdollMotors(b, { joints: v })': (p, v, { b }) => p.setRagdollMotors(b, { joints: v as never }),
+  'setRagdollMotors(b, { holdRoot: v })': (p, v, { b }) => p.setRagdollMotors(b, { holdRoot: v as never }),
+  'ragdoll(a, { motors: v })': (p, v, { a }) => p.ragdoll(a, { motors: v as never }),
   'setRagdollWeight(b, v)': (p, v, { b }) => p.setRagdollWeight(b, v as never),
   'setRagdollWeight(b, { weight: v })': (p, v, { b }) => p.setRagdollWeight(b, { weight: v as never }),
   'setRagdollWeight(b, { weight: 0.5, joints: v })': (p, v, { b }) =>

@@ -80,6 +80,8 @@ describe("the project's fixed-step sources", () => {
       'src/physics/joint.ts',
       'src/physics/damping.ts',
       'src/physics/ragdoll.ts',
+      'src/physics/readback.ts',
+      'src/physics/motors.ts',
       'components/SceneNode.ts',
     ])
       expect(files).toContain(f)
