@@ -206,8 +206,9 @@ export function applyImpulse(
 }
 
 /**
- * A partial ragdoll takes hits only at joints with one of its bodies at or above them (elsewhere, no body could
- * take it); `description` is the whole one.
+ * A partial ragdoll takes hits only at joints with one of its bodies at or above them, or, holding the root
+ * body, at joints with no body at or above them (a root offset: the root body takes those, as in a whole-body
+ * ragdoll); elsewhere no body could take it. `description` is the whole one.
  */
 export function checkHitJoint(
   ctx: AnimationContext,
@@ -223,6 +224,10 @@ export function checkHitJoint(
     (b) => asset.nodeJoint[b.node]!,
   )
   for (let a = j; a >= 0; a = asset.jointParents[a]!) if (joints.includes(a)) return
+  const all = description.map((b) => asset.nodeJoint[b.node]!)
+  let carried = false
+  for (let a = j; a >= 0 && !carried; a = asset.jointParents[a]!) carried = all.includes(a)
+  if (!carried && joints.includes(all[0]!)) return
   const name = (k: number) => asset.asset.nodes[asset.jointNodes[k]!]!.name
   throw new AnimationError(
     'argument',

@@ -1,5 +1,5 @@
 import { AnimationError } from '../src/errors.ts'
-import type { ResolvedBody } from '../src/physics/description.ts'
+import { MAX_RAGDOLL_BODIES, type ResolvedBody } from '../src/physics/description.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, RegisteredAsset } from '../plugin/context.ts'
@@ -236,6 +236,9 @@ function readDescription(ctx: AnimationContext, r: Reader, where: string, assetI
   const bodyOfNode = new Map<number, number>()
   const count = r.u16()
   if (count === 0) throw invalidValue(where, 'description bodies', 0, 'a description has at least one')
+  if (count > MAX_RAGDOLL_BODIES) {
+    throw invalidValue(where, 'description bodies', count, `a description has at most ${MAX_RAGDOLL_BODIES}`)
+  }
   for (let b = 0; b < count; b++) {
     const at = `${where}, description body ${b}`
     const node = r.i32()

@@ -344,9 +344,16 @@ function rotate(q: readonly number[], v: readonly number[]): number[] {
  * Most bodies a generated description has. A bushy skeleton of a few thousand bones (9 children a joint, 4
  * levels) gave 820, and stepping them took seconds a step (npm run fuzz); a ragdoll is its trunk and limbs: a
  * humanoid has 15, the Fox 16. With 64, 30 steps of a 10-a-joint bush (11,111 nodes) still took 0.5–0.8 s of
- * CPU, its sibling capsules all in contact; with 32, 0.3–0.4 s. A description passed to ragdoll() may have more.
+ * CPU, its sibling capsules all in contact; with 32, 0.3–0.4 s. A description passed to ragdoll() may have up to
+ * MAX_RAGDOLL_BODIES.
  */
 export const MAX_GENERATED_BODIES = 32
+
+/**
+ * Most bodies any ragdoll description may have (checked at ragdoll()): its bodies are built within 5 ms of CPU
+ * (a chain of 64 capsules: 3 ms, best of five on a loaded 2-core machine; 128: 8–16 ms).
+ */
+export const MAX_RAGDOLL_BODIES = 64
 
 /**
  * Keeps at most MAX_GENERATED_BODIES of the generated bodies (`specs` and their nodes, parents first, edited in
@@ -402,6 +409,12 @@ export function resolveRagdollDescription(
 ): ResolvedBody[] {
   if (typeof desc !== 'object' || desc === null || !Array.isArray(desc.bodies) || desc.bodies.length === 0) {
     throw new AnimationError('ragdoll', `${view.source}: a ragdoll description needs at least one body`)
+  }
+  if (desc.bodies.length > MAX_RAGDOLL_BODIES) {
+    throw new AnimationError(
+      'ragdoll',
+      `${view.source}: a ragdoll description has at most ${MAX_RAGDOLL_BODIES} bodies, this one ${desc.bodies.length}`,
+    )
   }
   const nodes = view.nodes
   const bodyOfNode = new Map<number, RagdollBodySpec>()

@@ -58,10 +58,13 @@ export function linkRagdoll(
   const nextSibling = new Int32Array(constraints.length).fill(-1)
   const childBody = new Int32Array(constraints.length)
   const parentIndex = new Int32Array(constraints.length)
+  const index = new Map<Body, number>()
+  bodies.forEach((b, i) => index.set(b, i))
+  anchors.forEach((b, i) => index.set(b, -1 - i))
   for (let k = constraints.length - 1; k >= 0; k--) {
-    childBody[k] = bodies.indexOf(constraints[k]!.bodyB)
-    const a = bodies.indexOf(constraints[k]!.bodyA)
-    parentIndex[k] = a >= 0 ? a : -1 - anchors.indexOf(constraints[k]!.bodyA)
+    childBody[k] = index.get(constraints[k]!.bodyB) ?? -1
+    const a = index.get(constraints[k]!.bodyA) ?? -1
+    parentIndex[k] = a
     if (a < 0) continue
     nextSibling[k] = firstChild[a]!
     firstChild[a] = k

@@ -79,9 +79,11 @@ export function longestBody(r: RagdollInstance): number {
 
 /**
  * Joint projection: the largest gap a joint may keep after a step, as a fraction of the ragdoll's longest body
- * (its bounding diameter; 1 % is 5 mm on a 1.8 m humanoid, 3 mm on the Fox).
+ * (its bounding diameter; 0.4 % is 2 mm on a 1.8 m humanoid). A ragdoll of one long body (SimpleSkin) has that
+ * body as long as itself: a limb of it pinned to a moving anchor rests at this gap, which must stay under the
+ * 1 cm-per-1.8 m rest limit (0.56 %; at 0.5 % it was 0.58 %).
  */
-export const RAGDOLL_JOINT_TOLERANCE = 0.005
+export const RAGDOLL_JOINT_TOLERANCE = 0.004
 
 const gapA = new Vec3()
 const gapB = new Vec3()
@@ -98,8 +100,12 @@ const gapB = new Vec3()
  * pivot a child body hangs from stays deeper than half that child's radius below it. A root body is lifted, any
  * other turned about its own pivot (which keeps its joint closed) until its deepest point is up. The pivots
  * count because a child can only be turned up about a pivot no deeper than its shapes reach: a 4 cm robot
- * landing on its hip left the hip pivot 5 % of its size underground, its thigh was lifted off it, and the hip
- * opened to 2× the gap limit (with shape centres alone, a landing Fox's toes also went 7 cm past their radius).
+ * landing on its hip left the hip pivot 5 % of its size underground (with shape centres alone, a landing Fox's
+ * toes also went 7 cm past their radius). A body that still has a shape centre below the ground (its pivot too
+ * deep to turn about: a lying chest whose shoulder is down) lifts the whole ragdoll by what is left, which keeps
+ * every joint closed; lifting only that body opened a 1.2 cm figure's shoulder to 6× the rest gap limit. A
+ * partial ragdoll, pinned to anchors the animation places, is not lifted whole: what the animation put in the
+ * ground stays there.
  */
 export function projectRagdollJoints(r: RagdollInstance, ground: number): void {
   const tolerance = RAGDOLL_JOINT_TOLERANCE * longestBody(r)
@@ -129,9 +135,29 @@ export function projectRagdollJoints(r: RagdollInstance, ground: number): void {
       b.position.z += dz * k
     }
     const child = r.childBody[i]!
-    if (deepestPoint(r, child, ground) > 0) turnAboveGround(b, c)
+    // A turn that brings one point up may take another down: up to GROUND_TURNS turns, each for the deepest.
+    for (let t = 0; t < GROUND_TURNS && deepestPoint(r, child, ground) > 0; t++) turnAboveGround(b, c)
   }
+  if (r.anchors.length > 0) return
+  let sink = 0
+  for (let i = 0; i < bodies.length; i++) {
+    const body = bodies[i]!
+    if (body.type !== Body.DYNAMIC) return
+    for (let s = 0; s < body.shapes.length; s++) {
+      body.quaternion.vmult(body.shapeOffsets[s]!, gapB)
+      const d = ground - (body.position.y + gapB.y)
+      if (d > sink) sink = d
+    }
+  }
+  if (sink > 0) for (let i = 0; i < bodies.length; i++) bodies[i]!.position.y += sink
 }
+
+/**
+ * Most turns projectRagdollJoints gives one body to bring its points up. One left a powered 1.2 cm
+ * RiggedFigure's shoulder pivot 5 % of its size deep after its chest was turned for a deeper shape, and the arm
+ * was lifted off it (6× the rest gap limit).
+ */
+const GROUND_TURNS = 3
 
 const pivot = new Vec3()
 const arm = new Vec3()
@@ -182,7 +208,7 @@ function bodyRadius(body: Body): number {
 
 /**
  * Turns a child body about its joint's pivot (its own pivotB, in world) so that the point deepestPoint found
- * comes up to its height; when the pivot itself is too deep for that, lifts the body instead. The turn is the
+ * comes up to its height; when the pivot itself is too deep for that, leaves it. The turn is the
  * shortest arc between the two arms from the pivot: + − × / and √ only.
  */
 function turnAboveGround(body: Body, c: ConeTwistConstraint): void {
@@ -196,10 +222,8 @@ function turnAboveGround(body: Body, c: ConeTwistConstraint): void {
   const length2 = ax * ax + ay * ay + az * az
   const ty = deepestTarget - pivot.y
   const flat2 = ax * ax + az * az
-  if (!(ty * ty < length2) || !(flat2 > 0)) {
-    body.position.y += deepestTarget - cy
-    return
-  }
+  // The pivot is too deep to turn about: the joint stays closed (the whole ragdoll is lifted after).
+  if (!(ty * ty < length2) || !(flat2 > 0)) return
   const h = Math.sqrt((length2 - ty * ty) / flat2)
   const bx = ax * h
   const bz = az * h

@@ -80,14 +80,18 @@ export function markOverlaps(bodies: readonly Body[], overlaps: readonly Uint32A
 
 /** Squared distance between segments [p0, p1] and [q0, q1] (closest points, clamped to both). */
 function segmentDistance2(p0: number[], p1: number[], q0: number[], q1: number[]): number {
-  const d1 = [p1[0]! - p0[0]!, p1[1]! - p0[1]!, p1[2]! - p0[2]!]
-  const d2 = [q1[0]! - q0[0]!, q1[1]! - q0[1]!, q1[2]! - q0[2]!]
-  const r = [p0[0]! - q0[0]!, p0[1]! - q0[1]!, p0[2]! - q0[2]!]
-  const dot = (u: number[], v: number[]) => u[0]! * v[0]! + u[1]! * v[1]! + u[2]! * v[2]!
-  const a = dot(d1, d1)
-  const e = dot(d2, d2)
-  const f = dot(d2, r)
-  const clamp = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x)
+  const d1x = p1[0]! - p0[0]!
+  const d1y = p1[1]! - p0[1]!
+  const d1z = p1[2]! - p0[2]!
+  const d2x = q1[0]! - q0[0]!
+  const d2y = q1[1]! - q0[1]!
+  const d2z = q1[2]! - q0[2]!
+  const rx = p0[0]! - q0[0]!
+  const ry = p0[1]! - q0[1]!
+  const rz = p0[2]! - q0[2]!
+  const a = d1x * d1x + d1y * d1y + d1z * d1z
+  const e = d2x * d2x + d2y * d2y + d2z * d2z
+  const f = d2x * rx + d2y * ry + d2z * rz
   let s = 0
   let t = 0
   if (a <= 0 && e <= 0) {
@@ -96,11 +100,11 @@ function segmentDistance2(p0: number[], p1: number[], q0: number[], q1: number[]
   } else if (a <= 0) {
     t = clamp(f / e)
   } else {
-    const c = dot(d1, r)
+    const c = d1x * rx + d1y * ry + d1z * rz
     if (e <= 0) {
       s = clamp(-c / a)
     } else {
-      const b = dot(d1, d2)
+      const b = d1x * d2x + d1y * d2y + d1z * d2z
       const denom = a * e - b * b
       s = denom > 0 ? clamp((b * f - c * e) / denom) : 0
       t = (b * s + f) / e
@@ -113,8 +117,12 @@ function segmentDistance2(p0: number[], p1: number[], q0: number[], q1: number[]
       }
     }
   }
-  const dx = r[0]! + d1[0]! * s - d2[0]! * t
-  const dy = r[1]! + d1[1]! * s - d2[1]! * t
-  const dz = r[2]! + d1[2]! * s - d2[2]! * t
+  const dx = rx + d1x * s - d2x * t
+  const dy = ry + d1y * s - d2y * t
+  const dz = rz + d1z * s - d2z * t
   return dx * dx + dy * dy + dz * dz
+}
+
+function clamp(x: number): number {
+  return x < 0 ? 0 : x > 1 ? 1 : x
 }

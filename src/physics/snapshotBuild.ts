@@ -12,6 +12,7 @@ import type { ResolvedBody } from './description.ts'
 import { linkRagdoll, type RagdollInstance } from './ragdoll.ts'
 import { DampedRagdollBody } from './damping.ts'
 import { RagdollJoint } from './joint.ts'
+import { pushShape, shapesAdded } from './shapes.ts'
 
 import {
   type BodyData,
@@ -84,12 +85,14 @@ function buildBody(d: BodyData): DampedRagdollBody {
     const [x, y, z] = s.size
     const shape = s.kind === SHAPE_SPHERE ? new Sphere(x!) : new Box(new Vec3(x, y, z))
     const o = s.orientation
-    body.addShape(
+    pushShape(
+      body,
       shape,
       new Vec3(s.offset[0], s.offset[1], s.offset[2]),
-      o ? new Quaternion(o[0], o[1], o[2], o[3]) : undefined,
+      o ? new Quaternion(o[0], o[1], o[2], o[3]) : null,
     )
   }
+  if (d.shapes.length > 0) shapesAdded(body)
   return body
 }
 
