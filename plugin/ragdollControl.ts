@@ -5,6 +5,7 @@ import type { AnimationContext, RagdollRuntime } from './context.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
 import { optionsObject } from './checks.ts'
 import { setRootsHeld } from '../src/physics/motors.ts'
+import { wakeRagdoll } from '../src/physics/sleep.ts'
 import { markSelfCollisions, poweredRagdoll } from '../systems/stepRagdolls.ts'
 
 /** Setters of a live ragdoll: per-joint physics weights, motors. */
@@ -147,12 +148,15 @@ export function setRagdollMotors(ctx: AnimationContext, eid: number, options: Ra
 
 /** Applies checked motor settings to a runtime (and the replacement it has under way). Cannot throw. */
 export function applyMotors(ctx: AnimationContext, eid: number, rt: RagdollRuntime, s: MotorSettings): void {
-  const motors = rt.motors ?? { strength: new Float64Array(s.mask.length), holdRoot: false }
+  const motors = rt.motors ?? { strength: new Float64Array(s.mask.length), holdRoot: false, active: false }
   rt.motors = motors
   if (rt.next) rt.next.motors = motors
   for (let j = 0; j < s.mask.length; j++) if (s.mask[j] === 1) motors.strength[j] = s.strength
+  motors.active = motors.strength.some((x) => x > 0)
   if (s.holdRoot !== undefined) motors.holdRoot = s.holdRoot
   if (rt.instance === null) return
+  // A ragdoll with motors or a held root does not sleep (src/physics/sleep.ts).
+  if (motors.active || motors.holdRoot) wakeRagdoll(rt.instance)
   const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
   if (rt.motorCapacity === null) {
     poweredRagdoll(rt, asset, ctx.physics, ctx.dt)

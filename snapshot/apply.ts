@@ -99,8 +99,10 @@ function applyPlan(ctx: AnimationContext, plan: Plan): void {
     const reported = (rd.flags & FLAG_REPORTED) !== 0
     const rt = createRagdollRuntime(ctx, rd.eid, description, rd.subtrees, rd.impulses, reported)
     if (rd.world >= 0) copyInto(rt.world, 0, bytes, rd.world, c.count * WORLD_STRIDE)
-    if (rd.motors)
-      rt.motors = { holdRoot: rd.motors.holdRoot, strength: Float64Array.from(rd.motors.strength) }
+    if (rd.motors) {
+      const strength = Float64Array.from(rd.motors.strength)
+      rt.motors = { holdRoot: rd.motors.holdRoot, strength, active: strength.some((x) => x > 0) }
+    }
     if (rd.instance) {
       const r = buildInstance(rd.instance, rt.bodies, asset.nodeJoint, c.count)
       rt.instance = r

@@ -15,9 +15,10 @@ import { groundHeight } from '../src/physics/world.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
 import { despawnRagdoll, spawnRagdoll } from '../src/physics/ragdoll.ts'
 import { bodiesFinite, ragdollExploded, readRagdollPose } from '../src/physics/readback.ts'
-import { applyRagdollHit, longestBody, projectRagdollJoints } from '../src/physics/ragdollHits.ts'
+import { applyRagdollHit, projectRagdollJoints } from '../src/physics/ragdollHits.ts'
 import { placeAnchors, steerAnchors } from '../src/physics/partial.ts'
 import { attachMotors, driveMotors, holdRootBodies, setRootsHeld } from '../src/physics/motors.ts'
+import { sleepTick, wakeOrRest } from '../src/physics/sleep.ts'
 import {
   markOverlaps,
   POWERED_REST_CONTACT_MARGIN,
@@ -117,9 +118,14 @@ export function poweredRagdoll(
   setRootsHeld(r, rt.motors!.holdRoot)
 }
 
+/** Whether a ragdoll may sleep at rest: whole-body, limp, its root free (src/physics/sleep.ts). */
+function mayRest(rt: RagdollRuntime): boolean {
+  return rt.subtrees.length === 0 && (rt.motors === null || (!rt.motors.active && !rt.motors.holdRoot))
+}
+
 /** Marks a live ragdoll's bodies with the pairs that never collide (src/physics/selfCollision.ts). */
 export function markSelfCollisions(rt: RagdollRuntime, asset: RegisteredAsset): void {
-  const powered = rt.motors !== null && rt.motors.strength.some((s) => s > 0)
+  const powered = rt.motors !== null && rt.motors.active
   const margin = powered ? POWERED_REST_CONTACT_MARGIN : REST_CONTACT_MARGIN
   const overlaps = restOverlaps(rt.bodies, asset.nodeJoint, asset.rest, asset.jointParents, margin)
   markOverlaps(rt.instance!.bodies, overlaps)
@@ -302,14 +308,16 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     const fall = RAGDOLL_MAX_FALL_SECONDS * Math.sqrt(g.x * g.x + g.y * g.y + g.z * g.z)
     const maxSpeed = fall > RAGDOLL_MAX_SPEED ? fall : RAGDOLL_MAX_SPEED
     // Anchors of partial ragdolls and held roots head for this step's animated pose (they are placed there
-    // after the step); motors get their targets from it.
+    // after the step); motors get their targets from it. Ragdolls at rest sleep (src/physics/sleep.ts).
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       const rt = Ragdoll.active[eid] === RAGDOLL_OFF ? undefined : ctx.ragdolls[eid]
       const r = rt?.instance ?? null
-      if (r === null || (r.anchors.length === 0 && rt!.motors === null)) continue
+      if (r === null) continue
+      if (mayRest(rt!)) wakeOrRest(r)
+      if (r.anchors.length === 0 && rt!.motors === null) continue
       animatedWorld(eid, rt!)
-      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * longestBody(r)
+      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * r.longest
       const jump = 0.5 * (own > maxSpeed ? own : maxSpeed)
       steerAnchors(r, rt!.target, rt!.root, ctx.dt, jump)
       if (rt!.motors) driveMotors(r, rt!.motors, rt!.motorCapacity!, rt!.target, rt!.root, ctx.dt, jump)
@@ -322,6 +330,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       if (r === null) continue
       if (r.anchors.length > 0) placeAnchors(r, rt!.target, rt!.root)
       if (rt!.motors?.holdRoot) holdRootBodies(r, rt!.target)
+      if (mayRest(rt!)) sleepTick(r, ctx.physics.time)
     }
 
     // Spawn after the step: new bodies hold exactly this step's animated pose, so this step reads back
@@ -346,7 +355,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       if (r === null) continue
       // Weight 0 while falling means spawned this step: the animation's state plus its hits, not yet solved.
       const spawned = state === RAGDOLL_FALLING && Ragdoll.weight[eid] === 0
-      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * longestBody(r)
+      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * r.longest
       if (!spawned && ragdollExploded(r, own > maxSpeed ? own : maxSpeed, RAGDOLL_MAX_SPIN)) {
         despawn(eid, rt)
         report(

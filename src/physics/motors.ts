@@ -1,11 +1,9 @@
 import { Body } from 'cannon-es'
 import type { RagdollInstance } from './ragdoll.ts'
-import { angularVelocity } from './ragdoll.ts'
 import { RagdollJoint } from './joint.ts'
-import { longestBody } from './ragdollHits.ts'
 import { anchorTarget, placeBody, steerBody } from './partial.ts'
 import { conjugateQuat, multiplyQuat, normalizeQuat } from '../math/quat.ts'
-import { WORLD_STRIDE } from './kinematics.ts'
+import { angularVelocity, WORLD_STRIDE } from './kinematics.ts'
 
 /**
  * Powered ragdolls: every joint drives its child body towards the rotation the animation gives it relative to
@@ -20,7 +18,8 @@ import { WORLD_STRIDE } from './kinematics.ts'
  *
  * Capacity: a torque of MOTOR_TORQUE × (the mass the child body carries: itself and every body below it) ×
  * |gravity| × (the ragdoll's longest body), i.e. holding that mass at MOTOR_TORQUE body lengths; per step, that
- * torque × dt. (Gravity below MIN_MOTOR_ACCELERATION longest bodies per s² counts as that much.) Everything here is + − × /, √ and detmath (the error's angle comes from angularVelocity).
+ * torque × dt. (Gravity below MIN_MOTOR_ACCELERATION longest bodies per s² counts as that much.) Everything
+ * here is + − × / and √ (the error's angle: kinematics.ts angularVelocity, not exact).
  */
 
 /** A joint motor's torque at strength 1, in carried-mass·|g|·longest-body units (see above). */
@@ -35,6 +34,8 @@ export interface RagdollMotors {
   readonly strength: Float64Array
   /** The root body follows the animation kinematically (a balance aid: see the README). */
   holdRoot: boolean
+  /** Some strength is above 0 (kept with `strength`). */
+  active: boolean
 }
 
 /**
@@ -51,7 +52,7 @@ export function attachMotors(r: RagdollInstance, g: number, dt: number): Float64
     if (a >= 0) carried[a]! += carried[r.childBody[k]!]!
   }
   if (targetScratch.length < 4 * n) targetScratch = new Float64Array(4 * n)
-  const longest = longestBody(r)
+  const longest = r.longest
   // Sized by gravity, but never by less than 20 longest bodies per s² (a world without gravity still has motors).
   const weight = g > MIN_MOTOR_ACCELERATION * longest ? g : MIN_MOTOR_ACCELERATION * longest
   const capacity = new Float64Array(r.constraints.length)
@@ -87,7 +88,7 @@ function bodySpin(
   dt: number,
 ): void {
   copyQuaternion(current, 0, q)
-  angularVelocity(out, current, 0, target, to, dt)
+  angularVelocity(out, current, 0, target, to, dt, false)
 }
 
 /** out[o..] = q. */

@@ -1,8 +1,7 @@
 import type { Body } from 'cannon-es'
 import type { ResolvedBody } from './description.ts'
 import type { RagdollInstance } from './ragdoll.ts'
-import { angularVelocity } from './ragdoll.ts'
-import { WORLD_STRIDE } from './kinematics.ts'
+import { angularVelocity, WORLD_STRIDE } from './kinematics.ts'
 import { conjugateQuat, multiplyQuat } from '../math/quat.ts'
 
 /**
@@ -152,7 +151,7 @@ export function steerBody(
   current[1] = q.y
   current[2] = q.z
   current[3] = q.w
-  angularVelocity(spin, current, 0, orientation, 0, dt)
+  angularVelocity(spin, current, 0, orientation, 0, dt, false)
   body.angularVelocity.set(spin[0]!, spin[1]!, spin[2]!)
 }
 

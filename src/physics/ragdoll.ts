@@ -3,8 +3,7 @@ import { dropsRagdollLinks } from './broadphase.ts'
 import { DampedRagdollBody } from './damping.ts'
 import type { ResolvedBody } from './description.ts'
 import { RagdollJoint } from './joint.ts'
-import { rotateVector, WORLD_STRIDE } from './kinematics.ts'
-import { detAtan2 } from '../math/detmath.ts'
+import { angularVelocity, rotateVector, WORLD_STRIDE } from './kinematics.ts'
 import { addRidingSpheres, addShape } from './shapes.ts'
 
 /**
@@ -34,6 +33,8 @@ export interface RagdollInstance {
   readonly childBody: Int32Array
   /** Per constraint: the index of its parent body (bodyA), or −1 − k for anchor k. */
   readonly parentIndex: Int32Array
+  /** The largest bounding diameter of its bodies (world units): the ragdoll's longest body. */
+  readonly longest: number
   /**
    * A partial ragdoll's anchors (src/physics/partial.ts): one kinematic, shapeless body per top body, which
    * that body hangs from; empty for a whole-body ragdoll. Not in `bodies`.
@@ -46,14 +47,14 @@ export interface RagdollInstance {
 }
 
 /**
- * The links of a ragdoll's bodies (firstChild, nextSibling, childBody, parentIndex), from its constraints.
- * Allocates.
+ * The links of a ragdoll's bodies (firstChild, nextSibling, childBody, parentIndex), from its constraints, and
+ * its longest body (after its shapes are added). Allocates.
  */
 export function linkRagdoll(
   bodies: readonly Body[],
   constraints: readonly ConeTwistConstraint[],
   anchors: readonly Body[],
-): Pick<RagdollInstance, 'firstChild' | 'nextSibling' | 'childBody' | 'parentIndex'> {
+): Pick<RagdollInstance, 'firstChild' | 'nextSibling' | 'childBody' | 'parentIndex' | 'longest'> {
   const firstChild = new Int32Array(bodies.length).fill(-1)
   const nextSibling = new Int32Array(constraints.length).fill(-1)
   const childBody = new Int32Array(constraints.length)
@@ -69,7 +70,9 @@ export function linkRagdoll(
     nextSibling[k] = firstChild[a]!
     firstChild[a] = k
   }
-  return { firstChild, nextSibling, childBody, parentIndex }
+  let longest = 0
+  for (const b of bodies) if (2 * b.boundingRadius > longest) longest = 2 * b.boundingRadius
+  return { firstChild, nextSibling, childBody, parentIndex, longest }
 }
 
 export interface RagdollSpawnInput {
@@ -261,43 +264,4 @@ export function despawnRagdoll(physics: World, r: RagdollInstance): void {
   for (const c of r.constraints) physics.removeConstraint(c)
   for (const b of r.bodies) physics.removeBody(b)
   for (const a of r.anchors) physics.removeBody(a)
-}
-
-/**
- * Angular velocity (world frame, radians per second) that turns unit quaternion a into b over dt seconds along
- * the short arc: ω = 2·log(b·a⁻¹)/dt.
- */
-export function angularVelocity(
-  out: Float64Array,
-  a: Float64Array,
-  ao: number,
-  b: Float64Array,
-  bo: number,
-  dt: number,
-): Float64Array {
-  const ax = -a[ao]!
-  const ay = -a[ao + 1]!
-  const az = -a[ao + 2]!
-  const aw = a[ao + 3]!
-  const bx = b[bo]!
-  const by = b[bo + 1]!
-  const bz = b[bo + 2]!
-  const bw = b[bo + 3]!
-  // d = b · conj(a)
-  let x = bw * ax + bx * aw + by * az - bz * ay
-  let y = bw * ay - bx * az + by * aw + bz * ax
-  let z = bw * az + bx * ay - by * ax + bz * aw
-  let w = bw * aw - bx * ax - by * ay - bz * az
-  if (w < 0) {
-    x = -x
-    y = -y
-    z = -z
-    w = -w
-  }
-  const len = Math.sqrt(x * x + y * y + z * z)
-  const scale = len > 1e-12 ? (2 * detAtan2(len, w)) / (len * dt) : 2 / dt
-  out[0] = x * scale
-  out[1] = y * scale
-  out[2] = z * scale
-  return out
 }

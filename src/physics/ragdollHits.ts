@@ -67,14 +67,9 @@ export function applyRagdollHit(
   }
 }
 
-/** The ragdoll's longest body: the largest bounding diameter of its bodies (world units). Allocation-free. */
+/** The ragdoll's longest body: the largest bounding diameter of its bodies (world units). */
 export function longestBody(r: RagdollInstance): number {
-  let longest = 0
-  for (let i = 0; i < r.bodies.length; i++) {
-    const d = 2 * r.bodies[i]!.boundingRadius
-    if (d > longest) longest = d
-  }
-  return longest
+  return r.longest
 }
 
 /**
@@ -108,14 +103,14 @@ const gapB = new Vec3()
  * ground stays there.
  */
 export function projectRagdollJoints(r: RagdollInstance, ground: number): void {
-  const tolerance = RAGDOLL_JOINT_TOLERANCE * longestBody(r)
+  const tolerance = RAGDOLL_JOINT_TOLERANCE * r.longest
   const bodies = r.bodies
   for (let i = 0; i < bodies.length; i++) {
     const body = bodies[i]!
     // A held root (kinematic, src/physics/motors.ts) is where the animation puts it.
     if ((body as RagdollBody).ragdollParent !== null || body.type !== Body.DYNAMIC) continue
-    const sink = deepestPoint(r, i, ground)
-    if (sink > 0) body.position.y += sink
+    deepestPoint(r, i, ground)
+    if (found[0]! > 0) body.position.y += found[0]!
   }
   const constraints = r.constraints
   for (let i = 0; i < constraints.length; i++) {
@@ -136,7 +131,11 @@ export function projectRagdollJoints(r: RagdollInstance, ground: number): void {
     }
     const child = r.childBody[i]!
     // A turn that brings one point up may take another down: up to GROUND_TURNS turns, each for the deepest.
-    for (let t = 0; t < GROUND_TURNS && deepestPoint(r, child, ground) > 0; t++) turnAboveGround(b, c)
+    for (let t = 0; t < GROUND_TURNS; t++) {
+      deepestPoint(r, child, ground)
+      if (!(found[0]! > 0)) break
+      turnAboveGround(b, c)
+    }
   }
   if (r.anchors.length > 0) return
   let sink = 0
@@ -162,16 +161,20 @@ const GROUND_TURNS = 3
 const pivot = new Vec3()
 const arm = new Vec3()
 const turn = new Quaternion()
-/** The point deepestPoint found: its offset from the body's position (world axes) and the height it needs. */
+/**
+ * The point deepestPoint found: its offset from the body's position (world axes); how far it is below where it
+ * must be and the height it needs (`found`: numbers go through an array, not a module variable or a return
+ * value, which V8 would box on every write: 3 KB a step for 10 ragdolls).
+ */
 const deepest = new Vec3()
-let deepestTarget = 0
+const found = new Float64Array(2)
 
 /**
  * How far body i's deepest point is below where it must be (> 0: too deep): its shape centres must be at
  * `ground` or above, the pivots its child bodies hang from at most half the child's radius below. Leaves that
- * point in `deepest` and `deepestTarget`.
+ * point in `deepest` and `found` ([sink, target height]).
  */
-function deepestPoint(r: RagdollInstance, i: number, ground: number): number {
+function deepestPoint(r: RagdollInstance, i: number, ground: number): void {
   const body = r.bodies[i]!
   const y = body.position.y
   let worst = -Infinity
@@ -181,7 +184,7 @@ function deepestPoint(r: RagdollInstance, i: number, ground: number): number {
     if (sink > worst) {
       worst = sink
       deepest.copy(gapB)
-      deepestTarget = ground
+      found[1] = ground
     }
   }
   for (let k = r.firstChild[i]!; k >= 0; k = r.nextSibling[k]!) {
@@ -192,10 +195,10 @@ function deepestPoint(r: RagdollInstance, i: number, ground: number): number {
     if (sink > worst) {
       worst = sink
       deepest.copy(gapB)
-      deepestTarget = target
+      found[1] = target
     }
   }
-  return worst
+  found[0] = worst
 }
 
 /** A ragdoll body's radius: its first shape's (a capsule's spheres all have it; a box's half thickness). */
@@ -220,7 +223,7 @@ function turnAboveGround(body: Body, c: ConeTwistConstraint): void {
   const ay = cy - pivot.y
   const az = body.position.z + deepest.z - pivot.z
   const length2 = ax * ax + ay * ay + az * az
-  const ty = deepestTarget - pivot.y
+  const ty = found[1]! - pivot.y
   const flat2 = ax * ax + az * az
   // The pivot is too deep to turn about: the joint stays closed (the whole ragdoll is lifted after).
   if (!(ty * ty < length2) || !(flat2 > 0)) return
