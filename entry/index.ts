@@ -57,13 +57,8 @@ export type { RagdollStore } from '../components/Ragdoll.ts'
 export { SNAPSHOT_VERSION } from '../snapshot/format.ts'
 
 // Ragdoll descriptions
-export {
-  generateRagdollDescription,
-  type GenerateRagdollOptions,
-  type RagdollBodySpec,
-  type RagdollDescription,
-  type RagdollSkeletonView,
-} from '../src/physics/description.ts'
+export { generateRagdollDescription, type GenerateRagdollOptions } from '../src/physics/generate.ts'
+export type { RagdollBodySpec, RagdollDescription, RagdollSkeletonView } from '../src/physics/description.ts'
 
 // glTF (platform-neutral)
 export type { AnimationAsset, AssetNode, Skeleton } from '../src/gltf/asset.ts'

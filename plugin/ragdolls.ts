@@ -4,12 +4,12 @@ import { applyRagdollHit } from '../src/physics/ragdollHits.ts'
 import { despawnRagdoll } from '../src/physics/ragdoll.ts'
 import { mergeRoots, partialBodies } from '../src/physics/partial.ts'
 import {
-  generateRagdollDescription,
   resolveRagdollDescription,
   skeletonViewOf,
   type RagdollDescription,
   type ResolvedBody,
 } from '../src/physics/description.ts'
+import { generateRagdollDescription } from '../src/physics/generate.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, RagdollRuntime } from './context.ts'

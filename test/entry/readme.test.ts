@@ -1,11 +1,12 @@
 /**
- * README's "Layers" section, run as written: its ```ts block (plain JavaScript apart from the top-level
- * await) runs with the `anim` and `loadAsset` of the section above it, and does what its comments say.
+ * README's "Layers" and "Ragdolls" sections, run as written: each ```ts block (plain JavaScript apart from the
+ * top-level await) runs with the `anim` and `loadAsset` of the snippet at the top, and does what its comments say.
  */
 import { readFileSync } from 'node:fs'
 import { createWorld } from 'bitecs'
 import { describe, expect, it } from 'vitest'
-import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
+import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
+import { RAGDOLL_GETTING_UP } from '../../components/Ragdoll.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 
 function block(heading: string): string {
@@ -37,5 +38,27 @@ describe('README, Layers', () => {
     expect(anim.getLayer(robot, 0).blendSpace!.weights).toEqual([0.19999999999999996, 0.8])
     expect(anim.getLayer(robot, 2).mode).toBe('additive')
     expect(face).toEqual([Math.fround(0.7), 0, 0])
+  })
+})
+
+describe('README, Ragdolls', () => {
+  it('runs as written and shows what it says', async () => {
+    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
+    const code = block('Ragdolls')
+    const run = new AsyncFunction('anim', 'loadAsset', `${code}\nreturn { robot, getUp }`)
+    const { robot, getUp } = (await run(anim, loadAsset)) as {
+      robot: number
+      getUp: { kind: string; facing: string; clip: string } | undefined
+    }
+    const ctx = contextOf(anim)
+    // Knocked over, powered, the neck softer: a whole-body ragdoll with motors and joint weights, getting up.
+    const rt = ctx.ragdolls[robot]!
+    expect(rt.subtrees).toEqual([])
+    expect(rt.motors!.active).toBe(true)
+    expect(rt.jointWeights).not.toBeNull()
+    expect(anim.stores.Ragdoll.active[robot]).toBe(RAGDOLL_GETTING_UP)
+    expect(getUp!.kind).toBe('ragdoll-get-up')
+    expect(getUp!.clip).toBe(getUp!.facing === 'prone' ? 'Standing' : 'Sitting')
+    expect(anim.events.filter((e) => e.kind === 'ragdoll-exploded')).toEqual([])
   })
 })

@@ -16,11 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Sphere } from 'cannon-es'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
-import {
-  generateRagdollDescription,
-  resolveRagdollDescription,
-  skeletonViewOf,
-} from '../../src/physics/description.ts'
+import { resolveRagdollDescription, skeletonViewOf } from '../../src/physics/description.ts'
+import { generateRagdollDescription } from '../../src/physics/generate.ts'
 import { createAnimationPlugin, contextOf, type AnimationPlugin } from '../../entry/plugin.ts'
 import { isClipEvent } from '../../systems/state.ts'
 import { limbOf } from '../../plugin/hitReactions.ts'

@@ -19,7 +19,7 @@ import {
 import { addSceneNode } from '../../components/SceneNode.ts'
 import { POSE_LAYERS, JOINT_STRIDE } from '../../components/Pose.ts'
 import { SNAPSHOT_VERSION } from '../../snapshot/format.ts'
-import { generateRagdollDescription } from '../../src/physics/description.ts'
+import { generateRagdollDescription } from '../../src/physics/generate.ts'
 import { buildClip } from '../../src/clip/clip.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { problems } from '../helpers/ecs.ts'
