@@ -11,6 +11,7 @@ import { nearestJoint, pick } from './picking.ts'
 import { createUi } from './ui.ts'
 import { createLayersPanel } from './layers.ts'
 import { fileName, SHIPPED, type ShippedModel } from './shipped.ts'
+import { createRagdollPanel } from './ragdolls.ts'
 
 /**
  * The demo: one hero character (a shipped model from the picker, the Fox first, or any .glb you drop) you can
@@ -89,7 +90,7 @@ const ui = createUi(document.getElementById('panel')!, document.getElementById('
       if (Ragdoll.active[id] === 0) throw new AnimationError('argument', 'Get up: the character is standing')
       const clip =
         model!.clipNames.length > 0 ? { clip: selectedClip, play: { loop: 'repeat' as const } } : {}
-      plugin.getUp(id, { ...clip, rate: ui.rampRate })
+      plugin.getUp(id, { ...clip, ...ragdolls.getUpClips(), rate: ui.rampRate })
     })
   },
   onModel(name) {
@@ -107,6 +108,9 @@ const ui = createUi(document.getElementById('panel')!, document.getElementById('
   },
 })
 const plot = createPlot(ui.plotCanvas, PLOT_SAMPLES)
+const ragdollRoot = document.createElement('section')
+document.getElementById('ragdoll')!.parentElement!.after(ragdollRoot)
+const ragdolls = createRagdollPanel(ragdollRoot, plugin, { act, hero: () => hero?.eid ?? -1 })
 const layers = createLayersPanel(ui.layersPanel, plugin, {
   act,
   playState: (name) => playClip(model ? model.clipNames.indexOf(name) : -1),
@@ -170,11 +174,15 @@ function centroid(eid: number): Vector3 {
   return c.multiplyScalar(1 / Math.max(1, hitJoints.length))
 }
 
-/** A hit at a joint along `dir`: starts the ragdoll (with the hit at the hand-off) or hits the fallen body. */
-function knock(joint: number, dir: Vector3): void {
+/**
+ * A hit at a joint along `dir`: starts the ragdoll (with the hit at the hand-off, motors at the panel's strength)
+ * or hits the fallen body; a `reaction` is a hit reaction instead (the Ragdoll panel's click mode).
+ */
+function knock(joint: number, dir: Vector3, reaction = false): void {
   const s = ui.hitStrength
   const impulse = [dir.x * s, dir.y * s, dir.z * s] as const
-  plugin.ragdoll(heroId(), { rate: ui.rampRate, impulse: { joint, impulse } })
+  if (reaction) plugin.hit(heroId(), joint, impulse)
+  else plugin.ragdoll(heroId(), { rate: ui.rampRate, impulse: { joint, impulse }, motors: ragdolls.motors() })
 }
 
 /** A shipped model, fetched from the site and loaded as a dropped file is (with its known unit and clips). */
@@ -237,6 +245,7 @@ async function useModel(
     const asset = model.handle.asset
     const duration = (name: string) => asset.clips.find((c) => c.name === name)?.duration ?? Infinity
     layers.show(setup ? { eid: hero.eid, setup, duration } : null)
+    ragdolls.setModel(entry?.getUp ?? null)
     ui.setCrowdMax(crowdMax())
     crowd.setCount(count)
     stage.fitShadows(model.radius)
@@ -298,7 +307,7 @@ canvas.addEventListener('pointerup', (e) => {
   const r = canvas.getBoundingClientRect()
   const p = { x: e.clientX - r.left, y: e.clientY - r.top, width: r.width, height: r.height }
   const hit = pick(plugin, hero.eid, hero.view.scene, stage.camera, p, hitJoints)
-  if (hit) act(() => knock(hit.node, hit.direction))
+  if (hit) act(() => knock(hit.node, hit.direction, ragdolls.clickMode === 'hit'))
 })
 
 // The loop: fixed steps for the simulation, one interpolated display per animation frame.
@@ -381,6 +390,7 @@ function showEvents(): void {
     const line = `step ${e.step}: ${e.kind}: ${e.message}`
     hook.events.push(line)
     console.warn(line)
+    ragdolls.onEvent(e)
   }
   const newest = events[events.length - 1]!
   ui.setStatus(`${newest.kind}: ${newest.message}`)

@@ -19,6 +19,8 @@ export interface ShippedModel {
   readonly license: string
   /** The Layers panel's set-up for this model (demo/layers.ts); none: the panel is hidden. */
   readonly layers?: LayerDemo
+  /** Clips to get up into, lying face-down and face-up (demo/ragdolls.ts); none: the looping clip chosen. */
+  readonly getUp?: { readonly prone: string; readonly supine: string }
 }
 
 /**
@@ -62,6 +64,7 @@ export const SHIPPED: readonly ShippedModel[] = [
     once: ['Jump', 'Yes', 'No', 'Wave', 'Punch', 'ThumbsUp', 'WalkJump'],
     credit: 'RobotExpressive (CC0 1.0): model by Tomás Laulhé, morph-target expressions by Don McCurdy',
     license: 'RobotExpressive/LICENSE.md',
+    getUp: { prone: 'Standing', supine: 'Idle' },
     layers: {
       states: ['Idle', 'Walking', 'Running', 'Dance', 'Sitting', 'Standing'],
       emotes: ['Wave', 'Yes', 'No', 'ThumbsUp', 'Punch'],
