@@ -203,7 +203,8 @@ export interface AnimationPlugin {
   ragdoll(character: number, options?: RagdollOptions): void
   /**
    * A hit on a ragdolling character: world impulse (N·s) at a joint (node name or glTF node index). Throws
-   * AnimationError 'argument' when the character is not ragdolling.
+   * AnimationError 'argument' when the character is not ragdolling, or for a joint no body of its partial ragdoll
+   * carries (hit() makes such a joint's limb physical instead).
    */
   applyImpulse(character: number, joint: string | number, impulse: readonly [number, number, number]): void
   /**
