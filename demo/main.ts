@@ -23,6 +23,7 @@ import { createHook } from './hook.ts'
 import { createStatus } from './status.ts'
 import { withTravel } from './travel.ts'
 import { fileName, SHIPPED, type ShippedModel } from './shipped.ts'
+import { createRagdollPanel } from './ragdolls.ts'
 
 /**
  * The demo: one hero character (a shipped model from the picker, the Fox first, or any .glb you drop) you can
@@ -102,7 +103,7 @@ const ui = createUi(document.getElementById('panel')!, document.getElementById('
       if (Ragdoll.active[id] === 0) throw new AnimationError('argument', 'Get up: the character is standing')
       const clip =
         model!.clipNames.length > 0 ? { clip: selectedClip, play: { loop: 'repeat' as const } } : {}
-      plugin.getUp(id, { ...clip, rate: ui.rampRate })
+      plugin.getUp(id, { ...clip, ...ragdolls.getUpClips(), rate: ui.rampRate })
     })
   },
   onModel(name) {
@@ -132,6 +133,9 @@ const playNamed = (name: string): void => playClip(model ? model.clipNames.index
 const layers = createLayersPanel(ui.layersPanel, plugin, { act, playState: playNamed })
 const motion = createMotionPanel(ui.motionPanel, plugin, stage, { act, playClip: playNamed })
 const footsteps = createFootsteps(stage.scene, plugin)
+const ragdollRoot = document.createElement('section')
+document.getElementById('ragdoll')!.parentElement!.after(ragdollRoot)
+const ragdolls = createRagdollPanel(ragdollRoot, plugin, { act, hero: () => hero?.eid ?? -1 })
 
 /** Cross-fades the hero's base layer into clip `i`: once for a one-shot, else looping (and remembered). */
 function playClip(i: number): void {
@@ -158,11 +162,15 @@ function clipIndexOf(eid: number): number {
   return model ? model.handle.clips.indexOf(Sampler.clip[eid]!) : -1
 }
 
-/** A hit at a joint along `dir`: starts the ragdoll (with the hit at the hand-off) or hits the fallen body. */
-function knock(joint: number, dir: Vector3): void {
+/**
+ * A hit at a joint along `dir`: starts the ragdoll (with the hit at the hand-off, motors at the panel's strength)
+ * or hits the fallen body; a `reaction` is a hit reaction instead (the Ragdoll panel's click mode).
+ */
+function knock(joint: number, dir: Vector3, reaction = false): void {
   const s = ui.hitStrength
   const impulse = [dir.x * s, dir.y * s, dir.z * s] as const
-  plugin.ragdoll(heroId(), { rate: ui.rampRate, impulse: { joint, impulse } })
+  if (reaction) plugin.hit(heroId(), joint, impulse)
+  else plugin.ragdoll(heroId(), { rate: ui.rampRate, impulse: { joint, impulse }, motors: ragdolls.motors() })
 }
 
 /** A shipped model, fetched from the site and loaded as a dropped file is (with its known unit and clips). */
@@ -233,6 +241,7 @@ async function useModel(
     const asset = model.handle.asset
     const duration = (name: string) => asset.clips.find((c) => c.name === name)?.duration ?? Infinity
     layers.show(setup ? { eid: hero.eid, setup, duration } : null)
+    ragdolls.setModel(entry?.getUp ?? null)
     ui.setCrowdMax(crowdMax())
     crowd.setCount(count)
     stage.fitShadows(model.radius)
@@ -280,7 +289,7 @@ canvas.addEventListener('pointerup', (e) => {
   const r = canvas.getBoundingClientRect()
   const p = { x: e.clientX - r.left, y: e.clientY - r.top, width: r.width, height: r.height }
   const hit = pick(plugin, hero.eid, hero.view.scene, stage.camera, p, hitJoints)
-  if (hit) act(() => knock(hit.node, hit.direction))
+  if (hit) act(() => knock(hit.node, hit.direction, ragdolls.clickMode === 'hit'))
 })
 
 // The loop: fixed steps for the simulation, one interpolated display per animation frame.
@@ -352,6 +361,7 @@ function showEvents(): void {
     hook.events.push(line)
     if (isClipEvent(e)) continue
     console.warn(line)
+    ragdolls.onEvent(e)
     notice = e
   }
   if (notice) ui.setStatus(`${notice.kind}: ${notice.message}`)

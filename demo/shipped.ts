@@ -26,6 +26,8 @@ export interface ShippedModel {
   readonly travel?: Travel & { readonly hint: string }
   /** Footstep markers put on its clips at load (demo/footsteps.ts). */
   readonly footsteps?: FootstepMarkers
+  /** Clips to get up into, lying face-down and face-up (demo/ragdolls.ts); none: the looping clip chosen. */
+  readonly getUp?: { readonly prone: string; readonly supine: string }
 }
 
 /**
@@ -98,6 +100,7 @@ export const SHIPPED: readonly ShippedModel[] = [
     once: ['Jump', 'Yes', 'No', 'Wave', 'Punch', 'ThumbsUp', 'WalkJump'],
     credit: 'RobotExpressive (CC0 1.0): model by Tomás Laulhé, morph-target expressions by Don McCurdy',
     license: 'RobotExpressive/LICENSE.md',
+    getUp: { prone: 'Standing', supine: 'Idle' },
     layers: {
       states: ['Idle', 'Walking', 'Running', 'Dance', 'Sitting', 'Standing'],
       emotes: ['Wave', 'Yes', 'No', 'ThumbsUp', 'Punch'],

@@ -13,7 +13,8 @@ import { launchChromium, SWIFTSHADER_ARGS } from './chromium.ts'
  *
  * One page, one story, in order: loaded and visible → frames advance → Run cross-fades → Ragdoll falls →
  * Get up stands → a click on the body knocks it over → the picker's RobotExpressive (credit, clips, a clip,
- * a one-shot, knocked over) → its Layers panel (base states, upper-body emotes, the additive nod, the face
+ * a one-shot, knocked over and up face-down or face-up, a click in hit mode as a hit reaction, a powered fall
+ * and the motor slider) → its Layers panel (base states, upper-body emotes, the additive nod, the face
  * sliders, the walk↔run blend space) → the picker's Fox again: its footstep flashes, root motion on its
  * travelling walk, placement by the fields and by Shift-drag → files dropped in through the file field play → crowd
  * → the Fox's crowd of 1000, instanced (one draw call) and not.
@@ -546,9 +547,73 @@ describe('demo in headless Chromium', () => {
       const d = window.__demo
       return d.ragdollState() === 'off' && d.weight() === 0
     })
-    expect(await page.evaluate(() => window.__demo.currentClip())).toBe('Dance')
+    // It got up into the clip for the way it lay (demo/shipped.ts: face-down Standing, face-up Idle).
+    const got = await gotUp()
+    expect(await page.evaluate(() => window.__demo.currentClip())).toBe(got.clip)
     expect(problems).toEqual([])
-    await setSliders({ fade: 0.3, rate: 5 })
+  })
+
+  /** How the hero lay at its last get-up and the clip chosen, as the Ragdoll panel shows them (#facing). */
+  async function gotUp(): Promise<{ facing: string; clip: string; text: string }> {
+    const shown = await page.evaluate(() => {
+      const el = document.getElementById('facing')!
+      return { facing: el.dataset.facing ?? '', text: el.textContent ?? '' }
+    })
+    expect(['prone', 'supine']).toContain(shown.facing)
+    const clip = shown.facing === 'prone' ? 'Standing' : 'Idle'
+    expect(shown.text).toBe(`got up ${shown.facing === 'prone' ? 'face-down' : 'face-up'} into ${clip}`)
+    return { ...shown, clip }
+  }
+
+  it('the Ragdoll panel: a click in hit mode is a hit reaction; the motor slider powers a fall', async () => {
+    const HEAD = 12
+    await clipButton('Dance').click()
+    await until('Dance to play', () => window.__demo.currentClip() === 'Dance')
+    const standing = await page.evaluate((n) => window.__demo.nodePosition(n)[1]!, HEAD)
+    // Hit mode: a click on the forearm is a hit reaction. The arm goes physical and blends back on its own,
+    // while the robot stays on its feet (its head never drops below 90 % of its height).
+    await page.click('button[data-click=hit]')
+    const at = await page.evaluate(() => window.__demo.screenOf('LowerArm.L' as never))
+    await page.mouse.click(at.x, at.y)
+    await until('the hit reaction to start', () => window.__demo.ragdollState() !== 'off')
+    // The head's lowest point until the reaction is over (15 s at most: SwiftShader steps slowly).
+    const lowest = await page.evaluate(async (n) => {
+      let y = Infinity
+      for (let t = 0; t < 15_000 && window.__demo.ragdollState() !== 'off'; t += 50) {
+        y = Math.min(y, window.__demo.nodePosition(n)[1]!)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      return y
+    }, HEAD)
+    expect(await page.evaluate(() => window.__demo.ragdollState())).toBe('off')
+    expect(lowest).toBeGreaterThan(standing * 0.9)
+    await shot('6c-robot-hit-reaction')
+
+    // Knock mode again, motors at full strength: the robot falls with its pose held; the slider, moved while
+    // it lies, turns the motors down (no error), and Get up reports how it lay.
+    await page.click('button[data-click=knock]')
+    await setSliders({ motors: 1 })
+    await page.click('#ragdoll')
+    await until('the powered robot to fall', () => window.__demo.ragdollState() === 'falling')
+    // As a drag ends: input events, then change.
+    await page.$eval('#motors', (el) => {
+      ;(el as HTMLInputElement).value = '0.2'
+      el.dispatchEvent(new Event('input'))
+      el.dispatchEvent(new Event('change'))
+    })
+    await afterFrames(5)
+    const status = await page.evaluate(() => ({
+      text: document.getElementById('status')!.textContent,
+      error: document.getElementById('status')!.classList.contains('error'),
+    }))
+    expect(status.error, status.text ?? '').toBe(false)
+    await shot('6d-robot-powered')
+    await page.click('#getup')
+    await until('the robot to stand again', () => window.__demo.ragdollState() === 'off')
+    const got = await gotUp()
+    expect(await page.evaluate(() => window.__demo.currentClip())).toBe(got.clip)
+    expect(problems).toEqual([])
+    await setSliders({ fade: 0.3, rate: 5, motors: 0 })
   })
 
   // RobotExpressive's Layers panel (demo/layers.ts, demo/shipped.ts). Leg and hand nodes by names no other node

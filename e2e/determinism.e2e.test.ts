@@ -18,8 +18,9 @@ import {
 } from '../test/sim/crossEngine.ts'
 
 /**
- * Determinism across engines (issue 7): the same simulation — four Foxes with clips, slerp and squad, cross-fades,
- * two ragdolls with hits, a get-up (test/sim/crossEngine.ts) — gives the same state hash every 10 steps in Node
+ * Determinism across engines (issue 7): the same simulation — six Foxes with clips, slerp and squad, cross-fades,
+ * two ragdolls with hits, a get-up, a hit reaction, a partial ragdoll that grows, a powered one
+ * (test/sim/crossEngine.ts) — gives the same state hash every 10 steps in Node
  * (this vitest worker's V8) and in Debian's headless Chromium (a newer V8, whose Math.sin, acos, exp, pow… differ
  * from Node's in the last bit on a few % of inputs; this test's math probe shows it).
  *
@@ -99,13 +100,20 @@ describe('the same simulation in Node and in headless Chromium', () => {
       expect(r.events).toEqual(node.events)
     }
     // The scenario does what it says (else equal hashes would prove less): characters 1 and 2 ragdoll with live
-    // bodies, both get up, character 1 falls again, and cross-fades are under way at some checkpoints.
+    // bodies, both get up, character 1 falls again; character 0 takes a hit reaction (its arm's 2 bodies) that
+    // recovers on its own; character 4 is a partial ragdoll (the neck's body), grown by a foreleg (3 bodies),
+    // that gets up; character 5 is powered throughout; cross-fades are under way at some checkpoints.
     const at = (step: number) => node.checkpoints[step / CROSS_ENGINE_EVERY - 1]!
-    expect(at(250).ragdoll).toEqual([0, 1, 1, 0])
-    expect(at(250).bodies.map((b) => b.length)).toEqual([0, 16, 16, 0])
+    expect(at(80).ragdoll[0]).toBe(1)
+    expect(at(80).bodies[0]!.length).toBe(2)
+    expect(at(150).ragdoll[0]).toBe(0)
+    expect(at(250).ragdoll).toEqual([0, 1, 1, 0, 1, 1])
+    expect(at(250).bodies.map((b) => b.length)).toEqual([0, 16, 16, 0, 1, 16])
+    expect(at(310).bodies[4]!.length).toBe(3)
     expect(at(340).ragdoll[1]).toBe(2) // getting up
     expect(at(430).ragdoll[2]).toBe(2)
-    expect(at(600).ragdoll).toEqual([0, 1, 0, 0])
+    expect(at(430).ragdoll[4]).toBe(2)
+    expect(at(600).ragdoll).toEqual([0, 1, 0, 0, 0, 1])
     expect(node.checkpoints.filter((c) => c.fading.some((f) => f === 1)).length).toBeGreaterThan(3)
     // Root motion carries character 1 along its travelling walk (0.7 m a loop, turned 45°) until it falls at 90
     // and holds it while it lies; character 3's only reports (apply: false).

@@ -32,6 +32,9 @@ export {
   type RootMotionDelta,
   type RootMotionMode,
   type RootMotionOptions,
+  type RagdollWeightOptions,
+  type RagdollMotorOptions,
+  type HitOptions,
 } from './plugin.ts'
 export {
   ANIMATION_EVENT_KINDS,
@@ -60,13 +63,8 @@ export type { RagdollStore } from '../components/Ragdoll.ts'
 export { SNAPSHOT_VERSION } from '../snapshot/format.ts'
 
 // Ragdoll descriptions
-export {
-  generateRagdollDescription,
-  type GenerateRagdollOptions,
-  type RagdollBodySpec,
-  type RagdollDescription,
-  type RagdollSkeletonView,
-} from '../src/physics/description.ts'
+export { generateRagdollDescription, type GenerateRagdollOptions } from '../src/physics/generate.ts'
+export type { RagdollBodySpec, RagdollDescription, RagdollSkeletonView } from '../src/physics/description.ts'
 
 // glTF (platform-neutral)
 export type { AnimationAsset, AssetNode, Skeleton } from '../src/gltf/asset.ts'

@@ -28,8 +28,16 @@ import {
   removeCharacter,
 } from '../plugin/characters.ts'
 import { clipId, crossFade, play, type PlayOptions } from '../plugin/playback.ts'
-import { applyImpulse, getUp, ragdoll, type GetUpOptions, type RagdollOptions } from '../plugin/ragdolls.ts'
+import { applyImpulse, ragdoll, type RagdollOptions } from '../plugin/ragdolls.ts'
+import { getUp, type GetUpOptions } from '../plugin/getUp.ts'
 import { hashAnimationState } from '../plugin/hash.ts'
+import {
+  setRagdollMotors,
+  setRagdollWeight,
+  type RagdollMotorOptions,
+  type RagdollWeightOptions,
+} from '../plugin/ragdollControl.ts'
+import { hit, type HitOptions } from '../plugin/hitReactions.ts'
 import {
   setLayer,
   stopLayer,
@@ -86,6 +94,9 @@ export type {
   CharacterTransform,
   PlayOptions,
   RagdollOptions,
+  RagdollWeightOptions,
+  RagdollMotorOptions,
+  HitOptions,
   GetUpOptions,
   RootMotionDelta,
   RootMotionMode,
@@ -247,12 +258,14 @@ export interface AnimationPlugin {
   rootMotionDelta(character: number): RootMotionDelta
   /**
    * Hands the character to physics: bodies appear at its animated pose on the next step, moving as the animation
-   * moved, and ragdoll_weight ramps 0 → 1 at the rate. Throws for a bad description or option, changing nothing.
+   * moved, and ragdoll_weight ramps 0 → 1 at the rate. With `root`, only that subtree goes physical, pinned to
+   * its animated parent (a partial ragdoll). Throws for a bad description or option, changing nothing.
    */
   ragdoll(character: number, options?: RagdollOptions): void
   /**
    * A hit on a ragdolling character: world impulse (N·s) at a joint (node name or glTF node index). Throws
-   * AnimationError 'argument' when the character is not ragdolling.
+   * AnimationError 'argument' when the character is not ragdolling, or for a joint no body of its partial ragdoll
+   * carries (hit() makes such a joint's limb physical instead).
    */
   applyImpulse(character: number, joint: string | number, impulse: readonly [number, number, number]): void
   /**
@@ -263,6 +276,31 @@ export interface AnimationPlugin {
    * option, changing nothing.
    */
   getUp(character: number, options?: GetUpOptions): void
+  /**
+   * Sets the physics weight of some joints (their subtrees; default all) of a ragdolling character: each joint
+   * ramps to its own weight at the character's rate, and ragdoll_weight reports the largest. Throws
+   * AnimationError 'argument' for a bad weight or joint or a character not ragdolling, changing nothing.
+   */
+  setRagdollWeight(character: number, options: RagdollWeightOptions): void
+  /**
+   * Powers a ragdolling character's joints: each joint's motor drives its body towards the animated pose at the
+   * strength given (0 limp, 1 tracks the clip), for the bodies under `joints` (default all); `holdRoot` holds
+   * the root body where the animation puts it. Throws AnimationError 'argument' for a bad option or a character
+   * not ragdolling, changing nothing.
+   */
+  setRagdollMotors(character: number, options: RagdollMotorOptions): void
+  /**
+   * A hit reaction: world impulse (N·s) at a joint. Not ragdolling, the limb it belongs to (or `root`'s
+   * subtree) goes physical with the hit, pinned to its animated parent, and blends back to the animation over
+   * `recoverSeconds` on its own. Ragdolling, the hit applies to the ragdoll. Throws AnimationError for a bad
+   * joint, impulse or option, changing nothing.
+   */
+  hit(
+    character: number,
+    joint: string | number,
+    impulse: readonly [number, number, number],
+    options?: HitOptions,
+  ): void
   /** The cannon-es world ragdolls live in. */
   readonly physics: PhysicsWorld
   /**
@@ -392,6 +430,9 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     applyImpulse: (eid, joint, impulse) =>
       guard('applyImpulse', () => applyImpulse(ctx, eid, joint, impulse)),
     getUp: (eid, o) => guard('getUp', () => getUp(ctx, eid, o)),
+    setRagdollWeight: (eid, o) => guard('setRagdollWeight', () => setRagdollWeight(ctx, eid, o)),
+    hit: (eid, joint, impulse, o) => guard('hit', () => hit(ctx, eid, joint, impulse, o)),
+    setRagdollMotors: (eid, o) => guard('setRagdollMotors', () => setRagdollMotors(ctx, eid, o)),
     setTransform: (eid, t) => guard('setTransform', () => setTransform(ctx, eid, t)),
     getTransform: (eid) => guard('getTransform', () => getTransform(ctx, eid)),
     setRootMotion: (eid, o) => guard('setRootMotion', () => setRootMotion(ctx, eid, o)),

@@ -17,17 +17,20 @@ let bodyScratch = new Float64Array(0)
 const wordsOf = (data: Float32Array | Int32Array): Uint32Array =>
   new Uint32Array(data.buffer, data.byteOffset, data.length)
 import { isClipEvent } from '../systems/state.ts'
+import type { RagdollJoint } from '../src/physics/joint.ts'
 
 /**
  * The state hash of a plugin: the step counter, then, for each character in ascending id order, every field of
  * its Sampler, CrossFade, Ragdoll and Pose entries, its key cursors, its whole pose block (all layers), and the
  * SceneNode local transform, parent and world matrix of the character node and each joint, and the position,
- * velocities and orientation of its live ragdoll bodies; with layers, every layer's numbers, mask, cursors, blend
- * space and pose block; with morph targets, the game's and this step's morph weights; with root motion, its mode,
- * joint, flag, last delta and sums; then the event queue (every field of every record but the message, which
- * follows from them), the entities whose once-only problem reports were made, and the count of dropped clip
- * events; then, once any LOD call was made, the levels of detail: on or off, the LOD camera and the near and far
- * distances. Hashes bits, so any difference in any float shows.
+ * velocities and orientation of its live ragdoll bodies (a partial ragdoll's subtree roots, and its anchors after
+ * its bodies; per-joint weights; a hit reaction's recovery; motors and limit centres; a replacement under
+ * way); with layers, every layer's numbers, mask, cursors, blend space and pose block; with morph targets, the
+ * game's and this step's morph weights; with root motion, its mode, joint, flag, last delta and sums; then the
+ * event queue (every field of every record but the message, which follows from them), the entities whose
+ * once-only problem reports were made, and the count of dropped clip events; then, once any LOD call was made,
+ * the levels of detail: on or off, the LOD camera and the near and far distances. Hashes bits, so any
+ * difference in any float shows.
  * Allocates (a test and tool call, not a per-frame one).
  *
  * The nodes' and bodies' values are copied, in hashing order, into one scratch array each and hashed in one
@@ -85,8 +88,35 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
     if (morphs) h.update(morphs.game).update(morphs.weights)
     const rootMotion = ctx.rootMotion[eid]
     if (rootMotion) h.update(rootMotion.i).update(rootMotion.f)
-    // A live ragdoll's bodies: the physics state the next step starts from.
-    const bodies = ctx.ragdolls[eid]?.instance?.bodies
+    // A live ragdoll's bodies (a partial one's anchors after them): the physics state the next step starts from.
+    const rt = ctx.ragdolls[eid]
+    const anchors = rt?.instance?.anchors ?? []
+    const bodies = rt?.instance
+      ? anchors.length > 0
+        ? [...rt.instance.bodies, ...anchors]
+        : rt.instance.bodies
+      : null
+    if (rt && rt.subtrees.length > 0) for (const j of rt.subtrees) h.updateNumber(j)
+    if (rt?.jointWeights) h.update(rt.jointWeights.weights).update(rt.jointWeights.targets)
+    if (rt && rt.recoverRate > 0) h.updateNumber(rt.recoverRate)
+    if (rt?.motors) {
+      h.updateNumber(rt.motors.holdRoot ? 1 : 0).update(rt.motors.strength)
+      for (const c of rt.instance?.constraints ?? []) {
+        const q = (c as RagdollJoint).reference
+        if (q)
+          h.updateNumber((c as RagdollJoint).centred ? 1 : 0)
+            .updateNumber(q.x)
+            .updateNumber(q.y)
+        if (q) h.updateNumber(q.z).updateNumber(q.w)
+      }
+    }
+    // A replacement under way: its roots (−1 for the whole body) and queued hits.
+    if (rt?.next) {
+      h.updateNumber(-1 - rt.next.subtrees.length)
+      for (const j of rt.next.subtrees) h.updateNumber(j)
+      for (const hit of rt.next.impulses) h.updateNumber(hit.joint).update(Float64Array.from(hit.impulse))
+      h.updateNumber(rt.next.recoverRate)
+    }
     if (bodies) {
       const doubles = BODY_DOUBLES * bodies.length
       if (bodyScratch.length < doubles) bodyScratch = new Float64Array(doubles)

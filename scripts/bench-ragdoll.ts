@@ -1,155 +1,115 @@
 /**
- * `npm run bench:ragdoll`: what the project's ragdoll hand-off costs on top of cannon-es's own step, for 1, 10 and
- * 50 ragdolls, side by side in one process; and how cannon-es tunings change both.
+ * `npm run bench:ragdoll`: what ragdolls cost per fixed step, for 1, 10 and 100 Fox ragdolls placed apart (a
+ * 2 m grid) and piled (dropped onto one spot), what the ragdoll layer adds on top of cannon-es's own step, where
+ * the time of a pile goes, and what a step allocates.
  *
- *   npx tsx scripts/bench-ragdoll.ts [--counts 1,10,50] [--steps 300] [--rounds 3]
- *     [--overhead cannon,plugin] [--configs cannon,plugin,sap,sleep,iter-5,iter-20]
+ *   node --expose-gc --import tsx scripts/bench-ragdoll.ts [--counts 1,10,100] [--layouts apart,piled]
+ *     [--steps 600] [--rounds 3] [--tunings]
  *
- * --overhead: configurations whose overhead tables are printed; --configs: those whose cannon-es step alone is
- * compared side by side at the end (the before/after of the tunings; the first one is the baseline).
+ * Cost. For each layout and count, a plugin with N Foxes (assets/, centimetres, character scale 0.01) walking, all
+ * ragdolled at step 30 (apart: with a hit each), then `steps` steps, each system timed, in three windows: all
+ * of them, the fall (the first 2 s) and lying (the second half; ragdolls at rest sleep: src/physics/sleep.ts).
+ * Columns (ms per step, medians of the rounds; the machine is shared, so ±20 % run to run):
+ *   step, CPU  the whole plugin step, wall and this process's CPU time; per ragdoll: CPU / N (the target:
+ *              ≤ 0.5 ms at 100 apart)
+ *   cannon-es  its world.step, inside stepRagdolls
+ *   ragdolls   stepRagdolls less cannon-es (anchors, motors, joint projection, read-back, ramps)
+ *   blend, propagate, sample   the other systems (they run with or without ragdolls)
+ * The pile: cannon-es's own profile of the same scenes stepped bare (World.doProfiling: broadphase, narrowphase,
+ * contact equations, solver, integration) and its contact and solver-equation counts, beside the grid's.
  *
- * Method. For each cannon-es configuration and ragdoll count, two identical plugins (A and B) are built: N Foxes
- * (assets/, centimetres, character scale 0.01) on a 2 m grid walking, all ragdolled at step 30 with a hit.
- * One step later both cannon-es worlds hold bit-identical bodies. Then, interleaved step by step:
- *   A  runs the whole plugin step (sampleClips, stepRagdolls with its physics.step, blendPoses, propagate…);
- *   B  runs only `physics.step(dt)` on its own cannon-es world: bare cannon-es, the same work (checked at the end:
- *      every body of A and B must have the same position bits, else the row is marked DIVERGED).
- * A's systems are timed one by one (and A's physics.step inside stepRagdolls), so the table shows
- *   cannon     B's bare cannon-es step (ms per step)
- *   readback   stepRagdolls minus its physics.step (read-back into joint-local poses, weight ramp)
- *   blend      blendPoses (ANIM/PHYS blend, write into the scene graph)
- *   propagate  propagateTransforms (world matrices of the changed joints)
- *   overhead   readback + blend + propagate, as a share of cannon (the target: under 10 %)
- *   sample     sampleClips (animation sampling, which runs with or without ragdolls), for reference
- * over all measured steps ("all": the fall and the rest) and over the last half ("rest": lying still).
- * Also the largest cone/twist limit excess seen (radians beyond each constraint's limit), to show what a tuning
- * buys in quality (cannon-es's own twist measure, the angle between its twist tangents). Times are medians of
- * per-window sums over the rounds; on a shared 2-core machine they vary ±20 % run to run.
+ * Allocation: heap bytes per step in the steady state (exact: used heap before and after a window of steps with
+ * no GC; scripts/bench/measure.ts), of A's whole step and of B's bare cannon-es step, for 10 ragdolls lying
+ * apart and for a mix (limp, partial, powered with a held root, per-joint weights): A − B is what the plugin
+ * adds. --tunings adds the cannon-es configurations compared side by side (broadphase, sleeping, iterations).
  */
 import { createWorld } from 'bitecs'
-import { NaiveBroadphase, SAPBroadphase, type GSSolver, type World as PhysicsWorld } from 'cannon-es'
+import { NaiveBroadphase, type GSSolver, type World as PhysicsWorld } from 'cannon-es'
 import { parseArgs } from 'node:util'
 import { loadAsset } from '../src/gltf/load.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { createAnimationPlugin, type AnimationPlugin } from '../entry/plugin.ts'
-import { contextOf } from '../entry/plugin.ts'
+import { collectGarbage, createGcTracker, measureAllocation, median } from './bench/measure.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const DT = 1 / 60
 
-interface Config {
-  name: string
-  what: string
-  apply(world: PhysicsWorld): void
-}
-
-const CONFIGS: Config[] = [
-  {
-    name: 'cannon',
-    what: 'before: cannon-es defaults (NaiveBroadphase, collideConnected filter, GSSolver 10 iterations)',
-    apply: (w) => {
-      w.broadphase = new NaiveBroadphase()
-      w.broadphase.setWorld(w)
-    },
-  },
-  {
-    name: 'plugin',
-    what: "after: the plugin's own world (RagdollBroadphase: sweep and prune dropping linked pairs; 10 iterations)",
-    apply: () => {},
-  },
-  {
-    name: 'sap',
-    what: "cannon-es's SAPBroadphase with the collideConnected filter",
-    apply: (w) => {
-      w.broadphase = new SAPBroadphase(w)
-    },
-  },
-  {
-    name: 'sleep',
-    what: "the plugin's world with allowSleep (bodies under 0.1 m/s and rad/s for 1 s stop being simulated)",
-    apply: (w) => {
-      w.allowSleep = true
-    },
-  },
-  {
-    name: 'iter-5',
-    what: "the plugin's world with 5 solver iterations",
-    apply: (w) => {
-      ;(w.solver as GSSolver).iterations = 5
-    },
-  },
-  {
-    name: 'iter-20',
-    what: "the plugin's world with 20 solver iterations",
-    apply: (w) => {
-      ;(w.solver as GSSolver).iterations = 20
-    },
-  },
-]
-
 const { values } = parseArgs({
   options: {
-    counts: { type: 'string', default: '1,10,50' },
-    steps: { type: 'string', default: '300' },
+    counts: { type: 'string', default: '1,10,100' },
+    layouts: { type: 'string', default: 'apart,piled' },
+    steps: { type: 'string', default: '600' },
     rounds: { type: 'string', default: '3' },
-    configs: { type: 'string', default: CONFIGS.map((c) => c.name).join(',') },
-    overhead: { type: 'string', default: 'cannon,plugin' },
+    tunings: { type: 'boolean', default: false },
   },
 })
 const counts = values.counts.split(',').map(Number)
 const steps = Number(values.steps)
 const rounds = Number(values.rounds)
-const pick = (list: string, what: string): Config[] =>
-  list.split(',').map((name) => {
-    const c = CONFIGS.find((x) => x.name === name)
-    if (!c) throw new Error(`--${what}: "${name}" is not one of ${CONFIGS.map((x) => x.name).join(', ')}`)
-    return c
-  })
-/** Configurations compared side by side (cannon-es alone), and those whose overhead tables are printed. */
-const configs = pick(values.configs, 'configs')
-const overheadConfigs = pick(values.overhead, 'overhead')
+type Layout = 'apart' | 'piled' | 'mixed'
+const layouts = values.layouts.split(',') as Layout[]
+for (const l of layouts) if (l !== 'apart' && l !== 'piled') throw new Error(`--layouts: "${l}"`)
 
 interface Scene {
   plugin: AnimationPlugin
   characters: number[]
 }
 
-function buildScene(asset: AnimationAsset, count: number, config: Config): Scene {
-  const plugin = createAnimationPlugin(createWorld())
-  config.apply(plugin.physics)
-  const S = plugin.stores.SceneNode
+/**
+ * N walking Foxes, ragdolled at step 30 and stepped once more. apart: a 2 m grid, each hit; piled: within 0.4 m
+ * of one spot, 0.35 m above one another, falling onto each other; mixed: apart, a quarter each limp, partial
+ * (a foreleg), powered (root held) and limp with per-joint weights. `tune` changes the cannon-es world first.
+ */
+function buildScene(asset: AnimationAsset, count: number, layout: Layout, tune?: (w: PhysicsWorld) => void) {
+  const plugin = createAnimationPlugin(createWorld(), { capacity: 1 << 14 })
+  tune?.(plugin.physics)
   const side = Math.ceil(Math.sqrt(count))
   const characters: number[] = []
   for (let i = 0; i < count; i++) {
     const c = plugin.addCharacter(asset)
-    S.scale.fill(0.01, c * 3, c * 3 + 3)
-    S.translation[c * 3] = 2 * (i % side)
-    S.translation[c * 3 + 2] = 2 * Math.floor(i / side)
-    S.dirty[c] = 1
+    const at: [number, number, number] =
+      layout === 'piled'
+        ? [0.2 * Math.cos(i * 2.4), 0.35 * i, 0.2 * Math.sin(i * 2.4)]
+        : [2 * (i % side), 0, 2 * Math.floor(i / side)]
+    plugin.setTransform(c, {
+      position: at,
+      rotation: [0, Math.sin(i), 0, Math.cos(i)],
+      scale: [0.01, 0.01, 0.01],
+    })
     plugin.play(c, 'Walk', { time: (i * 0.137) % 0.7 })
     characters.push(c)
   }
   for (let s = 0; s < 30; s++) plugin.step()
-  characters.forEach((c, i) =>
-    plugin.ragdoll(c, { impulse: { joint: 'b_Spine02_03', impulse: [2 + (i % 3), 0, (i % 5) - 2] } }),
-  )
+  characters.forEach((c, i) => {
+    const hit = { joint: 'b_Spine02_03', impulse: [2 + (i % 3), 0, (i % 5) - 2] as [number, number, number] }
+    if (layout === 'piled') plugin.ragdoll(c)
+    else if (layout === 'apart') plugin.ragdoll(c, { impulse: hit })
+    else if (i % 4 === 0) plugin.ragdoll(c, { impulse: hit })
+    else if (i % 4 === 1) {
+      plugin.ragdoll(c, { root: 'b_LeftUpperArm_09', impulse: { ...hit, joint: 'b_LeftForeArm_010' } })
+    } else if (i % 4 === 2) plugin.ragdoll(c, { motors: { strength: 1, holdRoot: true } })
+    else plugin.ragdoll(c, { impulse: hit })
+  })
   plugin.step()
+  characters.forEach((c, i) => {
+    if (layout === 'mixed' && i % 4 === 3) plugin.setRagdollWeight(c, { weight: 0.5, joints: 'b_Neck_04' })
+  })
   return { plugin, characters }
 }
 
 interface Timing {
+  step: number
+  /** This process's CPU time over the step (the machine is shared: wall time grows with others' load). */
+  cpu: number
   cannon: number
-  readback: number
+  ragdolls: number
   blend: number
   propagate: number
   sample: number
-  other: number
 }
 
-const zero = (): Timing => ({ cannon: 0, readback: 0, blend: 0, propagate: 0, sample: 0, other: 0 })
-
-/** Runs `steps` interleaved steps of A (whole plugin) and B (bare cannon-es); per-window sums in ms. */
-function measure(a: Scene, b: Scene): { all: Timing; rest: Timing; excess: number; same: boolean } {
+/** `steps` steps of the scene's plugin, each system timed, cannon-es's step inside stepRagdolls too; ms per step. */
+function measure(a: Scene): Record<Window, Timing> {
   const pa = a.plugin
   const physicsA = pa.physics
   const rawStep = physicsA.step.bind(physicsA)
@@ -160,148 +120,187 @@ function measure(a: Scene, b: Scene): { all: Timing; rest: Timing; excess: numbe
     physicsMs += performance.now() - t
     return physicsA
   }
-  const [advance, sample, stepRagdolls, blend, propagate] = pa.systems
+  const [advance, sample, layers, morphs, stepRagdolls, blend, propagate, ...rest] = pa.systems
   const world = pa.world
-  const all = zero()
-  const rest = zero()
-  let excess = 0
+  const zero = (): Timing => ({ step: 0, cpu: 0, cannon: 0, ragdolls: 0, blend: 0, propagate: 0, sample: 0 })
+  const out: Record<Window, Timing> = { all: zero(), falling: zero(), lying: zero() }
   for (let s = 0; s < steps; s++) {
+    const cpu = process.cpuUsage()
     const t0 = performance.now()
     advance!(world)
-    const t1 = performance.now()
     sample!(world)
-    const t2 = performance.now()
+    layers!(world)
+    morphs!(world)
+    const t1 = performance.now()
     physicsMs = 0
     stepRagdolls!(world)
-    const t3 = performance.now()
+    const t2 = performance.now()
     blend!(world)
-    const t4 = performance.now()
+    const t3 = performance.now()
     propagate!(world)
+    const t4 = performance.now()
+    for (const system of rest) system(world)
     const t5 = performance.now()
-    contextOf(pa).step++
-    const c0 = performance.now()
-    b.plugin.physics.step(DT)
-    const c1 = performance.now()
-    for (const w of s >= steps / 2 ? [all, rest] : [all]) {
-      w.cannon += c1 - c0
-      w.readback += t3 - t2 - physicsMs
-      w.blend += t4 - t3
-      w.propagate += t5 - t4
-      w.sample += t2 - t1
-      w.other += t1 - t0
+    const used = process.cpuUsage(cpu)
+    for (const w of windowsOf(s)) {
+      const t = out[w]
+      t.step += t5 - t0
+      t.cpu += (used.user + used.system) / 1000
+      t.cannon += physicsMs
+      t.ragdolls += t2 - t1 - physicsMs
+      t.blend += t3 - t2
+      t.propagate += t4 - t3
+      t.sample += t1 - t0
     }
-    if (s % 10 === 0) excess = Math.max(excess, limitExcess(pa))
   }
   physicsA.step = rawStep
-  const ba = pa.physics.bodies
-  const bb = b.plugin.physics.bodies
-  const same =
-    ba.length === bb.length &&
-    ba.every((x, i) => {
-      const y = bb[i]!
-      return x.position.x === y.position.x && x.position.y === y.position.y && x.position.z === y.position.z
-    })
-  return { all, rest, excess, same }
-}
-
-/** Largest angle (radians) by which any cone or twist limit is exceeded right now. */
-function limitExcess(plugin: AnimationPlugin): number {
-  let worst = 0
-  for (const c of plugin.physics.constraints) {
-    const cone = c as unknown as {
-      bodyA: { quaternion: { vmult(v: unknown): { dot(v: unknown): number } } }
-      bodyB: { quaternion: { vmult(v: unknown): unknown } }
-      axisA?: unknown
-      axisB?: unknown
-      angle?: number
-      twistAngle?: number
-      twistEquation?: { axisA: { dot(v: unknown): number }; axisB: unknown }
-    }
-    if (cone.axisA === undefined || cone.angle === undefined) continue
-    const a = cone.bodyA.quaternion.vmult(cone.axisA)
-    const b = cone.bodyB.quaternion.vmult(cone.axisB)
-    worst = Math.max(worst, Math.acos(Math.min(1, a.dot(b))) - cone.angle)
-    const t = cone.twistEquation!
-    worst = Math.max(worst, Math.acos(Math.min(1, t.axisA.dot(t.axisB))) - cone.twistAngle!)
+  for (const w of WINDOWS) {
+    const n = w === 'all' ? steps : w === 'falling' ? Math.min(steps, FALLING) : steps - Math.floor(steps / 2)
+    for (const k of Object.keys(out[w]) as (keyof Timing)[]) out[w][k] /= n
   }
-  return worst
+  return out
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]!
+/** The windows a step counts in: all; the first FALLING steps (the fall); the second half (lying). */
+type Window = 'all' | 'falling' | 'lying'
+const WINDOWS: Window[] = ['all', 'falling', 'lying']
+const FALLING = 120
+function windowsOf(s: number): Window[] {
+  const w: Window[] = ['all']
+  if (s < FALLING) w.push('falling')
+  if (s >= Math.floor(steps / 2)) w.push('lying')
+  return w
 }
 
 const asset = await loadAsset(FOX)
 // Warm-up: let the JIT see every path once before anything is measured.
-{
-  const a = buildScene(asset, 4, CONFIGS[0]!)
-  const b = buildScene(asset, 4, CONFIGS[0]!)
-  measure(a, b)
-}
+measure(buildScene(asset, 4, 'apart'))
 
 console.log(
-  `ragdoll overhead on top of cannon-es, ${steps} steps of ${(DT * 1000).toFixed(2)} ms, Fox ragdolls`,
+  `Fox ragdolls, ${steps} steps of ${(DT * 1000).toFixed(2)} ms; ms per step, median of ${rounds} rounds\n`,
 )
-console.log(`ms per step (median of ${rounds} runs); overhead = (readback + blend + propagate) / cannon\n`)
-for (const config of overheadConfigs) {
-  console.log(`### ${config.name}: ${config.what}\n`)
-  console.log(
-    '| ragdolls | window | cannon | readback | blend | propagate | overhead | sample | max limit excess | check |',
-  )
-  console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---|')
+console.log(
+  '| layout | ragdolls | window | step | CPU | CPU per ragdoll | cannon-es | ragdolls | blend | propagate | sample |',
+)
+console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+for (const layout of layouts) {
   for (const n of counts) {
-    const runs: ReturnType<typeof measure>[] = []
-    for (let r = 0; r < rounds; r++)
-      runs.push(measure(buildScene(asset, n, config), buildScene(asset, n, config)))
-    for (const window of ['all', 'rest'] as const) {
-      const per = (k: keyof Timing): number =>
-        median(runs.map((x) => x[window][k])) / (window === 'all' ? steps : steps / 2)
-      const cannon = per('cannon')
-      const over = per('readback') + per('blend') + per('propagate')
+    const runs: Record<Window, Timing>[] = []
+    for (let r = 0; r < rounds; r++) {
+      runs.push(measure(buildScene(asset, n, layout)))
+      collectGarbage()
+    }
+    for (const w of WINDOWS) {
+      const per = (k: keyof Timing): number => median(runs.map((x) => x[w][k]))
+      const cells = (['cannon', 'ragdolls', 'blend', 'propagate', 'sample'] as const).map((k) =>
+        per(k).toFixed(3),
+      )
       console.log(
-        `| ${n} | ${window} | ${cannon.toFixed(3)} | ${per('readback').toFixed(3)} | ${per('blend').toFixed(3)} | ` +
-          `${per('propagate').toFixed(3)} | ${((100 * over) / cannon).toFixed(1)} % | ${per('sample').toFixed(3)} | ` +
-          `${window === 'all' ? median(runs.map((x) => x.excess)).toFixed(2) + ' rad' : ''} | ` +
-          `${runs.every((x) => x.same) ? 'same bodies' : 'DIVERGED'} |`,
+        `| ${layout} | ${n} | ${w} | ${per('step').toFixed(3)} | ${per('cpu').toFixed(3)} | ` +
+          `${(per('cpu') / n).toFixed(3)} | ${cells.join(' | ')} |`,
       )
     }
   }
-  console.log('')
 }
 
-/**
- * Before/after of the tunings on cannon-es alone, fair on a busy machine: one scene per configuration, their
- * bare cannon-es worlds stepped round-robin (each step: every configuration once, in rotating order), so load
- * from other processes falls on all of them alike.
- */
-function compareConfigs(n: number): void {
-  const scenes = configs.map((c) => buildScene(asset, n, c))
-  const ms = configs.map(() => 0)
+/** cannon-es's own profile of a bare world over `steps` steps: ms per step per phase, contacts, equations. */
+function profile(layout: Layout, n: number): string {
+  const { plugin } = buildScene(asset, n, layout)
+  const w = plugin.physics
+  w.doProfiling = true
+  const sum = { broadphase: 0, narrowphase: 0, makeContactConstraints: 0, solve: 0, integrate: 0 }
+  let contacts = 0
+  let equations = 0
   for (let s = 0; s < steps; s++) {
-    for (let k = 0; k < scenes.length; k++) {
-      const i = (s + k) % scenes.length
-      const t = performance.now()
-      scenes[i]!.plugin.physics.step(DT)
-      ms[i]! += performance.now() - t
-    }
+    w.step(DT)
+    for (const k of Object.keys(sum) as (keyof typeof sum)[]) sum[k] += w.profile[k]
+    contacts += w.contacts.length
+    // What the solver iterated over: every enabled constraint equation, and each contact's and friction's.
+    for (const c of w.constraints) for (const e of c.equations) if (e.enabled) equations++
+    equations += w.contacts.length + w.frictionEquations.length
   }
-  const base = ms[0]!
-  console.log(
-    `| ${n} | ` +
-      configs
-        .map(
-          (c, i) =>
-            `${(ms[i]! / steps).toFixed(2)}${i > 0 ? ` (${((100 * ms[i]!) / base).toFixed(0)} %)` : ''}`,
-        )
-        .join(' | ') +
-      ' |',
+  const ms = (k: keyof typeof sum) => (sum[k] / steps).toFixed(3)
+  return (
+    `| ${layout} | ${n} | ${ms('broadphase')} | ${ms('narrowphase')} | ${ms('makeContactConstraints')} | ` +
+    `${ms('solve')} | ${ms('integrate')} | ${(contacts / steps).toFixed(0)} | ${(equations / steps).toFixed(0)} |`
   )
 }
 
+const largest = Math.max(...counts)
+console.log(`\nWhere a cannon-es step goes (its own profile, ms per step), ${largest} ragdolls\n`)
 console.log(
-  `### cannon-es step alone, configurations side by side (ms per step, share of ${configs[0]!.name})\n`,
+  '| layout | ragdolls | broadphase | narrowphase | contact equations | solver | integrate | contacts | equations |',
 )
-console.log(`| ragdolls | ${configs.map((c) => c.name).join(' | ')} |`)
-console.log(`|---:|${configs.map(() => '---:').join('|')}|`)
-for (const n of counts) compareConfigs(n)
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+for (const layout of ['apart', 'piled'] as const) console.log(profile(layout, largest))
+
+/**
+ * Heap bytes per step, 10 ragdolls lying, steady state: cannon-es's own step (its world stepped bare), the whole
+ * plugin step, and the plugin step around a cannon-es step that does nothing (so every ragdoll path runs —
+ * anchors, motors, projection, read-back, blend — on bodies that hold still): what the plugin adds.
+ */
+async function allocation(layout: Layout): Promise<string> {
+  const a = buildScene(asset, 10, layout)
+  // Lying still first; then every path has run many times.
+  for (let s = 0; s < 600; s++) a.plugin.step()
+  const physics = a.plugin.physics
+  const tracker = createGcTracker()
+  const run = (f: () => void) => (k: number) => {
+    for (let i = 0; i < k; i++) f()
+  }
+  const bare = await measureAllocation({ name: 'cannon', run: run(() => physics.step(DT)) }, 1000, tracker)
+  const whole = await measureAllocation({ name: 'plugin', run: run(() => a.plugin.step()) }, 1000, tracker)
+  const raw = physics.step
+  physics.step = () => physics
+  const own = await measureAllocation({ name: 'layer', run: run(() => a.plugin.step()) }, 1000, tracker)
+  physics.step = raw
+  tracker.stop()
+  const f = (x: { bytesPerStep: number; method: string }) => `${x.bytesPerStep.toFixed(0)} (${x.method})`
+  return `| ${layout} | ${f(bare)} | ${f(whole)} | ${f(own)} |`
+}
+
+if (collectGarbage()) {
+  console.log('\nHeap bytes per step, 10 ragdolls lying, steady state\n')
+  console.log('| scene | cannon-es step | whole plugin step | plugin step, cannon-es idle |')
+  console.log('|---|---:|---:|---:|')
+  for (const layout of ['apart', 'mixed'] as const) console.log(await allocation(layout))
+} else console.log('\n(allocation: run with node --expose-gc)')
+
+if (values.tunings) {
+  const configs: { name: string; apply(w: PhysicsWorld): void }[] = [
+    { name: 'plugin', apply: () => {} },
+    {
+      name: 'naive',
+      apply: (w) => {
+        w.broadphase = new NaiveBroadphase()
+        w.broadphase.setWorld(w)
+      },
+    },
+    { name: 'sleep', apply: (w) => void (w.allowSleep = true) },
+    { name: 'iter-5', apply: (w) => void ((w.solver as GSSolver).iterations = 5) },
+    { name: 'iter-20', apply: (w) => void ((w.solver as GSSolver).iterations = 20) },
+  ]
+  console.log(
+    '\ncannon-es step alone, configurations side by side, round-robin (ms per step, share of plugin)\n',
+  )
+  console.log(`| layout | ragdolls | ${configs.map((c) => c.name).join(' | ')} |`)
+  console.log(`|---|---:|${configs.map(() => '---:').join('|')}|`)
+  for (const layout of layouts) {
+    for (const n of counts) {
+      const scenes = configs.map((c) => buildScene(asset, n, layout, c.apply))
+      const ms = configs.map(() => 0)
+      for (let s = 0; s < steps; s++) {
+        for (let k = 0; k < scenes.length; k++) {
+          const i = (s + k) % scenes.length
+          const t = performance.now()
+          scenes[i]!.plugin.physics.step(DT)
+          ms[i]! += performance.now() - t
+        }
+      }
+      const cells = configs.map(
+        (_, i) => `${(ms[i]! / steps).toFixed(2)} (${((100 * ms[i]!) / ms[0]!).toFixed(0)} %)`,
+      )
+      console.log(`| ${layout} | ${n} | ${cells.join(' | ')} |`)
+    }
+  }
+}

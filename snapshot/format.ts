@@ -47,7 +47,8 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  *   LAYR layers     per character with animation layers: its layer stack (snapshot/layers.ts)
  *   MRPH morphs     per character with morph targets: its game and current morph weights (snapshot/morphs.ts)
  *   RMOT rootMotion per character with root motion on: its mode, joint, flag and numbers (snapshot/rootMotion.ts)
- *   RAGD ragdolls   per ragdoll runtime: description, queued hits, bodies (snapshot/ragdolls.ts)
+ *   RAGD ragdolls   per ragdoll runtime: description, partial roots, queued hits, joint weights, recovery,
+ *                   motors, bodies (snapshot/ragdolls.ts)
  *   PHYS physics    where ragdoll bodies and constraints sit in the cannon-es world (src/physics/snapshot.ts)
  *   EVNT events     the queue, the dropped count, the problem reports made (snapshot/events.ts)
  *   LODS lod        levels of detail: whether set, on or off, the camera, near and far (snapshot/lod.ts)
@@ -114,6 +115,16 @@ export const CHECKSUM_FROM = 20
 export const FLAG_REPORTED = 1
 export const FLAG_DEFAULT_DESCRIPTION = 2
 export const FLAG_BODIES = 4
+/** A partial ragdoll (its subtree roots follow). */
+export const FLAG_PARTIAL = 8
+/** A larger ragdoll replaces it in the next step (its roots, hits and recovery follow). */
+export const FLAG_REPLACED = 16
+/** Per-joint physics weights (setRagdollWeight). */
+export const FLAG_JOINT_WEIGHTS = 32
+/** A hit reaction's recovery rate. */
+export const FLAG_RECOVERS = 64
+/** Motors (a powered ragdoll). */
+export const FLAG_MOTORS = 128
 /** Bits of an entity in the events section's reported list. */
 export const REPORTED_POSE = 1
 export const REPORTED_WORLD = 2

@@ -6,19 +6,40 @@ import { copyInto } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import type { AnimationContext, RagdollRuntime } from '../plugin/context.ts'
 import { createRagdollRuntime, defaultDescription } from '../plugin/ragdolls.ts'
-import { FLAG_BODIES, FLAG_DEFAULT_DESCRIPTION, FLAG_REPORTED, RAGDOLL_SHAPES } from './format.ts'
+import {
+  FLAG_BODIES,
+  FLAG_DEFAULT_DESCRIPTION,
+  FLAG_JOINT_WEIGHTS,
+  FLAG_MOTORS,
+  FLAG_PARTIAL,
+  FLAG_RECOVERS,
+  FLAG_REPLACED,
+  FLAG_REPORTED,
+  RAGDOLL_SHAPES,
+} from './format.ts'
+import { RagdollJoint } from '../src/physics/joint.ts'
+import { attachMotors } from '../src/physics/motors.ts'
+import { markSelfCollisions } from '../systems/stepRagdolls.ts'
 import type { CharactersData } from './readCharacters.ts'
 import type { RagdollData } from './readRagdolls.ts'
 
 /**
  * The snapshot's "ragdolls" section (read and checked by readRagdolls.ts): u32 count; per runtime (in the
  * characters section's order): u32 eid, u8 flags (FLAG_REPORTED explosion reported, FLAG_DEFAULT_DESCRIPTION,
- * FLAG_BODIES bodies exist),
+ * FLAG_BODIES bodies exist, FLAG_PARTIAL, FLAG_REPLACED, FLAG_JOINT_WEIGHTS, FLAG_RECOVERS, FLAG_MOTORS),
  *   [not default] u16 bodies × (i32 node, u8 shape, i32 parent body, f64×8 radius, length, axis, mass, cone,
  *     twist)
+ *   [partial] u16 subtree roots × u16 joint (ascending, none under another)
  *   u16 queued hits × (u16 joint, f64×3 impulse)
- *   [bodies exist] zero bytes to a multiple of 8, f64[8·n] the last read-back joint world transforms, then the
- *     instance (bodies, joint offsets, constraints: src/physics/snapshotFormat.ts)
+ *   zero bytes to a multiple of 8, then
+ *   [joint weights] f64[n] weights, f64[n] targets (each in [0, 1])
+ *   [recovers] f64 recovery rate per second (> 0)
+ *   [motors] f64[n] strength per joint (in [0, 100]), u8 hold root (0, 1), zero bytes to a multiple of 8
+ *   [bodies exist] f64[8·n] the last read-back joint world transforms, then the instance (bodies, anchors,
+ *     joint offsets, constraints: src/physics/snapshotFormat.ts);
+ *     [motors] per constraint f64×4 the rotation its limits are centred on, u8 centred (0, 1), zeros to 8
+ *   [replaced] u16 its subtree roots × u16 joint (none: the whole body), u16 its queued hits × (u16 joint,
+ *     f64×3 impulse), zeros to 8, f64 its recovery rate (0: none)
  */
 
 /** Doubles on their way to the writer: through a typed array they are not boxed (see Writer.vec3). */
@@ -39,14 +60,26 @@ export function writeRagdolls(ctx: AnimationContext, w: Writer, characters: read
 }
 
 function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: RagdollRuntime): void {
-  const isDefault = rt.bodies === defaultDescription(ctx, ctx.stores.Pose.asset[eid]!)
+  const isDefault = rt.description === defaultDescription(ctx, ctx.stores.Pose.asset[eid]!)
+  const partial = rt.subtrees.length > 0
   const r = rt.instance
+  const n = ctx.stores.Pose.count[eid]!
   w.u32(eid)
-  w.u8((rt.reported ? FLAG_REPORTED : 0) | (isDefault ? FLAG_DEFAULT_DESCRIPTION : 0) | (r ? FLAG_BODIES : 0))
+  w.u8(
+    (rt.reported ? FLAG_REPORTED : 0) |
+      (isDefault ? FLAG_DEFAULT_DESCRIPTION : 0) |
+      (r ? FLAG_BODIES : 0) |
+      (partial ? FLAG_PARTIAL : 0) |
+      (r && rt.next ? FLAG_REPLACED : 0) |
+      (rt.jointWeights ? FLAG_JOINT_WEIGHTS : 0) |
+      (rt.recoverRate > 0 ? FLAG_RECOVERS : 0) |
+      (rt.motors ? FLAG_MOTORS : 0),
+  )
   if (!isDefault) {
-    w.u16(rt.bodies.length)
-    for (let k = 0; k < rt.bodies.length; k++) {
-      const b = rt.bodies[k]!
+    const description = rt.description
+    w.u16(description.length)
+    for (let k = 0; k < description.length; k++) {
+      const b = description[k]!
       w.i32(b.node)
       w.u8(RAGDOLL_SHAPES.indexOf(b.shape))
       w.i32(b.parentBody)
@@ -61,6 +94,54 @@ function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: Ragdoll
       w.raw(D, 0, 8)
     }
   }
+  if (partial) writeRoots(w, rt.subtrees)
+  writeHits(w, rt)
+  w.align(8)
+  if (rt.jointWeights) {
+    w.raw(rt.jointWeights.weights, 0, n)
+    w.raw(rt.jointWeights.targets, 0, n)
+  }
+  if (rt.recoverRate > 0) {
+    D[0] = rt.recoverRate
+    w.raw(D, 0, 1)
+  }
+  if (rt.motors) {
+    w.raw(rt.motors.strength, 0, n)
+    w.u8(rt.motors.holdRoot ? 1 : 0)
+    w.align(8)
+  }
+  if (!r) return
+  w.raw(rt.world, 0, n * WORLD_STRIDE)
+  writeInstance(w, r, eid)
+  noteInstance(eid, r)
+  if (rt.motors) {
+    for (let k = 0; k < r.constraints.length; k++) {
+      const c = r.constraints[k]!
+      const q = c instanceof RagdollJoint ? c.reference : null
+      D[0] = q ? q.x : 0
+      D[1] = q ? q.y : 0
+      D[2] = q ? q.z : 0
+      D[3] = q ? q.w : 1
+      w.raw(D, 0, 4)
+      w.u8(c instanceof RagdollJoint && c.centred ? 1 : 0)
+      w.align(8)
+    }
+  }
+  const next = rt.next
+  if (next === null) return
+  writeRoots(w, next.subtrees)
+  writeHits(w, next)
+  w.align(8)
+  D[0] = next.recoverRate
+  w.raw(D, 0, 1)
+}
+
+function writeRoots(w: Writer, roots: readonly number[]): void {
+  w.u16(roots.length)
+  for (let k = 0; k < roots.length; k++) w.u16(roots[k]!)
+}
+
+function writeHits(w: Writer, rt: RagdollRuntime): void {
   w.u16(rt.impulses.length)
   for (let k = 0; k < rt.impulses.length; k++) {
     const hit = rt.impulses[k]!
@@ -70,11 +151,6 @@ function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: Ragdoll
     D[2] = hit.impulse[2]
     w.raw(D, 0, 3)
   }
-  if (!r) return
-  w.align(8)
-  w.raw(rt.world, 0, ctx.stores.Pose.count[eid]! * WORLD_STRIDE)
-  writeInstance(w, r, eid)
-  noteInstance(eid, r)
 }
 
 // --------------------------------------------------------------------------------------------------- apply
@@ -117,28 +193,71 @@ export function applyRagdolls(
     const same =
       rt !== undefined &&
       (rd.bodies === null
-        ? rt.bodies === fallback
-        : rt.bodies !== fallback && sameDescription(rt.bodies, description))
+        ? rt.description === fallback
+        : rt.description !== fallback && sameDescription(rt.description, description)) &&
+      sameRoots(rt.subtrees, rd.subtrees)
     if (rt === undefined || !same) {
       if (rt?.instance) removeInstance(ctx, rt.instance)
-      rt = createRagdollRuntime(ctx, eid, description, [], false)
+      rt = createRagdollRuntime(ctx, eid, description, rd.subtrees, [], false)
     }
     rt.impulses.length = 0
     for (const hit of rd.impulses) rt.impulses.push(hit)
     rt.reported = (rd.flags & FLAG_REPORTED) !== 0
     const n = characters.n[i]!
+    const asset = ctx.assets[assetId]!
     if (rd.world >= 0) copyInto(rt.world, 0, bytes, rd.world, n * WORLD_STRIDE)
+    const wasPowered = rt.motors !== null && rt.motors.active
+    rt.motors = rd.motors && {
+      holdRoot: rd.motors.holdRoot,
+      strength: Float64Array.from(rd.motors.strength),
+      active: rd.motors.strength.some((x) => x > 0),
+    }
+    rt.jointWeights = rd.jointWeights && {
+      weights: Float64Array.from(rd.jointWeights.weights),
+      targets: Float64Array.from(rd.jointWeights.targets),
+    }
+    rt.recoverRate = rd.recoverRate
+    rt.next = null
+    if (rd.next) {
+      rt.next = createRagdollRuntime(ctx, eid, description, rd.next.subtrees, rd.next.impulses, rt.reported)
+      rt.next.recoverRate = rd.next.recoverRate
+      // A replacement shares the motors (as setRagdollMotors gives them).
+      rt.next.motors = rt.motors
+    }
     if (rd.instance) {
       // The same instance (its static bytes are the snapshot's): only its bodies' motion is set (physics apply).
-      if (!(rt.instance !== null && rt.instance === rd.instance.reuse)) {
+      const reused = rt.instance !== null && rt.instance === rd.instance.reuse
+      if (!reused) {
         if (rt.instance) removeInstance(ctx, rt.instance)
-        rt.instance = buildInstance(bytes, rd.instance, description, ctx.assets[assetId]!.nodeJoint, n)
+        rt.instance = buildInstance(bytes, rd.instance, rt.bodies, asset.nodeJoint, n)
       }
-      instances.set(eid, rt.instance)
+      const r = rt.instance!
+      // Which bodies may touch follows from the description and whether motors are on (stepRagdolls).
+      if (!reused || wasPowered !== (rt.motors !== null && rt.motors.active)) markSelfCollisions(rt, asset)
+      // Motors as the snapshot had them; a held root's body type comes with the bodies' states.
+      rt.motorCapacity = null
+      const references = rd.motors?.references
+      if (references) {
+        // addMotors keeps a joint's motors when it has them; the capacity follows from the instance.
+        rt.motorCapacity = attachMotors(r, ctx.physics.gravity.length(), ctx.dt)
+        for (let k = 0; k < r.constraints.length; k++) {
+          const c = r.constraints[k]!
+          if (!(c instanceof RagdollJoint)) continue
+          c.centred = references[5 * k] === 1
+          c.reference!.set(
+            references[5 * k + 1]!,
+            references[5 * k + 2]!,
+            references[5 * k + 3]!,
+            references[5 * k + 4]!,
+          )
+        }
+      }
+      instances.set(eid, r)
       data.set(eid, rd.instance)
     } else if (rt.instance) {
       removeInstance(ctx, rt.instance)
       rt.instance = null
+      rt.motorCapacity = null
     }
     ctx.ragdolls[eid] = rt
   }
@@ -148,6 +267,11 @@ export function applyRagdolls(
 function removeInstance(ctx: AnimationContext, r: RagdollInstance): void {
   for (const c of r.constraints) ctx.physics.removeConstraint(c)
   for (const b of r.bodies) ctx.physics.removeBody(b)
+  for (const b of r.anchors) ctx.physics.removeBody(b)
+}
+
+function sameRoots(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, k) => x === b[k])
 }
 
 export function sameDescription(a: readonly ResolvedBody[], b: readonly ResolvedBody[]): boolean {

@@ -158,7 +158,10 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
   const sizes = new Map<number, { bodies: number; constraints: number }>()
   for (const rd of ragdolls) {
     if (rd.instance)
-      sizes.set(rd.eid, { bodies: rd.instance.bodyCount, constraints: rd.instance.constraintCount })
+      sizes.set(rd.eid, {
+        bodies: rd.instance.bodyCount + rd.instance.anchorCount,
+        constraints: rd.instance.constraintCount,
+      })
   }
   const physics = readPhysicsWorld(r, ctx.physics, own, sizes)
   closeSection(r)
@@ -283,6 +286,7 @@ function ownPhysics(ctx: AnimationContext, characters: readonly number[]): Plan[
     const r = ctx.ragdolls[eid]?.instance
     if (!r) continue
     for (const b of r.bodies) theirs.add(b)
+    for (const b of r.anchors) theirs.add(b)
     for (const c of r.constraints) theirs.add(c)
   }
   return {

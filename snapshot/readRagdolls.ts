@@ -1,8 +1,8 @@
 import { AnimationError } from '../src/errors.ts'
-import type { ResolvedBody } from '../src/physics/description.ts'
+import { MAX_RAGDOLL_BODIES, type ResolvedBody } from '../src/physics/description.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
-import type { AnimationContext } from '../plugin/context.ts'
+import type { AnimationContext, RegisteredAsset } from '../plugin/context.ts'
 import type { Reader } from '../src/sim/byteStream.ts'
 import {
   checkChoice,
@@ -15,7 +15,18 @@ import {
   snapshotError,
 } from '../src/sim/valueChecks.ts'
 import { readInstance, type InstanceData } from '../src/physics/snapshot.ts'
-import { FLAG_BODIES, FLAG_DEFAULT_DESCRIPTION, FLAG_REPORTED, RAGDOLL_SHAPES } from './format.ts'
+import {
+  FLAG_BODIES,
+  FLAG_DEFAULT_DESCRIPTION,
+  FLAG_JOINT_WEIGHTS,
+  FLAG_MOTORS,
+  FLAG_PARTIAL,
+  FLAG_RECOVERS,
+  FLAG_REPLACED,
+  FLAG_REPORTED,
+  RAGDOLL_SHAPES,
+} from './format.ts'
+import { mergeRoots, partialBodies } from '../src/physics/partial.ts'
 import { defaultDescription } from '../plugin/ragdolls.ts'
 import { sameDescription } from './ragdolls.ts'
 
@@ -28,10 +39,20 @@ export interface RagdollData {
   flags: number
   /** The description, or null for the asset's default. */
   bodies: ResolvedBody[] | null
+  /** A partial ragdoll's subtree roots (joint indices), [] for a whole-body one. */
+  subtrees: number[]
   impulses: { joint: number; impulse: readonly [number, number, number] }[]
+  /** Per-joint weights (RagdollRuntime.jointWeights), null for none. */
+  jointWeights: { weights: number[]; targets: number[] } | null
+  /** A hit reaction's recovery rate (RagdollRuntime.recoverRate), 0 for none. */
+  recoverRate: number
+  /** Motors (RagdollRuntime.motors) and, with bodies, each constraint's centred flag and limit centre (5 each). */
+  motors: { holdRoot: boolean; strength: number[]; references: number[] | null } | null
   /** Byte offset of the read-back joint world transforms, -1 when the bodies do not exist. */
   world: number
   instance: InstanceData | null
+  /** The larger ragdoll that replaces it in the next step (RagdollRuntime.next), null for none. */
+  next: { subtrees: number[]; impulses: RagdollData['impulses']; recoverRate: number } | null
 }
 
 export function readRagdolls(ctx: AnimationContext, r: Reader, characters: CharactersData): RagdollData[] {
@@ -45,7 +66,16 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
     if (c < 0) throw snapshotError(`${where}: entity ${eid} is not a character`)
     if (seen.has(eid)) throw snapshotError(`${where}: listed twice`)
     seen.add(eid)
-    checkFlags(where, 'flags', flags, FLAG_REPORTED | FLAG_DEFAULT_DESCRIPTION | FLAG_BODIES)
+    const known =
+      FLAG_REPORTED |
+      FLAG_DEFAULT_DESCRIPTION |
+      FLAG_BODIES |
+      FLAG_PARTIAL |
+      FLAG_REPLACED |
+      FLAG_JOINT_WEIGHTS |
+      FLAG_RECOVERS |
+      FLAG_MOTORS
+    checkFlags(where, 'flags', flags, known)
     const n = characters.n[c]!
     const assetId = characters.asset[c]!
     let bodies: ResolvedBody[] | null = null
@@ -61,19 +91,39 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
         throw snapshotError(`${where}: its asset has no default ragdoll description (${error.message})`)
       }
     }
-    const impulses: RagdollData['impulses'] = []
-    for (let k = r.u16(); k > 0; k--) {
-      const at = `${where}, queued hit ${impulses.length}`
-      const joint = r.u16()
-      const v = r.f64s(3)
-      if (joint >= n) throw invalidValue(at, 'joint', joint, `the character has joints 0..${n - 1}`)
-      checkFinite(at, 'impulse', v)
-      impulses.push({ joint, impulse: [v[0]!, v[1]!, v[2]!] })
+    const asset = ctx.assets[assetId]!
+    const subtrees =
+      (flags & FLAG_PARTIAL) !== 0 ? readRoots(r, `${where}, subtree roots`, n, asset, false) : []
+    const inUse = partialBodies(description, subtrees, asset.nodeJoint, asset.jointParents)
+    if (inUse.length === 0) {
+      throw invalidValue(where, 'subtree roots', subtrees, 'carry no body of its description')
+    }
+    const impulses = readHits(r, where, n)
+    r.align(8)
+    let jointWeights: RagdollData['jointWeights'] = null
+    if ((flags & FLAG_JOINT_WEIGHTS) !== 0) {
+      const weights = r.f64s(n)
+      const targets = r.f64s(n)
+      for (let j = 0; j < n; j++) {
+        checkRange(`${where}, joint ${j}`, 'weight', weights[j]!, 0, 1)
+        checkRange(`${where}, joint ${j}`, 'target weight', targets[j]!, 0, 1)
+      }
+      jointWeights = { weights, targets }
+    }
+    const recoverRate = (flags & FLAG_RECOVERS) !== 0 ? r.f64() : 0
+    if ((flags & FLAG_RECOVERS) !== 0) checkPositive(where, 'recovery rate', recoverRate)
+    let motors: RagdollData['motors'] = null
+    if ((flags & FLAG_MOTORS) !== 0) {
+      const strength = r.f64s(n)
+      strength.forEach((x, j) => checkRange(`${where}, joint ${j}`, 'motor strength', x, 0, 100))
+      const hold = r.u8()
+      checkChoice(where, 'motors hold root', hold, [0, 1])
+      r.align(8)
+      motors = { holdRoot: hold === 1, strength, references: null }
     }
     let world = -1
     let instance: InstanceData | null = null
     if ((flags & FLAG_BODIES) !== 0) {
-      r.align(8)
       world = r.span(8 * n * WORLD_STRIDE)
       // Positions and scales are taken as they are, ±∞ and NaN included: they are an output of the last step
       // (the next one rewrites them, parents first, before reading any), read before that only by a hit at a
@@ -91,9 +141,14 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
       const same =
         current !== undefined &&
         (bodies === null
-          ? current.bodies === fallback
-          : current.bodies !== fallback && sameDescription(current.bodies, bodies))
-      instance = readInstance(r, where, description, same ? current.instance : null)
+          ? current.description === fallback
+          : current.description !== fallback && sameDescription(current.description, bodies))
+      // Each top body of a partial ragdoll hangs from an anchor following its joint's parent joint.
+      const anchors =
+        subtrees.length > 0
+          ? inUse.filter((b) => b.parentBody < 0).map((b) => asset.jointParents[asset.nodeJoint[b.node]!]!)
+          : null
+      instance = readInstance(r, where, inUse, anchors, same ? current.instance : null)
       if (impulses.length > 0) {
         throw invalidValue(
           where,
@@ -103,9 +158,83 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
         )
       }
     }
-    out.push({ eid, flags, bodies, impulses, world, instance })
+    if (instance && motors) {
+      const references: number[] = []
+      for (let k = 0; k < instance.constraintCount; k++) {
+        const q = r.f64s(4)
+        const centred = r.u8()
+        r.align(8)
+        checkChoice(`${where}, constraint ${k}`, 'centred', centred, [0, 1])
+        checkUnit(`${where}, constraint ${k}`, 'limit centre', q)
+        references.push(centred, ...q)
+      }
+      motors.references = references
+    }
+    let next: RagdollData['next'] = null
+    if ((flags & FLAG_REPLACED) !== 0) {
+      const at = `${where}, its replacement`
+      if (!instance) throw snapshotError(`${at}: only a ragdoll with bodies is replaced in the next step`)
+      const roots = readRoots(r, `${at}, subtree roots`, n, asset, true)
+      const merged = mergeRoots(subtrees, roots, asset.jointParents)
+      if (merged.length !== roots.length || merged.some((j, k) => j !== roots[k]) || same(roots, subtrees)) {
+        throw invalidValue(at, 'subtree roots', roots, 'must cover more than the ragdoll it replaces')
+      }
+      const hits = readHits(r, at, n)
+      r.align(8)
+      const rate = r.f64()
+      checkRange(at, 'recovery rate', rate, 0, Number.MAX_VALUE)
+      next = { subtrees: roots, impulses: hits, recoverRate: rate }
+    }
+    out.push({
+      eid,
+      flags,
+      bodies,
+      subtrees,
+      impulses,
+      jointWeights,
+      recoverRate,
+      motors,
+      world,
+      instance,
+      next,
+    })
   }
   return out
+}
+
+/**
+ * Subtree roots: u16 count × u16 joint, each a joint of the character's, ascending, none at or under another;
+ * `whole`: none (the whole body) allowed.
+ */
+function readRoots(r: Reader, at: string, n: number, asset: RegisteredAsset, whole: boolean): number[] {
+  const roots: number[] = []
+  for (let k = r.u16(); k > 0; k--) roots.push(r.u16())
+  if (roots.length === 0 && !whole) throw invalidValue(at, 'count', 0, 'a partial ragdoll has at least one')
+  roots.forEach((j, k) => {
+    if (j >= n) throw invalidValue(at, `root ${k}`, j, `the character has joints 0..${n - 1}`)
+  })
+  if (!same(mergeRoots(roots, roots, asset.jointParents), roots)) {
+    throw invalidValue(at, 'roots', roots, 'must be ascending, none at or under another')
+  }
+  return roots
+}
+
+function same(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, k) => x === b[k])
+}
+
+/** Queued hits: u16 count × (u16 joint, f64×3 impulse), joints of the character's, impulses finite. */
+function readHits(r: Reader, where: string, n: number): RagdollData['impulses'] {
+  const impulses: RagdollData['impulses'] = []
+  for (let k = r.u16(); k > 0; k--) {
+    const at = `${where}, queued hit ${impulses.length}`
+    const joint = r.u16()
+    const v = r.f64s(3)
+    if (joint >= n) throw invalidValue(at, 'joint', joint, `the character has joints 0..${n - 1}`)
+    checkFinite(at, 'impulse', v)
+    impulses.push({ joint, impulse: [v[0]!, v[1]!, v[2]!] })
+  }
+  return impulses
 }
 
 /**
@@ -120,6 +249,9 @@ function readDescription(ctx: AnimationContext, r: Reader, where: string, assetI
   const bodyOfNode = new Map<number, number>()
   const count = r.u16()
   if (count === 0) throw invalidValue(where, 'description bodies', 0, 'a description has at least one')
+  if (count > MAX_RAGDOLL_BODIES) {
+    throw invalidValue(where, 'description bodies', count, `a description has at most ${MAX_RAGDOLL_BODIES}`)
+  }
   for (let b = 0; b < count; b++) {
     const at = `${where}, description body ${b}`
     const node = r.i32()

@@ -140,13 +140,15 @@ export type BlendPosesInput = Pick<
   | 'events'
   | 'poseReported'
   | 'blendScratch'
+  | 'ragdolls'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Ragdoll' | 'Sampler'>
 }
 
 /**
  * blendPoses: the character's output pose — the ANIM layer, or, while `ragdoll_weight` > 0, the blend of ANIM
- * and PHYS by that weight (lerp T/S, shortest-arc slerp R) — written into its joints' SceneNodes via
+ * and PHYS by that weight (lerp T/S, shortest-arc slerp R; with per-joint weights, each joint's own, see
+ * RagdollRuntime.jointWeights) — written into its joints' SceneNodes via
  * applyPoseToSceneGraph. Characters whose animation did not change and that have no ragdoll weight are skipped.
  *
  * Non-finite poses (a game writing NaN into a pose layer or a body, or a bug upstream) stop here: the joints
@@ -176,17 +178,19 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
       const anim = layerOffset(base, n, LAYER_ANIM)
       if (weight > 0) {
         const scratch = ctx.blendScratch
-        blendJointLayers(
-          scratch,
-          0,
-          pool.data,
-          anim,
-          pool.data,
-          layerOffset(base, n, LAYER_PHYS),
-          n,
-          Ragdoll.weight,
-          eid,
-        )
+        const phys = layerOffset(base, n, LAYER_PHYS)
+        const joints = ctx.ragdolls[eid]?.jointWeights ?? null
+        if (joints === null) {
+          blendJointLayers(scratch, 0, pool.data, anim, pool.data, phys, n, Ragdoll.weight, eid)
+        } else {
+          // Per-joint weights: one blend per run of joints with equal weight (a subtree is a run).
+          const w = joints.weights
+          for (let start = 0, end = 1; start < n; start = end, end = start + 1) {
+            while (end < n && w[end] === w[start]) end++
+            const o = start * JOINT_STRIDE
+            blendJointLayers(scratch, o, pool.data, anim + o, pool.data, phys + o, end - start, w, start)
+          }
+        }
         writePose(scratch, pool.joints, 0, base, n, refused)
       } else if (Pose.changed[eid] === 1) {
         writePose(pool.data, pool.joints, anim, base, n, refused)

@@ -2,6 +2,7 @@ import type { World } from 'bitecs'
 import type { World as PhysicsWorld } from 'cannon-es'
 import type { ResolvedBody } from '../src/physics/description.ts'
 import type { RagdollInstance } from '../src/physics/ragdoll.ts'
+import type { RagdollMotors } from '../src/physics/motors.ts'
 import type { Clip } from '../src/clip/clip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import type { Rig } from '../src/skeleton/rig.ts'
@@ -270,6 +271,15 @@ export function isClipEvent(event: AnimationEvent): event is ClipEvent {
 
 /** A character's ragdoll: its resolved description, live bodies (null until the next step spawns them), scratch. */
 export interface RagdollRuntime {
+  /** The whole description (the asset's default, or the game's). */
+  readonly description: readonly ResolvedBody[]
+  /**
+   * A partial ragdoll's subtree roots (joint indices, ascending, none under another): only the bodies at or under
+   * them are physical, each top body pinned to its animated parent by an anchor (src/physics/partial.ts).
+   * Empty for a whole-body ragdoll.
+   */
+  readonly subtrees: readonly number[]
+  /** The bodies in use: `description`, or for a partial ragdoll its bodies in the subtrees (partialBodies). */
   readonly bodies: readonly ResolvedBody[]
   /** Joint parents of the character's asset (for passing hits up to the nearest body). */
   readonly parents: Int32Array
@@ -279,18 +289,45 @@ export interface RagdollRuntime {
   /** Scratch world transforms, 8 doubles per joint (src/physics/kinematics.ts), and the root's. */
   readonly world: Float64Array
   readonly previous: Float64Array
+  /** This step's animated world transforms, for the anchors to follow (scratch, 8 doubles per joint). */
+  readonly target: Float64Array
   readonly root: Float64Array
   /** An explosion was already reported for this character. */
   reported: boolean
+  /**
+   * A larger ragdoll of the same description (more subtrees, or the whole body) that replaces this one in the
+   * next step: its bodies spawn where these lie, keeping their motion (stepRagdolls); null for none.
+   */
+  next: RagdollRuntime | null
+  /**
+   * Per-joint physics weights (setRagdollWeight), null while every joint follows ragdoll_weight: each joint's
+   * share of physics in its pose now (`weights`, what blendPoses blends by) and what it ramps to while falling
+   * (`targets`), both in [0, 1], one per joint (systems/ragdollWeights.ts).
+   */
+  jointWeights: { readonly weights: Float64Array; readonly targets: Float64Array } | null
+  /**
+   * A hit reaction's recovery (hit()): once its weight has ramped up, it gets up on its own at this rate per
+   * second (systems/ragdollWeights.ts); 0 for a ragdoll that stays until getUp.
+   */
+  recoverRate: number
+  /** A powered ragdoll's motors (src/physics/motors.ts), null for a limp one. */
+  motors: RagdollMotors | null
+  /** Per constraint of the live instance: its motor's capacity at strength 1 (attachMotors), null for none. */
+  motorCapacity: Float64Array | null
 }
 
 /**
- * Whether a character's ragdoll is active and waiting for its bodies: stepRagdolls spawns them this step, and
- * sampleClips keeps the previous pose for it (the hand-off's velocity).
+ * Whether a character's ragdoll is active and waiting for its bodies (or for a larger ragdoll to replace it):
+ * stepRagdolls spawns them this step, and sampleClips keeps the previous pose for it (the hand-off's velocity).
  */
 export function awaitingBodies(
   ctx: Pick<StepState, 'ragdolls'> & { readonly stores: Pick<AnimationStores, 'Ragdoll'> },
   eid: number,
 ): boolean {
-  return ctx.stores.Ragdoll.active[eid] !== RAGDOLL_OFF && ctx.ragdolls[eid]?.instance === null
+  const rt = ctx.ragdolls[eid]
+  return (
+    ctx.stores.Ragdoll.active[eid] !== RAGDOLL_OFF &&
+    rt !== undefined &&
+    (rt.instance === null || rt.next !== null)
+  )
 }

@@ -1,19 +1,31 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
-import { awaitingBodies, type StepState, type AnimationStores, type RagdollRuntime } from './state.ts'
+import type { World as PhysicsWorld } from 'cannon-es'
+import {
+  awaitingBodies,
+  type StepState,
+  type AnimationStores,
+  type RagdollRuntime,
+  type RegisteredAsset,
+} from './state.ts'
 import { LAYER_ANIM, LAYER_PHYS, LAYER_PREV, layerOffset } from '../components/Pose.ts'
-import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
+import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { SceneNodeStore } from '../components/SceneNode.ts'
 import { groundHeight } from '../src/physics/world.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
+import { despawnRagdoll, spawnRagdoll } from '../src/physics/ragdoll.ts'
+import { bodiesFinite, ragdollExploded, readRagdollPose } from '../src/physics/readback.ts'
+import { applyRagdollHit, projectRagdollJoints } from '../src/physics/ragdollHits.ts'
+import { placeAnchors, steerAnchors } from '../src/physics/partial.ts'
+import { attachMotors, driveMotors, holdRootBodies, setRootsHeld } from '../src/physics/motors.ts'
+import { sleepTick, wakeOrRest } from '../src/physics/sleep.ts'
 import {
-  bodiesFinite,
-  despawnRagdoll,
-  ragdollExploded,
-  readRagdollPose,
-  spawnRagdoll,
-} from '../src/physics/ragdoll.ts'
-import { applyRagdollHit, longestBody, projectRagdollJoints } from '../src/physics/ragdollHits.ts'
+  markOverlaps,
+  POWERED_REST_CONTACT_MARGIN,
+  REST_CONTACT_MARGIN,
+  restOverlaps,
+} from '../src/physics/selfCollision.ts'
+import { rampRagdollWeight } from './ragdollWeights.ts'
 import { composeWorld, WORLD_STRIDE } from '../src/physics/kinematics.ts'
 
 /**
@@ -56,6 +68,67 @@ export function characterRootWorld(
   }
   for (let k = 0; k < 4; k++) localScratch[3 + k] = nodes.rotation[eid * 4 + k]!
   composeWorld(out, 0, parentScratch, 0, localScratch, 0)
+}
+
+/**
+ * Spawns a runtime's bodies at the joint world transforms in rt.world (rt.previous one step earlier when
+ * `moved`, for the animation's velocity; `velocities` per joint where bodies keep theirs, see spawnRagdoll),
+ * anchored at rt.root's character for a partial ragdoll, and applies the hits queued on it.
+ */
+export function spawnRuntime(
+  physics: PhysicsWorld,
+  rt: RagdollRuntime,
+  asset: RegisteredAsset,
+  n: number,
+  dt: number,
+  moved: boolean,
+  velocities: Float64Array | null,
+): void {
+  rt.instance = spawnRagdoll(physics, {
+    bodies: rt.bodies,
+    nodeJoint: asset.nodeJoint,
+    jointCount: n,
+    world: rt.world,
+    previous: moved ? rt.previous : null,
+    dt,
+    parents: asset.jointParents,
+    anchored: rt.subtrees.length > 0,
+    root: rt.root,
+    velocities,
+  })
+  markSelfCollisions(rt, asset)
+  if (rt.motors) poweredRagdoll(rt, asset, physics, dt)
+  for (const hit of rt.impulses.splice(0))
+    applyRagdollHit(rt.instance, rt.parents, rt.world, hit.joint, hit.impulse)
+}
+
+/**
+ * Gives a live ragdoll the motors of its runtime (RagdollRuntime.motors), the self-collision pairs of a
+ * powered one, and holds its root if asked.
+ */
+export function poweredRagdoll(
+  rt: RagdollRuntime,
+  asset: RegisteredAsset,
+  physics: PhysicsWorld,
+  dt: number,
+): void {
+  const r = rt.instance!
+  rt.motorCapacity = attachMotors(r, physics.gravity.length(), dt)
+  markSelfCollisions(rt, asset)
+  setRootsHeld(r, rt.motors!.holdRoot)
+}
+
+/** Whether a ragdoll may sleep at rest: whole-body, limp, its root free (src/physics/sleep.ts). */
+function mayRest(rt: RagdollRuntime): boolean {
+  return rt.subtrees.length === 0 && (rt.motors === null || (!rt.motors.active && !rt.motors.holdRoot))
+}
+
+/** Marks a live ragdoll's bodies with the pairs that never collide (src/physics/selfCollision.ts). */
+export function markSelfCollisions(rt: RagdollRuntime, asset: RegisteredAsset): void {
+  const powered = rt.motors !== null && rt.motors.active
+  const margin = powered ? POWERED_REST_CONTACT_MARGIN : REST_CONTACT_MARGIN
+  const overlaps = restOverlaps(rt.bodies, asset.nodeJoint, asset.rest, asset.jointParents, margin)
+  markOverlaps(rt.instance!.bodies, overlaps)
 }
 
 /** What stepRagdolls reads and writes: a slice of the plugin's context (tests may pass just this). */
@@ -136,17 +209,67 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         rt.root,
         0,
       )
-    rt.instance = spawnRagdoll(ctx.physics, {
-      bodies: rt.bodies,
-      nodeJoint: asset.nodeJoint,
-      jointCount: n,
-      world: rt.world,
-      previous: moved ? rt.previous : null,
-      dt: ctx.dt,
-      parents: asset.jointParents,
-    })
-    for (const hit of rt.impulses.splice(0))
-      applyRagdollHit(rt.instance!, rt.parents, rt.world, hit.joint, hit.impulse)
+    spawnRuntime(ctx.physics, rt, asset, n, ctx.dt, moved, null)
+  }
+
+  /**
+   * A live ragdoll replaced by a larger one (`next`): next's bodies spawn where the live ones hold the pose now —
+   * the live bodies' joints where they lie, the rest at this step's animated pose under them (readRagdollPose,
+   * into PHYS, which the read-back below rewrites) —, each body on a joint that had one keeping that body's
+   * velocity and the others taking the animation's; then the live bodies leave.
+   */
+  function replace(eid: number, live: RagdollRuntime, next: RagdollRuntime): void {
+    const n = Pose.count[eid]!
+    const base = Pose.base[eid]!
+    const asset = ctx.assets[Pose.asset[eid]!]!
+    const data = ctx.pool.data
+    const old = live.instance!
+    rootWorld(next.root, eid)
+    const parents = asset.jointParents
+    const phys = layerOffset(base, n, LAYER_PHYS)
+    readRagdollPose(
+      old,
+      data,
+      phys,
+      data,
+      layerOffset(base, n, LAYER_ANIM),
+      parents,
+      n,
+      next.root,
+      0,
+      next.world,
+    )
+    const velocities = new Float64Array(n * 6).fill(NaN)
+    for (let b = 0; b < old.bodies.length; b++) {
+      const body = old.bodies[b]!
+      const o = old.bodyJoint[b]! * 6
+      const v = body.velocity
+      const w = body.angularVelocity
+      velocities[o] = v.x
+      velocities[o + 1] = v.y
+      velocities[o + 2] = v.z
+      velocities[o + 3] = w.x
+      velocities[o + 4] = w.y
+      velocities[o + 5] = w.z
+    }
+    const moved = Pose.changedStep[eid] === ctx.step && ctx.step > 0
+    if (moved)
+      forwardKinematics(next.previous, data, layerOffset(base, n, LAYER_PREV), parents, n, next.root, 0)
+    despawnRagdoll(ctx.physics, old)
+    next.reported = live.reported
+    next.jointWeights = live.jointWeights
+    next.motors = live.motors
+    ctx.ragdolls[eid] = next
+    spawnRuntime(ctx.physics, next, asset, n, ctx.dt, moved, velocities)
+  }
+
+  /** This step's animated world transforms of the character's joints into rt.target (rt.root set too). */
+  function animatedWorld(eid: number, rt: RagdollRuntime): void {
+    const n = Pose.count[eid]!
+    const asset = ctx.assets[Pose.asset[eid]!]!
+    rootWorld(rt.root, eid)
+    const anim = layerOffset(Pose.base[eid]!, n, LAYER_ANIM)
+    forwardKinematics(rt.target, ctx.pool.data, anim, asset.jointParents, n, rt.root, 0)
   }
 
   function despawn(eid: number, rt: RagdollRuntime): void {
@@ -181,21 +304,48 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         `character ${eid}: a ragdoll body had a non-finite state before the physics step; back to animation`,
       )
     }
+    const g = ctx.physics.gravity
+    const fall = RAGDOLL_MAX_FALL_SECONDS * Math.sqrt(g.x * g.x + g.y * g.y + g.z * g.z)
+    const maxSpeed = fall > RAGDOLL_MAX_SPEED ? fall : RAGDOLL_MAX_SPEED
+    // Anchors of partial ragdolls and held roots head for this step's animated pose (they are placed there
+    // after the step); motors get their targets from it. Ragdolls at rest sleep (src/physics/sleep.ts).
+    for (let i = 0; i < dense.length; i++) {
+      const eid = dense[i]!
+      const rt = Ragdoll.active[eid] === RAGDOLL_OFF ? undefined : ctx.ragdolls[eid]
+      const r = rt?.instance ?? null
+      if (r === null) continue
+      if (mayRest(rt!)) wakeOrRest(r)
+      if (r.anchors.length === 0 && rt!.motors === null) continue
+      animatedWorld(eid, rt!)
+      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * r.longest
+      const jump = 0.5 * (own > maxSpeed ? own : maxSpeed)
+      steerAnchors(r, rt!.target, rt!.root, ctx.dt, jump)
+      if (rt!.motors) driveMotors(r, rt!.motors, rt!.motorCapacity!, rt!.target, rt!.root, ctx.dt, jump)
+    }
     if (live > 0 || !ctx.physicsOwned || ctx.physics.bodies.length > idleBodies) ctx.physics.step(ctx.dt)
+    for (let i = 0; i < dense.length; i++) {
+      const eid = dense[i]!
+      const rt = Ragdoll.active[eid] === RAGDOLL_OFF ? undefined : ctx.ragdolls[eid]
+      const r = rt?.instance ?? null
+      if (r === null) continue
+      if (r.anchors.length > 0) placeAnchors(r, rt!.target, rt!.root)
+      if (rt!.motors?.holdRoot) holdRootBodies(r, rt!.target)
+      if (mayRest(rt!)) sleepTick(r, ctx.physics.time)
+    }
 
     // Spawn after the step: new bodies hold exactly this step's animated pose, so this step reads back
     // PHYS = ANIM and the hand-off starts from zero difference. (Spawned before the step, they were one step of
     // motion ahead of the animation they were blended with: 3.5 mm off at weight 1/12 for a walking Fox.)
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
-      if (awaitingBodies(ctx, eid)) spawn(eid, ctx.ragdolls[eid]!)
+      if (!awaitingBodies(ctx, eid)) continue
+      const rt = ctx.ragdolls[eid]!
+      if (rt.next !== null && rt.instance !== null) replace(eid, rt, rt.next)
+      else spawn(eid, rt)
     }
 
     const data = ctx.pool.data
     const dt = ctx.dt
-    const g = ctx.physics.gravity
-    const fall = RAGDOLL_MAX_FALL_SECONDS * Math.sqrt(g.x * g.x + g.y * g.y + g.z * g.z)
-    const maxSpeed = fall > RAGDOLL_MAX_SPEED ? fall : RAGDOLL_MAX_SPEED
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       const state = Ragdoll.active[eid]!
@@ -205,7 +355,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       if (r === null) continue
       // Weight 0 while falling means spawned this step: the animation's state plus its hits, not yet solved.
       const spawned = state === RAGDOLL_FALLING && Ragdoll.weight[eid] === 0
-      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * longestBody(r)
+      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * r.longest
       if (!spawned && ragdollExploded(r, own > maxSpeed ? own : maxSpeed, RAGDOLL_MAX_SPIN)) {
         despawn(eid, rt)
         report(
@@ -231,15 +381,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         0,
         rt.world,
       )
-      const step = Ragdoll.rate[eid]! * dt
-      if (state === RAGDOLL_FALLING) {
-        const w = Ragdoll.weight[eid]! + step
-        Ragdoll.weight[eid] = w > 1 ? 1 : w
-      } else if (state === RAGDOLL_GETTING_UP) {
-        const w = Ragdoll.weight[eid]! - step
-        if (w > 0) Ragdoll.weight[eid] = w
-        else despawn(eid, rt)
-      }
+      if (rampRagdollWeight(Ragdoll, eid, rt, Ragdoll.rate[eid]! * dt)) despawn(eid, rt)
     }
   }
 }

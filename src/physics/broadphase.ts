@@ -1,18 +1,29 @@
 import { Body, SAPBroadphase, type BodyOptions, type Broadphase, type World } from 'cannon-es'
 
-/** A ragdoll body: a cannon-es Body that knows the body it hangs from (null for the ragdoll's root body). */
+/**
+ * A ragdoll body: a cannon-es Body that knows the body it hangs from (null for the ragdoll's root body) and the
+ * bodies of its ragdoll it never collides with (src/physics/selfCollision.ts).
+ */
 export class RagdollBody extends Body {
   ragdollParent: Body | null
+  /** Its index in its ragdoll's bodies, and those bodies (the same array for all of them). */
+  ragdollIndex: number
+  ragdollGroup: readonly Body[] | null
+  /** Bit i set: never collides with its ragdoll's body i. */
+  ragdollIgnore: Uint32Array | null
 
   constructor(options: BodyOptions) {
     super(options)
     this.ragdollParent = null
+    this.ragdollIndex = 0
+    this.ragdollGroup = null
+    this.ragdollIgnore = null
   }
 }
 
 /**
  * Sweep-and-prune broadphase that also drops the pairs a ragdoll's joints link (a body and the body it hangs
- * from), so the ragdoll's constraints can say `collideConnected: true`; cannon-es would otherwise remove those
+ * from) and the pairs that overlap in the rest pose (src/physics/selfCollision.ts), so the ragdoll's constraints can say `collideConnected: true`; cannon-es would otherwise remove those
  * pairs after the broadphase by scanning every constraint against every pair (`World.internalStep`,
  * O(constraints × pairs) with splices). Here the test is two property reads per candidate pair.
  *
@@ -29,7 +40,14 @@ export class RagdollBroadphase extends SAPBroadphase {
   }
 
   override needBroadphaseCollision(a: Body, b: Body): boolean {
-    if ((a as RagdollBody).ragdollParent === b || (b as RagdollBody).ragdollParent === a) return false
+    const x = a as RagdollBody
+    const y = b as RagdollBody
+    if (x.ragdollParent === b || y.ragdollParent === a) return false
+    const ignore = x.ragdollIgnore
+    if (ignore && x.ragdollGroup === y.ragdollGroup) {
+      const i = y.ragdollIndex
+      if (((ignore[i >> 5]! >>> (i & 31)) & 1) !== 0) return false
+    }
     return super.needBroadphaseCollision(a, b)
   }
 }

@@ -1,4 +1,12 @@
-import { ConeTwistConstraint, Equation, Vec3, type Body } from 'cannon-es'
+import {
+  ConeTwistConstraint,
+  Equation,
+  PointToPointConstraint,
+  Quaternion,
+  RotationalMotorEquation,
+  Vec3,
+  type Body,
+} from 'cannon-es'
 import { detCos } from '../math/detmath.ts'
 
 /**
@@ -20,6 +28,22 @@ import { detCos } from '../math/detmath.ts'
  * `update` (cannon-es's, run by the world every step) still fills in their world axes and limit angles.
  */
 export class RagdollJoint extends ConeTwistConstraint {
+  /**
+   * Where the joint's limits are centred, for a powered ragdoll (src/physics/motors.ts): the rotation from body
+   * B's frame to body A's at which the two axes (and their twist tangents) coincide. Null: the frames at
+   * activation (both bodies start unrotated, so axisA = axisB there), as cannon-es has it.
+   */
+  reference: Quaternion | null = null
+  /**
+   * A powered ragdoll's motor (src/physics/motors.ts): three cannon-es RotationalMotorEquations about the world
+   * x, y and z axes, after the limit equations; null for none.
+   */
+  motors: RotationalMotorEquation[] | null = null
+  /** The body the motor turns body B against: a ragdoll body's index, or −1 − k for anchor k. */
+  motorRoot = 0
+  /** The limits are centred on `reference` (once a motor has run; before, they are cannon-es's). */
+  centred = false
+
   constructor(bodyA: Body, bodyB: Body, options: ConstructorParameters<typeof ConeTwistConstraint>[2] = {}) {
     super(bodyA, bodyB, options)
     const maxForce = options.maxForce ?? 1e6
@@ -35,11 +59,50 @@ export class RagdollJoint extends ConeTwistConstraint {
   }
 
   override update(): void {
-    super.update()
+    const q = this.reference
+    if (q === null || !this.centred) {
+      super.update()
+    } else {
+      // ConeTwistConstraint.update with body A's axis and twist tangent taken from body B's through the
+      // reference rotation, so both limits are measured from it.
+      PointToPointConstraint.prototype.update.call(this)
+      const cone = this.coneEquation
+      const twist = this.twistEquation
+      q.vmult(this.axisB, local)
+      this.bodyA.vectorToWorldFrame(local, cone.axisA)
+      this.bodyB.vectorToWorldFrame(this.axisB, cone.axisB)
+      this.axisB.tangents(tangent, tangent)
+      q.vmult(tangent, local)
+      this.bodyA.vectorToWorldFrame(local, twist.axisA)
+      this.bodyB.vectorToWorldFrame(tangent, twist.axisB)
+      cone.angle = this.angle
+      twist.maxAngle = this.twistAngle
+    }
     this.twistEquation.axisA.normalize()
     this.twistEquation.axisB.normalize()
   }
+
+  /**
+   * Gives the joint its motor (three equations, disabled), between `root` and body B, and a reference rotation
+   * (identity). `rootIndex` says which body root is (motorRoot).
+   */
+  addMotors(root: Body, rootIndex: number): void {
+    if (this.motors !== null) return
+    this.reference = new Quaternion(0, 0, 0, 1)
+    this.motorRoot = rootIndex
+    this.motors = [new Vec3(1, 0, 0), new Vec3(0, 1, 0), new Vec3(0, 0, 1)].map((axis) => {
+      const m = new RotationalMotorEquation(root, this.bodyB, 0)
+      m.axisA.copy(axis)
+      m.axisB.copy(axis)
+      m.enabled = false
+      return m
+    })
+    this.equations.push(...this.motors)
+  }
 }
+
+const local = new Vec3()
+const tangent = new Vec3()
 
 /**
  * An angular limit between two world directions, nA fixed in body A and nB in body B (unit vectors, written

@@ -1,10 +1,10 @@
-import { Box, Quaternion, Sphere, Vec3, type Body, type ConeTwistConstraint, type World } from 'cannon-es'
+import { Body, Vec3, type ConeTwistConstraint, type World } from 'cannon-es'
 import { dropsRagdollLinks } from './broadphase.ts'
 import { DampedRagdollBody } from './damping.ts'
 import type { ResolvedBody } from './description.ts'
 import { RagdollJoint } from './joint.ts'
-import { composeWorld, localFromWorld, rotateVector, WORLD_STRIDE } from './kinematics.ts'
-import { detAtan2 } from '../math/detmath.ts'
+import { angularVelocity, rotateVector, WORLD_STRIDE } from './kinematics.ts'
+import { addRidingSpheres, addShape } from './shapes.ts'
 
 /**
  * One character's live ragdoll: cannon-es bodies, the cone-twist constraints between them, and the fixed offsets
@@ -25,6 +25,54 @@ export interface RagdollInstance {
   readonly jointBody: Int32Array
   /** 7 doubles per body, see above. */
   readonly jointOffset: Float64Array
+  /** Per body: the first constraint hanging a child body from it, -1 for none (see linkRagdoll). */
+  readonly firstChild: Int32Array
+  /** Per constraint: the next constraint hanging a child from the same body, -1 for none. */
+  readonly nextSibling: Int32Array
+  /** Per constraint: the index of its child body (bodyB). */
+  readonly childBody: Int32Array
+  /** Per constraint: the index of its parent body (bodyA), or −1 − k for anchor k. */
+  readonly parentIndex: Int32Array
+  /** The largest bounding diameter of its bodies (world units): the ragdoll's longest body. */
+  readonly longest: number
+  /**
+   * A partial ragdoll's anchors (src/physics/partial.ts): one kinematic, shapeless body per top body, which
+   * that body hangs from; empty for a whole-body ragdoll. Not in `bodies`.
+   */
+  readonly anchors: Body[]
+  /** Per anchor: the joint whose animated world transform it follows, -1 for the character root. */
+  readonly anchorJoint: Int32Array
+  /** Per anchor, 4 doubles: o, the rotation offset of its joint in its frame (joint rotation = q_anchor·o). */
+  readonly anchorOffset: Float64Array
+}
+
+/**
+ * The links of a ragdoll's bodies (firstChild, nextSibling, childBody, parentIndex), from its constraints, and
+ * its longest body (after its shapes are added). Allocates.
+ */
+export function linkRagdoll(
+  bodies: readonly Body[],
+  constraints: readonly ConeTwistConstraint[],
+  anchors: readonly Body[],
+): Pick<RagdollInstance, 'firstChild' | 'nextSibling' | 'childBody' | 'parentIndex' | 'longest'> {
+  const firstChild = new Int32Array(bodies.length).fill(-1)
+  const nextSibling = new Int32Array(constraints.length).fill(-1)
+  const childBody = new Int32Array(constraints.length)
+  const parentIndex = new Int32Array(constraints.length)
+  const index = new Map<Body, number>()
+  bodies.forEach((b, i) => index.set(b, i))
+  anchors.forEach((b, i) => index.set(b, -1 - i))
+  for (let k = constraints.length - 1; k >= 0; k--) {
+    childBody[k] = index.get(constraints[k]!.bodyB) ?? -1
+    const a = index.get(constraints[k]!.bodyA) ?? -1
+    parentIndex[k] = a
+    if (a < 0) continue
+    nextSibling[k] = firstChild[a]!
+    firstChild[a] = k
+  }
+  let longest = 0
+  for (const b of bodies) if (2 * b.boundingRadius > longest) longest = 2 * b.boundingRadius
+  return { firstChild, nextSibling, childBody, parentIndex, longest }
 }
 
 export interface RagdollSpawnInput {
@@ -45,6 +93,17 @@ export interface RagdollSpawnInput {
   readonly parents?: Int32Array
   /** Collision group of this ragdoll's bodies (they collide with everything except directly linked bodies). */
   readonly collisionGroup?: number
+  /**
+   * Hang every top body (parentBody -1) from an anchor that follows its joint's parent joint (or `root`, the
+   * character root's world transform, for a root joint): a partial ragdoll. Default false: top bodies are free.
+   */
+  readonly anchored?: boolean
+  readonly root?: Float64Array
+  /**
+   * Per joint, 6 doubles: the linear and angular velocity a body on that joint starts with, NaN where the
+   * animation's applies (a ragdoll replaced by a larger one keeps its bodies' motion).
+   */
+  readonly velocities?: Float64Array | null
 }
 
 /**
@@ -105,7 +164,12 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     jointOffset[b * 7 + 1] = w[o + 1]! - cy
     jointOffset[b * 7 + 2] = w[o + 2]! - cz
     for (let k = 0; k < 4; k++) jointOffset[b * 7 + 3 + k] = w[o + 3 + k]!
-    if (input.previous) {
+    const carried = input.velocities ? input.velocities[j * 6]! : NaN
+    if (carried === carried) {
+      const v = input.velocities!
+      body.velocity.set(v[j * 6]!, v[j * 6 + 1]!, v[j * 6 + 2]!)
+      body.angularVelocity.set(v[j * 6 + 3]!, v[j * 6 + 4]!, v[j * 6 + 5]!)
+    } else if (input.previous) {
       const p = input.previous
       rotateVector(prevCenter, 0, p, o + 3, spec.axis[0], spec.axis[1], spec.axis[2])
       const ps = p[o + 7]! * spec.length * 0.5
@@ -120,23 +184,40 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     }
     bodies.push(body)
   }
-  if (input.parents) addRidingSpheres(bodies, input, jointBody, centers)
+  if (input.parents) addRidingSpheres(bodies, input.parents, w, input.jointCount, jointBody, centers)
+  const anchors: Body[] = []
+  const anchorJoint: number[] = []
+  const anchorOffset: number[] = []
   // Linked bodies never collide. A RagdollBroadphase drops their pairs itself (cheap); any other broadphase
   // leaves it to cannon-es's collideConnected filter (O(constraints × pairs) per step, see broadphase.ts).
   const filteredByBroadphase = dropsRagdollLinks(physics.broadphase)
   for (let b = 0; b < n; b++) {
     const spec = input.bodies[b]!
-    if (spec.parentBody < 0) continue
-    const parent = bodies[spec.parentBody]!
     const child = bodies[b]!
-    child.ragdollParent = parent
     const jo = bodyJoint[b]! * WORLD_STRIDE
+    let parent: Body
+    let pivotA: Vec3
+    if (spec.parentBody >= 0) {
+      parent = bodies[spec.parentBody]!
+      const pb = spec.parentBody * 3
+      pivotA = new Vec3(w[jo]! - centers[pb]!, w[jo + 1]! - centers[pb + 1]!, w[jo + 2]! - centers[pb + 2]!)
+    } else if (input.anchored) {
+      // The anchor starts unrotated at the parent joint (its rotation offset is that joint's rotation now).
+      const a = input.parents ? input.parents[bodyJoint[b]!]! : -1
+      const src = a < 0 ? input.root! : w
+      const ao = a < 0 ? 0 : a * WORLD_STRIDE
+      parent = createAnchor(src[ao]!, src[ao + 1]!, src[ao + 2]!)
+      anchors.push(parent)
+      anchorJoint.push(a)
+      for (let k = 0; k < 4; k++) anchorOffset.push(src[ao + 3 + k]!)
+      pivotA = new Vec3(w[jo]! - src[ao]!, w[jo + 1]! - src[ao + 1]!, w[jo + 2]! - src[ao + 2]!)
+    } else continue
+    child.ragdollParent = parent
     // Pivot at the child joint's origin; the axis is the child's bone direction now (identical in both frames).
     rotateVector(tmp, 0, w, jo + 3, spec.axis[0], spec.axis[1], spec.axis[2])
     const axis = new Vec3(tmp[0], tmp[1], tmp[2])
-    const pb = spec.parentBody * 3
     const constraint = new RagdollJoint(parent, child, {
-      pivotA: new Vec3(w[jo]! - centers[pb]!, w[jo + 1]! - centers[pb + 1]!, w[jo + 2]! - centers[pb + 2]!),
+      pivotA,
       pivotB: new Vec3(
         w[jo]! - centers[b * 3]!,
         w[jo + 1]! - centers[b * 3 + 1]!,
@@ -151,236 +232,36 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     constraints.push(constraint)
   }
   for (const body of bodies) physics.addBody(body)
+  for (const anchor of anchors) physics.addBody(anchor)
   for (const c of constraints) physics.addConstraint(c)
-  return { bodies, constraints, bodyJoint, jointBody, jointOffset }
+  return {
+    bodies,
+    constraints,
+    bodyJoint,
+    jointBody,
+    jointOffset,
+    ...linkRagdoll(bodies, constraints, anchors),
+    anchors,
+    anchorJoint: Int32Array.from(anchorJoint),
+    anchorOffset: Float64Array.from(anchorOffset),
+  }
 }
 
-/** Removes the ragdoll's constraints and bodies from the world. */
+/**
+ * A partial ragdoll's anchor (src/physics/partial.ts): kinematic, shapeless, in no collision group, unrotated at
+ * the given point. A DampedRagdollBody like the others, so a snapshot rebuilds it the same way.
+ */
+export function createAnchor(x: number, y: number, z: number): DampedRagdollBody {
+  const anchor = new DampedRagdollBody({ mass: 0, type: Body.KINEMATIC, position: new Vec3(x, y, z) })
+  anchor.quaternion.set(0, 0, 0, 1)
+  anchor.collisionFilterGroup = 0
+  anchor.collisionFilterMask = 0
+  return anchor
+}
+
+/** Removes the ragdoll's constraints, bodies and anchors from the world. */
 export function despawnRagdoll(physics: World, r: RagdollInstance): void {
   for (const c of r.constraints) physics.removeConstraint(c)
   for (const b of r.bodies) physics.removeBody(b)
-}
-
-/**
- * Reads the bodies back into joint-local transforms: for each joint in order, a joint with a body takes its
- * world transform from the body (with the joint offset applied) and its local transform relative to the
- * parent's world transform from this same read; a joint without one keeps its animated local transform
- * (`anim`) and is carried by its parent. Writes `phys` (pose layer, 10 floats per joint; scale is copied from
- * anim) and leaves the world transforms in `world` (8 doubles per joint). Allocation-free.
- */
-export function readRagdollPose(
-  r: RagdollInstance,
-  phys: Float32Array,
-  physOffset: number,
-  anim: Float32Array,
-  animOffset: number,
-  parents: Int32Array,
-  n: number,
-  root: Float64Array,
-  rootOffset: number,
-  world: Float64Array,
-): void {
-  for (let j = 0; j < n; j++) {
-    const p = parents[j]!
-    const parentWorld = p < 0 ? root : world
-    const po = p < 0 ? rootOffset : p * WORLD_STRIDE
-    const lo = physOffset + j * 10
-    const ao = animOffset + j * 10
-    for (let k = 0; k < 10; k++) phys[lo + k] = anim[ao + k]!
-    const b = r.jointBody[j]!
-    const o = j * WORLD_STRIDE
-    if (b < 0) {
-      composeWorld(world, o, parentWorld, po, phys, lo)
-      continue
-    }
-    const body = r.bodies[b]!
-    const q = body.quaternion
-    const off = b * 7
-    // joint position = body position + q_body · d
-    const dx = r.jointOffset[off]!
-    const dy = r.jointOffset[off + 1]!
-    const dz = r.jointOffset[off + 2]!
-    const tx = 2 * (q.y * dz - q.z * dy)
-    const ty = 2 * (q.z * dx - q.x * dz)
-    const tz = 2 * (q.x * dy - q.y * dx)
-    world[o] = body.position.x + dx + q.w * tx + (q.y * tz - q.z * ty)
-    world[o + 1] = body.position.y + dy + q.w * ty + (q.z * tx - q.x * tz)
-    world[o + 2] = body.position.z + dz + q.w * tz + (q.x * ty - q.y * tx)
-    // joint rotation = q_body · o
-    const ox = r.jointOffset[off + 3]!
-    const oy = r.jointOffset[off + 4]!
-    const oz = r.jointOffset[off + 5]!
-    const ow = r.jointOffset[off + 6]!
-    world[o + 3] = q.w * ox + q.x * ow + q.y * oz - q.z * oy
-    world[o + 4] = q.w * oy - q.x * oz + q.y * ow + q.z * ox
-    world[o + 5] = q.w * oz + q.x * oy - q.y * ox + q.z * ow
-    world[o + 6] = q.w * ow - q.x * ox - q.y * oy - q.z * oz
-    world[o + 7] = parentWorld[po + 7]! * anim[ao + 7]!
-    localFromWorld(phys, lo, parentWorld, po, world, o)
-  }
-}
-
-/**
- * True when any body has a non-finite state or moves faster than `maxSpeed` (units per second) or spins faster
- * than `maxSpin` (radians per second): the ragdoll exploded.
- */
-export function ragdollExploded(r: RagdollInstance, maxSpeed: number, maxSpin: number): boolean {
-  const speed2 = maxSpeed * maxSpeed
-  const spin2 = maxSpin * maxSpin
-  for (const b of r.bodies) {
-    const p = b.position
-    const q = b.quaternion
-    const v = b.velocity
-    const w = b.angularVelocity
-    const vv = v.x * v.x + v.y * v.y + v.z * v.z
-    const ww = w.x * w.x + w.y * w.y + w.z * w.z
-    if (!(vv <= speed2 && ww <= spin2)) return true
-    if (!Number.isFinite(p.x + p.y + p.z + q.x + q.y + q.z + q.w)) return true
-  }
-  return false
-}
-
-/**
- * Angular velocity (world frame, radians per second) that turns unit quaternion a into b over dt seconds along
- * the short arc: ω = 2·log(b·a⁻¹)/dt.
- */
-export function angularVelocity(
-  out: Float64Array,
-  a: Float64Array,
-  ao: number,
-  b: Float64Array,
-  bo: number,
-  dt: number,
-): Float64Array {
-  const ax = -a[ao]!
-  const ay = -a[ao + 1]!
-  const az = -a[ao + 2]!
-  const aw = a[ao + 3]!
-  const bx = b[bo]!
-  const by = b[bo + 1]!
-  const bz = b[bo + 2]!
-  const bw = b[bo + 3]!
-  // d = b · conj(a)
-  let x = bw * ax + bx * aw + by * az - bz * ay
-  let y = bw * ay - bx * az + by * aw + bz * ax
-  let z = bw * az + bx * ay - by * ax + bz * aw
-  let w = bw * aw - bx * ax - by * ay - bz * az
-  if (w < 0) {
-    x = -x
-    y = -y
-    z = -z
-    w = -w
-  }
-  const len = Math.sqrt(x * x + y * y + z * z)
-  const scale = len > 1e-12 ? (2 * detAtan2(len, w)) / (len * dt) : 2 / dt
-  out[0] = x * scale
-  out[1] = y * scale
-  out[2] = z * scale
-  return out
-}
-
-/** Most spheres a capsule body is built from. */
-export const MAX_CAPSULE_SPHERES = 128
-
-/**
- * Capsule or box along the world direction d, centred on the body origin. A capsule is a row of overlapping
- * spheres (at most one radius apart) rather than cannon's Cylinder, whose vertices come from Math.sin/cos and so
- * may differ in the last bit between engines; sphere contacts are also the cheapest cannon has.
- */
-function addShape(
-  body: Body,
-  spec: ResolvedBody,
-  radius: number,
-  length: number,
-  dx: number,
-  dy: number,
-  dz: number,
-) {
-  if (spec.shape === 'box') {
-    // The box's y axis along d. cannon-es's setFromVectors is + − × / and √, except for a d opposite to y,
-    // which it turns with Math.sin/cos(π/2): there, the same half turn (about −z) is written out.
-    const up = new Vec3(0, 1, 0)
-    const d = new Vec3(dx, dy, dz)
-    const orientation = up.isAntiparallelTo(d)
-      ? new Quaternion(0, 0, -1, 0)
-      : new Quaternion().setFromVectors(up, d)
-    body.addShape(new Box(new Vec3(radius, length * 0.5, radius)), new Vec3(0, 0, 0), orientation)
-    return
-  }
-  const end = Math.max(0, length * 0.5 - radius)
-  // At most MAX_CAPSULE_SPHERES (spaced evenly, so an extreme length/radius leaves gaps): bounded build time.
-  const count = end > 0 ? Math.min(Math.ceil((2 * end) / radius) + 1, MAX_CAPSULE_SPHERES) : 1
-  for (let i = 0; i < count; i++) {
-    const t = count === 1 ? 0 : -end + (2 * end * i) / (count - 1)
-    body.addShape(new Sphere(radius), new Vec3(dx * t, dy * t, dz * t))
-  }
-}
-
-/**
- * False when any body's state is not finite: position, orientation, velocities, or the force and torque queued
- * for the next step (only a game writing into bodies between steps makes one). Checked before cannon-es steps:
- * stepped, a NaN reaches every body touching the same static body (the solver adds 0·NaN to the ground's solver
- * velocity) and every ragdoll lying on the ground would explode with it.
- */
-export function bodiesFinite(r: RagdollInstance): boolean {
-  const bodies = r.bodies
-  for (let i = 0; i < bodies.length; i++) {
-    const b = bodies[i]!
-    const p = b.position
-    const q = b.quaternion
-    const v = b.velocity
-    const w = b.angularVelocity
-    const f = b.force
-    const t = b.torque
-    // NaN or ±∞ anywhere makes the sum NaN (∞ − ∞), and so do values so large that their sum overflows.
-    const pose = p.x + p.y + p.z + q.x + q.y + q.z + q.w
-    const motion = v.x + v.y + v.z + w.x + w.y + w.z
-    const load = f.x + f.y + f.z + t.x + t.y + t.z
-    const sum = pose + motion + load
-    if (sum - sum !== 0) return false
-  }
-  return true
-}
-
-/** Most shapes a body gets, riding spheres included (a capsule already at MAX_CAPSULE_SPHERES gets none). */
-const MAX_BODY_SHAPES = MAX_CAPSULE_SPHERES
-
-/**
- * For each joint without a body that rides on one (its nearest ancestor with a body) and lies outside that
- * body's shapes at the hand-off pose, a sphere of the body's largest radius there (bodies start unrotated, so
- * the offset is the world offset). At most MAX_BODY_SHAPES shapes per body.
- */
-function addRidingSpheres(
-  bodies: Body[],
-  input: RagdollSpawnInput,
-  jointBody: Int32Array,
-  centers: Float64Array,
-): void {
-  const parents = input.parents!
-  const w = input.world
-  for (let j = 0; j < input.jointCount; j++) {
-    if (jointBody[j]! >= 0) continue
-    let b = -1
-    for (let a = parents[j]!; a >= 0 && b < 0; a = parents[a]!) b = jointBody[a]!
-    if (b < 0) continue
-    const body = bodies[b]!
-    if (body.shapes.length >= MAX_BODY_SHAPES) continue
-    const ox = w[j * WORLD_STRIDE]! - centers[b * 3]!
-    const oy = w[j * WORLD_STRIDE + 1]! - centers[b * 3 + 1]!
-    const oz = w[j * WORLD_STRIDE + 2]! - centers[b * 3 + 2]!
-    let radius = 0
-    let inside = false
-    for (let i = 0; i < body.shapes.length; i++) {
-      const shape = body.shapes[i]!
-      const r = shape instanceof Sphere ? shape.radius : shape.boundingSphereRadius
-      const at = body.shapeOffsets[i]!
-      const dx = ox - at.x
-      const dy = oy - at.y
-      const dz = oz - at.z
-      if (dx * dx + dy * dy + dz * dz <= r * r) inside = true
-      if (r > radius) radius = r
-    }
-    if (inside || !(radius > 0)) continue
-    body.addShape(new Sphere(radius), new Vec3(ox, oy, oz))
-  }
+  for (const a of r.anchors) physics.removeBody(a)
 }

@@ -1,4 +1,4 @@
-import { Quaternion, Vec3, type Body, type ConeTwistConstraint } from 'cannon-es'
+import { Body, Box, Quaternion, Sphere, Vec3, type ConeTwistConstraint } from 'cannon-es'
 import type { RagdollInstance } from './ragdoll.ts'
 import type { RagdollBody } from './broadphase.ts'
 import { WORLD_STRIDE } from './kinematics.ts'
@@ -67,21 +67,18 @@ export function applyRagdollHit(
   }
 }
 
-/** The ragdoll's longest body: the largest bounding diameter of its bodies (world units). Allocation-free. */
+/** The ragdoll's longest body: the largest bounding diameter of its bodies (world units). */
 export function longestBody(r: RagdollInstance): number {
-  let longest = 0
-  for (let i = 0; i < r.bodies.length; i++) {
-    const d = 2 * r.bodies[i]!.boundingRadius
-    if (d > longest) longest = d
-  }
-  return longest
+  return r.longest
 }
 
 /**
  * Joint projection: the largest gap a joint may keep after a step, as a fraction of the ragdoll's longest body
- * (its bounding diameter; 1 % is 5 mm on a 1.8 m humanoid, 3 mm on the Fox).
+ * (its bounding diameter; 0.4 % is 2 mm on a 1.8 m humanoid). A ragdoll of one long body (SimpleSkin) has that
+ * body as long as itself: a limb of it pinned to a moving anchor rests at this gap, which must stay under the
+ * 1 cm-per-1.8 m rest limit (0.56 %; at 0.5 % it was 0.58 %).
  */
-export const RAGDOLL_JOINT_TOLERANCE = 0.005
+export const RAGDOLL_JOINT_TOLERANCE = 0.004
 
 const gapA = new Vec3()
 const gapB = new Vec3()
@@ -92,17 +89,28 @@ const gapB = new Vec3()
  * it is that far, parents first, so one pass leaves every joint within the tolerance (PhysX calls this joint
  * projection). The solver's 10 iterations leave a falling Fox's joints up to 6 cm apart and a 50 N·s hit far
  * more; raising iterations or sub-stepping closes them at a multiple of the solver's cost (measured in the
- * README's Ragdolls section). Then no body keeps a shape's centre below `ground` (the world's ground height,
- * −∞ for none): moved up, a child pulled to a sinking parent would otherwise go into the ground (a landing Fox's
- * toes went 7 cm past their radius). Velocities are untouched. Allocation-free; + − × / and √ only.
+ * README's Ragdolls section). Velocities are untouched. Allocation-free; + − × / and √ only.
+ *
+ * Then the ground (`ground`, the world's ground height, −∞ for none): no shape's centre stays below it, and no
+ * pivot a child body hangs from stays deeper than half that child's radius below it. A root body is lifted, any
+ * other turned about its own pivot (which keeps its joint closed) until its deepest point is up. The pivots
+ * count because a child can only be turned up about a pivot no deeper than its shapes reach: a 4 cm robot
+ * landing on its hip left the hip pivot 5 % of its size underground (with shape centres alone, a landing Fox's
+ * toes also went 7 cm past their radius). A body that still has a shape centre below the ground (its pivot too
+ * deep to turn about: a lying chest whose shoulder is down) lifts the whole ragdoll by what is left, which keeps
+ * every joint closed; lifting only that body opened a 1.2 cm figure's shoulder to 6× the rest gap limit. A
+ * partial ragdoll, pinned to anchors the animation places, is not lifted whole: what the animation put in the
+ * ground stays there.
  */
 export function projectRagdollJoints(r: RagdollInstance, ground: number): void {
-  const tolerance = RAGDOLL_JOINT_TOLERANCE * longestBody(r)
-  // Root bodies are lifted; every other body, parents first, is moved to its parent's pivot and then turned
-  // about it until no shape's centre is below the ground, which keeps that joint closed.
-  for (let i = 0; i < r.bodies.length; i++) {
-    const body = r.bodies[i]!
-    if ((body as RagdollBody).ragdollParent === null) liftAboveGround(body, ground)
+  const tolerance = RAGDOLL_JOINT_TOLERANCE * r.longest
+  const bodies = r.bodies
+  for (let i = 0; i < bodies.length; i++) {
+    const body = bodies[i]!
+    // A held root (kinematic, src/physics/motors.ts) is where the animation puts it.
+    if ((body as RagdollBody).ragdollParent !== null || body.type !== Body.DYNAMIC) continue
+    deepestPoint(r, i, ground)
+    if (found[0]! > 0) body.position.y += found[0]!
   }
   const constraints = r.constraints
   for (let i = 0; i < constraints.length; i++) {
@@ -121,58 +129,104 @@ export function projectRagdollJoints(r: RagdollInstance, ground: number): void {
       b.position.y += dy * k
       b.position.z += dz * k
     }
-    turnAboveGround(b, c, ground)
+    const child = r.childBody[i]!
+    // A turn that brings one point up may take another down: up to GROUND_TURNS turns, each for the deepest.
+    for (let t = 0; t < GROUND_TURNS; t++) {
+      deepestPoint(r, child, ground)
+      if (!(found[0]! > 0)) break
+      turnAboveGround(b, c)
+    }
   }
+  if (r.anchors.length > 0) return
+  let sink = 0
+  for (let i = 0; i < bodies.length; i++) {
+    const body = bodies[i]!
+    if (body.type !== Body.DYNAMIC) return
+    for (let s = 0; s < body.shapes.length; s++) {
+      body.quaternion.vmult(body.shapeOffsets[s]!, gapB)
+      const d = ground - (body.position.y + gapB.y)
+      if (d > sink) sink = d
+    }
+  }
+  if (sink > 0) for (let i = 0; i < bodies.length; i++) bodies[i]!.position.y += sink
 }
+
+/**
+ * Most turns projectRagdollJoints gives one body to bring its points up. One left a powered 1.2 cm
+ * RiggedFigure's shoulder pivot 5 % of its size deep after its chest was turned for a deeper shape, and the arm
+ * was lifted off it (6× the rest gap limit).
+ */
+const GROUND_TURNS = 3
 
 const pivot = new Vec3()
 const arm = new Vec3()
 const turn = new Quaternion()
+/**
+ * The point deepestPoint found: its offset from the body's position (world axes); how far it is below where it
+ * must be and the height it needs (`found`: numbers go through an array, not a module variable or a return
+ * value, which V8 would box on every write: 3 KB a step for 10 ragdolls).
+ */
+const deepest = new Vec3()
+const found = new Float64Array(2)
 
-/** Lifts a body that has a shape's centre below `ground` until none has. */
-function liftAboveGround(body: Body, ground: number): void {
-  const s = lowestShape(body)
-  const sink = ground - (body.position.y + gapA.y)
-  if (s >= 0 && sink > 0) body.position.y += sink
-}
-
-/** Index of the body's lowest shape centre (its offset left in gapA), -1 for none. */
-function lowestShape(body: Body): number {
-  let lowest = -1
-  let y = Infinity
+/**
+ * How far body i's deepest point is below where it must be (> 0: too deep): its shape centres must be at
+ * `ground` or above, the pivots its child bodies hang from at most half the child's radius below. Leaves that
+ * point in `deepest` and `found` ([sink, target height]).
+ */
+function deepestPoint(r: RagdollInstance, i: number, ground: number): void {
+  const body = r.bodies[i]!
+  const y = body.position.y
+  let worst = -Infinity
   for (let s = 0; s < body.shapes.length; s++) {
     body.quaternion.vmult(body.shapeOffsets[s]!, gapB)
-    if (gapB.y < y) {
-      y = gapB.y
-      lowest = s
-      gapA.copy(gapB)
+    const sink = ground - (y + gapB.y)
+    if (sink > worst) {
+      worst = sink
+      deepest.copy(gapB)
+      found[1] = ground
     }
   }
-  return lowest
+  for (let k = r.firstChild[i]!; k >= 0; k = r.nextSibling[k]!) {
+    const c = r.constraints[k]!
+    body.quaternion.vmult(c.pivotA, gapB)
+    const target = ground - 0.5 * bodyRadius(c.bodyB)
+    const sink = target - (y + gapB.y)
+    if (sink > worst) {
+      worst = sink
+      deepest.copy(gapB)
+      found[1] = target
+    }
+  }
+  found[0] = worst
+}
+
+/** A ragdoll body's radius: its first shape's (a capsule's spheres all have it; a box's half thickness). */
+function bodyRadius(body: Body): number {
+  const shape = body.shapes[0]
+  if (shape instanceof Sphere) return shape.radius
+  if (shape instanceof Box) return shape.halfExtents.x
+  return 0
 }
 
 /**
- * Turns a child body about its joint's pivot (its own pivotB, in world) so that its lowest shape centre comes up
- * to `ground`; when the pivot itself is too deep for that, lifts the body instead. The turn is the shortest arc
- * between the two arms from the pivot: + − × / and √ only.
+ * Turns a child body about its joint's pivot (its own pivotB, in world) so that the point deepestPoint found
+ * comes up to its height; when the pivot itself is too deep for that, leaves it. The turn is the
+ * shortest arc between the two arms from the pivot: + − × / and √ only.
  */
-function turnAboveGround(body: Body, c: ConeTwistConstraint, ground: number): void {
-  if (lowestShape(body) < 0) return
-  const cy = body.position.y + gapA.y
-  if (!(cy < ground)) return
+function turnAboveGround(body: Body, c: ConeTwistConstraint): void {
+  const cy = body.position.y + deepest.y
   body.quaternion.vmult(c.pivotB, pivot)
   pivot.vadd(body.position, pivot)
-  // Arm from the pivot to the lowest centre, and where it should point: same length, its end at the ground.
-  const ax = body.position.x + gapA.x - pivot.x
+  // Arm from the pivot to the deepest point, and where it should point: same length, its end at its height.
+  const ax = body.position.x + deepest.x - pivot.x
   const ay = cy - pivot.y
-  const az = body.position.z + gapA.z - pivot.z
+  const az = body.position.z + deepest.z - pivot.z
   const length2 = ax * ax + ay * ay + az * az
-  const ty = ground - pivot.y
+  const ty = found[1]! - pivot.y
   const flat2 = ax * ax + az * az
-  if (!(ty * ty < length2) || !(flat2 > 0)) {
-    body.position.y += ground - cy
-    return
-  }
+  // The pivot is too deep to turn about: the joint stays closed (the whole ragdoll is lifted after).
+  if (!(ty * ty < length2) || !(flat2 > 0)) return
   const h = Math.sqrt((length2 - ty * ty) / flat2)
   const bx = ax * h
   const bz = az * h

@@ -9,7 +9,8 @@ import {
   type World as PhysicsWorld,
 } from 'cannon-es'
 import type { ResolvedBody } from './description.ts'
-import type { RagdollInstance } from './ragdoll.ts'
+import { linkRagdoll, type RagdollInstance } from './ragdoll.ts'
+import { pushShape, shapesAdded } from './shapes.ts'
 import { DampedRagdollBody } from './damping.ts'
 import { RagdollJoint } from './joint.ts'
 
@@ -23,7 +24,7 @@ import {
   SHAPE_SPHERE,
 } from './snapshotFormat.ts'
 import { readStatic, type OwnPhysics } from './snapshotRead.ts'
-import { staticBlocks } from './snapshotWrite.ts'
+import { bodyAt, staticBlocks } from './snapshotWrite.ts'
 
 /** The cannon-es half of a snapshot: rebuilding bodies, constraints and the world from a checked plan (layout and rationale: src/physics/snapshotFormat.ts). */
 
@@ -39,13 +40,18 @@ export function buildInstance(
   nodeJoint: Int32Array,
   jointCount: number,
 ): RagdollInstance {
-  const statics = data.statics ?? readStatic(bytes, data.staticAt, data.staticLength, 'ragdoll', description)
+  const statics =
+    data.statics ??
+    readStatic(bytes, data.staticAt, data.staticLength, 'ragdoll', description, anchorJoints(data))
   const bodies = statics.bodies.map(buildBody)
-  statics.bodies.forEach((d, b) => (bodies[b]!.ragdollParent = d.parent < 0 ? null : bodies[d.parent]!))
+  const anchors = statics.anchors.map((a) => buildBody(a.body))
+  // Bodies, then anchors: a top body of a partial ragdoll hangs from its anchor.
+  const all = anchors.length > 0 ? [...bodies, ...anchors] : bodies
+  statics.bodies.forEach((d, b) => (bodies[b]!.ragdollParent = d.parent < 0 ? null : all[d.parent]!))
   const constraints = statics.constraints.map(({ kind, a, b, collideConnected, values: v }) => {
     const vec = (k: number) => new Vec3(v[k], v[k + 1], v[k + 2])
     const Joint = kind === JOINT_REPAIRED ? RagdollJoint : ConeTwistConstraint
-    return new Joint(bodies[a]!, bodies[b]!, {
+    return new Joint(all[a]!, bodies[b]!, {
       pivotA: vec(0),
       pivotB: vec(3),
       axisA: vec(6),
@@ -63,14 +69,19 @@ export function buildInstance(
     bodyJoint[b] = j
     jointBody[j] = b
   })
-  const instance = {
+  bodies.forEach((body, b) => setStatic(body, statics.bodies[b]!))
+  anchors.forEach((body, k) => setStatic(body, statics.anchors[k]!.body))
+  const instance: RagdollInstance = {
     bodies,
     constraints,
     bodyJoint,
     jointBody,
     jointOffset: Float64Array.from(statics.offsets),
+    ...linkRagdoll(bodies, constraints, anchors),
+    anchors,
+    anchorJoint: Int32Array.from(statics.anchors, (a) => a.joint),
+    anchorOffset: Float64Array.from(statics.anchors.flatMap((a) => a.offset)),
   }
-  bodies.forEach((body, b) => setStatic(body, statics.bodies[b]!))
   staticBlocks.set(instance, bytes.slice(data.staticAt, data.staticAt + data.staticLength))
   return instance
 }
@@ -82,17 +93,28 @@ function buildBody(d: BodyData): DampedRagdollBody {
     linearDamping: d.damping[0],
     angularDamping: d.damping[1],
   })
+  // pushShape and one shapesAdded (src/physics/shapes.ts): addShape recomputes the mass properties per shape.
   for (const s of d.shapes) {
     const [x, y, z] = s.size
     const shape = s.kind === SHAPE_SPHERE ? new Sphere(x!) : new Box(new Vec3(x, y, z))
     const o = s.orientation
-    body.addShape(
+    pushShape(
+      body,
       shape,
       new Vec3(s.offset[0], s.offset[1], s.offset[2]),
-      o ? new Quaternion(o[0], o[1], o[2], o[3]) : undefined,
+      o ? new Quaternion(o[0], o[1], o[2], o[3]) : null,
     )
   }
+  if (d.shapes.length > 0) shapesAdded(body)
   return body
+}
+
+/**
+ * The joints a partial ragdoll's anchors follow, for re-parsing a static block that was read as the same bytes
+ * as live instance `reuse`'s (so its anchors follow the same joints); null for a whole-body ragdoll.
+ */
+function anchorJoints(data: InstanceData): number[] | null {
+  return data.anchorCount > 0 && data.reuse ? Array.from(data.reuse.anchorJoint) : null
 }
 
 /** A built body's static state, written after addShape (whose mass properties overwrite the inertia). */
@@ -105,8 +127,9 @@ function setStatic(body: Body, d: BodyData): void {
   body.invInertia.set(i[3]!, i[4]!, i[5]!)
 }
 
-/** A body's dynamic state from the snapshot's doubles at `o` (DYNAMIC_DOUBLES of them) and its sleep state. */
-function setDynamic(body: Body, d: Float64Array, o: number, sleep: number): void {
+/** A body's dynamic state from the snapshot's doubles at `o` (DYNAMIC_DOUBLES of them), its sleep state and type. */
+function setDynamic(body: Body, d: Float64Array, o: number, sleep: number, type: number): void {
+  body.type = type as typeof body.type
   body.position.set(d[o]!, d[o + 1]!, d[o + 2]!)
   body.quaternion.set(d[o + 3]!, d[o + 4]!, d[o + 5]!, d[o + 6]!)
   body.velocity.set(d[o + 7]!, d[o + 8]!, d[o + 9]!)
@@ -145,7 +168,9 @@ export function rebuildPhysicsWorld(
     let k = 0
     return entries.map((e) => (e.eid === 0 ? mine[k++]! : of(instances.get(e.eid)!)[e.index]!))
   }
-  const bodies = order(plan.bodies, own.bodies, (r) => r.bodies)
+  const bodies = order(plan.bodies, own.bodies, (r) =>
+    r.anchors.length > 0 ? [...r.bodies, ...r.anchors] : r.bodies,
+  )
   let first = 0
   while (first < bodies.length && physics.bodies[first] === bodies[first]) first++
   if (first < bodies.length || physics.bodies.length !== bodies.length) {
@@ -163,8 +188,10 @@ export function rebuildPhysicsWorld(
   const doubles = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 3)
   for (const [eid, r] of instances) {
     const d = data.get(eid)!
-    for (let b = 0; b < r.bodies.length; b++) {
-      setDynamic(r.bodies[b]!, doubles, (d.dynamicAt >>> 3) + b * DYNAMIC_DOUBLES, bytes[d.sleepAt + b]!)
+    const count = r.bodies.length + r.anchors.length
+    for (let b = 0; b < count; b++) {
+      const o = (d.dynamicAt >>> 3) + b * DYNAMIC_DOUBLES
+      setDynamic(bodyAt(r, b), doubles, o, bytes[d.sleepAt + b]!, bytes[d.typeAt + b]!)
     }
   }
   const broadphase = physics.broadphase as { dirty: boolean; axisList?: Body[] }

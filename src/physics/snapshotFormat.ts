@@ -28,8 +28,9 @@
  * Layouts (little-endian, see src/sim/byteStream.ts):
  *
  *   instance    u32 L, u32 0, the static block (L bytes, a multiple of 8), the dynamic block
- *   static      u16 bodies, u16 constraints, bodies × (body, f64×7 joint offset), constraints × constraint, zero
- *               bytes to a multiple of 8: what an instance keeps for its life, so the plugin keeps its bytes
+ *   static      u16 bodies, u16 constraints, u16 anchors, bodies × (body, f64×7 joint offset), constraints ×
+ *               constraint, anchors × (body, i32 joint followed, f64×4 rotation offset), zero bytes to a
+ *               multiple of 8: what an instance keeps for its life, so the plugin keeps its bytes
  *               (written once, then copied; staticBlocks) and a restore into the same instance compares them
  *               and sets only the dynamic block's values
  *   body        u8 type, u8 flags (2 a parent body follows), u8 shapes, u8 0,
@@ -38,8 +39,10 @@
  *               [u16 index of the body it hangs from];
  *               per shape: u8 kind (1 sphere, 4 box; +0x80 when an orientation follows), f64 radius or
  *               f64×3 half extents, f64×3 offset, [f64×4 orientation]
- *   dynamic     per body f64×29: position 3, quaternion 4, velocity 3, angular velocity 3, force 3, torque 3,
- *               inverse world inertia 9, time last sleepy; then u8 sleep state per body, zero bytes to 8
+ *               (body indices count the bodies, then a partial ragdoll's anchors: src/physics/partial.ts)
+ *   dynamic     per body, then per anchor, f64×29: position 3, quaternion 4, velocity 3, angular velocity 3, force 3, torque 3,
+ *               inverse world inertia 9, time last sleepy; then u8 sleep state per body, u8 type per body (a
+ *               held root turns kinematic and back), zero bytes to 8
  *   constraint  u8 kind (0 ConeTwistConstraint, 1 RagdollJoint), u16 body A, u16 body B (indices in the
  *               ragdoll), u8 collide connected, f64×3 pivot A,
  *               ×3 pivot B, ×3 axis A, ×3 axis B, f64 cone angle, twist angle, max force
@@ -98,11 +101,21 @@ export interface ConstraintData {
   values: number[]
 }
 
+/** A partial ragdoll's anchor as read (src/physics/partial.ts). */
+export interface AnchorData {
+  body: BodyData
+  /** The joint it follows, -1 for the character root. */
+  joint: number
+  /** Its rotation offset, 4 doubles. */
+  offset: number[]
+}
+
 /** An instance's static block, parsed and checked. */
 export interface StaticData {
   readonly bodies: BodyData[]
   readonly offsets: number[]
   readonly constraints: ConstraintData[]
+  readonly anchors: AnchorData[]
 }
 
 /** Doubles a body's dynamic part holds (see the layout). */
@@ -111,6 +124,8 @@ export const DYNAMIC_DOUBLES = 29
 /** A ragdoll instance as read: checked, no cannon-es object made yet. */
 export interface InstanceData {
   readonly bodyCount: number
+  /** A partial ragdoll's anchors (bodies of the world after its own; their motion follows theirs). */
+  readonly anchorCount: number
   readonly constraintCount: number
   /**
    * The static block parsed, or null when its bytes are those of `reuse`, a live instance, which then keeps its
@@ -123,6 +138,7 @@ export interface InstanceData {
   readonly staticLength: number
   readonly dynamicAt: number
   readonly sleepAt: number
+  readonly typeAt: number
 }
 
 export interface Entry {

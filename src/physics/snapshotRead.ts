@@ -18,6 +18,7 @@ import {
   DYNAMIC_DOUBLES,
   BROADPHASE_AXIS_LIST,
   BROADPHASE_DIRTY,
+  type AnchorData,
   type BodyData,
   type ConstraintData,
   type Entry,
@@ -47,6 +48,7 @@ export function readInstance(
   r: Reader,
   where: string,
   description: readonly ResolvedBody[],
+  anchorJoints: readonly number[] | null,
   live: RagdollInstance | null,
 ): InstanceData {
   const staticLength = r.u32()
@@ -59,10 +61,12 @@ export function readInstance(
   let statics: StaticData | null = null
   let reuse: RagdollInstance | null = null
   if (known !== undefined && sameBytes(known, r.bytes, staticAt, staticLength)) reuse = live
-  else statics = readStatic(r.bytes, staticAt, staticLength, where, description)
-  const count = description.length
+  else statics = readStatic(r.bytes, staticAt, staticLength, where, description, anchorJoints)
+  const anchorCount = anchorJoints?.length ?? 0
+  const count = description.length + anchorCount
   const dynamicAt = r.span(8 * DYNAMIC_DOUBLES * count)
   const sleepAt = r.span(count)
+  const typeAt = r.span(count)
   r.align(8)
   const d = r.doubles
   for (let b = 0; b < count; b++) {
@@ -71,8 +75,9 @@ export function readInstance(
     for (let k = 0; k < DYNAMIC_DOUBLES; k++) sum += d[o + k]! * 0
     const q = d[o + 3]! * d[o + 3]! + d[o + 4]! * d[o + 4]! + d[o + 5]! * d[o + 5]! + d[o + 6]! * d[o + 6]!
     const sleep = r.bytes[sleepAt + b]!
-    if (sum === 0 && q >= 0.25 && q <= 4 && sleep <= 2) continue
-    const at = `${where}, body ${b}`
+    const type = r.bytes[typeAt + b]!
+    if (sum === 0 && q >= 0.25 && q <= 4 && sleep <= 2 && (type === 1 || type === 2 || type === 4)) continue
+    const at = b < description.length ? `${where}, body ${b}` : `${where}, anchor ${b - description.length}`
     checkFinite(at, 'position', d, o, 3)
     checkUnit(at, 'quaternion', d, o + 3)
     checkFinite(at, 'velocity', d, o + 7, 3)
@@ -82,9 +87,21 @@ export function readInstance(
     checkFinite(at, 'inverse world inertia', d, o + 19, 9)
     checkFinite(at, 'time last sleepy', d, o + 28, 1)
     checkChoice(at, 'sleep state', sleep, SLEEP_STATES)
+    checkChoice(at, 'type', type, BODY_TYPES)
   }
   const constraintCount = statics ? statics.constraints.length : live!.constraints.length
-  return { bodyCount: count, constraintCount, statics, reuse, staticAt, staticLength, dynamicAt, sleepAt }
+  return {
+    bodyCount: description.length,
+    anchorCount,
+    constraintCount,
+    statics,
+    reuse,
+    staticAt,
+    staticLength,
+    dynamicAt,
+    sleepAt,
+    typeAt,
+  }
 }
 
 function sameBytes(a: Uint8Array, bytes: Uint8Array, at: number, n: number): boolean {
@@ -109,6 +126,7 @@ export function readStatic(
   length: number,
   where: string,
   description: readonly ResolvedBody[],
+  anchorJoints: readonly number[] | null,
 ): StaticData {
   const r = new Reader(bytes, at)
   r.limit = at + length
@@ -117,25 +135,43 @@ export function readStatic(
   const offsets: number[] = []
   const count = r.u16()
   const constraintCount = r.u16()
+  const anchorCount = r.u16()
   if (count !== description.length) {
     throw invalidValue(where, 'body count', count, `must be ${description.length}, as in its description`)
   }
+  // A partial ragdoll (anchorJoints: the joint each top body's anchor follows) hangs every top body from its
+  // anchor; anchors are numbered after the bodies.
+  const children: number[] = []
+  const parentOf: number[] = []
+  let tops = 0
+  description.forEach((spec, b) => {
+    if (spec.parentBody < 0 && !anchorJoints) return
+    children.push(b)
+    parentOf.push(spec.parentBody >= 0 ? spec.parentBody : count + tops++)
+  })
+  if (anchorCount !== tops) {
+    throw invalidValue(
+      where,
+      'anchor count',
+      anchorCount,
+      `must be ${tops}, one per top body of a partial ragdoll`,
+    )
+  }
   for (let b = 0; b < count; b++) {
     const at = `${where}, body ${b}`
-    bodies.push(readBody(r, at, description[b]!.parentBody))
+    const k = children.indexOf(b)
+    bodies.push(readBody(r, at, k < 0 ? -1 : parentOf[k]!))
     const offset = r.f64s(7)
     checkFinite(at, 'joint offset', offset, 0, 3)
     checkUnit(at, 'joint offset rotation', offset, 3)
     offsets.push(...offset)
   }
-  const children: number[] = []
-  description.forEach((spec, b) => spec.parentBody >= 0 && children.push(b))
   if (constraintCount !== children.length) {
     throw invalidValue(
       where,
       'constraint count',
       constraintCount,
-      `must be ${children.length}, one per body with a parent body`,
+      `must be ${children.length}, one per body with a parent body${anchorJoints ? ' or an anchor' : ''}`,
     )
   }
   const constraints: ConstraintData[] = []
@@ -148,7 +184,7 @@ export function readStatic(
     const values = r.f64s(15)
     checkChoice(at, 'kind', kind, [JOINT_CONE_TWIST, JOINT_REPAIRED])
     const child = children[k]!
-    const parent = description[child]!.parentBody
+    const parent = parentOf[k]!
     if (b !== child) throw invalidValue(at, 'body B', b, `must be ${child} (constraints follow their bodies)`)
     if (a !== parent)
       throw invalidValue(at, 'body A', a, `must be ${parent}, the parent body of body ${child}`)
@@ -162,10 +198,28 @@ export function readStatic(
     checkPositive(at, 'max force', values[14]!)
     constraints.push({ kind, a, b, collideConnected: collide === 1, values })
   }
+  const anchors: AnchorData[] = []
+  for (let k = 0; k < anchorCount; k++) {
+    const where2 = `${where}, anchor ${k}`
+    const body = readBody(r, where2, -1, true)
+    if (body.type !== Body.KINEMATIC) throw invalidValue(where2, 'type', body.type, 'must be kinematic (4)')
+    const joint = r.i32()
+    if (joint !== anchorJoints![k]) {
+      throw invalidValue(
+        where2,
+        'joint',
+        joint,
+        `must be ${anchorJoints![k]}, the parent joint of its top body`,
+      )
+    }
+    const offset = r.f64s(4)
+    checkUnit(where2, 'rotation offset', offset)
+    anchors.push({ body, joint, offset })
+  }
   r.align(8)
   if (r.at() !== at + length)
     throw snapshotError(`${where}: ${at + length - r.at()} unread bytes in its static block`)
-  return { bodies, offsets, constraints }
+  return { bodies, offsets, constraints, anchors }
 }
 
 const BODY_TYPES = [Body.DYNAMIC, Body.STATIC, Body.KINEMATIC]
@@ -176,14 +230,16 @@ const SLEEP_STATES = [Body.AWAKE, Body.SLEEPY, Body.SLEEPING]
  * fraction; inertia finite and ≥ 0; 1 to 255 shapes, each a sphere of radius > 0 or a box of half extents > 0
  * (cannon-es throws for a negative radius, and a zero one gives NaN normals); hanging from `parentBody`.
  */
-function readBody(r: Reader, where: string, parentBody: number): BodyData {
+function readBody(r: Reader, where: string, parentBody: number, anchor = false): BodyData {
   const type = r.u8()
   const flags = r.u8()
   const shapeCount = r.u8()
   r.u8()
   checkChoice(where, 'type', type, BODY_TYPES)
   checkFlags(where, 'flags', flags, BODY_PARENT)
-  checkRange(where, 'shape count', shapeCount, 1, 255)
+  // An anchor has no shapes; a body at least one.
+  if (anchor) checkRange(where, 'shape count', shapeCount, 0, 0)
+  else checkRange(where, 'shape count', shapeCount, 1, 255)
   const mass = r.f64()
   if (type === Body.DYNAMIC) checkPositive(where, 'mass', mass)
   else checkNonNegative(where, 'mass', mass)

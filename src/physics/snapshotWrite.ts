@@ -35,6 +35,7 @@ export const staticBlocks = new WeakMap<RagdollInstance, Uint8Array>()
  */
 export function writeInstance(w: Writer, r: RagdollInstance, eid: number): void {
   for (let b = 0; b < r.bodies.length; b++) checkBody(r.bodies[b]!, eid, b)
+  for (let k = 0; k < r.anchors.length; k++) checkBody(r.anchors[k]!, eid, r.bodies.length + k)
   const known = staticBlocks.get(r)
   if (known !== undefined) {
     w.u32(known.length)
@@ -53,13 +54,20 @@ export function writeInstance(w: Writer, r: RagdollInstance, eid: number): void 
     block.set(w.buffer.subarray(w.origin + from, w.origin + from + length))
     staticBlocks.set(r, block)
   }
-  for (let b = 0; b < r.bodies.length; b++) {
-    const body = r.bodies[b]!
-    writeDynamic(body)
+  const count = r.bodies.length + r.anchors.length
+  for (let b = 0; b < count; b++) {
+    writeDynamic(bodyAt(r, b))
     w.raw(D, 0, DYNAMIC_DOUBLES)
   }
-  for (let b = 0; b < r.bodies.length; b++) w.u8(r.bodies[b]!.sleepState)
+  for (let b = 0; b < count; b++) w.u8(bodyAt(r, b).sleepState)
+  // Types here, not only in the static block: a powered ragdoll's held root turns kinematic and back.
+  for (let b = 0; b < count; b++) w.u8(bodyAt(r, b).type)
   w.align(8)
+}
+
+/** Body `i` of an instance as the snapshot counts them: its bodies, then its anchors. */
+export function bodyAt(r: RagdollInstance, i: number): Body {
+  return i < r.bodies.length ? r.bodies[i]! : r.anchors[i - r.bodies.length]!
 }
 
 /** A body's dynamic doubles into D (see the layout). */
@@ -95,15 +103,18 @@ function writeDynamic(body: Body): void {
 }
 
 function writeStatic(w: Writer, r: RagdollInstance, eid: number): void {
+  // Written once per instance (then copied): the list of bodies and anchors is allocated here only.
+  const all = r.anchors.length > 0 ? [...r.bodies, ...r.anchors] : r.bodies
   w.u16(r.bodies.length)
   w.u16(r.constraints.length)
+  w.u16(r.anchors.length)
   for (let b = 0; b < r.bodies.length; b++) {
-    writeBody(w, r.bodies[b]!, r.bodies, eid, b)
+    writeBody(w, r.bodies[b]!, all, eid, b)
     w.raw(r.jointOffset, b * 7, 7)
   }
   for (let k = 0; k < r.constraints.length; k++) {
     const c = r.constraints[k]!
-    const a = r.bodies.indexOf(c.bodyA)
+    const a = all.indexOf(c.bodyA)
     const b = r.bodies.indexOf(c.bodyB)
     if (!(c instanceof ConeTwistConstraint) || a < 0 || b < 0) {
       throw new Error(`snapshot: character ${eid}'s ragdoll has a constraint that is not its own cone-twist`)
@@ -120,6 +131,11 @@ function writeStatic(w: Writer, r: RagdollInstance, eid: number): void {
     D[1] = c.twistAngle
     D[2] = c.equationX.maxForce
     w.raw(D, 0, 3)
+  }
+  for (let k = 0; k < r.anchors.length; k++) {
+    writeBody(w, r.anchors[k]!, all, eid, r.bodies.length + k)
+    w.i32(r.anchorJoint[k]!)
+    w.raw(r.anchorOffset, 4 * k, 4)
   }
 }
 
@@ -191,8 +207,11 @@ const owners = new WeakMap<object, number>()
 
 /** Records the owner of every body and constraint of character `eid`'s instance (see `owners`). */
 export function noteInstance(eid: number, r: RagdollInstance): void {
-  for (let i = 0; i < r.bodies.length; i++)
-    if (!owners.has(r.bodies[i]!)) owners.set(r.bodies[i]!, eid * 65536 + i)
+  const count = r.bodies.length + r.anchors.length
+  for (let i = 0; i < count; i++) {
+    const body = bodyAt(r, i)
+    if (!owners.has(body)) owners.set(body, eid * 65536 + i)
+  }
   for (let i = 0; i < r.constraints.length; i++) {
     if (!owners.has(r.constraints[i]!)) owners.set(r.constraints[i]!, eid * 65536 + i)
   }
@@ -214,7 +233,7 @@ export function writePhysicsWorld(
   w.u32(physics.bodies.length)
   for (let i = 0; i < physics.bodies.length; i++) {
     const body = physics.bodies[i]!
-    if (writeOwner(w, body, instances[ownerOf(body)]?.instance?.bodies)) continue
+    if (writeBodyOwner(w, body, instances[ownerOf(body)]?.instance ?? null)) continue
     w.u8(body.type)
     if (body.type === Body.STATIC) {
       w.vec3(body.position)
@@ -253,6 +272,16 @@ function writeOwner(w: Writer, item: object, list: readonly object[] | undefined
   const owned = list !== undefined && list[code % 65536] === item
   w.i32(owned ? Math.floor(code / 65536) : 0)
   w.u16(owned ? code % 65536 : 0)
+  return owned
+}
+
+/** writeOwner for a body, among its instance's bodies and then anchors. */
+function writeBodyOwner(w: Writer, body: Body, r: RagdollInstance | null): boolean {
+  const code = owners.get(body) ?? 0
+  const i = code % 65536
+  const owned = r !== null && i < r.bodies.length + r.anchors.length && bodyAt(r, i) === body
+  w.i32(owned ? Math.floor(code / 65536) : 0)
+  w.u16(owned ? i : 0)
   return owned
 }
 

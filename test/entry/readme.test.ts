@@ -1,12 +1,13 @@
 /**
- * README's "Layers", "Root motion", "Placing characters" and "Rollback" sections, run as written: each ```ts
+ * README's "Layers", "Root motion", "Placing characters", "Ragdolls" and "Rollback" sections, run as written: each ```ts
  * block (plain JavaScript apart from the top-level await) runs with the `anim` and `loadAsset` of the section
  * that introduces them, and does what its comments say.
  */
 import { readFileSync } from 'node:fs'
 import { createWorld } from 'bitecs'
 import { describe, expect, it } from 'vitest'
-import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
+import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
+import { RAGDOLL_GETTING_UP } from '../../components/Ragdoll.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 
 function block(heading: string): string {
@@ -107,5 +108,27 @@ describe('README, Rollback', () => {
     }
     expect(rewound).toBe(straight.hash())
     expect(anim.stores.Sampler.clip[hero]).toBe(anim.clipId(hero, 'Run'))
+  })
+})
+
+describe('README, Ragdolls', () => {
+  it('runs as written and shows what it says', async () => {
+    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
+    const code = block('Ragdolls')
+    const run = new AsyncFunction('anim', 'loadAsset', `${code}\nreturn { robot, getUp }`)
+    const { robot, getUp } = (await run(anim, loadAsset)) as {
+      robot: number
+      getUp: { kind: string; facing: string; clip: string } | undefined
+    }
+    const ctx = contextOf(anim)
+    // Knocked over, powered, the neck softer: a whole-body ragdoll with motors and joint weights, getting up.
+    const rt = ctx.ragdolls[robot]!
+    expect(rt.subtrees).toEqual([])
+    expect(rt.motors!.active).toBe(true)
+    expect(rt.jointWeights).not.toBeNull()
+    expect(anim.stores.Ragdoll.active[robot]).toBe(RAGDOLL_GETTING_UP)
+    expect(getUp!.kind).toBe('ragdoll-get-up')
+    expect(getUp!.clip).toBe(getUp!.facing === 'prone' ? 'Standing' : 'Sitting')
+    expect(anim.events.filter((e) => e.kind === 'ragdoll-exploded')).toEqual([])
   })
 })

@@ -153,7 +153,7 @@ const KNOWN_FAILURES: Record<string, KnownFailure> = {
 const KNOWN_SLOW: Record<string, { reason: string; file: FileCase }> = {
   'a bone scaled 1e10: the generated ragdoll never finishes spawning': {
     reason:
-      'src/physics/description.ts generateRagdollDescription measures bones with the node scale but the ' +
+      'src/physics/generate.ts generateRagdollDescription measures bones with the node scale but the ' +
       "skeleton size (and so the radius clamp) without it: a capsule's sphere count is length / radius, here " +
       'billions (spawnRagdoll loops over them inside the step).',
     file: {

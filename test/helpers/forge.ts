@@ -337,20 +337,30 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     // A description: u16 bodies × (i32 node, u8 shape, i32 parent body, f64×8).
     const description = (ragdollFlags & 2) === 0 ? take(2) : -1
     if (description >= 0) take(73 * view.getUint16(description, true))
+    // A partial ragdoll's roots: u16 count × u16 joint.
+    if ((ragdollFlags & 8) !== 0) take(2 * u16())
     const hits = at
     take(26 * u16())
+    align(8)
+    const n = characters.get(eid)!.count
+    if ((ragdollFlags & 32) !== 0) take(16 * n) // joint weights and targets
+    if ((ragdollFlags & 64) !== 0) take(8) // recovery rate
+    if ((ragdollFlags & 128) !== 0) {
+      take(8 * n + 1) // motor strengths, hold root
+      align(8)
+    }
     let world = -1
     const bodies: BodyMap[] = []
     const constraints: ConstraintMap[] = []
     if ((ragdollFlags & 4) !== 0) {
-      align(8)
-      world = take(8 * 8 * characters.get(eid)!.count)
+      world = take(8 * 8 * n)
       // The instance: u32 static length, u32 0, the static block, the dynamic block (snapshotFormat.ts).
       const length = u32()
       take(4)
       const end = at + length
       const bodyCount = u16()
       const constraintCount = u16()
+      const anchorCount = u16()
       const statics: Omit<
         BodyMap,
         'sleepState' | 'position' | 'quaternion' | 'velocity' | 'angularVelocity'
@@ -360,8 +370,9 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
         constraints.push({ kind: take(1), a: take(2), b: take(2), collide: take(1), values: take(8 * 15) })
       }
       at = end
-      const dynamic = take(8 * 29 * bodyCount)
-      const sleep = take(bodyCount)
+      const dynamic = take(8 * 29 * (bodyCount + anchorCount))
+      const sleep = take(bodyCount + anchorCount)
+      take(bodyCount + anchorCount) // types
       align(8)
       statics.forEach((body, b) => {
         const d = dynamic + 8 * 29 * b
@@ -374,6 +385,14 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
           angularVelocity: d + 80,
         })
       })
+    }
+    // Motors: per constraint its limit centre (f64×4) and centred flag, each to 8 bytes.
+    if ((ragdollFlags & 128) !== 0 && (ragdollFlags & 4) !== 0) take(40 * constraints.length)
+    if ((ragdollFlags & 16) !== 0) {
+      take(2 * u16()) // the replacement's roots
+      take(26 * u16()) // its hits
+      align(8)
+      take(8) // its recovery rate
     }
     ragdolls.set(eid, { flags: flagsAt, description, hits, world, bodies, constraints })
   }

@@ -3,13 +3,12 @@ import { AnimationError } from '../../src/errors.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import {
-  generateRagdollDescription,
-  MAX_GENERATED_BODIES,
   resolveRagdollDescription,
   type RagdollBodySpec,
   type RagdollDescription,
   type RagdollSkeletonView,
 } from '../../src/physics/description.ts'
+import { generateRagdollDescription, MAX_GENERATED_BODIES } from '../../src/physics/generate.ts'
 import { HUMANOID, HUMANOID_NODES, HUMANOID_RAGDOLL, makeHumanoidAsset } from '../helpers/humanoid.ts'
 
 const humanoid = makeHumanoidAsset()

@@ -9,7 +9,7 @@ import {
   rotateVector,
   WORLD_STRIDE,
 } from '../../src/physics/kinematics.ts'
-import { angularVelocity } from '../../src/physics/ragdoll.ts'
+import { angularVelocity } from '../../src/physics/kinematics.ts'
 import { HUMANOID_NODES } from '../helpers/humanoid.ts'
 import { quatDistance, quatFromAxisAngle, refMultiply, unitQuatArb } from '../helpers/quat.ts'
 

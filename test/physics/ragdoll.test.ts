@@ -1,14 +1,10 @@
 import { Vec3, World } from 'cannon-es'
 import { describe, expect, it } from 'vitest'
-import { generateRagdollDescription, resolveRagdollDescription } from '../../src/physics/description.ts'
+import { resolveRagdollDescription } from '../../src/physics/description.ts'
+import { generateRagdollDescription } from '../../src/physics/generate.ts'
 import { forwardKinematics, WORLD_STRIDE } from '../../src/physics/kinematics.ts'
-import {
-  despawnRagdoll,
-  ragdollExploded,
-  readRagdollPose,
-  spawnRagdoll,
-  type RagdollInstance,
-} from '../../src/physics/ragdoll.ts'
+import { despawnRagdoll, spawnRagdoll, type RagdollInstance } from '../../src/physics/ragdoll.ts'
+import { ragdollExploded, readRagdollPose } from '../../src/physics/readback.ts'
 import { RagdollBroadphase } from '../../src/physics/broadphase.ts'
 import { HUMANOID_NODES, makeHumanoidAsset } from '../helpers/humanoid.ts'
 import { quatDistance, quatFromAxisAngle } from '../helpers/quat.ts'

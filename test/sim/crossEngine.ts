@@ -2,7 +2,8 @@ import { createWorld } from 'bitecs'
 import type { Body } from 'cannon-es'
 import { readAsset } from '../../entry/index.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import { generateRagdollDescription, type RagdollDescription } from '../../src/physics/description.ts'
+import { type RagdollDescription } from '../../src/physics/description.ts'
+import { generateRagdollDescription } from '../../src/physics/generate.ts'
 import { createHasher } from '../../src/sim/hasher.ts'
 import type { SceneKernels } from '../../components/SceneNode.ts'
 import { createAnimationPlugin, type AnimationPlugin, type PlayOptions } from '../../entry/plugin.ts'
@@ -15,14 +16,17 @@ import { withTravel } from '../../demo/travel.ts'
  * headless Chromium page (e2e/determinism/main.ts), so e2e/determinism.e2e.test.ts can compare the two runs'
  * state hashes step by step. Browser-safe: no Node imports; the caller supplies the Fox.glb bytes.
  *
- * Four Foxes (root scale 0.01: the file is in centimetres) play different clips with slerp and squad rotation
+ * Six Foxes (root scale 0.01: the file is in centimetres) play different clips with slerp and squad rotation
  * curves, at different speeds and loop modes, one of them turned by a root rotation; cross-fades start at set
  * steps (one mid-fade, so a fade starts from a frozen blend); two of them go ragdoll with hits at different
  * steps (the second with joint limits whose Math.cos differs between the engines, see LIMITS), one takes a
- * second hit while down, both get up into a clip, and one falls again. Root motion: the turned Fox walks a Walk
- * made to travel 70 cm a loop ('horizontal', paused while it ragdolls), and the last one reports 'full' root
- * motion from step 100 (apply: false) through two fades. 600 fixed steps of 1/60 s; every 10th step records the
- * plugin's hash plus, to find where two runs part, a hash per character and per live ragdoll body.
+ * second hit while down, both get up into a clip, and one falls again. The fifth goes partial (its neck, hit at
+ * the head), grows a foreleg and gets up; the sixth is powered with its root held, then let go at a lower
+ * strength and hit, and gets per-joint weights; the first takes a hit reaction mid-fade. Root motion: the turned
+ * Fox walks a Walk made to travel 70 cm a loop ('horizontal', paused while it ragdolls), and the last one
+ * reports 'full' root motion from step 100 (apply: false) through two fades. 600 fixed steps of 1/60 s; every
+ * 10th step records the plugin's hash plus, to find where two runs part, a hash per character and per live
+ * ragdoll body.
  *
  * The scenario itself is literals and + - * / (the root rotation is written out, not computed with Math.sin);
  * mathProbe, at the end, is the deliberate exception and is not part of it.
@@ -59,7 +63,6 @@ export interface CrossEngineRun {
 type Action = (p: AnimationPlugin, c: readonly number[], limits: RagdollDescription) => void
 const ACTIONS: Readonly<Record<number, Action>> = {
   0: (p, c) => p.setRootMotion(c[1]!, { mode: 'horizontal' }),
-  100: (p, c) => p.setRootMotion(c[3]!, { mode: 'full', apply: false }),
   60: (p, c) => p.crossFade(c[0]!, 'Walk', 0.5, { rotation: 'squad' }),
   90: (p, c) => p.ragdoll(c[1]!, { impulse: { joint: 'b_Spine02_03', impulse: [3, 1, 0.5] } }),
   120: (p, c) => p.crossFade(c[2]!, 'Survey', 0.25),
@@ -77,6 +80,23 @@ const ACTIONS: Readonly<Record<number, Action>> = {
   420: (p, c) => p.getUp(c[2]!, { clip: 'Walk', rate: 2, play: { loop: 'repeat', rotation: 'squad' } }),
   480: (p, c) => p.play(c[0]!, 'Run', { rotation: 'squad', time: 0.25 }),
   520: (p, c) => p.ragdoll(c[1]!, { impulse: { joint: 'b_Tail01_012', impulse: [0, 0, -2.5] } }),
+  // A partial ragdoll: the neck, hit at the head; a foreleg joins it; it gets up in place. And 'full' root
+  // motion reported (apply: false) for the fourth from the same step.
+  100: (p, c) => {
+    p.setRootMotion(c[3]!, { mode: 'full', apply: false })
+    p.ragdoll(c[4]!, { root: 'b_Neck_04', impulse: { joint: 'b_Head_05', impulse: [0, 1, -2] } })
+  },
+  300: (p, c) => p.ragdoll(c[4]!, { root: 'b_LeftUpperArm_09' }),
+  400: (p, c) => p.getUp(c[4]!, { rate: 2 }),
+  // A powered ragdoll: held by its root, then let go at a lower strength and hit; per-joint weights.
+  140: (p, c) => p.ragdoll(c[5]!, { motors: { strength: 1, holdRoot: true } }),
+  240: (p, c) => {
+    p.setRagdollMotors(c[5]!, { strength: 0.6, holdRoot: false })
+    p.applyImpulse(c[5]!, 'b_Spine02_03', [4, 0, 2])
+  },
+  350: (p, c) => p.setRagdollWeight(c[5]!, { weight: 0.5, joints: 'b_Neck_04' }),
+  // A hit reaction on a character cross-fading (Survey into Walk).
+  75: (p, c) => p.hit(c[0]!, 'b_RightForeArm_07', [1, 0.5, 0], { recoverSeconds: 0.5 }),
 }
 
 /** Root placement (metres), rotation (unit quaternion x y z w) and first clip of each character. */
@@ -91,6 +111,8 @@ const CAST: readonly {
   { at: [-1, 0, 0.5], rotation: [0, 0.3826834323650898, 0, 0.9238795325112867], clip: 'Travel', play: {} },
   { at: [0.2, 0, -0.3], rotation: [0, 0, 0, 1], clip: 'Run', play: { speed: 0.8, loop: 'pingpong' } },
   { at: [3, 0, 0], rotation: [0, 0, 0, 1], clip: 'Walk', play: { rotation: 'squad', time: 0.4, speed: 1.3 } },
+  { at: [5, 0, 0.5], rotation: [0, 0, 0, 1], clip: 'Walk', play: { speed: 0.9 } },
+  { at: [7, 0, -0.5], rotation: [0, 0, 0, 1], clip: 'Run', play: { rotation: 'squad' } },
 ]
 
 /**

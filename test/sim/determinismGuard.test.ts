@@ -90,6 +90,8 @@ describe("the project's fixed-step sources", () => {
       'src/physics/joint.ts',
       'src/physics/damping.ts',
       'src/physics/ragdoll.ts',
+      'src/physics/readback.ts',
+      'src/physics/motors.ts',
       'components/SceneNode.ts',
     ])
       expect(files).toContain(f)
@@ -243,7 +245,7 @@ describe('at run time', () => {
     }
   }
 
-  it('the cross-engine scenario (4 Foxes, fades, squad, 2 ragdolls, get-up, 600 steps) calls none of them', async () => {
+  it('the cross-engine scenario (6 Foxes, fades, squad, ragdolls whole, partial, powered and hit, get-ups, 600 steps) calls none of them', async () => {
     const fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
     const { result, calls } = recordMath(() => simulateCrossEngine(fox, ''))
     // No problem report: its clips' loops and the two get-ups' choices are reported as events.

@@ -25,7 +25,7 @@ import {
 } from '../../entry/plugin.ts'
 import { addSceneNode } from '../../components/SceneNode.ts'
 import { layoutsOf, SNAPSHOT_VERSION } from '../../snapshot/format.ts'
-import { generateRagdollDescription } from '../../src/physics/description.ts'
+import { generateRagdollDescription } from '../../src/physics/generate.ts'
 import { buildClip } from '../../src/clip/clip.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { problems } from '../helpers/ecs.ts'

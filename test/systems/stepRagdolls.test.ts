@@ -22,7 +22,8 @@ import { JOINT_STRIDE, LAYER_ANIM, LAYER_PHYS, layerOffset } from '../../compone
 import { HUMANOID_RAGDOLL, makeHumanoidAsset } from '../helpers/humanoid.ts'
 import { quatDistance } from '../helpers/quat.ts'
 import { contextOf } from '../../entry/plugin.ts'
-import { MAX_CAPSULE_SPHERES } from '../../src/physics/ragdoll.ts'
+import { MAX_CAPSULE_SPHERES } from '../../src/physics/shapes.ts'
+import { MAX_RAGDOLL_BODIES } from '../../src/physics/description.ts'
 import { problems } from '../helpers/ecs.ts'
 
 const DT = 1 / 60
@@ -792,5 +793,67 @@ describe('stepRagdolls: mirrored and extreme scales (issue 17 #4)', () => {
     expect(performance.now() - started).toBeLessThan(2000)
     for (const body of plugin.physics.bodies)
       expect(body.shapes.length).toBeLessThanOrEqual(MAX_CAPSULE_SPHERES)
+  })
+
+  /** A chain of n + 1 joints, 0.1 apart, as a skinned asset with no clips. */
+  function chain(n: number): AnimationAsset {
+    const nodes = Array.from({ length: n + 1 }, (_, i) => ({
+      index: i,
+      name: `j${i}`,
+      parent: i - 1,
+      children: i < n ? [i + 1] : [],
+      translation: (i === 0 ? [0, 1, 0] : [0, 0.1, 0]) as [number, number, number],
+      rotation: [0, 0, 0, 1] as [number, number, number, number],
+      scale: [1, 1, 1] as [number, number, number],
+      weights: [],
+      skin: -1,
+      mesh: -1,
+    }))
+    const joints = Int32Array.from(nodes.map((x) => x.index))
+    const skeleton = {
+      name: 'chain',
+      joints,
+      parents: Int32Array.from(nodes.map((x) => x.parent)),
+      inverseBindMatrices: new Float32Array((n + 1) * 16),
+      skinJointOrder: joints,
+      root: 0,
+    }
+    return { source: 'chain', nodes, roots: [0], skeletons: [skeleton], clips: [] }
+  }
+
+  it(`builds a ragdoll of ${MAX_RAGDOLL_BODIES} bodies within 5 ms of CPU and refuses one more at ragdoll()`, () => {
+    const capsule = (i: number) => ({
+      joint: `j${i}`,
+      shape: 'capsule' as const,
+      radius: 0.03,
+      length: 0.1,
+      axis: [0, 1, 0] as [number, number, number],
+      mass: 1,
+      coneAngle: 0.5,
+      twistAngle: 0.3,
+    })
+    const cpu = () => (process.cpuUsage().user + process.cpuUsage().system) / 1000
+    let best = Infinity
+    for (let trial = 0; trial < 3; trial++) {
+      const plugin = createAnimationPlugin(createWorld(), { capacity: 256 })
+      const c = plugin.addCharacter(chain(MAX_RAGDOLL_BODIES))
+      plugin.step()
+      plugin.ragdoll(c, {
+        description: { bodies: Array.from({ length: MAX_RAGDOLL_BODIES }, (_, i) => capsule(i)) },
+      })
+      const before = cpu()
+      plugin.step()
+      best = Math.min(best, cpu() - before)
+      expect(plugin.physics.bodies.length).toBe(MAX_RAGDOLL_BODIES + 1)
+    }
+    // The spawning step, best of three (CPU time: the machine is shared).
+    expect(best).toBeLessThanOrEqual(5)
+    const plugin = createAnimationPlugin(createWorld(), { capacity: 256 })
+    const c = plugin.addCharacter(chain(MAX_RAGDOLL_BODIES + 1))
+    plugin.step()
+    const hash = plugin.hash()
+    const bodies = Array.from({ length: MAX_RAGDOLL_BODIES + 1 }, (_, i) => capsule(i))
+    expect(() => plugin.ragdoll(c, { description: { bodies } })).toThrow(/at most 64 bodies, this one 65/)
+    expect(plugin.hash()).toBe(hash)
   })
 })

@@ -1,0 +1,108 @@
+import { Box, Quaternion, Sphere, Vec3, type Body, type Shape } from 'cannon-es'
+import type { ResolvedBody } from './description.ts'
+import { WORLD_STRIDE } from './kinematics.ts'
+
+/** The shapes of ragdoll bodies: capsules as rows of spheres, boxes, and the spheres joints ride on. */
+
+/** Most spheres a capsule body is built from. */
+export const MAX_CAPSULE_SPHERES = 128
+
+/**
+ * Capsule or box along the world direction d, centred on the body origin. A capsule is a row of overlapping
+ * spheres (at most one radius apart) rather than cannon's Cylinder, whose vertices come from Math.sin/cos and so
+ * may differ in the last bit between engines; sphere contacts are also the cheapest cannon has.
+ */
+export function addShape(
+  body: Body,
+  spec: ResolvedBody,
+  radius: number,
+  length: number,
+  dx: number,
+  dy: number,
+  dz: number,
+) {
+  if (spec.shape === 'box') {
+    // The box's y axis along d. cannon-es's setFromVectors is + − × / and √, except for a d opposite to y,
+    // which it turns with Math.sin/cos(π/2): there, the same half turn (about −z) is written out.
+    const up = new Vec3(0, 1, 0)
+    const d = new Vec3(dx, dy, dz)
+    const orientation = up.isAntiparallelTo(d)
+      ? new Quaternion(0, 0, -1, 0)
+      : new Quaternion().setFromVectors(up, d)
+    body.addShape(new Box(new Vec3(radius, length * 0.5, radius)), new Vec3(0, 0, 0), orientation)
+    return
+  }
+  const end = Math.max(0, length * 0.5 - radius)
+  // At most MAX_CAPSULE_SPHERES (spaced evenly, so an extreme length/radius leaves gaps): bounded build time.
+  const count = end > 0 ? Math.min(Math.ceil((2 * end) / radius) + 1, MAX_CAPSULE_SPHERES) : 1
+  for (let i = 0; i < count; i++) {
+    const t = count === 1 ? 0 : -end + (2 * end * i) / (count - 1)
+    pushShape(body, new Sphere(radius), new Vec3(dx * t, dy * t, dz * t), null)
+  }
+  shapesAdded(body)
+}
+
+/**
+ * Body.addShape without its mass-property update, which is O(shapes) (the AABB of all of them) and so made a
+ * capsule of n spheres O(n²): 16 bodies of 128 spheres took 23–34 ms of CPU to build. Call shapesAdded once
+ * after the last: the same state addShape leaves (each of its updates recomputes everything from scratch).
+ */
+export function pushShape(body: Body, shape: Shape, offset: Vec3, orientation: Quaternion | null): void {
+  body.shapes.push(shape)
+  body.shapeOffsets.push(offset)
+  body.shapeOrientations.push(orientation ?? new Quaternion())
+  shape.body = body
+}
+
+/** The end of a run of pushShape calls: what addShape does after each shape. */
+export function shapesAdded(body: Body): void {
+  body.updateMassProperties()
+  body.updateBoundingRadius()
+  body.aabbNeedsUpdate = true
+}
+
+/** Most shapes a body gets, riding spheres included (a capsule already at MAX_CAPSULE_SPHERES gets none). */
+const MAX_BODY_SHAPES = MAX_CAPSULE_SPHERES
+
+/**
+ * For each joint without a body that rides on one (its nearest ancestor with a body) and lies outside that
+ * body's shapes at the hand-off pose, a sphere of the body's largest radius there (bodies start unrotated, so
+ * the offset is the world offset). At most MAX_BODY_SHAPES shapes per body.
+ */
+export function addRidingSpheres(
+  bodies: Body[],
+  parents: Int32Array,
+  w: Float64Array,
+  jointCount: number,
+  jointBody: Int32Array,
+  centers: Float64Array,
+): void {
+  const grown = new Set<Body>()
+  for (let j = 0; j < jointCount; j++) {
+    if (jointBody[j]! >= 0) continue
+    let b = -1
+    for (let a = parents[j]!; a >= 0 && b < 0; a = parents[a]!) b = jointBody[a]!
+    if (b < 0) continue
+    const body = bodies[b]!
+    if (body.shapes.length >= MAX_BODY_SHAPES) continue
+    const ox = w[j * WORLD_STRIDE]! - centers[b * 3]!
+    const oy = w[j * WORLD_STRIDE + 1]! - centers[b * 3 + 1]!
+    const oz = w[j * WORLD_STRIDE + 2]! - centers[b * 3 + 2]!
+    let radius = 0
+    let inside = false
+    for (let i = 0; i < body.shapes.length; i++) {
+      const shape = body.shapes[i]!
+      const r = shape instanceof Sphere ? shape.radius : shape.boundingSphereRadius
+      const at = body.shapeOffsets[i]!
+      const dx = ox - at.x
+      const dy = oy - at.y
+      const dz = oz - at.z
+      if (dx * dx + dy * dy + dz * dz <= r * r) inside = true
+      if (r > radius) radius = r
+    }
+    if (inside || !(radius > 0)) continue
+    pushShape(body, new Sphere(radius), new Vec3(ox, oy, oz), null)
+    grown.add(body)
+  }
+  for (const body of grown) shapesAdded(body)
+}
