@@ -8,7 +8,9 @@
  * other processes load the machine, wall time grows and CPU time much less.
  *
  * GC: a PerformanceObserver on 'gc' entries. Entries arrive asynchronously, so callers `await tracker.flush()`
- * before reading; each entry is attributed to the timing window (side, round) its start time falls in.
+ * before reading; each entry is attributed to the timing window (side, round) its start time falls in. A heap
+ * window is judged by time, not by counting entries: on a loaded machine the entry of the GC forced just before
+ * a window can arrive after it, and counting would then throw out every window (`settle` waits for delivery).
  *
  * Heap bytes allocated per step, two methods:
  *   exact    `v8.getHeapStatistics().used_heap_size` before and after a window of steps in which no GC ran
@@ -32,8 +34,15 @@ export interface GcEvent {
 
 export interface GcTracker {
   readonly events: GcEvent[]
-  /** Waits until entries observed so far have been delivered. */
+  /** Yields once to the event loop: entries already queued are delivered (a loaded machine may queue later). */
   flush(): Promise<void>
+  /**
+   * Forces a GC and waits (up to 5 s) until its entry is delivered: every GC that started before `after` has
+   * then been seen, however late the observer runs. False when the entry never came (or no --expose-gc).
+   */
+  settle(after: number): Promise<boolean>
+  /** Whether a GC started in [t0, t1] (performance.now() times), among the entries delivered so far. */
+  ranBetween(t0: number, t1: number): boolean
   stop(): void
 }
 
@@ -43,9 +52,20 @@ export function createGcTracker(): GcTracker {
     for (const e of list.getEntries()) events.push({ start: e.startTime, duration: e.duration })
   })
   observer.observe({ entryTypes: ['gc'] })
+  const flush = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0))
   return {
     events,
-    flush: () => new Promise((resolve) => setTimeout(resolve, 0)),
+    flush,
+    async settle(after) {
+      if (!collectGarbage()) return false
+      const deadline = performance.now() + 5000
+      while (!events.some((e) => e.start >= after)) {
+        if (performance.now() > deadline) return false
+        await new Promise((resolve) => setTimeout(resolve, 1))
+      }
+      return true
+    },
+    ranBetween: (t0, t1) => events.some((e) => e.start >= t0 && e.start <= t1),
     stop: () => observer.disconnect(),
   }
 }
@@ -147,14 +167,13 @@ const usedHeap = (): number => v8.getHeapStatistics().used_heap_size
 /** The bytes one `usedHeap()` reading adds to a window (its result object), measured on an empty window. */
 async function heapBaseline(tracker: GcTracker): Promise<number> {
   const samples: number[] = []
+  collectGarbage()
   for (let i = 0; i < 5; i++) {
-    collectGarbage()
-    await tracker.flush()
-    const g = tracker.events.length
+    const t0 = performance.now()
     const h0 = usedHeap()
     const h1 = usedHeap()
-    await tracker.flush()
-    if (tracker.events.length === g) samples.push(h1 - h0)
+    const t1 = performance.now()
+    if ((await tracker.settle(t1)) && !tracker.ranBetween(t0, t1)) samples.push(h1 - h0)
   }
   return samples.length > 0 ? median(samples) : 0
 }
@@ -177,15 +196,15 @@ export async function measureAllocation(
 ): Promise<Allocation> {
   const baseline = await heapBaseline(tracker)
   const windows: (number | null)[] = []
+  collectGarbage()
   for (let w = 0; w < 5; w++) {
-    collectGarbage()
-    await tracker.flush()
-    const g = tracker.events.length
+    const t0 = performance.now()
     const h0 = usedHeap()
     side.run(steps)
     const h1 = usedHeap()
-    await tracker.flush()
-    const clean = tracker.events.length === g
+    const t1 = performance.now()
+    // settle() also forces the GC the next window starts from.
+    const clean = (await tracker.settle(t1)) && !tracker.ranBetween(t0, t1)
     const bytes = clean ? Math.max(0, h1 - h0 - baseline) / steps : null
     windows.push(bytes)
     // Done at a window of exactly 0 (nothing to tell apart) or one that needed a GC (megabytes: the sampled
