@@ -29,6 +29,7 @@ import {
   SOURCE_BLEND_SPACE,
   SOURCE_NONE,
   type BlendSpaceState,
+  setLayerBinding,
 } from '../systems/layerState.ts'
 
 /** A point of a blend space: a clip and where it sits, a number (1D) or [x, y] (2D). */
@@ -143,7 +144,7 @@ export function playBlendSpace(
     ctx.fromBinding[eid] = undefined
     resetBaseFade(ctx, eid)
   } else {
-    layer.binding = undefined
+    setLayerBinding(layer, undefined)
     layer.i[I_CLIP] = -1
   }
   endLayerFade(layer)

@@ -36,6 +36,8 @@ import {
   SOURCE_CLIP,
   SOURCE_NONE,
   type Layer,
+  setLayerBinding,
+  setLayerFromBinding,
 } from '../systems/layerState.ts'
 
 /** Settings of play/crossFade on a layer (plugin/playback.ts checks them). */
@@ -98,7 +100,7 @@ export function crossFadeOnLayer(
     layer.finished[1] = layer.finished[0]!
     i[I_FROM_LOOP] = i[I_LOOP]!
     i[I_FROM_ROTATION] = i[I_ROTATION]!
-    layer.fromBinding = layer.binding
+    setLayerFromBinding(layer, layer.binding)
     const old = layer.cursors
     cursors.set(old.subarray(0, old.length >>> 1), channels)
     // The outgoing clip is sampled again each step over what it showed (or, additive, over the rest pose;
@@ -112,7 +114,7 @@ export function crossFadeOnLayer(
     // Mid-fade or from a blend space: what the layer shows now is frozen as the pose faded from (additive: a
     // difference already, taken against the identity).
     i[I_FROM_CLIP] = -1
-    layer.fromBinding = undefined
+    setLayerFromBinding(layer, undefined)
     data.copyWithin(from, out, out + n * JOINT_STRIDE)
     if (additive) identityPose(data, blockOffset(layer, BLOCK_REF_FROM, n), n)
   }
@@ -145,7 +147,7 @@ function startLayerClip(
   i[I_HOLD] = 1
   f[F_SPEED] = s.speed
   f[F_TIME] = advancePhase(0, s.phase, clip.clip.duration, s.loop)
-  layer.binding = binding
+  setLayerBinding(layer, binding)
   layer.cursors = cursors
 }
 

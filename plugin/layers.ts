@@ -36,6 +36,7 @@ import {
   SOURCE_NONE,
   type Layer,
   type LayerMode,
+  setLayerFromBinding,
 } from '../systems/layerState.ts'
 
 /** A joint of a layer mask (node name or glTF node index) with its subtree, at weight 1 or the one given. */
@@ -266,7 +267,7 @@ export function endLayerFade(layer: Layer): void {
   layer.i[I_FADE_STEPS] = 0
   layer.f[F_BLEND] = 0
   layer.f[F_FADE_DURATION] = 0
-  layer.fromBinding = undefined
+  setLayerFromBinding(layer, undefined)
 }
 
 export function identityPose(data: Float32Array, at: number, n: number): void {

@@ -46,6 +46,8 @@ import {
   SOURCE_CLIP,
   type BlendSpaceState,
   type Layer,
+  setLayerBinding,
+  setLayerFromBinding,
 } from '../systems/layerState.ts'
 import { MAX_BLEND_POINTS } from '../plugin/blendSpaces.ts'
 import type { CharactersData } from './readCharacters.ts'
@@ -376,9 +378,9 @@ export function applyLayers(
       layer.cursors = d.cursors
       copyInto(ctx.pool.data, d.base * JOINT_STRIDE, bytes, d.block, d.slots * JOINT_STRIDE)
       if (d.index > 0 && d.i[I_SOURCE] === SOURCE_CLIP)
-        layer.binding = bindClip(ctx, ctx.clips[d.i[I_CLIP]!]!, c.asset)
+        setLayerBinding(layer, bindClip(ctx, ctx.clips[d.i[I_CLIP]!]!, c.asset))
       if (d.index > 0 && d.i[I_FADE] === 1 && d.i[I_FROM_CLIP]! >= 0) {
-        layer.fromBinding = bindClip(ctx, ctx.clips[d.i[I_FROM_CLIP]!]!, c.asset)
+        setLayerFromBinding(layer, bindClip(ctx, ctx.clips[d.i[I_FROM_CLIP]!]!, c.asset))
       }
       const b = d.blendSpace
       if (b) {

@@ -29,6 +29,7 @@ import {
   I_PAUSED,
   type BlendSpaceState,
   type Layer,
+  setLayerFromBinding,
 } from './layerState.ts'
 
 /**
@@ -47,7 +48,7 @@ export function advanceLayerFade(ctx: Pick<StepState, 'dt'>, layer: Layer): void
     i[I_FADE] = 0
     i[I_FROM_CLIP] = -1
     f[F_BLEND] = 1
-    layer.fromBinding = undefined
+    setLayerFromBinding(layer, undefined)
   } else {
     f[F_BLEND] = blend
   }

@@ -11,6 +11,7 @@
  * FROM and TO (the two clips of a fade inside the layer), REF_FROM and REF_TO (their additive references),
  * DELTA (scratch) and one per blend-space point.
  */
+import { JOINT_STRIDE } from '../src/math/poseLayout.ts'
 
 /** Layers per character: indices 0 (the base layer) to 7. */
 export const MAX_LAYERS = 8
@@ -125,9 +126,19 @@ export interface Layer {
   /** The runs' weights this step (F_WEIGHT × runMask), scratch for the kernels. */
   runWeights: Float64Array
   runCount: number
-  /** Bindings (current and outgoing clip) and key cursors `| current | outgoing |` (layers other than 0). */
+  /**
+   * Bindings (current and outgoing clip) and key cursors `| current | outgoing |` (layers other than 0). Set
+   * them with setLayerBinding / setLayerFromBinding, which also make the ones sampled with.
+   */
   binding: Int32Array | undefined
   fromBinding: Int32Array | undefined
+  /**
+   * What the layer samples with: its bindings with the channels of joints outside its mask left out (-1), the
+   * same arrays when it has no mask. A masked joint's pose is never read, so it stays what the block held (the
+   * rest pose, or an earlier clip's); the result is the same bits as sampling every joint.
+   */
+  sampleBinding: Int32Array | undefined
+  fromSampleBinding: Int32Array | undefined
   cursors: Uint32Array
   blendSpace: BlendSpaceState | null
   /** Once-only 'finished' flags (systems/clipEvents.ts): [0] the clip it plays, [1] the clip it fades out of. */
@@ -163,6 +174,8 @@ export function createLayer(index: number): Layer {
     runCount: 0,
     binding: undefined,
     fromBinding: undefined,
+    sampleBinding: undefined,
+    fromSampleBinding: undefined,
     cursors: new Uint32Array(0),
     blendSpace: null,
     finished: new Uint8Array(2),
@@ -192,6 +205,37 @@ export function setLayerMask(layer: Layer, mask: Float32Array | null, n: number)
   layer.runMask = Float64Array.from(weights)
   layer.runWeights = new Float64Array(Math.max(1, weights.length))
   layer.runCount = weights.length
+  setLayerBinding(layer, layer.binding)
+  setLayerFromBinding(layer, layer.fromBinding)
+}
+
+/** Sets the binding of the clip the layer plays, and the one it samples with (see Layer). */
+export function setLayerBinding(layer: Layer, binding: Int32Array | undefined): void {
+  layer.binding = binding
+  layer.sampleBinding = maskedBinding(binding, layer.mask)
+}
+
+/** Sets the binding of the clip the layer fades out of, and the one it samples with (see Layer). */
+export function setLayerFromBinding(layer: Layer, binding: Int32Array | undefined): void {
+  layer.fromBinding = binding
+  layer.fromSampleBinding =
+    binding !== undefined && binding === layer.binding
+      ? layer.sampleBinding
+      : maskedBinding(binding, layer.mask)
+}
+
+/**
+ * `binding` without the channels of joints whose mask weight is 0; `binding` itself when there is no mask.
+ * Allocates (called when a clip, a fade or a mask starts, never in a step: undefined and no mask allocate nothing).
+ */
+function maskedBinding(binding: Int32Array | undefined, mask: Float32Array | null): Int32Array | undefined {
+  if (binding === undefined || mask === null) return binding
+  const out = new Int32Array(binding.length)
+  for (let c = 0; c < binding.length; c++) {
+    const b = binding[c]!
+    out[c] = b >= 0 && mask[Math.floor(b / JOINT_STRIDE)]! > 0 ? b : -1
+  }
+  return out
 }
 
 /** Whether layer 0 is as a character without layers has it: full weight, override, whole body, no blend space. */

@@ -63,6 +63,8 @@ import {
   SOURCE_CLIP,
   SOURCE_NONE,
   type Layer,
+  setLayerBinding,
+  setLayerFromBinding,
 } from './layerState.ts'
 
 /** What sampleLayers reads and writes: a slice of the plugin's context (tests may pass just this). */
@@ -197,8 +199,8 @@ export function emptyLayer(layer: Layer): void {
   i[I_CLIP] = -1
   i[I_FADE] = 0
   i[I_FROM_CLIP] = -1
-  layer.binding = undefined
-  layer.fromBinding = undefined
+  setLayerBinding(layer, undefined)
+  setLayerFromBinding(layer, undefined)
   layer.blendSpace = null
 }
 
@@ -298,7 +300,7 @@ function sampleLayerClip(
         data,
         from,
         fromClip,
-        layer.fromBinding!,
+        layer.fromSampleBinding!,
         f,
         F_FROM_LOCAL,
         cursors,
@@ -310,7 +312,7 @@ function sampleLayerClip(
   if (!visible) return
   if (i[I_FADE] === 1) {
     const to = block + BLOCK_TO * stride
-    sampleClipChannels(data, to, clip, layer.binding!, f, F_LOCAL, cursors, 0, squad)
+    sampleClipChannels(data, to, clip, layer.sampleBinding!, f, F_LOCAL, cursors, 0, squad)
     if (additive) {
       const delta = block + BLOCK_DELTA * stride
       data.copyWithin(delta, block + BLOCK_FROM * stride, block + BLOCK_FROM * stride + stride)
@@ -324,6 +326,6 @@ function sampleLayerClip(
     return
   }
   data.set(rest, out)
-  sampleClipChannels(data, out, clip, layer.binding!, f, F_LOCAL, cursors, 0, squad)
+  sampleClipChannels(data, out, clip, layer.sampleBinding!, f, F_LOCAL, cursors, 0, squad)
   if (additive) toDeltaPose(data, out, data, block + BLOCK_REF_TO * stride, n)
 }

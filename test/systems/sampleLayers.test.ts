@@ -150,6 +150,51 @@ describe('layers: exact properties', () => {
       { numRuns: 25 },
     )
   })
+
+  it('a masked layer samples only the joints inside its mask, which show what the whole-body layer shows', () => {
+    fc.assert(
+      fc.property(scenario, fc.double({ min: 0, max: 1, noNaN: true }), (s, weight) => {
+        const asset = assets[s.rig]!
+        const clips = asset.clips.map((c) => c.name)
+        const whole = setup(asset)
+        const masked = setup(asset)
+        for (const { plugin, eid } of [whole, masked]) {
+          plugin.play(eid, clips[s.base % clips.length]!, { time: s.time })
+          const mode = s.additive ? 'additive' : 'override'
+          const mask = plugin === masked.plugin ? [MASK_JOINT[s.rig]!] : null
+          plugin.setLayer(eid, 1, { weight, mode, mask })
+          plugin.play(eid, clips[s.layerClip % clips.length]!, { layer: 1, speed: s.speed })
+          // A fade inside the layer half way through: its outgoing clip is sampled masked too.
+          for (let k = 0; k < s.steps; k++) {
+            if (k === s.steps >> 1) plugin.crossFade(eid, clips[s.base % clips.length]!, 0.3, { layer: 1 })
+            plugin.step()
+          }
+        }
+        const inside = subtree(masked.plugin, masked.eid, MASK_JOINT[s.rig]!)
+        const lw = locals(whole.plugin, whole.eid)
+        const lm = locals(masked.plugin, masked.eid)
+        for (const j of inside) {
+          expect(bits(lm.slice(j * 10, j * 10 + 10)), `joint ${j}`).toEqual(
+            bits(lw.slice(j * 10, j * 10 + 10)),
+          )
+        }
+        // What the layer holds outside its mask was never sampled: still the block's rest pose.
+        const ctx = contextOf(masked.plugin)
+        const layer = ctx.layers[masked.eid]!.layers[1]!
+        const n = masked.plugin.joints(masked.eid).length
+        const rest = ctx.assets[ctx.stores.Pose.asset[masked.eid]!]!.rest
+        const out = ctx.pool.data.subarray(layer.base * 10, (layer.base + n) * 10)
+        const outside = [...Array(n).keys()].filter((j) => !inside.has(j))
+        if (s.additive) return // an additive layer's OUT is a difference from its reference
+        for (const j of outside) {
+          expect(bits(out.slice(j * 10, j * 10 + 10)), `joint ${j}`).toEqual(
+            bits(rest.slice(j * 10, j * 10 + 10)),
+          )
+        }
+      }),
+      { numRuns: 25 },
+    )
+  })
 })
 
 describe('layers: weights, blend spaces and setters', () => {
