@@ -9,33 +9,7 @@ export { AnimationError, type AnimationErrorKind } from '../src/errors.ts'
 
 // The plugin
 export { createAnimationPlugin } from './plugin.ts'
-export type {
-  AnimationPlugin,
-  AnimationPluginOptions,
-  AssetHandle,
-  BlendSpaceOptions,
-  BlendSpacePoint,
-  CharacterTransform,
-  LayerInfo,
-  LayerMode,
-  LayerOptions,
-  LayerReference,
-  LayerSelector,
-  MaskEntry,
-  MorphWeightsView,
-  LodOptions,
-  PaletteLayout,
-  PaletteSkin,
-  GetUpOptions,
-  PlayOptions,
-  RagdollOptions,
-  RootMotionDelta,
-  RootMotionMode,
-  RootMotionOptions,
-  RagdollWeightOptions,
-  RagdollMotorOptions,
-  HitOptions,
-} from './api.ts'
+export type * from './api.ts' // AnimationPlugin and the option and result types of its calls
 export {
   ANIMATION_EVENT_KINDS,
   CLIP_EVENT_KINDS,
