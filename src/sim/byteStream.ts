@@ -30,6 +30,7 @@ export function wordsOf(buffer: ArrayBufferLike): Int32Array {
 }
 
 const arrayWords = new WeakMap<TypedArray, Int32Array>()
+const arrayDoubles = new WeakMap<TypedArray, Float64Array>()
 
 /**
  * Words of exactly a typed array's bytes (its byteOffset, a multiple of 4, is word 0), made once per array: a
@@ -40,6 +41,20 @@ export function wordsOfArray(a: TypedArray): Int32Array {
   if (v === undefined) {
     v = new Int32Array(a.buffer, a.byteOffset, a.byteLength >>> 2)
     arrayWords.set(a, v)
+  }
+  return v
+}
+
+/**
+ * A's bytes as float64s (cached per array), or null when its bytes do not start on an 8-byte boundary or are not
+ * a whole number of float64s: for comparing two floats at a time.
+ */
+export function doublesOfArray(a: TypedArray): Float64Array | null {
+  if (a.byteOffset % 8 !== 0 || a.byteLength % 8 !== 0) return null
+  let v = arrayDoubles.get(a)
+  if (v === undefined) {
+    v = new Float64Array(a.buffer, a.byteOffset, a.byteLength >>> 3)
+    arrayDoubles.set(a, v)
   }
   return v
 }

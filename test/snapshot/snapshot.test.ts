@@ -386,6 +386,26 @@ describe('snapshot and restore', () => {
     expect(copy.plugin.hash()).toBe(empty.plugin.hash())
   })
 
+  it('keeps a pose layer that differs from the rest pose only by the sign of a zero', () => {
+    // A layer equal to the rest pose is left out of the snapshot; the comparison goes two floats at a time,
+    // where +0 and -0 compare equal: -0 beside a 0 must still count as a difference.
+    const original = fresh()
+    const c = original.plugin.addCharacter(fox)
+    original.plugin.step()
+    const ctx = contextOf(original.plugin)
+    const rest = ctx.assets[ctx.stores.Pose.asset[c]!]!.rest
+    const n = ctx.stores.Pose.count[c]!
+    const phys = (ctx.stores.Pose.base[c]! + 2 * n) * 10 // LAYER_PHYS: still the rest pose
+    let k = 1
+    while (!(Object.is(rest[k], 0) && Object.is(rest[k - 1], 0))) k += 2
+    ctx.pool.data[phys + k] = -0
+    const bytes = original.plugin.snapshot()
+    const copy = fresh()
+    copy.plugin.restore(bytes)
+    expect(Object.is(contextOf(copy.plugin).pool.data[phys + k], -0)).toBe(true)
+    expect(copy.plugin.hash()).toBe(original.plugin.hash())
+  })
+
   it('restores into a plugin with the same assets loaded from another file (fingerprints ignore the path)', () => {
     const original = build()
     run(original, 0, 120)
