@@ -204,7 +204,7 @@ export const MAX_QUEUED_EVENTS = 65536
  *   non-finite local); those nodes kept their last world matrix (systems/reportWorldFaults.ts).
  *
  * Get-up reports (GetUpEvent): 'ragdoll-get-up', at every getUp(), at the clock of the call: how the ragdoll
- * lies (`facing`) and the clip chosen (plugin/ragdolls.ts).
+ * lies (`facing`; 'standing' for a partial ragdoll) and the clip chosen (plugin/getUp.ts).
  *
  * All are in `hash()` and `snapshot()`: a restored plugin holds the same queue and reports every later event
  * exactly as the original would.
@@ -253,11 +253,16 @@ export interface ProblemEvent extends AnimationEventFields {
   readonly kind: ProblemEventKind
 }
 
+/** How a character was at getUp(): lying face-down or face-up, or standing (a partial ragdoll). */
+export type GetUpFacing = (typeof GET_UP_FACINGS)[number]
+/** The facings in the order hash() and snapshots number them (from 1). */
+export const GET_UP_FACINGS = ['prone', 'supine', 'standing'] as const
+
 /** A get-up report (see AnimationEvent): how a ragdoll lay at getUp() and the clip chosen. */
 export interface GetUpEvent extends AnimationEventFields {
   readonly kind: 'ragdoll-get-up'
-  /** 'prone' (lying face-down) or 'supine' (face-up). */
-  readonly facing: 'prone' | 'supine'
+  /** 'prone' (lying face-down), 'supine' (face-up), or 'standing' for a partial ragdoll (it never fell). */
+  readonly facing: GetUpFacing
   /** The clip chosen (an id as clipId() returns), -1 for none. */
   readonly clipId: number
   /** Its name, '' for none. */
