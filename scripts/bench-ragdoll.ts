@@ -22,10 +22,10 @@
  * no GC; scripts/bench/measure.ts), of A's whole step and of B's bare cannon-es step, for 10 ragdolls lying
  * apart and for a mix (limp, partial, powered with a held root, per-joint weights): A − B is what the plugin
  * adds. --tunings adds the cannon-es configurations compared side by side (broadphase, cannon-es's own contact
- * bookkeeping, sleeping, iterations).
+ * bookkeeping, its own solver, sleeping, iterations).
  */
 import { createWorld } from 'bitecs'
-import { NaiveBroadphase, World, type GSSolver, type World as PhysicsWorld } from 'cannon-es'
+import { GSSolver, NaiveBroadphase, World, type World as PhysicsWorld } from 'cannon-es'
 import { parseArgs } from 'node:util'
 import { loadAsset } from '../src/gltf/load.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
@@ -297,6 +297,8 @@ if (values.tunings) {
         w.shapeOverlapKeeper = fresh.shapeOverlapKeeper
       },
     },
+    // cannon-es's own solver (src/physics/solver.ts iterates the same way over typed arrays): same bits.
+    { name: 'gs-solver', apply: (w) => void (w.solver = new GSSolver()) },
     { name: 'sleep', apply: (w) => void (w.allowSleep = true) },
     { name: 'iter-5', apply: (w) => void ((w.solver as GSSolver).iterations = 5) },
     { name: 'iter-20', apply: (w) => void ((w.solver as GSSolver).iterations = 20) },
