@@ -3,6 +3,7 @@ import type { World as PhysicsWorld } from 'cannon-es'
 import type { ResolvedBody } from '../src/physics/description.ts'
 import type { RagdollInstance } from '../src/physics/ragdoll.ts'
 import type { RagdollMotors } from '../src/physics/motors.ts'
+import type { LimbColliders } from '../src/physics/limbColliders.ts'
 import type { Clip } from '../src/clip/clip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import type { Rig } from '../src/skeleton/rig.ts'
@@ -319,6 +320,11 @@ export interface RagdollRuntime {
   motors: RagdollMotors | null
   /** Per constraint of the live instance: its motor's capacity at strength 1 (attachMotors), null for none. */
   motorCapacity: Float64Array | null
+  /**
+   * A partial ragdoll's animated body as colliders for its limb (src/physics/limbColliders.ts): derived from
+   * the description and the rig when first needed (not state: neither hashed nor snapshotted); null until then.
+   */
+  colliders: LimbColliders | null
 }
 
 /**

@@ -79,7 +79,12 @@ export function markOverlaps(bodies: readonly Body[], overlaps: readonly Uint32A
 }
 
 /** Squared distance between segments [p0, p1] and [q0, q1] (closest points, clamped to both). */
-function segmentDistance2(p0: number[], p1: number[], q0: number[], q1: number[]): number {
+export function segmentDistance2(
+  p0: ArrayLike<number>,
+  p1: ArrayLike<number>,
+  q0: ArrayLike<number>,
+  q1: ArrayLike<number>,
+): number {
   const d1x = p1[0]! - p0[0]!
   const d1y = p1[1]! - p0[1]!
   const d1z = p1[2]! - p0[2]!
