@@ -102,7 +102,38 @@ export class RagdollSolver extends GSSolver {
         else if (lambdaj + deltalambda > params[3 * j + 2]!) deltalambda = params[3 * j + 2]! - lambdaj
         lambda[j] = lambdaj + deltalambda
         deltalambdaTot += deltalambda > 0.0 ? deltalambda : -deltalambda
-        addToWlambda(vel, mass, a, b, g, slots[2 * j]! * 10, slots[2 * j + 1]! * 10, jac, deltalambda)
+        // Equation.addToWlambda, written out (as a call it was not inlined: 13 % of a step's samples):
+        // vlambda += (invMass·Δλ)·spatial for bi then bj, then wlambda += Δλ·(invI·rotational) for bi then bj,
+        // in that order (bi and bj may be one body), each matrix row summed left to right (Mat3.vmult).
+        const dl = deltalambda
+        const ma = slots[2 * j]! * 10
+        const mb = slots[2 * j + 1]! * 10
+        const sa = mass[ma]! * dl
+        vel[a] = vel[a]! + sa * jac[g]!
+        vel[a + 1] = vel[a + 1]! + sa * jac[g + 1]!
+        vel[a + 2] = vel[a + 2]! + sa * jac[g + 2]!
+        const sb = mass[mb]! * dl
+        vel[b] = vel[b]! + sb * jac[g + 6]!
+        vel[b + 1] = vel[b + 1]! + sb * jac[g + 7]!
+        vel[b + 2] = vel[b + 2]! + sb * jac[g + 8]!
+        let x = jac[g + 3]!
+        let y = jac[g + 4]!
+        let z = jac[g + 5]!
+        let tx = mass[ma + 1]! * x + mass[ma + 2]! * y + mass[ma + 3]! * z
+        let ty = mass[ma + 4]! * x + mass[ma + 5]! * y + mass[ma + 6]! * z
+        let tz = mass[ma + 7]! * x + mass[ma + 8]! * y + mass[ma + 9]! * z
+        vel[a + 3] = vel[a + 3]! + dl * tx
+        vel[a + 4] = vel[a + 4]! + dl * ty
+        vel[a + 5] = vel[a + 5]! + dl * tz
+        x = jac[g + 9]!
+        y = jac[g + 10]!
+        z = jac[g + 11]!
+        tx = mass[mb + 1]! * x + mass[mb + 2]! * y + mass[mb + 3]! * z
+        ty = mass[mb + 4]! * x + mass[mb + 5]! * y + mass[mb + 6]! * z
+        tz = mass[mb + 7]! * x + mass[mb + 8]! * y + mass[mb + 9]! * z
+        vel[b + 3] = vel[b + 3]! + dl * tx
+        vel[b + 4] = vel[b + 4]! + dl * ty
+        vel[b + 5] = vel[b + 5]! + dl * tz
       }
       if (deltalambdaTot * deltalambdaTot < tolSquared) break
     }
@@ -162,52 +193,4 @@ function copyJacobians(out: Float64Array, o: number, c: Equation): void {
   out[o + 9] = gb.rotational.x
   out[o + 10] = gb.rotational.y
   out[o + 11] = gb.rotational.z
-}
-
-/**
- * Equation.addToWlambda: vlambda += (invMass·Δλ)·spatial for bi then bj, then wlambda += Δλ·(invI·rotational)
- * for bi then bj (in that order: bi and bj may be one body).
- */
-function addToWlambda(
-  vel: Float64Array,
-  mass: Float64Array,
-  a: number,
-  b: number,
-  g: number,
-  ma: number,
-  mb: number,
-  jac: Float64Array,
-  dl: number,
-): void {
-  const sa = mass[ma]! * dl
-  vel[a] = vel[a]! + sa * jac[g]!
-  vel[a + 1] = vel[a + 1]! + sa * jac[g + 1]!
-  vel[a + 2] = vel[a + 2]! + sa * jac[g + 2]!
-  const sb = mass[mb]! * dl
-  vel[b] = vel[b]! + sb * jac[g + 6]!
-  vel[b + 1] = vel[b + 1]! + sb * jac[g + 7]!
-  vel[b + 2] = vel[b + 2]! + sb * jac[g + 8]!
-  turn(vel, a + 3, mass, ma + 1, jac, g + 3, dl)
-  turn(vel, b + 3, mass, mb + 1, jac, g + 9, dl)
-}
-
-/** w += dl · (M·r): M row-major at m, r at jac[r..r+3), each row summed left to right (Mat3.vmult). */
-function turn(
-  vel: Float64Array,
-  w: number,
-  m: Float64Array,
-  e: number,
-  jac: Float64Array,
-  r: number,
-  dl: number,
-) {
-  const x = jac[r]!
-  const y = jac[r + 1]!
-  const z = jac[r + 2]!
-  const tx = m[e]! * x + m[e + 1]! * y + m[e + 2]! * z
-  const ty = m[e + 3]! * x + m[e + 4]! * y + m[e + 5]! * z
-  const tz = m[e + 6]! * x + m[e + 7]! * y + m[e + 8]! * z
-  vel[w] = vel[w]! + dl * tx
-  vel[w + 1] = vel[w + 1]! + dl * ty
-  vel[w + 2] = vel[w + 2]! + dl * tz
 }
