@@ -29,51 +29,56 @@ export function installContactBook(world: World): void {
 
 /**
  * The pairs of bodies (by their `index` in the world, as ArrayCollisionMatrix keys them) set since the last
- * reset: open addressing over keys i·2²⁶ + j (i > j), the used slots listed so that reset clears only them.
+ * reset: open addressing over (larger index, smaller index) in two Int32Arrays (small integers throughout: no
+ * number is boxed), the used slots listed so that reset clears only them.
  */
 export class PairSet {
-  private keys = new Float64Array(64).fill(-1)
+  private high = new Int32Array(64).fill(-1)
+  private low = new Int32Array(64)
   private used = new Int32Array(32)
   private count = 0
 
   get(bi: Body, bj: Body): boolean {
-    return this.find(pairKey(bi.index, bj.index)) >= 0
+    const i = bi.index
+    const j = bj.index
+    return i > j ? this.find(i, j) >= 0 : this.find(j, i) >= 0
   }
 
   set(bi: Body, bj: Body, value: boolean): void {
-    const key = pairKey(bi.index, bj.index)
-    const at = this.find(key)
+    const i = bi.index > bj.index ? bi.index : bj.index
+    const j = bi.index > bj.index ? bj.index : bi.index
+    const at = this.find(i, j)
     if (value) {
-      if (at < 0) this.insert(key)
+      if (at < 0) this.insert(i, j)
     } else if (at >= 0) this.remove(at)
   }
 
   reset(): void {
-    const keys = this.keys
-    for (let k = 0; k < this.count; k++) keys[this.used[k]!] = -1
+    for (let k = 0; k < this.count; k++) this.high[this.used[k]!] = -1
     this.count = 0
   }
 
   /** ArrayCollisionMatrix sizes itself by the bodies; a hash set needs nothing. */
   setNumObjects(_n: number): void {}
 
-  private find(key: number): number {
-    const keys = this.keys
-    const mask = keys.length - 1
-    for (let s = slotOf(key, mask); ; s = (s + 1) & mask) {
-      const k = keys[s]!
-      if (k === key) return s
-      if (k === -1) return -1
+  private find(i: number, j: number): number {
+    const high = this.high
+    const mask = high.length - 1
+    for (let s = slotOf(i, j, mask); ; s = (s + 1) & mask) {
+      const h = high[s]!
+      if (h === -1) return -1
+      if (h === i && this.low[s] === j) return s
     }
   }
 
-  private insert(key: number): void {
-    if (2 * (this.count + 1) > this.keys.length) this.grow()
-    const keys = this.keys
-    const mask = keys.length - 1
-    let s = slotOf(key, mask)
-    while (keys[s] !== -1) s = (s + 1) & mask
-    keys[s] = key
+  private insert(i: number, j: number): void {
+    if (2 * (this.count + 1) > this.high.length) this.grow()
+    const high = this.high
+    const mask = high.length - 1
+    let s = slotOf(i, j, mask)
+    while (high[s] !== -1) s = (s + 1) & mask
+    high[s] = i
+    this.low[s] = j
     if (this.count === this.used.length) {
       const used = new Int32Array(2 * this.used.length)
       used.set(this.used)
@@ -85,29 +90,27 @@ export class PairSet {
   /** Removes slot `at` (a 'false' set; cannon-es never does this): rebuilt without it, as it is rare. */
   private remove(at: number): void {
     const live: number[] = []
-    for (let k = 0; k < this.count; k++) if (this.used[k] !== at) live.push(this.keys[this.used[k]!]!)
+    for (let k = 0; k < this.count; k++) {
+      const s = this.used[k]!
+      if (s !== at) live.push(this.high[s]!, this.low[s]!)
+    }
     this.reset()
-    for (const key of live) this.insert(key)
+    for (let k = 0; k < live.length; k += 2) this.insert(live[k]!, live[k + 1]!)
   }
 
   private grow(): void {
     const old: number[] = []
-    for (let k = 0; k < this.count; k++) old.push(this.keys[this.used[k]!]!)
-    this.keys = new Float64Array(2 * this.keys.length).fill(-1)
-    this.used = new Int32Array(this.keys.length >> 1)
+    for (let k = 0; k < this.count; k++) old.push(this.high[this.used[k]!]!, this.low[this.used[k]!]!)
+    this.high = new Int32Array(2 * this.high.length).fill(-1)
+    this.low = new Int32Array(this.high.length)
+    this.used = new Int32Array(this.high.length >> 1)
     this.count = 0
-    for (const key of old) this.insert(key)
+    for (let k = 0; k < old.length; k += 2) this.insert(old[k]!, old[k + 1]!)
   }
 }
 
-function pairKey(a: number, b: number): number {
-  return a > b ? a * 67108864 + b : b * 67108864 + a
-}
-
-function slotOf(key: number, mask: number): number {
-  const hi = (key / 67108864) | 0
-  const lo = key - hi * 67108864
-  return (Math.imul(hi, 0x9e3779b1) ^ Math.imul(lo, 0x85ebca77)) & mask
+function slotOf(i: number, j: number, mask: number): number {
+  return (Math.imul(i, 0x9e3779b1) ^ Math.imul(j, 0x85ebca77)) & mask
 }
 
 /**

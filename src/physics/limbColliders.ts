@@ -111,6 +111,7 @@ const pa = new Float64Array(3)
 const pb = new Float64Array(3)
 const qa = new Float64Array(3)
 const qb = new Float64Array(3)
+const d2 = new Float64Array(1)
 const offset = new Vec3()
 /** The deepest push found for one body: normal (3), depth, the sphere's centre from the body's position (3). */
 const push = new Float64Array(7)
@@ -138,8 +139,8 @@ export function pushOutOfBody(r: RagdollInstance, c: LimbColliders, world: Float
         qb[a] = caps[o + 3 + a]!
       }
       const reach = limb[6]! + caps[o + 6]!
-      const d2 = segmentDistance2(pa, pb, qa, qb)
-      c.allowance[i * n + k] = d2 < reach * reach ? reach - Math.sqrt(d2) : 0
+      segmentDistance2(d2, pa, pb, qa, qb)
+      c.allowance[i * n + k] = d2[0]! < reach * reach ? reach - Math.sqrt(d2[0]!) : 0
     }
   }
   for (let i = 0; i < r.bodies.length; i++) {
@@ -154,10 +155,15 @@ export function pushOutOfBody(r: RagdollInstance, c: LimbColliders, world: Float
       const nz = push[2]!
       // A sphere at its pivot cannot be turned out: the joint itself is in the body, and moving the body would
       // only open it; it stays (the animation put the joint there).
-      if (!turnOut(r, i, body, depth)) break
+      if (!turnOut(r, i, body)) break
       const v = body.velocity
       const into = v.x * nx + v.y * ny + v.z * nz
-      if (into < 0) v.set(v.x - nx * into, v.y - ny * into, v.z - nz * into)
+      if (into < 0) {
+        // Fields, not Vec3.set: doubles passed to a call V8 does not inline are boxed.
+        v.x -= nx * into
+        v.y -= ny * into
+        v.z -= nz * into
+      }
     }
   }
 }
@@ -168,11 +174,13 @@ const turn = new Quaternion()
 
 /**
  * Turns body i about the pivot it hangs from so that the sphere deepestPush found (its centre at push[4..7)
- * from the body's position) comes out by `depth` along the push: the joint stays closed, as a limb pushed by
+ * from the body's position) comes out by the push's depth along it: the joint stays closed, as a limb pushed by
  * the body it leans on swings about its shoulder rather than leaving it. False when the sphere is too near the
  * pivot to turn it out (then the caller moves the body). The shortest arc: + − × / and √.
  */
-function turnOut(r: RagdollInstance, i: number, body: Body, depth: number): boolean {
+function turnOut(r: RagdollInstance, i: number, body: Body): boolean {
+  // The depth comes through `push` (a double passed to a call V8 does not inline is boxed).
+  const depth = push[3]!
   let k = 0
   while (k < r.childBody.length && r.childBody[k] !== i) k++
   if (k === r.childBody.length) return false
@@ -197,7 +205,10 @@ function turnOut(r: RagdollInstance, i: number, body: Body, depth: number): bool
   const qw = la * la + ax * bx + ay * by + az * bz
   const n = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
   if (!(n > 0)) return false
-  turn.set(qx / n, qy / n, qz / n, qw / n)
+  turn.x = qx / n
+  turn.y = qy / n
+  turn.z = qz / n
+  turn.w = qw / n
   // The body and every body hanging below it turn together (their joints stay as they were).
   for (let j = i; j < r.bodies.length; j++) {
     if (j !== i && !hangsFrom(r, j, i)) continue
