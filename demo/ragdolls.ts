@@ -96,8 +96,8 @@ export function createRagdollPanel(
     },
     onEvent(event) {
       if (event.kind !== 'ragdoll-get-up' || event.entity !== on.hero()) return
-      const way = event.facing === 'prone' ? 'face-down' : 'face-up'
-      facing.textContent = `got up ${way}${event.clip ? ` into ${event.clip}` : ''}`
+      const way = { prone: 'got up face-down', supine: 'got up face-up', standing: 'recovered standing' }
+      facing.textContent = `${way[event.facing]}${event.clip ? ` into ${event.clip}` : ''}`
       facing.dataset.facing = event.facing
     },
     setModel(next) {

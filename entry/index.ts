@@ -23,6 +23,7 @@ export {
   type ClipEvent,
   type ClipEventKind,
   type GetUpEvent,
+  type GetUpFacing,
   type ProblemEvent,
   type ProblemEventKind,
 } from '../systems/state.ts'

@@ -17,6 +17,7 @@ import { LAYER_ANIM, layerOffset } from '../components/Pose.ts'
 import { characterRootWorld } from '../systems/stepRagdolls.ts'
 import { RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, RagdollRuntime } from './context.ts'
+import type { GetUpFacing } from '../systems/state.ts'
 import { checkCharacter } from './characters.ts'
 import { crossFade, playSettings, type PlayOptions } from './playback.ts'
 import { findClip } from './assets.ts'
@@ -55,7 +56,8 @@ export interface GetUpOptions {
  * cross-fading into the clip for the way it lies (`prone`, `supine`, else `clip`). Reports a 'ragdoll-get-up'
  * event with the choice. A ragdoll whose bodies are not spawned yet (ragdoll() this frame) has not moved: the
  * entity stays, and the facing is read from the animated pose. The bodies leave at weight 0. A partial ragdoll
- * blends back where it stands (cross-fading into `clip` when given), with no placement and no event.
+ * blends back where it stands (cross-fading into `clip` when given), with no placement; its event says
+ * 'standing'. A hit reaction's own recovery is no getUp() call and reports nothing.
  */
 export function getUp(ctx: AnimationContext, eid: number, options?: GetUpOptions): void {
   checkCharacter(ctx, eid, 'getUp')
@@ -90,11 +92,20 @@ export function getUp(ctx: AnimationContext, eid: number, options?: GetUpOptions
   if (Ragdoll.active[eid] === RAGDOLL_OFF || !rt) {
     throw new AnimationError('argument', `${what}: character ${eid} is not ragdolling`)
   }
+  const clipText = (id: number): string => (id >= 0 ? `clip "${ctx.clips[id]!.clip.name}"` : 'no clip')
   if (rt.subtrees.length > 0) {
-    // A partial ragdoll never left its feet: it blends back where it stands, into `clip` if given.
+    // A partial ragdoll never left its feet: it blends back where it stands, into `clip` if given, and
+    // reports that it stood (`prone` and `supine` do not apply).
     if (clips.clip >= 0) crossFade(ctx, eid, refs.clip!, fade, play)
     Ragdoll.rate[eid] = rate
     Ragdoll.active[eid] = RAGDOLL_GETTING_UP
+    reportGetUp(
+      ctx,
+      eid,
+      'standing',
+      clips.clip,
+      `character ${eid} stands (a partial ragdoll); blending back with ${clipText(clips.clip)}`,
+    )
     return
   }
   const lying = lyingPlacement(ctx, eid, rt)
@@ -111,18 +122,33 @@ export function getUp(ctx: AnimationContext, eid: number, options?: GetUpOptions
   Ragdoll.rate[eid] = rate
   Ragdoll.active[eid] = RAGDOLL_GETTING_UP
   const way = lying.facing === 'prone' ? 'face-down' : 'face-up'
-  const clipText = chosen >= 0 ? `clip "${ctx.clips[chosen]!.clip.name}"` : 'no clip'
+  reportGetUp(
+    ctx,
+    eid,
+    lying.facing,
+    chosen,
+    `character ${eid} lies ${way} (its chest's belly side points ${lying.belly.toFixed(2)} down); ` +
+      `getting up with ${clipText(chosen)}${placed ? '' : ' where it stands (no bodies yet)'}`,
+  )
+}
+
+/** Appends getUp's 'ragdoll-get-up' event (GetUpEvent): how the character lay and the clip chosen (-1: none). */
+function reportGetUp(
+  ctx: AnimationContext,
+  eid: number,
+  facing: GetUpFacing,
+  clipId: number,
+  message: string,
+): void {
   ctx.events.push({
     step: ctx.step,
     entity: eid,
     character: eid,
     kind: 'ragdoll-get-up',
-    message:
-      `character ${eid} lies ${way} (its chest's belly side points ${lying.belly.toFixed(2)} down); ` +
-      `getting up with ${clipText}${placed ? '' : ' where it stands (no bodies yet)'}`,
-    facing: lying.facing,
-    clipId: chosen,
-    clip: chosen >= 0 ? ctx.clips[chosen]!.clip.name : '',
+    message,
+    facing,
+    clipId,
+    clip: clipId >= 0 ? ctx.clips[clipId]!.clip.name : '',
   })
 }
 

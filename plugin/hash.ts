@@ -16,7 +16,7 @@ let bodyScratch = new Float64Array(0)
 /** The bits of a float32 or int32 store as words, to copy them without a conversion. */
 const wordsOf = (data: Float32Array | Int32Array): Uint32Array =>
   new Uint32Array(data.buffer, data.byteOffset, data.length)
-import { isClipEvent } from '../systems/state.ts'
+import { GET_UP_FACINGS, isClipEvent } from '../systems/state.ts'
 import type { RagdollJoint } from '../src/physics/joint.ts'
 
 /**
@@ -153,7 +153,8 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
   for (const e of ctx.events) {
     h.updateNumber(e.step).updateNumber(e.entity).updateNumber(e.character)
     text(e.kind)
-    if (e.kind === 'ragdoll-get-up') h.updateNumber(e.facing === 'prone' ? 1 : 2).updateNumber(e.clipId)
+    if (e.kind === 'ragdoll-get-up')
+      h.updateNumber(GET_UP_FACINGS.indexOf(e.facing) + 1).updateNumber(e.clipId)
     if (!isClipEvent(e)) continue
     h.updateNumber(e.layer).updateNumber(e.clipId).updateNumber(e.time).updateNumber(e.weight)
     h.updateNumber(e.fading ? 1 : 0)

@@ -181,6 +181,7 @@ export function createRagdollRuntime(
     recoverRate: 0,
     motors: null,
     motorCapacity: null,
+    colliders: null,
   }
 }
 

@@ -21,10 +21,11 @@
  * Allocation: heap bytes per step in the steady state (exact: used heap before and after a window of steps with
  * no GC; scripts/bench/measure.ts), of A's whole step and of B's bare cannon-es step, for 10 ragdolls lying
  * apart and for a mix (limp, partial, powered with a held root, per-joint weights): A − B is what the plugin
- * adds. --tunings adds the cannon-es configurations compared side by side (broadphase, sleeping, iterations).
+ * adds. --tunings adds the cannon-es configurations compared side by side (broadphase, cannon-es's own contact
+ * bookkeeping, its own solver, sleeping, iterations).
  */
 import { createWorld } from 'bitecs'
-import { NaiveBroadphase, type GSSolver, type World as PhysicsWorld } from 'cannon-es'
+import { GSSolver, NaiveBroadphase, World, type World as PhysicsWorld } from 'cannon-es'
 import { parseArgs } from 'node:util'
 import { loadAsset } from '../src/gltf/load.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
@@ -120,17 +121,26 @@ function measure(a: Scene): Record<Window, Timing> {
     physicsMs += performance.now() - t
     return physicsA
   }
-  const [advance, sample, layers, morphs, stepRagdolls, blend, propagate, ...rest] = pa.systems
+  // By name: the step's order has systems before and after these (scheduleLod, extractRootMotion, …).
+  const named = (name: string) => {
+    const i = pa.systems.findIndex((f) => f.name === name)
+    if (i < 0) throw new Error(`bench-ragdoll: no system ${name}`)
+    return i
+  }
+  const ragdollAt = named('stepRagdolls')
+  const blendAt = named('blendPoses')
+  const propagateAt = named('propagateTransforms')
+  if (blendAt !== ragdollAt + 1 || propagateAt !== blendAt + 1) throw new Error('bench-ragdoll: system order')
+  const before = pa.systems.slice(0, ragdollAt)
+  const [stepRagdolls, blend, propagate] = pa.systems.slice(ragdollAt, propagateAt + 1)
+  const rest = pa.systems.slice(propagateAt + 1)
   const world = pa.world
   const zero = (): Timing => ({ step: 0, cpu: 0, cannon: 0, ragdolls: 0, blend: 0, propagate: 0, sample: 0 })
   const out: Record<Window, Timing> = { all: zero(), falling: zero(), lying: zero() }
   for (let s = 0; s < steps; s++) {
     const cpu = process.cpuUsage()
     const t0 = performance.now()
-    advance!(world)
-    sample!(world)
-    layers!(world)
-    morphs!(world)
+    for (const system of before) system(world)
     const t1 = performance.now()
     physicsMs = 0
     stepRagdolls!(world)
@@ -276,6 +286,19 @@ if (values.tunings) {
         w.broadphase.setWorld(w)
       },
     },
+    {
+      // cannon-es's own contact bookkeeping (src/physics/contactBook.ts replaces it): same bits, its cost.
+      name: 'cannon-book',
+      apply: (w) => {
+        const fresh = new World()
+        w.collisionMatrix = fresh.collisionMatrix
+        w.collisionMatrixPrevious = fresh.collisionMatrixPrevious
+        w.bodyOverlapKeeper = fresh.bodyOverlapKeeper
+        w.shapeOverlapKeeper = fresh.shapeOverlapKeeper
+      },
+    },
+    // cannon-es's own solver (src/physics/solver.ts iterates the same way over typed arrays): same bits.
+    { name: 'gs-solver', apply: (w) => void (w.solver = new GSSolver()) },
     { name: 'sleep', apply: (w) => void (w.allowSleep = true) },
     { name: 'iter-5', apply: (w) => void ((w.solver as GSSolver).iterations = 5) },
     { name: 'iter-20', apply: (w) => void ((w.solver as GSSolver).iterations = 20) },

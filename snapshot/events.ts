@@ -3,6 +3,7 @@ import { isClipEvent } from '../systems/state.ts'
 import {
   ANIMATION_EVENT_KINDS,
   CLIP_EVENT_KINDS,
+  GET_UP_FACINGS,
   type AnimationEventKind,
   type ClipEventKind,
   type ProblemEventKind,
@@ -67,7 +68,7 @@ function writeEvent(w: Writer, ev: AnimationEvent): void {
   w.utf8(ev.kind)
   if (ev.kind === 'ragdoll-get-up') {
     w.utf8(ev.message)
-    w.u8(ev.facing === 'prone' ? 1 : 2)
+    w.u8(GET_UP_FACINGS.indexOf(ev.facing) + 1)
     w.i32(ev.clipId)
     return
   }
@@ -136,7 +137,7 @@ function readEvent(ctx: AnimationContext, r: Reader, index: number, step: number
   if (kind === 'ragdoll-get-up') {
     const message = text()
     const facing = r.u8()
-    checkChoice(where, 'facing', facing, [1, 2])
+    checkChoice(where, 'facing', facing, [1, 2, 3])
     const clipId = r.i32()
     checkRange(where, 'clip', clipId, -1, ctx.clips.length - 1)
     if (character !== entity)
@@ -148,7 +149,7 @@ function readEvent(ctx: AnimationContext, r: Reader, index: number, step: number
       character,
       kind,
       message,
-      facing: facing === 1 ? 'prone' : 'supine',
+      facing: GET_UP_FACINGS[facing - 1]!,
       clipId,
       clip,
     }

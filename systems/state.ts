@@ -3,6 +3,7 @@ import type { World as PhysicsWorld } from 'cannon-es'
 import type { ResolvedBody } from '../src/physics/description.ts'
 import type { RagdollInstance } from '../src/physics/ragdoll.ts'
 import type { RagdollMotors } from '../src/physics/motors.ts'
+import type { LimbColliders } from '../src/physics/limbColliders.ts'
 import type { Clip } from '../src/clip/clip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import type { Rig } from '../src/skeleton/rig.ts'
@@ -204,7 +205,7 @@ export const MAX_QUEUED_EVENTS = 65536
  *   non-finite local); those nodes kept their last world matrix (systems/reportWorldFaults.ts).
  *
  * Get-up reports (GetUpEvent): 'ragdoll-get-up', at every getUp(), at the clock of the call: how the ragdoll
- * lies (`facing`) and the clip chosen (plugin/ragdolls.ts).
+ * lies (`facing`; 'standing' for a partial ragdoll) and the clip chosen (plugin/getUp.ts).
  *
  * All are in `hash()` and `snapshot()`: a restored plugin holds the same queue and reports every later event
  * exactly as the original would.
@@ -253,11 +254,16 @@ export interface ProblemEvent extends AnimationEventFields {
   readonly kind: ProblemEventKind
 }
 
+/** How a character was at getUp(): lying face-down or face-up, or standing (a partial ragdoll). */
+export type GetUpFacing = (typeof GET_UP_FACINGS)[number]
+/** The facings in the order hash() and snapshots number them (from 1). */
+export const GET_UP_FACINGS = ['prone', 'supine', 'standing'] as const
+
 /** A get-up report (see AnimationEvent): how a ragdoll lay at getUp() and the clip chosen. */
 export interface GetUpEvent extends AnimationEventFields {
   readonly kind: 'ragdoll-get-up'
-  /** 'prone' (lying face-down) or 'supine' (face-up). */
-  readonly facing: 'prone' | 'supine'
+  /** 'prone' (lying face-down), 'supine' (face-up), or 'standing' for a partial ragdoll (it never fell). */
+  readonly facing: GetUpFacing
   /** The clip chosen (an id as clipId() returns), -1 for none. */
   readonly clipId: number
   /** Its name, '' for none. */
@@ -314,6 +320,11 @@ export interface RagdollRuntime {
   motors: RagdollMotors | null
   /** Per constraint of the live instance: its motor's capacity at strength 1 (attachMotors), null for none. */
   motorCapacity: Float64Array | null
+  /**
+   * A partial ragdoll's animated body as colliders for its limb (src/physics/limbColliders.ts): derived from
+   * the description and the rig when first needed (not state: neither hashed nor snapshotted); null until then.
+   */
+  colliders: LimbColliders | null
 }
 
 /**

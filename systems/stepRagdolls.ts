@@ -19,6 +19,7 @@ import { applyRagdollHit, projectRagdollJoints } from '../src/physics/ragdollHit
 import { placeAnchors, steerAnchors } from '../src/physics/partial.ts'
 import { attachMotors, driveMotors, holdRootBodies, setRootsHeld } from '../src/physics/motors.ts'
 import { sleepTick, wakeOrRest } from '../src/physics/sleep.ts'
+import { collidersFor, pushOutOfBody } from '../src/physics/limbColliders.ts'
 import {
   markOverlaps,
   POWERED_REST_CONTACT_MARGIN,
@@ -367,6 +368,11 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       }
       if (!spawned) projectRagdollJoints(r, ground)
       const n = Pose.count[eid]!
+      if (!spawned && r.anchors.length > 0) {
+        // A partial ragdoll's limb ends out of the animated body (this step's pose), after the joint projection.
+        rt.colliders = collidersFor(rt.colliders, rt.description, rt.bodies, ctx.assets[Pose.asset[eid]!]!)
+        pushOutOfBody(r, rt.colliders, rt.target)
+      }
       const base = Pose.base[eid]!
       rootWorld(rt.root, eid)
       readRagdollPose(

@@ -48,8 +48,8 @@ export function restOverlaps(
     const to = length - from
     const p = [world[o]!, world[o + 1]!, world[o + 2]!]
     return {
-      a: [p[0]! + dir[0]! * from, p[1]! + dir[1]! * from, p[2]! + dir[2]! * from],
-      b: [p[0]! + dir[0]! * to, p[1]! + dir[1]! * to, p[2]! + dir[2]! * to],
+      a: Float64Array.of(p[0]! + dir[0]! * from, p[1]! + dir[1]! * from, p[2]! + dir[2]! * from),
+      b: Float64Array.of(p[0]! + dir[0]! * to, p[1]! + dir[1]! * to, p[2]! + dir[2]! * to),
       r,
     }
   })
@@ -60,7 +60,8 @@ export function restOverlaps(
       const x = seg[i]!
       const y = seg[j]!
       const reach = margin * (x.r + y.r)
-      if (!(segmentDistance2(x.a, x.b, y.a, y.b) < reach * reach)) continue
+      segmentDistance2(distance, x.a, x.b, y.a, y.b)
+      if (!(distance[0]! < reach * reach)) continue
       out[i]![j >> 5]! |= 1 << (j & 31)
       out[j]![i >> 5]! |= 1 << (i & 31)
     }
@@ -78,8 +79,20 @@ export function markOverlaps(bodies: readonly Body[], overlaps: readonly Uint32A
   })
 }
 
-/** Squared distance between segments [p0, p1] and [q0, q1] (closest points, clamped to both). */
-function segmentDistance2(p0: number[], p1: number[], q0: number[], q1: number[]): number {
+const distance = new Float64Array(1)
+
+/**
+ * Squared distance between segments [p0, p1] and [q0, q1] (closest points, clamped to both), into out[0]: a
+ * double returned from a call V8 does not inline is boxed, and the step calls this (src/physics/limbColliders.ts).
+ * Float64Arrays only, so it stays optimized for both callers.
+ */
+export function segmentDistance2(
+  out: Float64Array,
+  p0: Float64Array,
+  p1: Float64Array,
+  q0: Float64Array,
+  q1: Float64Array,
+): void {
   const d1x = p1[0]! - p0[0]!
   const d1y = p1[1]! - p0[1]!
   const d1z = p1[2]! - p0[2]!
@@ -120,7 +133,7 @@ function segmentDistance2(p0: number[], p1: number[], q0: number[], q1: number[]
   const dx = rx + d1x * s - d2x * t
   const dy = ry + d1y * s - d2y * t
   const dz = rz + d1z * s - d2z * t
-  return dx * dx + dy * dy + dz * dz
+  out[0] = dx * dx + dy * dy + dz * dz
 }
 
 function clamp(x: number): number {

@@ -1,6 +1,8 @@
 import { Body, Plane, Vec3, World as PhysicsWorld } from 'cannon-es'
 import { AnimationError, showValue } from '../errors.ts'
 import { RagdollBroadphase } from './broadphase.ts'
+import { installContactBook } from './contactBook.ts'
+import { RagdollSolver } from './solver.ts'
 
 /**
  * The plugin's own cannon-es world: gravity (world units per s², default [0, -9.82, 0]), the ragdoll
@@ -21,6 +23,10 @@ export function createPhysicsWorld(o: {
   const world = new PhysicsWorld({ gravity: new Vec3(g[0], g[1], g[2]) })
   // Sweep and prune that also drops the pairs of linked ragdoll bodies (src/physics/broadphase.ts).
   world.broadphase = new RagdollBroadphase(world)
+  // Contact bookkeeping that costs what the contacts cost (src/physics/contactBook.ts): the same bits, the same events.
+  installContactBook(world)
+  // GSSolver's iterations over typed arrays (src/physics/solver.ts): the same bits.
+  world.solver = new RagdollSolver()
   const ground = o.ground ?? 0
   if (ground !== false) {
     if (typeof ground !== 'number' || !Number.isFinite(ground)) {

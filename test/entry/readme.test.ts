@@ -128,6 +128,9 @@ describe('README, Ragdolls', () => {
     expect(rt.jointWeights).not.toBeNull()
     expect(anim.stores.Ragdoll.active[robot]).toBe(RAGDOLL_GETTING_UP)
     expect(getUp!.kind).toBe('ragdoll-get-up')
+    // The partial ragdoll's getUp reported standing, before the whole body's.
+    const facings = anim.events.flatMap((e) => (e.kind === 'ragdoll-get-up' ? [e.facing] : []))
+    expect(facings).toEqual(['standing', getUp!.facing])
     expect(getUp!.clip).toBe(getUp!.facing === 'prone' ? 'Standing' : 'Sitting')
     expect(anim.events.filter((e) => e.kind === 'ragdoll-exploded')).toEqual([])
   })

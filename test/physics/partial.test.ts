@@ -153,11 +153,39 @@ describe('partial ragdolls', () => {
     for (let k = 0; k < 15; k++) s.p.step()
     const run = restoreAndStep(s.p, [robot], 60, (q, k) => k === 30 && q.getUp(s.c, { rate: 4 }))
     expect(run.diverged, 'first step whose hashes differ (0: the snapshot bytes)').toBe(-1)
-    // Back to the animation after 1/4 s: bodies and anchors gone, no get-up report, the head with its twin's.
+    // Back to the animation after 1/4 s: bodies and anchors gone, the head with its twin's.
     expect(s.p.stores.Ragdoll.active[s.c]).toBe(RAGDOLL_OFF)
     expect(s.p.physics.bodies.length).toBe(1)
-    expect(s.p.events.filter((e) => e.kind === 'ragdoll-get-up')).toEqual([])
     expect(apart(s, node(robot, 'Head'))).toBeLessThan(1e-5)
+    // Reported like a whole body's getUp, as standing, with no clip.
+    const reports = s.p.events.filter((e) => e.kind === 'ragdoll-get-up')
+    expect(reports.map((e) => [e.facing, e.clip, e.clipId, e.entity])).toEqual([['standing', '', -1, s.c]])
+  })
+
+  it("getUp on a partial ragdoll reports 'standing' and its clip; a snapshot keeps the report", () => {
+    const s = twinScene(robot, 0.4, 'Walking')
+    s.p.ragdoll(s.c, { root: 'UpperArm.L' })
+    for (let k = 0; k < 10; k++) s.p.step()
+    s.p.events.length = 0
+    const at = s.p.hash()
+    s.p.getUp(s.c, { clip: 'Wave' })
+    expect(s.p.hash(), 'the report is in the hash').not.toBe(at)
+    const reports = s.p.events.filter((e) => e.kind === 'ragdoll-get-up')
+    expect(reports.map((e) => [e.facing, e.clip, e.clipId, e.entity])).toEqual([
+      ['standing', 'Wave', s.p.clipId(s.c, 'Wave'), s.c],
+    ])
+    expect(reports[0]!.message).toMatch(/stands.*clip "Wave"/)
+    const run = restoreAndStep(s.p, [robot], 20)
+    expect(run.diverged, 'first step whose hashes differ (0: the snapshot bytes)').toBe(-1)
+    expect(run.copy.events.filter((e) => e.kind === 'ragdoll-get-up')).toEqual(reports)
+  })
+
+  it('a hit reaction recovers on its own without a get-up report', () => {
+    const s = twinScene(robot, 0.4, 'Walking')
+    s.p.hit(s.c, 'Palm1.L', [3, 0, 0], { recoverSeconds: 0.2 })
+    for (let k = 0; k < 40; k++) s.p.step()
+    expect(s.p.stores.Ragdoll.active[s.c]).toBe(RAGDOLL_OFF)
+    expect(s.p.events.filter((e) => e.kind === 'ragdoll-get-up')).toEqual([])
   })
 
   it('restores the moment between a call that grows the ragdoll and the step that rebuilds it', () => {
