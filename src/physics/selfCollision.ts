@@ -105,28 +105,36 @@ export function segmentDistance2(
   const a = d1x * d1x + d1y * d1y + d1z * d1z
   const e = d2x * d2x + d2y * d2y + d2z * d2z
   const f = d2x * rx + d2y * ry + d2z * rz
+  // Clamping written out, no call: a caller may inline this function whole, past V8's inlining budget for a
+  // clamp() inside it, and a double passed to or returned from a call that is not inlined is boxed.
   let s = 0
   let t = 0
+  let u = 0
   if (a <= 0 && e <= 0) {
     s = 0
     t = 0
   } else if (a <= 0) {
-    t = clamp(f / e)
+    u = f / e
+    t = u < 0 ? 0 : u > 1 ? 1 : u
   } else {
     const c = d1x * rx + d1y * ry + d1z * rz
     if (e <= 0) {
-      s = clamp(-c / a)
+      u = -c / a
+      s = u < 0 ? 0 : u > 1 ? 1 : u
     } else {
       const b = d1x * d2x + d1y * d2y + d1z * d2z
       const denom = a * e - b * b
-      s = denom > 0 ? clamp((b * f - c * e) / denom) : 0
+      u = denom > 0 ? (b * f - c * e) / denom : 0
+      s = u < 0 ? 0 : u > 1 ? 1 : u
       t = (b * s + f) / e
       if (t < 0) {
         t = 0
-        s = clamp(-c / a)
+        u = -c / a
+        s = u < 0 ? 0 : u > 1 ? 1 : u
       } else if (t > 1) {
         t = 1
-        s = clamp((b - c) / a)
+        u = (b - c) / a
+        s = u < 0 ? 0 : u > 1 ? 1 : u
       }
     }
   }
@@ -134,8 +142,4 @@ export function segmentDistance2(
   const dy = ry + d1y * s - d2y * t
   const dz = rz + d1z * s - d2z * t
   out[0] = dx * dx + dy * dy + dz * dz
-}
-
-function clamp(x: number): number {
-  return x < 0 ? 0 : x > 1 ? 1 : x
 }
