@@ -21,8 +21,13 @@ export const POWERED_REST_CONTACT_MARGIN = 1.5
  * clip; without those contacts, within 2°). Other pairs (a hand and the leg it swings past, two legs) still
  * collide. Bodies linked by a joint never collide anyway (RagdollBroadphase).
  *
- * Computed from the rest pose (the asset's), so a snapshot's restored bodies get the same pairs. Allocates
- * (at a spawn). Only + − × /, √ and comparisons.
+ * A pair whose rest distance cannot be measured in doubles (a capsule not finite at rest, or so large that the
+ * squares overflow: nested scales of 10^5) counts as overlapping: bodies that overlap at rest and collide push
+ * each other apart from within, and a ragdoll of such bodies explodes.
+ *
+ * Computed from the rest pose (the asset's), so a snapshot's restored bodies get the same pairs. Sweep and prune
+ * along x: O(n log n) plus the pairs whose x extents (widened by their reach) meet, rather than every pair.
+ * Allocates (at a spawn). Only + − × /, √ and comparisons.
  */
 export function restOverlaps(
   bodies: readonly ResolvedBody[],
@@ -32,37 +37,61 @@ export function restOverlaps(
   margin: number,
 ): Uint32Array[] {
   const n = parents.length
+  const count = bodies.length
   const identity = new Float64Array(WORLD_STRIDE)
   identity[6] = 1
   identity[7] = 1
   const world = forwardKinematics(new Float64Array(n * WORLD_STRIDE), rest, 0, parents, n, identity, 0)
-  // Each body's capsule in the rest pose: the segment its spheres' centres span, and its radius.
-  const seg = bodies.map((b) => {
-    const o = nodeJoint[b.node]! * WORLD_STRIDE
+  // Each body's capsule in the rest pose: the segment its spheres' centres span (a, b) and its radius, 7 doubles.
+  const seg = new Float64Array(count * 7)
+  const dir = new Float64Array(3)
+  const lo = new Float64Array(count)
+  const hi = new Float64Array(count)
+  const swept: number[] = []
+  const unmeasured: number[] = []
+  for (let i = 0; i < count; i++) {
+    const body = bodies[i]!
+    const o = nodeJoint[body.node]! * WORLD_STRIDE
     const s = Math.abs(world[o + 7]!)
-    const dir = new Float64Array(3)
-    rotateVector(dir, 0, world, o + 3, b.axis[0], b.axis[1], b.axis[2])
-    const r = b.radius * s
-    const length = b.length * s
+    rotateVector(dir, 0, world, o + 3, body.axis[0], body.axis[1], body.axis[2])
+    const r = body.radius * s
+    const length = body.length * s
     const from = r < 0.5 * length ? r : 0.5 * length
     const to = length - from
-    const p = [world[o]!, world[o + 1]!, world[o + 2]!]
-    return {
-      a: [p[0]! + dir[0]! * from, p[1]! + dir[1]! * from, p[2]! + dir[2]! * from],
-      b: [p[0]! + dir[0]! * to, p[1]! + dir[1]! * to, p[2]! + dir[2]! * to],
-      r,
+    const k = i * 7
+    let finite = r - r === 0
+    for (let c = 0; c < 3; c++) {
+      seg[k + c] = world[o + c]! + dir[c]! * from
+      seg[k + 3 + c] = world[o + c]! + dir[c]! * to
+      finite = finite && seg[k + c]! - seg[k + c]! === 0 && seg[k + 3 + c]! - seg[k + 3 + c]! === 0
     }
-  })
-  const words = (bodies.length + 31) >> 5
+    seg[k + 6] = r
+    // The x extent, widened by its share of any pair's reach (and a little more, so rounding here cannot
+    // drop a pair the exact test below would keep).
+    const pad = margin * r * 1.001
+    lo[i] = (seg[k]! < seg[k + 3]! ? seg[k]! : seg[k + 3]!) - pad
+    hi[i] = (seg[k]! < seg[k + 3]! ? seg[k + 3]! : seg[k]!) + pad
+    if (finite) swept.push(i)
+    else unmeasured.push(i)
+  }
+  const words = (count + 31) >> 5
   const out = bodies.map(() => new Uint32Array(words))
-  for (let i = 0; i < bodies.length; i++) {
-    for (let j = i + 1; j < bodies.length; j++) {
-      const x = seg[i]!
-      const y = seg[j]!
-      const reach = margin * (x.r + y.r)
-      if (!(segmentDistance2(x.a, x.b, y.a, y.b) < reach * reach)) continue
-      out[i]![j >> 5]! |= 1 << (j & 31)
-      out[j]![i >> 5]! |= 1 << (i & 31)
+  const mark = (i: number, j: number): void => {
+    out[i]![j >> 5]! |= 1 << (j & 31)
+    out[j]![i >> 5]! |= 1 << (i & 31)
+  }
+  for (const i of unmeasured) for (let j = 0; j < count; j++) if (j !== i) mark(i, j)
+  swept.sort((a, b) => lo[a]! - lo[b]! || a - b)
+  for (let x = 0; x < swept.length; x++) {
+    const i = swept[x]!
+    for (let y = x + 1; y < swept.length && lo[swept[y]!]! <= hi[i]!; y++) {
+      const j = swept[y]!
+      const reach = margin * (seg[i * 7 + 6]! + seg[j * 7 + 6]!)
+      // The lower index first, as every pair was measured before the sweep (the same rounding).
+      const d2 = i < j ? segmentDistance2(seg, i * 7, j * 7) : segmentDistance2(seg, j * 7, i * 7)
+      const reach2 = reach * reach
+      // Unmeasurable (an overflow to ∞ or NaN) counts as overlapping, as above.
+      if (d2 < reach2 || d2 - d2 !== 0 || reach2 - reach2 !== 0) mark(i, j)
     }
   }
   return out
@@ -78,17 +107,20 @@ export function markOverlaps(bodies: readonly Body[], overlaps: readonly Uint32A
   })
 }
 
-/** Squared distance between segments [p0, p1] and [q0, q1] (closest points, clamped to both). */
-function segmentDistance2(p0: number[], p1: number[], q0: number[], q1: number[]): number {
-  const d1x = p1[0]! - p0[0]!
-  const d1y = p1[1]! - p0[1]!
-  const d1z = p1[2]! - p0[2]!
-  const d2x = q1[0]! - q0[0]!
-  const d2y = q1[1]! - q0[1]!
-  const d2z = q1[2]! - q0[2]!
-  const rx = p0[0]! - q0[0]!
-  const ry = p0[1]! - q0[1]!
-  const rz = p0[2]! - q0[2]!
+/**
+ * Squared distance between segments [p0, p1] and [q0, q1] (closest points, clamped to both): p0, p1 at
+ * seg[p .. p + 6], q0, q1 at seg[q .. q + 6].
+ */
+function segmentDistance2(seg: Float64Array, p: number, q: number): number {
+  const d1x = seg[p + 3]! - seg[p]!
+  const d1y = seg[p + 4]! - seg[p + 1]!
+  const d1z = seg[p + 5]! - seg[p + 2]!
+  const d2x = seg[q + 3]! - seg[q]!
+  const d2y = seg[q + 4]! - seg[q + 1]!
+  const d2z = seg[q + 5]! - seg[q + 2]!
+  const rx = seg[p]! - seg[q]!
+  const ry = seg[p + 1]! - seg[q + 1]!
+  const rz = seg[p + 2]! - seg[q + 2]!
   const a = d1x * d1x + d1y * d1y + d1z * d1z
   const e = d2x * d2x + d2y * d2y + d2z * d2z
   const f = d2x * rx + d2y * ry + d2z * rz
