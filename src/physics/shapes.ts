@@ -4,8 +4,14 @@ import { WORLD_STRIDE } from './kinematics.ts'
 
 /** The shapes of ragdoll bodies: capsules as rows of spheres, boxes, and the spheres joints ride on. */
 
-/** Most spheres a capsule body is built from. */
-export const MAX_CAPSULE_SPHERES = 128
+/**
+ * Most shapes a body is built from: a capsule's spheres and the riding spheres after them. Build time and each
+ * contact's cost grow with it; the shipped rigs' bodies have at most 5 (Fox, RobotExpressive) and 13 (a long
+ * thin capsule of SimpleSkin, now 8 spheres with gaps between them).
+ */
+export const MAX_BODY_SHAPES = 8
+/** Most spheres a capsule body is built from (the riding spheres fill what it leaves of MAX_BODY_SHAPES). */
+export const MAX_CAPSULE_SPHERES = MAX_BODY_SHAPES
 
 /**
  * Capsule or box along the world direction d, centred on the body origin. A capsule is a row of overlapping
@@ -61,13 +67,12 @@ export function shapesAdded(body: Body): void {
   body.aabbNeedsUpdate = true
 }
 
-/** Most shapes a body gets, riding spheres included (a capsule already at MAX_CAPSULE_SPHERES gets none). */
-const MAX_BODY_SHAPES = MAX_CAPSULE_SPHERES
-
 /**
  * For each joint without a body that rides on one (its nearest ancestor with a body) and lies outside that
  * body's shapes at the hand-off pose, a sphere of the body's largest radius there (bodies start unrotated, so
- * the offset is the world offset). At most MAX_BODY_SHAPES shapes per body.
+ * the offset is the world offset). At most MAX_BODY_SHAPES shapes per body, the first joints in joint order
+ * first. Linear in the joints (each joint's body from its parent's, joints parents first), so a chain of
+ * thousands of joints riding on one body builds in bounded time.
  */
 export function addRidingSpheres(
   bodies: Body[],
@@ -78,10 +83,13 @@ export function addRidingSpheres(
   centers: Float64Array,
 ): void {
   const grown = new Set<Body>()
+  // The body each joint rides on: its own, or its parent's (joints come parents first).
+  const rides = new Int32Array(jointCount)
   for (let j = 0; j < jointCount; j++) {
+    const p = parents[j]!
+    rides[j] = jointBody[j]! >= 0 ? jointBody[j]! : p >= 0 && p < j ? rides[p]! : -1
     if (jointBody[j]! >= 0) continue
-    let b = -1
-    for (let a = parents[j]!; a >= 0 && b < 0; a = parents[a]!) b = jointBody[a]!
+    const b = rides[j]!
     if (b < 0) continue
     const body = bodies[b]!
     if (body.shapes.length >= MAX_BODY_SHAPES) continue

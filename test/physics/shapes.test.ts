@@ -1,0 +1,45 @@
+import { World } from 'cannon-es'
+import { describe, expect, it } from 'vitest'
+import type { ResolvedBody } from '../../src/physics/description.ts'
+import { forwardKinematics, WORLD_STRIDE } from '../../src/physics/kinematics.ts'
+import { spawnRagdoll } from '../../src/physics/ragdoll.ts'
+import { MAX_BODY_SHAPES } from '../../src/physics/shapes.ts'
+
+describe('ragdoll body shapes', () => {
+  it(`a body has at most ${MAX_BODY_SHAPES} shapes, riding spheres included, and a 20,000-joint chain builds fast`, () => {
+    // Joint 0 carries a long thin capsule (length/radius 1000); joints 1..n−1 are a chain off its end, each
+    // one riding on body 0 and lying outside it: each would get a riding sphere.
+    const n = 20_000
+    const parents = Int32Array.from({ length: n }, (_, j) => j - 1)
+    const pose = new Float32Array(n * 10)
+    for (let j = 0; j < n; j++) pose.set([0, j === 1 ? 10 : 0.5, 0, 0, 0, 0, 1, 1, 1, 1], j * 10)
+    const root = Float64Array.from([0, 1, 0, 0, 0, 0, 1, 1])
+    const world = forwardKinematics(new Float64Array(n * WORLD_STRIDE), pose, 0, parents, n, root, 0)
+    const body: ResolvedBody = {
+      node: 0,
+      shape: 'capsule',
+      radius: 0.01,
+      length: 10,
+      axis: [0, 1, 0],
+      mass: 1,
+      coneAngle: 0.5,
+      twistAngle: 0.3,
+      parentBody: -1,
+    }
+    const nodeJoint = Int32Array.from({ length: n }, (_, j) => j)
+    const started = performance.now()
+    const r = spawnRagdoll(new World(), {
+      bodies: [body],
+      nodeJoint,
+      jointCount: n,
+      world,
+      previous: null,
+      dt: 1 / 60,
+      parents,
+    })
+    const ms = performance.now() - started
+    expect(r.bodies[0]!.shapes.length).toBe(MAX_BODY_SHAPES)
+    // The nearest-ancestor walk per joint took n²/2 steps (2·10^8 here).
+    expect(ms).toBeLessThan(500)
+  })
+})
