@@ -1,10 +1,11 @@
 import { Body, Plane, Vec3, World as PhysicsWorld } from 'cannon-es'
 import { AnimationError, showValue } from '../errors.ts'
 import { RagdollBroadphase } from './broadphase.ts'
+import { useSortingOverlapKeepers } from './overlapKeeper.ts'
 
 /**
  * The plugin's own cannon-es world: gravity (world units per s², default [0, -9.82, 0]), the ragdoll
- * broadphase, and a static ground plane at height `ground` (normal +y; default 0, false for none).
+ * broadphase, linear-time overlap keepers, and a static ground plane at height `ground` (normal +y; default 0, false for none).
  * Throws AnimationError('argument') for gravity that is not three finite numbers or a non-finite ground.
  */
 export function createPhysicsWorld(o: {
@@ -21,6 +22,8 @@ export function createPhysicsWorld(o: {
   const world = new PhysicsWorld({ gravity: new Vec3(g[0], g[1], g[2]) })
   // Sweep and prune that also drops the pairs of linked ragdoll bodies (src/physics/broadphase.ts).
   world.broadphase = new RagdollBroadphase(world)
+  // Contact bookkeeping in O(k log k) for k contacts, not cannon-es's O(k²) (src/physics/overlapKeeper.ts).
+  useSortingOverlapKeepers(world)
   const ground = o.ground ?? 0
   if (ground !== false) {
     if (typeof ground !== 'number' || !Number.isFinite(ground)) {
