@@ -250,6 +250,9 @@ export function releaseCharacter(ctx: AnimationContext, eid: number): void {
   releaseLayers(ctx, eid)
   ctx.morphs[eid] = undefined
   ctx.rootMotion[eid] = undefined
+  // Its once-per-lifetime reports end with it (the id may next hold a game's node, reported on its own).
+  ctx.poseReported[eid] = 0
+  ctx.worldReported[eid] = 0
   Pose.count[eid] = 0
   Pose.asset[eid] = -1
   ctx.cursors[eid] = undefined

@@ -67,3 +67,28 @@ describe('world matrices past float32 (issue 13: finite locals, non-finite produ
     expect(b.hash()).toBe(a.hash())
   })
 })
+
+describe('problem reports end with their character', () => {
+  it('removing a character forgets its reports: the same hash and snapshot as a twin that never had one', () => {
+    // Twins with the same asset and history, but one placed at scale 1e30, so its world matrices overflow
+    // float32 (reported once per character lifetime) and the other's do not.
+    const twin = (scale: number) => {
+      const plugin = createAnimationPlugin(createWorld(), { capacity: 64 })
+      const c = plugin.addCharacter(chain([1e10, 1, 1]))
+      plugin.setTransform(c, { scale: [scale, scale, scale] })
+      for (let i = 0; i < 3; i++) plugin.step()
+      return { plugin, c }
+    }
+    const bad = twin(1e30)
+    const good = twin(1)
+    expect(problems(bad.plugin).map((e) => e.kind)).toEqual(['world-non-finite'])
+    expect(problems(good.plugin)).toEqual([])
+    for (const { plugin, c } of [bad, good]) {
+      plugin.removeCharacter(c)
+      plugin.events.length = 0
+      plugin.step()
+    }
+    expect(bad.plugin.hash()).toBe(good.plugin.hash())
+    expect(bad.plugin.snapshot()).toEqual(good.plugin.snapshot())
+  })
+})
