@@ -2,6 +2,7 @@ import type { Body } from 'cannon-es'
 import type { RagdollBody } from './broadphase.ts'
 import type { ResolvedBody } from './description.ts'
 import { forwardKinematics, rotateVector, WORLD_STRIDE } from './kinematics.ts'
+import { MAX_BODY_SHAPES, MAX_CAPSULE_SPHERES } from './shapes.ts'
 
 /**
  * How close two capsules of a ragdoll may be in the rest pose, in sums of their radii, and still never collide:
@@ -74,6 +75,16 @@ export function restOverlaps(
     if (finite) swept.push(i)
     else unmeasured.push(i)
   }
+  const riding = ridingPoints(bodies, nodeJoint, parents, world, seg)
+  for (let i = 0; i < count; i++) {
+    const points = riding[i]!
+    const pad = margin * points.radius * 1.001
+    for (let k = 0; k < points.xyz.length; k += 3) {
+      const x = points.xyz[k]!
+      if (x - pad < lo[i]!) lo[i] = x - pad
+      if (x + pad > hi[i]!) hi[i] = x + pad
+    }
+  }
   const words = (count + 31) >> 5
   const out = bodies.map(() => new Uint32Array(words))
   const mark = (i: number, j: number): void => {
@@ -86,15 +97,130 @@ export function restOverlaps(
     const i = swept[x]!
     for (let y = x + 1; y < swept.length && lo[swept[y]!]! <= hi[i]!; y++) {
       const j = swept[y]!
-      const reach = margin * (seg[i * 7 + 6]! + seg[j * 7 + 6]!)
       // The lower index first, as every pair was measured before the sweep (the same rounding).
-      const d2 = i < j ? segmentDistance2(seg, i * 7, j * 7) : segmentDistance2(seg, j * 7, i * 7)
-      const reach2 = reach * reach
-      // Unmeasurable (an overflow to ∞ or NaN) counts as overlapping, as above.
-      if (d2 < reach2 || d2 - d2 !== 0 || reach2 - reach2 !== 0) mark(i, j)
+      const [a, b] = i < j ? [i, j] : [j, i]
+      if (near(seg, a * 7, seg[a * 7 + 6]!, seg, b * 7, seg[b * 7 + 6]!, margin)) mark(i, j)
+      else if (ridersNear(seg, riding, a, b, margin) || ridersNear(seg, riding, b, a, margin)) mark(i, j)
     }
   }
   return out
+}
+
+/**
+ * Whether two elements (segments at `p` of `ps` and `q` of `qs`, 6 doubles each; a point is a segment from
+ * itself to itself) with radii `rp`, `rq` are closer than margin × (rp + rq). Unmeasurable (an overflow to ∞ or
+ * NaN) counts as near, as above.
+ */
+function near(
+  ps: Float64Array,
+  p: number,
+  rp: number,
+  qs: Float64Array,
+  q: number,
+  rq: number,
+  margin: number,
+) {
+  const reach = margin * (rp + rq)
+  const d2 = segmentDistance2(ps, p, qs, q)
+  const reach2 = reach * reach
+  return d2 < reach2 || d2 - d2 !== 0 || reach2 - reach2 !== 0
+}
+
+/** Whether body a's riding spheres come near body b's capsule or riding spheres. */
+function ridersNear(
+  seg: Float64Array,
+  riding: readonly Riders[],
+  a: number,
+  b: number,
+  margin: number,
+): boolean {
+  const pa = riding[a]!
+  const pb = riding[b]!
+  for (let k = 0; k < pa.xyz.length; k += 3) {
+    if (near(pa.seg, k * 2, pa.radius, seg, b * 7, seg[b * 7 + 6]!, margin)) return true
+    for (let m = 0; m < pb.xyz.length; m += 3) {
+      if (near(pa.seg, k * 2, pa.radius, pb.seg, m * 2, pb.radius, margin)) return true
+    }
+  }
+  return false
+}
+
+/** A body's riding spheres at rest: centres (3 doubles each), the same as point segments, and their radius. */
+interface Riders {
+  readonly xyz: number[]
+  readonly seg: Float64Array
+  readonly radius: number
+}
+
+/**
+ * The riding spheres the hand-off gives each body (shapes.ts addRidingSpheres), at the joints' rest places:
+ * a joint without a body rides on its nearest ancestor's; one outside the body's shapes (its capsule's spheres,
+ * or its box's bounding sphere, and the riding spheres before it) gets a sphere of the body's largest radius,
+ * MAX_BODY_SHAPES shapes a body at most, the first joints first. They make a body reach past its capsule (the
+ * leaves of a bush riding on their branch), so they count in the rest overlaps too.
+ */
+function ridingPoints(
+  bodies: readonly ResolvedBody[],
+  nodeJoint: Int32Array,
+  parents: Int32Array,
+  world: Float64Array,
+  seg: Float64Array,
+): Riders[] {
+  const n = parents.length
+  const jointBody = new Int32Array(n).fill(-1)
+  bodies.forEach((b, i) => (jointBody[nodeJoint[b.node]!] = i))
+  // Each body's shapes at rest as the hand-off builds them: centres and radii.
+  const shapes = bodies.map((body, i) => {
+    const k = i * 7
+    const r = seg[k + 6]!
+    const cx = [0, 1, 2].map((c) => 0.5 * (seg[k + c]! + seg[k + 3 + c]!))
+    const half = [0, 1, 2].map((c) => 0.5 * (seg[k + 3 + c]! - seg[k + c]!))
+    const halfLength = Math.sqrt(half[0]! * half[0]! + half[1]! * half[1]! + half[2]! * half[2]!) + r
+    if (body.shape === 'box') {
+      const bound = Math.sqrt(2 * r * r + halfLength * halfLength)
+      return { centres: [cx], radii: [bound], largest: bound }
+    }
+    const end = Math.max(0, halfLength - r)
+    const count = end > 0 ? Math.min(Math.ceil((2 * end) / r) + 1, MAX_CAPSULE_SPHERES) : 1
+    const centres: number[][] = []
+    const length = halfLength - r
+    for (let m = 0; m < count; m++) {
+      const t = count === 1 ? 0 : -end + (2 * end * m) / (count - 1)
+      const f = length > 0 ? t / length : 0
+      centres.push(cx.map((x, c) => x + half[c]! * f))
+    }
+    return { centres, radii: centres.map(() => r), largest: r }
+  })
+  const xyz: number[][] = bodies.map(() => [])
+  const rides = new Int32Array(n)
+  for (let j = 0; j < n; j++) {
+    const p = parents[j]!
+    rides[j] = jointBody[j]! >= 0 ? jointBody[j]! : p >= 0 && p < j ? rides[p]! : -1
+    const b = rides[j]!
+    if (jointBody[j]! >= 0 || b < 0) continue
+    const own = shapes[b]!
+    if (own.centres.length + xyz[b]!.length / 3 >= MAX_BODY_SHAPES) continue
+    const o = j * WORLD_STRIDE
+    const x = world[o]!
+    const y = world[o + 1]!
+    const z = world[o + 2]!
+    const inside = (c: readonly number[], r: number): boolean =>
+      (x - c[0]!) * (x - c[0]!) + (y - c[1]!) * (y - c[1]!) + (z - c[2]!) * (z - c[2]!) <= r * r
+    if (own.centres.some((c, m) => inside(c, own.radii[m]!))) continue
+    const riders = xyz[b]!
+    let covered = false
+    for (let m = 0; m < riders.length && !covered; m += 3)
+      covered = inside(riders.slice(m, m + 3), own.largest)
+    if (covered || !(own.largest > 0)) continue
+    riders.push(x, y, z)
+  }
+  return xyz.map((points, b) => ({
+    xyz: points,
+    seg: Float64Array.from(
+      points.flatMap((_, m) => (m % 3 === 0 ? [...points.slice(m, m + 3), ...points.slice(m, m + 3)] : [])),
+    ),
+    radius: shapes[b]!.largest,
+  }))
 }
 
 /** Marks a ragdoll's bodies with their index and the bodies of it they never collide with (restOverlaps). */
@@ -109,18 +235,18 @@ export function markOverlaps(bodies: readonly Body[], overlaps: readonly Uint32A
 
 /**
  * Squared distance between segments [p0, p1] and [q0, q1] (closest points, clamped to both): p0, p1 at
- * seg[p .. p + 6], q0, q1 at seg[q .. q + 6].
+ * ps[p .. p + 6], q0, q1 at qs[q .. q + 6].
  */
-function segmentDistance2(seg: Float64Array, p: number, q: number): number {
-  const d1x = seg[p + 3]! - seg[p]!
-  const d1y = seg[p + 4]! - seg[p + 1]!
-  const d1z = seg[p + 5]! - seg[p + 2]!
-  const d2x = seg[q + 3]! - seg[q]!
-  const d2y = seg[q + 4]! - seg[q + 1]!
-  const d2z = seg[q + 5]! - seg[q + 2]!
-  const rx = seg[p]! - seg[q]!
-  const ry = seg[p + 1]! - seg[q + 1]!
-  const rz = seg[p + 2]! - seg[q + 2]!
+function segmentDistance2(ps: Float64Array, p: number, qs: Float64Array, q: number): number {
+  const d1x = ps[p + 3]! - ps[p]!
+  const d1y = ps[p + 4]! - ps[p + 1]!
+  const d1z = ps[p + 5]! - ps[p + 2]!
+  const d2x = qs[q + 3]! - qs[q]!
+  const d2y = qs[q + 4]! - qs[q + 1]!
+  const d2z = qs[q + 5]! - qs[q + 2]!
+  const rx = ps[p]! - qs[q]!
+  const ry = ps[p + 1]! - qs[q + 1]!
+  const rz = ps[p + 2]! - qs[q + 2]!
   const a = d1x * d1x + d1y * d1y + d1z * d1z
   const e = d2x * d2x + d2y * d2y + d2z * d2z
   const f = d2x * rx + d2y * ry + d2z * rz
