@@ -160,7 +160,8 @@ export function startRagdoll(ctx: AnimationContext, eid: number, start: RagdollS
  * Throws AnimationError('ragdoll') when the bodies of `description` that `roots` make physical could not be
  * built at the character's present animated pose (src/physics/ragdoll.ts unbuildableBody: degenerate or huge
  * world scales, a place not finite or too far out), so such a ragdoll is never started. The step checks again
- * at the hand-off, where the pose may have moved (stepRagdolls reports it then).
+ * at the hand-off, where the pose may have moved (stepRagdolls reports it then), as it does a character root
+ * that is not finite (a game's NaN, not checked here).
  */
 function checkBuildable(
   ctx: AnimationContext,
@@ -174,6 +175,10 @@ function checkBuildable(
   const n = Pose.count[eid]!
   const root = new Float64Array(WORLD_STRIDE)
   characterRootWorld(root, ctx.sceneGraph.store, eid, new Float64Array(WORLD_STRIDE), new Float32Array(10))
+  let sum = 0
+  for (let k = 0; k < WORLD_STRIDE; k++) sum += root[k]!
+  // A root the game made not finite is its own to repair before the step, which reports it if it does not.
+  if (sum - sum !== 0) return
   const anim = layerOffset(Pose.base[eid]!, n, LAYER_ANIM)
   const world = new Float64Array(n * WORLD_STRIDE)
   forwardKinematics(world, ctx.pool.data, anim, asset.jointParents, n, root, 0)
