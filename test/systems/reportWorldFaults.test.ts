@@ -1,4 +1,5 @@
-import { createWorld } from 'bitecs'
+import { addEntity, createWorld, removeEntity } from 'bitecs'
+import { addSceneNode } from '../../components/SceneNode.ts'
 import { describe, expect, it } from 'vitest'
 import { createAnimationPlugin } from '../../entry/plugin.ts'
 import type { AnimationAsset, AssetNode } from '../../src/gltf/asset.ts'
@@ -90,5 +91,33 @@ describe('problem reports end with their character', () => {
     }
     expect(bad.plugin.hash()).toBe(good.plugin.hash())
     expect(bad.plugin.snapshot()).toEqual(good.plugin.snapshot())
+  })
+})
+
+describe("a game node's report ends with it", () => {
+  it('a node of no character removed and its id reused: the new node is reported on its own', () => {
+    const world = createWorld()
+    const plugin = createAnimationPlugin(world, { capacity: 64 })
+    const graph = plugin.sceneGraph
+    const nodes = graph.store
+    // A game's parent scaled 1e20 and a child scaled 1e20: the child's world scale overflows float32.
+    const parent = addEntity(world)
+    addSceneNode(graph, parent)
+    const child = () => {
+      const e = addEntity(world)
+      addSceneNode(graph, e, parent)
+      for (const s of [parent, e]) nodes.scale.fill(1e20, s * 3, s * 3 + 3)
+      nodes.dirty[parent] = 1
+      return e
+    }
+    const first = child()
+    plugin.step()
+    expect(problems(plugin).map((e) => [e.kind, e.entity])).toEqual([['world-non-finite', first]])
+    plugin.events.length = 0
+    removeEntity(world, first)
+    const second = child()
+    expect(second).toBe(first) // bitecs hands the id out again
+    plugin.step()
+    expect(problems(plugin).map((e) => [e.kind, e.entity])).toEqual([['world-non-finite', second]])
   })
 })
