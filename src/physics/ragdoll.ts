@@ -4,7 +4,7 @@ import { DampedRagdollBody } from './damping.ts'
 import type { ResolvedBody } from './description.ts'
 import { RagdollJoint } from './joint.ts'
 import { angularVelocity, rotateVector, WORLD_STRIDE } from './kinematics.ts'
-import { addRidingSpheres, addShape } from './shapes.ts'
+import { addRidingSpheres, addShape, RAGDOLL_MAX_EXTENT, RAGDOLL_MIN_RADIUS } from './shapes.ts'
 
 /**
  * One character's live ragdoll: cannon-es bodies, the cone-twist constraints between them, and the fixed offsets
@@ -247,15 +247,7 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
   }
 }
 
-/**
- * The sizes and places a ragdoll body may have at the hand-off, in world units: a radius of at least
- * RAGDOLL_MIN_RADIUS (0 after a zero scale gives a body no inertia, and cannon-es divides by it), and a radius,
- * length and position coordinates of at most RAGDOLL_MAX_EXTENT. Beyond that the solver's squares overflow or
- * lose every digit (nested scales of 10^5 gave bodies of radius 10^162, 52,000 contacts a step and a heap out of
- * memory), and float32 world matrices could not show the result anyway (their step is 64 units at 10^9).
- */
-export const RAGDOLL_MIN_RADIUS = 1e-9
-export const RAGDOLL_MAX_EXTENT = 1e9
+export { RAGDOLL_MAX_EXTENT, RAGDOLL_MIN_RADIUS } from './shapes.ts'
 
 /**
  * Why a ragdoll of `bodies` cannot be built at the joint world transforms `w` (8 doubles per joint,

@@ -2,7 +2,7 @@ import type { Body } from 'cannon-es'
 import type { RagdollBody } from './broadphase.ts'
 import type { ResolvedBody } from './description.ts'
 import { forwardKinematics, rotateVector, WORLD_STRIDE } from './kinematics.ts'
-import { MAX_BODY_SHAPES, MAX_CAPSULE_SPHERES } from './shapes.ts'
+import { MAX_BODY_SHAPES, MAX_CAPSULE_SPHERES, withinExtent } from './shapes.ts'
 
 /**
  * How close two capsules of a ragdoll may be in the rest pose, in sums of their radii, and still never collide:
@@ -201,6 +201,7 @@ function ridingPoints(
     const own = shapes[b]!
     if (own.centres.length + xyz[b]!.length / 3 >= MAX_BODY_SHAPES) continue
     const o = j * WORLD_STRIDE
+    if (!withinExtent(world, o)) continue
     const x = world[o]!
     const y = world[o + 1]!
     const z = world[o + 2]!

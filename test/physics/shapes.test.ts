@@ -42,4 +42,40 @@ describe('ragdoll body shapes', () => {
     // The nearest-ancestor walk per joint took n²/2 steps (2·10^8 here).
     expect(ms).toBeLessThan(500)
   })
+
+  it('no riding sphere for a joint beyond RAGDOLL_MAX_EXTENT or not finite: the inertia stays finite', () => {
+    // A chain scaled 1.5 a node puts joints 1,750 nodes down at ∞: a sphere there made the body's AABB, and so
+    // its inertia, NaN (and its own snapshot was refused on restore).
+    const parents = Int32Array.from([-1, 0, 0, 0])
+    const world = new Float64Array(4 * WORLD_STRIDE)
+    const place = (j: number, y: number) => world.set([0, y, 0, 0, 0, 0, 1, 1], j * WORLD_STRIDE)
+    place(0, 1)
+    place(1, 1e300)
+    place(2, Infinity)
+    place(3, 3) // a near one still rides
+    const body: ResolvedBody = {
+      node: 0,
+      shape: 'capsule',
+      radius: 0.1,
+      length: 0.2,
+      axis: [0, 1, 0],
+      mass: 1,
+      coneAngle: 0.5,
+      twistAngle: 0.3,
+      parentBody: -1,
+    }
+    const r = spawnRagdoll(new World(), {
+      bodies: [body],
+      nodeJoint: Int32Array.from([0, 1, 2, 3]),
+      jointCount: 4,
+      world,
+      previous: null,
+      dt: 1 / 60,
+      parents,
+    })
+    const b = r.bodies[0]!
+    expect(b.shapes).toHaveLength(2)
+    expect(b.shapeOffsets[1]!.y).toBeCloseTo(1.9, 12)
+    expect([b.inertia.x, b.inertia.y, b.inertia.z].every(Number.isFinite)).toBe(true)
+  })
 })
