@@ -5,6 +5,12 @@ import { forwardKinematics, WORLD_STRIDE } from '../../src/physics/kinematics.ts
 import { spawnRagdoll } from '../../src/physics/ragdoll.ts'
 import { MAX_BODY_SHAPES } from '../../src/physics/shapes.ts'
 
+/** A capsule body on joint 0 along +y. */
+function capsule(radius: number, length: number): ResolvedBody {
+  const limits = { mass: 1, coneAngle: 0.5, twistAngle: 0.3, parentBody: -1 }
+  return { node: 0, shape: 'capsule', radius, length, axis: [0, 1, 0], ...limits }
+}
+
 describe('ragdoll body shapes', () => {
   it(`a body has at most ${MAX_BODY_SHAPES} shapes, riding spheres included, and a 20,000-joint chain builds fast`, () => {
     // Joint 0 carries a long thin capsule (length/radius 1000); joints 1..n−1 are a chain off its end, each
@@ -15,17 +21,7 @@ describe('ragdoll body shapes', () => {
     for (let j = 0; j < n; j++) pose.set([0, j === 1 ? 10 : 0.5, 0, 0, 0, 0, 1, 1, 1, 1], j * 10)
     const root = Float64Array.from([0, 1, 0, 0, 0, 0, 1, 1])
     const world = forwardKinematics(new Float64Array(n * WORLD_STRIDE), pose, 0, parents, n, root, 0)
-    const body: ResolvedBody = {
-      node: 0,
-      shape: 'capsule',
-      radius: 0.01,
-      length: 10,
-      axis: [0, 1, 0],
-      mass: 1,
-      coneAngle: 0.5,
-      twistAngle: 0.3,
-      parentBody: -1,
-    }
+    const body = capsule(0.01, 10)
     const nodeJoint = Int32Array.from({ length: n }, (_, j) => j)
     const started = performance.now()
     const r = spawnRagdoll(new World(), {
@@ -53,17 +49,7 @@ describe('ragdoll body shapes', () => {
     place(1, 1e300)
     place(2, Infinity)
     place(3, 3) // a near one still rides
-    const body: ResolvedBody = {
-      node: 0,
-      shape: 'capsule',
-      radius: 0.1,
-      length: 0.2,
-      axis: [0, 1, 0],
-      mass: 1,
-      coneAngle: 0.5,
-      twistAngle: 0.3,
-      parentBody: -1,
-    }
+    const body = capsule(0.1, 0.2)
     const r = spawnRagdoll(new World(), {
       bodies: [body],
       nodeJoint: Int32Array.from([0, 1, 2, 3]),
