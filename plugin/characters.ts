@@ -250,6 +250,9 @@ export function releaseCharacter(ctx: AnimationContext, eid: number): void {
   releaseLayers(ctx, eid)
   ctx.morphs[eid] = undefined
   ctx.rootMotion[eid] = undefined
+  // Its once-per-lifetime reports end with it (the id may next hold a game's node, reported on its own).
+  ctx.poseReported[eid] = 0
+  ctx.worldReported[eid] = 0
   Pose.count[eid] = 0
   Pose.asset[eid] = -1
   ctx.cursors[eid] = undefined
@@ -271,12 +274,17 @@ function releaseLayers(ctx: AnimationContext, eid: number): void {
 }
 
 /**
- * The game removed joint entity `e` of a live character (or its SceneNode): its slot now names entity 0,
- * which the write-out skips. The character keeps animating its other joints.
+ * The game removed scene node `e` (the entity or its SceneNode). A joint of a live character: its slot now
+ * names entity 0, which the write-out skips, and the character keeps animating its other joints. A node of no
+ * character: its once-per-lifetime world-matrix report ends with it (reportWorldFaults reports a node under
+ * no character at its own id), so a node on the reused id is reported on its own.
  */
 export function forgetJoint(ctx: AnimationContext, e: number): void {
   const owner = ctx.jointOwner[e]!
-  if (owner === 0) return
+  if (owner === 0) {
+    if (!hasComponent(ctx.world, e, ctx.stores.Pose)) ctx.worldReported[e] = 0
+    return
+  }
   ctx.jointOwner[e] = 0
   const { Pose } = ctx.stores
   const base = Pose.base[owner]!

@@ -1,7 +1,7 @@
 import { AnimationError, showValue } from '../src/errors.ts'
 import { optionsObject, vector3 } from './checks.ts'
 import { applyRagdollHit } from '../src/physics/ragdollHits.ts'
-import { despawnRagdoll } from '../src/physics/ragdoll.ts'
+import { despawnRagdoll, unbuildableBody } from '../src/physics/ragdoll.ts'
 import { mergeRoots, partialBodies } from '../src/physics/partial.ts'
 import {
   resolveRagdollDescription,
@@ -10,7 +10,9 @@ import {
   type ResolvedBody,
 } from '../src/physics/description.ts'
 import { generateRagdollDescription } from '../src/physics/generate.ts'
-import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
+import { forwardKinematics, WORLD_STRIDE } from '../src/physics/kinematics.ts'
+import { LAYER_ANIM, layerOffset } from '../components/Pose.ts'
+import { characterRootWorld } from '../systems/stepRagdolls.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, RagdollRuntime } from './context.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
@@ -115,9 +117,13 @@ export function startRagdoll(ctx: AnimationContext, eid: number, start: RagdollS
   const merged = current ? mergeRoots(current.subtrees, roots, parents) : roots
   const description = existing !== undefined && live ? existing.description : start.description
   if (hit) checkHitJoint(ctx, eid, description, merged, hit.joint, start.what)
-  if (live && current && (Ragdoll.active[eid] === RAGDOLL_FALLING || existing.instance)) {
-    const grows =
-      merged.length !== current.subtrees.length || merged.some((j, i) => j !== current.subtrees[i])
+  const keeps = live && current !== null && (Ragdoll.active[eid] === RAGDOLL_FALLING || !!existing.instance)
+  const grows =
+    keeps && (merged.length !== current.subtrees.length || merged.some((j, i) => j !== current.subtrees[i]))
+  // A runtime about to be made must be one that can be built (a hit on a live ragdoll builds nothing).
+  if (grows) checkBuildable(ctx, eid, description, merged, start.what)
+  else if (!keeps) checkBuildable(ctx, eid, start.description, roots, start.what)
+  if (keeps && current) {
     if (Ragdoll.active[eid] !== RAGDOLL_FALLING || grows || recoverRate > 0) Ragdoll.rate[eid] = rate
     Ragdoll.active[eid] = RAGDOLL_FALLING
     existing.recoverRate = recoverRate
@@ -148,6 +154,42 @@ export function startRagdoll(ctx: AnimationContext, eid: number, start: RagdollS
   Ragdoll.weight[eid] = 0
   Ragdoll.active[eid] = RAGDOLL_FALLING
   Ragdoll.handle[eid] = eid
+}
+
+/**
+ * Throws AnimationError('ragdoll') when the bodies of `description` that `roots` make physical could not be
+ * built at the character's present animated pose (src/physics/ragdoll.ts unbuildableBody: degenerate or huge
+ * world scales, a place not finite or too far out), so such a ragdoll is never started. The step checks again
+ * at the hand-off, where the pose may have moved (stepRagdolls reports it then), as it does a character root
+ * that is not finite (a game's NaN, not checked here).
+ */
+function checkBuildable(
+  ctx: AnimationContext,
+  eid: number,
+  description: readonly ResolvedBody[],
+  roots: readonly number[],
+  what: string,
+): void {
+  const { Pose } = ctx.stores
+  const asset = ctx.assets[Pose.asset[eid]!]!
+  const n = Pose.count[eid]!
+  const root = new Float64Array(WORLD_STRIDE)
+  characterRootWorld(root, ctx.sceneGraph.store, eid, new Float64Array(WORLD_STRIDE), new Float32Array(10))
+  let sum = 0
+  for (let k = 0; k < WORLD_STRIDE; k++) sum += root[k]!
+  // A root the game made not finite is its own to repair before the step, which reports it if it does not.
+  if (sum - sum !== 0) return
+  const anim = layerOffset(Pose.base[eid]!, n, LAYER_ANIM)
+  const world = new Float64Array(n * WORLD_STRIDE)
+  forwardKinematics(world, ctx.pool.data, anim, asset.jointParents, n, root, 0)
+  const bodies = partialBodies(description, roots, asset.nodeJoint, asset.jointParents)
+  const problem = unbuildableBody(bodies, asset.nodeJoint, world)
+  if (problem !== null) {
+    throw new AnimationError(
+      'ragdoll',
+      `${what}: the ragdoll cannot be built at the character's pose: ${problem}`,
+    )
+  }
 }
 
 /**

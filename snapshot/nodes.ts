@@ -174,6 +174,17 @@ export function readNodes(r: Reader, entities: EntitiesData, capacity: number): 
   const n = r.u32()
   const runCount = r.u32()
   const where = (e: number): string => `section "nodes", scene node ${e}`
+  // Counts are checked before anything is sized by them: nodes are distinct alive entities, runs hold one at
+  // least (a forged count of 1.4e9 nodes allocated 5.3 GB before the runs refused it).
+  if (n > entities.maxId) {
+    throw invalidValue(
+      'section "nodes"',
+      'node count',
+      n,
+      `must be at most the highest entity id ${entities.maxId}`,
+    )
+  }
+  if (runCount > n) throw invalidValue('section "nodes"', 'id run count', runCount, `must be at most ${n}`)
   const ids = new Int32Array(n)
   const position = new Int32Array(entities.maxId + 1)
   let at = 0
@@ -255,6 +266,10 @@ function readBlocks(
 /** Runs of node ids (ascending, apart, all nodes) as u32 count then [start, length] pairs. */
 function readRuns(r: Reader, what: string, position: Int32Array): Uint32Array {
   const count = r.u32()
+  // Runs are apart and hold a node each at least: no more of them than ids (checked before sizing by it).
+  if (count >= position.length) {
+    throw invalidValue(`section "nodes", ${what}`, 'run count', count, `must be below ${position.length}`)
+  }
   const runs = new Uint32Array(2 * count)
   let last = 0
   for (let k = 0; k < count; k++) {

@@ -240,7 +240,7 @@ function readHits(r: Reader, where: string, n: number): RagdollData['impulses'] 
 /**
  * A ragdoll description stored in the snapshot: what resolveRagdollDescription accepts (joints of the asset,
  * each once, parents first (each body's parent body listed before it); sizes, mass, axis, limits in
- * range). A capsule of any length and radius: spawnRagdoll builds at most MAX_CAPSULE_SPHERES (128) spheres of
+ * range). A capsule of any length and radius: spawnRagdoll builds at most MAX_BODY_SHAPES (8) shapes of
  * it, which a body's shape count (a byte in the format) holds.
  */
 function readDescription(ctx: AnimationContext, r: Reader, where: string, assetId: number): ResolvedBody[] {

@@ -147,7 +147,7 @@ export interface StepState {
   droppedEvents: number
   /** Clip event records for reuse once the game has removed them from `events` (systems/clipEvents.ts). */
   readonly eventPool: ClipEventPool
-  /** 1 once a character's non-finite pose was reported (blendPoses); cleared when a character is added on the id. */
+  /** 1 once a character's non-finite pose was reported (blendPoses); cleared when it is removed and when one is added. */
   readonly poseReported: Uint8Array
   /** 1 once a world-matrix fault of the character (or of a node under none) was reported (reportWorldFaults). */
   readonly worldReported: Uint8Array

@@ -13,7 +13,7 @@ import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { SceneNodeStore } from '../components/SceneNode.ts'
 import { groundHeight } from '../src/physics/world.ts'
 import { decomposeMatrix, forwardKinematics } from '../src/physics/kinematics.ts'
-import { despawnRagdoll, spawnRagdoll } from '../src/physics/ragdoll.ts'
+import { despawnRagdoll, spawnRagdoll, unbuildableBody } from '../src/physics/ragdoll.ts'
 import { bodiesFinite, ragdollExploded, readRagdollPose } from '../src/physics/readback.ts'
 import { applyRagdollHit, projectRagdollJoints } from '../src/physics/ragdollHits.ts'
 import { placeAnchors, steerAnchors } from '../src/physics/partial.ts'
@@ -210,6 +210,17 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         rt.root,
         0,
       )
+    const problem = unbuildableBody(rt.bodies, asset.nodeJoint, rt.world)
+    if (problem !== null) {
+      // The pose moved since ragdoll() checked it (an animated scale): no bodies, back to the animation.
+      despawn(eid, rt)
+      report(
+        eid,
+        rt,
+        `character ${eid}: the ragdoll cannot be built at this step's pose: ${problem}; not started`,
+      )
+      return
+    }
     spawnRuntime(ctx.physics, rt, asset, n, ctx.dt, moved, null)
   }
 
@@ -240,6 +251,13 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       0,
       next.world,
     )
+    const problem = unbuildableBody(next.bodies, asset.nodeJoint, next.world)
+    if (problem !== null) {
+      // The grown ragdoll cannot be built here: the live one goes on as it was.
+      live.next = null
+      report(eid, live, `character ${eid}: the grown ragdoll cannot be built at this step's pose: ${problem}`)
+      return
+    }
     const velocities = new Float64Array(n * 6).fill(NaN)
     for (let b = 0; b < old.bodies.length; b++) {
       const body = old.bodies[b]!

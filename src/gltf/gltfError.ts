@@ -31,3 +31,41 @@ export function shown(value: unknown): string {
   }) as string | undefined
   return text === undefined ? String(value) : text.replaceAll(JSON.stringify(ELIDED), '…')
 }
+
+/**
+ * The reference and number checks the JSON checks share (checkJson.ts, checkAccessors.ts), each failing with
+ * a gltfError of `source`.
+ */
+export interface JsonCheck {
+  fail(what: string): never
+  /** An index into a list of `count` items (`plural` names them in the message). */
+  ref(value: unknown, count: number, what: string, where: string, plural: string): number
+  /** A non-negative integer, `fallback` when absent. */
+  natural(value: unknown, fallback: number, what: string, where: string): number
+}
+
+export function jsonCheck(source: string): JsonCheck {
+  const fail = (what: string): never => {
+    throw gltfError(source, what)
+  }
+  const ref = (value: unknown, count: number, what: string, where: string, plural: string): number => {
+    if (!Number.isInteger(value) || (value as number) < 0 || (value as number) >= count) {
+      fail(`${where}: ${what} ${shown(value)} does not exist (the file has ${count} ${plural})`)
+    }
+    return value as number
+  }
+  const natural = (value: unknown, fallback: number, what: string, where: string): number => {
+    if (value === undefined) return fallback
+    if (!Number.isInteger(value) || (value as number) < 0) {
+      fail(`${where}: ${what} ${shown(value)} is not a non-negative integer`)
+    }
+    return value as number
+  }
+
+  return { fail, ref, natural }
+}
+
+/** ` "name"` of a named glTF item, for messages; '' without a name. */
+export function nameOf(item: Record<string, unknown>): string {
+  return typeof item['name'] === 'string' && item['name'] !== '' ? ` "${item['name']}"` : ''
+}

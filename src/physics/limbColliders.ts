@@ -107,10 +107,6 @@ export function collidersFor(
 const dir = new Float64Array(3)
 /** Scratch: a ragdoll body's animated capsule (start 3, end 3, radius), and segment ends for segmentDistance2. */
 const limb = new Float64Array(7)
-const pa = new Float64Array(3)
-const pb = new Float64Array(3)
-const qa = new Float64Array(3)
-const qb = new Float64Array(3)
 const d2 = new Float64Array(1)
 const offset = new Vec3()
 /** The deepest push found for one body: normal (3), depth, the sphere's centre from the body's position (3). */
@@ -128,18 +124,10 @@ export function pushOutOfBody(r: RagdollInstance, c: LimbColliders, world: Float
   // What the animation itself overlaps: each ragdoll body's capsule where the animation has it, against each.
   for (let i = 0; i < r.bodies.length; i++) {
     capsuleAt(limb, 0, world, c.limbJoint[i]!, c.limbShape, i * 5)
-    for (let a = 0; a < 3; a++) {
-      pa[a] = limb[a]!
-      pb[a] = limb[3 + a]!
-    }
     for (let k = 0; k < n; k++) {
       const o = k * 7
-      for (let a = 0; a < 3; a++) {
-        qa[a] = caps[o + a]!
-        qb[a] = caps[o + 3 + a]!
-      }
       const reach = limb[6]! + caps[o + 6]!
-      segmentDistance2(d2, pa, pb, qa, qb)
+      segmentDistance2(d2, limb, 0, caps, o)
       c.allowance[i * n + k] = d2[0]! < reach * reach ? reach - Math.sqrt(d2[0]!) : 0
     }
   }

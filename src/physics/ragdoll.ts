@@ -4,7 +4,7 @@ import { DampedRagdollBody } from './damping.ts'
 import type { ResolvedBody } from './description.ts'
 import { RagdollJoint } from './joint.ts'
 import { angularVelocity, rotateVector, WORLD_STRIDE } from './kinematics.ts'
-import { addRidingSpheres, addShape } from './shapes.ts'
+import { addRidingSpheres, addShape, RAGDOLL_MAX_EXTENT, RAGDOLL_MIN_RADIUS } from './shapes.ts'
 
 /**
  * One character's live ragdoll: cannon-es bodies, the cone-twist constraints between them, and the fixed offsets
@@ -245,6 +245,44 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     anchorJoint: Int32Array.from(anchorJoint),
     anchorOffset: Float64Array.from(anchorOffset),
   }
+}
+
+export { RAGDOLL_MAX_EXTENT, RAGDOLL_MIN_RADIUS } from './shapes.ts'
+
+/**
+ * Why a ragdoll of `bodies` cannot be built at the joint world transforms `w` (8 doubles per joint,
+ * kinematics.ts), naming the first body that cannot and its value; null when every body can (see
+ * RAGDOLL_MAX_EXTENT). Reads the same values spawnRagdoll builds from. Allocates only the answer.
+ */
+export function unbuildableBody(
+  bodies: readonly ResolvedBody[],
+  nodeJoint: Int32Array,
+  w: Float64Array,
+): string | null {
+  for (let b = 0; b < bodies.length; b++) {
+    const spec = bodies[b]!
+    const o = nodeJoint[spec.node]! * WORLD_STRIDE
+    const s = w[o + 7]!
+    const radius = Math.abs(spec.radius * s)
+    const length = Math.abs(spec.length * s)
+    let rotation = 0
+    for (let k = 3; k < 7; k++) rotation += w[o + k]! * w[o + k]!
+    const what = `body ${b} (node ${spec.node})`
+    if (!(radius >= RAGDOLL_MIN_RADIUS && radius <= RAGDOLL_MAX_EXTENT)) {
+      return `${what} would have radius ${radius} (world scale ${s}); a body's radius is from ${RAGDOLL_MIN_RADIUS} to ${RAGDOLL_MAX_EXTENT}`
+    }
+    if (!(length <= RAGDOLL_MAX_EXTENT)) {
+      return `${what} would have length ${length} (world scale ${s}); at most ${RAGDOLL_MAX_EXTENT}`
+    }
+    for (let k = 0; k < 3; k++) {
+      const x = w[o + k]!
+      if (!(x >= -RAGDOLL_MAX_EXTENT && x <= RAGDOLL_MAX_EXTENT)) {
+        return `${what} would be at ${'xyz'[k]} = ${x}; a body's coordinates are at most ${RAGDOLL_MAX_EXTENT} from the origin`
+      }
+    }
+    if (rotation - rotation !== 0) return `${what} would have a rotation that is not finite`
+  }
+  return null
 }
 
 /**

@@ -4,8 +4,14 @@ import { WORLD_STRIDE } from './kinematics.ts'
 
 /** The shapes of ragdoll bodies: capsules as rows of spheres, boxes, and the spheres joints ride on. */
 
-/** Most spheres a capsule body is built from. */
-export const MAX_CAPSULE_SPHERES = 128
+/**
+ * Most shapes a body is built from: a capsule's spheres and the riding spheres after them. Build time and each
+ * contact's cost grow with it; the shipped rigs' bodies have at most 5 (Fox, RobotExpressive) and 13 (a long
+ * thin capsule of SimpleSkin, now 8 spheres with gaps between them).
+ */
+export const MAX_BODY_SHAPES = 8
+/** Most spheres a capsule body is built from (the riding spheres fill what it leaves of MAX_BODY_SHAPES). */
+export const MAX_CAPSULE_SPHERES = MAX_BODY_SHAPES
 
 /**
  * Capsule or box along the world direction d, centred on the body origin. A capsule is a row of overlapping
@@ -61,13 +67,23 @@ export function shapesAdded(body: Body): void {
   body.aabbNeedsUpdate = true
 }
 
-/** Most shapes a body gets, riding spheres included (a capsule already at MAX_CAPSULE_SPHERES gets none). */
-const MAX_BODY_SHAPES = MAX_CAPSULE_SPHERES
+/**
+ * The sizes and places a ragdoll body may have at the hand-off, in world units: a radius of at least
+ * RAGDOLL_MIN_RADIUS (0 after a zero scale gives a body no inertia, and cannon-es divides by it), and a radius,
+ * length and position coordinates of at most RAGDOLL_MAX_EXTENT. Beyond that the solver's squares overflow or
+ * lose every digit (nested scales of 10^5 gave bodies of radius 10^162, 52,000 contacts a step and a heap out of
+ * memory), and float32 world matrices could not show the result anyway (their step is 64 units at 10^9).
+ */
+export const RAGDOLL_MIN_RADIUS = 1e-9
+export const RAGDOLL_MAX_EXTENT = 1e9
 
 /**
  * For each joint without a body that rides on one (its nearest ancestor with a body) and lies outside that
  * body's shapes at the hand-off pose, a sphere of the body's largest radius there (bodies start unrotated, so
- * the offset is the world offset). At most MAX_BODY_SHAPES shapes per body.
+ * the offset is the world offset). At most MAX_BODY_SHAPES shapes per body, the first joints in joint order
+ * first; none for a joint not finite or beyond RAGDOLL_MAX_EXTENT (the body's AABB, and so its inertia, would
+ * not be finite: a chain scaled 1.5 a node overflows 1,750 nodes down). Linear in the joints (each joint's body from its parent's, joints parents first), so a chain of
+ * thousands of joints riding on one body builds in bounded time.
  */
 export function addRidingSpheres(
   bodies: Body[],
@@ -78,13 +94,17 @@ export function addRidingSpheres(
   centers: Float64Array,
 ): void {
   const grown = new Set<Body>()
+  // The body each joint rides on: its own, or its parent's (joints come parents first).
+  const rides = new Int32Array(jointCount)
   for (let j = 0; j < jointCount; j++) {
+    const p = parents[j]!
+    rides[j] = jointBody[j]! >= 0 ? jointBody[j]! : p >= 0 && p < j ? rides[p]! : -1
     if (jointBody[j]! >= 0) continue
-    let b = -1
-    for (let a = parents[j]!; a >= 0 && b < 0; a = parents[a]!) b = jointBody[a]!
+    const b = rides[j]!
     if (b < 0) continue
     const body = bodies[b]!
     if (body.shapes.length >= MAX_BODY_SHAPES) continue
+    if (!withinExtent(w, j * WORLD_STRIDE)) continue
     const ox = w[j * WORLD_STRIDE]! - centers[b * 3]!
     const oy = w[j * WORLD_STRIDE + 1]! - centers[b * 3 + 1]!
     const oz = w[j * WORLD_STRIDE + 2]! - centers[b * 3 + 2]!
@@ -105,4 +125,13 @@ export function addRidingSpheres(
     grown.add(body)
   }
   for (const body of grown) shapesAdded(body)
+}
+
+/** Whether the point at `p[o .. o + 3]` is within RAGDOLL_MAX_EXTENT of the origin on every axis (so finite). */
+export function withinExtent(p: Float64Array, o: number): boolean {
+  for (let k = 0; k < 3; k++) {
+    const x = p[o + k]!
+    if (!(x >= -RAGDOLL_MAX_EXTENT && x <= RAGDOLL_MAX_EXTENT)) return false
+  }
+  return true
 }

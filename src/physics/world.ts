@@ -6,7 +6,7 @@ import { RagdollSolver } from './solver.ts'
 
 /**
  * The plugin's own cannon-es world: gravity (world units per s², default [0, -9.82, 0]), the ragdoll
- * broadphase, and a static ground plane at height `ground` (normal +y; default 0, false for none).
+ * broadphase, linear-time overlap keepers, and a static ground plane at height `ground` (normal +y; default 0, false for none).
  * Throws AnimationError('argument') for gravity that is not three finite numbers or a non-finite ground.
  */
 export function createPhysicsWorld(o: {

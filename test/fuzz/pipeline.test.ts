@@ -180,6 +180,27 @@ const KNOWN_SLOW: Record<string, { reason: string; file: FileCase }> = {
       gen: [{ gen: 'tree.wide', parent: 1, width: 65600, length: 0.01, animate: false, skin: false }],
     },
   },
+  'a chain scaled 1e5 a node: bodies of radius 1e162 make 52,000 contacts a step and run out of memory': {
+    reason:
+      'spawnRagdoll built whatever the scales gave (src/physics/ragdoll.ts), restOverlaps measured their ' +
+      'overlaps as ∞ < ∞ (false: they collided), and cannon-es kept its contacts in O(k²); ragdoll() now ' +
+      'refuses bodies it cannot build (unbuildableBody).',
+    file: {
+      subject: subjectOf('Fox/glTF/Fox.gltf'),
+      mutations: [],
+      gen: [{ gen: 'tree.deep', parent: 14, depth: 2000, length: 1, scale: 1e5, animate: true, skin: true }],
+    },
+  },
+  'a bush of 1,555 nodes: riding spheres overlapping other bodies at rest, 1,500 contacts a step': {
+    reason:
+      'restOverlaps (src/physics/selfCollision.ts) measured capsules only, not the riding spheres the ' +
+      'leaves put on their branch: 5.8 s of CPU, 0.57 s since.',
+    file: {
+      subject: subjectOf('AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb'),
+      mutations: [],
+      gen: [{ gen: 'tree.bushy', parent: 0, branching: 6, levels: 4, length: 10, skin: true }],
+    },
+  },
   'a bushy skeleton: a generated ragdoll of a thousand bodies steps for seconds': {
     reason:
       'generateRagdollDescription gave every long enough bone a body, with no limit on their number (820 ' +

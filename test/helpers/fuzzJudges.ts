@@ -396,11 +396,13 @@ export interface ValidatorError {
  * returns its errors (severity 0), or null when the validator cannot judge it: it rejects its promise with a
  * Dart exception on some inputs (e.g. a node replaced by `[null]`), and on a JSON number that overflows to
  * ±Infinity (`1e999`) it throws `Unsupported operation: -Infinity.toInt()` outside its promise, which would
- * take the process down; those files are not given to it.
+ * take the process down; so does JSON nested deeper than its recursive walk's stack (a 200,000-deep array:
+ * `RangeError: Maximum call stack size exceeded`). Those files are not given to it.
  */
 export async function runValidator(file: MutatedFile, subject: Subject): Promise<ValidatorError[] | null> {
   if (Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength).includes('e999'))
     return null
+  if (jsonDepth(file.bytes) > VALIDATOR_MAX_DEPTH) return null
   const folder = dirname(assetPath(subject.file))
   const report = await gltfValidator()
     .validateBytes(file.bytes, {
@@ -427,6 +429,31 @@ export async function runValidator(file: MutatedFile, subject: Subject): Promise
       message: m.message,
       category: categorize(m, uses),
     }))
+}
+
+/** Deepest JSON nesting gltf-validator is given (far past any real file; 200,000 overflowed its stack). */
+const VALIDATOR_MAX_DEPTH = 1000
+
+/** How deep the file's JSON nests ([ and { outside strings; a .glb's JSON chunk only). */
+function jsonDepth(bytes: Uint8Array): number {
+  const glb =
+    bytes.length >= 20 && bytes[0] === 0x67 && bytes[1] === 0x6c && bytes[2] === 0x54 && bytes[3] === 0x46
+  const end = glb
+    ? Math.min(bytes.length, 20 + new DataView(bytes.buffer, bytes.byteOffset).getUint32(12, true))
+    : bytes.length
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = glb ? 20 : 0; i < end; i++) {
+    const c = bytes[i]!
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth)
+    else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return deepest
 }
 
 function accessorUses(json: Json | null): { animation: Set<number>; skin: Set<number> } {

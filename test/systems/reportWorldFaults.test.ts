@@ -1,4 +1,5 @@
-import { createWorld } from 'bitecs'
+import { addEntity, createWorld, removeEntity } from 'bitecs'
+import { addSceneNode } from '../../components/SceneNode.ts'
 import { describe, expect, it } from 'vitest'
 import { createAnimationPlugin } from '../../entry/plugin.ts'
 import type { AnimationAsset, AssetNode } from '../../src/gltf/asset.ts'
@@ -65,5 +66,58 @@ describe('world matrices past float32 (issue 13: finite locals, non-finite produ
     a.step()
     b.step()
     expect(b.hash()).toBe(a.hash())
+  })
+})
+
+describe('problem reports end with their character', () => {
+  it('removing a character forgets its reports: the same hash and snapshot as a twin that never had one', () => {
+    // Twins with the same asset and history, but one placed at scale 1e30, so its world matrices overflow
+    // float32 (reported once per character lifetime) and the other's do not.
+    const twin = (scale: number) => {
+      const plugin = createAnimationPlugin(createWorld(), { capacity: 64 })
+      const c = plugin.addCharacter(chain([1e10, 1, 1]))
+      plugin.setTransform(c, { scale: [scale, scale, scale] })
+      for (let i = 0; i < 3; i++) plugin.step()
+      return { plugin, c }
+    }
+    const bad = twin(1e30)
+    const good = twin(1)
+    expect(problems(bad.plugin).map((e) => e.kind)).toEqual(['world-non-finite'])
+    expect(problems(good.plugin)).toEqual([])
+    for (const { plugin, c } of [bad, good]) {
+      plugin.removeCharacter(c)
+      plugin.events.length = 0
+      plugin.step()
+    }
+    expect(bad.plugin.hash()).toBe(good.plugin.hash())
+    expect(bad.plugin.snapshot()).toEqual(good.plugin.snapshot())
+  })
+})
+
+describe("a game node's report ends with it", () => {
+  it('a node of no character removed and its id reused: the new node is reported on its own', () => {
+    const world = createWorld()
+    const plugin = createAnimationPlugin(world, { capacity: 64 })
+    const graph = plugin.sceneGraph
+    const nodes = graph.store
+    // A game's parent scaled 1e20 and a child scaled 1e20: the child's world scale overflows float32.
+    const parent = addEntity(world)
+    addSceneNode(graph, parent)
+    const child = () => {
+      const e = addEntity(world)
+      addSceneNode(graph, e, parent)
+      for (const s of [parent, e]) nodes.scale.fill(1e20, s * 3, s * 3 + 3)
+      nodes.dirty[parent] = 1
+      return e
+    }
+    const first = child()
+    plugin.step()
+    expect(problems(plugin).map((e) => [e.kind, e.entity])).toEqual([['world-non-finite', first]])
+    plugin.events.length = 0
+    removeEntity(world, first)
+    const second = child()
+    expect(second).toBe(first) // bitecs hands the id out again
+    plugin.step()
+    expect(problems(plugin).map((e) => [e.kind, e.entity])).toEqual([['world-non-finite', second]])
   })
 })
