@@ -339,7 +339,7 @@ export interface AnimationPlugin {
    * or corrupt buffer, or an entity id the plugin needs that a game entity holds, changing nothing.
    */
   restore(snapshot: Uint8Array): void
-  /** Removes every character and forgets everything; the plugin cannot be used afterwards. */
+  /** Removes every character, stops the worker threads and forgets everything; the plugin cannot be used afterwards. */
   dispose(): void
 }
 
@@ -464,6 +464,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
       if (ctx.disposed) return
       for (const eid of characterIds(ctx)) removeCharacter(ctx, eid)
       for (const off of unobserve) off()
+      ctx.parallel?.dispose()
       ctx.disposed = true
     },
   }

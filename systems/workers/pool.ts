@@ -1,0 +1,332 @@
+/**
+ * The main thread's side of the `workers` option: N worker threads over shared memory, and the phases of a
+ * step they share (systems/workers/kernels.ts). The main thread is participant 0 of every phase and does its
+ * share while the workers do theirs; each participant's share depends only on the phase's item list (entity
+ * order), so the result is the same bits for any number of workers, and the same as without them.
+ *
+ * The barrier: the main thread writes the phase and bumps CTL_GENERATION (Atomics.add, then notify); each
+ * worker wakes from Atomics.wait, works, decrements CTL_PENDING; the main thread waits for 0 (Atomics.wait in
+ * Node; a browser's main thread may not wait, so it spins on Atomics.load). Until every worker has started
+ * (CTL_READY) the main thread does every share itself, which gives the same bits: a browser starts a worker only
+ * once the page's thread returns to its event loop.
+ *
+ * What a worker needs besides the shared stores is posted as it appears, before the phase that needs it: the
+ * pool's arrays when the pool grows or a restore replaces them, clips when assets are added, a character's
+ * binding and key cursors when they change (its cursors are moved to shared memory then). Nothing is allocated
+ * per step in steady state.
+ */
+import type { Clip } from '../../src/clip/clip.ts'
+import { sharedCopy } from '../../src/engine/shared.ts'
+import { PROPAGATION_CHUNK } from '../../src/engine/v8.ts'
+import type { SceneGraph } from '../../components/SceneNode.ts'
+import type { StepState } from '../state.ts'
+import type { PropagationPass } from '../propagationPass.ts'
+import { poseWriter } from '../poseWriter.ts'
+import {
+  CTL_ANY_REFUSED,
+  CTL_COUNT,
+  CTL_GENERATION,
+  CTL_LENGTH,
+  CTL_PARTICIPANTS,
+  CTL_PENDING,
+  CTL_PHASE,
+  CTL_READY,
+  CTL_RECOMPUTED,
+  CTL_REFUSED,
+  CTL_SPLIT,
+  CTL_VERSION,
+  PHASE_PROPAGATE,
+  PHASE_QUIT,
+  PHASE_SAMPLE,
+  PHASE_WRITE,
+  REFUSED_LIST,
+  sampleItems,
+  shareStart,
+  writeItems,
+  type WorkView,
+} from './kernels.ts'
+import { WORKER_GLOBAL, WORKER_SOURCE } from './workerSource.ts'
+import type { UpdateMessage, WorkerMessage } from './worker.ts'
+
+export { CTL_DONE, MAX_WORKERS, PHASE_SAMPLE, PHASE_WRITE } from './kernels.ts'
+
+/** A started worker, as the code that started it exposes it. */
+export interface WorkerHandle {
+  post(message: WorkerMessage): void
+  terminate(): void
+}
+
+/**
+ * Starts a worker from the script `source`, which defines the global `global`; the worker calls
+ * `global.startWorker(listen)` with its way of receiving messages.
+ */
+export type WorkerSpawner = (source: string, global: string) => WorkerHandle
+
+/** Node's worker_threads as much of it as is used here (no Node types in the library's public types). */
+interface NodeWorkerThreads {
+  Worker: new (
+    source: string,
+    options: { eval: boolean },
+  ) => { postMessage(m: unknown): void; terminate(): unknown; unref(): void }
+}
+
+/**
+ * How workers start here, or null (none can): Node's worker_threads (through process.getBuiltinModule, Node
+ * ≥ 20.16, so nothing Node-only is imported), else a Web Worker from a Blob.
+ */
+export function workerSpawner(): WorkerSpawner | null {
+  const scope = globalThis as {
+    process?: { getBuiltinModule?: (name: string) => unknown }
+    Worker?: new (url: string) => Worker
+    Blob?: typeof Blob
+  }
+  const threads = scope.process?.getBuiltinModule?.('node:worker_threads') as NodeWorkerThreads | undefined
+  if (threads !== undefined) {
+    return (source, global) => {
+      const start = `\n${global}.startWorker((h) => require('node:worker_threads').parentPort.on('message', h))\n`
+      const worker = new threads.Worker(source + start, { eval: true })
+      // A game that forgets dispose() still exits: the workers wait on shared memory, not on its event loop.
+      worker.unref()
+      return { post: (m) => worker.postMessage(m), terminate: () => void worker.terminate() }
+    }
+  }
+  if (typeof scope.Worker !== 'function' || typeof scope.Blob !== 'function') return null
+  return (source, global) => {
+    const start = `\n${global}.startWorker((h) => { self.onmessage = (e) => h(e.data) })\n`
+    const url = URL.createObjectURL(new Blob([source, start], { type: 'text/javascript' }))
+    const worker = new scope.Worker!(url)
+    return { post: (m) => worker.postMessage(m), terminate: () => worker.terminate() }
+  }
+}
+
+/** The workers of one plugin and the phases they share. */
+export interface Parallel {
+  readonly workers: number
+  /** The control words (tests read CTL_DONE to see the workers took part). */
+  readonly control: Int32Array
+  /** Adds a character to the sample phase's items (sending its binding and cursors first if they changed). */
+  queueSample(eid: number): void
+  /** Adds a character to the write phase's items. */
+  queue(eid: number): void
+  /** Runs `phase` over the queued items, and empties the queue. */
+  run(phase: number): void
+  /** Per character: joints its write-out refused (the write phase sets it; blendPoses repairs and clears). */
+  readonly poseRefused: Uint32Array
+  /** 1 when the last write phase refused a joint. */
+  anyRefused(): boolean
+  /**
+   * Propagation over order[0, n) split into subtree-aligned ranges, the main thread's with `pass`; false
+   * (nothing done) while the workers have not all started.
+   */
+  propagate(graph: SceneGraph, pass: PropagationPass, n: number): boolean
+  /** Resolves once every worker has started (tests and the benchmark wait for it). */
+  ready(): Promise<void>
+  /** Stops the workers. */
+  dispose(): void
+}
+
+/**
+ * Starts `workers` workers over the context's stores, which must already be on shared memory
+ * (plugin/options.ts). Throws a plain Error when workers cannot start here; the caller words it.
+ */
+export function createParallel(ctx: StepState, workers: number): Parallel {
+  const spawn = workerSpawner()!
+  const capacity = ctx.capacity
+  const control = new Int32Array(new SharedArrayBuffer(CTL_LENGTH * 4))
+  const items = new Int32Array(new SharedArrayBuffer(capacity * 4))
+  const poseRefused = new Uint32Array(new SharedArrayBuffer(capacity * 4))
+  const refusedLists = new Int32Array(new SharedArrayBuffer((workers + 1) * REFUSED_LIST * 4))
+  const clips: (Clip | undefined)[] = []
+  const view: WorkView = {
+    Pose: ctx.stores.Pose,
+    Sampler: ctx.stores.Sampler,
+    pool: ctx.pool,
+    clips,
+    binding: ctx.binding,
+    cursors: ctx.cursors,
+    items,
+    poseRefused,
+    control,
+  }
+  const graph = ctx.sceneGraph
+  const writePose = poseWriter(graph.store)
+  const refused = new Uint32Array(1)
+  let canWait = true
+  try {
+    Atomics.wait(control, CTL_PHASE, 1, 0)
+  } catch {
+    canWait = false
+  }
+
+  let version = 1
+  control[CTL_VERSION] = version
+  const handles: WorkerHandle[] = []
+  for (let w = 0; w < workers; w++) {
+    const handle = spawn(WORKER_SOURCE, WORKER_GLOBAL)
+    handles.push(handle)
+    handle.post({
+      kind: 'init',
+      version,
+      index: w,
+      control,
+      items,
+      poseRefused,
+      Pose: { base: ctx.stores.Pose.base, count: ctx.stores.Pose.count },
+      Sampler: {
+        clip: ctx.stores.Sampler.clip,
+        lastTime: ctx.stores.Sampler.lastTime,
+        rotation: ctx.stores.Sampler.rotation,
+      },
+      nodes: graph.store,
+      order: graph.order,
+      kept: graph.kept,
+      refusedLists,
+    })
+  }
+
+  let count = 0
+  let allReady = false
+  let sentData: Float32Array | null = null
+  const sentCursors: (Uint32Array | undefined)[] = []
+  const sentBinding: (Int32Array | undefined)[] = []
+  let characters: [number, Int32Array | undefined, Uint32Array | undefined][] = []
+
+  function started(): boolean {
+    if (allReady) return true
+    for (let w = 0; w < workers; w++) if (Atomics.load(control, CTL_READY + w) !== 1) return false
+    allReady = true
+    return true
+  }
+
+  /** Posts what changed since the last message (not per step: only when something did). */
+  function flush(): void {
+    let message: { -readonly [K in keyof UpdateMessage]: UpdateMessage[K] } | null = null
+    if (ctx.pool.data !== sentData) {
+      sentData = ctx.pool.data
+      message = { kind: 'update', version: 0, pool: { data: ctx.pool.data, joints: ctx.pool.joints } }
+    }
+    if (clips.length < ctx.clips.length) {
+      message ??= { kind: 'update', version: 0 }
+      const added: [number, Clip][] = []
+      for (let id = clips.length; id < ctx.clips.length; id++) {
+        clips[id] = ctx.clips[id]!.clip
+        added.push([id, clips[id]!])
+      }
+      message.clips = added
+    }
+    if (characters.length > 0) {
+      message ??= { kind: 'update', version: 0 }
+      message.characters = characters
+      characters = []
+    }
+    if (message === null) return
+    message.version = ++version
+    for (const handle of handles) handle.post(message)
+    Atomics.store(control, CTL_VERSION, version)
+  }
+
+  /** Starts `phase` on the workers (after flush and the phase's words are written). */
+  function dispatch(phase: number): void {
+    control[CTL_PHASE] = phase
+    control[CTL_PARTICIPANTS] = workers + 1
+    Atomics.store(control, CTL_PENDING, workers)
+    Atomics.add(control, CTL_GENERATION, 1)
+    Atomics.notify(control, CTL_GENERATION)
+  }
+
+  function join(): void {
+    for (;;) {
+      const pending = Atomics.load(control, CTL_PENDING)
+      if (pending === 0) return
+      if (canWait) Atomics.wait(control, CTL_PENDING, pending)
+    }
+  }
+
+  function work(phase: number, start: number, end: number): void {
+    if (phase === PHASE_SAMPLE) sampleItems(view, start, end)
+    else writeItems(view, writePose, refused, start, end)
+  }
+
+  return {
+    workers,
+    control,
+    poseRefused,
+    queueSample(eid) {
+      const cursors = ctx.cursors[eid]
+      const binding = ctx.binding[eid]
+      if (cursors !== sentCursors[eid] || binding !== sentBinding[eid]) {
+        let shared = cursors
+        if (shared !== undefined && !(shared.buffer instanceof SharedArrayBuffer)) {
+          shared = sharedCopy(shared)
+          ctx.cursors[eid] = shared
+        }
+        sentCursors[eid] = shared
+        sentBinding[eid] = binding
+        characters.push([eid, binding, shared])
+      }
+      items[count++] = eid
+    },
+    queue(eid) {
+      items[count++] = eid
+    },
+    run(phase) {
+      const n = count
+      count = 0
+      control[CTL_ANY_REFUSED] = 0
+      if (n === 0) return
+      flush()
+      if (!started()) return work(phase, 0, n)
+      control[CTL_COUNT] = n
+      dispatch(phase)
+      work(phase, 0, shareStart(n, 1, workers + 1))
+      join()
+    },
+    anyRefused: () => Atomics.load(control, CTL_ANY_REFUSED) === 1,
+    propagate(g, pass, n) {
+      flush()
+      if (!started()) return false
+      const parts = workers + 1
+      const parent = g.store.parent
+      const order = g.order
+      control[CTL_SPLIT] = 0
+      for (let p = 1; p < parts; p++) {
+        let i = Math.max(shareStart(n, p, parts), control[CTL_SPLIT + p - 1]!)
+        // A range starts at a root: the order is depth-first, so a root's subtree is the range up to the next.
+        while (i < n && parent[order[i]!] !== 0) i++
+        control[CTL_SPLIT + p] = i
+      }
+      control[CTL_SPLIT + parts] = n
+      dispatch(PHASE_PROPAGATE)
+      let recomputed = 0
+      const end = control[CTL_SPLIT + 1]!
+      for (let s = 0; s < end; s += PROPAGATION_CHUNK)
+        recomputed += pass.pass(s, s + PROPAGATION_CHUNK < end ? s + PROPAGATION_CHUNK : end)
+      let total = pass.takeRefused()
+      join()
+      // As one pass over the whole order would have listed them: range after range.
+      for (let p = 1; p < parts; p++) {
+        recomputed += control[CTL_RECOMPUTED + p]!
+        const r = control[CTL_REFUSED + p]!
+        for (let k = 0; k < r && total + k < g.refusedNodes.length; k++)
+          g.refusedNodes[total + k] = refusedLists[p * REFUSED_LIST + k]!
+        total += r
+      }
+      g.stats.recomputed = recomputed
+      g.stats.refused = total
+      return true
+    },
+    ready() {
+      return new Promise((resolve) => {
+        const poll = (): void => void (started() ? resolve() : setTimeout(poll, 5))
+        poll()
+      })
+    },
+    dispose() {
+      control[CTL_PHASE] = PHASE_QUIT
+      Atomics.add(control, CTL_GENERATION, 1)
+      Atomics.notify(control, CTL_GENERATION)
+      for (const handle of handles) handle.terminate()
+      handles.length = 0
+    },
+  }
+}
