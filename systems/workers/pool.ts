@@ -48,7 +48,7 @@ import {
 import { WORKER_GLOBAL, WORKER_SOURCE } from './workerSource.ts'
 import type { UpdateMessage, WorkerMessage } from './worker.ts'
 
-export { CTL_DONE, MAX_WORKERS, PHASE_SAMPLE, PHASE_WRITE } from './kernels.ts'
+export { CTL_DONE, CTL_GENERATION, MAX_WORKERS, PHASE_SAMPLE, PHASE_WRITE } from './kernels.ts'
 
 /** A started worker, as the code that started it exposes it. */
 export interface WorkerHandle {

@@ -143,10 +143,11 @@ export function simulateCrossEngine(
   file: AnimationAsset,
   assetHash: string,
   kernels: SceneKernels = 'js',
+  workers = 0,
 ): CrossEngineRun {
   // The Fox's Walk with 70 cm of forward travel a loop on its hips (demo/travel.ts), for root motion.
   const asset = withTravel(file, { name: 'Travel', from: 'Walk', node: 'b_Hip_01', move: [0, -70, 0] })
-  const plugin = createAnimationPlugin(createWorld(), { capacity: 1024, kernels })
+  const plugin = createAnimationPlugin(createWorld(), { capacity: 1024, kernels, workers })
   const nodes = plugin.stores.SceneNode
   const characters = CAST.map((cast) => {
     const c = plugin.addCharacter(asset)
