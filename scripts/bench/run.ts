@@ -49,6 +49,7 @@ import {
 import type { V8Measures } from '../../src/engine/v8.ts'
 import { measureSnapshots, snapshotTargets, type SnapshotCrowdResult } from './snapshots.ts'
 import type { SceneKernels } from '../../components/SceneNode.ts'
+import type { WorkersScenario } from './workers.ts'
 
 export type AssetName = 'fox' | 'rig-linear' | 'rig-cubic'
 export const ASSET_NAMES: readonly AssetName[] = ['fox', 'rig-linear', 'rig-cubic']
@@ -473,6 +474,7 @@ export type ChildTask =
       foxPath: string
       settings: Settings
     }
+  | { kind: 'workers'; scenario: WorkersScenario; workers: number; foxPath: string; settings: Settings }
 
 /**
  * The child entry (scenario.ts) bundled to plain JavaScript (scripts/bundle.mjs), made once per run: children run
