@@ -48,8 +48,8 @@ export function createPropagateTransformsSystem(
   const propagation = { pass, takeRefused }
   return function propagateTransforms(_world: World): void {
     const n = refreshSceneOrder(graph)
-    // With workers: subtree-aligned ranges of the order in parallel (false until the workers have started).
-    if (parallel !== null && parallel.propagate(graph, propagation, n)) return
+    // With workers: subtree-aligned ranges of the order, shared among the threads (systems/workers/pool.ts).
+    if (parallel !== null) return parallel.propagate(graph, propagation, n)
     let recomputed = 0
     for (let start = 0; start < n; start += chunk)
       recomputed += pass(start, start + chunk < n ? start + chunk : n)

@@ -3,37 +3,53 @@
  * (over its context) and each worker (over the same shared arrays, systems/workers/worker.ts) make alike: the
  * same code on the same values, so the same bits whichever thread runs a character.
  *
- * Each phase works on a list of items and a contiguous share of it per participant (the main thread is
- * participant 0, worker w is w + 1): shares depend only on the list's length, never on timing.
+ * Each phase works on a list of items (characters in entity order, or subtree-aligned ranges of the scene's
+ * order), claimed in chunks from a shared counter by whichever participant is free (the main thread and every
+ * worker). An item's work reads and writes only that item's own data, so who does it, and when, cannot change a
+ * bit; what depends on order (the refused nodes' list) is kept per range and merged in range order.
  */
 import type { Clip } from '../../src/clip/clip.ts'
 import { sampleClipChannels } from '../../src/clip/sample.ts'
 import { LAYER_ANIM, layerOffset } from '../../components/Pose.ts'
 import { ROTATION_SQUAD } from '../../components/Sampler.ts'
 import type { PoseWriter } from '../poseWriter.ts'
+import type { PropagationPass } from '../propagationPass.ts'
+import { PROPAGATION_CHUNK } from '../../src/engine/v8.ts'
 
-/** Control words (an Int32Array on shared memory) of the barrier and the phases' results. */
+/** Control words (an Int32Array on shared memory) of the barrier and the phases. */
 export const CTL_GENERATION = 0
 export const CTL_PHASE = 1
 export const CTL_PENDING = 2
 export const CTL_VERSION = 3
+/** The phase's item count (characters, or propagation ranges). */
 export const CTL_COUNT = 4
 export const CTL_ANY_REFUSED = 5
-export const CTL_PARTICIPANTS = 6
+/** The next chunk to claim (Atomics.add). */
+export const CTL_NEXT = 6
 /** Most worker threads a plugin may have. */
 export const MAX_WORKERS = 64
-/** Propagation: participant p's range of the order is [CTL_SPLIT + p, CTL_SPLIT + p + 1). */
-export const CTL_SPLIT = 8
 /** Per worker w: 1 once it has its first message applied. */
-export const CTL_READY = CTL_SPLIT + MAX_WORKERS + 2
+export const CTL_READY = 8
 /** Per worker w: items it worked on so far (a test checks the workers took part). */
 export const CTL_DONE = CTL_READY + MAX_WORKERS
-/** Per participant p: the nodes its propagation range recomputed, and refused. */
-export const CTL_RECOMPUTED = CTL_DONE + MAX_WORKERS
-export const CTL_REFUSED = CTL_RECOMPUTED + MAX_WORKERS + 1
-export const CTL_LENGTH = CTL_REFUSED + MAX_WORKERS + 1
-/** Per participant p, the nodes its propagation range refused, from p · REFUSED_LIST (MAX_REFUSED_NODES). */
+export const CTL_LENGTH = CTL_DONE + MAX_WORKERS
+
+/** Characters per claimed chunk: ~1000 joints, long against a claim, short against a step. */
+export const CHUNK = 16
+
+/**
+ * Propagation ranges, in one shared Int32Array: bounds (range r is order[RANGE_START + r, RANGE_START + r + 1)),
+ * then per range the nodes it recomputed and refused, then its refused list (REFUSED_LIST each).
+ */
+export const MAX_RANGES = 256
 export const REFUSED_LIST = 64
+export const RANGE_START = 0
+export const RANGE_RECOMPUTED = MAX_RANGES + 1
+export const RANGE_REFUSED = RANGE_RECOMPUTED + MAX_RANGES
+export const RANGE_LISTS = RANGE_REFUSED + MAX_RANGES
+export const RANGES_LENGTH = RANGE_LISTS + MAX_RANGES * REFUSED_LIST
+/** Nodes a propagation range aims at (a range ends at the first root past it). */
+export const RANGE_NODES = 2048
 
 export const PHASE_SAMPLE = 1
 export const PHASE_WRITE = 2
@@ -60,11 +76,7 @@ export interface WorkView {
   /** Per character: the joints the last write-out refused (blendPoses repairs them). */
   readonly poseRefused: Uint32Array
   readonly control: Int32Array
-}
-
-/** Items [start, end) of `count` for participant `p` of `parts`. */
-export function shareStart(count: number, p: number, parts: number): number {
-  return Math.floor((count * p) / parts)
+  readonly ranges: Int32Array
 }
 
 /** sampleClips's sample of a playing character without a fade or layers, into its ANIM layer. */
@@ -98,4 +110,47 @@ export function writeItems(
     poseRefused[eid] = refused[0]!
     if (refused[0] !== 0) Atomics.store(v.control, CTL_ANY_REFUSED, 1)
   }
+}
+
+/** One participant's tools: its pose writer and propagation pass (over its own refused list) and scratch. */
+export interface Participant {
+  readonly writePose: PoseWriter
+  readonly pass: PropagationPass
+  /** The list `pass` writes refused nodes to (REFUSED_LIST or more long). */
+  readonly refusedList: Int32Array
+  readonly refused: Uint32Array
+}
+
+/**
+ * Works on the current phase's chunks until none is left; returns the items done. The main thread and every
+ * worker run this for each phase.
+ */
+export function workPhase(v: WorkView, phase: number, who: Participant): number {
+  const control = v.control
+  const count = control[CTL_COUNT]!
+  let done = 0
+  if (phase === PHASE_PROPAGATE) {
+    const ranges = v.ranges
+    for (let r = Atomics.add(control, CTL_NEXT, 1); r < count; r = Atomics.add(control, CTL_NEXT, 1)) {
+      const end = ranges[RANGE_START + r + 1]!
+      let recomputed = 0
+      for (let s = ranges[RANGE_START + r]!; s < end; s += PROPAGATION_CHUNK)
+        recomputed += who.pass.pass(s, s + PROPAGATION_CHUNK < end ? s + PROPAGATION_CHUNK : end)
+      const refused = who.pass.takeRefused()
+      ranges[RANGE_RECOMPUTED + r] = recomputed
+      ranges[RANGE_REFUSED + r] = refused
+      for (let k = 0; k < refused && k < REFUSED_LIST; k++)
+        ranges[RANGE_LISTS + r * REFUSED_LIST + k] = who.refusedList[k]!
+      done++
+    }
+    return done
+  }
+  for (let c = Atomics.add(control, CTL_NEXT, 1); c * CHUNK < count; c = Atomics.add(control, CTL_NEXT, 1)) {
+    const start = c * CHUNK
+    const end = start + CHUNK < count ? start + CHUNK : count
+    if (phase === PHASE_SAMPLE) sampleItems(v, start, end)
+    else writeItems(v, who.writePose, who.refused, start, end)
+    done += end - start
+  }
+  return done
 }

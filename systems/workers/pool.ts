@@ -17,7 +17,6 @@
  */
 import type { Clip } from '../../src/clip/clip.ts'
 import { sharedCopy } from '../../src/engine/shared.ts'
-import { PROPAGATION_CHUNK } from '../../src/engine/v8.ts'
 import type { SceneGraph } from '../../components/SceneNode.ts'
 import type { StepState } from '../state.ts'
 import type { PropagationPass } from '../propagationPass.ts'
@@ -27,22 +26,23 @@ import {
   CTL_COUNT,
   CTL_GENERATION,
   CTL_LENGTH,
-  CTL_PARTICIPANTS,
+  CTL_NEXT,
   CTL_PENDING,
   CTL_PHASE,
   CTL_READY,
-  CTL_RECOMPUTED,
-  CTL_REFUSED,
-  CTL_SPLIT,
   CTL_VERSION,
+  MAX_RANGES,
   PHASE_PROPAGATE,
   PHASE_QUIT,
-  PHASE_SAMPLE,
-  PHASE_WRITE,
+  RANGE_LISTS,
+  RANGE_NODES,
+  RANGE_RECOMPUTED,
+  RANGE_REFUSED,
+  RANGE_START,
+  RANGES_LENGTH,
   REFUSED_LIST,
-  sampleItems,
-  shareStart,
-  writeItems,
+  workPhase,
+  type Participant,
   type WorkView,
 } from './kernels.ts'
 import { WORKER_GLOBAL, WORKER_SOURCE } from './workerSource.ts'
@@ -114,11 +114,15 @@ export interface Parallel {
   readonly poseRefused: Uint32Array
   /** 1 when the last write phase refused a joint. */
   anyRefused(): boolean
+  /** Propagation over order[0, n) in subtree-aligned ranges (this thread's with `pass`), stats and list merged. */
+  propagate(graph: SceneGraph, pass: PropagationPass, n: number): void
+  /** Items (characters and ranges) the phases ran since the workers started. */
+  readonly dispatched: () => number
   /**
-   * Propagation over order[0, n) split into subtree-aligned ranges, the main thread's with `pass`; false
-   * (nothing done) while the workers have not all started.
+   * Whether this thread claims work too (default true). Tests set false, so that the workers do every item and
+   * their counts (CTL_DONE) add up to `dispatched`.
    */
-  propagate(graph: SceneGraph, pass: PropagationPass, n: number): boolean
+  mainWorks: boolean
   /** Resolves once every worker has started (tests and the benchmark wait for it). */
   ready(): Promise<void>
   /** Stops the workers. */
@@ -135,7 +139,7 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
   const control = new Int32Array(new SharedArrayBuffer(CTL_LENGTH * 4))
   const items = new Int32Array(new SharedArrayBuffer(capacity * 4))
   const poseRefused = new Uint32Array(new SharedArrayBuffer(capacity * 4))
-  const refusedLists = new Int32Array(new SharedArrayBuffer((workers + 1) * REFUSED_LIST * 4))
+  const ranges = new Int32Array(new SharedArrayBuffer(RANGES_LENGTH * 4))
   const clips: (Clip | undefined)[] = []
   const view: WorkView = {
     Pose: ctx.stores.Pose,
@@ -147,10 +151,16 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
     items,
     poseRefused,
     control,
+    ranges,
   }
   const graph = ctx.sceneGraph
-  const writePose = poseWriter(graph.store)
-  const refused = new Uint32Array(1)
+  // The main thread's tools; its pass is the propagation system's (propagate), over the graph's refused list.
+  const who: { -readonly [K in keyof Participant]: Participant[K] } = {
+    writePose: poseWriter(graph.store),
+    pass: null as unknown as PropagationPass,
+    refusedList: graph.refusedNodes,
+    refused: new Uint32Array(1),
+  }
   let canWait = true
   try {
     Atomics.wait(control, CTL_PHASE, 1, 0)
@@ -180,11 +190,12 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
       nodes: graph.store,
       order: graph.order,
       kept: graph.kept,
-      refusedLists,
+      ranges,
     })
   }
 
   let count = 0
+  let dispatched = 0
   let allReady = false
   let sentData: Float32Array | null = null
   const sentCursors: (Uint32Array | undefined)[] = []
@@ -225,16 +236,21 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
     Atomics.store(control, CTL_VERSION, version)
   }
 
-  /** Starts `phase` on the workers (after flush and the phase's words are written). */
-  function dispatch(phase: number): void {
+  /** Runs `phase` over `n` items (characters or ranges): the workers and this thread, until all are done. */
+  function runPhase(phase: number, n: number): void {
+    control[CTL_COUNT] = n
     control[CTL_PHASE] = phase
-    control[CTL_PARTICIPANTS] = workers + 1
+    Atomics.store(control, CTL_NEXT, 0)
+    if (!started()) {
+      // The same work, all on this thread, until every worker is there to claim its part.
+      workPhase(view, phase, who)
+      return
+    }
+    dispatched += n
     Atomics.store(control, CTL_PENDING, workers)
     Atomics.add(control, CTL_GENERATION, 1)
     Atomics.notify(control, CTL_GENERATION)
-  }
-
-  function join(): void {
+    if (parallel.mainWorks) workPhase(view, phase, who)
     for (;;) {
       const pending = Atomics.load(control, CTL_PENDING)
       if (pending === 0) return
@@ -242,14 +258,11 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
     }
   }
 
-  function work(phase: number, start: number, end: number): void {
-    if (phase === PHASE_SAMPLE) sampleItems(view, start, end)
-    else writeItems(view, writePose, refused, start, end)
-  }
-
-  return {
+  const parallel: Parallel = {
     workers,
     control,
+    mainWorks: true,
+    dispatched: () => dispatched,
     poseRefused,
     queueSample(eid) {
       const cursors = ctx.cursors[eid]
@@ -275,45 +288,38 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
       control[CTL_ANY_REFUSED] = 0
       if (n === 0) return
       flush()
-      if (!started()) return work(phase, 0, n)
-      control[CTL_COUNT] = n
-      dispatch(phase)
-      work(phase, 0, shareStart(n, 1, workers + 1))
-      join()
+      runPhase(phase, n)
     },
     anyRefused: () => Atomics.load(control, CTL_ANY_REFUSED) === 1,
     propagate(g, pass, n) {
       flush()
-      if (!started()) return false
-      const parts = workers + 1
+      who.pass = pass
+      // Ranges of about RANGE_NODES nodes, each from a root to the next root past its aim: the order is
+      // depth-first, so a root's subtree is contiguous and a range holds whole subtrees.
+      const aim = Math.max(RANGE_NODES, Math.ceil(n / MAX_RANGES))
       const parent = g.store.parent
       const order = g.order
-      control[CTL_SPLIT] = 0
-      for (let p = 1; p < parts; p++) {
-        let i = Math.max(shareStart(n, p, parts), control[CTL_SPLIT + p - 1]!)
-        // A range starts at a root: the order is depth-first, so a root's subtree is the range up to the next.
+      let r = 0
+      ranges[RANGE_START] = 0
+      for (let i = 0; i < n;) {
+        i = i + aim < n ? i + aim : n
         while (i < n && parent[order[i]!] !== 0) i++
-        control[CTL_SPLIT + p] = i
+        ranges[RANGE_START + ++r] = i
       }
-      control[CTL_SPLIT + parts] = n
-      dispatch(PHASE_PROPAGATE)
+      runPhase(PHASE_PROPAGATE, r)
+      // As one pass over the whole order lists them: range after range.
       let recomputed = 0
-      const end = control[CTL_SPLIT + 1]!
-      for (let s = 0; s < end; s += PROPAGATION_CHUNK)
-        recomputed += pass.pass(s, s + PROPAGATION_CHUNK < end ? s + PROPAGATION_CHUNK : end)
-      let total = pass.takeRefused()
-      join()
-      // As one pass over the whole order would have listed them: range after range.
-      for (let p = 1; p < parts; p++) {
-        recomputed += control[CTL_RECOMPUTED + p]!
-        const r = control[CTL_REFUSED + p]!
-        for (let k = 0; k < r && total + k < g.refusedNodes.length; k++)
-          g.refusedNodes[total + k] = refusedLists[p * REFUSED_LIST + k]!
-        total += r
+      let total = 0
+      const list = g.refusedNodes
+      for (let k = 0; k < r; k++) {
+        recomputed += ranges[RANGE_RECOMPUTED + k]!
+        const refused = ranges[RANGE_REFUSED + k]!
+        for (let j = 0; j < refused && j < REFUSED_LIST && total + j < list.length; j++)
+          list[total + j] = ranges[RANGE_LISTS + k * REFUSED_LIST + j]!
+        total += refused
       }
       g.stats.recomputed = recomputed
       g.stats.refused = total
-      return true
     },
     ready() {
       return new Promise((resolve) => {
@@ -329,4 +335,5 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
       handles.length = 0
     },
   }
+  return parallel
 }

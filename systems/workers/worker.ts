@@ -5,38 +5,28 @@
  *
  * Messages (structured clones, applied in order) bring the shared arrays and, as they appear, clips and each
  * character's binding and key cursors. A step's phases come through the control words: the main thread bumps
- * CTL_GENERATION and notifies; this thread works its share, decrements CTL_PENDING and notifies when it is the
+ * CTL_GENERATION and notifies; this thread claims chunks of work until none is left, decrements CTL_PENDING and notifies when it is the
  * last. When the main thread has sent messages this thread has not applied (CTL_VERSION), it goes back to its
  * event loop to receive them first. Nothing is allocated per phase.
  */
 import { adoptClip, type Clip } from '../../src/clip/clip.ts'
 import { primeSampler } from '../../src/engine/v8.ts'
 import type { SceneNodeStore } from '../../components/SceneNode.ts'
-import { poseWriter, type PoseWriter } from '../poseWriter.ts'
-import { createPropagationPass, type PropagationPass } from '../propagationPass.ts'
+import { poseWriter } from '../poseWriter.ts'
+import { createPropagationPass } from '../propagationPass.ts'
 import {
-  CTL_COUNT,
   CTL_DONE,
   CTL_GENERATION,
-  CTL_PARTICIPANTS,
   CTL_PENDING,
   CTL_PHASE,
   CTL_READY,
-  CTL_RECOMPUTED,
-  CTL_REFUSED,
-  CTL_SPLIT,
   CTL_VERSION,
-  PHASE_PROPAGATE,
   PHASE_QUIT,
-  PHASE_SAMPLE,
-  PHASE_WRITE,
   REFUSED_LIST,
-  sampleItems,
-  shareStart,
-  writeItems,
+  workPhase,
+  type Participant,
   type WorkView,
 } from './kernels.ts'
-import { PROPAGATION_CHUNK } from '../../src/engine/v8.ts'
 
 /** The first message: this worker's index and every shared array. */
 export interface InitMessage {
@@ -51,8 +41,8 @@ export interface InitMessage {
   readonly nodes: SceneNodeStore
   readonly order: Int32Array
   readonly kept: Uint8Array
-  /** Participant p's propagation refused list at p · REFUSED_LIST. */
-  readonly refusedLists: Int32Array
+  /** The propagation ranges and their results (kernels.ts RANGE_*). */
+  readonly ranges: Int32Array
 }
 
 /** Later messages: what changed since the last one (each part optional). */
@@ -74,10 +64,7 @@ export function startWorker(listen: (handler: (message: WorkerMessage) => void) 
   let index = 0
   let applied = 0
   let seen = 0
-  let writePose: PoseWriter | null = null
-  let propagation: PropagationPass | null = null
-  let refusedLists: Int32Array | null = null
-  const refused = new Uint32Array(1)
+  let who: Participant | null = null
 
   function apply(message: WorkerMessage): void {
     if (message.kind === 'init') {
@@ -92,12 +79,15 @@ export function startWorker(listen: (handler: (message: WorkerMessage) => void) 
         items: message.items,
         poseRefused: message.poseRefused,
         control: message.control,
+        ranges: message.ranges,
       }
-      writePose = poseWriter(message.nodes)
-      refusedLists = message.refusedLists
-      const participant = index + 1
-      const list = refusedLists.subarray(participant * REFUSED_LIST, (participant + 1) * REFUSED_LIST)
-      propagation = createPropagationPass(message.nodes, message.order, list, message.kept)
+      const refusedList = new Int32Array(REFUSED_LIST)
+      who = {
+        writePose: poseWriter(message.nodes),
+        pass: createPropagationPass(message.nodes, message.order, refusedList, message.kept),
+        refusedList,
+        refused: new Uint32Array(1),
+      }
       seen = Atomics.load(message.control, CTL_GENERATION)
       Atomics.store(message.control, CTL_READY + index, 1)
     } else if (view !== null) {
@@ -117,29 +107,6 @@ export function startWorker(listen: (handler: (message: WorkerMessage) => void) 
     applied = message.version
   }
 
-  function work(v: WorkView, phase: number): number {
-    const control = v.control
-    const parts = control[CTL_PARTICIPANTS]!
-    const participant = index + 1
-    if (phase === PHASE_PROPAGATE) {
-      const start = control[CTL_SPLIT + participant]!
-      const end = control[CTL_SPLIT + participant + 1]!
-      let recomputed = 0
-      for (let s = start; s < end; s += PROPAGATION_CHUNK) {
-        recomputed += propagation!.pass(s, s + PROPAGATION_CHUNK < end ? s + PROPAGATION_CHUNK : end)
-      }
-      control[CTL_RECOMPUTED + participant] = recomputed
-      control[CTL_REFUSED + participant] = propagation!.takeRefused()
-      return end - start
-    }
-    const count = control[CTL_COUNT]!
-    const start = shareStart(count, participant, parts)
-    const end = shareStart(count, participant + 1, parts)
-    if (phase === PHASE_SAMPLE) sampleItems(v, start, end)
-    else if (phase === PHASE_WRITE) writeItems(v, writePose!, refused, start, end)
-    return end - start
-  }
-
   /** Runs phases until the main thread has messages this worker has not applied (or says quit). */
   function run(): void {
     const v = view
@@ -154,7 +121,7 @@ export function startWorker(listen: (handler: (message: WorkerMessage) => void) 
       const phase = control[CTL_PHASE]!
       if (phase === PHASE_QUIT) return
       try {
-        control[CTL_DONE + index] = control[CTL_DONE + index]! + work(v, phase)
+        control[CTL_DONE + index] = control[CTL_DONE + index]! + workPhase(v, phase, who!)
       } finally {
         // Whatever happened, the main thread must not wait for this thread forever.
         if (Atomics.sub(control, CTL_PENDING, 1) === 1) Atomics.notify(control, CTL_PENDING)
