@@ -60,14 +60,19 @@ export interface WorkerHandle {
  * Starts a worker from the script `source`, which defines the global `global`; the worker calls
  * `global.startWorker(listen)` with its way of receiving messages.
  */
-export type WorkerSpawner = (source: string, global: string) => WorkerHandle
+export type WorkerSpawner = (source: string, global: string, onError: () => void) => WorkerHandle
 
 /** Node's worker_threads as much of it as is used here (no Node types in the library's public types). */
 interface NodeWorkerThreads {
   Worker: new (
     source: string,
     options: { eval: boolean },
-  ) => { postMessage(m: unknown): void; terminate(): unknown; unref(): void }
+  ) => {
+    postMessage(m: unknown): void
+    terminate(): unknown
+    unref(): void
+    on(event: 'error', listener: () => void): void
+  }
 }
 
 /**
@@ -82,19 +87,21 @@ export function workerSpawner(): WorkerSpawner | null {
   }
   const threads = scope.process?.getBuiltinModule?.('node:worker_threads') as NodeWorkerThreads | undefined
   if (threads !== undefined) {
-    return (source, global) => {
+    return (source, global, onError) => {
       const start = `\n${global}.startWorker((h) => require('node:worker_threads').parentPort.on('message', h))\n`
       const worker = new threads.Worker(source + start, { eval: true })
+      worker.on('error', onError)
       // A game that forgets dispose() still exits: the workers wait on shared memory, not on its event loop.
       worker.unref()
       return { post: (m) => worker.postMessage(m), terminate: () => void worker.terminate() }
     }
   }
   if (typeof scope.Worker !== 'function' || typeof scope.Blob !== 'function') return null
-  return (source, global) => {
+  return (source, global, onError) => {
     const start = `\n${global}.startWorker((h) => { self.onmessage = (e) => h(e.data) })\n`
     const url = URL.createObjectURL(new Blob([source, start], { type: 'text/javascript' }))
     const worker = new scope.Worker!(url)
+    worker.onerror = onError
     return { post: (m) => worker.postMessage(m), terminate: () => worker.terminate() }
   }
 }
@@ -172,7 +179,7 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
   control[CTL_VERSION] = version
   const handles: WorkerHandle[] = []
   for (let w = 0; w < workers; w++) {
-    const handle = spawn(WORKER_SOURCE, WORKER_GLOBAL)
+    const handle = spawn(WORKER_SOURCE, WORKER_GLOBAL, failed)
     handles.push(handle)
     handle.post({
       kind: 'init',
@@ -197,12 +204,23 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
   let count = 0
   let dispatched = 0
   let allReady = false
+  let broken = false
   let sentData: Float32Array | null = null
   const sentCursors: (Uint32Array | undefined)[] = []
   const sentBinding: (Int32Array | undefined)[] = []
   let characters: [number, Int32Array | undefined, Uint32Array | undefined][] = []
 
+  /**
+   * A worker that failed (it cannot, short of a bug or the engine running out of memory) is never waited for
+   * again: from the next phase on, this thread does every item (the same bits).
+   */
+  function failed(): void {
+    broken = true
+    allReady = false
+  }
+
   function started(): boolean {
+    if (broken) return false
     if (allReady) return true
     for (let w = 0; w < workers; w++) if (Atomics.load(control, CTL_READY + w) !== 1) return false
     allReady = true
