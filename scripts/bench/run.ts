@@ -362,7 +362,7 @@ function clipPair(name: AssetName): { clipA: number; clipB: number } {
  * (RIG_UPPER_BODY, the chest's subtree: 52 of 64 joints) and Idle additive. Blend space: Survey, Walk, Run
  * (Fox: 3.29, 0.71 and 0.58 s) and the rig's Idle, Walk, Run (2 s each) at 0, 1, 2.
  */
-function planOptions(name: AssetName, crowd: CrowdKind): PlanOptions {
+export function planOptions(name: AssetName, crowd: CrowdKind): PlanOptions {
   return name === 'fox'
     ? {
         clipA: 1,

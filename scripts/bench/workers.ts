@@ -17,7 +17,14 @@ import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { makeCrowdPlan, type CrowdKind } from './crowd.ts'
 import { createOurCrowd } from './ours.ts'
 import { markdownTable, median, runRounds } from './measure.ts'
-import { DEFAULT_FOX, removeChildEntry, runInChild, type AssetName, type Settings } from './run.ts'
+import {
+  DEFAULT_FOX,
+  planOptions,
+  removeChildEntry,
+  runInChild,
+  type AssetName,
+  type Settings,
+} from './run.ts'
 
 /** One child's measurement: one plugin with one worker count. */
 export interface WorkersRun {
@@ -67,9 +74,8 @@ export async function measureWorkers(
   workers: number,
   settings: { rounds: number; dt: number },
 ): Promise<WorkersRun & { joints: number }> {
-  const clips = scenario.asset === 'fox' ? { clipA: 1, clipB: 2 } : { clipA: 0, clipB: 1 }
   const plan = makeCrowdPlan(asset, scenario.characters, scenario.crowd, {
-    ...clips,
+    ...planOptions(scenario.asset, scenario.crowd),
     fadeSeconds: 3600,
     dt: settings.dt,
   })
