@@ -25,8 +25,9 @@ import { createLodState } from '../systems/scheduleLod.ts'
  * world: AnimationError 'argument' for a capacity that is not an integer in [2, 2^24], a dt that is not finite
  * and > 0, a maxPoseSlots that is not an integer in [1, 2^26], a physics.world that is not a cannon-es World, a
  * gravity that is not three finite numbers, a ground that is neither finite nor false, kernels other than 'js'
- * or 'wasm' (or 'wasm' in an engine that cannot run WebAssembly); AnimationError 'capacity' when kernels
- * 'wasm' cannot have its memory.
+ * or 'wasm' (or 'wasm' in an engine that cannot run WebAssembly), workers that is not an integer in [0, 64]
+ * (or above 0 with kernels 'wasm', without SharedArrayBuffer, or where no worker can start); AnimationError
+ * 'capacity' when kernels 'wasm' cannot have its memory.
  */
 export interface AnimationPluginOptions {
   /**

@@ -20,9 +20,10 @@
  * --compare-kernels [--children 4]: world-matrix propagation with each kernel on the playing crowd, for the
  *   chosen assets (default rig-linear, fox) at the largest character count (default 1000), in alternating child
  *   processes, `--children` per kernel (scripts/bench/kernels.ts).
- * --compare-workers [--workers 0,2] [--children 2]: the whole step with each count of the plugin's `workers`
- *   option, wall and CPU time, on the rig's playing crowd ×10,000 and the chosen assets' and crowds' crowds
- *   ×1000, in alternating child processes (scripts/bench/workers.ts).
+ * --compare-workers [--workers 0,2] [--children 2] [--main-waits]: the whole step with each count of the plugin's
+ *   `workers` option, wall and CPU time (and the calling thread's, on Linux), on the rig's playing crowd ×10,000
+ *   and the chosen assets' and crowds' crowds ×1000, in alternating child processes (scripts/bench/workers.ts);
+ *   --main-waits leaves every chunk to the workers, so the calling thread's CPU is the step's serial part.
  * Run with --expose-gc (the npm script does) so allocation windows start from a collected heap.
  */
 import { writeFile } from 'node:fs/promises'
@@ -63,6 +64,7 @@ const { values } = parseArgs({
     kernels: { type: 'string' },
     'compare-kernels': { type: 'boolean', default: false },
     'compare-workers': { type: 'boolean', default: false },
+    'main-waits': { type: 'boolean', default: false },
     workers: { type: 'string' },
     children: { type: 'string' },
   },

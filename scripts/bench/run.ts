@@ -474,7 +474,14 @@ export type ChildTask =
       foxPath: string
       settings: Settings
     }
-  | { kind: 'workers'; scenario: WorkersScenario; workers: number; foxPath: string; settings: Settings }
+  | {
+      kind: 'workers'
+      scenario: WorkersScenario
+      workers: number
+      mainWaits: boolean
+      foxPath: string
+      settings: Settings
+    }
 
 /**
  * The child entry (scenario.ts) bundled to plain JavaScript (scripts/bundle.mjs), made once per run: children run

@@ -30,6 +30,7 @@ try {
               task.scenario,
               task.workers,
               task.settings,
+              task.mainWaits,
             )
           : task.kind === 'kernels'
             ? measureKernel(

@@ -11,6 +11,7 @@
  * On a shared machine the wall time also counts the time other processes held the cores: read it with the
  * load average printed beside it.
  */
+import { readFileSync } from 'node:fs'
 import { contextOf } from '../../entry/plugin.ts'
 import { CTL_DONE } from '../../systems/workers/pool.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
@@ -32,6 +33,8 @@ export interface WorkersRun {
   /** Median wall and CPU (all threads) ms per step over the rounds. */
   wallMs: number
   cpuMs: number
+  /** CPU ms per step of the calling thread alone over the timed rounds (Linux only; NaN elsewhere). */
+  mainCpuMs: number
   /** Items the workers worked on (0 would mean they never took part). */
   workerItems: number
   hash: string
@@ -48,7 +51,7 @@ export interface WorkersComparison extends WorkersScenario {
   joints: number
   runs: WorkersRun[]
   /** Per worker count (in the order asked): median wall and CPU ms per step over its children. */
-  counts: { workers: number; wallMs: number; cpuMs: number; speedup: number }[]
+  counts: { workers: number; wallMs: number; cpuMs: number; mainCpuMs: number; speedup: number }[]
   sameBits: boolean
 }
 
@@ -73,6 +76,7 @@ export async function measureWorkers(
   scenario: WorkersScenario,
   workers: number,
   settings: { rounds: number; dt: number },
+  mainWaits = false,
 ): Promise<WorkersRun & { joints: number }> {
   const plan = makeCrowdPlan(asset, scenario.characters, scenario.crowd, {
     ...planOptions(scenario.asset, scenario.crowd),
@@ -82,20 +86,38 @@ export async function measureWorkers(
   const crowd = createOurCrowd(plan, 'js', workers)
   const parallel = contextOf(crowd.plugin).parallel
   await parallel?.ready()
+  if (parallel !== null && mainWaits) parallel.mainWorks = false
   crowd.run(WARMUP_STEPS)
+  const main0 = mainThreadCpuMs()
   const timed = runRounds([{ name: `workers ${workers}`, run: crowd.run }], STEPS_PER_ROUND, settings.rounds)
+  const mainCpuMs = (mainThreadCpuMs() - main0) / (STEPS_PER_ROUND * settings.rounds)
   let workerItems = 0
   for (let w = 0; w < workers; w++) workerItems += parallel!.control[CTL_DONE + w]!
   const run = {
     workers,
     wallMs: median(timed.msPerStep[0]!),
     cpuMs: median(timed.cpuMsPerStep[0]!),
+    mainCpuMs,
     workerItems,
     hash: crowd.plugin.hash(),
     joints: crowd.joints,
   }
   crowd.plugin.dispose()
   return run
+}
+
+/**
+ * CPU ms the calling thread has used (Linux: /proc/self/task/<pid>/stat, in clock ticks of 10 ms; NaN
+ * elsewhere): with the workers doing every chunk (`--main-waits`), the step's serial part.
+ */
+function mainThreadCpuMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return Number.NaN
+  }
 }
 
 /** Each scenario at each worker count, `children` child processes per count, alternating the order. */
@@ -105,6 +127,7 @@ export async function runWorkersComparisons(
   children: number,
   settings: Settings,
   log: (line: string) => void,
+  mainWaits = false,
 ): Promise<WorkersComparison[]> {
   const out: WorkersComparison[] = []
   try {
@@ -113,10 +136,19 @@ export async function runWorkersComparisons(
       let joints = 0
       for (let c = 0; c < children; c++) {
         for (const workers of c % 2 === 0 ? counts : [...counts].reverse()) {
-          const task = { kind: 'workers', scenario, workers, foxPath: DEFAULT_FOX, settings } as const
+          const task = {
+            kind: 'workers',
+            scenario,
+            workers,
+            mainWaits,
+            foxPath: DEFAULT_FOX,
+            settings,
+          } as const
           const r = await runInChild<WorkersRun & { joints: number }>(task, log)
           const what = `${scenario.asset} ${scenario.crowd} ×${scenario.characters} workers ${workers}`
-          log(`${what}: ${r.wallMs.toFixed(2)} ms/step wall, ${r.cpuMs.toFixed(2)} CPU`)
+          log(
+            `${what}: ${r.wallMs.toFixed(2)} ms/step wall, ${r.cpuMs.toFixed(2)} CPU, ${r.mainCpuMs.toFixed(1)} main`,
+          )
           joints = r.joints
           runs.push(r)
         }
@@ -129,7 +161,14 @@ export async function runWorkersComparisons(
         runs,
         counts: counts.map((w) => {
           const wallMs = median(of(w).map((r) => r.wallMs))
-          return { workers: w, wallMs, cpuMs: median(of(w).map((r) => r.cpuMs)), speedup: base / wallMs }
+          const cpuMs = median(of(w).map((r) => r.cpuMs))
+          return {
+            workers: w,
+            wallMs,
+            cpuMs,
+            mainCpuMs: median(of(w).map((r) => r.mainCpuMs)),
+            speedup: base / wallMs,
+          }
         }),
         sameBits: runs.every((r) => r.hash === runs[0]!.hash),
       })
@@ -146,7 +185,7 @@ export function formatWorkersComparisons(results: readonly WorkersComparison[]):
   const header = [
     'scenario',
     'chars × joints',
-    ...counts.map((w) => `workers ${w}: wall ms (CPU ms)`),
+    ...counts.map((w) => `workers ${w}: wall ms (CPU ms, calling thread's)`),
     ...counts.slice(1).map((w) => `speed-up ${w}`),
     'same hash',
   ]
@@ -155,7 +194,7 @@ export function formatWorkersComparisons(results: readonly WorkersComparison[]):
     results.map((r) => [
       `${r.asset} ${r.crowd}`,
       `${r.characters} × ${r.joints}`,
-      ...r.counts.map((c) => `${c.wallMs.toFixed(2)} (${c.cpuMs.toFixed(2)})`),
+      ...r.counts.map((c) => `${c.wallMs.toFixed(2)} (${c.cpuMs.toFixed(2)}, ${c.mainCpuMs.toFixed(1)})`),
       ...r.counts.slice(1).map((c) => `${c.speedup.toFixed(2)}×`),
       r.sameBits ? 'yes' : 'NO',
     ]),
