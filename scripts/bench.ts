@@ -149,6 +149,7 @@ if (values['compare-workers']) {
     children,
     settings,
     options.log ?? (() => {}),
+    values['main-waits'],
   )
   const end = os.loadavg().map((x) => x.toFixed(2))
   if (values.out !== undefined) await writeFile(values.out, `${JSON.stringify(results, null, 2)}\n`)
