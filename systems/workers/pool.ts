@@ -1,14 +1,14 @@
 /**
  * The main thread's side of the `workers` option: N worker threads over shared memory, and the phases of a
- * step they share (systems/workers/kernels.ts). The main thread is participant 0 of every phase and does its
- * share while the workers do theirs; each participant's share depends only on the phase's item list (entity
- * order), so the result is the same bits for any number of workers, and the same as without them.
+ * step they share (systems/workers/kernels.ts). Every thread, this one included, claims chunks of a phase's
+ * items from a shared counter until none is left; an item's work touches only its own data, so the result is
+ * the same bits whoever did it, for any number of workers, and the same as without them.
  *
  * The barrier: the main thread writes the phase and bumps CTL_GENERATION (Atomics.add, then notify); each
- * worker wakes from Atomics.wait, works, decrements CTL_PENDING; the main thread waits for 0 (Atomics.wait in
- * Node; a browser's main thread may not wait, so it spins on Atomics.load). Until every worker has started
- * (CTL_READY) the main thread does every share itself, which gives the same bits: a browser starts a worker only
- * once the page's thread returns to its event loop.
+ * worker wakes from Atomics.wait, claims chunks, decrements CTL_PENDING; the main thread, its own chunks done,
+ * waits for 0 (Atomics.wait in Node; a browser's main thread may not wait, so it spins on Atomics.load). Until
+ * every worker has started (CTL_READY) the main thread does every item itself, which gives the same bits: a
+ * browser starts a worker only once the page's thread returns to its event loop.
  *
  * What a worker needs besides the shared stores is posted as it appears, before the phase that needs it: the
  * pool's arrays when the pool grows or a restore replaces them, clips when assets are added, a character's
@@ -138,7 +138,7 @@ export interface Parallel {
 
 /**
  * Starts `workers` workers over the context's stores, which must already be on shared memory
- * (plugin/options.ts). Throws a plain Error when workers cannot start here; the caller words it.
+ * (plugin/options.ts, which also checks that workers can start here).
  */
 export function createParallel(ctx: StepState, workers: number): Parallel {
   const spawn = workerSpawner()!
