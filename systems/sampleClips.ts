@@ -71,8 +71,8 @@ export type SampleClipsInput = Pick<
  * to 0. Right after advancing a clip's phase it reports the clip's loops, 'finished' and markers of the step
  * into `ctx.events` (systems/clipEvents.ts): the character's clip, then the clip it fades out of; and for a
  * character with root motion, adds each clip's motion of the step by its weight (systems/rootMotion.ts).
- * With workers (`ctx.parallel`), a character that plays one clip without a fade or layers has its sample taken
- * in a parallel phase after the loop: the same kernel on the same values, so the same bits.
+ * With workers (`ctx.parallel`), a character without layers has its samples (and a fade's blend) taken in a
+ * parallel phase after the loop: the same kernels on the same values, so the same bits.
  * Never throws; allocates nothing but those event records.
  */
 export function createSampleClipsSystem(ctx: SampleClipsInput) {
@@ -173,7 +173,15 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
       Sampler.lastTime[eid] = t
       const cursors = ctx.cursors[eid]!
 
-      if (fading) {
+      if (fading && parallel !== null && !layered) {
+        // With workers: the outgoing clip advances (and reports) here; the samples and blend wait for the phase.
+        const fromId = CrossFade.fromClip[eid]!
+        if (fromId >= 0) {
+          advanceOutgoing(eid, fromId)
+          parallel.fromLocal[eid] = fromLocal[0]!
+        }
+        parallel.queueFade(eid)
+      } else if (fading) {
         const fromId = CrossFade.fromClip[eid]!
         const from = layerOffset(base, n, LAYER_FROM)
         if (fromId >= 0) {

@@ -10,7 +10,8 @@
  */
 import type { Clip } from '../../src/clip/clip.ts'
 import { sampleClipChannels } from '../../src/clip/sample.ts'
-import { LAYER_ANIM, layerOffset } from '../../components/Pose.ts'
+import { LAYER_ANIM, LAYER_FROM, LAYER_TO, layerOffset } from '../../components/Pose.ts'
+import { blendJointLayers } from '../../src/clip/blendLayers.ts'
 import { ROTATION_SQUAD } from '../../components/Sampler.ts'
 import type { PoseWriter } from '../poseWriter.ts'
 import type { PropagationPass } from '../propagationPass.ts'
@@ -64,6 +65,13 @@ export interface WorkView {
     readonly lastTime: Float64Array
     readonly rotation: Uint8Array
   }
+  readonly CrossFade: {
+    readonly fromClip: Int32Array
+    readonly fromRotation: Uint8Array
+    readonly blend: Float64Array
+  }
+  /** Per character: the outgoing clip's clip-local time this step (sampleClips writes it for a fade's item). */
+  readonly fromLocal: Float64Array
   /** The pose pool's arrays (replaced when the pool grows). */
   readonly pool: { data: Float32Array; joints: Int32Array }
   /** Per clip id, the built clip. */
@@ -71,6 +79,9 @@ export interface WorkView {
   /** Per character, its clip's binding and its key cursors. */
   readonly binding: (Int32Array | undefined)[]
   readonly cursors: (Uint32Array | undefined)[]
+  /** Per fading character: the outgoing clip's binding and the paths its fade blends. */
+  readonly fromBinding: (Int32Array | undefined)[]
+  readonly fadePaths: (Uint8Array | undefined)[]
   /** The phase's items (character ids). */
   readonly items: Int32Array
   /** Per character: the joints the last write-out refused (blendPoses repairs them). */
@@ -79,17 +90,57 @@ export interface WorkView {
   readonly ranges: Int32Array
 }
 
-/** sampleClips's sample of a playing character without a fade or layers, into its ANIM layer. */
+/**
+ * sampleClips's samples of characters without layers: a character's clip into ANIM; for a fading one (an item
+ * of −eid) the outgoing clip into FROM (unless it fades from a frozen pose), its clip into TO and their blend
+ * into ANIM.
+ */
 export function sampleItems(v: WorkView, start: number, end: number): void {
   const { Pose, Sampler, items, clips, binding, cursors } = v
   const data = v.pool.data
   for (let i = start; i < end; i++) {
-    const eid = items[i]!
+    const item = items[i]!
+    if (item < 0) {
+      sampleFade(v, -item)
+      continue
+    }
+    const eid = item
     const anim = layerOffset(Pose.base[eid]!, Pose.count[eid]!, LAYER_ANIM)
     const squad = Sampler.rotation[eid] === ROTATION_SQUAD
     const clip = clips[Sampler.clip[eid]!]!
     sampleClipChannels(data, anim, clip, binding[eid]!, Sampler.lastTime, eid, cursors[eid]!, 0, squad)
   }
+}
+
+function sampleFade(v: WorkView, eid: number): void {
+  const { Pose, Sampler, CrossFade } = v
+  const data = v.pool.data
+  const n = Pose.count[eid]!
+  const base = Pose.base[eid]!
+  const cursors = v.cursors[eid]!
+  const from = layerOffset(base, n, LAYER_FROM)
+  const fromId = CrossFade.fromClip[eid]!
+  if (fromId >= 0) {
+    const fromSquad = CrossFade.fromRotation[eid] === ROTATION_SQUAD
+    const fromBinding = v.fromBinding[eid]!
+    sampleClipChannels(
+      data,
+      from,
+      v.clips[fromId]!,
+      fromBinding,
+      v.fromLocal,
+      eid,
+      cursors,
+      cursors.length >>> 1,
+      fromSquad,
+    )
+  }
+  const to = layerOffset(base, n, LAYER_TO)
+  const squad = Sampler.rotation[eid] === ROTATION_SQUAD
+  const clip = v.clips[Sampler.clip[eid]!]!
+  sampleClipChannels(data, to, clip, v.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
+  const anim = layerOffset(base, n, LAYER_ANIM)
+  blendJointLayers(data, anim, data, from, data, to, n, CrossFade.blend, eid, v.fadePaths[eid] ?? null)
 }
 
 /** blendPoses's write-out of a character's ANIM layer into its joints' nodes (no ragdoll weight). */

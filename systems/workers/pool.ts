@@ -46,7 +46,7 @@ import {
   type WorkView,
 } from './kernels.ts'
 import { WORKER_GLOBAL, WORKER_SOURCE } from './workerSource.ts'
-import type { UpdateMessage, WorkerMessage } from './worker.ts'
+import type { CharacterUpdate, UpdateMessage, WorkerMessage } from './worker.ts'
 
 export { CTL_DONE, CTL_GENERATION, MAX_WORKERS, PHASE_SAMPLE, PHASE_WRITE } from './kernels.ts'
 
@@ -113,6 +113,13 @@ export interface Parallel {
   readonly control: Int32Array
   /** Adds a character to the sample phase's items (sending its binding and cursors first if they changed). */
   queueSample(eid: number): void
+  /**
+   * Adds a fading character (no layers) to the sample phase's items: FROM (from `fromLocal[eid]`), TO and their
+   * blend into ANIM.
+   */
+  queueFade(eid: number): void
+  /** Per character: the outgoing clip's clip-local time, written by sampleClips before queueFade. */
+  readonly fromLocal: Float64Array
   /** Adds a character to the write phase's items. */
   queue(eid: number): void
   /** Runs `phase` over the queued items, and empties the queue. */
@@ -147,14 +154,19 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
   const items = new Int32Array(new SharedArrayBuffer(capacity * 4))
   const poseRefused = new Uint32Array(new SharedArrayBuffer(capacity * 4))
   const ranges = new Int32Array(new SharedArrayBuffer(RANGES_LENGTH * 4))
+  const fromLocal = new Float64Array(new SharedArrayBuffer(capacity * 8))
   const clips: (Clip | undefined)[] = []
   const view: WorkView = {
     Pose: ctx.stores.Pose,
     Sampler: ctx.stores.Sampler,
+    CrossFade: ctx.stores.CrossFade,
+    fromLocal,
     pool: ctx.pool,
     clips,
     binding: ctx.binding,
     cursors: ctx.cursors,
+    fromBinding: ctx.fromBinding,
+    fadePaths: ctx.fadePaths,
     items,
     poseRefused,
     control,
@@ -194,6 +206,12 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
         lastTime: ctx.stores.Sampler.lastTime,
         rotation: ctx.stores.Sampler.rotation,
       },
+      CrossFade: {
+        fromClip: ctx.stores.CrossFade.fromClip,
+        fromRotation: ctx.stores.CrossFade.fromRotation,
+        blend: ctx.stores.CrossFade.blend,
+      },
+      fromLocal,
       nodes: graph.store,
       order: graph.order,
       kept: graph.kept,
@@ -208,7 +226,29 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
   let sentData: Float32Array | null = null
   const sentCursors: (Uint32Array | undefined)[] = []
   const sentBinding: (Int32Array | undefined)[] = []
-  let characters: [number, Int32Array | undefined, Uint32Array | undefined][] = []
+  const sentFromBinding: (Int32Array | undefined)[] = []
+  const sentPaths: (Uint8Array | undefined)[] = []
+  let characters: CharacterUpdate[] = []
+
+  /** Sends what a character's samples need when any of it changed (its cursors and paths moved to shared memory). */
+  function sync(eid: number): void {
+    const binding = ctx.binding[eid]
+    const fromBinding = ctx.fromBinding[eid]
+    if (
+      ctx.cursors[eid] === sentCursors[eid] &&
+      binding === sentBinding[eid] &&
+      fromBinding === sentFromBinding[eid] &&
+      ctx.fadePaths[eid] === sentPaths[eid]
+    )
+      return
+    const cursors = shared(ctx.cursors, eid)
+    const paths = shared(ctx.fadePaths, eid)
+    sentCursors[eid] = cursors
+    sentBinding[eid] = binding
+    sentFromBinding[eid] = fromBinding
+    sentPaths[eid] = paths
+    characters.push([eid, binding, cursors, fromBinding, paths])
+  }
 
   /**
    * A worker that failed (it cannot, short of a bug or the engine running out of memory) is never waited for
@@ -282,20 +322,14 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
     mainWorks: true,
     dispatched: () => dispatched,
     poseRefused,
+    fromLocal,
     queueSample(eid) {
-      const cursors = ctx.cursors[eid]
-      const binding = ctx.binding[eid]
-      if (cursors !== sentCursors[eid] || binding !== sentBinding[eid]) {
-        let shared = cursors
-        if (shared !== undefined && !(shared.buffer instanceof SharedArrayBuffer)) {
-          shared = sharedCopy(shared)
-          ctx.cursors[eid] = shared
-        }
-        sentCursors[eid] = shared
-        sentBinding[eid] = binding
-        characters.push([eid, binding, shared])
-      }
+      sync(eid)
       items[count++] = eid
+    },
+    queueFade(eid) {
+      sync(eid)
+      items[count++] = -eid
     },
     queue(eid) {
       items[count++] = eid
@@ -354,4 +388,13 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
     },
   }
   return parallel
+}
+
+/** `arrays[eid]` on shared memory (a copy put in its place the first time), or undefined. */
+function shared<T extends Uint32Array | Uint8Array>(arrays: (T | undefined)[], eid: number): T | undefined {
+  const array = arrays[eid]
+  if (array === undefined || array.buffer instanceof SharedArrayBuffer) return array
+  const copy = sharedCopy(array)
+  arrays[eid] = copy
+  return copy
 }

@@ -38,6 +38,8 @@ export interface InitMessage {
   readonly poseRefused: Uint32Array
   readonly Pose: WorkView['Pose']
   readonly Sampler: WorkView['Sampler']
+  readonly CrossFade: WorkView['CrossFade']
+  readonly fromLocal: Float64Array
   readonly nodes: SceneNodeStore
   readonly order: Int32Array
   readonly kept: Uint8Array
@@ -51,9 +53,17 @@ export interface UpdateMessage {
   readonly version: number
   readonly pool?: { data: Float32Array; joints: Int32Array }
   readonly clips?: readonly (readonly [number, Clip])[]
-  /** Per character: id, binding, cursors. */
-  readonly characters?: readonly (readonly [number, Int32Array | undefined, Uint32Array | undefined])[]
+  /** Per character: id, binding, cursors, the outgoing clip's binding, the fade's paths. */
+  readonly characters?: readonly CharacterUpdate[]
 }
+
+export type CharacterUpdate = readonly [
+  number,
+  Int32Array | undefined,
+  Uint32Array | undefined,
+  Int32Array | undefined,
+  Uint8Array | undefined,
+]
 
 export type WorkerMessage = InitMessage | UpdateMessage
 
@@ -72,10 +82,14 @@ export function startWorker(listen: (handler: (message: WorkerMessage) => void) 
       view = {
         Pose: message.Pose,
         Sampler: message.Sampler,
+        CrossFade: message.CrossFade,
+        fromLocal: message.fromLocal,
         pool: { data: new Float32Array(0), joints: new Int32Array(0) },
         clips: [],
         binding: [],
         cursors: [],
+        fromBinding: [],
+        fadePaths: [],
         items: message.items,
         poseRefused: message.poseRefused,
         control: message.control,
@@ -99,9 +113,11 @@ export function startWorker(listen: (handler: (message: WorkerMessage) => void) 
         adoptClip(clip)
         view.clips[id] = clip
       }
-      for (const [eid, binding, cursors] of message.characters ?? []) {
+      for (const [eid, binding, cursors, fromBinding, fadePaths] of message.characters ?? []) {
         view.binding[eid] = binding
         view.cursors[eid] = cursors
+        view.fromBinding[eid] = fromBinding
+        view.fadePaths[eid] = fadePaths
       }
     }
     applied = message.version
