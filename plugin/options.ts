@@ -55,7 +55,7 @@ export interface AnimationPluginOptions {
   kernels?: SceneKernels
   /**
    * Worker threads that share the step's per-character work with the calling thread: sampling the clips of
-   * characters that play one clip without a fade or layers, writing their poses into the scene graph, and the
+   * characters without layers (cross-fades included), writing their poses into the scene graph, and the
    * world-matrix propagation (subtrees split among the threads). Default 0: everything on the calling thread,
    * as without this option. Any number gives the same bits, hashes, events and snapshots as 0; the stores
    * live on SharedArrayBuffers. An integer in [0, 64]; 'wasm' kernels take none. Needs shared memory (a page
