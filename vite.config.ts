@@ -4,8 +4,17 @@ import { defineConfig } from 'vite'
 // its licence), served at the site root (/Fox/glTF-Binary/Fox.glb). keepNames: the minified build keeps function
 // names, so the demo's per-system timing rows (and profiles) read `sampleClips`, not `a`. The build goes to
 // dist-demo/: dist/ is the library's (npm run build:lib), and a demo build there would wipe it.
+// The dev and preview servers send the cross-origin isolation headers: shared memory (SharedArrayBuffer), which
+// the plugin's `workers` option needs, is only given to isolated pages (the demo loads nothing cross-origin).
+const isolation = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+}
+
 export default defineConfig({
   publicDir: 'assets',
+  server: { headers: isolation },
+  preview: { headers: isolation },
   build: {
     outDir: 'dist-demo',
     chunkSizeWarningLimit: 1024,

@@ -1,5 +1,6 @@
 import { AnimationError } from '../src/errors.ts'
 import { JOINT_STRIDE } from '../src/math/poseLayout.ts'
+import { bufferLike } from '../src/engine/shared.ts'
 
 /**
  * Pose: per character, slices of one shared Float32Array pool.
@@ -123,15 +124,25 @@ function growPool(pool: PosePool, need: number): void {
         `(raise the plugin's maxPoseSlots option)`,
     )
   }
-  const data = new Float32Array(slots * JOINT_STRIDE)
+  const { data, joints } = poolArrays(pool, slots)
   data.set(pool.data)
-  const joints = new Int32Array(slots)
   joints.set(pool.joints)
   if (tailFree > 0) f[f.length - 1] = tailFree + slots - pool.slots
   else f.push(pool.slots, slots - pool.slots)
   pool.data = data
   pool.joints = joints
   pool.slots = slots
+}
+
+/**
+ * New zeroed `data` and `joints` arrays for `slots` slots, on shared memory when the pool's are (the `workers`
+ * option: worker threads read and write the pool).
+ */
+export function poolArrays(pool: PosePool, slots: number): { data: Float32Array; joints: Int32Array } {
+  return {
+    data: new Float32Array(bufferLike(pool.data.buffer, slots * JOINT_STRIDE * 4)),
+    joints: new Int32Array(bufferLike(pool.joints.buffer, slots * 4)),
+  }
 }
 
 /** Returns a block to the free list, merging with adjacent free ranges. */

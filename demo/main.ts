@@ -34,13 +34,22 @@ import { createRagdollPanel } from './ragdolls.ts'
 
 const CAPACITY = 1 << 16 // entity ids: a 1000-Fox crowd needs ~27k (a character node + 26 glTF nodes each)
 const KERNELS = new URLSearchParams(location.search).get('kernels') === 'wasm' ? 'wasm' : 'js' // ?kernels=wasm
+// ?workers=N: worker threads for the step (shared memory: the dev and preview servers isolate the page).
+const WORKERS =
+  crossOriginIsolated && KERNELS === 'js'
+    ? Math.max(0, Math.min(8, Math.floor(Number(new URLSearchParams(location.search).get('workers'))) || 0))
+    : 0
 const PLOT_SAMPLES = 360 // 6 s of fixed steps
 const LOOP_MODES = ['once', 'repeat', 'pingpong'] as const satisfies readonly LoopMode[] // Sampler.loop values
 const MODEL_NAMES = SHIPPED.map((m) => m.name) // the picker's buttons
 const STATS_MS = 500 // the readout (timings averaged per frame, state hash) refreshes twice a second
 
 const stage = createStage(document.getElementById('view')!)
-const plugin = createAnimationPlugin(createWorld(), { capacity: CAPACITY, kernels: KERNELS })
+const plugin = createAnimationPlugin(createWorld(), {
+  capacity: CAPACITY,
+  kernels: KERNELS,
+  workers: WORKERS,
+})
 const adapter = createThreeAdapter(plugin)
 const stepper = createFixedStepper({ dt: plugin.dt, maxStepsPerFrame: 5 })
 const timer = wrapSystems(plugin, ['three sync', 'draw'])

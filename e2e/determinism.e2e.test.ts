@@ -57,7 +57,12 @@ beforeAll(async () => {
     publicDir: resolve('assets'),
     build: { outDir, emptyOutDir: true, chunkSizeWarningLimit: 2048 },
   })
-  server = await preview({ ...shared, build: { outDir }, preview: { port: 0, host: '127.0.0.1' } })
+  // Cross-origin isolated (shared memory for the run with workers).
+  const headers = {
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Embedder-Policy': 'require-corp',
+  }
+  server = await preview({ ...shared, build: { outDir }, preview: { port: 0, host: '127.0.0.1', headers } })
   const url = server.resolvedUrls?.local[0]
   if (!url) throw new Error('vite preview reported no local URL')
   browser = await launchChromium()
@@ -150,5 +155,13 @@ describe('the same simulation in Node and in headless Chromium', () => {
     expect(firstDifference(node, page.wasmRun!)).toBeNull()
     expect(page.wasmRun!.checkpoints.map((c) => c.hash)).toEqual(node.checkpoints.map((c) => c.hash))
     expect(page.wasmRun!.events).toEqual(node.events)
+  })
+
+  it("gives the same hashes with workers: 2 in Chromium (Web Workers over shared memory) as Node's one thread", () => {
+    expect(page.isolated).toBe(true)
+    expect(firstDifference(node, page.workersRun!)).toBeNull()
+    expect(page.workersRun!.checkpoints.map((c) => c.hash)).toEqual(node.checkpoints.map((c) => c.hash))
+    expect(page.workersRun!.events).toEqual(node.events)
+    expect(page.workersRun!.workerItems).toBeGreaterThan(0)
   })
 })

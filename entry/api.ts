@@ -286,6 +286,6 @@ export interface AnimationPlugin {
    * or corrupt buffer, or an entity id the plugin needs that a game entity holds, changing nothing.
    */
   restore(snapshot: Uint8Array): void
-  /** Removes every character and forgets everything; the plugin cannot be used afterwards. */
+  /** Removes every character, stops the worker threads and forgets everything; the plugin cannot be used afterwards. */
   dispose(): void
 }

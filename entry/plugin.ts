@@ -165,6 +165,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
       if (ctx.disposed) return
       for (const eid of characterIds(ctx)) removeCharacter(ctx, eid)
       for (const off of unobserve) off()
+      ctx.parallel?.dispose()
       ctx.disposed = true
     },
   }

@@ -4,11 +4,18 @@ import { $internal } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
 import { optionsObject } from './checks.ts'
 import { createPhysicsWorld } from '../src/physics/world.ts'
-import { createPosePool, createPoseStore, JOINT_STRIDE } from '../components/Pose.ts'
+import { createPosePool, createPoseStore, JOINT_STRIDE, type PosePool } from '../components/Pose.ts'
 import { createSamplerStore } from '../components/Sampler.ts'
 import { createCrossFadeStore } from '../components/CrossFade.ts'
 import { createRagdollStore } from '../components/Ragdoll.ts'
-import { createSceneGraph, MAX_SCENE_CAPACITY, type SceneKernels } from '../components/SceneNode.ts'
+import {
+  createSceneGraph,
+  MAX_SCENE_CAPACITY,
+  type SceneGraph,
+  type SceneKernels,
+} from '../components/SceneNode.ts'
+import { sharedCopy, shareFields, sharedMemoryAvailable } from '../src/engine/shared.ts'
+import { createParallel, MAX_WORKERS, workerSpawner, type Parallel } from '../systems/workers/pool.ts'
 import type { AnimationContext } from './context.ts'
 import { createClipEventPool } from '../systems/clipEvents.ts'
 import { createLodState } from '../systems/scheduleLod.ts'
@@ -18,8 +25,9 @@ import { createLodState } from '../systems/scheduleLod.ts'
  * world: AnimationError 'argument' for a capacity that is not an integer in [2, 2^24], a dt that is not finite
  * and > 0, a maxPoseSlots that is not an integer in [1, 2^26], a physics.world that is not a cannon-es World, a
  * gravity that is not three finite numbers, a ground that is neither finite nor false, kernels other than 'js'
- * or 'wasm' (or 'wasm' in an engine that cannot run WebAssembly); AnimationError 'capacity' when kernels
- * 'wasm' cannot have its memory.
+ * or 'wasm' (or 'wasm' in an engine that cannot run WebAssembly), workers that is not an integer in [0, 64]
+ * (or above 0 with kernels 'wasm', without SharedArrayBuffer, or where no worker can start); AnimationError
+ * 'capacity' when kernels 'wasm' cannot have its memory.
  */
 export interface AnimationPluginOptions {
   /**
@@ -45,6 +53,17 @@ export interface AnimationPluginOptions {
    * browser; a page's Content Security Policy must allow 'wasm-unsafe-eval').
    */
   kernels?: SceneKernels
+  /**
+   * Worker threads that share the step's per-character work with the calling thread: sampling the clips of
+   * characters without layers (cross-fades included), writing their poses into the scene graph, and the
+   * world-matrix propagation (subtrees split among the threads). Default 0: everything on the calling thread,
+   * as without this option. Any number gives the same bits, hashes, events and snapshots as 0; the stores
+   * live on SharedArrayBuffers. An integer in [0, 64]; 'wasm' kernels take none. Needs shared memory (a page
+   * must be cross-origin isolated: COOP and COEP headers) and a way to start workers: a browser's Worker or Node
+   * ≥ 20.16's worker_threads. The workers start in the background; until
+   * they have, the calling thread does their shares. dispose() stops them.
+   */
+  workers?: number
   /** Ragdoll physics. */
   physics?: {
     /**
@@ -104,6 +123,14 @@ export function createContext(world: World, options: AnimationPluginOptions | un
   if (kernels !== 'js' && kernels !== 'wasm') {
     throw new AnimationError('argument', `${what}: kernels ${showValue(kernels)} must be 'js' or 'wasm'`)
   }
+  const workers = o.workers ?? 0
+  if (!Number.isInteger(workers) || (workers as number) < 0 || (workers as number) > MAX_WORKERS) {
+    throw new AnimationError(
+      'argument',
+      `${what}: workers ${showValue(workers)} must be an integer in [0, ${MAX_WORKERS}]`,
+    )
+  }
+  if (workers > 0) checkWorkers(what, kernels)
   const physicsOptions = optionsObject<NonNullable<AnimationPluginOptions['physics']>>(
     o.physics,
     what,
@@ -121,16 +148,18 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     CrossFade: createCrossFadeStore(capacity),
     Ragdoll: createRagdollStore(capacity),
   }
+  const pool = createPosePool(Math.min(maxPoseSlots, 1024), maxPoseSlots)
   const physics = physicsOptions.world ?? createPhysicsWorld(physicsOptions)
   // Last: it registers with the world once its memory is had (kernels 'wasm' can fail for lack of it).
   const sceneGraph = createSceneGraph(world, capacity, kernels)
-  return {
+  if (workers > 0) shareStores(stores, pool, sceneGraph)
+  const ctx: AnimationContext = {
     world,
     dt,
     capacity,
     stores,
     sceneGraph,
-    pool: createPosePool(Math.min(maxPoseSlots, 1024), maxPoseSlots),
+    pool,
     assets: [],
     clips: [],
     cursors: [],
@@ -157,8 +186,38 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     worldReported: new Uint8Array(capacity),
     lod: createLodState(capacity),
     blendScratch: new Float32Array(64 * JOINT_STRIDE),
+    parallel: null,
     disposed: false,
   }
+  if (workers > 0) (ctx as { parallel: Parallel | null }).parallel = createParallel(ctx, workers)
+  return ctx
+}
+
+/** Throws when workers cannot run here (before anything registers with the world). */
+function checkWorkers(what: string, kernels: SceneKernels): void {
+  if (kernels !== 'js') throw new AnimationError('argument', `${what}: workers need kernels 'js'`)
+  if (!sharedMemoryAvailable()) {
+    throw new AnimationError(
+      'argument',
+      `${what}: workers need SharedArrayBuffer (a page must be cross-origin isolated: COOP and COEP headers)`,
+    )
+  }
+  if (workerSpawner() === null) {
+    throw new AnimationError(
+      'argument',
+      `${what}: workers cannot start here (no Web Worker, nor Node ≥ 20.16's worker_threads)`,
+    )
+  }
+}
+
+/** Moves the arrays worker threads read or write to shared memory (before any system holds them). */
+function shareStores(stores: AnimationContext['stores'], pool: PosePool, graph: SceneGraph): void {
+  for (const store of Object.values(stores)) shareFields(store)
+  shareFields(pool)
+  shareFields(graph.store)
+  const g = graph as { order: Int32Array; kept: Uint8Array }
+  g.order = sharedCopy(graph.order)
+  g.kept = sharedCopy(graph.kept)
 }
 
 /** Throws when the plugin was disposed: every public call starts with it. */

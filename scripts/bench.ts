@@ -8,7 +8,7 @@
  *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle,layered,blend-space,lod]
  *     [--alloc-steps 1000] [--no-squad]
  *     [--no-split] [--shared-process] [--json] [--out result.json] [--v8-measures] [--kernels js|wasm]
- *     [--compare-kernels]
+ *     [--compare-kernels] [--compare-workers [--workers 0,2]]
  *
  * Each scenario (and the squad comparison) runs in a fresh child process holding one animation plugin, as a
  * game does, on the bench bundled to plain JavaScript (see BenchOptions.isolate and run.ts's bundledChildEntry:
@@ -20,6 +20,10 @@
  * --compare-kernels [--children 4]: world-matrix propagation with each kernel on the playing crowd, for the
  *   chosen assets (default rig-linear, fox) at the largest character count (default 1000), in alternating child
  *   processes, `--children` per kernel (scripts/bench/kernels.ts).
+ * --compare-workers [--workers 0,2] [--children 2] [--main-waits]: the whole step with each count of the plugin's
+ *   `workers` option, wall and CPU time (and the calling thread's, on Linux), on the rig's playing crowd ×10,000
+ *   and the chosen assets' and crowds' crowds ×1000, in alternating child processes (scripts/bench/workers.ts);
+ *   --main-waits leaves every chunk to the workers, so the calling thread's CPU is the step's serial part.
  * Run with --expose-gc (the npm script does) so allocation windows start from a collected heap.
  */
 import { writeFile } from 'node:fs/promises'
@@ -28,6 +32,7 @@ import { CROWD_KINDS, type CrowdKind } from './bench/crowd.ts'
 import { formatReport } from './bench/report.ts'
 import os from 'node:os'
 import { formatKernelComparisons, runKernelComparisons } from './bench/kernels.ts'
+import { formatWorkersComparisons, runWorkersComparisons, workersScenarios } from './bench/workers.ts'
 import {
   ASSET_NAMES,
   SECTION_NAMES,
@@ -58,6 +63,9 @@ const { values } = parseArgs({
     'v8-measures': { type: 'boolean', default: false },
     kernels: { type: 'string' },
     'compare-kernels': { type: 'boolean', default: false },
+    'compare-workers': { type: 'boolean', default: false },
+    'main-waits': { type: 'boolean', default: false },
+    workers: { type: 'string' },
     children: { type: 'string' },
   },
 })
@@ -126,6 +134,33 @@ if (values['compare-kernels']) {
           `${formatKernelComparisons(results)}\n`,
   )
   if (results.some((r) => !r.sameBits)) process.exitCode = 1
+  process.exit()
+}
+if (values['compare-workers']) {
+  const settings = benchSettings(options)
+  const counts =
+    values.workers === undefined ? [0, 2] : values.workers.split(',').map((w) => integer(w, 'workers', 0)!)
+  const scenarios = workersScenarios(options.assets ?? ['rig-linear', 'fox'], options.crowds ?? CROWD_KINDS)
+  const load = os.loadavg().map((x) => x.toFixed(2))
+  const children = integer(values.children, 'children', 1) ?? 2
+  const results = await runWorkersComparisons(
+    scenarios,
+    counts,
+    children,
+    settings,
+    options.log ?? (() => {}),
+    values['main-waits'],
+  )
+  const end = os.loadavg().map((x) => x.toFixed(2))
+  if (values.out !== undefined) await writeFile(values.out, `${JSON.stringify(results, null, 2)}\n`)
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(results, null, 2)}\n`
+      : `Workers (load average ${load.join(' ')} at start, ${end.join(' ')} at the end; per child the median of ${settings.rounds} rounds, then the median over ${children} children):\n\n` +
+          `${formatWorkersComparisons(results)}\n`,
+  )
+  if (results.some((r) => !r.sameBits || r.runs.some((run) => run.workers > 0 && run.workerItems === 0)))
+    process.exitCode = 1
   process.exit()
 }
 if (values['v8-measures']) {

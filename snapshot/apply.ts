@@ -1,7 +1,7 @@
 import type { World } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
 import { rebuildPhysicsWorld } from '../src/physics/snapshot.ts'
-import { JOINT_STRIDE } from '../components/Pose.ts'
+import { JOINT_STRIDE, poolArrays } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { readPlan, type Plan } from './read.ts'
 import { applyStructure, finishStructure } from './structure.ts'
@@ -68,8 +68,9 @@ function applyPlan(ctx: AnimationContext, plan: Plan, propagate: (world: World) 
 function applyPool(ctx: AnimationContext, p: Plan['pool']): void {
   const pool = ctx.pool
   if (pool.slots !== p.slots) {
-    pool.data = new Float32Array(p.slots * JOINT_STRIDE)
-    pool.joints = new Int32Array(p.slots)
+    const arrays = poolArrays(pool, p.slots)
+    pool.data = arrays.data
+    pool.joints = arrays.joints
     pool.slots = p.slots
   } else {
     // In use now: the gaps between the current free ranges.

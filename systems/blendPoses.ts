@@ -1,7 +1,6 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
 import type { StepState, AnimationStores } from './state.ts'
-import type { SceneNodeStore } from '../components/SceneNode.ts'
 import { BLEND_S, BLEND_T, blendJointLayers } from '../src/clip/blendLayers.ts'
 import {
   JOINT_STRIDE,
@@ -13,120 +12,10 @@ import {
   layerOffset,
 } from '../components/Pose.ts'
 import { RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
-import { primeWriter } from '../src/engine/v8.ts'
+import { poseWriter } from './poseWriter.ts'
+import { PHASE_WRITE } from './workers/pool.ts'
 
-/**
- * Writes a pose into the scene graph: joint j's 10 floats (`pose[poseOffset + j·10 ..]`, layout of
- * src/math/poseLayout.ts) become the local T/R/S of SceneNode entity `jointIndices[jointStart + j]`, for
- * j < count. A node is written and marked dirty only when a value actually changed (compared by value as
- * float32), so still joints cost no world-matrix work downstream. Returns how many nodes changed.
- *
- * The last line of defence against non-finite values: a joint whose 10 floats are not all finite is not written
- * (its node keeps its last good local transform) and is counted in `nonFinite[0]` when that is given (set, not
- * added to). Entity 0 (bitecs never issues it) marks a joint whose entity is gone and is skipped.
- * Allocation-free; otherwise trusts its arguments (entities are SceneNodes, offsets in range).
- */
-export function applyPoseToSceneGraph(
-  nodes: SceneNodeStore,
-  pose: Float32Array,
-  jointIndices: ArrayLike<number>,
-  poseOffset = 0,
-  jointStart = 0,
-  count = jointIndices.length - jointStart,
-  nonFinite: Uint32Array | null = null,
-): number {
-  return poseWriter(nodes)(pose, jointIndices, poseOffset, jointStart, count, nonFinite)
-}
-
-/** applyPoseToSceneGraph bound to one scene graph's store (all arguments required). */
-export type PoseWriter = (
-  pose: Float32Array,
-  jointIndices: ArrayLike<number>,
-  poseOffset: number,
-  jointStart: number,
-  count: number,
-  nonFinite: Uint32Array | null,
-) => number
-
-const writers = new WeakMap<SceneNodeStore, PoseWriter>()
-
-/**
- * The one PoseWriter of a scene graph's store (made on first use). A closure over the store's arrays rather
- * than a function taking them: with one plugin in the process V8 specializes a closure's code to the arrays it
- * closed over (about a tenth of this loop; see propagateTransforms).
- */
-export function poseWriter(nodes: SceneNodeStore): PoseWriter {
-  let writer = writers.get(nodes)
-  if (!writer) {
-    writer = createPoseWriter(nodes)
-    primeWriter(writer, nodes)
-    writers.set(nodes, writer)
-  }
-  return writer
-}
-
-function createPoseWriter(nodes: SceneNodeStore): PoseWriter {
-  const { translation: tr, rotation: rot, scale: sc, dirty } = nodes
-  return function writePose(pose, jointIndices, poseOffset, jointStart, count, nonFinite) {
-    // Read once into a local: V8 11 reads an imported binding from the module context, with a check, at every
-    // use (8% of this loop).
-    const STRIDE = JOINT_STRIDE
-    let changed = 0
-    let rejected = 0
-    for (let j = 0; j < count; j++) {
-      const e = jointIndices[jointStart + j]!
-      if (e === 0) continue
-      const p = poseOffset + j * STRIDE
-      const t = e * 3
-      const r = e * 4
-      const tx = pose[p]!
-      const ty = pose[p + 1]!
-      const tz = pose[p + 2]!
-      const rx = pose[p + 3]!
-      const ry = pose[p + 4]!
-      const rz = pose[p + 5]!
-      const rw = pose[p + 6]!
-      const sx = pose[p + 7]!
-      const sy = pose[p + 8]!
-      const sz = pose[p + 9]!
-      // Rotation first: of an animated joint's paths it is the one that changes nearly every step.
-      if (
-        rot[r] !== rx ||
-        rot[r + 1] !== ry ||
-        rot[r + 2] !== rz ||
-        rot[r + 3] !== rw ||
-        tr[t] !== tx ||
-        tr[t + 1] !== ty ||
-        tr[t + 2] !== tz ||
-        sc[t] !== sx ||
-        sc[t + 1] !== sy ||
-        sc[t + 2] !== sz
-      ) {
-        // One test for all ten: the sum is NaN when any value is NaN or infinite (∞ − ∞), and ten float32 values
-        // cannot overflow a double. A NaN never equals the stored value, so a bad joint always gets here.
-        const sum = tx + ty + tz + rx + ry + rz + rw + sx + sy + sz
-        if (sum - sum !== 0) {
-          rejected++
-          continue
-        }
-        tr[t] = tx
-        tr[t + 1] = ty
-        tr[t + 2] = tz
-        rot[r] = rx
-        rot[r + 1] = ry
-        rot[r + 2] = rz
-        rot[r + 3] = rw
-        sc[t] = sx
-        sc[t + 1] = sy
-        sc[t + 2] = sz
-        dirty[e] = 1
-        changed++
-      }
-    }
-    if (nonFinite !== null) nonFinite[0] = rejected
-    return changed
-  }
-}
+export { applyPoseToSceneGraph, poseWriter, type PoseWriter } from './poseWriter.ts'
 
 /** What blendPoses reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type BlendPosesInput = Pick<
@@ -141,6 +30,7 @@ export type BlendPosesInput = Pick<
   | 'poseReported'
   | 'blendScratch'
   | 'ragdolls'
+  | 'parallel'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Ragdoll' | 'Sampler'>
 }
@@ -177,25 +67,65 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
       const base = Pose.base[eid]!
       const anim = layerOffset(base, n, LAYER_ANIM)
       if (weight > 0) {
-        const scratch = ctx.blendScratch
-        const phys = layerOffset(base, n, LAYER_PHYS)
-        const joints = ctx.ragdolls[eid]?.jointWeights ?? null
-        if (joints === null) {
-          blendJointLayers(scratch, 0, pool.data, anim, pool.data, phys, n, Ragdoll.weight, eid)
-        } else {
-          // Per-joint weights: one blend per run of joints with equal weight (a subtree is a run).
-          const w = joints.weights
-          for (let start = 0, end = 1; start < n; start = end, end = start + 1) {
-            while (end < n && w[end] === w[start]) end++
-            const o = start * JOINT_STRIDE
-            blendJointLayers(scratch, o, pool.data, anim + o, pool.data, phys + o, end - start, w, start)
-          }
-        }
-        writePose(scratch, pool.joints, 0, base, n, refused)
+        writeBlended(eid, n, base, anim)
+        writePose(ctx.blendScratch, pool.joints, 0, base, n, refused)
       } else if (Pose.changed[eid] === 1) {
         writePose(pool.data, pool.joints, anim, base, n, refused)
       } else continue
       if (refused[0] !== 0) repair(eid, refused[0]!)
+    }
+  }
+
+  /**
+   * blendPoses with workers: the characters without ragdoll weight are written in the parallel phase; every
+   * refusal is repaired afterwards in entity order, as the loop above repairs them (each repair touches only
+   * its own character, and only repairs report).
+   */
+  function blendPosesParallel(_world: World): void {
+    commitRemovals(ctx.world)
+    const dense = characters.dense
+    const pool = ctx.pool
+    const par = ctx.parallel!
+    const poseRefused = par.poseRefused
+    let anyRefused = false
+    for (let i = 0; i < dense.length; i++) {
+      const eid = dense[i]!
+      if (Ragdoll.weight[eid]! > 0) {
+        const n = Pose.count[eid]!
+        const base = Pose.base[eid]!
+        writeBlended(eid, n, base, layerOffset(base, n, LAYER_ANIM))
+        writePose(ctx.blendScratch, pool.joints, 0, base, n, refused)
+        poseRefused[eid] = refused[0]!
+        if (refused[0] !== 0) anyRefused = true
+      } else if (Pose.changed[eid] === 1) par.queue(eid)
+    }
+    par.run(PHASE_WRITE)
+    if (!anyRefused && !par.anyRefused()) return
+    for (let i = 0; i < dense.length; i++) {
+      const eid = dense[i]!
+      const joints = poseRefused[eid]!
+      if (joints === 0) continue
+      poseRefused[eid] = 0
+      repair(eid, joints)
+    }
+  }
+
+  /** The blend of ANIM and PHYS by the ragdoll weight (each joint's, with joint weights) into blendScratch. */
+  function writeBlended(eid: number, n: number, base: number, anim: number): void {
+    const scratch = ctx.blendScratch
+    const data = ctx.pool.data
+    const phys = layerOffset(base, n, LAYER_PHYS)
+    const joints = ctx.ragdolls[eid]?.jointWeights ?? null
+    if (joints === null) {
+      blendJointLayers(scratch, 0, data, anim, data, phys, n, Ragdoll.weight, eid)
+    } else {
+      // Per-joint weights: one blend per run of joints with equal weight (a subtree is a run).
+      const w = joints.weights
+      for (let start = 0, end = 1; start < n; start = end, end = start + 1) {
+        while (end < n && w[end] === w[start]) end++
+        const o = start * JOINT_STRIDE
+        blendJointLayers(scratch, o, data, anim + o, data, phys + o, end - start, w, start)
+      }
     }
   }
 
@@ -255,7 +185,7 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
     })
   }
 
-  return blendPoses
+  return ctx.parallel === null ? blendPoses : blendPosesParallel
 }
 
 const REPAIRED_LAYERS: readonly (readonly [number, string])[] = [

@@ -16,6 +16,7 @@ import {
   type ClipEventsInput,
 } from './clipEvents.ts'
 import { addRootMotionSource } from './rootMotion.ts'
+import { PHASE_SAMPLE } from './workers/pool.ts'
 import {
   JOINT_STRIDE,
   LAYER_ANIM,
@@ -49,6 +50,7 @@ export type SampleClipsInput = Pick<
   | 'ragdolls'
   | 'rootMotion'
   | 'lod'
+  | 'parallel'
 > &
   ClipEventsInput & {
     readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade' | 'Ragdoll'>
@@ -69,10 +71,13 @@ export type SampleClipsInput = Pick<
  * to 0. Right after advancing a clip's phase it reports the clip's loops, 'finished' and markers of the step
  * into `ctx.events` (systems/clipEvents.ts): the character's clip, then the clip it fades out of; and for a
  * character with root motion, adds each clip's motion of the step by its weight (systems/rootMotion.ts).
+ * With workers (`ctx.parallel`), a character without layers has its samples (and a fade's blend) taken in a
+ * parallel phase after the loop: the same kernels on the same values, so the same bits.
  * Never throws; allocates nothing but those event records.
  */
 export function createSampleClipsSystem(ctx: SampleClipsInput) {
   const { Pose, Sampler, CrossFade } = ctx.stores
+  const parallel = ctx.parallel
   const characters = registerQuery(ctx.world, [Sampler, Pose])
   primeSampler()
   /** The outgoing clip's clip-local time, handed to sampleClipChannels through memory like the Sampler's. */
@@ -168,7 +173,15 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
       Sampler.lastTime[eid] = t
       const cursors = ctx.cursors[eid]!
 
-      if (fading) {
+      if (fading && parallel !== null && !layered) {
+        // With workers: the outgoing clip advances (and reports) here; the samples and blend wait for the phase.
+        const fromId = CrossFade.fromClip[eid]!
+        if (fromId >= 0) {
+          advanceOutgoing(eid, fromId)
+          parallel.fromLocal[eid] = fromLocal[0]!
+        }
+        parallel.queueFade(eid)
+      } else if (fading) {
         const fromId = CrossFade.fromClip[eid]!
         const from = layerOffset(base, n, LAYER_FROM)
         if (fromId >= 0) {
@@ -195,11 +208,14 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
         )
       } else {
         if ((flags & SAMPLER_RESET_REST) !== 0 || layered) data.set(ctx.assets[Pose.asset[eid]!]!.rest, anim)
-        sampleClipChannels(data, anim, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
+        // With workers, the sample itself waits for the parallel phase at the end (the same kernel).
+        if (parallel !== null && !layered) parallel.queueSample(eid)
+        else sampleClipChannels(data, anim, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
       }
       Sampler.reset[eid] = 0
       Pose.changed[eid] = 1
       Pose.changedStep[eid] = ctx.step
     }
+    if (parallel !== null) parallel.run(PHASE_SAMPLE)
   }
 }

@@ -16,6 +16,7 @@ import type { LayerStack } from './layerState.ts'
 import type { ClipEventPool } from './clipEvents.ts'
 import type { RootMotionState } from './rootMotion.ts'
 import type { LodState } from './scheduleLod.ts'
+import type { Parallel } from './workers/pool.ts'
 
 /**
  * An asset registered with a plugin: its rig (joints parents first, rest pose: src/skeleton/rig.ts) and the clips
@@ -155,6 +156,11 @@ export interface StepState {
   readonly lod: LodState
   /** blendPoses' output scratch: 10 floats per joint of the largest character (grown outside the step). */
   blendScratch: Float32Array
+  /**
+   * The worker threads of the `workers` option (systems/workers/pool.ts), or null (0 workers, the default): then
+   * every system runs as it always did, on this thread alone.
+   */
+  readonly parallel: Parallel | null
 }
 
 /** The kinds of the problem reports (ProblemEvent). */

@@ -11,6 +11,9 @@ export interface DeterminismHook {
   run: CrossEngineRun | null
   /** The same scenario with the plugin's `kernels: 'wasm'` (WebAssembly world-matrix propagation). */
   wasmRun: CrossEngineRun | null
+  /** The same scenario with the plugin's `workers: 2` (Web Workers over shared memory), and whether the page could. */
+  workersRun: CrossEngineRun | null
+  isolated: boolean
   math: number[] | null
   ms: number
 }
@@ -21,7 +24,16 @@ declare global {
   }
 }
 
-const hook: DeterminismHook = { done: false, error: null, run: null, wasmRun: null, math: null, ms: 0 }
+const hook: DeterminismHook = {
+  done: false,
+  error: null,
+  run: null,
+  wasmRun: null,
+  workersRun: null,
+  isolated: crossOriginIsolated,
+  math: null,
+  ms: 0,
+}
 window.__determinism = hook
 
 async function main(): Promise<void> {
@@ -32,6 +44,7 @@ async function main(): Promise<void> {
   hook.run = await runCrossEngineScenario(bytes)
   hook.ms = performance.now() - start
   hook.wasmRun = await runCrossEngineScenario(bytes, 'wasm')
+  hook.workersRun = await runCrossEngineScenario(bytes, 'js', 2)
   hook.math = mathProbe()
 }
 

@@ -14,7 +14,7 @@ import type { SceneKernels } from '../../components/SceneNode.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { makeCrowdPlan } from './crowd.ts'
 import { createOurCrowd } from './ours.ts'
-import { median, runRounds } from './measure.ts'
+import { markdownTable, median, runRounds } from './measure.ts'
 import { DEFAULT_FOX, removeChildEntry, runInChild, type AssetName, type Settings } from './run.ts'
 
 /** One child's measurement: one plugin with one kernel. */
@@ -157,7 +157,6 @@ export async function runKernelComparisons(
 
 /** Markdown table of comparisons. */
 export function formatKernelComparisons(results: readonly KernelComparison[]): string {
-  const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`
   const header = [
     'asset',
     'chars × joints',
@@ -171,23 +170,20 @@ export function formatKernelComparisons(results: readonly KernelComparison[]): s
     'children per kernel',
     'same hash',
   ]
-  return [
-    line(header),
-    line(header.map(() => '---')),
-    ...results.map((r) =>
-      line([
-        r.asset,
-        `${r.characters} × ${r.joints}`,
-        r.runs[0]!.recomputed,
-        r.js.nsPerNode.toFixed(1),
-        r.wasm.nsPerNode.toFixed(1),
-        `${r.propagateRatio.toFixed(2)}×`,
-        r.js.stepNsPerJoint.toFixed(1),
-        r.wasm.stepNsPerJoint.toFixed(1),
-        `${r.stepRatio.toFixed(2)}×`,
-        r.runs.length / 2,
-        r.sameBits ? 'yes' : 'NO',
-      ]),
-    ),
-  ].join('\n')
+  return markdownTable(
+    header,
+    results.map((r) => [
+      r.asset,
+      `${r.characters} × ${r.joints}`,
+      r.runs[0]!.recomputed,
+      r.js.nsPerNode.toFixed(1),
+      r.wasm.nsPerNode.toFixed(1),
+      `${r.propagateRatio.toFixed(2)}×`,
+      r.js.stepNsPerJoint.toFixed(1),
+      r.wasm.stepNsPerJoint.toFixed(1),
+      `${r.stepRatio.toFixed(2)}×`,
+      r.runs.length / 2,
+      r.sameBits ? 'yes' : 'NO',
+    ]),
+  )
 }

@@ -254,3 +254,12 @@ async function sampled(session: Session, side: Side, steps: number, interval: nu
   const total = (n: ProfileNode): number => n.children.reduce((s, c) => s + total(c), n.selfSize)
   return total(profile.head)
 }
+
+/** A Markdown table: the header, its rule, then the rows. */
+export function markdownTable(
+  header: readonly string[],
+  rows: readonly (readonly (string | number)[])[],
+): string {
+  const line = (cells: readonly (string | number)[]) => `| ${cells.join(' | ')} |`
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n')
+}

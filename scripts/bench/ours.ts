@@ -32,8 +32,8 @@ export interface OurCrowd {
   worldMatrix(c: number, j: number, out: Float64Array, o: number): void
 }
 
-/** The crowd of `plan` in one plugin, with the plugin's `kernels` option (default 'js'). */
-export function createOurCrowd(plan: CrowdPlan, kernels: SceneKernels = 'js'): OurCrowd {
+/** The crowd of `plan` in one plugin, with the plugin's `kernels` option (default 'js') and `workers` (0). */
+export function createOurCrowd(plan: CrowdPlan, kernels: SceneKernels = 'js', workers = 0): OurCrowd {
   const count = plan.roles.length
   const world = createWorld()
   const nodeCount = plan.asset.nodes.length
@@ -43,6 +43,7 @@ export function createOurCrowd(plan: CrowdPlan, kernels: SceneKernels = 'js'): O
     // 5 slots per joint, and a layer block of 6 (+1 per blend-space point) per layer used (layered: 0, 1, 2).
     maxPoseSlots: Math.max(1024, count * nodeCount * 24),
     kernels,
+    workers,
   })
   const handle = plugin.addAsset(plan.asset)
   const durationA = plan.asset.clips[plan.clipA]!.duration

@@ -49,6 +49,7 @@ import {
 import type { V8Measures } from '../../src/engine/v8.ts'
 import { measureSnapshots, snapshotTargets, type SnapshotCrowdResult } from './snapshots.ts'
 import type { SceneKernels } from '../../components/SceneNode.ts'
+import type { WorkersScenario } from './workers.ts'
 
 export type AssetName = 'fox' | 'rig-linear' | 'rig-cubic'
 export const ASSET_NAMES: readonly AssetName[] = ['fox', 'rig-linear', 'rig-cubic']
@@ -361,7 +362,7 @@ function clipPair(name: AssetName): { clipA: number; clipB: number } {
  * (RIG_UPPER_BODY, the chest's subtree: 52 of 64 joints) and Idle additive. Blend space: Survey, Walk, Run
  * (Fox: 3.29, 0.71 and 0.58 s) and the rig's Idle, Walk, Run (2 s each) at 0, 1, 2.
  */
-function planOptions(name: AssetName, crowd: CrowdKind): PlanOptions {
+export function planOptions(name: AssetName, crowd: CrowdKind): PlanOptions {
   return name === 'fox'
     ? {
         clipA: 1,
@@ -470,6 +471,14 @@ export type ChildTask =
       asset: AssetName
       count: number
       kernels: SceneKernels
+      foxPath: string
+      settings: Settings
+    }
+  | {
+      kind: 'workers'
+      scenario: WorkersScenario
+      workers: number
+      mainWaits: boolean
       foxPath: string
       settings: Settings
     }

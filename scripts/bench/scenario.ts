@@ -11,6 +11,7 @@ import { createGcTracker } from './measure.ts'
 import { measureKernel } from './kernels.ts'
 import { loadBenchAsset, runScenarioJob, squadVsSlerp, type ChildTask } from './run.ts'
 import { measureSnapshots } from './snapshots.ts'
+import { measureWorkers } from './workers.ts'
 
 const task = JSON.parse(process.argv[2] ?? '{}') as ChildTask
 // Before any plugin exists: priming happens once per process.
@@ -23,19 +24,27 @@ try {
       ? await runScenarioJob(task.job, task.settings, tracker, log)
       : task.kind === 'snapshots'
         ? await measureSnapshots(task.settings, tracker, log)
-        : task.kind === 'kernels'
-          ? measureKernel(
-              await loadBenchAsset(task.asset, task.settings.rigJoints, task.foxPath),
-              task.asset,
-              task.count,
-              task.kernels,
+        : task.kind === 'workers'
+          ? await measureWorkers(
+              await loadBenchAsset(task.scenario.asset, task.settings.rigJoints, task.foxPath),
+              task.scenario,
+              task.workers,
               task.settings,
+              task.mainWaits,
             )
-          : squadVsSlerp(
-              await loadBenchAsset('rig-linear', task.settings.rigJoints, ''),
-              task.count,
-              task.settings,
-            )
+          : task.kind === 'kernels'
+            ? measureKernel(
+                await loadBenchAsset(task.asset, task.settings.rigJoints, task.foxPath),
+                task.asset,
+                task.count,
+                task.kernels,
+                task.settings,
+              )
+            : squadVsSlerp(
+                await loadBenchAsset('rig-linear', task.settings.rigJoints, ''),
+                task.count,
+                task.settings,
+              )
   process.stdout.write(JSON.stringify(done))
 } finally {
   tracker.stop()

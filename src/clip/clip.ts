@@ -113,6 +113,14 @@ const EMPTY_MARKERS: readonly ClipMarker[] = Object.freeze([])
 /** The clip each channel was built in (for prepareSquad from a lone channel). */
 const owners = new WeakMap<Channel, Clip>()
 
+/**
+ * Takes a structured clone of a built clip (a worker thread's copy: systems/workers/worker.ts) as built here,
+ * so its channels find their clip (clipOf, for squad's segments made on first use).
+ */
+export function adoptClip(clip: Clip): void {
+  for (const ch of clip.channels) owners.set(ch, clip)
+}
+
 /** The clip `channel` belongs to. Throws for a channel buildClip did not make. */
 export function clipOf(channel: Channel): Clip {
   const clip = owners.get(channel)

@@ -11,6 +11,11 @@ import { formatReport } from '../../scripts/bench/report.ts'
 import { createBenchRig } from '../../scripts/bench/rig.ts'
 import { benchSettings, compareWorlds, runBenchmark } from '../../scripts/bench/run.ts'
 import { formatKernelComparisons, runKernelComparisons } from '../../scripts/bench/kernels.ts'
+import {
+  formatWorkersComparisons,
+  runWorkersComparisons,
+  workersScenarios,
+} from '../../scripts/bench/workers.ts'
 import { createBlendReference, createThreeCrowd, restSize } from '../../scripts/bench/three.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { lodPhases } from '../../systems/scheduleLod.ts'
@@ -195,6 +200,29 @@ describe('benchmark', () => {
     expect(cmp!.propagateRatio).toBeCloseTo(cmp!.js.nsPerNode / cmp!.wasm.nsPerNode, 9)
     expect(cmp!.wasm.nsPerNode).toBeGreaterThan(0)
     expect(formatKernelComparisons([cmp!])).toContain('| rig-linear | 3 × 8 | 24 |')
+  }, 60_000)
+
+  it('--compare-workers measures each worker count in alternating children, the same hash, workers taking part', async () => {
+    expect(
+      workersScenarios(['rig-linear', 'fox'], ['playing', 'idle']).map(
+        (s) => `${s.asset} ${s.crowd} ${s.characters}`,
+      ),
+    ).toEqual([
+      'rig-linear playing 10000',
+      'rig-linear playing 1000',
+      'rig-linear idle 1000',
+      'fox playing 1000',
+      'fox idle 1000',
+    ])
+    const settings = benchSettings({ rounds: 2, rigJoints: 8 })
+    const scenario = { asset: 'rig-linear', crowd: 'moving', characters: 6 } as const
+    // The calling thread leaves every chunk to the workers (6 characters are one chunk: it would take it first).
+    const [cmp] = await runWorkersComparisons([scenario], [0, 2], 2, settings, () => {}, true)
+    expect(cmp!.runs.map((r) => r.workers)).toEqual([0, 2, 2, 0])
+    expect(cmp!.sameBits).toBe(true)
+    for (const run of cmp!.runs) expect(run.workerItems > 0).toBe(run.workers > 0)
+    expect(cmp!.counts[1]!.speedup).toBeCloseTo(cmp!.counts[0]!.wallMs / cmp!.counts[1]!.wallMs, 9)
+    expect(formatWorkersComparisons([cmp!])).toMatch(/^\| rig-linear moving \| 6 × 8 \| .* \| yes \|$/m)
   }, 60_000)
 
   it('the correctness check sees a pose that differs', () => {

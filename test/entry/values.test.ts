@@ -233,7 +233,7 @@ describe('public calls with any JavaScript value', () => {
         () => createAnimationPlugin(createWorld(), v as never),
         'createAnimationPlugin(world, v)',
       )
-      for (const key of ['capacity', 'dt', 'maxPoseSlots', 'kernels', 'physics']) {
+      for (const key of ['capacity', 'dt', 'maxPoseSlots', 'kernels', 'workers', 'physics']) {
         expectAnimationErrorOrOk(
           () => createAnimationPlugin(createWorld(), { [key]: v } as never),
           `createAnimationPlugin(world, { ${key} })`,

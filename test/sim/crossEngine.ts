@@ -10,6 +10,7 @@ import { createAnimationPlugin, type AnimationPlugin, type PlayOptions } from '.
 import { hashAnimationState } from '../../plugin/hash.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { withTravel } from '../../demo/travel.ts'
+import { CTL_DONE } from '../../systems/workers/pool.ts'
 
 /**
  * The cross-engine determinism scenario (issue 7): one simulation that runs the same in Node (vitest) and in a
@@ -57,6 +58,8 @@ export interface CrossEngineRun {
   readonly checkpoints: readonly CrossEngineCheckpoint[]
   /** What the step reported (an exploding ragdoll would show here); expected empty. */
   readonly events: readonly string[]
+  /** With the `workers` option: items the worker threads did (0 when they never took part). */
+  readonly workerItems?: number
 }
 
 /** What happens at which step (after that many steps have run, before the next). */
@@ -126,13 +129,23 @@ function skeletonView(asset: AnimationAsset) {
   return { source: asset.source, nodes: asset.nodes, skinJoints: asset.skeletons[0]?.joints }
 }
 
-/** Reads the Fox from `foxBytes` and runs the scenario on it (with the plugin's `kernels` option). */
+/**
+ * Reads the Fox from `foxBytes` and runs the scenario on it (with the plugin's `kernels` and `workers` options;
+ * with workers, once they have started, a browser starting them only when the page's thread is idle, and doing
+ * every chunk of work themselves).
+ */
 export async function runCrossEngineScenario(
   foxBytes: Uint8Array,
   kernels: SceneKernels = 'js',
+  workers = 0,
 ): Promise<CrossEngineRun> {
   const asset = await readAsset(foxBytes, 'Fox.glb')
-  return simulateCrossEngine(asset, createHasher().update(foxBytes).digest(), kernels)
+  const plugin = createAnimationPlugin(createWorld(), { capacity: 1024, kernels, workers })
+  const parallel = contextOf(plugin).parallel
+  await parallel?.ready()
+  // The workers do every chunk (six Foxes are one chunk a phase, which the calling thread would mostly take).
+  if (parallel) parallel.mainWorks = false
+  return simulateCrossEngine(asset, createHasher().update(foxBytes).digest(), kernels, workers, plugin)
 }
 
 /**
@@ -143,10 +156,12 @@ export function simulateCrossEngine(
   file: AnimationAsset,
   assetHash: string,
   kernels: SceneKernels = 'js',
+  workers = 0,
+  made: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 1024, kernels, workers }),
 ): CrossEngineRun {
   // The Fox's Walk with 70 cm of forward travel a loop on its hips (demo/travel.ts), for root motion.
   const asset = withTravel(file, { name: 'Travel', from: 'Walk', node: 'b_Hip_01', move: [0, -70, 0] })
-  const plugin = createAnimationPlugin(createWorld(), { capacity: 1024, kernels })
+  const plugin = made
   const nodes = plugin.stores.SceneNode
   const characters = CAST.map((cast) => {
     const c = plugin.addCharacter(asset)
@@ -165,8 +180,11 @@ export function simulateCrossEngine(
     if ((step + 1) % CROSS_ENGINE_EVERY === 0) checkpoints.push(checkpoint(plugin, characters, step + 1))
   }
   const events = plugin.events.map((e) => `step ${e.step} ${e.kind}: ${e.message}`)
+  const parallel = contextOf(plugin).parallel
+  let workerItems = 0
+  for (let w = 0; w < workers; w++) workerItems += parallel!.control[CTL_DONE + w]!
   plugin.dispose()
-  return { assetHash, checkpoints, events }
+  return { assetHash, checkpoints, events, workerItems }
 }
 
 function checkpoint(p: AnimationPlugin, characters: readonly number[], step: number): CrossEngineCheckpoint {
