@@ -36,6 +36,36 @@ export function restOverlaps(
   rest: Float32Array,
   parents: Int32Array,
   margin: number,
+): readonly Uint32Array[] {
+  // Every ragdoll of an asset's default description (and a partial one's limb colliders) asks the same: the
+  // answer is kept with the description array, for the same rig arrays and margin.
+  let kept = overlapCache.get(bodies)
+  if (kept === undefined) overlapCache.set(bodies, (kept = []))
+  for (const k of kept) {
+    if (k.nodeJoint === nodeJoint && k.rest === rest && k.parents === parents && k.margin === margin)
+      return k.out
+  }
+  const out = computeRestOverlaps(bodies, nodeJoint, rest, parents, margin)
+  kept.push({ nodeJoint, rest, parents, margin, out })
+  return out
+}
+
+interface KeptOverlaps {
+  readonly nodeJoint: Int32Array
+  readonly rest: Float32Array
+  readonly parents: Int32Array
+  readonly margin: number
+  readonly out: readonly Uint32Array[]
+}
+
+const overlapCache = new WeakMap<readonly ResolvedBody[], KeptOverlaps[]>()
+
+function computeRestOverlaps(
+  bodies: readonly ResolvedBody[],
+  nodeJoint: Int32Array,
+  rest: Float32Array,
+  parents: Int32Array,
+  margin: number,
 ): Uint32Array[] {
   const n = parents.length
   const count = bodies.length

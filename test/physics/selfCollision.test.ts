@@ -34,7 +34,7 @@ function body(node: number, radius: number, length: number, axis: [number, numbe
   }
 }
 
-const pairs = (bits: Uint32Array[]): string[] => {
+const pairs = (bits: readonly Uint32Array[]): string[] => {
   const out: string[] = []
   bits.forEach((row, i) => {
     for (let j = 0; j < bits.length; j++) if ((row[j >> 5]! >>> (j & 31)) & 1) out.push(`${i}-${j}`)
@@ -128,6 +128,23 @@ describe('restOverlaps', () => {
     const found = pairs(restOverlaps(bodies, nodeJoint, rest, parents, REST_CONTACT_MARGIN))
     expect(found).toContain('0-1')
     expect(found).toContain('1-0')
+  })
+
+  it('answers the same description, rig and margin once: later asks get the same masks', () => {
+    const places: [number, number, number][] = [
+      [0, 0, 0],
+      [1, 0, 0],
+    ]
+    const bodies = [body(0, 0.5, 2, [1, 0, 0]), body(1, 0.5, 2, [1, 0, 0])]
+    const { rest, parents, nodeJoint } = scene(places, [1, 1])
+    const first = restOverlaps(bodies, nodeJoint, rest, parents, REST_CONTACT_MARGIN)
+    expect(restOverlaps(bodies, nodeJoint, rest, parents, REST_CONTACT_MARGIN)).toBe(first)
+    // Another margin, another rest pose or a copy of the description is asked again.
+    expect(restOverlaps(bodies, nodeJoint, rest, parents, 2)).not.toBe(first)
+    expect(restOverlaps(bodies, nodeJoint, rest.slice(), parents, REST_CONTACT_MARGIN)).not.toBe(first)
+    expect(pairs(restOverlaps([...bodies], nodeJoint, rest, parents, REST_CONTACT_MARGIN))).toEqual(
+      pairs(first),
+    )
   })
 
   it('a body whose rest capsule is not finite never collides with its ragdoll', () => {
