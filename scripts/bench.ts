@@ -22,7 +22,8 @@
  *   processes, `--children` per kernel (scripts/bench/kernels.ts).
  * --compare-workers [--workers 0,2] [--children 2] [--main-waits]: the whole step with each count of the plugin's
  *   `workers` option, wall and CPU time (and the calling thread's, on Linux), on the rig's playing crowd ×10,000
- *   and the chosen assets' and crowds' crowds ×1000, in alternating child processes (scripts/bench/workers.ts);
+ *   and the chosen assets' and crowds' crowds ×1000 (with --characters: every crowd at those counts), in
+ *   alternating child processes (scripts/bench/workers.ts);
  *   --main-waits leaves every chunk to the workers, so the calling thread's CPU is the step's serial part.
  * Run with --expose-gc (the npm script does) so allocation windows start from a collected heap.
  */
@@ -140,7 +141,11 @@ if (values['compare-workers']) {
   const settings = benchSettings(options)
   const counts =
     values.workers === undefined ? [0, 2] : values.workers.split(',').map((w) => integer(w, 'workers', 0)!)
-  const scenarios = workersScenarios(options.assets ?? ['rig-linear', 'fox'], options.crowds ?? CROWD_KINDS)
+  const scenarios = workersScenarios(
+    options.assets ?? ['rig-linear', 'fox'],
+    options.crowds ?? CROWD_KINDS,
+    values.characters === undefined ? undefined : options.characters,
+  )
   const load = os.loadavg().map((x) => x.toFixed(2))
   const children = integer(values.children, 'children', 1) ?? 2
   const results = await runWorkersComparisons(

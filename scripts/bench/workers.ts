@@ -55,12 +55,21 @@ export interface WorkersComparison extends WorkersScenario {
   sameBits: boolean
 }
 
-/** The comparison's scenarios: the rig playing at 10,000, then every crowd of the rig and the Fox's at 1000. */
+/**
+ * The comparison's scenarios: by default the rig playing at 10,000, then every crowd of the chosen assets at
+ * 1000; with `characters` (the bench's --characters), every crowd at each of those counts.
+ */
 export function workersScenarios(
   assets: readonly AssetName[],
   crowds: readonly CrowdKind[],
+  characters?: readonly number[],
 ): WorkersScenario[] {
   const out: WorkersScenario[] = []
+  if (characters !== undefined) {
+    for (const count of characters)
+      for (const asset of assets) for (const crowd of crowds) out.push({ asset, crowd, characters: count })
+    return out
+  }
   if (assets.includes('rig-linear') && crowds.includes('playing'))
     out.push({ asset: 'rig-linear', crowd: 'playing', characters: 10000 })
   for (const asset of assets) for (const crowd of crowds) out.push({ asset, crowd, characters: 1000 })

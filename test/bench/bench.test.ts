@@ -214,6 +214,10 @@ describe('benchmark', () => {
       'fox playing 1000',
       'fox idle 1000',
     ])
+    // --characters: those counts for every crowd, and no 10,000 of its own.
+    expect(
+      workersScenarios(['fox'], ['playing'], [100, 500]).map((s) => `${s.asset} ${s.crowd} ${s.characters}`),
+    ).toEqual(['fox playing 100', 'fox playing 500'])
     const settings = benchSettings({ rounds: 2, rigJoints: 8 })
     const scenario = { asset: 'rig-linear', crowd: 'moving', characters: 6 } as const
     // The calling thread leaves every chunk to the workers (6 characters are one chunk: it would take it first).
