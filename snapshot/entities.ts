@@ -40,13 +40,19 @@ export interface EntitiesData {
 }
 
 /** Reads the section; the dense array must be a permutation of 1..maxId (a plain-id world's index). */
+/** The most entity ids (bitecs's maxId: the most ever alive at once) a snapshot's world may have issued. */
+export const MAX_SNAPSHOT_ENTITY_IDS = 2 ** 25
+
 export function readEntities(r: Reader): EntitiesData {
   const maxId = r.u32()
   const alive = r.u32()
   const runs = r.u32()
   if (alive > maxId) throw snapshotError(`section "entities": ${alive} alive ids of ${maxId}`)
-  // maxId may pass the capacity (the game's own entities); the plugin's must not (checked where used).
-  if (maxId > 2 ** 26) throw snapshotError(`section "entities": maxId ${maxId} is past 2^26`)
+  // maxId may pass the capacity (the game's own entities); the plugin's must not (checked where used). The
+  // reader sizes three arrays by it (4 + 1 + 1 bytes an id): 2^25 ids keep that under 200 MiB for a forgery.
+  if (maxId > MAX_SNAPSHOT_ENTITY_IDS) {
+    throw snapshotError(`section "entities": maxId ${maxId} is past 2^25`)
+  }
   const dense = new Uint32Array(maxId)
   const seen = new Uint8Array(maxId + 1)
   let at = 0
