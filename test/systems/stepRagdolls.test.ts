@@ -834,7 +834,8 @@ describe('stepRagdolls: mirrored and extreme scales (issue 17 #4)', () => {
     })
     const cpu = () => (process.cpuUsage().user + process.cpuUsage().system) / 1000
     let best = Infinity
-    for (let trial = 0; trial < 3; trial++) {
+    // Eight worlds: run alone, the first builds are cold code (JIT), 17-19 ms of CPU on a 2-core machine.
+    for (let trial = 0; trial < 8; trial++) {
       const plugin = createAnimationPlugin(createWorld(), { capacity: 256 })
       const c = plugin.addCharacter(chain(MAX_RAGDOLL_BODIES))
       plugin.step()
@@ -846,7 +847,7 @@ describe('stepRagdolls: mirrored and extreme scales (issue 17 #4)', () => {
       best = Math.min(best, cpu() - before)
       expect(plugin.physics.bodies.length).toBe(MAX_RAGDOLL_BODIES + 1)
     }
-    // The spawning step, best of three (CPU time: the machine is shared).
+    // The spawning step, best of eight (CPU time: the machine is shared).
     expect(best).toBeLessThanOrEqual(5)
     const plugin = createAnimationPlugin(createWorld(), { capacity: 256 })
     const c = plugin.addCharacter(chain(MAX_RAGDOLL_BODIES + 1))
