@@ -11,7 +11,7 @@
  *     [--compare-kernels] [--compare-workers [--workers 0,2]]
  *
  * Each scenario (and the squad comparison) runs in a fresh child process holding one animation plugin, as a
- * game does, on the bench bundled to plain JavaScript (see BenchOptions.isolate and run.ts's bundledChildEntry:
+ * game does, on the bench bundled to plain JavaScript (see BenchOptions.isolate and child.ts's bundledChildEntry:
  * under tsx every typed-array access pays a detach check); --shared-process runs them all in this process.
  * --quick: characters 1,100, 5 rounds, 200 allocation steps (a smoke run; targets at 1000 are not measured).
  * --sections snapshots: only the snapshot / restore section (scripts/bench/snapshots.ts), no crowd scenarios.
@@ -34,16 +34,16 @@ import { formatReport } from './bench/report.ts'
 import os from 'node:os'
 import { formatKernelComparisons, runKernelComparisons } from './bench/kernels.ts'
 import { formatWorkersComparisons, runWorkersComparisons, workersScenarios } from './bench/workers.ts'
+import { runBenchmark } from './bench/run.ts'
 import {
   ASSET_NAMES,
   SECTION_NAMES,
   benchSettings,
-  runBenchmark,
   type SectionName,
   type AssetName,
   type BenchOptions,
   type BenchResult,
-} from './bench/run.ts'
+} from './bench/options.ts'
 import { V8_MEASURE_NAMES, type V8Measures } from '../src/engine/v8.ts'
 import type { SceneKernels } from '../components/SceneNode.ts'
 

@@ -15,7 +15,8 @@ import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { makeCrowdPlan } from './crowd.ts'
 import { createOurCrowd } from './ours.ts'
 import { markdownTable, median, runRounds } from './measure.ts'
-import { DEFAULT_FOX, removeChildEntry, runInChild, type AssetName, type Settings } from './run.ts'
+import { DEFAULT_FOX, type AssetName, type Settings } from './options.ts'
+import { removeChildEntry, runInChild } from './child.ts'
 
 /** One child's measurement: one plugin with one kernel. */
 export interface KernelRun {

@@ -263,3 +263,7 @@ export function markdownTable(
   const line = (cells: readonly (string | number)[]) => `| ${cells.join(' | ')} |`
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n')
 }
+
+export function clamp(x: number, lo: number, hi: number): number {
+  return x < lo ? lo : x > hi ? hi : x
+}

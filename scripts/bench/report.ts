@@ -1,5 +1,5 @@
 /** Plain-text (Markdown) tables of a benchmark result, for the terminal and the README. */
-import type { BenchResult, SideResult } from './run.ts'
+import type { BenchResult, SideResult } from './options.ts'
 import { formatSnapshots } from './snapshots.ts'
 
 export function formatReport(r: BenchResult): string {

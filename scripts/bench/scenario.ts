@@ -1,7 +1,7 @@
 /**
- * Child process of `npm run bench` (run.ts, `isolate`): runs one scenario, the squad-vs-slerp comparison or the
+ * Child process of `npm run bench` (child.ts, `isolate`): runs one scenario, the squad-vs-slerp comparison or the
  * snapshot / restore section,
- * in a fresh process, where the project's timed crowds are the only animation plugins, as in a game. run.ts
+ * in a fresh process, where the project's timed crowds are the only animation plugins, as in a game. child.ts
  * bundles this file to plain JavaScript and runs it with plain node (see bundledChildEntry there).
  * Input: one JSON argument, a ChildTask; output: its result as JSON on stdout, progress lines (`progress: …`)
  * on stderr.
@@ -9,7 +9,9 @@
 import { setV8Measures } from '../../src/engine/v8.ts'
 import { createGcTracker } from './measure.ts'
 import { measureKernel } from './kernels.ts'
-import { loadBenchAsset, runScenarioJob, squadVsSlerp, type ChildTask } from './run.ts'
+import type { ChildTask } from './child.ts'
+import { loadBenchAsset, runScenarioJob } from './scenarioJob.ts'
+import { squadVsSlerp } from './systemSplit.ts'
 import { measureSnapshots } from './snapshots.ts'
 import { measureWorkers } from './workers.ts'
 

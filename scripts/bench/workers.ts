@@ -18,14 +18,9 @@ import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { makeCrowdPlan, type CrowdKind } from './crowd.ts'
 import { createOurCrowd } from './ours.ts'
 import { markdownTable, median, runRounds } from './measure.ts'
-import {
-  DEFAULT_FOX,
-  planOptions,
-  removeChildEntry,
-  runInChild,
-  type AssetName,
-  type Settings,
-} from './run.ts'
+import { DEFAULT_FOX, type AssetName, type Settings } from './options.ts'
+import { planOptions } from './scenarioJob.ts'
+import { removeChildEntry, runInChild } from './child.ts'
 
 /** One child's measurement: one plugin with one worker count. */
 export interface WorkersRun {

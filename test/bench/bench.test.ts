@@ -9,7 +9,9 @@ import { makeCrowdPlan, crowdRoles } from '../../scripts/bench/crowd.ts'
 import { createOurCrowd } from '../../scripts/bench/ours.ts'
 import { formatReport } from '../../scripts/bench/report.ts'
 import { createBenchRig } from '../../scripts/bench/rig.ts'
-import { benchSettings, compareWorlds, runBenchmark } from '../../scripts/bench/run.ts'
+import { runBenchmark } from '../../scripts/bench/run.ts'
+import { benchSettings } from '../../scripts/bench/options.ts'
+import { compareWorlds } from '../../scripts/bench/scenarioJob.ts'
 import { formatKernelComparisons, runKernelComparisons } from '../../scripts/bench/kernels.ts'
 import {
   formatWorkersComparisons,
