@@ -8,7 +8,8 @@
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
-import { createRandom, formatSoak, heapVerdict, runSoak } from '../../scripts/soak.ts'
+import { createRandom, runSoak } from '../../scripts/soak.ts'
+import { formatSoak, heapVerdict } from '../../scripts/soakReport.ts'
 
 describe('soak (short form)', () => {
   it('20 characters, 3 simulated minutes of random direction: every check passes and the heap stays flat', async () => {
