@@ -11,92 +11,22 @@ import {
 } from 'bitecs'
 import { AnimationError } from '../src/errors.ts'
 import { identityMatrix } from '../src/math/transform.ts'
-import { createPropagationKernel, kernelLayout, type PropagationKernel } from '../src/engine/wasmKernels.ts'
+import type { PropagationKernel } from '../src/engine/wasmKernels.ts'
+import {
+  checkCapacity,
+  createKernel,
+  createSceneNodeStore,
+  kernelStore,
+  type SceneKernels,
+  type SceneNodeStore,
+} from './sceneNodeStore.ts'
 
-/**
- * SceneNode: one node of a transform hierarchy (every skeleton joint is one). SoA, indexed by entity id `e`,
- * valid for `1 <= e < capacity` (bitecs never issues id 0, so 0 means "no parent"):
- *
- *   translation  Float32Array(capacity*3)   [e*3 .. e*3+3)    local x y z
- *   rotation     Float32Array(capacity*4)   [e*4 .. e*4+4)    local unit quaternion x y z w
- *   scale        Float32Array(capacity*3)   [e*3 .. e*3+3)    local x y z
- *   parent       Int32Array(capacity)       [e]               parent SceneNode eid, 0 = root   (read-only: use
- *                                                             setSceneNodeParent, which keeps the graph valid)
- *   dirty        Uint8Array(capacity)       [e]               1 = local T/R/S changed since the last propagation;
- *                                                             whoever writes the local sets it, propagation clears it
- *   changed      Uint8Array(capacity)       [e]               1 = world was recomputed by the last propagation
- *   world        Float32Array(capacity*16)  [e*16 .. e*16+16) world matrix, column-major (see math/transform.ts);
- *                                                             output of propagation (read-only for games): its
- *                                                             last row, 0 0 0 1, is written only when the node
- *                                                             is added
- */
-export interface SceneNodeStore {
-  /** Local translation, 3 floats per entity at `e*3`. Writable: set `dirty[e] = 1` after writing. */
-  readonly translation: Float32Array
-  /** Local rotation, unit quaternion [x, y, z, w] at `e*4`. Writable: set `dirty[e] = 1` after writing. */
-  readonly rotation: Float32Array
-  /** Local scale, 3 floats per entity at `e*3`. Writable: set `dirty[e] = 1` after writing. */
-  readonly scale: Float32Array
-  /** Parent SceneNode entity, 0 for a root. Read-only: change it with setSceneNodeParent. */
-  readonly parent: Int32Array
-  /** 1 when the local transform changed since the last propagation; the writer sets it, propagation clears it. */
-  readonly dirty: Uint8Array
-  /** 1 when the last propagation recomputed the node's world matrix (what a renderer needs to upload). */
-  readonly changed: Uint8Array
-  /**
-   * World matrix, 16 floats column-major at `e*16`, always finite. Written by propagation; read-only for games.
-   */
-  readonly world: Float32Array
-}
-
-/** Largest capacity accepted: bitecs's versioned ids keep the id in the low 24 bits. */
-export const MAX_SCENE_CAPACITY = 2 ** 24
-
-/** Makes an empty store for entity ids `0 <= e < capacity` (all zeros: add nodes with `addSceneNode`). */
-export function createSceneNodeStore(capacity: number): SceneNodeStore {
-  checkCapacity(capacity)
-  return {
-    translation: new Float32Array(capacity * 3),
-    rotation: new Float32Array(capacity * 4),
-    scale: new Float32Array(capacity * 3),
-    parent: new Int32Array(capacity),
-    dirty: new Uint8Array(capacity),
-    changed: new Uint8Array(capacity),
-    world: new Float32Array(capacity * 16),
-  }
-}
-
-/**
- * The store as views over a kernel memory: the same seven fields in the same order as createSceneNodeStore's
- * (snapshots record every typed-array field of the store).
- */
-function kernelStore({ buffer, layout }: PropagationKernel, capacity: number): SceneNodeStore {
-  return {
-    translation: new Float32Array(buffer, layout.translation, capacity * 3),
-    rotation: new Float32Array(buffer, layout.rotation, capacity * 4),
-    scale: new Float32Array(buffer, layout.scale, capacity * 3),
-    parent: new Int32Array(buffer, layout.parent, capacity),
-    dirty: new Uint8Array(buffer, layout.dirty, capacity),
-    changed: new Uint8Array(buffer, layout.changed, capacity),
-    world: new Float32Array(buffer, layout.world, capacity * 16),
-  }
-}
-
-function checkCapacity(capacity: number): void {
-  if (!Number.isInteger(capacity) || capacity < 2 || capacity > MAX_SCENE_CAPACITY) {
-    throw new AnimationError(
-      'argument',
-      `SceneNode store: capacity ${capacity} must be an integer in [2, ${MAX_SCENE_CAPACITY}] (entity ids are 1..capacity-1)`,
-    )
-  }
-}
-
-/**
- * Which code propagates a scene graph's world matrices: 'js' (systems/propagateTransforms.ts, the reference and
- * the default) or 'wasm' (the same pass in WebAssembly, src/engine/wasmKernels.ts, over a store that lives in
- * the module's memory). Both give the same bits.
- */
-export type SceneKernels = 'js' | 'wasm'
+export {
+  createSceneNodeStore,
+  MAX_SCENE_CAPACITY,
+  type SceneKernels,
+  type SceneNodeStore,
+} from './sceneNodeStore.ts'
 
 /** The WebAssembly kernel of each graph made with kernels 'wasm' (kept off the public SceneGraph type). */
 const kernelOf = new WeakMap<SceneGraph, PropagationKernel>()
@@ -291,31 +221,6 @@ export function refreshSceneOrder(graph: SceneGraph): number {
   graph.orderVersion = graph.version
   graph.stats.orderBuilds++
   return n
-}
-
-/**
- * The WebAssembly store for `capacity`, its failures worded for the plugin's option: 'capacity' when the engine
- * cannot give the memory (a RangeError), 'argument' when it cannot run WebAssembly at all (none, or a page's
- * Content Security Policy forbids compiling it).
- */
-function createKernel(capacity: number): PropagationKernel {
-  try {
-    // Every refused node listed (propagateTransforms marks each `kept`); the graph shows the first few.
-    return createPropagationKernel(capacity, capacity)
-  } catch (e) {
-    const why = e instanceof Error ? e.message : String(e)
-    if (e instanceof RangeError) {
-      const bytes = kernelLayout(capacity, capacity).bytes
-      throw new AnimationError(
-        'capacity',
-        `SceneNode store: kernels 'wasm' needs a WebAssembly memory of ${bytes} bytes for capacity ${capacity}: ${why}`,
-        { cause: e },
-      )
-    }
-    throw new AnimationError('argument', `SceneNode store: kernels 'wasm' cannot run here: ${why}`, {
-      cause: e,
-    })
-  }
 }
 
 function checkEntityId(graph: SceneGraph, eid: number, where: string): void {
