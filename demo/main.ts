@@ -1,13 +1,6 @@
 import { createWorld } from 'bitecs'
 import { Vector3 } from 'three'
-import {
-  AnimationError,
-  createAnimationPlugin,
-  createFixedStepper,
-  isClipEvent,
-  type AnimationEvent,
-  type LoopMode,
-} from '../entry/index.ts'
+import { AnimationError, createAnimationPlugin, createFixedStepper, type LoopMode } from '../entry/index.ts'
 import { createThreeAdapter } from '../adapters/three.ts'
 import { createStage } from './stage.ts'
 import { despawn, disposeModel, loadModel, spawn, type Character, type Model } from './characters.ts'
@@ -24,6 +17,7 @@ import { createStatus } from './status.ts'
 import { withTravel } from './travel.ts'
 import { fileName, SHIPPED, type ShippedModel } from './shipped.ts'
 import { createRagdollPanel } from './ragdolls.ts'
+import { createReadout } from './readout.ts'
 
 /**
  * The demo: one hero character (a shipped model from the picker, the Fox first, or any .glb you drop) you can
@@ -327,7 +321,7 @@ function frame(now: number): void {
   // frame is still drawn.
   guarded('simulate', () => {
     stepper.advance(Math.min(elapsed / 1000, 0.25), stepOnce)
-    showEvents()
+    readout.showEvents()
     endOneShot()
     layers.afterSteps()
   })
@@ -353,43 +347,7 @@ function drawFrame(elapsed: number): void {
     if (hero) ui.setActiveClip(clipIndexOf(hero.eid))
     layers.refresh()
   }
-  if (stats.due) updateStats()
-}
-
-/**
- * What the steps reported: the hero's footstep markers flash a ring at the paw (demo/footsteps.ts); other clip
- * events (loops, ends) go to the hook only; what the step caught and handled (an exploded ragdoll, a pose that
- * was not finite) and get-ups to the console and the newest to the status line, as a notice (the step already
- * recovered). The list is cleared when read.
- */
-function showEvents(): void {
-  let notice: AnimationEvent | null = null
-  for (const e of plugin.events) {
-    if (hero && model && footsteps.onEvent(e, hero.eid, 0.3 * model.footprint)) continue
-    const line = `step ${e.step}: ${e.kind}: ${e.message}`
-    hook.events.push(line)
-    if (isClipEvent(e)) continue
-    console.warn(line)
-    ragdolls.onEvent(e)
-    notice = e
-  }
-  if (notice) ui.setStatus(`${notice.kind}: ${notice.message}`)
-  plugin.events.length = 0
-}
-
-function updateStats(): void {
-  const { rows, lines } = stats.take()
-  hook.timings = Object.fromEntries(rows.map((r) => [r.name, r.ms]))
-  hook.hash = plugin.hash()
-  hook.statsUpdates++
-  const characters = `characters ${1 + crowd.members.length}${crowd.instanced ? ' (crowd instanced)' : ''}`
-  const calls = `draw calls ${stage.renderer.info.render.calls}`
-  lines.push(
-    `${characters} · ${calls} · nodes bound ${adapter.stats.bound} · written ${adapter.stats.uploads}`,
-  )
-  if (hero) lines.push(`ragdoll ${hook.ragdollState()} · weight ${hook.weight().toFixed(2)}`)
-  lines.push(`hash ${hook.hash} (step ${steps})`)
-  ui.setStats(lines.filter(Boolean).join('\n'))
+  if (stats.due) readout.updateStats()
 }
 
 // Test hook for the e2e test (and the curious, from the console): demo/hook.ts.
@@ -409,6 +367,20 @@ const hook = createHook({
   steps: () => steps,
 })
 ;(window as unknown as { __demo: typeof hook }).__demo = hook
+const readout = createReadout({
+  plugin,
+  adapter,
+  stage,
+  ui,
+  stats,
+  footsteps,
+  ragdolls,
+  crowd,
+  hook,
+  hero: () => hero,
+  model: () => model,
+  steps: () => steps,
+})
 window.addEventListener('error', (e) => (hook.error = String(e.message)))
 window.addEventListener('unhandledrejection', (e) => (hook.error = String(e.reason)))
 
