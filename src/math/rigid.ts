@@ -1,4 +1,4 @@
-import { normalizeQuat } from './quat.ts'
+import { multiplyQuat, normalizeQuat } from './quat.ts'
 
 /**
  * Rigid transforms (a rotation, then a translation) as 7 doubles `[tx, ty, tz, qx, qy, qz, qw]` at an offset,
@@ -39,10 +39,6 @@ export function multiplyRigid(
   const vx = b[bo]!
   const vy = b[bo + 1]!
   const vz = b[bo + 2]!
-  const bx = b[bo + 3]!
-  const by = b[bo + 4]!
-  const bz = b[bo + 5]!
-  const bw = b[bo + 6]!
   // a.q·v = v + 2w(u×v) + 2u×(u×v), u = a.q's vector part.
   const cx = 2 * (qy * vz - qz * vy)
   const cy = 2 * (qz * vx - qx * vz)
@@ -50,10 +46,8 @@ export function multiplyRigid(
   out[oo] = a[ao]! + vx + qw * cx + (qy * cz - qz * cy)
   out[oo + 1] = a[ao + 1]! + vy + qw * cy + (qz * cx - qx * cz)
   out[oo + 2] = a[ao + 2]! + vz + qw * cz + (qx * cy - qy * cx)
-  out[oo + 3] = qw * bx + qx * bw + qy * bz - qz * by
-  out[oo + 4] = qw * by - qx * bz + qy * bw + qz * bx
-  out[oo + 5] = qw * bz + qx * by - qy * bx + qz * bw
-  out[oo + 6] = qw * bw - qx * bx - qy * by - qz * bz
+  // The rotations' slots [3, 7) of a and b are not written above, even when out aliases either.
+  multiplyQuat(out, oo + 3, a, ao + 3, b, bo + 3)
 }
 
 /** Working memory of invertMultiplyRigid: a's inverse rotation, and b moved to a's origin. */
