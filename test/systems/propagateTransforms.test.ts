@@ -162,6 +162,43 @@ describe.each(['js', 'wasm'] as const)('propagateTransforms (%s kernels)', (kind
     expectMatchesThree(graph)
   })
 
+  it('refuses a world matrix exactly when an element rounds past float32, at the boundary', () => {
+    // The largest float32 and the smallest double that rounds to ∞ in float32 (halfway to 2^128, ties to even).
+    const MAX = 2 ** 128 - 2 ** 104
+    const cases: [string, number, number, boolean][] = [
+      // [what, root scale, child translation x, child refused]
+      ['every element below: three at 3e38 (their squares sum past OVER²)', 3e38, 0, false],
+      ['an element at the largest float32', 1, MAX, false],
+      // Products of float32 locals: 11 × 3.0934759e37 lies between MAX and OVER (rounds down to MAX);
+      // 18631 × 1801·2^103 is OVER exactly (2^25 − 1 = 31 · 601 · 1801).
+      ['an element between the largest float32 and the rounding point', 11, 3.0934759015802733e37, false],
+      ['an element at the rounding point', 18631, 1801 * 2 ** 103, true],
+      ['an element past float32 by a product of finite locals', 1e20, 1e20, true],
+    ]
+    for (const [what, rootScale, childX, refused] of cases) {
+      const { world, graph, propagate, eids } = buildScene([-1, 0])
+      const { translation, rotation, scale, dirty } = graph.store
+      const [root, child] = [eids[0]!, eids[1]!]
+      rotation.set([0, 0, 0, 1], root * 4)
+      rotation.set([0, 0, 0, 1], child * 4)
+      scale.fill(Math.fround(rootScale), root * 3, root * 3 + 3)
+      scale.fill(1, child * 3, child * 3 + 3)
+      translation.fill(0, root * 3, root * 3 + 3)
+      translation.set([Math.fround(childX), 0, 0], child * 3)
+      dirty[root] = 1
+      dirty[child] = 1
+      const before = worldOf(graph, child)
+      propagate(world)
+      expect(graph.stats.refused, what).toBe(refused ? 1 : 0)
+      const after = worldOf(graph, child)
+      if (refused) expect(after, what).toEqual(before)
+      else {
+        expect(after.every(Number.isFinite), what).toBe(true)
+        expect(after[12], what).toBe(Math.fround(Math.fround(rootScale) * Math.fround(childX)))
+      }
+    }
+  })
+
   it('is composeMatrix and multiplyMatrices (src/math/transform.ts) written out: the same bits', () => {
     // The pass inlines the reference functions; every element must equal them rounded to float32 (=== treats
     // ±0 alike: the reference's general 4×4 product adds 0·translation terms, which can turn −0 into +0).
