@@ -220,7 +220,9 @@ export function copyInto(
   const size = data.BYTES_PER_ELEMENT
   const n = count * size
   if (n >= 1024) {
-    new Uint8Array(data.buffer, data.byteOffset + start * size, n).set(bytes.subarray(from, from + n))
+    // One view (of the source range) instead of two: the destination's whole-buffer view is kept.
+    const o = bytes.byteOffset + from
+    bytesOf(data.buffer).set(bytesOf(bytes.buffer).subarray(o, o + n), data.byteOffset + start * size)
     return
   }
   copyBytes(
