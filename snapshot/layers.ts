@@ -1,7 +1,6 @@
 import { JOINT_STRIDE } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
-import { gradientBandWeights } from '../src/clip/layerBlend.ts'
 import { copyInto, readU32Array, type Reader } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import {
@@ -44,13 +43,19 @@ import {
   setLayerMask,
   SOURCE_BLEND_SPACE,
   SOURCE_CLIP,
-  type BlendSpaceState,
   type Layer,
   setLayerBinding,
   setLayerFromBinding,
 } from '../systems/layerState.ts'
-import { MAX_BLEND_POINTS } from '../plugin/blendSpaces.ts'
 import type { CharactersData } from './readCharacters.ts'
+import {
+  blendSpaceState,
+  channels,
+  checkCursors,
+  readBlendSpace,
+  writeBlendSpace,
+  type BlendSpaceData,
+} from './layerBlendSpaces.ts'
 
 /**
  * The snapshot's "layers" section (after "characters"): u32 count; per character with layers (in the
@@ -58,9 +63,8 @@ import type { CharactersData } from './readCharacters.ts'
  * u32 eid, u8 layers; per layer: u8 index, f64[LAYER_FLOATS], i32[LAYER_INTS], u8×2 'finished' flags (its clip,
  * the clip it fades out of), u32 base, u32 slots,
  * u8 masked [f32[n] mask], u32 cursor count, u32[count] cursors, zero bytes to a multiple of 4, f32[slots·10] pose block,
- * u8 blend space [u8 dims, u8 points, u8 sync, i32[m] clips, f64[m] x, f64[m] y, f64×2 parameter, f64[m]
- * times, per point u32 cursor count and u32[count] cursors]. Bindings, durations and the blend weights are
- * derived again on restore (the same functions, so the same bits).
+ * then its blend space (layerBlendSpaces.ts). Bindings are derived again on restore (the same functions, so the
+ * same bits).
  */
 
 export function writeLayers(ctx: AnimationContext, w: Writer, characters: readonly number[]): void {
@@ -92,22 +96,7 @@ export function writeLayers(ctx: AnimationContext, w: Writer, characters: readon
       w.raw(layer.cursors, 0, layer.cursors.length)
       w.align(4)
       w.raw(ctx.pool.data, layer.base * JOINT_STRIDE, layer.slots * JOINT_STRIDE)
-      const bs = layer.blendSpace
-      w.u8(bs ? 1 : 0)
-      if (!bs) continue
-      const m = bs.clips.length
-      w.u8(bs.dims)
-      w.u8(m)
-      w.u8(bs.sync)
-      w.raw(bs.clips, 0, m)
-      w.raw(bs.xs, 0, m)
-      w.raw(bs.ys, 0, m)
-      w.raw(bs.param, 0, 2)
-      w.raw(bs.times, 0, m)
-      for (let p = 0; p < bs.cursors.length; p++) {
-        w.u32(bs.cursors[p]!.length)
-        w.raw(bs.cursors[p]!, 0, bs.cursors[p]!.length)
-      }
+      writeBlendSpace(w, layer.blendSpace)
     }
   }
   w.setU32(countAt, count)
@@ -125,16 +114,7 @@ export interface LayerData {
   cursors: Uint32Array
   /** Byte offset of the pose block in the snapshot. */
   block: number
-  blendSpace: {
-    dims: number
-    sync: number
-    clips: Int32Array
-    xs: Float64Array
-    ys: Float64Array
-    param: Float64Array
-    times: Float64Array
-    cursors: Uint32Array[]
-  } | null
+  blendSpace: BlendSpaceData | null
 }
 
 export interface LayersData {
@@ -272,17 +252,6 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Charact
   return out
 }
 
-function channels(ctx: AnimationContext, clip: number): number {
-  return clip >= 0 ? ctx.clips[clip]!.clip.channels.length : 0
-}
-
-function checkCursors(where: string, cursors: Uint32Array, maxKeys: number): void {
-  cursors.forEach((k, slot) => {
-    if (k >= maxKeys)
-      throw invalidValue(where, `key cursor ${slot}`, k, `no clip has more than ${maxKeys} keys`)
-  })
-}
-
 /** The poses a step reads of a layer's block (all but the DELTA scratch): finite, unit rotations. */
 function checkBlock(where: string, bytes: Uint8Array, from: number, n: number, points: number): void {
   const buffers = BLOCK_POINTS + points
@@ -298,60 +267,6 @@ function checkBlock(where: string, bytes: Uint8Array, from: number, n: number, p
       checkFinite(at, 'scale', block, o + 7, 3)
     }
   }
-}
-
-function readBlendSpace(
-  ctx: AnimationContext,
-  r: Reader,
-  where: string,
-  maxKeys: number,
-): NonNullable<LayerData['blendSpace']> {
-  const at = `${where}, blend space`
-  const dims = r.u8()
-  const m = r.u8()
-  const sync = r.u8()
-  checkChoice(at, 'dimensions', dims, [1, 2])
-  checkRange(at, 'points', m, 1, MAX_BLEND_POINTS)
-  checkChoice(at, 'sync', sync, FLAGS)
-  const clips = new Int32Array(m)
-  copyInto(clips, 0, r.bytes, r.span(4 * m), m)
-  const f64 = (count: number): Float64Array => {
-    const a = new Float64Array(count)
-    copyInto(a, 0, r.bytes, r.span(8 * count), count)
-    return a
-  }
-  const xs = f64(m)
-  const ys = f64(m)
-  const param = f64(2)
-  const times = f64(m)
-  clips.forEach((c, p) => {
-    if (!(c >= 0 && c < ctx.clips.length))
-      throw invalidValue(at, `point ${p} clip`, c, `this plugin has clips 0..${ctx.clips.length - 1}`)
-  })
-  checkFinite(at, 'x', xs)
-  checkFinite(at, 'y', ys)
-  checkFinite(at, 'parameter', param)
-  checkFinite(at, 'times', times)
-  for (let p = 0; p < m; p++) {
-    if (dims === 1 && ys[p] !== 0) throw invalidValue(at, `point ${p} y`, ys[p]!, 'must be 0 in 1D')
-    for (let q = 0; q < p; q++) {
-      if (xs[p] === xs[q] && ys[p] === ys[q])
-        throw invalidValue(at, `point ${p}`, [xs[p]!, ys[p]!], 'repeats another point')
-    }
-    checkRange(at, `point ${p} time`, times[p]!, 0, ctx.clips[clips[p]!]!.clip.duration)
-  }
-  if (dims === 1 && param[1] !== 0) throw invalidValue(at, 'parameter y', param[1]!, 'must be 0 in 1D')
-  const cursors: Uint32Array[] = []
-  for (let p = 0; p < m; p++) {
-    const count = r.u32()
-    if (count < channels(ctx, clips[p]!)) {
-      throw invalidValue(at, `point ${p} cursor count`, count, `must be at least ${channels(ctx, clips[p]!)}`)
-    }
-    const c = readU32Array(r.bytes, r.span(4 * count), count)
-    checkCursors(at, c, maxKeys)
-    cursors.push(c)
-  }
-  return { dims, sync, clips, xs, ys, param, times, cursors }
 }
 
 /**
@@ -382,26 +297,7 @@ export function applyLayers(
       if (d.index > 0 && d.i[I_FADE] === 1 && d.i[I_FROM_CLIP]! >= 0) {
         setLayerFromBinding(layer, bindClip(ctx, ctx.clips[d.i[I_FROM_CLIP]!]!, c.asset))
       }
-      const b = d.blendSpace
-      if (b) {
-        const m = b.clips.length
-        const bs: BlendSpaceState = {
-          dims: b.dims,
-          clips: b.clips,
-          xs: b.xs,
-          ys: b.ys,
-          param: b.param,
-          weights: new Float64Array(m),
-          sync: b.sync,
-          durations: Float64Array.from(b.clips, (id) => ctx.clips[id]!.clip.duration),
-          times: b.times,
-          bindings: Array.from(b.clips, (id) => bindClip(ctx, ctx.clips[id]!, c.asset)),
-          cursors: b.cursors,
-          offsets: Int32Array.from(b.clips, (_, p) => (d.base + (BLOCK_POINTS + p) * c.count) * JOINT_STRIDE),
-        }
-        gradientBandWeights(bs.weights, bs.xs, bs.ys, m, bs.param)
-        layer.blendSpace = bs
-      }
+      if (d.blendSpace) layer.blendSpace = blendSpaceState(ctx, d.blendSpace, d.base, c.count, c.asset)
       stack.layers[d.index] = layer
     }
     ctx.layers[c.eid] = stack
