@@ -1,7 +1,6 @@
 import type { InternalWorld, World } from 'bitecs'
 import { $internal } from 'bitecs'
 import { createHasher, type Hasher, type TypedArray } from '../src/sim/hasher.ts'
-import type { ResolvedBody } from '../src/physics/description.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
 import type { AnimationContext, RegisteredAsset } from '../plugin/context.ts'
@@ -112,23 +111,9 @@ export const SNAPSHOT_VERSION = 4
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
 export const CHECKSUM_FROM = 20
-export const FLAG_REPORTED = 1
-export const FLAG_DEFAULT_DESCRIPTION = 2
-export const FLAG_BODIES = 4
-/** A partial ragdoll (its subtree roots follow). */
-export const FLAG_PARTIAL = 8
-/** A larger ragdoll replaces it in the next step (its roots, hits and recovery follow). */
-export const FLAG_REPLACED = 16
-/** Per-joint physics weights (setRagdollWeight). */
-export const FLAG_JOINT_WEIGHTS = 32
-/** A hit reaction's recovery rate. */
-export const FLAG_RECOVERS = 64
-/** Motors (a powered ragdoll). */
-export const FLAG_MOTORS = 128
 /** Bits of an entity in the events section's reported list. */
 export const REPORTED_POSE = 1
 export const REPORTED_WORLD = 2
-export const RAGDOLL_SHAPES: readonly ResolvedBody['shape'][] = ['capsule', 'box']
 /** A character's flags (characters section): its joints' local transforms are its ANIM pose layer. */
 export const CHARACTER_ANIM_IS_LOCALS = 1
 /** A character's flags: joint j's entity is the character's id + 1 + j, for every j (not listed). */

@@ -7,16 +7,13 @@ import type { Writer } from '../src/sim/byteWriter.ts'
 import type { AnimationContext, RagdollRuntime } from '../plugin/context.ts'
 import { createRagdollRuntime, defaultDescription } from '../plugin/ragdolls.ts'
 import {
-  FLAG_BODIES,
-  FLAG_DEFAULT_DESCRIPTION,
-  FLAG_JOINT_WEIGHTS,
-  FLAG_MOTORS,
-  FLAG_PARTIAL,
-  FLAG_RECOVERS,
-  FLAG_REPLACED,
+  BODY_NUMBER_COUNT,
+  bodyNumbers,
   FLAG_REPORTED,
   RAGDOLL_SHAPES,
-} from './format.ts'
+  ragdollFlags,
+  sameDescription,
+} from './ragdollFields.ts'
 import { RagdollJoint } from '../src/physics/joint.ts'
 import { attachMotors } from '../src/physics/motors.ts'
 import { markSelfCollisions } from '../systems/stepRagdolls.ts'
@@ -43,7 +40,7 @@ import type { RagdollData } from './readRagdolls.ts'
  */
 
 /** Doubles on their way to the writer: through a typed array they are not boxed (see Writer.vec3). */
-const D = new Float64Array(8)
+const D = new Float64Array(BODY_NUMBER_COUNT)
 
 export function writeRagdolls(ctx: AnimationContext, w: Writer, characters: readonly number[]): void {
   const countAt = w.at()
@@ -65,16 +62,7 @@ function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: Ragdoll
   const r = rt.instance
   const n = ctx.stores.Pose.count[eid]!
   w.u32(eid)
-  w.u8(
-    (rt.reported ? FLAG_REPORTED : 0) |
-      (isDefault ? FLAG_DEFAULT_DESCRIPTION : 0) |
-      (r ? FLAG_BODIES : 0) |
-      (partial ? FLAG_PARTIAL : 0) |
-      (r && rt.next ? FLAG_REPLACED : 0) |
-      (rt.jointWeights ? FLAG_JOINT_WEIGHTS : 0) |
-      (rt.recoverRate > 0 ? FLAG_RECOVERS : 0) |
-      (rt.motors ? FLAG_MOTORS : 0),
-  )
+  w.u8(ragdollFlags(rt, isDefault))
   if (!isDefault) {
     const description = rt.description
     w.u16(description.length)
@@ -83,15 +71,8 @@ function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: Ragdoll
       w.i32(b.node)
       w.u8(RAGDOLL_SHAPES.indexOf(b.shape))
       w.i32(b.parentBody)
-      D[0] = b.radius
-      D[1] = b.length
-      D[2] = b.axis[0]
-      D[3] = b.axis[1]
-      D[4] = b.axis[2]
-      D[5] = b.mass
-      D[6] = b.coneAngle
-      D[7] = b.twistAngle
-      w.raw(D, 0, 8)
+      bodyNumbers(D, b)
+      w.raw(D, 0, BODY_NUMBER_COUNT)
     }
   }
   if (partial) writeRoots(w, rt.subtrees)
@@ -272,29 +253,4 @@ function removeInstance(ctx: AnimationContext, r: RagdollInstance): void {
 
 function sameRoots(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((x, k) => x === b[k])
-}
-
-export function sameDescription(a: readonly ResolvedBody[], b: readonly ResolvedBody[]): boolean {
-  if (a === b) return true
-  if (a.length !== b.length) return false
-  for (let k = 0; k < a.length; k++) {
-    const x = a[k]!
-    const y = b[k]!
-    if (
-      x.node !== y.node ||
-      x.shape !== y.shape ||
-      x.parentBody !== y.parentBody ||
-      !Object.is(x.radius, y.radius) ||
-      !Object.is(x.length, y.length) ||
-      !Object.is(x.axis[0], y.axis[0]) ||
-      !Object.is(x.axis[1], y.axis[1]) ||
-      !Object.is(x.axis[2], y.axis[2]) ||
-      !Object.is(x.mass, y.mass) ||
-      !Object.is(x.coneAngle, y.coneAngle) ||
-      !Object.is(x.twistAngle, y.twistAngle)
-    ) {
-      return false
-    }
-  }
-  return true
 }

@@ -15,7 +15,13 @@ import {
   snapshotError,
 } from '../src/sim/valueChecks.ts'
 import { readInstance, type InstanceData } from '../src/physics/snapshot.ts'
+import { mergeRoots, partialBodies } from '../src/physics/partial.ts'
+import { defaultDescription } from '../plugin/ragdolls.ts'
 import {
+  BODY_AXIS,
+  BODY_NUMBER_COUNT,
+  bodyOf,
+  checkBodyNumbers,
   FLAG_BODIES,
   FLAG_DEFAULT_DESCRIPTION,
   FLAG_JOINT_WEIGHTS,
@@ -23,12 +29,9 @@ import {
   FLAG_PARTIAL,
   FLAG_RECOVERS,
   FLAG_REPLACED,
-  FLAG_REPORTED,
-  RAGDOLL_SHAPES,
-} from './format.ts'
-import { mergeRoots, partialBodies } from '../src/physics/partial.ts'
-import { defaultDescription } from '../plugin/ragdolls.ts'
-import { sameDescription } from './ragdolls.ts'
+  RAGDOLL_FLAG_BITS,
+  sameDescription,
+} from './ragdollFields.ts'
 
 import type { CharactersData } from './readCharacters.ts'
 
@@ -66,16 +69,7 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
     if (c < 0) throw snapshotError(`${where}: entity ${eid} is not a character`)
     if (seen.has(eid)) throw snapshotError(`${where}: listed twice`)
     seen.add(eid)
-    const known =
-      FLAG_REPORTED |
-      FLAG_DEFAULT_DESCRIPTION |
-      FLAG_BODIES |
-      FLAG_PARTIAL |
-      FLAG_REPLACED |
-      FLAG_JOINT_WEIGHTS |
-      FLAG_RECOVERS |
-      FLAG_MOTORS
-    checkFlags(where, 'flags', flags, known)
+    checkFlags(where, 'flags', flags, RAGDOLL_FLAG_BITS)
     const n = characters.n[c]!
     const assetId = characters.asset[c]!
     let bodies: ResolvedBody[] | null = null
@@ -257,34 +251,18 @@ function readDescription(ctx: AnimationContext, r: Reader, where: string, assetI
     const node = r.i32()
     const shapeIndex = r.u8()
     const parentBody = r.i32()
-    const v = r.f64s(8)
+    const v = r.f64s(BODY_NUMBER_COUNT)
     const joint = node >= 0 && node < asset.nodeJoint.length ? asset.nodeJoint[node]! : -1
     if (joint < 0) throw invalidValue(at, 'node', node, `is not a joint of ${asset.asset.source}`)
     if (bodyOfNode.has(node)) throw invalidValue(at, 'node', node, `already has body ${bodyOfNode.get(node)}`)
     checkChoice(at, 'shape', shapeIndex, [0, 1])
-    const [radius, length, , , , mass, coneAngle, twistAngle] = v as [number, ...number[]]
-    checkPositive(at, 'radius', radius)
-    checkPositive(at, 'length', length!)
-    checkUnit(at, 'axis', v, 2, 3)
-    checkPositive(at, 'mass', mass!)
-    checkRange(at, 'coneAngle', coneAngle!, 0, Math.PI, true)
-    checkRange(at, 'twistAngle', twistAngle!, 0, Math.PI)
-    const shape = RAGDOLL_SHAPES[shapeIndex]!
+    checkBodyNumbers(at, v)
+    checkUnit(at, 'axis', v, BODY_AXIS, 3)
     // Parents first: the body it hangs from is listed before it (its description's `parent`, or its
     // nearest ancestor's body).
     checkRange(at, 'parentBody', parentBody, -1, b - 1)
     bodyOfNode.set(node, b)
-    bodies.push({
-      node,
-      shape,
-      parentBody,
-      radius,
-      length: length!,
-      axis: [v[2]!, v[3]!, v[4]!],
-      mass: mass!,
-      coneAngle: coneAngle!,
-      twistAngle: twistAngle!,
-    })
+    bodies.push(bodyOf(node, shapeIndex, parentBody, v))
   }
   return bodies
 }
