@@ -248,7 +248,6 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       if (r === null) continue
       if (r.anchors.length > 0) placeAnchors(r, rt!.target, rt!.root)
       if (rt!.motors?.holdRoot) holdRootBodies(r, rt!.target)
-      if (mayRest(rt!)) sleepTick(r, ctx.physics.time)
     }
 
     // Spawn after the step: new bodies hold exactly this step's animated pose, so this step reads back
@@ -284,6 +283,8 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         continue
       }
       if (!spawned) projectRagdollJoints(r, ground)
+      // Still or not by where the bodies are now, projection included (src/physics/sleep.ts).
+      if (!spawned && mayRest(rt)) sleepTick(r, ctx.physics.time, dt)
       const n = Pose.count[eid]!
       if (!spawned && r.anchors.length > 0) {
         // A partial ragdoll's limb ends out of the animated body (this step's pose), after the joint projection.
