@@ -797,6 +797,37 @@ describe('stepRagdolls: mirrored and extreme scales (issue 17 #4)', () => {
     expect(plugin.stores.Ragdoll.weight[c]).toBeGreaterThan(0)
   })
 
+  // Issue 17: scale 1,000 took 764 ms to build, 10,000 hung, [1e4, 1, 1] 779 ms; a mirrored joint threw forever.
+  for (const scale of [
+    [1e3, 1e3, 1e3],
+    [1e4, 1e4, 1e4],
+    [1e4, 1, 1],
+    [-1e4, 1, 1],
+    [1e-4, 1e-4, 1e-4],
+  ] as const) {
+    it(`scale [${scale}]: built with bounded work or refused at ragdoll(); step() never throws`, () => {
+      const plugin = createAnimationPlugin(createWorld(), { capacity: 256 })
+      const c = plugin.addCharacter(humanoid)
+      plugin.setTransform(c, { scale: [...scale] })
+      plugin.step()
+      const hash = plugin.hash()
+      try {
+        plugin.ragdoll(c)
+      } catch (error) {
+        expect(error).toBeInstanceOf(AnimationError)
+        expect(plugin.hash()).toBe(hash)
+        return
+      }
+      const massUpdates = countCalls(CannonBody.prototype, 'updateMassProperties', () => plugin.step())
+      const bodies = plugin.physics.bodies.slice(1)
+      expect(bodies.length).toBeGreaterThan(0)
+      expect(massUpdates).toBeLessThanOrEqual(3 * bodies.length)
+      for (const body of bodies) expect(body.shapes.length).toBeLessThanOrEqual(MAX_BODY_SHAPES)
+      for (let i = 0; i < 60; i++) plugin.step()
+      expect(plugin.stores.SceneNode.world.every((x) => Number.isFinite(x))).toBe(true)
+    })
+  }
+
   it(`a thin capsule (length/radius 10^6) is built from at most ${MAX_CAPSULE_SPHERES} spheres, in one pass`, () => {
     const plugin = createAnimationPlugin(createWorld(), { capacity: 256 })
     const c = plugin.addCharacter(humanoid)
