@@ -14,7 +14,7 @@ import {
   WORLD_STRIDE,
 } from '../src/physics/kinematics.ts'
 import { LAYER_ANIM, layerOffset } from '../components/Pose.ts'
-import { characterRootWorld } from '../systems/stepRagdolls.ts'
+import { characterRootWorld } from '../systems/ragdollSpawn.ts'
 import { RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, RagdollRuntime } from './context.ts'
 import type { GetUpFacing } from '../systems/state.ts'

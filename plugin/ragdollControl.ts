@@ -6,7 +6,7 @@ import { checkCharacter, jointIndex } from './characters.ts'
 import { optionsObject } from './checks.ts'
 import { setRootsHeld } from '../src/physics/motors.ts'
 import { wakeRagdoll } from '../src/physics/sleep.ts'
-import { markSelfCollisions, poweredRagdoll } from '../systems/stepRagdolls.ts'
+import { markSelfCollisions, poweredRagdoll } from '../systems/ragdollSpawn.ts'
 
 /** Setters of a live ragdoll: per-joint physics weights, motors. */
 

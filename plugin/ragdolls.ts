@@ -12,7 +12,7 @@ import {
 import { generateRagdollDescription } from '../src/physics/generate.ts'
 import { forwardKinematics, WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { LAYER_ANIM, layerOffset } from '../components/Pose.ts'
-import { characterRootWorld } from '../systems/stepRagdolls.ts'
+import { characterRootWorld } from '../systems/ragdollSpawn.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, RagdollRuntime } from './context.ts'
 import { checkCharacter, jointIndex } from './characters.ts'

@@ -18,6 +18,9 @@
  * The pile: cannon-es's own profile of the same scenes stepped bare (World.doProfiling: broadphase, narrowphase,
  * contact equations, solver, integration) and its contact and solver-equation counts, beside the grid's.
  *
+ * Target lines: the 100-apart rows against ≤ 0.5 ms of CPU per ragdoll per step, each window. Build: CPU ms of
+ * the step that spawns one ragdoll (the largest description, 64 bodies, and a Fox) against ≤ 5 ms.
+ *
  * Allocation: heap bytes per step in the steady state (exact: used heap before and after a window of steps with
  * no GC; scripts/bench/measure.ts), of A's whole step and of B's bare cannon-es step, for 10 ragdolls lying
  * apart and for a mix (limp, partial, powered with a held root, per-joint weights): A − B is what the plugin
@@ -31,9 +34,17 @@ import { loadAsset } from '../src/gltf/load.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { createAnimationPlugin, type AnimationPlugin } from '../entry/plugin.ts'
 import { collectGarbage, createGcTracker, measureAllocation, median } from './bench/measure.ts'
+import { MAX_RAGDOLL_BODIES } from '../src/physics/description.ts'
+import { chainAsset, chainDescription } from '../test/helpers/chainRig.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const DT = 1 / 60
+/** Issue 17's targets: CPU ms per ragdoll per step at 100 apart, and CPU ms to build one ragdoll's bodies. */
+const RAGDOLL_STEP_TARGET = 0.5
+const RAGDOLL_BUILD_TARGET = 5
+/** Fresh worlds a build is timed in (see buildTimes). */
+const BUILD_WORLDS = 24
+const BUILD_WARMUP = 3
 
 const { values } = parseArgs({
   options: {
@@ -193,6 +204,8 @@ console.log(
   '| layout | ragdolls | window | step | CPU | CPU per ragdoll | cannon-es | ragdolls | blend | propagate | sample |',
 )
 console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+/** CPU ms per ragdoll per step of each window at 100 apart, for the target lines after the table. */
+const targets: string[] = []
 for (const layout of layouts) {
   for (const n of counts) {
     const runs: Record<Window, Timing>[] = []
@@ -209,8 +222,68 @@ for (const layout of layouts) {
         `| ${layout} | ${n} | ${w} | ${per('step').toFixed(3)} | ${per('cpu').toFixed(3)} | ` +
           `${(per('cpu') / n).toFixed(3)} | ${cells.join(' | ')} |`,
       )
+      if (layout === 'apart' && n === 100) {
+        const each = per('cpu') / n
+        const verdict = each <= RAGDOLL_STEP_TARGET ? 'met' : 'NOT met'
+        targets.push(`  ${w.padEnd(7)} ${each.toFixed(3)} ms per ragdoll per step: ${verdict}`)
+      }
     }
   }
+}
+if (targets.length > 0) {
+  console.log(
+    `\nTarget: ≤ ${RAGDOLL_STEP_TARGET} ms of CPU per ragdoll per step, 100 ragdolls apart, each window`,
+  )
+  for (const line of targets) console.log(line)
+}
+console.log(`\n${buildTimes()}`)
+
+/**
+ * Build time: CPU ms of the step that spawns one ragdoll's bodies (its step without it subtracted), in fresh
+ * worlds: the largest description (64 capsules on a chain, test/helpers/chainRig.ts) and a Fox's generated one.
+ * Mean and best of BUILD_WORLDS after BUILD_WARMUP (cold code: 17–19 ms of CPU for the chain on a loaded
+ * 2-core machine); the target is the mean's. A mean, not a median: the process's CPU time advances in the
+ * kernel's ticks (a Fox's build reads 0 or ~4 ms), which only a sum over many builds evens out.
+ */
+function buildTimes(): string {
+  const cpu = () => {
+    const u = process.cpuUsage()
+    return (u.user + u.system) / 1000
+  }
+  const rigs = [
+    { name: `${MAX_RAGDOLL_BODIES}-body chain`, asset: chainAsset(MAX_RAGDOLL_BODIES) },
+    { name: 'Fox (scale 0.01)', asset },
+  ]
+  const lines = [
+    `Build: CPU ms of the spawning step, ${BUILD_WORLDS} fresh worlds after ${BUILD_WARMUP} (target ≤ ${RAGDOLL_BUILD_TARGET})`,
+  ]
+  for (const rig of rigs) {
+    const ms: number[] = []
+    // The first worlds warm the JIT up and are not counted.
+    for (let i = -BUILD_WARMUP; i < BUILD_WORLDS; i++) {
+      const plugin = createAnimationPlugin(createWorld(), { capacity: 256 })
+      const c = plugin.addCharacter(rig.asset)
+      if (rig.asset === asset) plugin.setTransform(c, { scale: [0.01, 0.01, 0.01] })
+      for (let s = 0; s < 3; s++) plugin.step()
+      // A step without the build, the mean of four, to take away.
+      let t = cpu()
+      for (let s = 0; s < 4; s++) plugin.step()
+      const plain = (cpu() - t) / 4
+      const chain = rig.asset !== asset
+      plugin.ragdoll(c, chain ? { description: chainDescription(MAX_RAGDOLL_BODIES) } : {})
+      // The garbage of earlier worlds is collected before, not in, the build.
+      collectGarbage()
+      t = cpu()
+      plugin.step()
+      if (i >= 0) ms.push(Math.max(0, cpu() - t - plain))
+    }
+    const m = ms.reduce((a, b) => a + b, 0) / ms.length
+    const verdict = m <= RAGDOLL_BUILD_TARGET ? 'met' : 'NOT met'
+    lines.push(
+      `  ${rig.name.padEnd(16)} mean ${m.toFixed(2)}, best ${Math.min(...ms).toFixed(2)}: ${verdict}`,
+    )
+  }
+  return lines.join('\n')
 }
 
 /** cannon-es's own profile of a bare world over `steps` steps: ms per step per phase, contacts, equations. */

@@ -16,7 +16,7 @@ import {
 } from './ragdollFields.ts'
 import { RagdollJoint } from '../src/physics/joint.ts'
 import { attachMotors } from '../src/physics/motors.ts'
-import { markSelfCollisions } from '../systems/stepRagdolls.ts'
+import { markSelfCollisions } from '../systems/ragdollSpawn.ts'
 import type { CharactersData } from './readCharacters.ts'
 import type { RagdollData } from './readRagdolls.ts'
 

@@ -34,9 +34,42 @@ export class RagdollBody extends Body {
  */
 export class RagdollBroadphase extends SAPBroadphase {
   readonly dropsRagdollLinks = true
+  /** Per place k in the sorted list: the first place ≥ k of a body that is neither static nor asleep. */
+  private nextAwake = new Int32Array(0)
 
   constructor(world: World) {
     super(world)
+  }
+
+  /**
+   * SAPBroadphase.collisionPairs, the same pairs in the same order, without its quadratic case. Its sweep skips a
+   * pair that needs no collision test before it checks the bounds that end the sweep, so from a static or sleeping
+   * body it walked every later body that is static or sleeping too (they never need a test): 100 Fox ragdolls
+   * asleep, 1,601 bodies, took 1.3 million pair checks a step, 77 % of the step. From such a body, this sweep
+   * steps over those bodies (they were skipped anyway) to the next awake one; from an awake body it is the same.
+   */
+  override collisionPairs(_world: World, p1: Body[], p2: Body[]): void {
+    const bodies = this.axisList
+    const n = bodies.length
+    const axis = this.axisIndex
+    if (this.dirty) {
+      this.sortList()
+      this.dirty = false
+    }
+    if (this.nextAwake.length < n + 1) this.nextAwake = new Int32Array(2 * n + 1)
+    const next = this.nextAwake
+    next[n] = n
+    for (let k = n - 1; k >= 0; k--) next[k] = resting(bodies[k]!) ? next[k + 1]! : k
+    for (let i = 0; i !== n; i++) {
+      const bi = bodies[i]!
+      const all = !resting(bi)
+      for (let j = all ? i + 1 : next[i + 1]!; j < n; j = all ? j + 1 : next[j + 1]!) {
+        const bj = bodies[j]!
+        if (!this.needBroadphaseCollision(bi, bj)) continue
+        if (!SAPBroadphase.checkBounds(bi, bj, axis)) break
+        this.intersectionTest(bi, bj, p1, p2)
+      }
+    }
   }
 
   override needBroadphaseCollision(a: Body, b: Body): boolean {
@@ -50,6 +83,11 @@ export class RagdollBroadphase extends SAPBroadphase {
     }
     return super.needBroadphaseCollision(a, b)
   }
+}
+
+/** Static or asleep: a pair of two such bodies never needs a collision test (Broadphase.needBroadphaseCollision). */
+function resting(b: Body): boolean {
+  return (b.type & Body.STATIC) !== 0 || b.sleepState === Body.SLEEPING
 }
 
 /** True when `broadphase` drops linked ragdoll pairs itself (then joints may say collideConnected: true). */

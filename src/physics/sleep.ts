@@ -4,15 +4,22 @@ import type { RagdollInstance } from './ragdoll.ts'
 /**
  * Ragdolls at rest sleep: a limp whole-body ragdoll whose bodies have all moved slower than RAGDOLL_STILL_SPEED
  * of its longest body per second and turned slower than RAGDOLL_STILL_SPIN radians per second for
- * RAGDOLL_STILL_SECONDS is put to sleep whole, and its joints' equations leave the solver until it wakes; cannon-es wakes a body a fast
- * one touches, a hit wakes the body hit, and any body awake wakes the whole ragdoll. Lying ragdolls then cost
- * next to nothing (npm run bench:ragdoll: the solver was most of a step, 10 equations per joint and contact).
- * The plugin does this itself, with cannon-es's own per-body state (sleepState, timeLastSleepy; both in
- * snapshots): the world's allowSleep stays off, so a game's bodies in it are not put to sleep, and the test is
- * relative to the ragdoll's size (cannon-es's own adds speed and spin in one fixed number, 0.1). Partial
+ * RAGDOLL_STILL_SECONDS is put to sleep whole, and its joints' equations leave the solver until it wakes; cannon-es
+ * wakes a body a fast one touches, a hit wakes the body hit, and any body awake wakes the whole ragdoll. Lying
+ * ragdolls then cost next to nothing (npm run bench:ragdoll: the solver was most of a step, 10 equations per joint
+ * and contact). The plugin does this itself, with cannon-es's own per-body state (sleepState, timeLastSleepy;
+ * both in snapshots): the world's allowSleep stays off, so a game's bodies in it are not put to sleep, and the
+ * test is relative to the ragdoll's size (cannon-es's own adds speed and spin in one fixed number, 0.1). Partial
  * ragdolls (their anchors move), powered ones and held roots never sleep.
+ *
+ * "Moved" is how far a body went over the step, joint and ground projection included (its place now against
+ * the one it started the step from, cannon-es's previousPosition and previousQuaternion), not its velocity: a
+ * lying body the projection holds keeps the velocity the solver gave it against the projection, about one step
+ * of gravity, while it stays where it is. The projection and the solver also leave a lying body shaking by a few
+ * millimetres a step (up to 0.75 of a Fox's longest body per second), hence the still speed of one longest body
+ * per second (Bullet's default is 0.8 m/s, with 2 s).
  */
-export const RAGDOLL_STILL_SPEED = 0.5
+export const RAGDOLL_STILL_SPEED = 1
 /**
  * Lying on the ground, cannon-es's solver leaves a ragdoll's light bodies turning back and forth at up to
  * 1–1.3 rad/s (a Fox's neck) while the pose creeps 1–2 cm/s: 2 rad/s is at rest, not a slow roll, which slows
@@ -40,22 +47,31 @@ export function wakeOrRest(r: RagdollInstance): void {
 }
 
 /**
- * After the physics step: the sleep test of a ragdoll that may sleep (see above), at world time `time`. Each
- * body still for the first time becomes SLEEPY from then (timeLastSleepy); one that moves is AWAKE again; when
- * every body has been still for RAGDOLL_STILL_SECONDS, all sleep.
+ * After the physics step and the joint projection: the sleep test of a ragdoll that may sleep (see above), at
+ * world time `time` after a step of `dt`. Each body still for the first time becomes SLEEPY from then
+ * (timeLastSleepy); one that moves is AWAKE again; when every body has been still for RAGDOLL_STILL_SECONDS, all
+ * sleep. The turn over the step is measured by its half angle's sine squared, 1 − (q·q₀)² (+ − × only).
  */
-export function sleepTick(r: RagdollInstance, time: number): void {
+export function sleepTick(r: RagdollInstance, time: number, dt: number): void {
   const bodies = r.bodies
-  const speed = RAGDOLL_STILL_SPEED * r.longest
-  const speed2 = speed * speed
-  const spin2 = RAGDOLL_STILL_SPIN * RAGDOLL_STILL_SPIN
+  const step = RAGDOLL_STILL_SPEED * r.longest * dt
+  const step2 = step * step
+  // sin²(θ/2) ≤ (θ/2)² for the largest turn θ = spin·dt: the test is at most that strict.
+  const half = 0.5 * RAGDOLL_STILL_SPIN * dt
+  const turn2 = half * half
   let ready = true
   for (let i = 0; i < bodies.length; i++) {
     const b = bodies[i]!
     if (b.sleepState === Body.SLEEPING) continue
-    const v = b.velocity
-    const w = b.angularVelocity
-    const still = v.x * v.x + v.y * v.y + v.z * v.z <= speed2 && w.x * w.x + w.y * w.y + w.z * w.z <= spin2
+    const p = b.position
+    const p0 = b.previousPosition
+    const dx = p.x - p0.x
+    const dy = p.y - p0.y
+    const dz = p.z - p0.z
+    const q = b.quaternion
+    const q0 = b.previousQuaternion
+    const d = q.x * q0.x + q.y * q0.y + q.z * q0.z + q.w * q0.w
+    const still = dx * dx + dy * dy + dz * dz <= step2 && 1 - d * d <= turn2
     if (!still) {
       b.sleepState = Body.AWAKE
       ready = false

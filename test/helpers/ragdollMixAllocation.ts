@@ -9,22 +9,12 @@ import { createWorld } from 'bitecs'
 import { createAnimationPlugin } from '../../entry/plugin.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import { createGcTracker, measureAllocation } from '../../scripts/bench/measure.ts'
+import { foxGrid, gridHit } from './foxGrid.ts'
 const asset = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
 const plugin = createAnimationPlugin(createWorld(), { capacity: 1 << 14 })
-const cs: number[] = []
-for (let i = 0; i < 10; i++) {
-  const c = plugin.addCharacter(asset)
-  plugin.setTransform(c, {
-    position: [2 * (i % 4), 0, 2 * Math.floor(i / 4)],
-    rotation: [0, Math.sin(i), 0, Math.cos(i)],
-    scale: [0.01, 0.01, 0.01],
-  })
-  plugin.play(c, 'Walk', { time: (i * 0.137) % 0.7 })
-  cs.push(c)
-}
-for (let s = 0; s < 30; s++) plugin.step()
+const cs = foxGrid(plugin, asset, 10, 4)
 cs.forEach((c, i) => {
-  const hit = { joint: 'b_Spine02_03', impulse: [2 + (i % 3), 0, (i % 5) - 2] as [number, number, number] }
+  const hit = gridHit(i)
   if (i % 4 === 0) plugin.ragdoll(c, { impulse: hit })
   else if (i % 4 === 1)
     plugin.ragdoll(c, { root: 'b_LeftUpperArm_09', impulse: { ...hit, joint: 'b_LeftForeArm_010' } })
