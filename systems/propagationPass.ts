@@ -173,5 +173,5 @@ export function createPropagationPass(
  * The smallest double that rounds to ±∞ in float32: halfway between the largest float32, 2^128 − 2^104, and
  * 2^128, where round-half-to-even goes up. Its square (50 significant bits) is exact in a double.
  */
-const F32_OVERFLOW = 2 ** 128 - 2 ** 103
+const F32_OVERFLOW = 3.4028235677973366e38 // 2^128 − 2^103 (a literal: the step uses no `**`)
 const F32_OVERFLOW_SQUARED = F32_OVERFLOW * F32_OVERFLOW
