@@ -115,4 +115,45 @@ describe('blendWeightedPoses', () => {
       ),
     )
   })
+
+  it('with two points of nonzero weight is the weighted sum, sign-fixed, stored and normalized, bit for bit', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(unit, unit), { minLength: 1, maxLength: 4 }),
+        fc.double({ min: 0.001, max: 0.999, noNaN: true }),
+        fc.integer({ min: 0, max: 2 }),
+        (pairs, x, zero) => {
+          const n = pairs.length
+          const data = new Float32Array(40 * n)
+          const offsets = Int32Array.of(10 * n, 20 * n, 30 * n)
+          pairs.forEach(([a, b], j) => {
+            const points = [a, b]
+            for (let p = 0, q = 0; p < 3; p++) {
+              // The point of weight 0 holds something else (it must not count).
+              const rot = p === zero ? Float32Array.of(0, 1, 0, 0) : points[q++]!
+              data.set(joint([p + j, -p, 0.5 * j], rot, [1 + p, 1, 2 - j]), offsets[p]! + 10 * j)
+            }
+          })
+          const weights = new Float64Array(3)
+          const live = [0, 1, 2].filter((p) => p !== zero)
+          weights[live[0]!] = 1 - x
+          weights[live[1]!] = x
+          blendWeightedPoses(data, 0, data, offsets, weights, 3, n)
+          for (let j = 0; j < n; j++) {
+            const expected = new Float32Array(10)
+            const pa = offsets[live[0]!]! + 10 * j
+            const pb = offsets[live[1]!]! + 10 * j
+            let dot = 0
+            for (let k = 3; k < 7; k++) dot += data[pa + k]! * data[pb + k]!
+            for (let k = 0; k < 10; k++) {
+              const sb = k >= 3 && k < 7 && dot < 0 ? -x : x
+              expected[k] = 0 + (1 - x) * data[pa + k]! + sb * data[pb + k]!
+            }
+            normalizeQuat(expected, 3)
+            expect(Array.from(data.subarray(10 * j, 10 * j + 10))).toEqual(Array.from(expected))
+          }
+        },
+      ),
+    )
+  })
 })
