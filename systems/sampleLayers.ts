@@ -202,6 +202,8 @@ export function emptyLayer(layer: Layer): void {
   setLayerBinding(layer, undefined)
   setLayerFromBinding(layer, undefined)
   layer.blendSpace = null
+  layer.delta = null
+  layer.deltaClip = -1
 }
 
 /** Whether the layer shows exactly its OUT: an override at weight 1 (not ramping) over the whole body. */
@@ -323,6 +325,13 @@ function sampleLayerClip(
     } else {
       blendJointLayers(data, out, data, block + BLOCK_FROM * stride, data, to, n, f, F_BLEND)
     }
+    return
+  }
+  const delta = layer.delta
+  if (additive && delta !== null && layer.deltaClip === i[I_CLIP]) {
+    // The differences sampled directly (made once per clip and reference: src/clip/additiveClip.ts).
+    data.set(delta.base, out)
+    sampleClipChannels(data, out, delta.clip, layer.sampleBinding!, f, F_LOCAL, cursors, 0, squad)
     return
   }
   data.set(rest, out)
