@@ -11,18 +11,21 @@ import { seriesCoefficients } from './blendLayers.ts'
  * project's own transcendental functions, so the same bits in every engine.
  */
 
-const scratch = new Float32Array(4)
+/** d^w of one joint, not normalized (addDeltaPose normalizes the product once). */
+const scratch = new Float64Array(4)
 /** This run's slerp series coefficients (seriesCoefficients of blendLayers.ts). */
 const coefficients = new Float64Array(20)
 const LN2 = 0.6931471805599453
 
 /**
- * out[0..4) = d^w, the shortest-arc slerp from identity to the unit quaternion `q[qo..]` by the weight the
- * coefficients `c` were made for (seriesCoefficients(c, weights, r, 2)). blendJointLayers' half-angle series with
- * a = identity, written out here because a float argument would be boxed (V8 allocates a heap number per call
- * it does not inline); test/clip/layerBlend.test.ts holds it to blendJointLayers bit for bit.
+ * out[0..4) = d^w up to a positive factor, the shortest-arc slerp from identity to the unit quaternion `q[qo..]`
+ * by the weight the coefficients `c` were made for (seriesCoefficients(c, weights, r, 2)). blendJointLayers'
+ * half-angle series with a = identity, written out here because a float argument would be boxed (V8 allocates a
+ * heap number per call it does not inline), and left unnormalized in double: the caller normalizes the product
+ * with the pose's rotation, which is the same rotation (test/clip/layerBlend.test.ts: within float32 rounding of
+ * blendJointLayers' normalized slerp times the rotation).
  */
-function partialRotation(out: Float32Array, q: Float32Array, qo: number, c: Float64Array): void {
+function partialRotation(out: Float64Array, q: Float32Array, qo: number, c: Float64Array): void {
   let bx = q[qo]!
   let by = q[qo + 1]!
   let bz = q[qo + 2]!
@@ -49,15 +52,10 @@ function partialRotation(out: Float32Array, q: Float32Array, qo: number, c: Floa
     (c[12]! + c[13]! * y) * y2 +
     (c[14]! + c[15]! * y + (c[16]! + c[17]! * y) * y2) * y4 +
     (c[18]! + c[19]! * y) * y8
-  const x = s1 * bx
-  const qy = s1 * by
-  const z = s1 * bz
-  const qw = s0 + s1 * bw
-  const inv = 1 / Math.sqrt(x * x + qy * qy + z * z + qw * qw)
-  out[0] = x * inv
-  out[1] = qy * inv
-  out[2] = z * inv
-  out[3] = qw * inv
+  out[0] = s1 * bx
+  out[1] = s1 * by
+  out[2] = s1 * bz
+  out[3] = s0 + s1 * bw
 }
 
 /**
@@ -196,7 +194,9 @@ export function addDeltaPose(
         if (j === first) seriesCoefficients(coefficients, weights, r, 2)
         partialRotation(scratch, delta, d + 3, coefficients)
         multiplyQuat(out, o + 3, out, o + 3, scratch, 0)
-        scalePower(out, o + 7, delta, d + 7, weights, r)
+        if (delta[d + 7] !== 1 || delta[d + 8] !== 1 || delta[d + 9] !== 1) {
+          scalePower(out, o + 7, delta, d + 7, weights, r)
+        }
       }
       normalizeQuat(out, o + 3)
     }

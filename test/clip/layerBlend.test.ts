@@ -1,6 +1,7 @@
 /**
  * The layer kernels against their reference functions: addDeltaPose's partial rotation is blendJointLayers'
- * slerp from identity bit for bit (it is written out inline to avoid boxing), its scale power is Math.pow to
+ * slerp from identity times the pose's rotation to float32 rounding (it is written out inline to avoid boxing,
+ * and normalized once), its scale power is Math.pow to
  * 1e-13 relative, and a weight of 1 applies the delta exactly.
  */
 import fc from 'fast-check'
@@ -24,7 +25,7 @@ function joint(t: readonly number[], q: Float32Array, s: readonly number[]): Flo
 }
 
 describe('addDeltaPose', () => {
-  it('rotates by blendJointLayers(identity, delta, w) and multiplies, bit for bit', () => {
+  it('rotates by blendJointLayers(identity, delta, w) and multiplies, to float32 rounding', () => {
     fc.assert(
       fc.property(unit, unit, fc.double({ min: 0.001, max: 0.999, noNaN: true }), (base, d, w) => {
         const out = joint([1, 2, 3], base, [1, 1, 1])
@@ -36,7 +37,7 @@ describe('addDeltaPose', () => {
         const expected = joint([1, 2, 3], base, [1, 1, 1])
         multiplyQuat(expected, 3, expected, 3, partial, 3)
         normalizeQuat(expected, 3)
-        expect(Array.from(out.subarray(3, 7))).toEqual(Array.from(expected.subarray(3, 7)))
+        for (let k = 3; k < 7; k++) expect(Math.abs(out[k]! - expected[k]!)).toBeLessThan(2.5e-7)
       }),
     )
   })
