@@ -148,6 +148,15 @@ export interface Layer {
    */
   delta: DeltaClip | null
   deltaClip: number
+  /**
+   * What OUT holds besides the channels sampled last (a clip layer without a fade): the pose `outBase` (the rest
+   * pose or the delta clip's base) with the channels of `outBinding` sampled, at float offset `outAt`; null when
+   * anything else wrote OUT. A step sampling the same channels over the same base skips re-copying the base:
+   * the other channels hold it already, so OUT ends the same bits either way.
+   */
+  outBase: Float32Array | null
+  outBinding: Int32Array | null
+  outAt: number
   blendSpace: BlendSpaceState | null
   /** Once-only 'finished' flags (systems/clipEvents.ts): [0] the clip it plays, [1] the clip it fades out of. */
   readonly finished: Uint8Array
@@ -187,6 +196,9 @@ export function createLayer(index: number): Layer {
     cursors: new Uint32Array(0),
     delta: null,
     deltaClip: -1,
+    outBase: null,
+    outBinding: null,
+    outAt: -1,
     blendSpace: null,
     finished: new Uint8Array(2),
   }
