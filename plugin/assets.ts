@@ -50,6 +50,7 @@ function registerAsset(ctx: AnimationContext, asset: AnimationAsset): Registered
       asset: id,
       bindings: [],
       morphBindings: [],
+      deltas: new Map(),
       markers: markerList(clip.markers),
     }
     ctx.clips.push(rc)

@@ -3,6 +3,7 @@ import { sampleClipChannels } from '../src/clip/sample.ts'
 import { finiteNumber, optionsObject } from './checks.ts'
 import type { AnimationContext } from './context.ts'
 import { bindClip, findClip } from './assets.ts'
+import { setLayerDelta } from './additiveLayers.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
 import { allocatePoseSlots, freePoseSlots, JOINT_STRIDE } from '../components/Pose.ts'
 import { emptyLayer } from '../systems/sampleLayers.ts'
@@ -284,6 +285,7 @@ export function identityPose(data: Float32Array, at: number, n: number): void {
  * for the clip it fades from: the reference clip of setLayer, or each clip itself, at the reference time.
  */
 export function updateReferences(ctx: AnimationContext, eid: number, layer: Layer, both = true): void {
+  setLayerDelta(ctx, eid, layer)
   if (layer.i[I_MODE] !== MODE_ADDITIVE || layer.index === 0) return
   const n = ctx.stores.Pose.count[eid]!
   const refClip = layer.i[I_REF_CLIP]!

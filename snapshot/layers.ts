@@ -1,6 +1,7 @@
 import { JOINT_STRIDE } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
+import { setLayerDelta } from '../plugin/additiveLayers.ts'
 import { copyInto, readU32Array, type Reader } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import {
@@ -297,6 +298,7 @@ export function applyLayers(
       if (d.index > 0 && d.i[I_FADE] === 1 && d.i[I_FROM_CLIP]! >= 0) {
         setLayerFromBinding(layer, bindClip(ctx, ctx.clips[d.i[I_FROM_CLIP]!]!, c.asset))
       }
+      setLayerDelta(ctx, c.eid, layer)
       if (d.blendSpace) layer.blendSpace = blendSpaceState(ctx, d.blendSpace, d.base, c.count, c.asset)
       stack.layers[d.index] = layer
     }

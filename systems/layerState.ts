@@ -12,6 +12,7 @@
  * DELTA (scratch) and one per blend-space point.
  */
 import { JOINT_STRIDE } from '../src/math/poseLayout.ts'
+import type { DeltaClip } from '../src/clip/additiveClip.ts'
 
 /** Layers per character: indices 0 (the base layer) to 7. */
 export const MAX_LAYERS = 8
@@ -140,6 +141,22 @@ export interface Layer {
   sampleBinding: Int32Array | undefined
   fromSampleBinding: Int32Array | undefined
   cursors: Uint32Array
+  /**
+   * An additive layer's clip as differences from its reference (src/clip/additiveClip.ts), for `deltaClip`
+   * (its I_CLIP); null otherwise. A step without a fade samples it over its base instead of sampling the clip
+   * and taking the difference; set with the references (plugin/layers.ts updateReferences) and on restore.
+   */
+  delta: DeltaClip | null
+  deltaClip: number
+  /**
+   * What OUT holds besides the channels sampled last (a clip layer without a fade): the pose `outBase` (the rest
+   * pose or the delta clip's base) with the channels of `outBinding` sampled, at float offset `outAt`; null when
+   * anything else wrote OUT. A step sampling the same channels over the same base skips re-copying the base:
+   * the other channels hold it already, so OUT ends the same bits either way.
+   */
+  outBase: Float32Array | null
+  outBinding: Int32Array | null
+  outAt: number
   blendSpace: BlendSpaceState | null
   /** Once-only 'finished' flags (systems/clipEvents.ts): [0] the clip it plays, [1] the clip it fades out of. */
   readonly finished: Uint8Array
@@ -177,6 +194,11 @@ export function createLayer(index: number): Layer {
     sampleBinding: undefined,
     fromSampleBinding: undefined,
     cursors: new Uint32Array(0),
+    delta: null,
+    deltaClip: -1,
+    outBase: null,
+    outBinding: null,
+    outAt: -1,
     blendSpace: null,
     finished: new Uint8Array(2),
   }

@@ -148,6 +148,7 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
           sampleLayerClip(ctx, data, eid, layer, rest, n, visible, emit, motion)
         } else if (layer.blendSpace !== null) {
           const bs = layer.blendSpace
+          layer.outBase = null
           advanceLayerFade(ctx, layer)
           if (visible) sampleBlendSpace(ctx, eid, data, layer, bs, out, n, rest, emit, motion)
           else advanceBlendSpace(ctx, eid, layer, bs, rest, emit, motion)
@@ -202,6 +203,9 @@ export function emptyLayer(layer: Layer): void {
   setLayerBinding(layer, undefined)
   setLayerFromBinding(layer, undefined)
   layer.blendSpace = null
+  layer.delta = null
+  layer.deltaClip = -1
+  layer.outBase = null
 }
 
 /** Whether the layer shows exactly its OUT: an override at weight 1 (not ramping) over the whole body. */
@@ -311,6 +315,7 @@ function sampleLayerClip(
   }
   if (!visible) return
   if (i[I_FADE] === 1) {
+    layer.outBase = null
     const to = block + BLOCK_TO * stride
     sampleClipChannels(data, to, clip, layer.sampleBinding!, f, F_LOCAL, cursors, 0, squad)
     if (additive) {
@@ -325,7 +330,23 @@ function sampleLayerClip(
     }
     return
   }
-  data.set(rest, out)
-  sampleClipChannels(data, out, clip, layer.sampleBinding!, f, F_LOCAL, cursors, 0, squad)
-  if (additive) toDeltaPose(data, out, data, block + BLOCK_REF_TO * stride, n)
+  const delta = layer.delta
+  const binding = layer.sampleBinding!
+  if (additive && (delta === null || layer.deltaClip !== i[I_CLIP])) {
+    // No delta clip (a difference not finite as a float32): the difference of the sampled pose.
+    layer.outBase = null
+    data.set(rest, out)
+    sampleClipChannels(data, out, clip, binding, f, F_LOCAL, cursors, 0, squad)
+    toDeltaPose(data, out, data, block + BLOCK_REF_TO * stride, n)
+    return
+  }
+  // Additive: the differences sampled directly (made once per clip and reference: src/clip/additiveClip.ts).
+  const from = additive ? delta!.base : rest
+  if (layer.outBase !== from || layer.outBinding !== binding || layer.outAt !== out) {
+    data.set(from, out)
+    layer.outBase = from
+    layer.outBinding = binding
+    layer.outAt = out
+  }
+  sampleClipChannels(data, out, additive ? delta!.clip : clip, binding, f, F_LOCAL, cursors, 0, squad)
 }

@@ -5,6 +5,7 @@ import type { RagdollInstance } from '../src/physics/ragdoll.ts'
 import type { RagdollMotors } from '../src/physics/motors.ts'
 import type { LimbColliders } from '../src/physics/limbColliders.ts'
 import type { Clip } from '../src/clip/clip.ts'
+import type { DeltaClip } from '../src/clip/additiveClip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import type { Rig } from '../src/skeleton/rig.ts'
 import type { PosePool, PoseStore } from '../components/Pose.ts'
@@ -45,6 +46,11 @@ export interface RegisteredClip {
    * no morph weights there; null when the clip drives none on that asset. Made on first use, like `bindings`.
    */
   readonly morphBindings: (Int32Array | null | undefined)[]
+  /**
+   * Additive differences of the clip (src/clip/additiveClip.ts) by `asset id/reference clip id/reference time`,
+   * made on first use (plugin/layers.ts); null where one could not be made.
+   */
+  readonly deltas: Map<string, DeltaClip | null>
   /** Its markers in this plugin: the clip's own (from the file), then addMarker's. Replaced whole, never edited. */
   markers: ClipMarkers
 }

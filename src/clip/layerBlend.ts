@@ -11,18 +11,21 @@ import { seriesCoefficients } from './blendLayers.ts'
  * project's own transcendental functions, so the same bits in every engine.
  */
 
-const scratch = new Float32Array(4)
+/** d^w of one joint, not normalized (addDeltaPose normalizes the product once). */
+const scratch = new Float64Array(4)
 /** This run's slerp series coefficients (seriesCoefficients of blendLayers.ts). */
 const coefficients = new Float64Array(20)
 const LN2 = 0.6931471805599453
 
 /**
- * out[0..4) = d^w, the shortest-arc slerp from identity to the unit quaternion `q[qo..]` by the weight the
- * coefficients `c` were made for (seriesCoefficients(c, weights, r, 2)). blendJointLayers' half-angle series with
- * a = identity, written out here because a float argument would be boxed (V8 allocates a heap number per call
- * it does not inline); test/clip/layerBlend.test.ts holds it to blendJointLayers bit for bit.
+ * out[0..4) = d^w up to a positive factor, the shortest-arc slerp from identity to the unit quaternion `q[qo..]`
+ * by the weight the coefficients `c` were made for (seriesCoefficients(c, weights, r, 2)). blendJointLayers'
+ * half-angle series with a = identity, written out here because a float argument would be boxed (V8 allocates a
+ * heap number per call it does not inline), and left unnormalized in double: the caller normalizes the product
+ * with the pose's rotation, which is the same rotation (test/clip/layerBlend.test.ts: within float32 rounding of
+ * blendJointLayers' normalized slerp times the rotation).
  */
-function partialRotation(out: Float32Array, q: Float32Array, qo: number, c: Float64Array): void {
+function partialRotation(out: Float64Array, q: Float32Array, qo: number, c: Float64Array): void {
   let bx = q[qo]!
   let by = q[qo + 1]!
   let bz = q[qo + 2]!
@@ -49,15 +52,10 @@ function partialRotation(out: Float32Array, q: Float32Array, qo: number, c: Floa
     (c[12]! + c[13]! * y) * y2 +
     (c[14]! + c[15]! * y + (c[16]! + c[17]! * y) * y2) * y4 +
     (c[18]! + c[19]! * y) * y8
-  const x = s1 * bx
-  const qy = s1 * by
-  const z = s1 * bz
-  const qw = s0 + s1 * bw
-  const inv = 1 / Math.sqrt(x * x + qy * qy + z * z + qw * qw)
-  out[0] = x * inv
-  out[1] = qy * inv
-  out[2] = z * inv
-  out[3] = qw * inv
+  out[0] = s1 * bx
+  out[1] = s1 * by
+  out[2] = s1 * bz
+  out[3] = s0 + s1 * bw
 }
 
 /**
@@ -196,7 +194,9 @@ export function addDeltaPose(
         if (j === first) seriesCoefficients(coefficients, weights, r, 2)
         partialRotation(scratch, delta, d + 3, coefficients)
         multiplyQuat(out, o + 3, out, o + 3, scratch, 0)
-        scalePower(out, o + 7, delta, d + 7, weights, r)
+        if (delta[d + 7] !== 1 || delta[d + 8] !== 1 || delta[d + 9] !== 1) {
+          scalePower(out, o + 7, delta, d + 7, weights, r)
+        }
       }
       normalizeQuat(out, o + 3)
     }
@@ -232,6 +232,12 @@ export function blendWeightedPoses(
   if (live === 1) {
     const src = offsets[first]!
     if (src !== oo) out.copyWithin(oo, src, src + n * STRIDE)
+    return
+  }
+  if (live === 2) {
+    let second = first + 1
+    while (!(weights[second]! > 0)) second++
+    blendTwoPoses(out, oo, data, offsets[first]!, offsets[second]!, weights, first, second, n)
     return
   }
   const f = offsets[first]!
@@ -283,6 +289,73 @@ export function blendWeightedPoses(
     out[o + 7] = s0
     out[o + 8] = s1
     out[o + 9] = s2
+  }
+}
+
+/**
+ * blendWeightedPoses with exactly two points of nonzero weight (a 1D blend space between two neighbours, the
+ * common case): the poses at `a` and `b` with weights `weights[wa]`, `weights[wb]`. The general loop's
+ * operations in its order (sums from 0, b's rotation sign-fixed into a's hemisphere, the sum stored as float32
+ * and then normalized, as normalizeQuat does), so the same bits, without its per-point loop and branches.
+ */
+function blendTwoPoses(
+  out: Float32Array,
+  oo: number,
+  data: Float32Array,
+  a: number,
+  b: number,
+  weights: Float64Array,
+  wa: number,
+  wb: number,
+  n: number,
+): void {
+  const STRIDE = JOINT_STRIDE
+  const fround = Math.fround
+  const w0 = weights[wa]!
+  const w1 = weights[wb]!
+  for (let j = 0; j < n; j++) {
+    const o = oo + j * STRIDE
+    const p = a + j * STRIDE
+    const q = b + j * STRIDE
+    const ax = data[p + 3]!
+    const ay = data[p + 4]!
+    const az = data[p + 5]!
+    const aw = data[p + 6]!
+    const bx = data[q + 3]!
+    const by = data[q + 4]!
+    const bz = data[q + 5]!
+    const bw = data[q + 6]!
+    const s1 = ax * bx + ay * by + az * bz + aw * bw < 0 ? -w1 : w1
+    const t0 = 0 + w0 * data[p]! + w1 * data[q]!
+    const t1 = 0 + w0 * data[p + 1]! + w1 * data[q + 1]!
+    const t2 = 0 + w0 * data[p + 2]! + w1 * data[q + 2]!
+    const c0 = 0 + w0 * data[p + 7]! + w1 * data[q + 7]!
+    const c1 = 0 + w0 * data[p + 8]! + w1 * data[q + 8]!
+    const c2 = 0 + w0 * data[p + 9]! + w1 * data[q + 9]!
+    // The float32 sum normalizeQuat would read back.
+    const x = fround(0 + w0 * ax + s1 * bx)
+    const y = fround(0 + w0 * ay + s1 * by)
+    const z = fround(0 + w0 * az + s1 * bz)
+    const w = fround(0 + w0 * aw + s1 * bw)
+    out[o] = t0
+    out[o + 1] = t1
+    out[o + 2] = t2
+    const len2 = x * x + y * y + z * z + w * w
+    if (len2 > 0) {
+      const inv = 1 / Math.sqrt(len2)
+      out[o + 3] = x * inv
+      out[o + 4] = y * inv
+      out[o + 5] = z * inv
+      out[o + 6] = w * inv
+    } else {
+      out[o + 3] = 0
+      out[o + 4] = 0
+      out[o + 5] = 0
+      out[o + 6] = 1
+    }
+    out[o + 7] = c0
+    out[o + 8] = c1
+    out[o + 9] = c2
   }
 }
 

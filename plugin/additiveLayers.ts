@@ -1,0 +1,60 @@
+import type { AnimationContext } from './context.ts'
+import { bindClip } from './assets.ts'
+import { makeDeltaClip } from '../src/clip/additiveClip.ts'
+import { sampleClipChannels } from '../src/clip/sample.ts'
+import {
+  F_REF_TIME,
+  I_CLIP,
+  I_MODE,
+  I_REF_CLIP,
+  I_SOURCE,
+  MODE_ADDITIVE,
+  SOURCE_CLIP,
+  type Layer,
+} from '../systems/layerState.ts'
+
+/**
+ * Gives an additive clip layer (other than 0) its delta clip (src/clip/additiveClip.ts): the clip it plays as
+ * differences from its reference (the setLayer reference clip, or the clip itself, at the reference time), made
+ * once per asset, clip and reference and shared by every character; null for any other layer. Called where the
+ * references are set (updateReferences) and when a snapshot is restored, so a restored run samples what an
+ * uninterrupted one does. Setup code (allocates on first use; never throws).
+ */
+export function setLayerDelta(ctx: AnimationContext, eid: number, layer: Layer): void {
+  layer.delta = null
+  layer.deltaClip = -1
+  const i = layer.i
+  if (layer.index === 0 || i[I_MODE] !== MODE_ADDITIVE || i[I_SOURCE] !== SOURCE_CLIP) return
+  const clipId = i[I_CLIP]!
+  const clip = ctx.clips[clipId]!
+  const assetId = ctx.stores.Pose.asset[eid]!
+  const refClip = i[I_REF_CLIP]! >= 0 ? i[I_REF_CLIP]! : clipId
+  const time = layer.f[F_REF_TIME]!
+  const key = `${assetId}/${refClip}/${time}`
+  let delta = clip.deltas.get(key)
+  if (delta === undefined) {
+    const rest = ctx.assets[assetId]!.rest
+    const n = ctx.stores.Pose.count[eid]!
+    delta = makeDeltaClip(
+      clip.clip,
+      bindClip(ctx, clip, assetId),
+      referencePose(ctx, assetId, refClip, time),
+      0,
+      rest,
+      n,
+    )
+    clip.deltas.set(key, delta)
+  }
+  layer.delta = delta
+  layer.deltaClip = clipId
+}
+
+/** The asset's pose of clip `clipId` at `time` (clamped to the clip) over its rest pose, in a new array. */
+function referencePose(ctx: AnimationContext, assetId: number, clipId: number, time: number): Float32Array {
+  const pose = ctx.assets[assetId]!.rest.slice()
+  const clip = ctx.clips[clipId]!
+  const t = Float64Array.of(Math.min(Math.max(time, 0), clip.clip.duration))
+  const cursors = new Uint32Array(clip.clip.channels.length)
+  sampleClipChannels(pose, 0, clip.clip, bindClip(ctx, clip, assetId), t, 0, cursors, 0, false)
+  return pose
+}
