@@ -45,6 +45,9 @@ export interface FuzzCaseSpec {
   verbose?: boolean
 }
 
+/** The validate run's two parts, as its progress names them. */
+export const JUDGE_STAGES = { loader: 'loader judge', validator: 'gltf-validator' } as const
+
 /** One run of a case, as the report counts it. */
 export interface RunResult {
   run: 'pipeline' | 'forge' | 'calls'
@@ -252,16 +255,21 @@ export async function runCase(
   let validation: ValidationResult | undefined
   if (spec.validate) {
     onRun('validate')
-    validation = await validate(spec)
+    validation = await validate(spec, onProgress)
   }
   onRun(null)
   return { index: spec.index, runs, validation }
 }
 
-/** The loader judge and gltf-validator on the case's file (the loader fuzzer's comparison). */
-async function validate(spec: FuzzCaseSpec): Promise<ValidationResult> {
+/**
+ * The loader judge and gltf-validator on the case's file (the loader fuzzer's comparison). `onProgress` hears
+ * which is running: a worker that dies in 'gltf-validator' is the third-party judge's failure, not the library's.
+ */
+async function validate(spec: FuzzCaseSpec, onProgress: (label: string) => void): Promise<ValidationResult> {
   const file = buildFile(spec.file)
+  onProgress(JUDGE_STAGES.loader)
   const outcome = await runLoader(file)
+  onProgress(JUDGE_STAGES.validator)
   const errors =
     outcome.status === 'broken' ? null : await runValidator(file, loadSubjects()[spec.file.subject]!)
   return {
