@@ -18,7 +18,7 @@
 import { loadSubjects } from '../test/helpers/mutate.ts'
 import { runLoader, runValidator } from '../test/helpers/fuzzJudges.ts'
 import { decodeSpec, describeFile, makeCases, runCase, type FuzzCaseSpec } from './fuzz/cases.ts'
-import { buildFile } from './fuzz/generators.ts'
+import { buildFile } from './fuzz/expand.ts'
 import { DEFAULT_POOL, runPool, type CaseOutcome } from './fuzz/pool.ts'
 import { printReport, Tally } from './fuzz/report.ts'
 
