@@ -11,7 +11,8 @@ import { createWorld } from 'bitecs'
 import { mulberry32 } from '../random.ts'
 import { createAnimationPlugin, type AnimationAsset, type AnimationPlugin } from '../../entry/index.ts'
 import { drawCall, type Call, type World } from './draw.ts'
-import { capacityFor, freshPlugin, Judge, type RunReport } from './pipeline.ts'
+import { freshPlugin, Judge, type RunReport } from './judge.ts'
+import { capacityFor } from './pipeline.ts'
 
 export interface CallsReport extends RunReport {
   /** The calls as made, with what each did ('ok', or the AnimationError's kind). */
