@@ -188,8 +188,17 @@ export function setSceneNodeParent(graph: SceneGraph, eid: number, parent: numbe
       )
     }
   }
+  relinkSceneNode(graph, eid, parent)
+}
+
+/**
+ * setSceneNodeParent without its checks, for a caller that has already shown both are nodes and that no cycle
+ * results (a restore's plan, snapshot/structure.ts). O(1): the cycle check walks the parent's ancestors, which
+ * made restoring a 16,000-node chain, one link at a time, 128 million steps.
+ */
+export function relinkSceneNode(graph: SceneGraph, eid: number, parent: number): void {
   graph.store.dirty[eid] = 1
-  if (parents[eid] === parent) return
+  if (graph.store.parent[eid] === parent) return
   unlink(graph, eid)
   if (parent !== 0) link(graph, eid, parent)
   graph.version++

@@ -1,6 +1,7 @@
 /**
  * The fuzzer, long form: `npm run fuzz -- [--runs 10000] [--seed 1] [--workers 2] [--forgeries 2] [--calls 50]
- * [--validate-every 20] [--budget-ms 2000] [--case JSON]`.
+ * [--validate-every 20] [--budget-ms 2000] [--first 0] [--case JSON]`. `--first N` (a multiple of 500) starts
+ * at case N of the seed's sample: the same cases a run from 0 has there, so a long run can be split in parts.
  *
  * Each of `runs` seeded cases is a mutant of a shipped asset file (test/helpers/mutate.ts mutations and the
  * generators of scripts/fuzz/generators.ts) run through the whole library in a worker with a time and memory
@@ -18,7 +19,7 @@
 import { loadSubjects } from '../test/helpers/mutate.ts'
 import { runLoader, runValidator } from '../test/helpers/fuzzJudges.ts'
 import { decodeSpec, describeFile, makeCases, runCase, type FuzzCaseSpec } from './fuzz/cases.ts'
-import { buildFile } from './fuzz/generators.ts'
+import { buildFile } from './fuzz/expand.ts'
 import { DEFAULT_POOL, runPool, type CaseOutcome } from './fuzz/pool.ts'
 import { printReport, Tally } from './fuzz/report.ts'
 
@@ -65,6 +66,9 @@ async function main(): Promise<void> {
   const caseAt = process.argv.indexOf('--case')
   if (caseAt !== -1) return replay(process.argv[caseAt + 1] ?? '')
   const runs = option('runs', 10_000)
+  const start = option('first', 0)
+  if (start < 0 || start % CHUNK !== 0)
+    throw new Error(`--first must be a multiple of ${CHUNK}, got ${start}`)
   const seed = option('seed', 1)
   const settings = {
     forgeries: option('forgeries', 2),
@@ -73,8 +77,8 @@ async function main(): Promise<void> {
   }
   const pool = { ...DEFAULT_POOL, workers: option('workers', 2), budgetMs: option('budget-ms', 2000) }
   const specs: FuzzCaseSpec[] = []
-  for (let first = 0; first < runs; first += CHUNK) {
-    specs.push(...makeCases(seed, first, Math.min(CHUNK, runs - first), settings))
+  for (let first = start; first < start + runs; first += CHUNK) {
+    specs.push(...makeCases(seed, first, Math.min(CHUNK, start + runs - first), settings))
   }
   const started = performance.now()
   const tally = new Tally(pool.budgetMs, 256)
@@ -102,7 +106,7 @@ async function main(): Promise<void> {
   const seconds = ((performance.now() - started) / 1000).toFixed(0)
   printReport(
     tally,
-    `ecs-anim fuzz: ${runs} cases over ${loadSubjects().length} asset files, seed ${seed}, ${pool.workers} ` +
+    `ecs-anim fuzz: ${runs} cases${start > 0 ? ` from case ${start}` : ''} over ${loadSubjects().length} asset files, seed ${seed}, ${pool.workers} ` +
       `workers, ${seconds} s`,
   )
   process.exitCode = tally.met ? 0 : 1

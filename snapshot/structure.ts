@@ -7,7 +7,7 @@ import {
   type InternalWorld,
   type Query,
 } from 'bitecs'
-import { addSceneNode, setSceneNodeParent } from '../components/SceneNode.ts'
+import { addSceneNode, relinkSceneNode } from '../components/SceneNode.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { invalidValue, snapshotError } from '../src/sim/valueChecks.ts'
 import { claimEntity, rebuildEntityIndex, restoreEntityOrder, type EntitiesData } from './entities.ts'
@@ -187,11 +187,11 @@ export function applyStructure(
   for (let i = 0; i < nodes.count; i++) {
     const e = nodes.ids[i]!
     if (plan.restored[i] === 1 && parent[e] !== nodes.parents[i] && parent[e] !== 0)
-      setSceneNodeParent(graph, e, 0)
+      relinkSceneNode(graph, e, 0)
   }
   const link = (e: number): void => {
     const p = nodes.parents[nodes.position[e]! - 1]!
-    if (plan.restored[nodes.position[e]! - 1] === 1 && parent[e] !== p) setSceneNodeParent(graph, e, p)
+    if (plan.restored[nodes.position[e]! - 1] === 1 && parent[e] !== p) relinkSceneNode(graph, e, p)
   }
   if (nodes.linkOrder) for (const e of nodes.linkOrder) link(e)
   else for (let i = 0; i < nodes.count; i++) link(nodes.ids[i]!)

@@ -28,8 +28,10 @@ import {
 } from '../../test/helpers/mutate.ts'
 import { runCalls } from './calls.ts'
 import { forge, mapSnapshot, runForgery } from './forge.ts'
-import { buildFile, describeEdit, genArb, type FileCase, type GenEdit } from './generators.ts'
-import { runPipeline, type Fault, type MemoryPeak, type Stage } from './pipeline.ts'
+import { buildFile } from './expand.ts'
+import { describeEdit, genArb, type FileCase, type GenEdit } from './generators.ts'
+import type { Fault, MemoryPeak, Stage } from './judge.ts'
+import { runPipeline } from './pipeline.ts'
 import { createWorld } from 'bitecs'
 import { createAnimationPlugin } from '../../entry/index.ts'
 
@@ -44,6 +46,9 @@ export interface FuzzCaseSpec {
   /** Keep every refusal's message and every run's edits or call log (for a replay). */
   verbose?: boolean
 }
+
+/** The validate run's two parts, as its progress names them. */
+export const JUDGE_STAGES = { loader: 'loader judge', validator: 'gltf-validator' } as const
 
 /** One run of a case, as the report counts it. */
 export interface RunResult {
@@ -252,16 +257,21 @@ export async function runCase(
   let validation: ValidationResult | undefined
   if (spec.validate) {
     onRun('validate')
-    validation = await validate(spec)
+    validation = await validate(spec, onProgress)
   }
   onRun(null)
   return { index: spec.index, runs, validation }
 }
 
-/** The loader judge and gltf-validator on the case's file (the loader fuzzer's comparison). */
-async function validate(spec: FuzzCaseSpec): Promise<ValidationResult> {
+/**
+ * The loader judge and gltf-validator on the case's file (the loader fuzzer's comparison). `onProgress` hears
+ * which is running: a worker that dies in 'gltf-validator' is the third-party judge's failure, not the library's.
+ */
+async function validate(spec: FuzzCaseSpec, onProgress: (label: string) => void): Promise<ValidationResult> {
   const file = buildFile(spec.file)
+  onProgress(JUDGE_STAGES.loader)
   const outcome = await runLoader(file)
+  onProgress(JUDGE_STAGES.validator)
   const errors =
     outcome.status === 'broken' ? null : await runValidator(file, loadSubjects()[spec.file.subject]!)
   return {

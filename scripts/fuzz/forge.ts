@@ -15,7 +15,7 @@
 import { mulberry32 } from '../random.ts'
 import type { AnimationAsset, AnimationPlugin } from '../../entry/index.ts'
 import { checksumWords } from '../../src/sim/checksum.ts'
-import { Judge, freshPlugin, type RunReport } from './pipeline.ts'
+import { Judge, freshPlugin, type RunReport } from './judge.ts'
 
 /** The snapshot checksum of bytes [20, length) written at 12 as high u32 then low u32 (little-endian). */
 export function writeChecksum(bytes: Uint8Array): void {

@@ -41,7 +41,8 @@ export interface CaseOutcome {
   result?: CaseResult
   /** From handing the case to the worker to its end, in the parent. */
   wallMs: number
-  killed?: { run: string; reason: 'time' | 'memory' | 'died'; detail: string; ms: number }
+  /** `stage`: what the run was doing (a pipeline stage, or 'loader judge' or 'gltf-validator' in validate). */
+  killed?: { run: string; reason: 'time' | 'memory' | 'died'; detail: string; ms: number; stage: string }
 }
 
 interface Message {
@@ -148,7 +149,11 @@ function runOne(
       const spent = ms ?? performance.now() - started - checks
       const where = stage ? `${detail} (in ${stage})` : detail
       stop()
-      finish({ spec, wallMs: performance.now() - posted, killed: { run, reason, detail: where, ms: spent } })
+      finish({
+        spec,
+        wallMs: performance.now() - posted,
+        killed: { run, reason, detail: where, ms: spent, stage },
+      })
       void worker.terminate()
     }
     const judged = (): string => (checks > 0 ? ` besides ${checks.toFixed(0)} ms of the judge's checks` : '')

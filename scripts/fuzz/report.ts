@@ -1,7 +1,8 @@
 /**
  * The fuzzer's counts, and the tables `npm run fuzz` prints. The five targets (the issue's contract):
  *
- *   errors          a run threw something other than an AnimationError, step() threw, or a worker died
+ *   errors          a run threw something other than an AnimationError, step() threw, or a worker died (not
+ *                   in gltf-validator: that is the judge broken, counted apart)
  *   over 2 s        a run spent longer than the budget in the library (its thread's CPU time, measured in the
  *                   worker, the judge's own checks left out: pipeline.ts RunReport), or the pool stopped it
  *                   (pool.ts)
@@ -14,7 +15,14 @@
  * the loader judge and gltf-validator comparison of every validated case.
  */
 import type { CaseOutcome } from './pool.ts'
-import { describeFile, encodeSpec, fileKinds, type FuzzCaseSpec, type RunResult } from './cases.ts'
+import {
+  describeFile,
+  encodeSpec,
+  fileKinds,
+  JUDGE_STAGES,
+  type FuzzCaseSpec,
+  type RunResult,
+} from './cases.ts'
 import { PIPELINE_STAGES } from './pipeline.ts'
 
 export type Target = 'errors' | 'over-time' | 'over-memory' | 'non-finite' | 'changed'
@@ -73,6 +81,8 @@ export class Tally {
     rejected: 0,
     broken: 0,
     validatorNull: 0,
+    /** Cases whose worker died or was stopped inside gltf-validator. */
+    validatorBroken: 0,
     unexplained: 0,
     cleanRejected: 0,
   }
@@ -113,7 +123,13 @@ export class Tally {
   record(outcome: CaseOutcome): void {
     this.cases++
     const { spec } = outcome
-    if (outcome.killed) {
+    if (outcome.killed?.run === 'validate' && outcome.killed.stage === JUDGE_STAGES.validator) {
+      // gltf-validator itself died or hung (its stack overflow escapes its promise): the judge is broken, the
+      // library was not running.
+      const k = outcome.killed
+      this.validation.validatorBroken++
+      this.find('validator', spec, k.run, `gltf-validator broke (${k.reason}): ${k.detail}`)
+    } else if (outcome.killed) {
       const k = outcome.killed
       const target: Target =
         k.reason === 'time' ? 'over-time' : k.reason === 'memory' ? 'over-memory' : 'errors'
@@ -318,6 +334,7 @@ export function printReport(t: Tally, header: string): void {
   )
   const diverged = t.extras.filter((f) => f.target === 'diverged').length
   console.log(
-    `also: restored plugins that diverged from their original ${diverged}; loader judge broken ${v.broken}; unexplained validator errors ${v.unexplained}`,
+    `also: restored plugins that diverged from their original ${diverged}; loader judge broken ${v.broken}; ` +
+      `gltf-validator broken ${v.validatorBroken}; unexplained validator errors ${v.unexplained}`,
   )
 }

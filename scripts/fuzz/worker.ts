@@ -14,7 +14,7 @@
 import { parentPort } from 'node:worker_threads'
 import { loadSubjects } from '../../test/helpers/mutate.ts'
 import { runCase, type FuzzCaseSpec } from './cases.ts'
-import { onCheckTime } from './pipeline.ts'
+import { onCheckTime } from './judge.ts'
 import { threadId } from './cpu.ts'
 
 const port = parentPort!

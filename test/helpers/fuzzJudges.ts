@@ -397,12 +397,14 @@ export interface ValidatorError {
  * Dart exception on some inputs (e.g. a node replaced by `[null]`), and on a JSON number that overflows to
  * ±Infinity (`1e999`) it throws `Unsupported operation: -Infinity.toInt()` outside its promise, which would
  * take the process down; so does JSON nested deeper than its recursive walk's stack (a 200,000-deep array:
- * `RangeError: Maximum call stack size exceeded`). Those files are not given to it.
+ * `RangeError: Maximum call stack size exceeded`), and so does a node tree deeper than its recursive walk over
+ * children (VALIDATOR_MAX_NODE_DEPTH). Those files are not given to it.
  */
 export async function runValidator(file: MutatedFile, subject: Subject): Promise<ValidatorError[] | null> {
   if (Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength).includes('e999'))
     return null
   if (jsonDepth(file.bytes) > VALIDATOR_MAX_DEPTH) return null
+  if (nodeDepth(file.json ?? parsedJson(file.bytes)) > VALIDATOR_MAX_NODE_DEPTH) return null
   const folder = dirname(assetPath(subject.file))
   const report = await gltfValidator()
     .validateBytes(file.bytes, {
@@ -434,17 +436,76 @@ export async function runValidator(file: MutatedFile, subject: Subject): Promise
 /** Deepest JSON nesting gltf-validator is given (far past any real file; 200,000 overflowed its stack). */
 const VALIDATOR_MAX_DEPTH = 1000
 
-/** How deep the file's JSON nests ([ and { outside strings; a .glb's JSON chunk only). */
-function jsonDepth(bytes: Uint8Array): number {
+/**
+ * Deepest node tree gltf-validator is given. Its scene walk recurses once per level of children (`cd` in
+ * gltf_validator.dart.js), and its stack overflow escapes its promise: a 16,000-deep chain overflowed Node's
+ * main-thread stack (984 KiB), a 65,600-deep one a fuzz worker's (4 MiB); 4,000 passes on the main thread.
+ */
+export const VALIDATOR_MAX_NODE_DEPTH = 4000
+
+/**
+ * The most nodes on one path down the node tree (`children` links, from the nodes no node names as a child,
+ * then from any node not yet reached: a cycle), walked iteratively; malformed entries are skipped.
+ */
+export function nodeDepth(json: Json | null): number {
+  const nodes: unknown = json?.nodes
+  if (!Array.isArray(nodes)) return 0
+  const n = nodes.length
+  const childrenOf = (i: number): number[] => {
+    const node: unknown = nodes[i]
+    const children: unknown = node !== null && typeof node === 'object' ? (node as Json).children : null
+    return Array.isArray(children)
+      ? children.filter((c): c is number => Number.isInteger(c) && c >= 0 && c < n)
+      : []
+  }
+  const isChild = new Uint8Array(n)
+  for (let i = 0; i < n; i++) for (const c of childrenOf(i)) isChild[c] = 1
+  const reached = new Uint8Array(n)
+  const stack: [number, number][] = []
+  let deepest = 0
+  const walk = (root: number): void => {
+    reached[root] = 1
+    stack.push([root, 1])
+    while (stack.length > 0) {
+      const [e, depth] = stack.pop()!
+      deepest = Math.max(deepest, depth)
+      for (const c of childrenOf(e)) {
+        if (reached[c] === 1) continue
+        reached[c] = 1
+        stack.push([c, depth + 1])
+      }
+    }
+  }
+  for (let i = 0; i < n; i++) if (isChild[i] === 0) walk(i)
+  for (let i = 0; i < n; i++) if (reached[i] === 0) walk(i)
+  return deepest
+}
+
+/** The JSON of a .gltf's text or a .glb's JSON chunk, or null where it does not parse. */
+function parsedJson(bytes: Uint8Array): Json | null {
+  const [start, end] = jsonRange(bytes)
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes.subarray(start, end))) as Json
+  } catch {
+    return null
+  }
+}
+
+/** Where the JSON text is: the whole of a .gltf, a .glb's first chunk (bounded by the bytes there are). */
+function jsonRange(bytes: Uint8Array): [number, number] {
   const glb =
     bytes.length >= 20 && bytes[0] === 0x67 && bytes[1] === 0x6c && bytes[2] === 0x54 && bytes[3] === 0x46
-  const end = glb
-    ? Math.min(bytes.length, 20 + new DataView(bytes.buffer, bytes.byteOffset).getUint32(12, true))
-    : bytes.length
+  if (!glb) return [0, bytes.length]
+  return [20, Math.min(bytes.length, 20 + new DataView(bytes.buffer, bytes.byteOffset).getUint32(12, true))]
+}
+
+/** How deep the file's JSON nests ([ and { outside strings; a .glb's JSON chunk only). */
+function jsonDepth(bytes: Uint8Array): number {
+  const [start, end] = jsonRange(bytes)
   let depth = 0
   let deepest = 0
   let inString = false
-  for (let i = glb ? 20 : 0; i < end; i++) {
+  for (let i = start; i < end; i++) {
     const c = bytes[i]!
     if (inString) {
       if (c === 0x5c) i++
