@@ -11,8 +11,9 @@ import {
   LAYER_TO,
   layerOffset,
 } from '../components/Pose.ts'
-import { RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
+import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { poseWriter } from './poseWriter.ts'
+import { endRagdoll } from './ragdollSpawn.ts'
 import { PHASE_WRITE } from './workers/pool.ts'
 
 export { applyPoseToSceneGraph, poseWriter, type PoseWriter } from './poseWriter.ts'
@@ -31,6 +32,7 @@ export type BlendPosesInput = Pick<
   | 'blendScratch'
   | 'ragdolls'
   | 'parallel'
+  | 'physics'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Ragdoll' | 'Sampler'>
 }
@@ -160,12 +162,24 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
     // Repaired layers need not agree on the paths a fade skips any more: it blends them all.
     ctx.fadePaths[eid]?.fill(BLEND_T | BLEND_S)
     let endedRagdoll = false
+    // The physics pose is repaired as well (a ragdoll that ends is not read back into PHYS again, and a
+    // snapshot holding a non-finite value there could not be restored); the first one found there names the
+    // source when the animated layers were all finite.
+    let firstPhysics = -1
+    const phys = layerOffset(base, n, LAYER_PHYS)
+    for (let j = 0; j < n; j++) {
+      if (jointFinite(data, phys + j * JOINT_STRIDE)) continue
+      data.set(asset.rest.subarray(j * JOINT_STRIDE, (j + 1) * JOINT_STRIDE), phys + j * JOINT_STRIDE)
+      if (firstPhysics < 0) firstPhysics = j
+    }
     if (first < 0 && Ragdoll.active[eid] !== RAGDOLL_OFF) {
-      const o = layerOffset(base, n, LAYER_PHYS)
-      for (let j = 0; j < n && first < 0; j++) if (!jointFinite(data, o + j * JOINT_STRIDE)) first = j
+      first = firstPhysics
       firstLayer = 'physics'
+      // Ended now, not ramped down: its bodies cannot be read back, and a snapshot must not hold them.
+      const rt = ctx.ragdolls[eid]
+      if (rt !== undefined) endRagdoll(ctx.physics, Ragdoll, Pose, eid, rt)
       Ragdoll.weight[eid] = 0
-      Ragdoll.active[eid] = RAGDOLL_GETTING_UP
+      Ragdoll.active[eid] = RAGDOLL_OFF
       endedRagdoll = true
     }
     if (reported[eid] === 1) return

@@ -2,7 +2,9 @@ import type { World as PhysicsWorld } from 'cannon-es'
 import type { RagdollRuntime, RegisteredAsset } from './state.ts'
 import type { SceneNodeStore } from '../components/SceneNode.ts'
 import { composeWorld, decomposeMatrix } from '../src/physics/kinematics.ts'
-import { spawnRagdoll } from '../src/physics/ragdoll.ts'
+import { despawnRagdoll, spawnRagdoll } from '../src/physics/ragdoll.ts'
+import { RAGDOLL_OFF, type RagdollStore } from '../components/Ragdoll.ts'
+import type { PoseStore } from '../components/Pose.ts'
 import { applyRagdollHit } from '../src/physics/ragdollHits.ts'
 import { attachMotors, setRootsHeld } from '../src/physics/motors.ts'
 import {
@@ -102,4 +104,22 @@ export function markSelfCollisions(rt: RagdollRuntime, asset: RegisteredAsset): 
   const margin = powered ? POWERED_REST_CONTACT_MARGIN : REST_CONTACT_MARGIN
   const overlaps = restOverlaps(rt.bodies, asset.nodeJoint, asset.rest, asset.jointParents, margin)
   markOverlaps(rt.instance!.bodies, overlaps)
+}
+
+/**
+ * Ends a character's ragdoll now: its bodies leave the physics world, the character is off the ragdoll (weight
+ * 0), and its animated pose is written out again even if the animation itself did not move this step.
+ */
+export function endRagdoll(
+  physics: PhysicsWorld,
+  Ragdoll: RagdollStore,
+  Pose: PoseStore,
+  eid: number,
+  rt: RagdollRuntime,
+): void {
+  if (rt.instance) despawnRagdoll(physics, rt.instance)
+  rt.instance = null
+  Ragdoll.active[eid] = RAGDOLL_OFF
+  Ragdoll.weight[eid] = 0
+  Pose.changed[eid] = 1
 }

@@ -13,7 +13,7 @@ import { driveMotors, holdRootBodies } from '../src/physics/motors.ts'
 import { sleepTick, wakeOrRest } from '../src/physics/sleep.ts'
 import { collidersFor, pushOutOfBody } from '../src/physics/limbColliders.ts'
 import { rampRagdollWeight } from './ragdollWeights.ts'
-import { characterRootWorld, mayRest, spawnRuntime } from './ragdollSpawn.ts'
+import { characterRootWorld, endRagdoll, mayRest, spawnRuntime } from './ragdollSpawn.ts'
 
 /**
  * A body faster than this (world units per second, and at least RAGDOLL_MAX_FALL_SECONDS of free fall, so a
@@ -191,12 +191,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
   }
 
   function despawn(eid: number, rt: RagdollRuntime): void {
-    if (rt.instance) despawnRagdoll(ctx.physics, rt.instance)
-    rt.instance = null
-    Ragdoll.active[eid] = RAGDOLL_OFF
-    Ragdoll.weight[eid] = 0
-    // The animated pose must be written out again even if the animation itself did not move this step.
-    Pose.changed[eid] = 1
+    endRagdoll(ctx.physics, Ragdoll, Pose, eid, rt)
   }
 
   function report(eid: number, rt: RagdollRuntime, message: string): void {

@@ -696,7 +696,7 @@ describe('non-finite values forced in', () => {
   })
 
   it('a degenerate body orientation gives a non-finite physics pose: not shown, the ragdoll ends, one event', () => {
-    const { plugin, add } = foxPlugin()
+    const { world, plugin, add } = foxPlugin()
     const a = add(0)
     const b = add(5)
     for (const c of [a, b]) plugin.play(c, 'Walk')
@@ -707,16 +707,30 @@ describe('non-finite values forced in', () => {
     const before = joints.map((e) => localOf(plugin, e))
     // cannon-es keeps a zero quaternion zero (finite), but a joint frame cannot be read from it.
     contextOf(plugin).ragdolls[a]!.instance!.bodies[3]!.quaternion.set(0, 0, 0, 0)
-    plugin.step()
-    // The joints whose physics pose went non-finite keep their transform.
     const { Pose } = plugin.stores
     const phys = layerOffset(Pose.base[a]!, Pose.count[a]!, LAYER_PHYS)
     const data = contextOf(plugin).pool.data
-    const bad = joints.flatMap((_, j) =>
-      data.subarray(phys + j * JOINT_STRIDE, phys + (j + 1) * JOINT_STRIDE).every(Number.isFinite) ? [] : [j],
-    )
+    const nonFinite = () =>
+      joints.flatMap((_, j) =>
+        data.subarray(phys + j * JOINT_STRIDE, phys + (j + 1) * JOINT_STRIDE).every(Number.isFinite)
+          ? []
+          : [j],
+      )
+    // The step's systems one by one (what step() runs), to see the physics pose as stepRagdolls read it back.
+    let bad: number[] = []
+    for (const system of plugin.systems) {
+      system(world)
+      if (system.name === 'stepRagdolls') bad = nonFinite()
+    }
+    // The joints whose physics pose went non-finite keep their transform, and the physics pose is repaired.
     expect(bad.length).toBeGreaterThan(0)
     for (const j of bad) expect(localOf(plugin, joints[j]!), `joint ${j}`).toEqual(before[j])
+    expect(nonFinite()).toEqual([])
+    // So the plugin's own snapshot restores (a non-finite PHYS value in it would be refused).
+    const copy = createAnimationPlugin(createWorld(), { capacity: 2048 })
+    copy.addAsset(fox)
+    copy.restore(plugin.snapshot())
+    expect(copy.hash()).toBe(plugin.hash())
     expect(problems(plugin).map((e) => [e.entity, e.kind])).toEqual([[a, 'pose-non-finite']])
     expect(problems(plugin)[0]!.message).toContain('in the physics pose); the ragdoll was ended')
     expect(plugin.stores.Ragdoll.weight[a]).toBe(0)
