@@ -24,6 +24,7 @@ import { createAnimationPlugin, contextOf, type AnimationPlugin } from '../../en
 import { isClipEvent } from '../../systems/state.ts'
 import { limbOf } from '../../plugin/hitReactions.ts'
 import { characterSize, largestGap, worldPosition } from '../helpers/ragdollLimits.ts'
+import { countCalls } from '../helpers/countCalls.ts'
 
 const FILES: Record<string, string> = {
   Fox: 'assets/Fox/glTF-Binary/Fox.glb',
@@ -100,22 +101,6 @@ function fall(asset: AnimationAsset, scale: number): Run {
     massUpdatesPerBody: massUpdates / bodies.length,
     maxShapes,
   }
-}
-
-/** How many times `owner[name]` is called while `f` runs. */
-function countCalls<T extends object>(owner: T, name: keyof T & string, f: () => void): number {
-  const original = owner[name] as (...args: unknown[]) => unknown
-  let calls = 0
-  ;(owner as Record<string, unknown>)[name] = function (this: unknown, ...args: unknown[]) {
-    calls++
-    return original.apply(this, args)
-  }
-  try {
-    f()
-  } finally {
-    ;(owner as Record<string, unknown>)[name] = original
-  }
-  return calls
 }
 
 /** Starts each character's ragdoll as its mode says. */

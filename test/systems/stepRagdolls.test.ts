@@ -26,6 +26,7 @@ import { MAX_BODY_SHAPES, MAX_CAPSULE_SPHERES } from '../../src/physics/shapes.t
 import { chainAsset, chainDescription } from '../helpers/chainRig.ts'
 import { MAX_RAGDOLL_BODIES } from '../../src/physics/description.ts'
 import { problems } from '../helpers/ecs.ts'
+import { countCalls } from '../helpers/countCalls.ts'
 
 const DT = 1 / 60
 let fox: AnimationAsset
@@ -768,22 +769,6 @@ describe('stepRagdolls: a character placed or moved in the same frame', () => {
     expect(p.stores.Ragdoll.active[c]).toBe(RAGDOLL_FALLING)
   })
 })
-
-/** How many times `f` calls `owner[name]` (a method, wrapped while f runs). */
-function countCalls<T extends object>(owner: T, name: keyof T & string, f: () => void): number {
-  const original = owner[name] as (...args: unknown[]) => unknown
-  let calls = 0
-  ;(owner as Record<string, unknown>)[name] = function (this: unknown, ...args: unknown[]) {
-    calls++
-    return original.apply(this, args)
-  }
-  try {
-    f()
-  } finally {
-    ;(owner as Record<string, unknown>)[name] = original
-  }
-  return calls
-}
 
 describe('stepRagdolls: mirrored and extreme scales (issue 17 #4)', () => {
   it('a mirrored character (scale −1) ragdolls without a throw, its bodies sized by |scale|', () => {
