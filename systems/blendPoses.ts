@@ -135,10 +135,11 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
    * A character whose output pose had non-finite joints (rare; may allocate the event):
    * - every pose layer the animation side keeps across steps (ANIM, PREV, FROM, TO) gets the rest transform on
    *   its non-finite joints, and the clip is resampled next step (`lastTime` NaN), so a one-off corruption is
-   *   gone after one step;
+   *   gone after one step; so does PHYS (no later step may read the bodies back into it, and a snapshot holding
+   *   a non-finite value could not be restored);
    * - if the animation side was clean, the non-finite values came from PHYS, i.e. from the ragdoll's bodies
-   *   (values too large for float32, a degenerate rotation); the ragdoll is ended: weight 0 and getting up, so
-   *   stepRagdolls removes its bodies on the next step and the animated pose shows.
+   *   (values too large for float32, a degenerate rotation); the ragdoll ends at once (endRagdoll: its bodies
+   *   leave the world, so no snapshot holds them) and the animated pose shows.
    */
   function repair(eid: number, joints: number): void {
     const n = Pose.count[eid]!
@@ -148,38 +149,27 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
     let first = -1
     let firstLayer = ''
     for (const [layer, name] of REPAIRED_LAYERS) {
-      const o = layerOffset(base, n, layer)
-      for (let j = 0; j < n; j++) {
-        if (jointFinite(data, o + j * JOINT_STRIDE)) continue
-        data.set(asset.rest.subarray(j * JOINT_STRIDE, (j + 1) * JOINT_STRIDE), o + j * JOINT_STRIDE)
-        if (first < 0) {
-          first = j
-          firstLayer = name
-        }
+      const j = resetNonFinite(data, layerOffset(base, n, layer), n, asset.rest)
+      if (first < 0 && j >= 0) {
+        first = j
+        firstLayer = name
       }
     }
     Sampler.lastTime[eid] = Number.NaN
     // Repaired layers need not agree on the paths a fade skips any more: it blends them all.
     ctx.fadePaths[eid]?.fill(BLEND_T | BLEND_S)
     let endedRagdoll = false
-    // The physics pose is repaired as well (a ragdoll that ends is not read back into PHYS again, and a
-    // snapshot holding a non-finite value there could not be restored); the first one found there names the
-    // source when the animated layers were all finite.
-    let firstPhysics = -1
-    const phys = layerOffset(base, n, LAYER_PHYS)
-    for (let j = 0; j < n; j++) {
-      if (jointFinite(data, phys + j * JOINT_STRIDE)) continue
-      data.set(asset.rest.subarray(j * JOINT_STRIDE, (j + 1) * JOINT_STRIDE), phys + j * JOINT_STRIDE)
-      if (firstPhysics < 0) firstPhysics = j
-    }
+    // PHYS's first non-finite joint names the source when the animated layers were all finite.
+    const firstPhysics = resetNonFinite(data, layerOffset(base, n, LAYER_PHYS), n, asset.rest)
     if (first < 0 && Ragdoll.active[eid] !== RAGDOLL_OFF) {
       first = firstPhysics
       firstLayer = 'physics'
-      // Ended now, not ramped down: its bodies cannot be read back, and a snapshot must not hold them.
       const rt = ctx.ragdolls[eid]
       if (rt !== undefined) endRagdoll(ctx.physics, Ragdoll, Pose, eid, rt)
-      Ragdoll.weight[eid] = 0
-      Ragdoll.active[eid] = RAGDOLL_OFF
+      else {
+        Ragdoll.weight[eid] = 0
+        Ragdoll.active[eid] = RAGDOLL_OFF
+      }
       endedRagdoll = true
     }
     if (reported[eid] === 1) return
@@ -208,6 +198,17 @@ const REPAIRED_LAYERS: readonly (readonly [number, string])[] = [
   [LAYER_FROM, 'fade-from'],
   [LAYER_TO, 'fade-to'],
 ]
+
+/** Gives the `n` joints at `data[o ..]` that are not finite the rest pose's values; returns the first such joint, or -1. */
+function resetNonFinite(data: Float32Array, o: number, n: number, rest: Float32Array): number {
+  let first = -1
+  for (let j = 0; j < n; j++) {
+    if (jointFinite(data, o + j * JOINT_STRIDE)) continue
+    data.set(rest.subarray(j * JOINT_STRIDE, (j + 1) * JOINT_STRIDE), o + j * JOINT_STRIDE)
+    if (first < 0) first = j
+  }
+  return first
+}
 
 function jointFinite(data: Float32Array, o: number): boolean {
   let sum = 0
