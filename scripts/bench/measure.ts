@@ -96,6 +96,28 @@ export interface RoundsResult {
   windows: Window[][]
 }
 
+/**
+ * Warms the sides up, every side the same step count (the correctness checks compare the sides at the same
+ * step), in rounds of 10 until the FASTEST side has run `budgetMs` of CPU time — or the slowest side 8 ×
+ * budgetMs, or 3000 steps. A budget of both sides together left a side 7× faster than the other still tiering
+ * up when timing began, and V8's background compile jobs landed in its timed CPU. `fixedSteps` > 0 runs exactly
+ * that many instead. Returns the steps run.
+ */
+export function warmUp(sides: readonly Side[], budgetMs: number, fixedSteps: number): number {
+  if (fixedSteps > 0) {
+    runRounds(sides, fixedSteps, 1)
+    return fixedSteps
+  }
+  const spent = sides.map(() => 0)
+  let steps = 0
+  while (steps < 3000 && Math.min(...spent) < budgetMs && Math.max(...spent) < 8 * budgetMs) {
+    const r = runRounds(sides, 10, 1)
+    for (let i = 0; i < sides.length; i++) spent[i]! += r.cpuMsPerStep[i]![0]! * 10
+    steps += 10
+  }
+  return steps
+}
+
 /** `rounds` interleaved rounds of `steps` steps per side; side order alternates each round. */
 export function runRounds(sides: readonly Side[], steps: number, rounds: number): RoundsResult {
   const msPerStep = sides.map(() => [] as number[])

@@ -28,7 +28,7 @@ export interface BenchOptions {
   roundMs?: number
   /** Fixed steps per round, overriding roundMs (tests use a tiny value). */
   roundSteps?: number
-  /** Warm-up budget per scenario, ms of both sides together. Default 400. */
+  /** Warm-up budget per scenario, ms of the fastest side's time (measure.ts warmUp). Default 400. */
   warmupMs?: number
   /** Fixed warm-up steps, overriding warmupMs. */
   warmupSteps?: number

@@ -24,6 +24,7 @@ import {
   measureAllocation,
   median,
   runRounds,
+  warmUp,
   type GcTracker,
   type Side,
 } from './measure.ts'
@@ -199,11 +200,8 @@ async function runScenario(
     { name: 'three', run: (n) => three.run(n) },
   ]
 
-  // Warm-up: one step each for an estimate, then the budget's worth (same count on both sides).
-  const probe = runRounds(sides, 1, 2)
-  const estimate = median(probe.msPerStep[0]!) + median(probe.msPerStep[1]!)
-  const warmupSteps = settings.warmupSteps || clamp(Math.ceil(settings.warmupMs / estimate), 20, 3000)
-  const warm = runRounds(sides, warmupSteps, 2)
+  warmUp(sides, settings.warmupMs, settings.warmupSteps)
+  const warm = runRounds(sides, 3, 1)
   errors.push(compareWorlds(plan, ours, three))
   const oursEstimate = median(warm.msPerStep[0]!)
   const stepsPerRound = settings.roundSteps || clamp(Math.ceil(settings.roundMs / oursEstimate), 3, 20000)
