@@ -3,7 +3,7 @@ import { ANGLE, reg, W0, W1, WEIGHT } from './sampleScratch.ts'
 /**
  * The sampler's sines and arc cosine: detmath.ts's series, written for the sampler's inputs (arc lengths in
  * [0, π]), the same operations and so the same bits, taking and returning floats through `reg` where V8 might
- * not inline them (test/clip/sampleClipChannels.test.ts compares them with detmath.ts).
+ * not inline them (test/clip/sampleClipChannels.kernels.test.ts compares them with detmath.ts).
  */
 
 // Taylor coefficients of sin, (−1)^k / (2k+1)!, each rounded once from the exact rational (as in detmath.ts).
@@ -39,7 +39,8 @@ export const SHORT_ARC = 0.25
 
 /**
  * sin x for x in [0, SHORT_ARC], the Taylor series to x¹¹: its truncation error is below x¹³/13! ≤ 2.4e-18,
- * under 0.1 ulp of the result, so it stays within one ulp of detSinArc (test/clip/sampleClipChannels.test.ts).
+ * under 0.1 ulp of the result, so it stays within one ulp of detSinArc
+ * (test/clip/sampleClipChannels.kernels.test.ts).
  * `sampleList` writes this polynomial out inline (a float argument would be boxed); this copy is for tests.
  */
 export function shortArcSin(x: number): number {

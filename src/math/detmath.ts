@@ -5,7 +5,8 @@
  * (e2e/determinism.e2e.test.ts measures it), so the fixed-step path (slerp, squad log/exp, ragdoll angles) uses these instead. They are
  * built only from IEEE 754 `+ - * /`, `Math.sqrt`, `Math.abs`, `Math.floor`, comparisons and exact bit access
  * through typed arrays, which every engine computes identically (JavaScript never fuses a multiply and an
- * add). test/math/detmath.test.ts reads this file and fails if a built-in transcendental appears in the code.
+ * add). test/math/detmath.properties.test.ts reads this file and fails if a built-in transcendental appears in
+ * the code.
  *
  * Method, shared by all of them: reduce the argument exactly, or to double-double precision, to a small
  * interval; evaluate a Taylor polynomial there (Estrin's scheme, which shortens the chain of dependent

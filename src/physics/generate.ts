@@ -49,7 +49,8 @@ export interface GenerateRagdollOptions {
  *   `totalMass`: the trunk outweighs each limb hanging on it. cannon-es's iterative solver (10 Gauss-Seidel
  *   iterations, no warm start) cannot hold joint limits around a light body between heavy ones: with masses by
  *   capsule volume instead, a generated humanoid lying still kept its spine and arm joints 1.2 rad past their
- *   limits, and the Fox 0.6 rad; with these masses, at most 0.26 rad (test/systems/stepRagdolls.test.ts);
+ *   limits, and the Fox 0.6 rad; with these masses, at most 0.26 rad
+ *   (test/systems/stepRagdolls.handoff.test.ts);
  * - at most MAX_GENERATED_BODIES bodies, those nearest the root.
  * Joints are named by node name where the name is unique in the file, else by node index.
  */

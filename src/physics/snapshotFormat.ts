@@ -3,9 +3,9 @@
  * the physics world.
  *
  * What cannon-es 0.20's next `world.step(dt)` reads and a fresh world lacks — found by reading World.internalStep,
- * Narrowphase, GSSolver, Body, SAPBroadphase and ConeTwistConstraint, and confirmed by test/systems/
- * snapshot.test.ts (ragdolls lying on the ground, in contact, at the snapshot; leaving out any item below made
- * the stepping or the byte round trip fail):
+ * Narrowphase, GSSolver, Body, SAPBroadphase and ConeTwistConstraint, and confirmed by
+ * test/snapshot/snapshot.restore.test.ts (ragdolls lying on the ground, in contact, at the snapshot; leaving
+ * out any item below made the stepping or the byte round trip fail):
  * - body order in `world.bodies` and constraint order in `world.constraints` (equations are solved in the
  *   order they are added, so within a group of touching bodies the order changes the result's bits);
  * - a sweep-and-prune broadphase's axis list: it is re-sorted by insertion sort every step, so bodies with

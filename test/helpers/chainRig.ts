@@ -4,7 +4,7 @@ import type { RagdollDescription } from '../../src/physics/description.ts'
 /**
  * The largest ragdoll a description may have, as a rig: a chain of n + 1 joints 0.1 apart (a skinned asset with
  * no clips), and a description with a capsule on each of its first `bodies` joints. The build-cost check of
- * test/systems/stepRagdolls.test.ts and `npm run bench:ragdoll`'s build timing use it.
+ * test/systems/stepRagdolls.build.test.ts and `npm run bench:ragdoll`'s build timing use it.
  */
 export function chainAsset(n: number): AnimationAsset {
   const nodes = Array.from({ length: n + 1 }, (_, i) => ({

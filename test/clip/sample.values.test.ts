@@ -1,8 +1,13 @@
+/**
+ * Sampling one channel (src/clip/sample.ts): the sampled values: every interpolation and shape at and around its
+ * key times and ends, properties over random channels against the references, and STEP, LINEAR (lerp and
+ * slerp) and CUBICSPLINE case by case.
+ * Setup and references: test/helpers/clipSample.ts.
+ */
 import fc from 'fast-check'
 import { Quaternion } from 'three'
 import { describe, expect, it } from 'vitest'
-import { buildClip, type Channel, type RawChannel } from '../../src/clip/clip.ts'
-import { findSegment, sampleChannel } from '../../src/clip/sample.ts'
+import { sampleChannel } from '../../src/clip/sample.ts'
 import { buildRotationCaches, NLERP_SEGMENT } from '../../src/clip/rotationCache.ts'
 import {
   expectQuatClose,
@@ -12,115 +17,23 @@ import {
   refMultiply,
   refSlerp,
 } from '../helpers/quat.ts'
-
-// Key times exact in float32, unevenly spaced (segment durations 0.25, 0.75, 1.75: none is 1, so a Hermite that
-// forgets to scale its tangents by the duration fails).
-const TIMES = [0.25, 0.5, 1.25, 3]
-const N = TIMES.length
-const INTERPOLATIONS = ['STEP', 'LINEAR', 'CUBICSPLINE'] as const
-const SHAPES = [
-  { path: 'translation', c: 3 },
-  { path: 'rotation', c: 4 },
-  { path: 'scale', c: 3 },
-  { path: 'weights', c: 2 },
-  { path: 'weights', c: 5 },
-] as const
-type Interp = (typeof INTERPOLATIONS)[number]
-type Shape = (typeof SHAPES)[number]
-
-/** Key k's value: arbitrary but fixed numbers; rotations are unit, and key 2 is given negated (other hemisphere). */
-function keyValue(shape: Shape, k: number): number[] {
-  if (shape.path === 'rotation') {
-    const q = quatFromAxisAngle([1, k - 1, 2], 0.4 + 0.7 * k)
-    return k === 2 ? q.map((x) => -x) : q
-  }
-  return Array.from({ length: shape.c }, (_, j) => Math.sin(1.7 * k + 0.9 * j) * 3 + j)
-}
-/** Tangent of key k (units per second); index 0 for in, 1 for out. Moderate, distinct numbers. */
-function tangent(shape: Shape, k: number, which: 0 | 1): number[] {
-  return Array.from({ length: shape.c }, (_, j) => Math.cos(2.3 * k + 1.1 * j + which) * 2)
-}
-const HUGE = 1e30
-
-function rawChannel(shape: Shape, interpolation: Interp, times = TIMES): RawChannel {
-  const values: number[] = []
-  for (let k = 0; k < times.length; k++) {
-    if (interpolation !== 'CUBICSPLINE') {
-      values.push(...keyValue(shape, k))
-      continue
-    }
-    // The first in-tangent and the last out-tangent are never used: make them huge so any use shows.
-    const a = k === 0 ? new Array(shape.c).fill(HUGE) : tangent(shape, k, 0)
-    const b = k === times.length - 1 ? new Array(shape.c).fill(-HUGE) : tangent(shape, k, 1)
-    values.push(...a, ...keyValue(shape, k), ...b)
-  }
-  return { node: 0, path: shape.path, interpolation, times, values }
-}
-function channelOf(raw: RawChannel): Channel {
-  return buildClip({ name: 'T', channels: [raw] }).channels[0]!
-}
-/** The stored value of key k (after build: float32, rotations normalized). */
-function stored(ch: Channel, k: number): number[] {
-  const c = ch.components
-  const from = ch.interpolation === 'CUBICSPLINE' ? k * 3 * c + c : k * c
-  return Array.from(ch.values.subarray(from, from + c))
-}
-function sample(ch: Channel, t: number, cursors = new Uint32Array(1), mode?: 'slerp' | 'squad'): number[] {
-  const out = new Float32Array(ch.components)
-  sampleChannel(out, 0, ch, t, cursors, 0, mode)
-  return Array.from(out)
-}
-/** Reference segment search: the last k ≤ n-2 with times[k] ≤ t (a plain linear scan). */
-function scanSegment(times: ArrayLike<number>, t: number): number {
-  let k = 0
-  while (k + 2 < times.length && times[k + 1]! <= t) k++
-  return k
-}
-const next32 = (x: number) => {
-  const f = new Float32Array([x])
-  const i = new Int32Array(f.buffer)
-  i[0]! += x >= 0 ? 1 : -1
-  return f[0]!
-}
-const prev32 = (x: number) => {
-  const f = new Float32Array([x])
-  const i = new Int32Array(f.buffer)
-  i[0]! -= x > 0 ? 1 : -1
-  return f[0]!
-}
-
-/**
- * Independent reference for one CUBICSPLINE segment: the Hermite segment as a cubic Bézier with control points
- * P1 = v_k + b_k·Δt/3, P2 = v_{k+1} − a_{k+1}·Δt/3, evaluated by de Casteljau in double.
- */
-function bezierReference(ch: Channel, k: number, u: number): number[] {
-  const c = ch.components
-  const v = ch.values
-  const dt = ch.times[k + 1]! - ch.times[k]!
-  const out: number[] = []
-  for (let j = 0; j < c; j++) {
-    const p0 = v[k * 3 * c + c + j]!
-    const p3 = v[(k + 1) * 3 * c + c + j]!
-    const p1 = p0 + (v[k * 3 * c + 2 * c + j]! * dt) / 3
-    const p2 = p3 - (v[(k + 1) * 3 * c + j]! * dt) / 3
-    const lerp = (a: number, b: number) => a + (b - a) * u
-    const [q0, q1, q2] = [lerp(p0, p1), lerp(p1, p2), lerp(p2, p3)]
-    out.push(lerp(lerp(q0, q1), lerp(q1, q2)))
-  }
-  return out
-}
-function normalized(q: number[]): number[] {
-  const len = Math.hypot(...q)
-  return q.map((x) => x / len)
-}
-function expectClose(actual: number[], expected: number[], tol: number, what: string): void {
-  expect(actual).toHaveLength(expected.length)
-  for (let j = 0; j < expected.length; j++) {
-    const d = Math.abs(actual[j]! - expected[j]!)
-    if (!(d <= tol))
-      expect.fail(`${what}: component ${j} is ${actual[j]}, expected ${expected[j]} (± ${tol})`)
-  }
-}
+import {
+  TIMES,
+  N,
+  INTERPOLATIONS,
+  SHAPES,
+  keyValue,
+  rawChannel,
+  channelOf,
+  stored,
+  sample,
+  scanSegment,
+  next32,
+  prev32,
+  bezierReference,
+  normalized,
+  expectClose,
+} from '../helpers/clipSample.ts'
 
 describe.each(INTERPOLATIONS)('%s boundaries', (interpolation) => {
   describe.each(SHAPES.map((s) => [`${s.path}(${s.c})`, s] as const))('%s', (_, shape) => {
@@ -417,119 +330,5 @@ describe('CUBICSPLINE', () => {
     })
     expect(sample(ch, 2)).toEqual([1.5, 1.5, 1.5])
     expect(sample(ch, 1)).toEqual([1 + 0.15625, 1 + 0.15625, 1 + 0.15625]) // 3u² − 2u³ at u = ¼
-  })
-})
-
-describe('findSegment', () => {
-  const sortedTimes = fc
-    .uniqueArray(fc.float({ min: 0, max: 1000, noNaN: true, noDefaultInfinity: true }), {
-      minLength: 2,
-      maxLength: 40,
-    })
-    .map((ts) => Float32Array.from(ts.map(Math.abs)).sort())
-    .filter((ts) => ts.every((t, i) => i === 0 || t > ts[i - 1]!))
-
-  it('property: agrees with a linear scan for every hint and every time inside the keys', () => {
-    fc.assert(
-      fc.property(
-        sortedTimes,
-        fc.nat({ max: 50 }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        fc.boolean(),
-        (times, hint, f, onKey) => {
-          const n = times.length
-          let t = times[0]! + f * (times[n - 1]! - times[0]!)
-          if (onKey) t = times[Math.min(n - 2, Math.floor(f * (n - 1)))]!
-          if (!(t > times[0]! || (onKey && t === times[0]!)) || !(t < times[n - 1]!)) return
-          expect(findSegment(times, t, hint)).toBe(scanSegment(times, t))
-        },
-      ),
-      { numRuns: 3000 },
-    )
-  })
-
-  it('checks every hint and every key time and midpoint exhaustively on a small channel', () => {
-    const times = Float32Array.from([0, 0.25, 0.5, 1, 1.5, 4])
-    for (let hint = 0; hint < 9; hint++) {
-      for (let k = 0; k + 1 < times.length; k++) {
-        for (const t of [times[k]!, (times[k]! + times[k + 1]!) / 2, prev32(times[k + 1]!)]) {
-          expect(findSegment(times, t, hint), `t ${t} hint ${hint}`).toBe(k)
-        }
-      }
-    }
-  })
-})
-
-describe('frame-coherent search', () => {
-  /** A times array that counts element reads (a Proxy; typed-array getters need the real target as receiver). */
-  function counted(times: Float32Array): { times: Float32Array; reads: () => number; reset: () => void } {
-    let reads = 0
-    const proxy = new Proxy(times, {
-      get(target, prop) {
-        if (typeof prop === 'string' && /^\d+$/.test(prop)) reads++
-        return Reflect.get(target, prop)
-      },
-    })
-    return { times: proxy, reads: () => reads, reset: () => (reads = 0) }
-  }
-  const many = Float32Array.from({ length: 1000 }, (_, i) => i / 30) // 1000 keys, 30 per second
-
-  it('sequential playback reads at most 3 key times per frame, forward and backward', () => {
-    const c = counted(many)
-    let hint = 0
-    let worstForward = 0
-    for (let t = 0.001; t < many[999]!; t += 1 / 60) {
-      c.reset()
-      hint = findSegment(c.times, t, hint)
-      worstForward = Math.max(worstForward, c.reads())
-    }
-    let worstBackward = 0
-    for (let t = many[999]! - 0.001; t > 0; t -= 1 / 60) {
-      c.reset()
-      hint = findSegment(c.times, t, hint)
-      worstBackward = Math.max(worstBackward, c.reads())
-    }
-    expect(worstForward).toBeLessThanOrEqual(3)
-    expect(worstBackward).toBeLessThanOrEqual(3)
-    // The counter works: a seek across the clip costs a binary search (~log2 1000 = 10 reads).
-    c.reset()
-    findSegment(c.times, 20.01, 0)
-    expect(c.reads()).toBeGreaterThan(5)
-  })
-
-  it('forward and backward playback: the cursor moves at most one segment per small step, results equal a fresh cursor', () => {
-    const ch = channelOf({
-      node: 0,
-      path: 'translation',
-      times: Array.from(many),
-      values: Array.from({ length: 3000 }, (_, i) => Math.sin(i * 0.37)),
-    })
-    const out = new Float32Array(3)
-    const cursors = new Uint32Array(4)
-    for (const dir of [1, -1]) {
-      let t = dir > 0 ? 0.0005 : many[999]! - 0.0005
-      let last = cursors[2]!
-      for (let frame = 0; frame < 2200; frame++, t += dir / 60) {
-        sampleChannel(out, 0, ch, t, cursors, 2)
-        const now = cursors[2]!
-        if (t > many[0]! && t < many[999]!) expect(Math.abs(now - last)).toBeLessThanOrEqual(1)
-        last = now
-        expect(Array.from(out)).toEqual(sample(ch, t))
-      }
-    }
-    expect(Array.from(cursors)).toEqual([0, 0, cursors[2], 0]) // only its own slot is touched
-  })
-
-  it('property: random seeks with a stale cursor equal a fresh-cursor sample', () => {
-    const ch = channelOf(rawChannel(SHAPES[1], 'LINEAR'))
-    const cursors = new Uint32Array(1)
-    fc.assert(
-      fc.property(
-        fc.array(fc.double({ min: -1, max: 4, noNaN: true }), { minLength: 1, maxLength: 30 }),
-        (ts) => {
-          for (const t of ts) expect(sample(ch, t, cursors)).toEqual(sample(ch, t))
-        },
-      ),
-    )
   })
 })
