@@ -13,7 +13,7 @@
  */
 import { Worker } from 'node:worker_threads'
 import type { CaseResult, FuzzCaseSpec } from './cases.ts'
-import { taskCpuMs } from './cpu.ts'
+import { forgetTask, taskCpuMs } from './cpu.ts'
 
 export interface PoolOptions {
   workers: number
@@ -77,6 +77,7 @@ export async function runPool(
         if (outcome.killed) break
       }
       await worker.terminate()
+      if (tid !== null) forgetTask(tid)
     }
   }
   await Promise.all(Array.from({ length: Math.min(options.workers, specs.length) }, slot))

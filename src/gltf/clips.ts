@@ -7,8 +7,10 @@ import { gltfError, shown } from './gltfError.ts'
 /** What a clip needs to know about the asset's nodes. */
 export interface ClipContext {
   source: string
-  /** glTF node index of every Node in the Document. */
+  /** glTF node index of every Node in the Document (a file's are only those animations and skins name). */
   nodeIndex: ReadonlyMap<Node, number>
+  /** The asset's node count. */
+  nodeCount: number
   /** Names as the asset reports them (unnamed nodes: `node<i>`). */
   nodeNames: readonly string[]
   /** Morph target count of each node's mesh (0 without a mesh or targets). */
@@ -79,7 +81,7 @@ export function clipFromAnimation(animation: Animation, index: number, context: 
   })
   const markers = markersOf(animation.getExtras(), fail)
   try {
-    return buildClip({ name, channels, markers }, { nodeCount: context.nodeIndex.size })
+    return buildClip({ name, channels, markers }, { nodeCount: context.nodeCount })
   } catch (error) {
     if (error instanceof AnimationError) {
       throw new AnimationError(error.kind, `${context.source}: ${where}: ${error.message}`, { cause: error })

@@ -9,6 +9,10 @@ import { describeThrown, gltfError, shown } from './gltfError.ts'
 import { MAX_NODES } from './limits.ts'
 import { buildNodeTree } from './nodeTree.ts'
 import { buildSkeleton } from './skeleton.ts'
+import { documentJson, jsonNodeTable, sceneRoots, type NodeTable } from './fileNodes.ts'
+
+type Vec3 = readonly [number, number, number]
+type Vec4 = readonly [number, number, number, number]
 
 /**
  * glTF 2.0 → AnimationAsset, platform-neutral (no fs, no fetch: the browser demo imports this file).
@@ -64,7 +68,9 @@ export async function readAsset(
     resources[`__buffer${i}`] = buffers[i] as Uint8Array<ArrayBuffer>
     return { ...buffer, uri: `__buffer${i}` }
   })
-  const jsonDoc: JSONDocument = { json, resources }
+  // gltf-transform makes only the nodes animations and skins name; the asset's nodes come from the JSON.
+  const reduced = documentJson(json)
+  const jsonDoc: JSONDocument = { json: reduced.json, resources }
 
   let document: Document
   try {
@@ -72,7 +78,17 @@ export async function readAsset(
   } catch (error) {
     throw gltfError(source, `gltf-transform could not read the file: ${describeThrown(error)}`, error)
   }
-  return assetFromDocument(document, source)
+  const kept = reduced.kept
+  const nodeIndex = new Map<Node, number>(
+    document
+      .getRoot()
+      .listNodes()
+      .map((node, k) => [node, kept[k]!]),
+  )
+  const scenes = (container.json.scenes ?? []).map((scene) => scene.nodes ?? [])
+  return buildAsset(document, source, jsonNodeTable(container.json.nodes ?? []), nodeIndex, (parents) =>
+    sceneRoots(scenes, container.json.scene ?? -1, parents, source),
+  )
 }
 
 /**
@@ -89,36 +105,68 @@ export function assetFromDocument(document: Document, source: string): Animation
   const nodeIndex = new Map<Node, number>(docNodes.map((node, i) => [node, i]))
   const skinIndex = new Map(root.listSkins().map((skin, i) => [skin, i]))
   const meshIndex = new Map(root.listMeshes().map((mesh, i) => [mesh, i]))
+  const table: NodeTable = {
+    count: docNodes.length,
+    name: (i) => docNodes[i]!.getName(),
+    translation: (i) => docNodes[i]!.getTranslation(),
+    rotation: (i) => docNodes[i]!.getRotation(),
+    scale: (i) => docNodes[i]!.getScale(),
+    weights: (i) => docNodes[i]!.getWeights(),
+    children: (i) => docNodes[i]!.listChildren().map((child) => nodeIndex.get(child)!),
+    skin: (i) => skinIndex.get(docNodes[i]!.getSkin()!) ?? -1,
+    mesh: (i) => meshIndex.get(docNodes[i]!.getMesh()!) ?? -1,
+  }
+  const scenes = root.listScenes()
+  const sceneNodes = scenes.map((scene) => scene.listChildren().map((node) => nodeIndex.get(node)!))
+  const defaultScene = root.getDefaultScene()
+  return buildAsset(document, source, table, nodeIndex, (parents) =>
+    sceneRoots(sceneNodes, defaultScene ? scenes.indexOf(defaultScene) : -1, parents, source),
+  )
+}
 
-  const parents = new Int32Array(docNodes.length).fill(-1)
-  docNodes.forEach((node, i) => {
-    for (const child of node.listChildren()) {
-      const c = nodeIndex.get(child)!
+/**
+ * The asset of a Document whose nodes are `table`'s: `nodeIndex` gives the glTF index of each Document node that
+ * skins and animations name, `roots` the scene's roots once the parents are known.
+ */
+function buildAsset(
+  document: Document,
+  source: string,
+  table: NodeTable,
+  nodeIndex: ReadonlyMap<Node, number>,
+  roots: (parents: Int32Array) => number[],
+): AnimationAsset {
+  const root = document.getRoot()
+  const count = table.count
+  const parents = new Int32Array(count).fill(-1)
+  for (let i = 0; i < count; i++) {
+    for (const c of table.children(i)) {
       if (parents[c] !== -1)
         throw gltfError(source, `node ${c} is a child of both node ${parents[c]} and node ${i}`)
       parents[c] = i
     }
-  })
+  }
 
   // Per mesh, not per node: listing a mesh's targets takes time in their number.
-  const meshTargets = new Map(
-    root.listMeshes().map((mesh) => [mesh, mesh.listPrimitives()[0]?.listTargets().length ?? 0]),
-  )
-  const morphTargets = docNodes.map((node) => meshTargets.get(node.getMesh()!) ?? 0)
-  const nodes: AssetNode[] = docNodes.map((node, i) =>
-    Object.freeze({
+  const meshes = root.listMeshes()
+  const meshTargets = meshes.map((mesh) => mesh.listPrimitives()[0]?.listTargets().length ?? 0)
+  const morphTargets = Array.from({ length: count }, (_, i) => meshTargets[table.mesh(i)] ?? 0)
+  const nodes: AssetNode[] = Array.from({ length: count }, (_, i) => {
+    const mesh = table.mesh(i)
+    return Object.freeze({
       index: i,
-      name: node.getName() || `node${i}`,
+      name: table.name(i) || `node${i}`,
       parent: parents[i]!,
-      children: Object.freeze(node.listChildren().map((child) => nodeIndex.get(child)!)),
-      translation: finite(node.getTranslation(), source, i, 'translation'),
-      rotation: unitQuaternion(node.getRotation(), source, i),
-      scale: finite(node.getScale(), source, i, 'scale'),
-      weights: Object.freeze(defaultWeights(node, morphTargets[i]!, source, i)),
-      skin: skinIndex.get(node.getSkin()!) ?? -1,
-      mesh: meshIndex.get(node.getMesh()!) ?? -1,
-    }),
-  )
+      children: Object.freeze([...table.children(i)]),
+      translation: finite(table.translation(i) as Vec3, source, i, 'translation'),
+      rotation: unitQuaternion(table.rotation(i) as Vec4, source, i),
+      scale: finite(table.scale(i) as Vec3, source, i, 'scale'),
+      weights: Object.freeze(
+        defaultWeights(table.weights(i), meshes[mesh]?.getWeights() ?? [], morphTargets[i]!, source, i),
+      ),
+      skin: table.skin(i),
+      mesh,
+    })
+  })
   const tree = buildNodeTree(parents, (node) => {
     throw gltfError(source, `node ${node} is its own ancestor (the node tree has a cycle)`)
   })
@@ -145,14 +193,19 @@ export function assetFromDocument(document: Document, source: string): Animation
     )
   })
 
-  const context = { source, nodeIndex, nodeNames: nodes.map((node) => node.name), morphTargets }
+  const context = {
+    source,
+    nodeIndex,
+    nodeCount: count,
+    nodeNames: nodes.map((node) => node.name),
+    morphTargets,
+  }
   const clips = root.listAnimations().map((animation, a) => clipFromAnimation(animation, a, context))
 
-  const roots = sceneRoots(document, nodeIndex, parents, source)
   return Object.freeze({
     source,
     nodes: Object.freeze(nodes),
-    roots: Object.freeze(roots),
+    roots: Object.freeze(roots(parents)),
     skeletons: Object.freeze(skeletons),
     clips: Object.freeze(clips),
   })
@@ -206,34 +259,6 @@ class MemoryIO extends PlatformIO {
 const io = new MemoryIO().setLogger(new Logger(Verbosity.SILENT)).registerExtensions([MeshQuantization])
 
 /**
- * Roots of the default scene; else of every scene; else every parentless node. Ascending node index, each
- * once (a root listed twice is listed once). Throws when that leaves no root: such an asset has nothing a
- * character could be made of.
- */
-function sceneRoots(
-  document: Document,
-  nodeIndex: ReadonlyMap<Node, number>,
-  parents: Int32Array,
-  source: string,
-): number[] {
-  const root = document.getRoot()
-  const defaultScene = root.getDefaultScene()
-  const scenes = defaultScene ? [defaultScene] : root.listScenes()
-  const roots = new Set<number>()
-  if (scenes.length === 0) parents.forEach((p, i) => p === -1 && roots.add(i))
-  for (const scene of scenes) for (const node of scene.listChildren()) roots.add(nodeIndex.get(node)!)
-  if (roots.size === 0) {
-    const which = defaultScene
-      ? `the default scene ${root.listScenes().indexOf(defaultScene)} lists no nodes`
-      : scenes.length > 0
-        ? `none of the ${scenes.length} scenes lists a node`
-        : 'the file has no nodes'
-    throw gltfError(source, `${which}: there is nothing to animate`)
-  }
-  return [...roots].sort((a, b) => a - b)
-}
-
-/**
  * Every matrix of an inverse-bind-matrix accessor (numbered as in the file), including any past the joint
  * count: finite, and affine (glTF 2.0 §5.28: the last row, elements 3, 7, 11, 15 of a column-major matrix, is
  * [0, 0, 0, 1], here to 1e-5). buildSkeleton checks there is one per joint.
@@ -285,10 +310,16 @@ function unitQuaternion(
  * Node weights, else mesh weights, else zeros; one per morph target (empty without targets). Weights given
  * for a different number of targets (none included) are an error, as are weights not finite as float32.
  */
-function defaultWeights(node: Node, targets: number, source: string, index: number): number[] {
+function defaultWeights(
+  own: readonly number[],
+  ofMesh: readonly number[],
+  targets: number,
+  source: string,
+  index: number,
+): number[] {
   const given = [
-    { weights: node.getWeights(), whose: '' },
-    { weights: node.getMesh()?.getWeights() ?? [], whose: ' (of its mesh)' },
+    { weights: own, whose: '' },
+    { weights: ofMesh, whose: ' (of its mesh)' },
   ]
   for (const { weights, whose } of given) {
     if (weights.length === 0) continue

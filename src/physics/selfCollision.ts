@@ -238,13 +238,13 @@ function ridingPoints(
     const x = world[o]!
     const y = world[o + 1]!
     const z = world[o + 2]!
-    const inside = (c: readonly number[], r: number): boolean =>
-      (x - c[0]!) * (x - c[0]!) + (y - c[1]!) * (y - c[1]!) + (z - c[2]!) * (z - c[2]!) <= r * r
-    if (own.centres.some((c, m) => inside(c, own.radii[m]!))) continue
+    let within = false
+    for (let m = 0; m < own.centres.length && !within; m++)
+      within = inside(x, y, z, own.centres[m]!, 0, own.radii[m]!)
+    if (within) continue
     const riders = xyz[b]!
     let covered = false
-    for (let m = 0; m < riders.length && !covered; m += 3)
-      covered = inside(riders.slice(m, m + 3), own.largest)
+    for (let m = 0; m < riders.length && !covered; m += 3) covered = inside(x, y, z, riders, m, own.largest)
     if (covered || !(own.largest > 0)) continue
     riders.push(x, y, z)
   }
@@ -255,6 +255,18 @@ function ridingPoints(
     ),
     radius: shapes[b]!.largest,
   }))
+}
+
+/**
+ * Whether (x, y, z) is within r of the centre at c[at .. at + 3]. Not a closure made per joint: under tsx
+ * (esbuild's keepNames) each closure made is named with a defineProperty, which was most of the riding-point
+ * pass on a 16,000-joint rig.
+ */
+function inside(x: number, y: number, z: number, c: ArrayLike<number>, at: number, r: number): boolean {
+  const dx = x - c[at]!
+  const dy = y - c[at + 1]!
+  const dz = z - c[at + 2]!
+  return dx * dx + dy * dy + dz * dz <= r * r
 }
 
 /** Marks a ragdoll's bodies with their index and the bodies of it they never collide with (restOverlaps). */
