@@ -1,4 +1,4 @@
-import { JOINT_STRIDE, layerOffset, LAYER_ANIM, POSE_LAYERS } from '../components/Pose.ts'
+import { JOINT_STRIDE, layerOffset, LAYER_ANIM, POSE_LAYERS, POSE_LAYERS_OTHER } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { planFadePaths } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
@@ -91,8 +91,11 @@ function writeCharacter(ctx: AnimationContext, s: SnapshotState, w: Writer, eid:
     const rest = wordsOfArray(restFloats)
     const restDoubles = doublesOfArray(restFloats)
     const views = layerViews(s, ctx, eid, base, n)
+    // ANIM and the layers written since they last held the rest pose are compared with it; the others hold it.
+    const used = ctx.poseLayersUsed[eid]! | (1 << LAYER_ANIM)
     let layers = 0
     for (let layer = 0; layer < POSE_LAYERS; layer++) {
+      if ((used & (1 << layer)) === 0) continue
       const at = layerOffset(base, n, layer)
       const same =
         dataDoubles !== null && restDoubles !== null
@@ -209,6 +212,7 @@ export function applyCharacters(
   d: CharactersData,
   attach: Uint8Array,
 ): void {
+  const was = layersHeld(ctx, d, attach)
   const packed = bytesOf(bytes.buffer)
   const offset = bytes.byteOffset
   let column = 0
@@ -242,13 +246,18 @@ export function applyCharacters(
     pool.joints.fill(0, base, base + POSE_LAYERS * n)
     if (d.jointsAt[i]! < 0) for (let j = 0; j < n; j++) pool.joints[base + j] = eid + 1 + j
     else copyInto(pool.joints, base, bytes, d.jointsAt[i]!, n)
+    // A layer this character holds at the rest pose now (its poseLayersUsed bit clear) is not rewritten.
+    let used = 0
     for (let layer = 0; layer < POSE_LAYERS; layer++) {
       const at = d.layerAt[POSE_LAYERS * i + layer]!
       const o = layerOffset(base, n, layer)
-      if (at < 0) pool.data.set(asset.rest, o)
-      else copyInto(pool.data, o, bytes, at, n * JOINT_STRIDE)
+      if (at >= 0) {
+        copyInto(pool.data, o, bytes, at, n * JOINT_STRIDE)
+        used |= 1 << layer
+      } else if (layer === LAYER_ANIM || (was[i]! & (1 << layer)) !== 0) pool.data.set(asset.rest, o)
     }
     if (attach[i] === 1) attachCharacter(ctx, eid, asset, cursors)
+    ctx.poseLayersUsed[eid] = used & POSE_LAYERS_OTHER
     const clip = d.binding[i]!
     const from = d.fromBinding[i]!
     ctx.binding[eid] = clip < 0 ? undefined : bindClip(ctx, ctx.clips[clip]!, asset.id)
@@ -257,6 +266,21 @@ export function applyCharacters(
     prepareCharacterSquad(ctx, eid)
   }
   scatterAnims(ctx, d)
+}
+
+/**
+ * Per snapshot character: the poseLayersUsed bits of the block it will have, as it is now (before the store
+ * columns move it): all set when it is made anew or its block moves (nothing known of what the slots hold).
+ */
+function layersHeld(ctx: AnimationContext, d: CharactersData, attach: Uint8Array): Uint8Array {
+  const { Pose } = ctx.stores
+  const out = new Uint8Array(d.count)
+  for (let i = 0; i < d.count; i++) {
+    const eid = d.eids[i]!
+    const same = attach[i] === 0 && Pose.base[eid] === d.base[i] && Pose.count[eid] === d.n[i]
+    out[i] = same ? ctx.poseLayersUsed[eid]! : POSE_LAYERS_OTHER
+  }
+  return out
 }
 
 /**
