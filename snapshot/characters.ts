@@ -6,7 +6,12 @@ import { attachCharacter } from '../plugin/characters.ts'
 import { prepareCharacterSquad } from '../plugin/playback.ts'
 import { bytesOf, copyColumn, copyInto, doublesOfArray, wordsOfArray } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
-import { CHARACTER_ANIM_IS_LOCALS, CHARACTER_JOINTS_RUN, type Layouts } from './format.ts'
+import {
+  CHARACTER_ANIM_IS_LOCALS,
+  CHARACTER_FADE_PATHS,
+  CHARACTER_JOINTS_RUN,
+  type Layouts,
+} from './format.ts'
 import type { SnapshotState } from './state.ts'
 import type { CharactersData } from './readCharacters.ts'
 
@@ -20,7 +25,8 @@ import type { CharactersData } from './readCharacters.ts'
  *   per character: i32 clip of its binding, i32 clip of its fade-from binding (-1 none), u8 flags
  *     (CHARACTER_ANIM_IS_LOCALS, CHARACTER_JOINTS_RUN), u8 pose layers stored (bit L: layer L follows; the others
  *     hold the asset's rest pose), u16 0, u32 cursor count, u32[] key cursors, [i32[n] joint entities unless
- *     JOINTS_RUN], then f32[n·10] for each stored pose layer, ANIM first
+ *     JOINTS_RUN], then f32[n·10] for each stored pose layer, ANIM first, then [FADE_PATHS, set while a fade
+ *     is active] u8[n] the fade's paths (BLEND_T, BLEND_S per joint: what crossFade planned), zeros to 4
  *
  * A layer equal to the rest pose (never used: PREV and PHYS without a ragdoll, FROM and TO before a first
  * fade) is not stored, nor are joint local transforms equal to the ANIM layer (every character not ragdolling,
@@ -103,7 +109,9 @@ function writeCharacter(ctx: AnimationContext, s: SnapshotState, w: Writer, eid:
           : sameWords(data, at, rest, n * JOINT_STRIDE)
       if (!same) layers |= 1 << layer
     }
-    const flags = s.characterFlags[eid]!
+    const paths = ctx.fadePaths[eid]
+    const fading = CrossFade.active[eid] === 1 && paths !== undefined
+    const flags = s.characterFlags[eid]! | (fading ? CHARACTER_FADE_PATHS : 0)
     // The clips of the bindings: the Sampler's and the fade's own (searched for only if not; inline, because
     // the call allocated here, 80 bytes a character, as measured by test/helpers/snapshotAllocation.ts).
     const asset = Pose.asset[eid]!
@@ -130,6 +138,10 @@ function writeCharacter(ctx: AnimationContext, s: SnapshotState, w: Writer, eid:
     else w.raw(cursors, 0, cursors.length)
     if ((flags & CHARACTER_JOINTS_RUN) === 0) w.raw(pool.joints, base, n)
     for (let layer = 0; layer < POSE_LAYERS; layer++) if ((layers & (1 << layer)) !== 0) w.view(views[layer]!)
+    if (fading) {
+      w.view(paths)
+      w.align(4)
+    }
   }
 }
 
@@ -262,7 +274,13 @@ export function applyCharacters(
     const from = d.fromBinding[i]!
     ctx.binding[eid] = clip < 0 ? undefined : bindClip(ctx, ctx.clips[clip]!, asset.id)
     ctx.fromBinding[eid] = from < 0 ? undefined : bindClip(ctx, ctx.clips[from]!, asset.id)
-    if (ctx.stores.CrossFade.active[eid] === 1 || attach[i] === 1) planFadePaths(ctx, eid)
+    const paths = d.pathsAt[i]!
+    // A fade's paths as the snapshot carries them (what crossFade planned); a character made anew without a
+    // fade has them planned from its layers, as before (its next fade plans them again).
+    if (paths >= 0) {
+      const out = ctx.fadePaths[eid]!
+      for (let j = 0; j < n; j++) out[j] = bytes[paths + j]!
+    } else if (attach[i] === 1) planFadePaths(ctx, eid)
     prepareCharacterSquad(ctx, eid)
   }
   scatterAnims(ctx, d)
