@@ -33,7 +33,9 @@ export function writeNodes(ctx: AnimationContext, s: SnapshotState, w: Writer): 
   w.u32(n)
   w.u32(s.nodeRunCount)
   w.raw(s.nodeRuns, 0, 2 * s.nodeRunCount)
-  w.column(parent, 1, ids, n)
+  // The structure as the hierarchy last changed (refreshNodeIds): one copy, not a gather over every node.
+  w.align(4)
+  w.view(s.nodeParents)
   let anyStale = 0
   const at = w.reserve(n)
   const out = w.buffer
@@ -99,12 +101,7 @@ export function writeNodes(ctx: AnimationContext, s: SnapshotState, w: Writer): 
 function writeLinkOrder(ctx: AnimationContext, s: SnapshotState, w: Writer): void {
   const graph = ctx.sceneGraph
   const { nodeIds: ids, nodeCount: n } = s
-  let descending = true
-  for (let i = 0; i < n && descending; i++) {
-    const next = graph.nextSibling[ids[i]!]!
-    descending = next === 0 || next < ids[i]!
-  }
-  if (descending) {
+  if (s.nodeLinksDescending) {
     w.u32(0)
     return
   }
