@@ -24,6 +24,8 @@ export interface SnapshotState {
   nodeLinksDescending: boolean
   /** Per character id: its CHARACTER_* flags of the snapshot being written. */
   readonly characterFlags: Uint8Array
+  /** [start, length] pairs the nodes section finds (grown to twice the nodes, kept). */
+  runScratch: Uint32Array
   /** Per id scratch, all 0 between uses (nodes.ts marks runs in it). */
   readonly mark: Uint8Array
   /** Two words of checksum. */
@@ -56,6 +58,7 @@ export function snapshotState(ctx: AnimationContext): SnapshotState {
     nodeParents: new Uint8Array(0),
     nodeLinksDescending: true,
     characterFlags: new Uint8Array(ctx.capacity),
+    runScratch: new Uint32Array(0),
     mark: new Uint8Array(ctx.capacity),
     checksum: new Uint32Array(2),
     layerViews: new Map(),
