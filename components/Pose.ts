@@ -27,6 +27,8 @@ export const LAYER_PREV = 1
 export const LAYER_PHYS = 2
 export const LAYER_FROM = 3
 export const LAYER_TO = 4
+/** The bits of every layer but ANIM (StepState.poseLayersUsed: which may differ from the rest pose). */
+export const POSE_LAYERS_OTHER = (1 << LAYER_PREV) | (1 << LAYER_PHYS) | (1 << LAYER_FROM) | (1 << LAYER_TO)
 
 /**
  * Pose store: where each character's pose lives in the plugin's pose pool, and when its animation pose last

@@ -12,6 +12,7 @@ import {
   LAYER_ANIM,
   layerOffset,
   POSE_LAYERS,
+  POSE_LAYERS_OTHER,
 } from '../components/Pose.ts'
 import { LOOP_REPEAT, ROTATION_SLERP } from '../components/Sampler.ts'
 import { DEFAULT_RAGDOLL_RATE } from '../components/Ragdoll.ts'
@@ -103,6 +104,7 @@ export function addCharacter(
   ctx.fromBinding[eid] = undefined
   // Everything blended until a fade plans its paths (planFadePaths).
   ctx.fadePaths[eid]!.fill(BLEND_T | BLEND_S)
+  ctx.poseLayersUsed[eid] = 0
   // The rest pose is the character's pose until a clip plays.
   applyPoseToSceneGraph(nodes, data, jointEids, layerOffset(base, n, LAYER_ANIM), base, n)
   return eid
@@ -149,6 +151,8 @@ export function attachCharacter(
   }
   ctx.cursors[eid] = cursors
   ctx.fadePaths[eid] = new Uint8Array(n)
+  // Unknown to this call (a restore sets what it wrote; addCharacter, which wrote the rest pose, clears it).
+  ctx.poseLayersUsed[eid] = POSE_LAYERS_OTHER
   if (ctx.blendScratch.length < n * JOINT_STRIDE) ctx.blendScratch = new Float32Array(n * JOINT_STRIDE)
   ctx.poseReported[eid] = 0
   ctx.worldReported[eid] = 0

@@ -166,6 +166,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     binding: [],
     fromBinding: [],
     fadePaths: [],
+    poseLayersUsed: new Uint8Array(capacity),
     layers: [],
     morphs: [],
     morphed: {},

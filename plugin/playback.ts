@@ -116,6 +116,7 @@ export function crossFade(
   // pose (ANIM holds all layers composed).
   const shown = base0 !== undefined ? blockOffset(base0, BLOCK_OUT, n) : layerOffset(base, n, LAYER_ANIM)
   data.copyWithin(from, shown, shown + n * JOINT_STRIDE)
+  ctx.poseLayersUsed[eid] = ctx.poseLayersUsed[eid]! | (1 << LAYER_FROM)
   if (CrossFade.active[eid] === 1 || fromBlendSpace) {
     // Mid-fade: freeze the current blend as the outgoing pose (no pop; the old clips stop).
     CrossFade.fromClip[eid] = -1

@@ -1,4 +1,4 @@
-import { JOINT_STRIDE, layerOffset, LAYER_ANIM, POSE_LAYERS } from '../components/Pose.ts'
+import { JOINT_STRIDE, layerOffset, LAYER_ANIM, POSE_LAYERS, POSE_LAYERS_OTHER } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { planFadePaths } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
@@ -6,7 +6,12 @@ import { attachCharacter } from '../plugin/characters.ts'
 import { prepareCharacterSquad } from '../plugin/playback.ts'
 import { bytesOf, copyColumn, copyInto, doublesOfArray, wordsOfArray } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
-import { CHARACTER_ANIM_IS_LOCALS, CHARACTER_JOINTS_RUN, type Layouts } from './format.ts'
+import {
+  CHARACTER_ANIM_IS_LOCALS,
+  CHARACTER_FADE_PATHS,
+  CHARACTER_JOINTS_RUN,
+  type Layouts,
+} from './format.ts'
 import type { SnapshotState } from './state.ts'
 import type { CharactersData } from './readCharacters.ts'
 
@@ -20,7 +25,8 @@ import type { CharactersData } from './readCharacters.ts'
  *   per character: i32 clip of its binding, i32 clip of its fade-from binding (-1 none), u8 flags
  *     (CHARACTER_ANIM_IS_LOCALS, CHARACTER_JOINTS_RUN), u8 pose layers stored (bit L: layer L follows; the others
  *     hold the asset's rest pose), u16 0, u32 cursor count, u32[] key cursors, [i32[n] joint entities unless
- *     JOINTS_RUN], then f32[n·10] for each stored pose layer, ANIM first
+ *     JOINTS_RUN], then f32[n·10] for each stored pose layer, ANIM first, then [FADE_PATHS, set while a fade
+ *     is active] u8[n] the fade's paths (BLEND_T, BLEND_S per joint: what crossFade planned), zeros to 4
  *
  * A layer equal to the rest pose (never used: PREV and PHYS without a ragdoll, FROM and TO before a first
  * fade) is not stored, nor are joint local transforms equal to the ANIM layer (every character not ragdolling,
@@ -91,8 +97,11 @@ function writeCharacter(ctx: AnimationContext, s: SnapshotState, w: Writer, eid:
     const rest = wordsOfArray(restFloats)
     const restDoubles = doublesOfArray(restFloats)
     const views = layerViews(s, ctx, eid, base, n)
+    // ANIM and the layers written since they last held the rest pose are compared with it; the others hold it.
+    const used = ctx.poseLayersUsed[eid]! | (1 << LAYER_ANIM)
     let layers = 0
     for (let layer = 0; layer < POSE_LAYERS; layer++) {
+      if ((used & (1 << layer)) === 0) continue
       const at = layerOffset(base, n, layer)
       const same =
         dataDoubles !== null && restDoubles !== null
@@ -100,7 +109,9 @@ function writeCharacter(ctx: AnimationContext, s: SnapshotState, w: Writer, eid:
           : sameWords(data, at, rest, n * JOINT_STRIDE)
       if (!same) layers |= 1 << layer
     }
-    const flags = s.characterFlags[eid]!
+    const paths = ctx.fadePaths[eid]
+    const fading = CrossFade.active[eid] === 1 && paths !== undefined
+    const flags = s.characterFlags[eid]! | (fading ? CHARACTER_FADE_PATHS : 0)
     // The clips of the bindings: the Sampler's and the fade's own (searched for only if not; inline, because
     // the call allocated here, 80 bytes a character, as measured by test/helpers/snapshotAllocation.ts).
     const asset = Pose.asset[eid]!
@@ -127,6 +138,10 @@ function writeCharacter(ctx: AnimationContext, s: SnapshotState, w: Writer, eid:
     else w.raw(cursors, 0, cursors.length)
     if ((flags & CHARACTER_JOINTS_RUN) === 0) w.raw(pool.joints, base, n)
     for (let layer = 0; layer < POSE_LAYERS; layer++) if ((layers & (1 << layer)) !== 0) w.view(views[layer]!)
+    if (fading) {
+      w.view(paths)
+      w.align(4)
+    }
   }
 }
 
@@ -209,6 +224,7 @@ export function applyCharacters(
   d: CharactersData,
   attach: Uint8Array,
 ): void {
+  const was = layersHeld(ctx, d, attach)
   const packed = bytesOf(bytes.buffer)
   const offset = bytes.byteOffset
   let column = 0
@@ -242,21 +258,47 @@ export function applyCharacters(
     pool.joints.fill(0, base, base + POSE_LAYERS * n)
     if (d.jointsAt[i]! < 0) for (let j = 0; j < n; j++) pool.joints[base + j] = eid + 1 + j
     else copyInto(pool.joints, base, bytes, d.jointsAt[i]!, n)
+    // A layer this character holds at the rest pose now (its poseLayersUsed bit clear) is not rewritten.
+    let used = 0
     for (let layer = 0; layer < POSE_LAYERS; layer++) {
       const at = d.layerAt[POSE_LAYERS * i + layer]!
       const o = layerOffset(base, n, layer)
-      if (at < 0) pool.data.set(asset.rest, o)
-      else copyInto(pool.data, o, bytes, at, n * JOINT_STRIDE)
+      if (at >= 0) {
+        copyInto(pool.data, o, bytes, at, n * JOINT_STRIDE)
+        used |= 1 << layer
+      } else if (layer === LAYER_ANIM || (was[i]! & (1 << layer)) !== 0) pool.data.set(asset.rest, o)
     }
     if (attach[i] === 1) attachCharacter(ctx, eid, asset, cursors)
+    ctx.poseLayersUsed[eid] = used & POSE_LAYERS_OTHER
     const clip = d.binding[i]!
     const from = d.fromBinding[i]!
     ctx.binding[eid] = clip < 0 ? undefined : bindClip(ctx, ctx.clips[clip]!, asset.id)
     ctx.fromBinding[eid] = from < 0 ? undefined : bindClip(ctx, ctx.clips[from]!, asset.id)
-    if (ctx.stores.CrossFade.active[eid] === 1 || attach[i] === 1) planFadePaths(ctx, eid)
+    const paths = d.pathsAt[i]!
+    // A fade's paths as the snapshot carries them (what crossFade planned); a character made anew without a
+    // fade has them planned from its layers, as before (its next fade plans them again).
+    if (paths >= 0) {
+      const out = ctx.fadePaths[eid]!
+      for (let j = 0; j < n; j++) out[j] = bytes[paths + j]!
+    } else if (attach[i] === 1) planFadePaths(ctx, eid)
     prepareCharacterSquad(ctx, eid)
   }
   scatterAnims(ctx, d)
+}
+
+/**
+ * Per snapshot character: the poseLayersUsed bits of the block it will have, as it is now (before the store
+ * columns move it): all set when it is made anew or its block moves (nothing known of what the slots hold).
+ */
+function layersHeld(ctx: AnimationContext, d: CharactersData, attach: Uint8Array): Uint8Array {
+  const { Pose } = ctx.stores
+  const out = new Uint8Array(d.count)
+  for (let i = 0; i < d.count; i++) {
+    const eid = d.eids[i]!
+    const same = attach[i] === 0 && Pose.base[eid] === d.base[i] && Pose.count[eid] === d.n[i]
+    out[i] = same ? ctx.poseLayersUsed[eid]! : POSE_LAYERS_OTHER
+  }
+  return out
 }
 
 /**

@@ -42,7 +42,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  *   POOL pool       u32 slots, u32 used, u32 ranges, u32[2·ranges] free (start, length)
  *   NODE nodes      every SceneNode: ids, parents, flags, local transforms, and only the world matrices a
  *                   restore cannot recompute (snapshot/nodes.ts)
- *   CHAR characters store columns, clips, key cursors, joints, pose layers (snapshot/characters.ts)
+ *   CHAR characters store columns, clips, key cursors, joints, pose layers, fade paths (snapshot/characters.ts)
  *   LAYR layers     per character with animation layers: its layer stack (snapshot/layers.ts)
  *   MRPH morphs     per character with morph targets: its game and current morph weights (snapshot/morphs.ts)
  *   RMOT rootMotion per character with root motion on: its mode, joint, flag and numbers (snapshot/rootMotion.ts)
@@ -59,7 +59,8 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  * Derived, not stored: world matrices (recomputed by the plugin's own propagation pass after a restore, the
  * same bits, except those of nodes whose world is not their parent's times their local: nodes.ts), a joint's
  * local transform where it is its character's animation pose (characters.ts), pose layers that hold the rest
- * pose, bindings, fade plans, blend-space weights, caches and rest data (kept by the plugin, or rebuilt).
+ * pose, bindings, blend-space weights, caches and rest data (kept by the plugin, or rebuilt). A fade's paths
+ * are carried, so a restore does not plan them again.
  *
  * Assets: a fingerprint per registered asset, FNV-1a 64 of its node tree (names, parents, rest T/R/S), its
  * joint order and rest pose, its skins' joints, and every clip's name, duration, channel targets, paths,
@@ -103,11 +104,12 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  */
 
 /**
+ * 5: a fading character's fade paths carried (not planned again).
  * 4: sections framed and aligned, store columns, world matrices recomputed, rest-pose layers and joint locals
  * not stored twice, a word checksum; restore in place; root motion, levels of detail. 3: layers, morph weights,
  * clip events.
  */
-export const SNAPSHOT_VERSION = 4
+export const SNAPSHOT_VERSION = 5
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
 export const CHECKSUM_FROM = 20
@@ -118,6 +120,8 @@ export const REPORTED_WORLD = 2
 export const CHARACTER_ANIM_IS_LOCALS = 1
 /** A character's flags: joint j's entity is the character's id + 1 + j, for every j (not listed). */
 export const CHARACTER_JOINTS_RUN = 2
+/** A character's flags: its fade paths (StepState.fadePaths) follow its pose layers (a fade is active). */
+export const CHARACTER_FADE_PATHS = 4
 /** A node's flags (nodes section). */
 export const NODE_DIRTY = 1
 export const NODE_CHANGED = 2

@@ -33,7 +33,9 @@ export function writeNodes(ctx: AnimationContext, s: SnapshotState, w: Writer): 
   w.u32(n)
   w.u32(s.nodeRunCount)
   w.raw(s.nodeRuns, 0, 2 * s.nodeRunCount)
-  w.column(parent, 1, ids, n)
+  // The structure as the hierarchy last changed (refreshNodeIds): one copy, not a gather over every node.
+  w.align(4)
+  w.view(s.nodeParents)
   let anyStale = 0
   const at = w.reserve(n)
   const out = w.buffer
@@ -48,27 +50,34 @@ export function writeNodes(ctx: AnimationContext, s: SnapshotState, w: Writer): 
   w.align(4)
   writeLinkOrder(ctx, s, w)
 
-  // Locals: every node but the joints of characters whose ANIM layer they are.
-  const mark = s.mark
+  // Locals: every node but the joints of characters whose ANIM layer they are; their runs found in one pass.
   const flags = s.characterFlags
   const owner = ctx.jointOwner
-  for (let i = 0; i < n; i++) {
-    const e = ids[i]!
-    const o = owner[e]!
-    mark[e] = o === 0 || (flags[o]! & CHARACTER_ANIM_IS_LOCALS) === 0 ? 1 : 0
-  }
-  writeRuns(w, ids, n, mark)
+  if (s.runScratch.length < 2 * n) s.runScratch = new Uint32Array(2 * n)
+  const runs = s.runScratch
+  let localRuns = 0
   for (let i = 0; i < n;) {
-    const k = runEnd(ids, n, mark, i)
-    if (k > i) {
-      const a = ids[i]!
-      w.raw(translation, 3 * a, 3 * (k - i))
-      w.raw(rotation, 4 * a, 4 * (k - i))
-      w.raw(scale, 3 * a, 3 * (k - i))
-      i = k
-    } else i++
+    if (!storesLocal(owner, flags, ids[i]!)) {
+      i++
+      continue
+    }
+    let k = i + 1
+    while (k < n && ids[k] === ids[k - 1]! + 1 && storesLocal(owner, flags, ids[k]!)) k++
+    runs[2 * localRuns] = ids[i]!
+    runs[2 * localRuns + 1] = k - i
+    localRuns++
+    i = k
   }
-  for (let i = 0; i < n; i++) mark[ids[i]!] = 0
+  w.u32(localRuns)
+  w.raw(runs, 0, 2 * localRuns)
+  for (let r = 0; r < localRuns; r++) {
+    const a = runs[2 * r]!
+    const length = runs[2 * r + 1]!
+    w.raw(translation, 3 * a, 3 * length)
+    w.raw(rotation, 4 * a, 4 * length)
+    w.raw(scale, 3 * a, 3 * length)
+  }
+  const mark = s.mark
 
   // Worlds: the dirty and kept nodes' subtrees.
   if (anyStale === 0) {
@@ -92,6 +101,12 @@ export function writeNodes(ctx: AnimationContext, s: SnapshotState, w: Writer): 
   for (let i = 0; i < n; i++) mark[ids[i]!] = 0
 }
 
+/** Whether node e's local transform is stored: not a joint of a character whose ANIM layer it is. */
+function storesLocal(owner: Int32Array, flags: Uint8Array, e: number): boolean {
+  const o = owner[e]!
+  return o === 0 || (flags[o]! & CHARACTER_ANIM_IS_LOCALS) === 0
+}
+
 /**
  * 0 when linking every node with a parent in ascending id order at the head of its parent's list rebuilds
  * every child list (each list in descending id order, as a character's joints are); else 1 and the order.
@@ -99,12 +114,7 @@ export function writeNodes(ctx: AnimationContext, s: SnapshotState, w: Writer): 
 function writeLinkOrder(ctx: AnimationContext, s: SnapshotState, w: Writer): void {
   const graph = ctx.sceneGraph
   const { nodeIds: ids, nodeCount: n } = s
-  let descending = true
-  for (let i = 0; i < n && descending; i++) {
-    const next = graph.nextSibling[ids[i]!]!
-    descending = next === 0 || next < ids[i]!
-  }
-  if (descending) {
+  if (s.nodeLinksDescending) {
     w.u32(0)
     return
   }

@@ -20,7 +20,13 @@ import {
   samplerColumns,
   type Column,
 } from './characterChecks.ts'
-import { CHARACTER_ANIM_IS_LOCALS, CHARACTER_JOINTS_RUN, type Layouts } from './format.ts'
+import {
+  CHARACTER_ANIM_IS_LOCALS,
+  CHARACTER_FADE_PATHS,
+  CHARACTER_JOINTS_RUN,
+  type Layouts,
+} from './format.ts'
+import { BLEND_S, BLEND_T } from '../src/clip/blendLayers.ts'
 import { maxChannels } from '../plugin/assets.ts'
 import type { EntitiesData } from './entities.ts'
 import type { NodesData } from './nodes.ts'
@@ -46,6 +52,8 @@ export interface CharactersData {
   cursorsAt: Int32Array
   /** Byte offset of its joint list, -1 for CHARACTER_JOINTS_RUN. */
   jointsAt: Int32Array
+  /** Byte offset of its fade paths (CHARACTER_FADE_PATHS), -1 for none. */
+  pathsAt: Int32Array
   /** Per character and pose layer (POSE_LAYERS a character): byte offset, -1 for the rest pose. */
   layerAt: Int32Array
   /** Its joint entities (0: removed by the game), `n` per character from `jointsFrom`. */
@@ -127,6 +135,7 @@ export function readCharacters(
     changedStep: c('Pose.changedStep'),
     clip: c('Sampler.clip'),
     fromClip: c('CrossFade.fromClip'),
+    fadeActive: c('CrossFade.active'),
     weight: c('Ragdoll.weight'),
     rate: c('Ragdoll.rate'),
     active: c('Ragdoll.active'),
@@ -149,6 +158,7 @@ export function readCharacters(
     cursorCount: new Int32Array(count),
     cursorsAt: new Int32Array(count),
     jointsAt: new Int32Array(count),
+    pathsAt: new Int32Array(count),
     layerAt: new Int32Array(POSE_LAYERS * count),
     joints: new Int32Array(0),
     jointsFrom: new Int32Array(count),
@@ -194,7 +204,16 @@ export function readCharacters(
     const flags = r.u8()
     const layers = r.u8()
     r.u16()
-    checkFlags(where, 'flags', flags, CHARACTER_ANIM_IS_LOCALS | CHARACTER_JOINTS_RUN)
+    checkFlags(where, 'flags', flags, CHARACTER_ANIM_IS_LOCALS | CHARACTER_JOINTS_RUN | CHARACTER_FADE_PATHS)
+    const fading = element(r, cols.fadeActive, i) === 1
+    if (fading !== ((flags & CHARACTER_FADE_PATHS) !== 0)) {
+      throw invalidValue(
+        where,
+        'flags',
+        flags,
+        `must ${fading ? '' : 'not '}carry fade paths (CrossFade.active)`,
+      )
+    }
     checkFlags(where, 'stored pose layers', layers, (1 << POSE_LAYERS) - 1)
     const clip = element(r, cols.clip, i)
     const fromClip = element(r, cols.fromClip, i)
@@ -272,6 +291,16 @@ export function readCharacters(
       if (layer === LAYER_PHYS && !(weight > 0)) continue
       checkPoseLayer(r.floats, at >>> 2, n, `${where}, pose layer ${LAYER_NAMES[layer]}`)
     }
+    let pathsAt = -1
+    if ((flags & CHARACTER_FADE_PATHS) !== 0) {
+      pathsAt = r.span(n)
+      for (let j = 0; j < n; j++) {
+        const paths = r.bytes[pathsAt + j]!
+        if ((paths & ~(BLEND_T | BLEND_S)) !== 0) invalidFadePaths(where, j, paths)
+      }
+      r.align(4)
+    }
+    d.pathsAt[i] = pathsAt
     d.asset[i] = asset
     d.base[i] = element(r, cols.base, i)
     d.n[i] = n
@@ -296,4 +325,8 @@ export function readCharacters(
   }
   d.joints = jointList
   return d
+}
+
+function invalidFadePaths(where: string, j: number, paths: number): never {
+  throw invalidValue(`${where}, joint ${j}`, 'fade paths', paths, 'has bits outside 0x3 (BLEND_T | BLEND_S)')
 }

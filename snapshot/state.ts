@@ -18,8 +18,14 @@ export interface SnapshotState {
   /** [start, length] pairs. */
   nodeRuns: Uint32Array
   nodeRunCount: number
+  /** The nodes' parents in `nodeIds` order, as bytes (the nodes section's parent column). */
+  nodeParents: Uint8Array
+  /** Whether every child list is in descending id order (the nodes section then needs no link order). */
+  nodeLinksDescending: boolean
   /** Per character id: its CHARACTER_* flags of the snapshot being written. */
   readonly characterFlags: Uint8Array
+  /** [start, length] pairs the nodes section finds (grown to twice the nodes, kept). */
+  runScratch: Uint32Array
   /** Per id scratch, all 0 between uses (nodes.ts marks runs in it). */
   readonly mark: Uint8Array
   /** Two words of checksum. */
@@ -49,7 +55,10 @@ export function snapshotState(ctx: AnimationContext): SnapshotState {
     nodeCount: 0,
     nodeRuns: new Uint32Array(0),
     nodeRunCount: 0,
+    nodeParents: new Uint8Array(0),
+    nodeLinksDescending: true,
     characterFlags: new Uint8Array(ctx.capacity),
+    runScratch: new Uint32Array(0),
     mark: new Uint8Array(ctx.capacity),
     checksum: new Uint32Array(2),
     layerViews: new Map(),
@@ -59,8 +68,9 @@ export function snapshotState(ctx: AnimationContext): SnapshotState {
 }
 
 /**
- * The scene-node ids ascending, and their runs, brought up to date with the hierarchy (the graph's version
- * counts every node added or removed): allocates only when it changed.
+ * The scene-node ids ascending, their runs, parents and whether the child lists descend, brought up to date
+ * with the hierarchy (the graph's version counts every node added or removed and every parent changed, the
+ * only changes to the child lists): allocates only when it changed.
  */
 export function refreshNodeIds(ctx: AnimationContext, s: SnapshotState): void {
   const graph = ctx.sceneGraph
@@ -78,5 +88,15 @@ export function refreshNodeIds(ctx: AnimationContext, s: SnapshotState): void {
   s.nodeCount = ids.length
   s.nodeRuns = Uint32Array.from(runs)
   s.nodeRunCount = runs.length / 2
+  const parents = new Int32Array(ids.length)
+  let descending = true
+  for (let i = 0; i < ids.length; i++) {
+    const e = ids[i]!
+    parents[i] = graph.store.parent[e]!
+    const next = graph.nextSibling[e]!
+    descending &&= next === 0 || next < e
+  }
+  s.nodeParents = new Uint8Array(parents.buffer)
+  s.nodeLinksDescending = descending
   s.nodeVersion = graph.version
 }

@@ -1,7 +1,7 @@
 import type { World } from 'bitecs'
 import { refreshSceneOrder } from '../components/SceneNode.ts'
 import type { AnimationContext } from '../plugin/context.ts'
-import { copyInto } from '../src/sim/byteStream.ts'
+import { copyWords, wordsOf, wordsOfArray } from '../src/sim/byteStream.ts'
 import { NODE_CHANGED, NODE_DIRTY, NODE_KEPT } from './format.ts'
 import type { NodesData } from './nodes.ts'
 
@@ -18,22 +18,40 @@ export function applyNodeValues(
   restored: Uint8Array,
 ): void {
   const graph = ctx.sceneGraph
-  const { translation, rotation, scale } = graph.store
+  const tw = wordsOfArray(graph.store.translation)
+  const rw = wordsOfArray(graph.store.rotation)
+  const sw = wordsOfArray(graph.store.scale)
+  // Word views taken once here, not by a copy call per node and field (a ragdoll's joints' locals are stored).
+  const src = wordsOf(bytes.buffer)
+  const origin = bytes.byteOffset >>> 2
   const runs = data.localRuns
   for (let k = 0; k < runs.length; k += 2) {
     const start = runs[k]!
     const length = runs[k + 1]!
-    const t = data.localAt[k / 2]!
-    const q = t + 12 * length
-    const s = q + 16 * length
+    const t = origin + (data.localAt[k / 2]! >>> 2)
+    const q = t + 3 * length
+    const s = q + 4 * length
+    if (allRestored(data, restored, start, length)) {
+      // A run's translations, rotations and scales are each one contiguous row of its store.
+      copyWords(tw, 3 * start, src, t, 3 * length)
+      copyWords(rw, 4 * start, src, q, 4 * length)
+      copyWords(sw, 3 * start, src, s, 3 * length)
+      continue
+    }
     for (let i = 0; i < length; i++) {
       const e = start + i
       if (restored[data.position[e]! - 1] === 0) continue
-      copyInto(translation, 3 * e, bytes, t + 12 * i, 3)
-      copyInto(rotation, 4 * e, bytes, q + 16 * i, 4)
-      copyInto(scale, 3 * e, bytes, s + 12 * i, 3)
+      copyWords(tw, 3 * e, src, t + 3 * i, 3)
+      copyWords(rw, 4 * e, src, q + 4 * i, 4)
+      copyWords(sw, 3 * e, src, s + 3 * i, 3)
     }
   }
+}
+
+/** Whether every node of the id run [start, start + length) is one the restore sets. */
+function allRestored(data: NodesData, restored: Uint8Array, start: number, length: number): boolean {
+  for (let e = start; e < start + length; e++) if (restored[data.position[e]! - 1] === 0) return false
+  return true
 }
 
 /**
@@ -82,13 +100,21 @@ export function recomputeWorlds(
     changed[e] = f & NODE_CHANGED ? 1 : 0
     graph.kept[e] = f & NODE_KEPT ? 1 : 0
   }
+  const ww = wordsOfArray(world)
+  const src = wordsOf(bytes.buffer)
+  const origin = bytes.byteOffset >>> 2
   const runs = data.worldRuns
   for (let k = 0; k < runs.length; k += 2) {
     const start = runs[k]!
-    const at = data.worldAt[k / 2]!
-    for (let i = 0; i < runs[k + 1]!; i++) {
+    const length = runs[k + 1]!
+    const at = origin + (data.worldAt[k / 2]! >>> 2)
+    if (allRestored(data, restored, start, length)) {
+      copyWords(ww, 16 * start, src, at, 16 * length)
+      continue
+    }
+    for (let i = 0; i < length; i++) {
       const e = start + i
-      if (restored[data.position[e]! - 1] === 1) copyInto(world, 16 * e, bytes, at + 64 * i, 16)
+      if (restored[data.position[e]! - 1] === 1) copyWords(ww, 16 * e, src, at + 16 * i, 16)
     }
   }
 }

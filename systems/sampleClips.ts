@@ -46,6 +46,7 @@ export type SampleClipsInput = Pick<
   | 'binding'
   | 'fromBinding'
   | 'fadePaths'
+  | 'poseLayersUsed'
   | 'layers'
   | 'ragdolls'
   | 'rootMotion'
@@ -117,6 +118,7 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
     commitRemovals(ctx.world)
     const dense = characters.dense
     const data = ctx.pool.data
+    const layersUsed = ctx.poseLayersUsed
     const dt = ctx.dt
     const lodSkip = ctx.lod.skip
     for (let i = 0; i < dense.length; i++) {
@@ -167,11 +169,13 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
       // whole crowd every step.
       if (awaitingBodies(ctx, eid)) {
         data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + n * JOINT_STRIDE)
+        layersUsed[eid] = layersUsed[eid]! | (1 << LAYER_PREV)
       }
       const squad = Sampler.rotation[eid] === ROTATION_SQUAD
       // The time goes to the kernels through the store (sampleClipChannels reads it there).
       Sampler.lastTime[eid] = t
       const cursors = ctx.cursors[eid]!
+      if (fading) layersUsed[eid] = layersUsed[eid]! | (1 << LAYER_FROM) | (1 << LAYER_TO)
 
       if (fading && parallel !== null && !layered) {
         // With workers: the outgoing clip advances (and reports) here; the samples and blend wait for the phase.

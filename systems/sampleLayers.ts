@@ -72,6 +72,8 @@ export type SampleLayersInput = Pick<
   StepState,
   'world' | 'dt' | 'step' | 'pool' | 'assets' | 'clips' | 'layers' | 'ragdolls' | 'rootMotion'
 > &
+  // PREV kept for a ragdoll hand-off marks the layer used.
+  Pick<StepState, 'poseLayersUsed'> &
   ClipEventsInput & {
     readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'Ragdoll'>
   }
@@ -115,7 +117,10 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
         data.copyWithin(out0, anim, anim + len)
       } else {
         // sampleClips skipped this character: keep the previous pose for a ragdoll hand-off here.
-        if (awaitingBodies(ctx, eid)) data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + len)
+        if (awaitingBodies(ctx, eid)) {
+          data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + len)
+          ctx.poseLayersUsed[eid] = ctx.poseLayersUsed[eid]! | (1 << LAYER_PREV)
+        }
         if (base0.i[I_SOURCE] === SOURCE_BLEND_SPACE && base0.blendSpace !== null) {
           advanceLayerFade(ctx, base0)
           sampleBlendSpace(ctx, eid, data, base0, base0.blendSpace, out0, n, rest, emit, motion)

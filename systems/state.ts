@@ -119,6 +119,13 @@ export interface StepState {
    */
   readonly fadePaths: (Uint8Array | undefined)[]
   /**
+   * Per character: bit L set when its pose layer L (PREV, PHYS, FROM, TO; ANIM's bit is not used) may differ
+   * from its asset's rest pose. Whatever writes one of those layers sets its bit (sampleClips, sampleLayers,
+   * stepRagdolls, crossFade, a restore); a clear bit promises the rest pose, so a snapshot need not compare the
+   * layer and a restore need not rewrite it. Not simulation state: it changes no step and no hash.
+   */
+  readonly poseLayersUsed: Uint8Array
+  /**
    * Per character with layers in use (a layer other than 0, or layer 0 configured): its layer stack
    * (systems/layerState.ts); undefined for the others, which sampleLayers leaves alone.
    */

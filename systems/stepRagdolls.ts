@@ -44,6 +44,7 @@ export type StepRagdollsInput = Pick<
   | 'physicsOwned'
   | 'ragdolls'
   | 'events'
+  | 'poseLayersUsed'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Ragdoll'>
 }
@@ -138,6 +139,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     rootWorld(next.root, eid)
     const parents = asset.jointParents
     const phys = layerOffset(base, n, LAYER_PHYS)
+    ctx.poseLayersUsed[eid] = ctx.poseLayersUsed[eid]! | (1 << LAYER_PHYS)
     readRagdollPose(
       old,
       data,
@@ -288,6 +290,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       }
       const base = Pose.base[eid]!
       rootWorld(rt.root, eid)
+      ctx.poseLayersUsed[eid] = ctx.poseLayersUsed[eid]! | (1 << LAYER_PHYS)
       readRagdollPose(
         r,
         data,

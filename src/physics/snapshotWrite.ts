@@ -20,6 +20,7 @@ import {
 
 /** Doubles on their way to the writer: through a typed array they are not boxed (see Writer.vec3). */
 const D = new Float64Array(DYNAMIC_DOUBLES)
+const DW = new Int32Array(D.buffer)
 
 /** The cannon-es half of a snapshot: writing (layout and rationale: src/physics/snapshotFormat.ts). */
 
@@ -57,7 +58,7 @@ export function writeInstance(w: Writer, r: RagdollInstance, eid: number): void 
   const count = r.bodies.length + r.anchors.length
   for (let b = 0; b < count; b++) {
     writeDynamic(bodyAt(r, b))
-    w.raw(D, 0, DYNAMIC_DOUBLES)
+    w.words(DW, 0, 2 * DYNAMIC_DOUBLES)
   }
   for (let b = 0; b < count; b++) w.u8(bodyAt(r, b).sleepState)
   // Types here, not only in the static block: a powered ragdoll's held root turns kinematic and back.

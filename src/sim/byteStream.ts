@@ -68,6 +68,11 @@ export function bytesOf(buffer: ArrayBufferLike): Uint8Array {
   return v
 }
 
+/** Copies words `src[from .. from + n)` to `dst[to ..]` (views kept by the caller: nothing looked up). */
+export function copyWords(dst: Int32Array, to: number, src: Int32Array, from: number, n: number): void {
+  for (let i = 0; i < n; i++) dst[to + i] = src[from + i]!
+}
+
 /**
  * Copies `n` bytes from `src[from ..]` to `dst[to ..]` (both whole-buffer byte views): as words when both
  * offsets and the length allow, else byte by byte.

@@ -1,5 +1,5 @@
 import type { TypedArray } from './hasher.ts'
-import { bytesOf, copyBytes, copyColumn } from './byteStream.ts'
+import { bytesOf, copyBytes, copyColumn, wordsOf } from './byteStream.ts'
 
 /**
  * The snapshot format's writer (snapshot/format.ts): little-endian, into a buffer it grows or one the caller
@@ -18,6 +18,8 @@ const scratch32Bytes = new Uint8Array(scratch32.buffer)
 export class Writer {
   /** The whole buffer written into (its byte view), where the snapshot starts, and the next byte's offset. */
   private buf: Uint8Array = new Uint8Array(0)
+  /** The same buffer's words (kept with buf: a copy looks up no view of its own target). */
+  private wordView: Int32Array = new Int32Array(0)
   private start = 0
   private pos = 0
   private end = 0
@@ -30,6 +32,7 @@ export class Writer {
    */
   target(target: Uint8Array, growable: boolean): this {
     this.buf = bytesOf(target.buffer)
+    this.wordView = wordsOf(target.buffer)
     this.start = target.byteOffset
     this.pos = this.start
     this.end = this.start + target.byteLength
@@ -65,6 +68,7 @@ export class Writer {
       const next = new Uint8Array(size)
       copyBytes(next, 0, this.buf, this.start, used)
       this.buf = bytesOf(next.buffer)
+      this.wordView = wordsOf(next.buffer)
       this.start = 0
       this.end = size
       this.pos = used + n
@@ -147,7 +151,21 @@ export class Writer {
     const size = data.BYTES_PER_ELEMENT
     const n = count * size
     const o = this.need(n)
-    copyBytes(this.buf, o, bytesOf(data.buffer), data.byteOffset + start * size, n)
+    const from = data.byteOffset + start * size
+    if (((o | from | n) & 3) === 0) this.copyWords(wordsOf(data.buffer), from >>> 2, o >>> 2, n >>> 2)
+    else copyBytes(this.buf, o, bytesOf(data.buffer), from, n)
+  }
+
+  /** Words `src[from .. from + n)` (a view the caller keeps: no look-up per call, for many small writes). */
+  words(src: Int32Array, from: number, n: number): void {
+    const o = this.need(4 * n)
+    if ((o & 3) === 0) this.copyWords(src, from, o >>> 2, n)
+    else copyBytes(this.buf, o, bytesOf(src.buffer), src.byteOffset + 4 * from, 4 * n)
+  }
+
+  private copyWords(src: Int32Array, from: number, to: number, n: number): void {
+    const d = this.wordView
+    for (let i = 0; i < n; i++) d[to + i] = src[from + i]!
   }
 
   /**

@@ -32,6 +32,8 @@ export interface CharacterMap {
   readonly joints: number
   /** Each pose layer's f32 × count·10, -1 for the rest pose. */
   readonly pose: readonly number[]
+  /** Its fade paths (u8 × count), -1 when no fade is active. */
+  readonly fadePaths: number
   readonly count: number
 }
 
@@ -218,6 +220,9 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     const pose: number[] = []
     for (let layer = 0; layer < 5; layer++)
       pose.push((bytes[layerBits]! & (1 << layer)) !== 0 ? take(40 * n) : -1)
+    // CHARACTER_FADE_PATHS: a byte a joint, zeros to 4.
+    const fadePaths = (bytes[flagsAt]! & 4) !== 0 ? take(n) : -1
+    align(4)
     characters.set(eid, {
       fields: fields[i]!,
       binding,
@@ -228,6 +233,7 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
       cursors,
       joints,
       pose,
+      fadePaths,
       count: n,
     })
   })

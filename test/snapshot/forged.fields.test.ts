@@ -156,6 +156,23 @@ describe('forged snapshots (checksum recomputed)', () => {
     expect(target.plugin.stores.SceneNode.world.every((x) => Number.isFinite(x))).toBe(true)
   })
 
+  it("a fade's paths with a bit past BLEND_T | BLEND_S, or without the fade they belong to", () => {
+    const { a } = scene
+    const paths = scene.map.characters.get(a)!.fadePaths
+    expect(paths).toBeGreaterThan(0) // a fades at step 30
+    refused(
+      scene,
+      [u8(paths + 3, 4)],
+      says(`section "characters", character ${a}, joint 3`, 'fade paths', '4'),
+    )
+    const flags = scene.map.characters.get(a)!.flags
+    refused(
+      scene,
+      [u8(flags, scene.bytes[flags]! & ~4)],
+      says(`section "characters", character ${a}`, 'flags', String(scene.bytes[flags]! & ~4)),
+    )
+  })
+
   it('a loop mode 7, a rotation mode 2, a ragdoll state 9', () => {
     const { a, b } = scene
     refused(

@@ -234,12 +234,12 @@ describe('restore in place', () => {
     foxOnly.addAsset(fox)
     const good = g.plugin.snapshot()
     const versioned = good.slice()
-    versioned[4] = 3 // format version 3
+    versioned[4] = 4 // format version 4
     const cases: [Uint8Array, RegExp][] = [
       [marked, /asset 0's clip markers/],
       [small.snapshot(), /has capacity 512, this plugin 1024/],
       [foxOnly.snapshot(), /has 1 assets, this plugin 2/],
-      [versioned, /format version 3; this build reads version 4 only/],
+      [versioned, /format version 4; this build reads version 5 only/],
     ]
     run(g, 25, 30)
     const hash = g.plugin.hash()

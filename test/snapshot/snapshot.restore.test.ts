@@ -241,6 +241,7 @@ describe('snapshot and restore', () => {
     let k = 1
     while (!(Object.is(rest[k], 0) && Object.is(rest[k - 1], 0))) k += 2
     ctx.pool.data[phys + k] = -0
+    ctx.poseLayersUsed[c] = ctx.poseLayersUsed[c]! | 4 // written, as every writer of a layer marks it
     const bytes = original.plugin.snapshot()
     const copy = fresh()
     copy.plugin.restore(bytes)
