@@ -86,9 +86,16 @@ export function splitGlb(bytes: Uint8Array): { json: Json; bin: Uint8Array | nul
   return { json, bin: bytes.subarray(binStart + 8, binStart + 8 + binLength) }
 }
 
-/** A GLB from JSON and an optional BIN chunk, padded as the spec requires (JSON with spaces, BIN with zeros). */
+/** A GLB from JSON and an optional BIN chunk (glbFromText). */
 export function joinGlb(json: Json, bin: Uint8Array | null): Uint8Array {
-  const text = new TextEncoder().encode(JSON.stringify(json))
+  return glbFromText(new TextEncoder().encode(JSON.stringify(json)), bin)
+}
+
+/**
+ * A GLB from JSON text (UTF-8) and an optional BIN chunk, padded as glTF 2.0 §4.4.3 says (JSON with spaces, BIN
+ * with zeros); the JSON chunk starts at byte 20.
+ */
+export function glbFromText(text: Uint8Array, bin: Uint8Array | null): Uint8Array {
   const jsonLength = Math.ceil(text.length / 4) * 4
   const binLength = bin ? Math.ceil(bin.length / 4) * 4 : 0
   const total = 12 + 8 + jsonLength + (bin ? 8 + binLength : 0)

@@ -3,7 +3,7 @@
  * of its own, byte offsets from the JSON, so a bug in the loader's reading cannot hide the same bug here).
  * Part of the loader fuzzer's engine, test/helpers/mutate.ts.
  */
-import type { Json } from '../gltfFiles.ts'
+import { glbFromText, type Json } from '../gltfFiles.ts'
 import type { Container, FuzzCase, JsonValue, KeyTimeEdit, Mutation, Path } from '../mutate.ts'
 import { loadSubjects, type Subject } from './subjects.ts'
 
@@ -196,30 +196,5 @@ function writeFile(
   }
   const encoded = new TextEncoder().encode(text)
   if (container !== 'glb') return { bytes: encoded, textStart: 0, textLength: encoded.length }
-  return { bytes: joinGlb(encoded, buffers[0] ?? null), textStart: 20, textLength: encoded.length }
-}
-
-/**
- * GLB from JSON text and an optional BIN chunk, padded as glTF 2.0 §4.4.3 says (JSON with spaces, BIN with
- * zeros).
- */
-function joinGlb(text: Uint8Array, bin: Uint8Array | null): Uint8Array {
-  const jsonLength = Math.ceil(text.length / 4) * 4
-  const binLength = bin ? Math.ceil(bin.length / 4) * 4 : 0
-  const total = 20 + jsonLength + (bin ? 8 + binLength : 0)
-  const out = new Uint8Array(total)
-  const view = new DataView(out.buffer)
-  view.setUint32(0, 0x46546c67, true)
-  view.setUint32(4, 2, true)
-  view.setUint32(8, total, true)
-  view.setUint32(12, jsonLength, true)
-  view.setUint32(16, 0x4e4f534a, true)
-  out.fill(0x20, 20, 20 + jsonLength)
-  out.set(text, 20)
-  if (bin) {
-    view.setUint32(20 + jsonLength, binLength, true)
-    view.setUint32(24 + jsonLength, 0x004e4942, true)
-    out.set(bin, 28 + jsonLength)
-  }
-  return out
+  return { bytes: glbFromText(encoded, buffers[0] ?? null), textStart: 20, textLength: encoded.length }
 }
