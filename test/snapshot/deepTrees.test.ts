@@ -7,19 +7,8 @@
  */
 import { createWorld } from 'bitecs'
 import { describe, expect, it } from 'vitest'
-import { createAnimationPlugin, readAsset, type AnimationAsset } from '../../entry/index.ts'
-
-type Shape = 'chain' | 'wide'
-
-async function treeAsset(shape: Shape, n: number): Promise<AnimationAsset> {
-  const nodes: { translation: number[]; children?: number[] }[] = Array.from({ length: n }, () => ({
-    translation: [0, 0.01, 0],
-  }))
-  if (shape === 'chain') for (let i = 0; i + 1 < n; i++) nodes[i]!.children = [i + 1]
-  else nodes[0]!.children = Array.from({ length: n - 1 }, (_, i) => i + 1)
-  const json = { asset: { version: '2.0' }, nodes, scenes: [{ nodes: [0] }], scene: 0 }
-  return readAsset(new TextEncoder().encode(JSON.stringify(json)), `${shape}.gltf`)
-}
+import { createAnimationPlugin, type AnimationAsset } from '../../entry/index.ts'
+import { treeAsset } from '../helpers/treeAsset.ts'
 
 /** A character of the asset stepped once, its snapshot, and a fresh plugin to restore it into. */
 function restoreCase(asset: AnimationAsset): { restore: () => void; same: () => boolean } {
