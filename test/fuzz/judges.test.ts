@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest'
 import type { FuzzCaseSpec } from '../../scripts/fuzz/cases.ts'
 import type { CaseOutcome } from '../../scripts/fuzz/pool.ts'
 import { Tally } from '../../scripts/fuzz/report.ts'
-import { nodeDepth, runValidator, VALIDATOR_MAX_NODE_DEPTH } from '../helpers/fuzzJudges.ts'
+import { buildFile } from '../../scripts/fuzz/expand.ts'
+import { nodeDepth, runLoader, runValidator, VALIDATOR_MAX_NODE_DEPTH } from '../helpers/fuzzJudges.ts'
 import type { Json } from '../helpers/gltfFiles.ts'
 import { loadSubjects, type MutatedFile } from '../helpers/mutate.ts'
 
@@ -87,5 +88,21 @@ describe('the report', () => {
     tally.record(died('loader judge'))
     expect(tally.targets.get('errors')).toHaveLength(1)
     expect(tally.validation.validatorBroken).toBe(0)
+  })
+})
+
+describe('the loader judge', () => {
+  it('counts a CUBICSPLINE sample that overflows float32 on values of 3.4e38 as overflow, not broken', async () => {
+    // Seed 2031: InterpolationTest's "CubicSpline Scale" output set to 3.4e38 everywhere. The file is valid
+    // glTF; the Hermite curve between keys passes the float32 limit.
+    const file = buildFile({
+      subject: loadSubjects().findIndex((s) => s.file === 'InterpolationTest/glTF/InterpolationTest.gltf'),
+      mutations: [],
+      gen: [{ gen: 'values.nonfinite', output: 45, element: 8, what: 'all', value: 3.4e38 }],
+    })
+    const outcome = await runLoader(file)
+    expect(outcome.status).toBe('accepted')
+    if (outcome.status !== 'accepted') return
+    expect(outcome.overflow).toMatch(/^clip "CubicSpline Scale" at .*: node \d+ transform not finite; /)
   })
 })

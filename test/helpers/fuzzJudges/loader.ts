@@ -19,7 +19,7 @@ import { checkAgainstFile } from './againstFile.ts'
 export type LoaderOutcome =
   /**
    * `overflow`: the asset is whole, but values near the float32 limit (≥ 1e18, e.g. a translation of 3e38)
-   * make world matrices overflow to Infinity in the plugin. Not the loader's to reject (the file is valid
+   * make world matrices overflow to Infinity in the plugin, or a sample of a clip. Not the loader's to reject (the file is valid
    * glTF).
    */
   | { status: 'accepted'; asset: AnimationAsset; ms: number; overflow?: string }
@@ -50,7 +50,11 @@ export async function runLoader(file: MutatedFile): Promise<LoaderOutcome> {
     const problem =
       checkWholeAsset(asset) ?? (file.json ? checkAgainstFile(asset, file.json, file.buffers) : null)
     if (problem === null) return { status: 'accepted', asset, ms }
-    const huge = problem.startsWith('plugin:') ? hugeValue(asset) : null
+    // Values near the float32 limit overflow in a world matrix (the plugin) or in a sample (a CUBICSPLINE's
+    // tangents at 3.4e38 take the curve past it): the file's numbers, not a broken asset.
+    const overflows =
+      problem.startsWith('plugin:') || /^clip ".*" at .*: node \d+ transform not finite$/.test(problem)
+    const huge = overflows ? hugeValue(asset) : null
     if (huge !== null) return { status: 'accepted', asset, ms, overflow: `${problem}; ${huge}` }
     return { status: 'broken', problem, ms }
   } catch (error) {
