@@ -2,6 +2,7 @@ import { Body, Plane, Vec3, World as PhysicsWorld } from 'cannon-es'
 import { AnimationError, showValue } from '../errors.ts'
 import { RagdollBroadphase } from './broadphase.ts'
 import { installContactBook } from './contactBook.ts'
+import { RagdollNarrowphase } from './narrowphase.ts'
 import { RagdollSolver } from './solver.ts'
 
 /**
@@ -27,6 +28,8 @@ export function createPhysicsWorld(o: {
   installContactBook(world)
   // GSSolver's iterations over typed arrays (src/physics/solver.ts): the same bits.
   world.solver = new RagdollSolver()
+  // A sphere–plane test that takes no contact equation for a sphere off the ground (src/physics/narrowphase.ts).
+  world.narrowphase = new RagdollNarrowphase(world)
   const ground = o.ground ?? 0
   if (ground !== false) {
     if (typeof ground !== 'number' || !Number.isFinite(ground)) {

@@ -11,6 +11,7 @@ import { RagdollSolver } from '../../src/physics/solver.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
+import { lockstep, type LockstepScene } from '../helpers/lockstep.ts'
 
 let fox: AnimationAsset
 let robot: AnimationAsset
@@ -19,7 +20,7 @@ beforeAll(async () => {
   robot = await loadAsset('assets/RobotExpressive/RobotExpressive.glb')
 })
 
-function scene(cannonSolver: boolean): { p: AnimationPlugin; act: (k: number) => void } {
+function scene(cannonSolver: boolean): LockstepScene {
   const p = createAnimationPlugin(createWorld(), { capacity: 4096 })
   if (cannonSolver) p.physics.solver = new GSSolver()
   const foxes = [0, 1].map((i) => {
@@ -54,17 +55,13 @@ describe('RagdollSolver', () => {
     const b = scene(true)
     expect(a.p.physics.solver).toBeInstanceOf(RagdollSolver)
     let slept = 0
-    for (let k = 0; k < 460; k++) {
-      a.act(k)
-      b.act(k)
-      a.p.step()
-      b.p.step()
+    lockstep(a, b, 460, (k) => {
       expect(a.p.hash(), `step ${k}`).toBe(b.p.hash())
       const va = a.p.physics.bodies.flatMap((x) => [...x.velocity.toArray(), ...x.angularVelocity.toArray()])
       const vb = b.p.physics.bodies.flatMap((x) => [...x.velocity.toArray(), ...x.angularVelocity.toArray()])
       expect(va, `step ${k}`).toEqual(vb)
       if (k === 439) slept = sleeping(a.p)
-    }
+    })
     expect(slept, 'both Foxes slept before the hit woke one').toBe(32)
     expect(sleeping(a.p)).toBe(16)
   })
