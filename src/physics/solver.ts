@@ -29,6 +29,10 @@ export class RagdollSolver extends GSSolver {
   private mass = new Float64Array(0)
   /** Per body: vlambda, wlambda (6 doubles). */
   private velocity = new Float64Array(0)
+  /** Per body: 1 when the solve cannot move it (no inverse mass or inertia: static, kinematic, asleep). */
+  private fixed = new Uint8Array(0)
+  /** Per equation: MOVES_A | MOVES_B for the bodies the solve can move. */
+  private sides = new Uint8Array(0)
 
   override solve(dt: number, world: World): number {
     const equations = this.equations
@@ -70,11 +74,21 @@ export class RagdollSolver extends GSSolver {
     }
     const mass = this.mass
     const vel = this.velocity
+    const fixed = this.fixed
     for (let i = 0; i < nb; i++) {
       const body = bodies[i]!
       mass[10 * i] = body.invMassSolve
       const e = body.invInertiaWorldSolve.elements
-      for (let k = 0; k < 9; k++) mass[10 * i + 1 + k] = e[k]!
+      let moves = body.invMassSolve !== 0
+      for (let k = 0; k < 9; k++) {
+        mass[10 * i + 1 + k] = e[k]!
+        if (e[k] !== 0) moves = true
+      }
+      fixed[i] = moves ? 0 : 1
+    }
+    const sides = this.sides
+    for (let i = 0; i < n; i++) {
+      sides[i] = (fixed[slots[2 * i]!] ? 0 : MOVES_A) | (fixed[slots[2 * i + 1]!] ? 0 : MOVES_B)
     }
     vel.fill(0, 0, 6 * nb)
     const tolSquared = this.tolerance * this.tolerance
@@ -85,55 +99,68 @@ export class RagdollSolver extends GSSolver {
         const a = 6 * slots[2 * j]!
         const b = 6 * slots[2 * j + 1]!
         const g = 12 * j
-        // computeGWlambda: GA·(vi, wi) + GB·(vj, wj), each vector's dot in x, y, z order.
-        const gwa =
-          vel[a]! * jac[g]! +
-          vel[a + 1]! * jac[g + 1]! +
-          vel[a + 2]! * jac[g + 2]! +
-          (vel[a + 3]! * jac[g + 3]! + vel[a + 4]! * jac[g + 4]! + vel[a + 5]! * jac[g + 5]!)
-        const gwb =
-          vel[b]! * jac[g + 6]! +
-          vel[b + 1]! * jac[g + 7]! +
-          vel[b + 2]! * jac[g + 8]! +
-          (vel[b + 3]! * jac[g + 9]! + vel[b + 4]! * jac[g + 10]! + vel[b + 5]! * jac[g + 11]!)
+        const moves = sides[j]!
+        // computeGWlambda: GA·(vi, wi) + GB·(vj, wj), each vector's dot in x, y, z order. A fixed body's terms
+        // are ±0 (its velocity stays +0), and x + ±0 is x: left out (see MOVES_A).
+        let gw = 0.0
+        if ((moves & MOVES_A) !== 0) {
+          gw =
+            vel[a]! * jac[g]! +
+            vel[a + 1]! * jac[g + 1]! +
+            vel[a + 2]! * jac[g + 2]! +
+            (vel[a + 3]! * jac[g + 3]! + vel[a + 4]! * jac[g + 4]! + vel[a + 5]! * jac[g + 5]!)
+        }
+        if ((moves & MOVES_B) !== 0) {
+          const gwb =
+            vel[b]! * jac[g + 6]! +
+            vel[b + 1]! * jac[g + 7]! +
+            vel[b + 2]! * jac[g + 8]! +
+            (vel[b + 3]! * jac[g + 9]! + vel[b + 4]! * jac[g + 10]! + vel[b + 5]! * jac[g + 11]!)
+          gw = (moves & MOVES_A) !== 0 ? gw + gwb : gwb
+        }
         const lambdaj = lambda[j]!
-        let deltalambda = invC[j]! * (B[j]! - (gwa + gwb) - params[3 * j]! * lambdaj)
+        let deltalambda = invC[j]! * (B[j]! - gw - params[3 * j]! * lambdaj)
         if (lambdaj + deltalambda < params[3 * j + 1]!) deltalambda = params[3 * j + 1]! - lambdaj
         else if (lambdaj + deltalambda > params[3 * j + 2]!) deltalambda = params[3 * j + 2]! - lambdaj
         lambda[j] = lambdaj + deltalambda
         deltalambdaTot += deltalambda > 0.0 ? deltalambda : -deltalambda
         // Equation.addToWlambda, written out (as a call it was not inlined: 13 % of a step's samples):
         // vlambda += (invMass·Δλ)·spatial for bi then bj, then wlambda += Δλ·(invI·rotational) for bi then bj,
-        // in that order (bi and bj may be one body), each matrix row summed left to right (Mat3.vmult).
+        // in that order (bi and bj may be one body), each matrix row summed left to right (Mat3.vmult). A fixed
+        // body's additions are ±0 to a +0: left out.
         const dl = deltalambda
-        const ma = slots[2 * j]! * 10
-        const mb = slots[2 * j + 1]! * 10
-        const sa = mass[ma]! * dl
-        vel[a] = vel[a]! + sa * jac[g]!
-        vel[a + 1] = vel[a + 1]! + sa * jac[g + 1]!
-        vel[a + 2] = vel[a + 2]! + sa * jac[g + 2]!
-        const sb = mass[mb]! * dl
-        vel[b] = vel[b]! + sb * jac[g + 6]!
-        vel[b + 1] = vel[b + 1]! + sb * jac[g + 7]!
-        vel[b + 2] = vel[b + 2]! + sb * jac[g + 8]!
-        let x = jac[g + 3]!
-        let y = jac[g + 4]!
-        let z = jac[g + 5]!
-        let tx = mass[ma + 1]! * x + mass[ma + 2]! * y + mass[ma + 3]! * z
-        let ty = mass[ma + 4]! * x + mass[ma + 5]! * y + mass[ma + 6]! * z
-        let tz = mass[ma + 7]! * x + mass[ma + 8]! * y + mass[ma + 9]! * z
-        vel[a + 3] = vel[a + 3]! + dl * tx
-        vel[a + 4] = vel[a + 4]! + dl * ty
-        vel[a + 5] = vel[a + 5]! + dl * tz
-        x = jac[g + 9]!
-        y = jac[g + 10]!
-        z = jac[g + 11]!
-        tx = mass[mb + 1]! * x + mass[mb + 2]! * y + mass[mb + 3]! * z
-        ty = mass[mb + 4]! * x + mass[mb + 5]! * y + mass[mb + 6]! * z
-        tz = mass[mb + 7]! * x + mass[mb + 8]! * y + mass[mb + 9]! * z
-        vel[b + 3] = vel[b + 3]! + dl * tx
-        vel[b + 4] = vel[b + 4]! + dl * ty
-        vel[b + 5] = vel[b + 5]! + dl * tz
+        if ((moves & MOVES_A) !== 0) {
+          const ma = slots[2 * j]! * 10
+          const sa = mass[ma]! * dl
+          vel[a] = vel[a]! + sa * jac[g]!
+          vel[a + 1] = vel[a + 1]! + sa * jac[g + 1]!
+          vel[a + 2] = vel[a + 2]! + sa * jac[g + 2]!
+        }
+        if ((moves & MOVES_B) !== 0) {
+          const mb = slots[2 * j + 1]! * 10
+          const sb = mass[mb]! * dl
+          vel[b] = vel[b]! + sb * jac[g + 6]!
+          vel[b + 1] = vel[b + 1]! + sb * jac[g + 7]!
+          vel[b + 2] = vel[b + 2]! + sb * jac[g + 8]!
+        }
+        if ((moves & MOVES_A) !== 0) {
+          const ma = slots[2 * j]! * 10
+          const x = jac[g + 3]!
+          const y = jac[g + 4]!
+          const z = jac[g + 5]!
+          vel[a + 3] = vel[a + 3]! + dl * (mass[ma + 1]! * x + mass[ma + 2]! * y + mass[ma + 3]! * z)
+          vel[a + 4] = vel[a + 4]! + dl * (mass[ma + 4]! * x + mass[ma + 5]! * y + mass[ma + 6]! * z)
+          vel[a + 5] = vel[a + 5]! + dl * (mass[ma + 7]! * x + mass[ma + 8]! * y + mass[ma + 9]! * z)
+        }
+        if ((moves & MOVES_B) !== 0) {
+          const mb = slots[2 * j + 1]! * 10
+          const x = jac[g + 9]!
+          const y = jac[g + 10]!
+          const z = jac[g + 11]!
+          vel[b + 3] = vel[b + 3]! + dl * (mass[mb + 1]! * x + mass[mb + 2]! * y + mass[mb + 3]! * z)
+          vel[b + 4] = vel[b + 4]! + dl * (mass[mb + 4]! * x + mass[mb + 5]! * y + mass[mb + 6]! * z)
+          vel[b + 5] = vel[b + 5]! + dl * (mass[mb + 7]! * x + mass[mb + 8]! * y + mass[mb + 9]! * z)
+        }
       }
       if (deltalambdaTot * deltalambdaTot < tolSquared) break
     }
@@ -163,15 +190,29 @@ export class RagdollSolver extends GSSolver {
       this.params = new Float64Array(3 * c)
       this.jacobians = new Float64Array(12 * c)
       this.slots = new Int32Array(2 * c)
+      this.sides = new Uint8Array(c)
     }
     if (nb > this.bodyCapacity) {
       const c = Math.max(nb, 2 * this.bodyCapacity, 16)
       this.bodyCapacity = c
       this.mass = new Float64Array(10 * c)
       this.velocity = new Float64Array(6 * c)
+      this.fixed = new Uint8Array(c)
     }
   }
 }
+
+/**
+ * An equation's sides the solve can move. A body with zero inverse mass and inertia (the ground, a kinematic
+ * anchor, a sleeping body) keeps vlambda = wlambda = +0 through GSSolver's iterations: every addition to it is
+ * (0·Δλ)·J = ±0, and +0 + ±0 = +0. Its terms of G·W are ±0 too, which leave a sum unchanged except for the sign
+ * of a zero result, and a zero's sign cannot reach a velocity (x + ±0 is x, and vlambda never holds −0) or a
+ * multiplier (λ starts at +0). So the iterations skip a fixed side's reads and writes: the same bits, about
+ * half the work of a ground contact's three equations. (A non-finite Jacobian would make GSSolver's additions
+ * NaN; the plugin ends a ragdoll whose bodies are not finite before the step.)
+ */
+const MOVES_A = 1
+const MOVES_B = 2
 
 function slotOf(body: Body, bodies: readonly Body[]): number {
   const i = body.index
