@@ -4,6 +4,7 @@ import { RagdollBroadphase } from './broadphase.ts'
 import { installContactBook } from './contactBook.ts'
 import { RagdollNarrowphase } from './narrowphase.ts'
 import { RagdollSolver } from './solver.ts'
+import { INNER_SPHERE_GROUP } from './shapes.ts'
 
 /**
  * The plugin's own cannon-es world: gravity (world units per s², default [0, -9.82, 0]), the ragdoll
@@ -39,7 +40,10 @@ export function createPhysicsWorld(o: {
       )
     }
     const plane = new Body({ mass: 0, type: Body.STATIC, position: new Vec3(0, ground, 0) })
-    plane.addShape(new Plane())
+    const shape = new Plane()
+    // A ragdoll capsule's inner spheres never touch a plane first (src/physics/shapes.ts).
+    shape.collisionFilterMask = ~INNER_SPHERE_GROUP
+    plane.addShape(shape)
     // Plane normals are +z; turn it to +y (a quarter turn about x, written out to avoid trigonometry).
     plane.quaternion.set(-Math.SQRT1_2, 0, 0, Math.SQRT1_2)
     world.addBody(plane)
