@@ -137,12 +137,18 @@ abstract class LimitEquation extends Equation {
   /** The limit angle, radians, as cannon-es's update wrote it. */
   protected abstract limit(): number
 
-  override computeB(h: number): number {
+  /** cos(limit), from detCos, evaluated again only when the limit has changed. */
+  limitCosine(): number {
     const angle = this.limit()
     if (angle !== this.cachedLimit) {
       this.cosLimit = detCos(angle)
       this.cachedLimit = angle
     }
+    return this.cosLimit
+  }
+
+  override computeB(h: number): number {
+    const cosLimit = this.limitCosine()
     const nA = this.axisA
     const nB = this.axisB
     const gA = this.jacobianElementA
@@ -151,7 +157,7 @@ abstract class LimitEquation extends Equation {
     gB.spatial.set(0, 0, 0)
     nB.cross(nA, gA.rotational)
     nA.cross(nB, gB.rotational)
-    const c = this.cosLimit - nA.dot(nB)
+    const c = cosLimit - nA.dot(nB)
     return -c * this.a - this.computeGW() * this.b - h * this.computeGiMf()
   }
 }

@@ -1,4 +1,14 @@
-import { GSSolver, type Body, type Equation, type World } from 'cannon-es'
+import {
+  ContactEquation,
+  FrictionEquation,
+  GSSolver,
+  RotationalMotorEquation,
+  type Body,
+  type Equation,
+  type Mat3,
+  type World,
+} from 'cannon-es'
+import { ConeLimitEquation, TwistLimitEquation } from './joint.ts'
 
 /**
  * cannon-es's Gauss-Seidel solver (GSSolver.solve, cannon-es 0.20) with its iterations over typed arrays: the
@@ -8,10 +18,11 @@ import { GSSolver, type Body, type Equation, type World } from 'cannon-es'
  * to its Jacobian elements and its bodies' vlambda, wlambda and inverse inertia: a ragdoll world holds six
  * equation classes (contact, friction, point, cone, twist, motor), so every one of those reads is megamorphic,
  * and the loop was a quarter of a ragdoll step's CPU (npm run bench:ragdoll, 100 apart, --cpu-prof). Here each
- * solve copies, after cannon-es's own computeB and computeC, what the iterations read (per equation: its two
- * bodies' slots, the four Jacobian vectors, eps and the force bounds; per body: inverse mass and inverse world
- * inertia as the solve sees them) into typed arrays, iterates there, and hands vlambda, wlambda and each
- * equation's multiplier back as GSSolver leaves them. Allocation-free once its arrays have grown to the world.
+ * solve puts what the iterations read (per equation: its two bodies' slots, the four Jacobian vectors, eps and
+ * the force bounds; per body: inverse mass and inverse world inertia as the solve sees them) into typed arrays,
+ * computing the right-hand sides and denominators there too for the equation classes a ragdoll world holds
+ * (see STATE below), iterates there, and hands vlambda, wlambda and each equation's multiplier back as GSSolver
+ * leaves them. Allocation-free once its arrays have grown to the world.
  */
 export class RagdollSolver extends GSSolver {
   private eqCapacity = 0
@@ -29,6 +40,12 @@ export class RagdollSolver extends GSSolver {
   private mass = new Float64Array(0)
   /** Per body: vlambda, wlambda (6 doubles). */
   private velocity = new Float64Array(0)
+  /** Per body: what the equations' right-hand sides read (STATE doubles, see writeBodyState). */
+  private state = new Float64Array(0)
+  /** Per body: 1 when the solve cannot move it (no inverse mass or inertia: static, kinematic, asleep). */
+  private fixed = new Uint8Array(0)
+  /** Per equation: MOVES_A | MOVES_B for the bodies the solve can move. */
+  private sides = new Uint8Array(0)
 
   override solve(dt: number, world: World): number {
     const equations = this.equations
@@ -47,7 +64,24 @@ export class RagdollSolver extends GSSolver {
       slots[2 * i] = a
       slots[2 * i + 1] = b
     }
-    if (n !== 0) for (let i = 0; i < nb; i++) bodies[i]!.updateSolveMassProperties()
+    if (n === 0) return 0
+    for (let i = 0; i < nb; i++) bodies[i]!.updateSolveMassProperties()
+    const mass = this.mass
+    const state = this.state
+    const fixed = this.fixed
+    for (let i = 0; i < nb; i++) {
+      const body = bodies[i]!
+      const m = body.invMassSolve
+      const e = body.invInertiaWorldSolve.elements
+      mass[10 * i] = m
+      let moves = m !== 0
+      for (let k = 0; k < 9; k++) {
+        mass[10 * i + 1 + k] = e[k]!
+        if (e[k] !== 0) moves = true
+      }
+      fixed[i] = moves ? 0 : 1
+      writeBodyState(state, STATE * i, body, m, e)
+    }
     const B = this.B
     const invC = this.invC
     const lambda = this.lambda
@@ -56,25 +90,37 @@ export class RagdollSolver extends GSSolver {
     for (let i = 0; i < n; i++) {
       const c = equations[i]!
       lambda[i] = 0.0
-      // Every equation class's computeB takes the step (the base class's typing says three numbers).
-      B[i] = (c as unknown as { computeB(h: number): number }).computeB(dt)
-      invC[i] = 1.0 / c.computeC()
-    }
-    if (n === 0) return 0
-    for (let i = 0; i < n; i++) {
-      const c = equations[i]!
+      const g = 12 * i
+      const a = slots[2 * i]!
+      const b = slots[2 * i + 1]!
+      const kind = c.constructor
+      // The classes a ragdoll world holds, each's computeB written out on the arrays (see STATE); any other
+      // equation (a game's constraint) computes its own, and its Jacobian is copied.
+      if (kind === ContactEquation) B[i] = contactB(c as ContactEquation, jac, g, state, a, b, dt)
+      else if (kind === FrictionEquation) B[i] = frictionB(c as FrictionEquation, jac, g, state, a, b, dt)
+      else if (kind === ConeLimitEquation || kind === TwistLimitEquation) {
+        B[i] = limitB(c as ConeLimitEquation, jac, g, state, a, b, dt)
+      } else if (kind === RotationalMotorEquation) {
+        B[i] = motorB(c as RotationalMotorEquation, jac, g, state, a, b, dt)
+      } else {
+        // Every equation class's computeB takes the step (the base class's typing says three numbers).
+        B[i] = (c as unknown as { computeB(h: number): number }).computeB(dt)
+        invC[i] = 1.0 / c.computeC()
+        copyJacobians(jac, g, c)
+        params[3 * i] = c.eps
+        params[3 * i + 1] = c.minForce
+        params[3 * i + 2] = c.maxForce
+        continue
+      }
+      invC[i] = 1.0 / (computeGiMGt(jac, g, mass, a, b) + c.eps)
       params[3 * i] = c.eps
       params[3 * i + 1] = c.minForce
       params[3 * i + 2] = c.maxForce
-      copyJacobians(jac, 12 * i, c)
     }
-    const mass = this.mass
     const vel = this.velocity
-    for (let i = 0; i < nb; i++) {
-      const body = bodies[i]!
-      mass[10 * i] = body.invMassSolve
-      const e = body.invInertiaWorldSolve.elements
-      for (let k = 0; k < 9; k++) mass[10 * i + 1 + k] = e[k]!
+    const sides = this.sides
+    for (let i = 0; i < n; i++) {
+      sides[i] = (fixed[slots[2 * i]!] ? 0 : MOVES_A) | (fixed[slots[2 * i + 1]!] ? 0 : MOVES_B)
     }
     vel.fill(0, 0, 6 * nb)
     const tolSquared = this.tolerance * this.tolerance
@@ -85,55 +131,68 @@ export class RagdollSolver extends GSSolver {
         const a = 6 * slots[2 * j]!
         const b = 6 * slots[2 * j + 1]!
         const g = 12 * j
-        // computeGWlambda: GA·(vi, wi) + GB·(vj, wj), each vector's dot in x, y, z order.
-        const gwa =
-          vel[a]! * jac[g]! +
-          vel[a + 1]! * jac[g + 1]! +
-          vel[a + 2]! * jac[g + 2]! +
-          (vel[a + 3]! * jac[g + 3]! + vel[a + 4]! * jac[g + 4]! + vel[a + 5]! * jac[g + 5]!)
-        const gwb =
-          vel[b]! * jac[g + 6]! +
-          vel[b + 1]! * jac[g + 7]! +
-          vel[b + 2]! * jac[g + 8]! +
-          (vel[b + 3]! * jac[g + 9]! + vel[b + 4]! * jac[g + 10]! + vel[b + 5]! * jac[g + 11]!)
+        const moves = sides[j]!
+        // computeGWlambda: GA·(vi, wi) + GB·(vj, wj), each vector's dot in x, y, z order. A fixed body's terms
+        // are ±0 (its velocity stays +0), and x + ±0 is x: left out (see MOVES_A).
+        let gw = 0.0
+        if ((moves & MOVES_A) !== 0) {
+          gw =
+            vel[a]! * jac[g]! +
+            vel[a + 1]! * jac[g + 1]! +
+            vel[a + 2]! * jac[g + 2]! +
+            (vel[a + 3]! * jac[g + 3]! + vel[a + 4]! * jac[g + 4]! + vel[a + 5]! * jac[g + 5]!)
+        }
+        if ((moves & MOVES_B) !== 0) {
+          const gwb =
+            vel[b]! * jac[g + 6]! +
+            vel[b + 1]! * jac[g + 7]! +
+            vel[b + 2]! * jac[g + 8]! +
+            (vel[b + 3]! * jac[g + 9]! + vel[b + 4]! * jac[g + 10]! + vel[b + 5]! * jac[g + 11]!)
+          gw = (moves & MOVES_A) !== 0 ? gw + gwb : gwb
+        }
         const lambdaj = lambda[j]!
-        let deltalambda = invC[j]! * (B[j]! - (gwa + gwb) - params[3 * j]! * lambdaj)
+        let deltalambda = invC[j]! * (B[j]! - gw - params[3 * j]! * lambdaj)
         if (lambdaj + deltalambda < params[3 * j + 1]!) deltalambda = params[3 * j + 1]! - lambdaj
         else if (lambdaj + deltalambda > params[3 * j + 2]!) deltalambda = params[3 * j + 2]! - lambdaj
         lambda[j] = lambdaj + deltalambda
         deltalambdaTot += deltalambda > 0.0 ? deltalambda : -deltalambda
         // Equation.addToWlambda, written out (as a call it was not inlined: 13 % of a step's samples):
         // vlambda += (invMass·Δλ)·spatial for bi then bj, then wlambda += Δλ·(invI·rotational) for bi then bj,
-        // in that order (bi and bj may be one body), each matrix row summed left to right (Mat3.vmult).
+        // in that order (bi and bj may be one body), each matrix row summed left to right (Mat3.vmult). A fixed
+        // body's additions are ±0 to a +0: left out.
         const dl = deltalambda
-        const ma = slots[2 * j]! * 10
-        const mb = slots[2 * j + 1]! * 10
-        const sa = mass[ma]! * dl
-        vel[a] = vel[a]! + sa * jac[g]!
-        vel[a + 1] = vel[a + 1]! + sa * jac[g + 1]!
-        vel[a + 2] = vel[a + 2]! + sa * jac[g + 2]!
-        const sb = mass[mb]! * dl
-        vel[b] = vel[b]! + sb * jac[g + 6]!
-        vel[b + 1] = vel[b + 1]! + sb * jac[g + 7]!
-        vel[b + 2] = vel[b + 2]! + sb * jac[g + 8]!
-        let x = jac[g + 3]!
-        let y = jac[g + 4]!
-        let z = jac[g + 5]!
-        let tx = mass[ma + 1]! * x + mass[ma + 2]! * y + mass[ma + 3]! * z
-        let ty = mass[ma + 4]! * x + mass[ma + 5]! * y + mass[ma + 6]! * z
-        let tz = mass[ma + 7]! * x + mass[ma + 8]! * y + mass[ma + 9]! * z
-        vel[a + 3] = vel[a + 3]! + dl * tx
-        vel[a + 4] = vel[a + 4]! + dl * ty
-        vel[a + 5] = vel[a + 5]! + dl * tz
-        x = jac[g + 9]!
-        y = jac[g + 10]!
-        z = jac[g + 11]!
-        tx = mass[mb + 1]! * x + mass[mb + 2]! * y + mass[mb + 3]! * z
-        ty = mass[mb + 4]! * x + mass[mb + 5]! * y + mass[mb + 6]! * z
-        tz = mass[mb + 7]! * x + mass[mb + 8]! * y + mass[mb + 9]! * z
-        vel[b + 3] = vel[b + 3]! + dl * tx
-        vel[b + 4] = vel[b + 4]! + dl * ty
-        vel[b + 5] = vel[b + 5]! + dl * tz
+        if ((moves & MOVES_A) !== 0) {
+          const ma = slots[2 * j]! * 10
+          const sa = mass[ma]! * dl
+          vel[a] = vel[a]! + sa * jac[g]!
+          vel[a + 1] = vel[a + 1]! + sa * jac[g + 1]!
+          vel[a + 2] = vel[a + 2]! + sa * jac[g + 2]!
+        }
+        if ((moves & MOVES_B) !== 0) {
+          const mb = slots[2 * j + 1]! * 10
+          const sb = mass[mb]! * dl
+          vel[b] = vel[b]! + sb * jac[g + 6]!
+          vel[b + 1] = vel[b + 1]! + sb * jac[g + 7]!
+          vel[b + 2] = vel[b + 2]! + sb * jac[g + 8]!
+        }
+        if ((moves & MOVES_A) !== 0) {
+          const ma = slots[2 * j]! * 10
+          const x = jac[g + 3]!
+          const y = jac[g + 4]!
+          const z = jac[g + 5]!
+          vel[a + 3] = vel[a + 3]! + dl * (mass[ma + 1]! * x + mass[ma + 2]! * y + mass[ma + 3]! * z)
+          vel[a + 4] = vel[a + 4]! + dl * (mass[ma + 4]! * x + mass[ma + 5]! * y + mass[ma + 6]! * z)
+          vel[a + 5] = vel[a + 5]! + dl * (mass[ma + 7]! * x + mass[ma + 8]! * y + mass[ma + 9]! * z)
+        }
+        if ((moves & MOVES_B) !== 0) {
+          const mb = slots[2 * j + 1]! * 10
+          const x = jac[g + 9]!
+          const y = jac[g + 10]!
+          const z = jac[g + 11]!
+          vel[b + 3] = vel[b + 3]! + dl * (mass[mb + 1]! * x + mass[mb + 2]! * y + mass[mb + 3]! * z)
+          vel[b + 4] = vel[b + 4]! + dl * (mass[mb + 4]! * x + mass[mb + 5]! * y + mass[mb + 6]! * z)
+          vel[b + 5] = vel[b + 5]! + dl * (mass[mb + 7]! * x + mass[mb + 8]! * y + mass[mb + 9]! * z)
+        }
       }
       if (deltalambdaTot * deltalambdaTot < tolSquared) break
     }
@@ -163,15 +222,30 @@ export class RagdollSolver extends GSSolver {
       this.params = new Float64Array(3 * c)
       this.jacobians = new Float64Array(12 * c)
       this.slots = new Int32Array(2 * c)
+      this.sides = new Uint8Array(c)
     }
     if (nb > this.bodyCapacity) {
       const c = Math.max(nb, 2 * this.bodyCapacity, 16)
       this.bodyCapacity = c
       this.mass = new Float64Array(10 * c)
       this.velocity = new Float64Array(6 * c)
+      this.state = new Float64Array(STATE * c)
+      this.fixed = new Uint8Array(c)
     }
   }
 }
+
+/**
+ * An equation's sides the solve can move. A body with zero inverse mass and inertia (the ground, a kinematic
+ * anchor, a sleeping body) keeps vlambda = wlambda = +0 through GSSolver's iterations: every addition to it is
+ * (0·Δλ)·J = ±0, and +0 + ±0 = +0. Its terms of G·W are ±0 too, which leave a sum unchanged except for the sign
+ * of a zero result, and a zero's sign cannot reach a velocity (x + ±0 is x, and vlambda never holds −0) or a
+ * multiplier (λ starts at +0). So the iterations skip a fixed side's reads and writes: the same bits, about
+ * half the work of a ground contact's three equations. (A non-finite Jacobian would make GSSolver's additions
+ * NaN; the plugin ends a ragdoll whose bodies are not finite before the step.)
+ */
+const MOVES_A = 1
+const MOVES_B = 2
 
 function slotOf(body: Body, bodies: readonly Body[]): number {
   const i = body.index
@@ -179,18 +253,220 @@ function slotOf(body: Body, bodies: readonly Body[]): number {
 }
 
 function copyJacobians(out: Float64Array, o: number, c: Equation): void {
-  const ga = c.jacobianElementA
-  const gb = c.jacobianElementB
-  out[o] = ga.spatial.x
-  out[o + 1] = ga.spatial.y
-  out[o + 2] = ga.spatial.z
-  out[o + 3] = ga.rotational.x
-  out[o + 4] = ga.rotational.y
-  out[o + 5] = ga.rotational.z
-  out[o + 6] = gb.spatial.x
-  out[o + 7] = gb.spatial.y
-  out[o + 8] = gb.spatial.z
-  out[o + 9] = gb.rotational.x
-  out[o + 10] = gb.rotational.y
-  out[o + 11] = gb.rotational.z
+  put3(out, o, c.jacobianElementA.spatial)
+  put3(out, o + 3, c.jacobianElementA.rotational)
+  put3(out, o + 6, c.jacobianElementB.spatial)
+  put3(out, o + 9, c.jacobianElementB.rotational)
+}
+
+function put3(out: Float64Array, o: number, v: Vec3Like): void {
+  out[o] = v.x
+  out[o + 1] = v.y
+  out[o + 2] = v.z
+}
+
+/**
+ * The right-hand sides and the denominators, written out. GSSolver asks each equation for computeB(h) and
+ * computeC(): calls on six classes, megamorphic, each reaching into both bodies' objects again (velocities,
+ * forces, inverse mass and inertia) for every equation — 44 % of a solve, more than its iterations (100 Foxes
+ * apart, falling). Here each body's part is read once per solve (writeBodyState), and each class's computeB is
+ * the same operations in the same order on the arrays (cannon-es 0.20: ContactEquation, FrictionEquation,
+ * RotationalMotorEquation; src/physics/joint.ts: the limit equations), its Jacobian written straight into the
+ * solver's array; computeC is Equation's: G·M⁻¹·Gᵀ + eps. The same bits (test/physics/solver.test.ts).
+ *
+ * A body's STATE doubles: position, velocity, angular velocity (3 each), then M⁻¹·f (Vec3.scale: invMass × f)
+ * and I⁻¹·τ (Mat3.vmult), as Equation.computeGiMf makes them.
+ */
+const STATE = 15
+
+function writeBodyState(out: Float64Array, o: number, body: Body, m: number, e: Mat3['elements']): void {
+  const x = body.position
+  const v = body.velocity
+  const w = body.angularVelocity
+  const f = body.force
+  const t = body.torque
+  put3(out, o, x)
+  put3(out, o + 3, v)
+  put3(out, o + 6, w)
+  out[o + 9] = m * f.x
+  out[o + 10] = m * f.y
+  out[o + 11] = m * f.z
+  const tx = t.x
+  const ty = t.y
+  const tz = t.z
+  out[o + 12] = e[0]! * tx + e[1]! * ty + e[2]! * tz
+  out[o + 13] = e[3]! * tx + e[4]! * ty + e[5]! * tz
+  out[o + 14] = e[6]! * tx + e[7]! * ty + e[8]! * tz
+}
+
+/**
+ * JacobianElement.multiplyVectors of the element at jac[g] (spatial, rotational) with a body's two vectors at
+ * s[o] and s[o + 3]: spatial·v + rotational·w, each dot in x, y, z order.
+ */
+function multiplyVectors(jac: Float64Array, g: number, s: Float64Array, o: number): number {
+  return (
+    s[o]! * jac[g]! +
+    s[o + 1]! * jac[g + 1]! +
+    s[o + 2]! * jac[g + 2]! +
+    (s[o + 3]! * jac[g + 3]! + s[o + 4]! * jac[g + 4]! + s[o + 5]! * jac[g + 5]!)
+  )
+}
+
+/** Equation.computeGW: GA·(vi, wi) + GB·(vj, wj). */
+function computeGW(jac: Float64Array, g: number, s: Float64Array, a: number, b: number): number {
+  return multiplyVectors(jac, g, s, STATE * a + 3) + multiplyVectors(jac, g + 6, s, STATE * b + 3)
+}
+
+/** Equation.computeGiMf: GA·(M⁻¹fi, I⁻¹τi) + GB·(M⁻¹fj, I⁻¹τj). */
+function computeGiMf(jac: Float64Array, g: number, s: Float64Array, a: number, b: number): number {
+  return multiplyVectors(jac, g, s, STATE * a + 9) + multiplyVectors(jac, g + 6, s, STATE * b + 9)
+}
+
+/** Equation.computeGiMGt: invMassi + invMassj, + (I⁻¹i·GA.r)·GA.r, + (I⁻¹j·GB.r)·GB.r. */
+function computeGiMGt(jac: Float64Array, g: number, mass: Float64Array, a: number, b: number): number {
+  let result = mass[10 * a]! + mass[10 * b]!
+  result += inertiaProduct(mass, 10 * a, jac, g + 3)
+  result += inertiaProduct(mass, 10 * b, jac, g + 9)
+  return result
+}
+
+/** (I⁻¹·r)·r for the inverse inertia at mass[m + 1] (row-major) and r at jac[r]: Mat3.vmult, then Vec3.dot. */
+function inertiaProduct(mass: Float64Array, m: number, jac: Float64Array, r: number): number {
+  const x = jac[r]!
+  const y = jac[r + 1]!
+  const z = jac[r + 2]!
+  const tx = mass[m + 1]! * x + mass[m + 2]! * y + mass[m + 3]! * z
+  const ty = mass[m + 4]! * x + mass[m + 5]! * y + mass[m + 6]! * z
+  const tz = mass[m + 7]! * x + mass[m + 8]! * y + mass[m + 9]! * z
+  return tx * x + ty * y + tz * z
+}
+
+/** Writes G = [−u, −(r_i × u), u, r_j × u] (a contact's normal or a friction's tangent u) at jac[g]. */
+function writeArmJacobian(jac: Float64Array, g: number, ri: Vec3Like, rj: Vec3Like, u: Vec3Like): void {
+  const ux = u.x
+  const uy = u.y
+  const uz = u.z
+  jac[g] = -ux
+  jac[g + 1] = -uy
+  jac[g + 2] = -uz
+  jac[g + 3] = -(ri.y * uz - ri.z * uy)
+  jac[g + 4] = -(ri.z * ux - ri.x * uz)
+  jac[g + 5] = -(ri.x * uy - ri.y * ux)
+  jac[g + 6] = ux
+  jac[g + 7] = uy
+  jac[g + 8] = uz
+  jac[g + 9] = rj.y * uz - rj.z * uy
+  jac[g + 10] = rj.z * ux - rj.x * uz
+  jac[g + 11] = rj.x * uy - rj.y * ux
+}
+
+interface Vec3Like {
+  x: number
+  y: number
+  z: number
+}
+
+/** ContactEquation.computeB (contacts and the point equations of joints). */
+function contactB(
+  c: ContactEquation,
+  jac: Float64Array,
+  g: number,
+  s: Float64Array,
+  a: number,
+  b: number,
+  h: number,
+): number {
+  const ri = c.ri
+  const rj = c.rj
+  const n = c.ni
+  writeArmJacobian(jac, g, ri, rj, n)
+  const nx = n.x
+  const ny = n.y
+  const nz = n.z
+  const i = STATE * a
+  const j = STATE * b
+  // The penetration: xj + rj − xi − ri, then its part along n.
+  const px = s[j]! + rj.x - s[i]! - ri.x
+  const py = s[j + 1]! + rj.y - s[i + 1]! - ri.y
+  const pz = s[j + 2]! + rj.z - s[i + 2]! - ri.z
+  const gap = nx * px + ny * py + nz * pz
+  const ePlusOne = c.restitution + 1
+  // ePlusOne·vj·n − ePlusOne·vi·n + wj·(rj × n) − wi·(ri × n), with ri × n the negation of GA.rotational.
+  const vjn = s[j + 3]! * nx + s[j + 4]! * ny + s[j + 5]! * nz
+  const vin = s[i + 3]! * nx + s[i + 4]! * ny + s[i + 5]! * nz
+  const wjr = s[j + 6]! * jac[g + 9]! + s[j + 7]! * jac[g + 10]! + s[j + 8]! * jac[g + 11]!
+  const wir = s[i + 6]! * -jac[g + 3]! + s[i + 7]! * -jac[g + 4]! + s[i + 8]! * -jac[g + 5]!
+  const GW = ePlusOne * vjn - ePlusOne * vin + wjr - wir
+  const GiMf = computeGiMf(jac, g, s, a, b)
+  return -gap * c.a - GW * c.b - h * GiMf
+}
+
+/** FrictionEquation.computeB. */
+function frictionB(
+  c: FrictionEquation,
+  jac: Float64Array,
+  g: number,
+  s: Float64Array,
+  a: number,
+  b: number,
+  h: number,
+): number {
+  writeArmJacobian(jac, g, c.ri, c.rj, c.t)
+  const GW = computeGW(jac, g, s, a, b)
+  const GiMf = computeGiMf(jac, g, s, a, b)
+  return -GW * c.b - h * GiMf
+}
+
+/** RotationalMotorEquation.computeB: G = [GA.spatial, axisA, GB.spatial, −axisB] (the spatial parts as they are). */
+function motorB(
+  c: RotationalMotorEquation,
+  jac: Float64Array,
+  g: number,
+  s: Float64Array,
+  a: number,
+  b: number,
+  h: number,
+): number {
+  const sa = c.jacobianElementA.spatial
+  const sb = c.jacobianElementB.spatial
+  const axisA = c.axisA
+  const axisB = c.axisB
+  put3(jac, g, sa)
+  put3(jac, g + 3, axisA)
+  put3(jac, g + 6, sb)
+  jac[g + 9] = -axisB.x
+  jac[g + 10] = -axisB.y
+  jac[g + 11] = -axisB.z
+  const GW = computeGW(jac, g, s, a, b) - c.targetVelocity
+  const GiMf = computeGiMf(jac, g, s, a, b)
+  return -GW * c.b - h * GiMf
+}
+
+/** The limit equations' computeB (src/physics/joint.ts): G = [0, nB × nA, 0, nA × nB], C = cos(limit) − nA·nB. */
+function limitB(
+  c: ConeLimitEquation | TwistLimitEquation,
+  jac: Float64Array,
+  g: number,
+  s: Float64Array,
+  a: number,
+  b: number,
+  h: number,
+): number {
+  const cosLimit = c.limitCosine()
+  const nA = c.axisA
+  const nB = c.axisB
+  jac[g] = 0
+  jac[g + 1] = 0
+  jac[g + 2] = 0
+  jac[g + 3] = nB.y * nA.z - nB.z * nA.y
+  jac[g + 4] = nB.z * nA.x - nB.x * nA.z
+  jac[g + 5] = nB.x * nA.y - nB.y * nA.x
+  jac[g + 6] = 0
+  jac[g + 7] = 0
+  jac[g + 8] = 0
+  jac[g + 9] = nA.y * nB.z - nA.z * nB.y
+  jac[g + 10] = nA.z * nB.x - nA.x * nB.z
+  jac[g + 11] = nA.x * nB.y - nA.y * nB.x
+  const C = cosLimit - (nA.x * nB.x + nA.y * nB.y + nA.z * nB.z)
+  return -C * c.a - computeGW(jac, g, s, a, b) * c.b - h * computeGiMf(jac, g, s, a, b)
 }

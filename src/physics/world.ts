@@ -2,7 +2,9 @@ import { Body, Plane, Vec3, World as PhysicsWorld } from 'cannon-es'
 import { AnimationError, showValue } from '../errors.ts'
 import { RagdollBroadphase } from './broadphase.ts'
 import { installContactBook } from './contactBook.ts'
+import { RagdollNarrowphase } from './narrowphase.ts'
 import { RagdollSolver } from './solver.ts'
+import { INNER_SPHERE_GROUP } from './shapes.ts'
 
 /**
  * The plugin's own cannon-es world: gravity (world units per s², default [0, -9.82, 0]), the ragdoll
@@ -27,6 +29,8 @@ export function createPhysicsWorld(o: {
   installContactBook(world)
   // GSSolver's iterations over typed arrays (src/physics/solver.ts): the same bits.
   world.solver = new RagdollSolver()
+  // A sphere–plane test that takes no contact equation for a sphere off the ground (src/physics/narrowphase.ts).
+  world.narrowphase = new RagdollNarrowphase(world)
   const ground = o.ground ?? 0
   if (ground !== false) {
     if (typeof ground !== 'number' || !Number.isFinite(ground)) {
@@ -36,7 +40,10 @@ export function createPhysicsWorld(o: {
       )
     }
     const plane = new Body({ mass: 0, type: Body.STATIC, position: new Vec3(0, ground, 0) })
-    plane.addShape(new Plane())
+    const shape = new Plane()
+    // A ragdoll capsule's inner spheres never touch a plane first (src/physics/shapes.ts).
+    shape.collisionFilterMask = ~INNER_SPHERE_GROUP
+    plane.addShape(shape)
     // Plane normals are +z; turn it to +y (a quarter turn about x, written out to avoid trigonometry).
     plane.quaternion.set(-Math.SQRT1_2, 0, 0, Math.SQRT1_2)
     world.addBody(plane)

@@ -41,7 +41,11 @@ export interface Scene {
   plugin: AnimationPlugin
   /** Walks, then cross-fades (mid-fade at step 300). */
   a: number
-  /** Ragdolls at step 60 (lying on the ground at 300), gets up at 420, falls again at 520. */
+  /**
+   * Ragdolls at step 60, lies still and sleeps from ~220 (no contacts then: cannon-es pairs no sleeping body with
+   * the static ground), is nudged awake at 280 (lying on the ground, in contact, at 300), gets up at 420, falls
+   * again at 520.
+   */
   b: number
   /** Runs, ragdolls at 340 (after the snapshot), is hit again at 500. */
   c: number
@@ -92,6 +96,8 @@ export function script(s: Scene, k: number): void {
   }
   if (k === 60) p.ragdoll(s.b, { impulse: { joint: 'b_Spine02_03', impulse: [5, 0, 0] } })
   if (k === 250) p.crossFade(s.a, 'Run', 1)
+  // b has come to rest and sleeps: a light push wakes it, so at 300 it lies awake with its ground contacts.
+  if (k === 280) p.applyImpulse(s.b, 'b_Hip_01', [0.5, 0, 0])
   // Right after a snapshot at 300: a hit on a lying ragdoll (uses its last read-back joint positions).
   if (k === 300) p.applyImpulse(s.b, 'b_Head_05', [0, 2, 1])
   if (k === 340) {

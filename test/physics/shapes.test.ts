@@ -1,9 +1,10 @@
-import { World } from 'cannon-es'
+import { Body, Sphere, Vec3, World } from 'cannon-es'
 import { describe, expect, it } from 'vitest'
 import type { ResolvedBody } from '../../src/physics/description.ts'
 import { forwardKinematics, WORLD_STRIDE } from '../../src/physics/kinematics.ts'
 import { spawnRagdoll } from '../../src/physics/ragdoll.ts'
-import { MAX_BODY_SHAPES } from '../../src/physics/shapes.ts'
+import { INNER_SPHERE_GROUP, MAX_BODY_SHAPES } from '../../src/physics/shapes.ts'
+import { createPhysicsWorld } from '../../src/physics/world.ts'
 
 /** A capsule body on joint 0 along +y. */
 function capsule(radius: number, length: number): ResolvedBody {
@@ -63,5 +64,41 @@ describe('ragdoll body shapes', () => {
     expect(b.shapes).toHaveLength(2)
     expect(b.shapeOffsets[1]!.y).toBeCloseTo(1.9, 12)
     expect([b.inertia.x, b.inertia.y, b.inertia.z].every(Number.isFinite)).toBe(true)
+  })
+})
+
+describe('a capsule against the plugin ground', () => {
+  it('touches the ground with its end spheres only; other bodies still hit its inner spheres', () => {
+    const physics = createPhysicsWorld({})
+    // Lying along x on the ground: 2 m long, radius 0.2: 8 spheres (the most), 6 of them inner.
+    const parents = Int32Array.of(-1)
+    const pose = Float32Array.of(0, 0, 0, 0, 0, -Math.SQRT1_2, Math.SQRT1_2, 1, 1, 1)
+    const root = Float64Array.from([0, 0.19, 0, 0, 0, 0, 1, 1])
+    const world = forwardKinematics(new Float64Array(WORLD_STRIDE), pose, 0, parents, 1, root, 0)
+    const r = spawnRagdoll(physics, {
+      bodies: [capsule(0.2, 2)],
+      nodeJoint: Int32Array.of(0),
+      jointCount: 1,
+      world,
+      previous: null,
+      dt: 1 / 60,
+      parents,
+    })
+    const body = r.bodies[0]!
+    const inner = body.shapes.filter((s) => s.collisionFilterGroup === INNER_SPHERE_GROUP)
+    expect(body.shapes.length).toBe(8)
+    expect(inner.length).toBe(6)
+    // A sphere dropped on the capsule's middle lands on it, not through it.
+    const at = body.position
+    const ball = new Body({ mass: 1, position: new Vec3(at.x, 0.6, at.z), shape: new Sphere(0.1) })
+    physics.addBody(ball)
+    physics.step(1 / 60)
+    const touching = (b: Body) => physics.contacts.filter((c) => c.bi === b || c.bj === b)
+    expect(
+      touching(body).filter((c) => c.bi === physics.bodies[0] || c.bj === physics.bodies[0]).length,
+    ).toBe(2)
+    for (let i = 0; i < 60; i++) physics.step(1 / 60)
+    expect(ball.position.y).toBeGreaterThan(0.45)
+    expect(touching(ball).some((c) => c.bi === body || c.bj === body)).toBe(true)
   })
 })

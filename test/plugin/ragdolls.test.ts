@@ -36,12 +36,25 @@ interface Rig {
   clip: string
   /** Where to push (pushes go along or against the character's front, +z). */
   hit: string | number
+  /**
+   * The push, N·s per metre of character size: enough that the fall carries the hips farther than the slide
+   * limit (else a get-up in place would pass too). How far depends on how the body lands.
+   */
+  push: number
 }
 
 const humanoid = makeHumanoidAsset()
 
 const RIGS: Record<string, Rig> = {
-  humanoid: { asset: () => humanoid, scale: 1, pelvis: 'pelvis', chest: 'chest', clip: 'Idle', hit: 'chest' },
+  humanoid: {
+    asset: () => humanoid,
+    scale: 1,
+    pelvis: 'pelvis',
+    chest: 'chest',
+    clip: 'Idle',
+    hit: 'chest',
+    push: 20,
+  },
   Fox: {
     asset: () => fox,
     scale: 0.01,
@@ -49,6 +62,7 @@ const RIGS: Record<string, Rig> = {
     chest: 'b_Spine02_03',
     clip: 'Survey',
     hit: 'b_Spine02_03',
+    push: 22,
   },
 }
 
@@ -101,7 +115,7 @@ for (const [name, rig] of Object.entries(RIGS)) {
         const w = p.stores.SceneNode.world
         const f = [w[c * 16 + 8]!, 0, w[c * 16 + 10]!]
         const l = Math.hypot(f[0]!, f[2]!)
-        const k = (sign * 20 * size) / l
+        const k = (sign * rig.push * size) / l
         p.ragdoll(c, { impulse: { joint: rig.hit, impulse: [-f[0]! * k, 0.5 * size, -f[2]! * k] } })
       }
       const before = chars.map((c) => position(p, p.jointEntity(c, rig.pelvis)))

@@ -7,6 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { addEntity, type World } from 'bitecs'
+import { Body } from 'cannon-es'
 import { AnimationError } from '../../src/errors.ts'
 import { type AnimationPlugin, contextOf } from '../../entry/plugin.ts'
 import { addSceneNode } from '../../components/SceneNode.ts'
@@ -39,8 +40,10 @@ describe('snapshot and restore', () => {
     expect(plugin.stores.CrossFade.blend[a]).toBeLessThan(1)
     expect(plugin.stores.Ragdoll.weight[b]).toBe(1)
     const bodiesB = contextOf(plugin).ragdolls[b]!.instance!.bodies
+    // Awake (it slept from ~220 until the script's push at 280): a sleeping ragdoll has no contacts.
+    expect(bodiesB.filter((x) => x.sleepState === Body.SLEEPING)).toHaveLength(0)
     expect(groundContacts(plugin, bodiesB)).toBeGreaterThan(3)
-    // Settling: its fastest body still moves at about half a metre per second (0.56 m/s measured).
+    // Lying: its fastest body has about one step of gravity's speed against the projection (0.69 m/s measured).
     expect(
       Math.max(...bodiesB.map((x) => Math.hypot(x.velocity.x, x.velocity.y, x.velocity.z))),
     ).toBeLessThan(0.75)
