@@ -49,13 +49,15 @@ export function element(r: Reader, { f, at }: Column, i: number, k = 0): number 
 export function checkPoseLayer(f: Float32Array, o: number, n: number, where: string): void {
   for (let j = 0; j < n; j++) {
     const p = o + j * JOINT_STRIDE
-    const s = f[p]! * 0 + f[p + 1]! * 0 + f[p + 2]! * 0 + f[p + 7]! * 0 + f[p + 8]! * 0 + f[p + 9]! * 0
+    // A sum of float32s cannot overflow a double, so it is finite exactly when they all are (s - s is then 0,
+    // NaN otherwise); a rotation whose squared length is in range is finite.
+    const s = f[p]! + f[p + 1]! + f[p + 2]! + f[p + 7]! + f[p + 8]! + f[p + 9]!
     const x = f[p + 3]!
     const y = f[p + 4]!
     const z = f[p + 5]!
     const w = f[p + 6]!
     const length2 = x * x + y * y + z * z + w * w
-    if (s === 0 && length2 >= 0.25 && length2 <= 4) continue
+    if (s - s === 0 && length2 >= 0.25 && length2 <= 4) continue
     const at = `${where} joint ${j}`
     checkFinite(at, 'translation', f, p, 3)
     checkUnit(at, 'rotation', f, p + 3)

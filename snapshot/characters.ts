@@ -244,6 +244,10 @@ export function applyCharacters(
     }
   }
   const pool = ctx.pool
+  // Views of the snapshot made once: each copy below is then one native copy of a subarray (copyInto looked up
+  // both buffers' views per call, hundreds of calls a restore).
+  const words = new Uint32Array(bytes.buffer, offset, bytes.byteLength >>> 2)
+  const floats = new Float32Array(bytes.buffer, offset, bytes.byteLength >>> 2)
   for (let i = 0; i < d.count; i++) {
     const eid = d.eids[i]!
     const n = d.n[i]!
@@ -253,7 +257,8 @@ export function applyCharacters(
     let cursors = ctx.cursors[eid]
     if (attach[i] === 1 || cursors === undefined || cursors.length !== cursorCount)
       cursors = new Uint32Array(cursorCount)
-    copyInto(cursors, 0, bytes, d.cursorsAt[i]!, cursorCount)
+    const cursorsAt = d.cursorsAt[i]! >>> 2
+    cursors.set(words.subarray(cursorsAt, cursorsAt + cursorCount))
     ctx.cursors[eid] = cursors
     pool.joints.fill(0, base, base + POSE_LAYERS * n)
     if (d.jointsAt[i]! < 0) for (let j = 0; j < n; j++) pool.joints[base + j] = eid + 1 + j
@@ -264,7 +269,7 @@ export function applyCharacters(
       const at = d.layerAt[POSE_LAYERS * i + layer]!
       const o = layerOffset(base, n, layer)
       if (at >= 0) {
-        copyInto(pool.data, o, bytes, at, n * JOINT_STRIDE)
+        pool.data.set(floats.subarray(at >>> 2, (at >>> 2) + n * JOINT_STRIDE), o)
         used |= 1 << layer
       } else if (layer === LAYER_ANIM || (was[i]! & (1 << layer)) !== 0) pool.data.set(asset.rest, o)
     }

@@ -104,12 +104,13 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  */
 
 /**
- * 5: a fading character's fade paths carried (not planned again).
+ * 6: the checksum sums words in groups of 8 (src/sim/checksum.ts). 5: a fading character's fade paths carried
+ * (not planned again).
  * 4: sections framed and aligned, store columns, world matrices recomputed, rest-pose layers and joint locals
  * not stored twice, a word checksum; restore in place; root motion, levels of detail. 3: layers, morph weights,
  * clip events.
  */
-export const SNAPSHOT_VERSION = 5
+export const SNAPSHOT_VERSION = 6
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
 export const CHECKSUM_FROM = 20

@@ -6,6 +6,7 @@ import type { Writer } from '../src/sim/byteWriter.ts'
 import { checkFinite, checkUnit, invalidValue, snapshotError } from '../src/sim/valueChecks.ts'
 import { CHARACTER_ANIM_IS_LOCALS, NODE_CHANGED, NODE_DIRTY, NODE_KEPT } from './format.ts'
 import { refreshNodeIds, type SnapshotState } from './state.ts'
+import { sameWords, type NodeStructure, type StructureMemo } from './memo.ts'
 import type { EntitiesData } from './entities.ts'
 
 /**
@@ -163,6 +164,8 @@ function writeRuns(w: Writer, ids: Int32Array, n: number, mark: Uint8Array): voi
 // --------------------------------------------------------------------------------------------------- read
 
 export interface NodesData {
+  /** The ids, parents and positions below as one object (kept by the memo while the snapshots' are the same). */
+  structure: NodeStructure
   count: number
   /** Node ids ascending, with their parents and flags. */
   ids: Int32Array
@@ -180,9 +183,70 @@ export interface NodesData {
   worldAt: Uint32Array
 }
 
-export function readNodes(r: Reader, entities: EntitiesData, capacity: number): NodesData {
+export function readNodes(
+  r: Reader,
+  entities: EntitiesData,
+  capacity: number,
+  memo: StructureMemo,
+): NodesData {
+  const structure = readNodeStructure(r, entities, capacity, memo)
+  const { count: n, ids, parents, position } = structure
+  const where = (e: number): string => `section "nodes", scene node ${e}`
+  const flags = r.bytes.slice(r.span(n), r.at())
+  r.align(4)
+  for (let i = 0; i < n; i++) {
+    if ((flags[i]! & ~(NODE_DIRTY | NODE_CHANGED | NODE_KEPT)) !== 0) {
+      throw invalidValue(where(ids[i]!), 'flags', flags[i]!, 'has bits outside 0x7')
+    }
+  }
+  const linkOrder = readLinkOrder(r, n, ids, parents, position)
+
+  const local = readRuns(r, 'local transform', position)
+  const localAt = readBlocks(r, local, 40, (at, k, i, e) =>
+    checkLocal(r.floats, at + 3 * i, at + 3 * k + 4 * i, at + 7 * k + 3 * i, e),
+  )
+  const world = readRuns(r, 'world matrix', position)
+  const worldAt = readBlocks(r, world, 64, (at, _, i, e) => checkWorldMatrix(r.floats, at + 16 * i, e))
+  return {
+    structure,
+    count: n,
+    ids,
+    parents,
+    flags,
+    position,
+    linkOrder,
+    localRuns: local,
+    localAt,
+    worldRuns: world,
+    worldAt,
+  }
+}
+
+/**
+ * The section's ids and parents: taken as the memo has them when its words are those last read (memo.ts), else
+ * read, checked and kept.
+ */
+function readNodeStructure(
+  r: Reader,
+  entities: EntitiesData,
+  capacity: number,
+  memo: StructureMemo,
+): NodeStructure {
+  const start = r.at()
   const n = r.u32()
   const runCount = r.u32()
+  // The words through the parent column (runs and parents are 4-byte values from a multiple of 8).
+  const length = 2 + 2 * runCount + n
+  const known = memo.nodes
+  if (
+    known !== null &&
+    memo.nodesEntities === entities &&
+    start + 4 * length <= r.limit &&
+    sameWords(r.ints, start >>> 2, memo.nodeBytes, length)
+  ) {
+    r.span(4 * length - 8)
+    return known
+  }
   const where = (e: number): string => `section "nodes", scene node ${e}`
   // Counts are checked before anything is sized by them: nodes are distinct alive entities, runs hold one at
   // least (a forged count of 1.4e9 nodes allocated 5.3 GB before the runs refused it).
@@ -219,37 +283,17 @@ export function readNodes(r: Reader, entities: EntitiesData, capacity: number): 
   r.align(4)
   const parentsAt = r.span(4 * n)
   const parents = Int32Array.from(r.ints.subarray(parentsAt >>> 2, (parentsAt >>> 2) + n))
-  const flags = r.bytes.slice(r.span(n), r.at())
-  r.align(4)
   for (let i = 0; i < n; i++) {
-    if ((flags[i]! & ~(NODE_DIRTY | NODE_CHANGED | NODE_KEPT)) !== 0) {
-      throw invalidValue(where(ids[i]!), 'flags', flags[i]!, 'has bits outside 0x7')
-    }
     const p = parents[i]!
     if (p !== 0 && !(p > 0 && p <= entities.maxId && position[p] !== 0)) {
       throw invalidValue(where(ids[i]!), 'parent', p, 'is not a scene node')
     }
   }
-  const linkOrder = readLinkOrder(r, n, ids, parents, position)
-
-  const local = readRuns(r, 'local transform', position)
-  const localAt = readBlocks(r, local, 40, (at, k, i, e) =>
-    checkLocal(r.floats, at + 3 * i, at + 3 * k + 4 * i, at + 7 * k + 3 * i, e),
-  )
-  const world = readRuns(r, 'world matrix', position)
-  const worldAt = readBlocks(r, world, 64, (at, _, i, e) => checkWorldMatrix(r.floats, at + 16 * i, e))
-  return {
-    count: n,
-    ids,
-    parents,
-    flags,
-    position,
-    linkOrder,
-    localRuns: local,
-    localAt,
-    worldRuns: world,
-    worldAt,
-  }
+  const structure = { count: n, ids, parents, position }
+  memo.nodes = structure
+  memo.nodesEntities = entities
+  memo.nodeBytes = r.ints.slice(start >>> 2, (start >>> 2) + length)
+  return structure
 }
 
 /**

@@ -30,6 +30,14 @@ import { readLod, type LodData } from './lod.ts'
 import { readEvents, type EventsData } from './events.ts'
 import { planStructure, type StructurePlan } from './structure.ts'
 import { snapshotState } from './state.ts'
+import {
+  keepPlan,
+  keptPlan,
+  sameWords,
+  structureMemo,
+  type LocalSources,
+  type StructureMemo,
+} from './memo.ts'
 
 export interface Plan {
   /** The snapshot (copied when it did not start at a multiple of 8 in its buffer). */
@@ -107,9 +115,9 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
   readAssets(ctx, r)
   closeSection(r)
 
+  const memo = structureMemo(ctx)
   openSection(r, 'ENTS', 'entities')
-  const entities = readEntities(r)
-  closeSection(r)
+  const entities = readEntitiesOnce(r, memo)
 
   openSection(r, 'POOL', 'pool')
   const slots = r.u32()
@@ -125,13 +133,13 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
   closeSection(r)
 
   openSection(r, 'NODE', 'nodes')
-  const nodes = readNodes(r, entities, ctx.capacity)
+  const nodes = readNodes(r, entities, ctx.capacity, memo)
   closeSection(r)
 
   openSection(r, 'CHAR', 'characters')
-  const characters = readCharacters(ctx, r, layouts, entities, nodes, step)
+  const characters = readCharacters(ctx, r, layouts, entities, nodes, step, memo)
   closeSection(r)
-  checkLocals(nodes, characters)
+  checkLocals(nodes, characters, memo)
 
   openSection(r, 'LAYR', 'layers')
   const layers = readLayers(ctx, r, characters)
@@ -176,7 +184,11 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
   if (r.at() !== bytes.length) {
     throw snapshotError(`has ${bytes.length - r.at()} unread bytes after its last section`)
   }
-  const structure = planStructure(ctx, entities, nodes, characters, state.characters)
+  let structure = keptPlan(memo, ctx, nodes.structure, characters, state.characters)
+  if (structure === null) {
+    structure = planStructure(ctx, entities, nodes, characters, state.characters)
+    keepPlan(memo, ctx, structure, nodes.structure, characters)
+  }
   return {
     bytes,
     layouts,
@@ -195,6 +207,25 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
     lod,
     structure,
   }
+}
+
+/**
+ * The entities section's body, closed: as the memo has it when its words are those last read (memo.ts), else
+ * read, checked to its end and kept.
+ */
+function readEntitiesOnce(r: Reader, memo: StructureMemo): EntitiesData {
+  const at = r.at()
+  const words = (r.limit - at) >>> 2
+  if (memo.entities !== null && sameWords(r.ints, at >>> 2, memo.entitiesBytes, words)) {
+    r.span(r.limit - at)
+    closeSection(r)
+    return memo.entities
+  }
+  const entities = readEntities(r)
+  closeSection(r)
+  memo.entities = entities
+  memo.entitiesBytes = r.ints.slice(at >>> 2, (at >>> 2) + words)
+  return entities
 }
 
 function checkHeader(bytes: Uint8Array): void {
@@ -251,8 +282,42 @@ function readAssets(ctx: AnimationContext, r: Reader): void {
   }
 }
 
-/** Every node's local transform comes from exactly one place: the nodes section, or its character's ANIM. */
-function checkLocals(nodes: NodesData, chars: CharactersData): void {
+/**
+ * Every node's local transform comes from exactly one place: the nodes section, or its character's ANIM. Once
+ * for the same node and character structure, stored runs and characters whose ANIM the locals are (memo.ts).
+ */
+function checkLocals(nodes: NodesData, chars: CharactersData, memo: StructureMemo): void {
+  const known = memo.locals
+  if (
+    known !== null &&
+    known.nodes === nodes.structure &&
+    known.characters === chars.structure &&
+    sameLocalSources(known, nodes, chars)
+  ) {
+    return
+  }
+  checkLocalSources(nodes, chars)
+  const anim = new Uint8Array(chars.count)
+  for (let i = 0; i < chars.count; i++) anim[i] = chars.flags[i]! & CHARACTER_ANIM_IS_LOCALS
+  memo.locals = {
+    nodes: nodes.structure,
+    characters: chars.structure,
+    runs: nodes.localRuns.slice(),
+    anim,
+  }
+}
+
+function sameLocalSources(known: LocalSources, nodes: NodesData, chars: CharactersData): boolean {
+  const runs = nodes.localRuns
+  if (known.runs.length !== runs.length || known.anim.length !== chars.count) return false
+  for (let k = 0; k < runs.length; k++) if (known.runs[k] !== runs[k]) return false
+  for (let i = 0; i < chars.count; i++) {
+    if (known.anim[i] !== (chars.flags[i]! & CHARACTER_ANIM_IS_LOCALS)) return false
+  }
+  return true
+}
+
+function checkLocalSources(nodes: NodesData, chars: CharactersData): void {
   const source = new Uint8Array(nodes.count)
   const runs = nodes.localRuns
   for (let k = 0; k < runs.length; k += 2) {

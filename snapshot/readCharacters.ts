@@ -30,6 +30,7 @@ import { BLEND_S, BLEND_T } from '../src/clip/blendLayers.ts'
 import { maxChannels } from '../plugin/assets.ts'
 import type { EntitiesData } from './entities.ts'
 import type { NodesData } from './nodes.ts'
+import { sameWords, type CharacterStructure, type StructureMemo } from './memo.ts'
 
 /** Restore's reading of the characters section (layout: characters.ts): every value checked. */
 
@@ -65,6 +66,8 @@ export interface CharactersData {
   ragdollHandle: Int32Array
   /** Per id ≤ the snapshot's maxId: its position + 1 as a character, 0 for none. */
   position: Int32Array
+  /** The ids, assets, joint counts and joints above as checked once (memo.ts), the same object while they are. */
+  structure: CharacterStructure
 }
 
 /** The fields of each store column restore checks (reading refuses a layout with any other: add its check). */
@@ -86,6 +89,16 @@ const CHECKED: Readonly<Record<string, readonly string[]>> = {
   Ragdoll: ['active', 'handle', 'rate', 'weight'],
 }
 
+const NO_STRUCTURE: CharacterStructure = {
+  entities: null,
+  nodes: null,
+  eids: new Int32Array(0),
+  position: new Int32Array(0),
+  asset: new Int32Array(0),
+  n: new Int32Array(0),
+  jointsFrom: new Int32Array(0),
+  joints: new Int32Array(0),
+}
 const RAGDOLL_STATES = [0, 1, 2] // RAGDOLL_OFF, RAGDOLL_FALLING, RAGDOLL_GETTING_UP
 const LAYER_NAMES = ['ANIM', 'PREV', 'PHYS', 'FROM', 'TO']
 
@@ -96,13 +109,22 @@ export function readCharacters(
   entities: EntitiesData,
   nodes: NodesData,
   step: number,
+  memo: StructureMemo,
 ): CharactersData {
   const count = r.u32()
   if (count > ctx.capacity) throw snapshotError(`section "characters": ${count} characters`)
   const eidsAt = r.span(4 * count) >>> 2
-  const eids = Int32Array.from(r.words.subarray(eidsAt, eidsAt + count))
-  const position = new Int32Array(entities.maxId + 1)
-  for (let i = 0; i < count; i++) {
+  // The characters' ids, assets, joint counts and joints as the last restore read and checked them (memo.ts):
+  // while this snapshot's are the same, character by character, they are not checked again.
+  const known = memo.characters
+  let trusted =
+    known !== null &&
+    known.entities === entities &&
+    known.nodes === nodes.structure &&
+    sameWords(r.ints, eidsAt, known.eids, count)
+  const eids = trusted ? known!.eids : Int32Array.from(r.words.subarray(eidsAt, eidsAt + count))
+  const position = trusted ? known!.position : new Int32Array(entities.maxId + 1)
+  for (let i = 0; i < count && !trusted; i++) {
     const eid = eids[i]!
     const where = `section "characters", character ${eid}`
     if (!(eid >= 1 && eid <= entities.maxId && entities.isAlive[eid] === 1 && eid < ctx.capacity)) {
@@ -166,6 +188,7 @@ export function readCharacters(
     ragdollActive: new Uint8Array(count),
     ragdollHandle: new Int32Array(count),
     position,
+    structure: known ?? NO_STRUCTURE,
   }
   // Cursor slots: at least the asset's own clips' channels (addCharacter), grown for a clip with more.
   let maxClipChannels = 1
@@ -178,8 +201,8 @@ export function readCharacters(
   for (let i = 0; i < count; i++) total += Math.max(0, element(r, cols.count, i))
   const jointList = new Int32Array(total)
   let listed = 0
-  /** Per id: the character (position + 1) a joint entity belongs to. */
-  const jointOf = new Int32Array(entities.maxId + 1)
+  /** Per id: the character (position + 1) a joint entity belongs to (made when a joint is checked). */
+  let jointOf = trusted ? null : new Int32Array(entities.maxId + 1)
   for (let i = 0; i < count; i++) {
     const eid = eids[i]!
     const where = `section "characters", character ${eid}`
@@ -251,33 +274,40 @@ export function readCharacters(
     }
     const cursorsAt = r.span(4 * cursorCount)
     // A cursor is a key index the sampler searches from (it copes with any), and always one of a real track.
+    // As int32s, 0 <= key < maxKeys exactly when neither key nor maxKeys - 1 - key has its sign bit set: one OR
+    // a cursor, no branch (the loop is a tenth of reading the characters).
+    let outside = 0
+    const first = cursorsAt >>> 2
     for (let k = 0; k < cursorCount; k++) {
-      const key = r.words[(cursorsAt >>> 2) + k]!
-      if (key >= maxKeys)
-        throw invalidValue(where, `key cursor ${k}`, key, `no clip has more than ${maxKeys} keys`)
+      const key = r.ints[first + k]!
+      outside |= key | (maxKeys - 1 - key)
+    }
+    if (outside < 0) {
+      for (let k = 0; k < cursorCount; k++) {
+        const key = r.words[first + k]!
+        if (key >= maxKeys)
+          throw invalidValue(where, `key cursor ${k}`, key, `no clip has more than ${maxKeys} keys`)
+      }
     }
 
     const jointsAt = (flags & CHARACTER_JOINTS_RUN) !== 0 ? -1 : r.span(4 * n)
     d.jointsFrom[i] = listed
     for (let j = 0; j < n; j++) {
       // 0: the game removed this joint's entity (forgetJoint); the write-out skips it.
-      const e = jointsAt < 0 ? eid + 1 + j : r.ints[(jointsAt >>> 2) + j]!
-      jointList[listed++] = e
-      if (e === 0) continue
-      if (!(e >= 1 && e <= entities.maxId && entities.isAlive[e] === 1 && e < ctx.capacity)) {
-        throw snapshotError(
-          `${where}, joint ${j}: entity ${e} is not an alive id below capacity ${ctx.capacity}`,
-        )
-      }
-      if (nodes.position[e] === 0)
-        throw snapshotError(`${where}, joint ${j}: entity ${e} is not a scene node`)
-      if (jointOf[e] !== 0) {
-        throw snapshotError(
-          `${where}, joint ${j}: entity ${e} is already a joint of character ${eids[jointOf[e]! - 1]}`,
-        )
-      }
-      jointOf[e] = i + 1
+      jointList[listed + j] = jointsAt < 0 ? eid + 1 + j : r.ints[(jointsAt >>> 2) + j]!
     }
+    if (trusted && !(known!.asset[i] === asset && sameJoints(known!, i, jointList, listed, n))) {
+      // Not the memo's: the joints listed so far (the memo's, checked) are marked, then this one's checked.
+      trusted = false
+      jointOf = new Int32Array(entities.maxId + 1)
+      for (let c = 0; c < i; c++) {
+        for (let k = d.jointsFrom[c]!; k < d.jointsFrom[c]! + d.n[c]!; k++) {
+          if (jointList[k] !== 0) jointOf[jointList[k]!] = c + 1
+        }
+      }
+    }
+    if (!trusted) checkJoints(ctx, where, i, n, jointList, listed, entities, nodes, eids, jointOf!)
+    listed += n
 
     for (let layer = 0; layer < POSE_LAYERS; layer++) {
       if ((layers & (1 << layer)) === 0) {
@@ -315,16 +345,74 @@ export function readCharacters(
     d.ragdollActive[i] = element(r, cols.active, i)
     d.ragdollHandle[i] = element(r, cols.handle, i)
   }
-  for (let i = 0; i < count; i++) {
-    const owner = jointOf[eids[i]!]!
-    if (owner !== 0) {
-      throw snapshotError(
-        `section "characters", character ${eids[owner - 1]}: joint entity ${eids[i]} is a character`,
-      )
+  if (!trusted) {
+    for (let i = 0; i < count; i++) {
+      const owner = jointOf![eids[i]!]!
+      if (owner !== 0) {
+        throw snapshotError(
+          `section "characters", character ${eids[owner - 1]}: joint entity ${eids[i]} is a character`,
+        )
+      }
+    }
+    memo.characters = {
+      entities,
+      nodes: nodes.structure,
+      eids,
+      position,
+      asset: d.asset.slice(),
+      jointsFrom: d.jointsFrom.slice(),
+      n: d.n.slice(),
+      joints: jointList.slice(),
     }
   }
   d.joints = jointList
+  d.structure = memo.characters!
   return d
+}
+
+/** Whether character i's n joints, listed at `list[from ..]`, are the memo's character i's. */
+function sameJoints(
+  known: CharacterStructure,
+  i: number,
+  list: Int32Array,
+  from: number,
+  n: number,
+): boolean {
+  if (i >= known.n.length || known.n[i] !== n) return false
+  const at = known.jointsFrom[i]!
+  for (let j = 0; j < n; j++) if (known.joints[at + j] !== list[from + j]) return false
+  return true
+}
+
+/** Character i's joints (`list[from .. from + n)`): alive scene nodes below capacity, each one character's. */
+function checkJoints(
+  ctx: AnimationContext,
+  where: string,
+  i: number,
+  n: number,
+  list: Int32Array,
+  from: number,
+  entities: EntitiesData,
+  nodes: NodesData,
+  eids: Int32Array,
+  jointOf: Int32Array,
+): void {
+  for (let j = 0; j < n; j++) {
+    const e = list[from + j]!
+    if (e === 0) continue
+    if (!(e >= 1 && e <= entities.maxId && entities.isAlive[e] === 1 && e < ctx.capacity)) {
+      throw snapshotError(
+        `${where}, joint ${j}: entity ${e} is not an alive id below capacity ${ctx.capacity}`,
+      )
+    }
+    if (nodes.position[e] === 0) throw snapshotError(`${where}, joint ${j}: entity ${e} is not a scene node`)
+    if (jointOf[e] !== 0) {
+      throw snapshotError(
+        `${where}, joint ${j}: entity ${e} is already a joint of character ${eids[jointOf[e]! - 1]}`,
+      )
+    }
+    jointOf[e] = i + 1
+  }
 }
 
 function invalidFadePaths(where: string, j: number, paths: number): never {

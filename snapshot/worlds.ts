@@ -71,13 +71,18 @@ export function recomputeWorlds(
   const order = graph.order
   const count = refreshSceneOrder(graph)
   const saved: number[] = []
-  for (let i = 0; i < count; i++) {
-    const e = order[i]!
-    const p = e < data.position.length ? data.position[e]! : 0
-    if (p !== 0 && restored[p - 1] === 1) dirty[e] = 1
-    else {
-      saved.push(e, dirty[e]!, changed[e]!, graph.kept[e]!)
-      dirty[e] = 0
+  if (count === data.count && restored.indexOf(0) < 0) {
+    // Every node is one the restore sets (a world of the plugin's nodes only).
+    for (let i = 0; i < count; i++) dirty[order[i]!] = 1
+  } else {
+    for (let i = 0; i < count; i++) {
+      const e = order[i]!
+      const p = e < data.position.length ? data.position[e]! : 0
+      if (p !== 0 && restored[p - 1] === 1) dirty[e] = 1
+      else {
+        saved.push(e, dirty[e]!, changed[e]!, graph.kept[e]!)
+        dirty[e] = 0
+      }
     }
   }
   const { recomputed, refused } = graph.stats

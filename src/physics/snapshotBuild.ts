@@ -163,21 +163,21 @@ export function rebuildPhysicsWorld(
   const order = <T extends Body | Constraint>(
     entries: readonly Entry[],
     mine: readonly T[],
-    of: (r: RagdollInstance) => readonly T[],
+    of: (r: RagdollInstance, index: number) => T,
   ) => {
     let k = 0
-    return entries.map((e) => (e.eid === 0 ? mine[k++]! : of(instances.get(e.eid)!)[e.index]!))
+    return entries.map((e) => (e.eid === 0 ? mine[k++]! : of(instances.get(e.eid)!, e.index)))
   }
-  const bodies = order(plan.bodies, own.bodies, (r) =>
-    r.anchors.length > 0 ? [...r.bodies, ...r.anchors] : r.bodies,
-  )
+  // An instance's body i (its anchors after its bodies), looked up per entry: a list of both made per entry
+  // was a copy of every body per body.
+  const bodies = order<Body>(plan.bodies, own.bodies, bodyAt)
   let first = 0
   while (first < bodies.length && physics.bodies[first] === bodies[first]) first++
   if (first < bodies.length || physics.bodies.length !== bodies.length) {
     for (let i = physics.bodies.length - 1; i >= first; i--) physics.removeBody(physics.bodies[i]!)
     for (let i = first; i < bodies.length; i++) physics.addBody(bodies[i]!)
   }
-  const constraints = order<Constraint>(plan.constraints, own.constraints, (r) => r.constraints)
+  const constraints = order<Constraint>(plan.constraints, own.constraints, (r, i) => r.constraints[i]!)
   first = 0
   while (first < constraints.length && physics.constraints[first] === constraints[first]) first++
   if (first < constraints.length || physics.constraints.length !== constraints.length) {

@@ -307,11 +307,12 @@ export function readPhysicsWorld(
   }
   const entries = (kind: 'bodies' | 'constraints', count: number, other: (e: Entry, i: number) => void) => {
     const list: Entry[] = []
-    const seen = new Set<string>()
+    // Numbers, not strings, as keys (an id below 2^31 and a u16: exact in a double).
+    const seen = new Set<number>()
     for (let i = 0; i < count; i++) {
       const e = { eid: r.i32(), index: r.u16() }
       if (e.eid !== 0) {
-        const key = `${e.eid}/${e.index}`
+        const key = e.eid * 65536 + e.index
         if (e.index >= (sizes.get(e.eid)?.[kind] ?? 0) || seen.has(key)) {
           throw snapshotError(
             `section "physics": ${kind} entry ${i} names ragdoll ${e.eid}'s ${kind} ${e.index}, which does not exist or is listed twice`,

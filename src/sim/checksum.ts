@@ -1,10 +1,13 @@
 /**
- * The snapshot's checksum of words [from, to) of `w`, as two u32 (high, low) in `out`: two Fletcher sums, over
- * the even and the odd words (each word is added to a running sum, and each running sum to a second one, so a
- * word's place counts as well as its bits), mixed at the end with the word count (murmur3's finalizer). It
- * catches accidents (a flipped bit, a cut, a block moved), not edits: anyone can recompute it, and restore checks
- * every value anyway. Additions only, so 1 MB takes a fraction of a millisecond (FNV-1a over bytes took ~4 ns a
- * byte here, as long as the rest of a restore together).
+ * The snapshot's checksum of words [from, to) of `w`, as two u32 (high, low) in `out`: two Fletcher sums over
+ * groups of 8 words (the group's even words are added to one running sum and its odd words to another, and each
+ * running sum to a second one after every group, so a group's place counts as well as its bits), the words past
+ * the last whole group one by one, mixed at the end with the word count (murmur3's finalizer): the high word
+ * from the first sums (so any one changed word changes it), the low from the second. It catches
+ * accidents (a flipped bit, a cut, a block moved), not edits: anyone can recompute it, and restore checks every
+ * value anyway. Additions only, and the second sums once a group rather than once a word: 162,000 words (a
+ * 650 KB snapshot) took ~145 µs against ~215 µs with two words a step (format 5), at load 9 on the 2-core
+ * machine; FNV-1a over bytes took ~4 ns a byte.
  */
 export function checksumWords(w: Int32Array, from: number, to: number, out: Uint32Array): void {
   let a = 0
@@ -12,19 +15,22 @@ export function checksumWords(w: Int32Array, from: number, to: number, out: Uint
   let c = 0
   let d = 0
   let i = from
-  for (; i + 2 <= to; i += 2) {
-    a = (a + w[i]!) | 0
+  for (; i + 8 <= to; i += 8) {
+    a = (a + w[i]! + w[i + 2]! + w[i + 4]! + w[i + 6]!) | 0
+    c = (c + w[i + 1]! + w[i + 3]! + w[i + 5]! + w[i + 7]!) | 0
     b = (b + a) | 0
-    c = (c + w[i + 1]!) | 0
     d = (d + c) | 0
   }
-  if (i < to) {
+  for (; i < to; i++) {
     a = (a + w[i]!) | 0
     b = (b + a) | 0
   }
   const n = to - from
-  mixInto(out, 0, a ^ Math.imul(b, 0x85ebca77) ^ n)
-  mixInto(out, 1, c ^ Math.imul(d, 0xc2b2ae3d) ^ Math.imul(b, 0x27d4eb2f) ^ Math.imul(n, 0x165667b1))
+  // The high word from the two sums: a changed word changes exactly one of them, and an odd multiplier keeps
+  // c's change, so every single changed word (a flipped bit) changes it. The low word from the second sums:
+  // where the words were.
+  mixInto(out, 0, a ^ Math.imul(c, 0x85ebca77) ^ n)
+  mixInto(out, 1, b ^ Math.imul(d, 0xc2b2ae3d) ^ Math.imul(n, 0x165667b1))
 }
 
 /** murmur3's finalizer of h, into out[i] (a u32 returned from a call would be boxed past 2^31). */
