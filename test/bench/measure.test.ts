@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { warmUp, type Side } from '../../scripts/bench/measure.ts'
 
-/** A side that counts its steps and spins `msPerStep` of this process's CPU time per step. */
-function spinning(name: string, msPerStep: number): Side & { steps: number } {
+/**
+ * A side that counts its steps and spins `msPerStep` of this process's CPU time per step (more on a busy machine:
+ * a spin overshoots), keeping the CPU each call spent as warmUp's clock sees it.
+ */
+function spinning(name: string, msPerStep: number): Side & { steps: number; spentMs: number[] } {
   const side = {
     name,
     steps: 0,
+    spentMs: [] as number[],
     run(n: number) {
       side.steps += n
       const start = process.cpuUsage()
@@ -13,10 +17,14 @@ function spinning(name: string, msPerStep: number): Side & { steps: number } {
         const used = process.cpuUsage(start)
         if ((used.user + used.system) / 1000 >= n * msPerStep) break
       }
+      const used = process.cpuUsage(start)
+      side.spentMs.push((used.user + used.system) / 1000)
     },
   }
   return side
 }
+
+const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0)
 
 describe('warmUp', () => {
   it('runs every side the same steps, until the fastest has spent the budget', () => {
@@ -25,9 +33,15 @@ describe('warmUp', () => {
     const steps = warmUp([fast, slow], 20, 0)
     expect(fast.steps).toBe(steps)
     expect(slow.steps).toBe(steps)
-    // The fast side's 20 ms take 200 steps (fewer if a spin overshoots); the slow side stays under its 160 ms.
-    expect(steps).toBeGreaterThanOrEqual(150)
-    expect(steps).toBeLessThanOrEqual(210)
+    // It stops at the first round of 10 after which the fast side has spent its 20 ms (about 200 steps; fewer
+    // when spins overshoot on a busy machine), while the slow side is still under 8 × 20 ms. The sides' own
+    // clocks read a little less than warmUp's around them: 1 ms of slack.
+    expect(fast.spentMs.length).toBe(steps / 10)
+    const fastMs = sum(fast.spentMs)
+    expect(fastMs).toBeGreaterThanOrEqual(19)
+    expect(fastMs - fast.spentMs[fast.spentMs.length - 1]!).toBeLessThan(20)
+    expect(sum(slow.spentMs) - slow.spentMs[slow.spentMs.length - 1]!).toBeLessThan(160)
+    expect(steps).toBeGreaterThanOrEqual(40)
   })
 
   it('stops where the slowest side passes 8 × the budget', () => {
