@@ -124,8 +124,6 @@ export interface Layer {
   mask: Float32Array | null
   runs: Int32Array
   runMask: Float64Array
-  /** The runs' weights this step (F_WEIGHT × runMask), scratch for the kernels. */
-  runWeights: Float64Array
   runCount: number
   /**
    * Bindings (current and outgoing clip) and key cursors `| current | outgoing |` (layers other than 0). Set
@@ -187,7 +185,6 @@ export function createLayer(index: number): Layer {
     mask: null,
     runs: new Int32Array(0),
     runMask: new Float64Array(0),
-    runWeights: new Float64Array(1),
     runCount: 0,
     binding: undefined,
     fromBinding: undefined,
@@ -225,7 +222,6 @@ export function setLayerMask(layer: Layer, mask: Float32Array | null, n: number)
   layer.mask = mask
   layer.runs = Int32Array.from(runs)
   layer.runMask = Float64Array.from(weights)
-  layer.runWeights = new Float64Array(Math.max(1, weights.length))
   layer.runCount = weights.length
   setLayerBinding(layer, layer.binding)
   setLayerFromBinding(layer, layer.fromBinding)
