@@ -124,8 +124,6 @@ export interface Layer {
   mask: Float32Array | null
   runs: Int32Array
   runMask: Float64Array
-  /** The runs' weights this step (F_WEIGHT × runMask), scratch for the kernels. */
-  runWeights: Float64Array
   runCount: number
   /**
    * Bindings (current and outgoing clip) and key cursors `| current | outgoing |` (layers other than 0). Set
@@ -135,8 +133,9 @@ export interface Layer {
   fromBinding: Int32Array | undefined
   /**
    * What the layer samples with: its bindings with the channels of joints outside its mask left out (-1), the
-   * same arrays when it has no mask. A masked joint's pose is never read, so it stays what the block held (the
-   * rest pose, or an earlier clip's); the result is the same bits as sampling every joint.
+   * same arrays when it has no mask (shared by all layers with that binding and mask: never written). A masked
+   * joint's pose is never read, so it stays what the block held (the rest pose, or an earlier clip's); the
+   * result is the same bits as sampling every joint.
    */
   sampleBinding: Int32Array | undefined
   fromSampleBinding: Int32Array | undefined
@@ -187,7 +186,6 @@ export function createLayer(index: number): Layer {
     mask: null,
     runs: new Int32Array(0),
     runMask: new Float64Array(0),
-    runWeights: new Float64Array(1),
     runCount: 0,
     binding: undefined,
     fromBinding: undefined,
@@ -225,7 +223,6 @@ export function setLayerMask(layer: Layer, mask: Float32Array | null, n: number)
   layer.mask = mask
   layer.runs = Int32Array.from(runs)
   layer.runMask = Float64Array.from(weights)
-  layer.runWeights = new Float64Array(Math.max(1, weights.length))
   layer.runCount = weights.length
   setLayerBinding(layer, layer.binding)
   setLayerFromBinding(layer, layer.fromBinding)
@@ -247,16 +244,33 @@ export function setLayerFromBinding(layer: Layer, binding: Int32Array | undefine
 }
 
 /**
- * `binding` without the channels of joints whose mask weight is 0; `binding` itself when there is no mask.
+ * The masked bindings made so far, per binding (bindClip's, one per clip and asset) and per set of joints a mask
+ * includes: characters with the same mask on the same clip share one array, which a crowd's step then reads from
+ * cache rather than one copy per character (an array of a channel count's ints, missed in cache every step).
+ */
+const maskedBindings = new WeakMap<Int32Array, Map<string, Int32Array>>()
+
+/**
+ * `binding` without the channels of joints whose mask weight is 0; `binding` itself when there is no mask. The
+ * same array for the same binding and the same joints of weight > 0 (see maskedBindings); nothing writes it.
  * Allocates (called when a clip, a fade or a mask starts, never in a step: undefined and no mask allocate nothing).
  */
 function maskedBinding(binding: Int32Array | undefined, mask: Float32Array | null): Int32Array | undefined {
   if (binding === undefined || mask === null) return binding
+  let byMask = maskedBindings.get(binding)
+  if (byMask === undefined) {
+    byMask = new Map()
+    maskedBindings.set(binding, byMask)
+  }
+  const key = Array.from(mask, (w) => (w > 0 ? '1' : '0')).join('')
+  const known = byMask.get(key)
+  if (known !== undefined) return known
   const out = new Int32Array(binding.length)
   for (let c = 0; c < binding.length; c++) {
     const b = binding[c]!
     out[c] = b >= 0 && mask[Math.floor(b / JOINT_STRIDE)]! > 0 ? b : -1
   }
+  byMask.set(key, out)
   return out
 }
 

@@ -11,52 +11,11 @@ import { seriesCoefficients } from './blendLayers.ts'
  * project's own transcendental functions, so the same bits in every engine.
  */
 
-/** d^w of one joint, not normalized (addDeltaPose normalizes the product once). */
-const scratch = new Float64Array(4)
 /** This run's slerp series coefficients (seriesCoefficients of blendLayers.ts). */
 const coefficients = new Float64Array(20)
+/** The rotation addDeltaPose multiplies a joint's by: the delta, or d^w (not normalized), in double. */
+const factor = new Float64Array(4)
 const LN2 = 0.6931471805599453
-
-/**
- * out[0..4) = d^w up to a positive factor, the shortest-arc slerp from identity to the unit quaternion `q[qo..]`
- * by the weight the coefficients `c` were made for (seriesCoefficients(c, weights, r, 2)). blendJointLayers'
- * half-angle series with a = identity, written out here because a float argument would be boxed (V8 allocates a
- * heap number per call it does not inline), and left unnormalized in double: the caller normalizes the product
- * with the pose's rotation, which is the same rotation (test/clip/layerBlend.test.ts: within float32 rounding of
- * blendJointLayers' normalized slerp times the rotation).
- */
-function partialRotation(out: Float64Array, q: Float32Array, qo: number, c: Float64Array): void {
-  let bx = q[qo]!
-  let by = q[qo + 1]!
-  let bz = q[qo + 2]!
-  let bw = q[qo + 3]!
-  // cos θ with a = identity is bw; the short arc flips b.
-  const sg = bw < 0 ? -1 : 1
-  bx *= sg
-  by *= sg
-  bz *= sg
-  bw *= sg
-  const y = Math.sqrt((1 + bw) * 0.5) - 1
-  const y2 = y * y
-  const y4 = y2 * y2
-  const y8 = y4 * y4
-  const s0 =
-    c[0]! +
-    c[1]! * y +
-    (c[2]! + c[3]! * y) * y2 +
-    (c[4]! + c[5]! * y + (c[6]! + c[7]! * y) * y2) * y4 +
-    (c[8]! + c[9]! * y) * y8
-  const s1 =
-    c[10]! +
-    c[11]! * y +
-    (c[12]! + c[13]! * y) * y2 +
-    (c[14]! + c[15]! * y + (c[16]! + c[17]! * y) * y2) * y4 +
-    (c[18]! + c[19]! * y) * y8
-  out[0] = s1 * bx
-  out[1] = s1 * by
-  out[2] = s1 * bz
-  out[3] = s0 + s1 * bw
-}
 
 /**
  * out[o..o+3) ×= ratio^w per axis (ratio = `delta[d + k]`, w = `weights[wi]`): e^(w·ln ratio) by range reduction
@@ -156,8 +115,12 @@ export function toDeltaPose(data: Float32Array, po: number, ref: Float32Array, r
  *
  * d^w comes from blendJointLayers' half-angle series (src/clip/blendLayers.ts: coefficients fixed per run, only
  * + − × ÷ and √, exact to well under float32 resolution), not slerpQuat: slerpQuat's detAcos and detSin are too
- * large for V8 to inline here, and every float crossing those calls was boxed (~100 bytes of garbage per joint
- * per step, and most of the layer's cost). partialRotation writes the series out; scalePower the power.
+ * large for V8 to inline here, and every float crossing those calls was boxed. With a = identity the series
+ * gives d^w up to a positive factor, (s1·d.xyz, s0 + s1·d.w), left unnormalized in double: the product with the
+ * pose's rotation is normalized once (test/clip/layerBlend.test.ts: within float32 rounding of blendJointLayers'
+ * normalized slerp times the rotation). The series is written out in the joint loop with the run's 20
+ * coefficients as locals, not read from memory per joint in a call V8 did not inline (same operations, same
+ * bits as before).
  */
 export function addDeltaPose(
   out: Float32Array,
@@ -169,36 +132,86 @@ export function addDeltaPose(
   weights: Float64Array,
 ): void {
   const STRIDE = JOINT_STRIDE
+  const q = factor
   for (let r = 0; r < runCount; r++) {
     const w = weights[r]!
     if (!(w > 0)) continue
     const first = runs[2 * r]!
     const end = first + runs[2 * r + 1]!
-    const full = w >= 1
-    for (let j = first; j < end; j++) {
-      const o = oo + j * STRIDE
-      const d = dOff + j * STRIDE
-      if (full) {
+    if (w >= 1) {
+      for (let j = first; j < end; j++) {
+        const o = oo + j * STRIDE
+        const d = dOff + j * STRIDE
         out[o] = out[o]! + delta[d]!
         out[o + 1] = out[o + 1]! + delta[d + 1]!
         out[o + 2] = out[o + 2]! + delta[d + 2]!
         multiplyQuat(out, o + 3, out, o + 3, delta, d + 3)
+        normalizeQuat(out, o + 3)
         out[o + 7] = out[o + 7]! * delta[d + 7]!
         out[o + 8] = out[o + 8]! * delta[d + 8]!
         out[o + 9] = out[o + 9]! * delta[d + 9]!
-      } else {
-        out[o] = out[o]! + w * delta[d]!
-        out[o + 1] = out[o + 1]! + w * delta[d + 1]!
-        out[o + 2] = out[o + 2]! + w * delta[d + 2]!
-        // This run's series: c[0, 10) the identity's weight, c[10, 20) the delta's.
-        if (j === first) seriesCoefficients(coefficients, weights, r, 2)
-        partialRotation(scratch, delta, d + 3, coefficients)
-        multiplyQuat(out, o + 3, out, o + 3, scratch, 0)
-        if (delta[d + 7] !== 1 || delta[d + 8] !== 1 || delta[d + 9] !== 1) {
-          scalePower(out, o + 7, delta, d + 7, weights, r)
-        }
       }
+      continue
+    }
+    // This run's series: c0… the identity's weight, c10… the delta's.
+    const c = seriesCoefficients(coefficients, weights, r, 2)
+    const c0 = c[0]!
+    const c1 = c[1]!
+    const c2 = c[2]!
+    const c3 = c[3]!
+    const c4 = c[4]!
+    const c5 = c[5]!
+    const c6 = c[6]!
+    const c7 = c[7]!
+    const c8 = c[8]!
+    const c9 = c[9]!
+    const c10 = c[10]!
+    const c11 = c[11]!
+    const c12 = c[12]!
+    const c13 = c[13]!
+    const c14 = c[14]!
+    const c15 = c[15]!
+    const c16 = c[16]!
+    const c17 = c[17]!
+    const c18 = c[18]!
+    const c19 = c[19]!
+    for (let j = first; j < end; j++) {
+      const o = oo + j * STRIDE
+      const d = dOff + j * STRIDE
+      out[o] = out[o]! + w * delta[d]!
+      out[o + 1] = out[o + 1]! + w * delta[d + 1]!
+      out[o + 2] = out[o + 2]! + w * delta[d + 2]!
+      // d^w: cos θ with a = identity is d.w; the short arc flips d.
+      let bx = delta[d + 3]!
+      let by = delta[d + 4]!
+      let bz = delta[d + 5]!
+      let bw = delta[d + 6]!
+      const sg = bw < 0 ? -1 : 1
+      bx *= sg
+      by *= sg
+      bz *= sg
+      bw *= sg
+      const y = Math.sqrt((1 + bw) * 0.5) - 1
+      const y2 = y * y
+      const y4 = y2 * y2
+      const y8 = y4 * y4
+      const s0 =
+        c0 + c1 * y + (c2 + c3 * y) * y2 + (c4 + c5 * y + (c6 + c7 * y) * y2) * y4 + (c8 + c9 * y) * y8
+      const s1 =
+        c10 +
+        c11 * y +
+        (c12 + c13 * y) * y2 +
+        (c14 + c15 * y + (c16 + c17 * y) * y2) * y4 +
+        (c18 + c19 * y) * y8
+      q[0] = s1 * bx
+      q[1] = s1 * by
+      q[2] = s1 * bz
+      q[3] = s0 + s1 * bw
+      multiplyQuat(out, o + 3, out, o + 3, q, 0)
       normalizeQuat(out, o + 3)
+      if (delta[d + 7] !== 1 || delta[d + 8] !== 1 || delta[d + 9] !== 1) {
+        scalePower(out, o + 7, delta, d + 7, weights, r)
+      }
     }
   }
 }

@@ -7,7 +7,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { addDeltaPose, blendWeightedPoses, toDeltaPose } from '../../src/clip/layerBlend.ts'
-import { blendJointLayers } from '../../src/clip/blendLayers.ts'
+import { blendJointLayers, seriesCoefficients } from '../../src/clip/blendLayers.ts'
 import { multiplyQuat, normalizeQuat } from '../../src/math/quat.ts'
 
 const unit = fc
@@ -22,6 +22,32 @@ const unit = fc
 
 function joint(t: readonly number[], q: Float32Array, s: readonly number[]): Float32Array {
   return Float32Array.from([...t, ...q, ...s])
+}
+
+/**
+ * addDeltaPose's rotation taken step by step, as it was before it was written out in one pass: d^w from the
+ * half-angle series in double (unnormalized), multiplyQuat into the float32 pose, then normalizeQuat.
+ */
+function stepwiseRotation(out: Float32Array, o: number, delta: Float32Array, d: number, w: number): void {
+  const q = new Float64Array(4)
+  if (w >= 1) q.set(delta.subarray(d, d + 4))
+  else {
+    const c = seriesCoefficients(new Float64Array(20), Float64Array.of(w), 0, 2)
+    const sg = delta[d + 3]! < 0 ? -1 : 1
+    const b = [0, 1, 2, 3].map((k) => delta[d + k]! * sg)
+    const y = Math.sqrt((1 + b[3]!) * 0.5) - 1
+    const [y2, y4] = [y * y, y * y * (y * y)]
+    const series = (k: number) =>
+      c[k]! +
+      c[k + 1]! * y +
+      (c[k + 2]! + c[k + 3]! * y) * y2 +
+      (c[k + 4]! + c[k + 5]! * y + (c[k + 6]! + c[k + 7]! * y) * y2) * y4 +
+      (c[k + 8]! + c[k + 9]! * y) * (y4 * y4)
+    const [s0, s1] = [series(0), series(10)]
+    q.set([s1 * b[0]!, s1 * b[1]!, s1 * b[2]!, s0 + s1 * b[3]!])
+  }
+  multiplyQuat(out, o, out, o, q, 0)
+  normalizeQuat(out, o)
 }
 
 describe('addDeltaPose', () => {
@@ -39,6 +65,42 @@ describe('addDeltaPose', () => {
         normalizeQuat(expected, 3)
         for (let k = 3; k < 7; k++) expect(Math.abs(out[k]! - expected[k]!)).toBeLessThan(2.5e-7)
       }),
+    )
+  })
+
+  it('gives the bits of the series, multiplyQuat and normalizeQuat in turn, per run and its weight', () => {
+    const weights = fc.constantFrom(0, 0.25, 0.5, 0.7, 1, 1.5)
+    fc.assert(
+      fc.property(
+        fc.array(unit, { minLength: 4, maxLength: 4 }),
+        fc.array(unit, { minLength: 4, maxLength: 4 }),
+        weights,
+        weights,
+        (bases, ds, w0, w1) => {
+          const out = new Float32Array(40)
+          const delta = new Float32Array(40)
+          for (let j = 0; j < 4; j++) {
+            out.set(joint([j, 1, 2], bases[j]!, [1, 1, 1]), 10 * j)
+            delta.set(joint([0.5, -j, 0], ds[j]!, [1, 1, 1]), 10 * j)
+          }
+          const expected = out.slice()
+          // Runs: joints 0–1 at w0, joint 3 at w1 (joint 2 outside every run).
+          addDeltaPose(out, 0, delta, 0, Int32Array.of(0, 2, 3, 1), 2, Float64Array.of(w0, w1))
+          for (const [j, w] of [
+            [0, w0],
+            [1, w0],
+            [3, w1],
+          ] as const) {
+            if (!(w > 0)) continue
+            for (let k = 0; k < 3; k++) {
+              const e = 10 * j + k
+              expected[e] = w >= 1 ? expected[e]! + delta[e]! : expected[e]! + w * delta[e]!
+            }
+            stepwiseRotation(expected, 10 * j + 3, delta, 10 * j + 3, w)
+          }
+          expect(out).toEqual(expected)
+        },
+      ),
     )
   })
 
