@@ -94,6 +94,9 @@ export class RagdollSolver extends GSSolver {
       const a = slots[2 * i]!
       const b = slots[2 * i + 1]!
       const kind = c.constructor
+      params[3 * i] = c.eps
+      params[3 * i + 1] = c.minForce
+      params[3 * i + 2] = c.maxForce
       // The classes a ragdoll world holds, each's computeB written out on the arrays (see STATE); any other
       // equation (a game's constraint) computes its own, and its Jacobian is copied.
       if (kind === ContactEquation) B[i] = contactB(c as ContactEquation, jac, g, state, a, b, dt)
@@ -107,15 +110,9 @@ export class RagdollSolver extends GSSolver {
         B[i] = (c as unknown as { computeB(h: number): number }).computeB(dt)
         invC[i] = 1.0 / c.computeC()
         copyJacobians(jac, g, c)
-        params[3 * i] = c.eps
-        params[3 * i + 1] = c.minForce
-        params[3 * i + 2] = c.maxForce
         continue
       }
       invC[i] = 1.0 / (computeGiMGt(jac, g, mass, a, b) + c.eps)
-      params[3 * i] = c.eps
-      params[3 * i + 1] = c.minForce
-      params[3 * i + 2] = c.maxForce
     }
     const vel = this.velocity
     const sides = this.sides
