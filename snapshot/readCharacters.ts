@@ -89,6 +89,7 @@ const CHECKED: Readonly<Record<string, readonly string[]>> = {
   Ragdoll: ['active', 'handle', 'rate', 'weight'],
 }
 
+/** CharactersData.structure until the section's joints are read. */
 const NO_STRUCTURE: CharacterStructure = {
   entities: null,
   nodes: null,
@@ -188,7 +189,7 @@ export function readCharacters(
     ragdollActive: new Uint8Array(count),
     ragdollHandle: new Int32Array(count),
     position,
-    structure: known ?? NO_STRUCTURE,
+    structure: NO_STRUCTURE, // the checked structure, set once the joints are read
   }
   // Cursor slots: at least the asset's own clips' channels (addCharacter), grown for a clip with more.
   let maxClipChannels = 1
