@@ -121,6 +121,7 @@ export function layerFor(ctx: AnimationContext, eid: number, index: number, poin
   if (s === undefined) {
     s = { layers: new Array<Layer | undefined>(MAX_LAYERS).fill(undefined) }
     ctx.layers[eid] = s
+    ctx.uses.layers = true
     if (newBase) {
       const l0 = createLayer(0)
       setLayerMask(l0, null, n)

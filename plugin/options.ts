@@ -171,6 +171,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     morphs: [],
     morphed: {},
     rootMotion: [],
+    uses: { layers: false, rootMotion: false },
     morphCursors: new Uint32Array(1),
     step: 0,
     physics,

@@ -66,6 +66,7 @@ export function setRootMotion(ctx: AnimationContext, eid: number, options: RootM
   const rig = ctx.assets[ctx.stores.Pose.asset[eid]!]!
   const joint = o.joint === undefined ? rootMotionJoint(ctx, rig) : jointIndex(ctx, eid, o.joint, what)
   ctx.rootMotion[eid] = mode === 0 ? undefined : createRootMotionState(rig, mode, joint, apply)
+  if (mode !== 0) ctx.uses.rootMotion = true
   // The pose shows its root motion again (off), or loses it (on), from the next step.
   ctx.stores.Sampler.lastTime[eid] = NaN
 }

@@ -303,5 +303,6 @@ export function applyLayers(
       stack.layers[d.index] = layer
     }
     ctx.layers[c.eid] = stack
+    ctx.uses.layers = true
   }
 }

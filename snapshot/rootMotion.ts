@@ -93,5 +93,6 @@ export function applyRootMotion(
     const rm = createRootMotionState(rig, d.mode, d.joint, d.apply)
     rm.f.set(d.f)
     ctx.rootMotion[eid] = rm
+    ctx.uses.rootMotion = true
   }
 }

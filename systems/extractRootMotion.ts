@@ -10,7 +10,7 @@ import { extractRootPose, finishRootMotionStep, RM_APPLY, RM_DELTA, RM_JOINT } f
 /** What extractRootMotion reads and writes: a slice of the plugin's context. */
 export type ExtractRootMotionInput = Pick<
   StepState,
-  'world' | 'pool' | 'assets' | 'layers' | 'rootMotion' | 'sceneGraph'
+  'world' | 'pool' | 'assets' | 'layers' | 'rootMotion' | 'uses' | 'sceneGraph'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'Ragdoll'>
 }
@@ -54,6 +54,7 @@ export function createExtractRootMotionSystem(ctx: ExtractRootMotionInput) {
   }
 
   return function extractRootMotion(_world: World): void {
+    if (!ctx.uses.rootMotion) return
     const dense = characters.dense
     for (let c = 0; c < dense.length; c++) {
       const eid = dense[c]!

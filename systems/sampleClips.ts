@@ -50,6 +50,7 @@ export type SampleClipsInput = Pick<
   | 'layers'
   | 'ragdolls'
   | 'rootMotion'
+  | 'uses'
   | 'lod'
   | 'parallel'
 > &
@@ -105,7 +106,7 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
     motion[EMIT_AFTER] = fromPhase
     motion[EMIT_WEIGHT] = 1 - CrossFade.blend[eid]!
     emitClipEvents(eid, 0, fromId, fromLoop, motion, EMIT_FADING_OUT, CrossFade.fromFinished, eid)
-    const rm = ctx.rootMotion[eid]
+    const rm = ctx.uses.rootMotion ? ctx.rootMotion[eid] : undefined
     if (rm !== undefined) {
       const rest = ctx.assets[Pose.asset[eid]!]!.rest
       const squad = CrossFade.fromRotation[eid] === ROTATION_SQUAD
@@ -121,6 +122,8 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
     const layersUsed = ctx.poseLayersUsed
     const dt = ctx.dt
     const lodSkip = ctx.lod.skip
+    const anyRootMotion = ctx.uses.rootMotion
+    const anyLayers = ctx.uses.layers
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       Pose.changed[eid] = 0
@@ -141,7 +144,7 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
       motion[EMIT_AFTER] = phase
       motion[EMIT_WEIGHT] = CrossFade.active[eid] === 1 ? CrossFade.blend[eid]! : 1
       emitClipEvents(eid, 0, clipId, loop, motion, hold ? EMIT_START : 0, Sampler.finished, eid)
-      const rm = ctx.rootMotion[eid]
+      const rm = anyRootMotion ? ctx.rootMotion[eid] : undefined
       if (rm !== undefined) {
         const rest = ctx.assets[Pose.asset[eid]!]!.rest
         const squad = Sampler.rotation[eid] === ROTATION_SQUAD
@@ -158,7 +161,7 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
       }
       // A character with layers is composed into ANIM every step (sampleLayers), so its layer 0 is sampled
       // afresh every step, from the rest pose and with every path of a fade blended.
-      const layered = ctx.layers[eid] !== undefined
+      const layered = anyLayers && ctx.layers[eid] !== undefined
       if (!fading && flags === 0 && t === Sampler.lastTime[eid] && !layered) continue
 
       const n = Pose.count[eid]!

@@ -70,7 +70,7 @@ import {
 /** What sampleLayers reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type SampleLayersInput = Pick<
   StepState,
-  'world' | 'dt' | 'step' | 'pool' | 'assets' | 'clips' | 'layers' | 'ragdolls' | 'rootMotion'
+  'world' | 'dt' | 'step' | 'pool' | 'assets' | 'clips' | 'layers' | 'ragdolls' | 'rootMotion' | 'uses'
 > &
   // PREV kept for a ragdoll hand-off marks the layer used.
   Pick<StepState, 'poseLayersUsed'> &
@@ -100,6 +100,7 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
   const scratch: RunWeights = { weights: new Float64Array(RUN_WEIGHTS) }
 
   return function sampleLayers(_world: World): void {
+    if (!ctx.uses.layers) return
     const dense = characters.dense
     const data = ctx.pool.data
     for (let c = 0; c < dense.length; c++) {

@@ -134,6 +134,8 @@ export interface StepState {
   readonly morphs: (MorphState | undefined)[]
   /** Per character with root motion on (setRootMotion): its mode, joint and last delta (systems/rootMotion.ts). */
   readonly rootMotion: (RootMotionState | undefined)[]
+  /** Whether `layers` and `rootMotion` ever held a character (see FeatureUse). */
+  readonly uses: FeatureUse
   /**
    * The bitecs tag of characters with morph targets (added by attachCharacter): sampleMorphWeights' query, so
    * characters without morph targets cost it nothing.
@@ -174,6 +176,17 @@ export interface StepState {
    * every system runs as it always did, on this thread alone.
    */
   readonly parallel: Parallel | null
+}
+
+/**
+ * Whether any character ever had a layer stack or root motion: set where one is made (plugin/layers.ts,
+ * plugin/rootMotion.ts, and their snapshot halves), never cleared. While a flag is false the systems skip that
+ * look-up per character: a sparse array indexed by entity id costs a cache miss per character in a crowd that
+ * uses neither. Not simulation state: it changes no step and no hash.
+ */
+export interface FeatureUse {
+  layers: boolean
+  rootMotion: boolean
 }
 
 /** The kinds of the problem reports (ProblemEvent). */
