@@ -219,6 +219,11 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         `character ${eid}: a ragdoll body had a non-finite state before the physics step; back to animation`,
       )
     }
+    if (live === 0) {
+      // No ragdoll: the loops below would find nothing to do (each starts from Ragdoll.active).
+      if (!ctx.physicsOwned || ctx.physics.bodies.length > idleBodies) ctx.physics.step(ctx.dt)
+      return
+    }
     const g = ctx.physics.gravity
     const fall = RAGDOLL_MAX_FALL_SECONDS * Math.sqrt(g.x * g.x + g.y * g.y + g.z * g.z)
     const maxSpeed = fall > RAGDOLL_MAX_SPEED ? fall : RAGDOLL_MAX_SPEED
@@ -237,7 +242,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       steerAnchors(r, rt!.target, rt!.root, ctx.dt, jump)
       if (rt!.motors) driveMotors(r, rt!.motors, rt!.motorCapacity!, rt!.target, rt!.root, ctx.dt, jump)
     }
-    if (live > 0 || !ctx.physicsOwned || ctx.physics.bodies.length > idleBodies) ctx.physics.step(ctx.dt)
+    ctx.physics.step(ctx.dt)
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       const rt = Ragdoll.active[eid] === RAGDOLL_OFF ? undefined : ctx.ragdolls[eid]
