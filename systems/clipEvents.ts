@@ -101,22 +101,22 @@ export function createClipEventEmitter(ctx: ClipEventsInput): ClipEventEmitter {
     ctx.events.push(r)
   }
 
-  return function emitClipEvents(eid, onLayer, clipId, loop, input, flags, finished, at): void {
+  /**
+   * What emitClipEvents reports once the quick checks let a clip through. A function of its own so that the
+   * quick checks, run for every clip of every character each step, are small enough for V8 to inline into the
+   * systems' loops (as one function they were a call per clip).
+   */
+  function emitCrossings(
+    eid: number,
+    onLayer: number,
+    rc: RegisteredClip,
+    loop: number,
+    input: Float64Array,
+    flags: number,
+    finished: Uint8Array,
+    at: number,
+  ): void {
     const start = (flags & EMIT_START) !== 0
-    const delta = input[EMIT_DELTA]!
-    if (!start && delta === 0) return
-    // A finished once-clip held at its end (the step pushes it against the end): nothing left to report.
-    if (loop === 0 && finished[at] === 1 && input[EMIT_BEFORE] === input[EMIT_AFTER]) return
-    const rc = ctx.clips[clipId]!
-    // Most steps of most clips: forward, ending inside the clip's first run (advancePhase added the delta
-    // without wrapping or clamping), and no markers: crossTimeline would meet nothing.
-    if (
-      !start &&
-      delta > 0 &&
-      input[EMIT_BEFORE]! + delta < rc.clip.duration &&
-      rc.markers.times.length === 0
-    )
-      return
     character = eid
     layer = onLayer
     registered = rc
@@ -138,6 +138,25 @@ export function createClipEventEmitter(ctx: ClipEventsInput): ClipEventEmitter {
     span[SPAN_AFTER] = input[EMIT_AFTER]!
     span[SPAN_DURATION] = rc.clip.duration
     crossTimeline(span, loop, times, visit)
+  }
+
+  return function emitClipEvents(eid, onLayer, clipId, loop, input, flags, finished, at): void {
+    const start = (flags & EMIT_START) !== 0
+    const delta = input[EMIT_DELTA]!
+    if (!start && delta === 0) return
+    // A finished once-clip held at its end (the step pushes it against the end): nothing left to report.
+    if (loop === 0 && finished[at] === 1 && input[EMIT_BEFORE] === input[EMIT_AFTER]) return
+    const rc = ctx.clips[clipId]!
+    // Most steps of most clips: forward, ending inside the clip's first run (advancePhase added the delta
+    // without wrapping or clamping), and no markers: crossTimeline would meet nothing.
+    if (
+      !start &&
+      delta > 0 &&
+      input[EMIT_BEFORE]! + delta < rc.clip.duration &&
+      rc.markers.times.length === 0
+    )
+      return
+    emitCrossings(eid, onLayer, rc, loop, input, flags, finished, at)
   }
 }
 
