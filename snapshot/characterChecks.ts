@@ -51,7 +51,7 @@ export function checkPoseLayer(f: Float32Array, o: number, n: number, where: str
     const p = o + j * JOINT_STRIDE
     // A sum of float32s cannot overflow a double, so it is finite exactly when they all are (s - s is then 0,
     // NaN otherwise); a rotation whose squared length is in range is finite.
-    const s = f[p]! + f[p + 1]! + f[p + 2]! + f[p + 7]! + f[p + 8]! + f[p + 9]!
+    const s = f[p]! + f[p + 1]! + f[p + 2]! + (f[p + 7]! + f[p + 8]! + f[p + 9]!)
     const x = f[p + 3]!
     const y = f[p + 4]!
     const z = f[p + 5]!

@@ -321,8 +321,10 @@ function scatterAnims(ctx: AnimationContext, d: CharactersData): void {
     const base = d.base[i]!
     const n = d.n[i]!
     const anim = layerOffset(base, n, LAYER_ANIM)
+    // Joints that are the run of ids after the character's (CHARACTER_JOINTS_RUN) are not looked up.
+    const run = d.jointsAt[i]! < 0 ? d.eids[i]! + 1 : 0
     for (let j = 0; j < n; j++) {
-      const e = joints[base + j]!
+      const e = run !== 0 ? run + j : joints[base + j]!
       if (e === 0) continue
       const o = anim + j * JOINT_STRIDE
       const to = 3 * e

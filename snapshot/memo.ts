@@ -1,3 +1,4 @@
+import { equalWords } from '../src/sim/byteStream.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import type { EntitiesData } from './entities.ts'
 import type { CharactersData } from './readCharacters.ts'
@@ -98,9 +99,7 @@ export function structureMemo(ctx: AnimationContext): StructureMemo {
 
 /** Whether words [at, at + kept.length) of `words` are `kept`'s. */
 export function sameWords(words: Int32Array, at: number, kept: Int32Array, length: number): boolean {
-  if (kept.length !== length || at + length > words.length) return false
-  for (let k = 0; k < length; k++) if (words[at + k] !== kept[k]) return false
-  return true
+  return kept.length === length && at + length <= words.length && equalWords(words, at, kept, 0, length)
 }
 
 /**

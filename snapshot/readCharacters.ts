@@ -1,6 +1,6 @@
 import { JOINT_STRIDE, LAYER_PHYS, POSE_LAYERS } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
-import type { Reader } from '../src/sim/byteStream.ts'
+import { equalWords, type Reader } from '../src/sim/byteStream.ts'
 import {
   checkChoice,
   checkFlags,
@@ -200,7 +200,9 @@ export function readCharacters(
   }
   let total = 0
   for (let i = 0; i < count; i++) total += Math.max(0, element(r, cols.count, i))
-  const jointList = new Int32Array(total)
+  // While the characters are the memo's, their joints are the memo's list (read, never written); a list of
+  // their own is made at the first that is not.
+  let jointList = trusted ? known!.joints : new Int32Array(total)
   let listed = 0
   /** Per id: the character (position + 1) a joint entity belongs to (made when a joint is checked). */
   let jointOf = trusted ? null : new Int32Array(entities.maxId + 1)
@@ -293,13 +295,13 @@ export function readCharacters(
 
     const jointsAt = (flags & CHARACTER_JOINTS_RUN) !== 0 ? -1 : r.span(4 * n)
     d.jointsFrom[i] = listed
-    for (let j = 0; j < n; j++) {
-      // 0: the game removed this joint's entity (forgetJoint); the write-out skips it.
-      jointList[listed + j] = jointsAt < 0 ? eid + 1 + j : r.ints[(jointsAt >>> 2) + j]!
-    }
-    if (trusted && !(known!.asset[i] === asset && sameJoints(known!, i, jointList, listed, n))) {
-      // Not the memo's: the joints listed so far (the memo's, checked) are marked, then this one's checked.
+    if (trusted && !(known!.asset[i] === asset && sameJoints(known!, i, r.ints, jointsAt, eid, n))) {
+      // Not the memo's: the joints listed so far (the memo's, checked) are copied and marked, then this one's
+      // listed and checked.
       trusted = false
+      const list = new Int32Array(total)
+      list.set(jointList.subarray(0, listed))
+      jointList = list
       jointOf = new Int32Array(entities.maxId + 1)
       for (let c = 0; c < i; c++) {
         for (let k = d.jointsFrom[c]!; k < d.jointsFrom[c]! + d.n[c]!; k++) {
@@ -307,7 +309,13 @@ export function readCharacters(
         }
       }
     }
-    if (!trusted) checkJoints(ctx, where, i, n, jointList, listed, entities, nodes, eids, jointOf!)
+    if (!trusted) {
+      for (let j = 0; j < n; j++) {
+        // 0: the game removed this joint's entity (forgetJoint); the write-out skips it.
+        jointList[listed + j] = jointsAt < 0 ? eid + 1 + j : r.ints[(jointsAt >>> 2) + j]!
+      }
+      checkJoints(ctx, where, i, n, jointList, listed, entities, nodes, eids, jointOf!)
+    }
     listed += n
 
     for (let layer = 0; layer < POSE_LAYERS; layer++) {
@@ -371,17 +379,22 @@ export function readCharacters(
   return d
 }
 
-/** Whether character i's n joints, listed at `list[from ..]`, are the memo's character i's. */
+/**
+ * Whether character i's n joints as the snapshot lists them (`ints` from byte `jointsAt`, or the run after `eid`
+ * when jointsAt is -1) are the memo's character i's.
+ */
 function sameJoints(
   known: CharacterStructure,
   i: number,
-  list: Int32Array,
-  from: number,
+  ints: Int32Array,
+  jointsAt: number,
+  eid: number,
   n: number,
 ): boolean {
   if (i >= known.n.length || known.n[i] !== n) return false
   const at = known.jointsFrom[i]!
-  for (let j = 0; j < n; j++) if (known.joints[at + j] !== list[from + j]) return false
+  if (jointsAt >= 0) return equalWords(ints, jointsAt >>> 2, known.joints, at, n)
+  for (let j = 0; j < n; j++) if (known.joints[at + j] !== eid + 1 + j) return false
   return true
 }
 

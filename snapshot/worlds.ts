@@ -97,13 +97,16 @@ export function recomputeWorlds(
     changed[e] = saved[k + 2]!
     graph.kept[e] = saved[k + 3]!
   }
-  for (let i = 0; i < data.count; i++) {
+  // Arrays in locals: V8 reloads a property read in a loop that stores into typed arrays.
+  const { ids, flags, count: nodes } = data
+  const kept = graph.kept
+  for (let i = 0; i < nodes; i++) {
     if (restored[i] === 0) continue
-    const e = data.ids[i]!
-    const f = data.flags[i]!
+    const e = ids[i]!
+    const f = flags[i]!
     dirty[e] = f & NODE_DIRTY ? 1 : 0
     changed[e] = f & NODE_CHANGED ? 1 : 0
-    graph.kept[e] = f & NODE_KEPT ? 1 : 0
+    kept[e] = f & NODE_KEPT ? 1 : 0
   }
   const ww = wordsOfArray(world)
   const src = wordsOf(bytes.buffer)

@@ -1,6 +1,6 @@
 import { Body, type Constraint, type World as PhysicsWorld } from 'cannon-es'
 import type { ResolvedBody } from './description.ts'
-import { Reader, readU32Array, wordsOf } from '../sim/byteStream.ts'
+import { equalWords, Reader, readU32Array, wordsOf } from '../sim/byteStream.ts'
 import {
   checkChoice,
   checkFinite,
@@ -110,8 +110,7 @@ function sameBytes(a: Uint8Array, bytes: Uint8Array, at: number, n: number): boo
   const y = wordsOf(bytes.buffer)
   const xo = a.byteOffset >>> 2
   const yo = (bytes.byteOffset + at) >>> 2
-  for (let k = 0; k < n >>> 2; k++) if (x[xo + k] !== y[yo + k]) return false
-  return true
+  return equalWords(x, xo, y, yo, n >>> 2)
 }
 
 /**

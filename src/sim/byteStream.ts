@@ -68,6 +68,24 @@ export function bytesOf(buffer: ArrayBufferLike): Uint8Array {
   return v
 }
 
+/**
+ * Whether words `a[ao .. ao + n)` equal `b[bo .. bo + n)`. Four words a test: their differences are ORed and
+ * tested once (a compare and branch per word made the memo's and the ragdolls' block comparisons ~3 ns a word).
+ */
+export function equalWords(a: Int32Array, ao: number, b: Int32Array, bo: number, n: number): boolean {
+  let k = 0
+  for (; k + 4 <= n; k += 4) {
+    const diff =
+      (a[ao + k]! ^ b[bo + k]!) |
+      (a[ao + k + 1]! ^ b[bo + k + 1]!) |
+      (a[ao + k + 2]! ^ b[bo + k + 2]!) |
+      (a[ao + k + 3]! ^ b[bo + k + 3]!)
+    if (diff !== 0) return false
+  }
+  for (; k < n; k++) if (a[ao + k] !== b[bo + k]) return false
+  return true
+}
+
 /** Copies words `src[from .. from + n)` to `dst[to ..]` (views kept by the caller: nothing looked up). */
 export function copyWords(dst: Int32Array, to: number, src: Int32Array, from: number, n: number): void {
   for (let i = 0; i < n; i++) dst[to + i] = src[from + i]!

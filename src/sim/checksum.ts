@@ -14,9 +14,11 @@ export function checksumWords(w: Int32Array, from: number, to: number, out: Uint
   let c = 0
   let d = 0
   let i = from
+  // Each group's four words summed in pairs before the running sum takes them: the same sums (exact in a double,
+  // then taken mod 2^32), but the running sums wait for one addition a group, not four.
   for (; i + 8 <= to; i += 8) {
-    a = (a + w[i]! + w[i + 2]! + w[i + 4]! + w[i + 6]!) | 0
-    c = (c + w[i + 1]! + w[i + 3]! + w[i + 5]! + w[i + 7]!) | 0
+    a = (a + (w[i]! + w[i + 2]! + (w[i + 4]! + w[i + 6]!))) | 0
+    c = (c + (w[i + 1]! + w[i + 3]! + (w[i + 5]! + w[i + 7]!))) | 0
     b = (b + a) | 0
     d = (d + c) | 0
   }

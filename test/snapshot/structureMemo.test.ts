@@ -5,7 +5,7 @@
  * plugin whose own structure changed since plans again.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { entityExists } from 'bitecs'
+import { entityExists, removeEntity } from 'bitecs'
 import { setSceneNodeParent } from '../../components/SceneNode.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { layoutsOf } from '../../snapshot/format.ts'
@@ -52,6 +52,31 @@ describe('restore with the structure of the last one remembered', () => {
       expect(s.plugin.hash()).toBe(hash)
       expect(s.plugin.snapshot()).toEqual(before)
     }
+  })
+
+  it('checks in full the joints of a character that differ from the remembered ones', () => {
+    const { s } = warm()
+    // c's joints then listed one by one (one of them 0), not as a run.
+    removeEntity(s.world, s.plugin.jointEntity(s.c, 'b_Tail03_014'))
+    s.plugin.step()
+    const gone = s.plugin.snapshot()
+    const hash = s.plugin.hash()
+    s.plugin.restore(gone)
+    expect(s.plugin.hash()).toBe(hash)
+    const at = mapSnapshot(gone, layoutsOf(contextOf(s.plugin))).characters.get(s.c)!.joints
+    expect(at).toBeGreaterThan(0)
+    // a and b are the remembered ones; c's second joint is a's.
+    const before = s.plugin.snapshot()
+    const forged = forge(gone, [{ offset: at + 4, kind: 'i32', value: s.a + 2 }])
+    rejects(
+      () => s.plugin.restore(forged),
+      new RegExp(`joint 1: entity ${s.a + 2} is already a joint of character ${s.a}`),
+    )
+    expect(s.plugin.hash()).toBe(hash)
+    expect(s.plugin.snapshot()).toEqual(before)
+    run(s, 81, 84)
+    s.plugin.restore(gone)
+    expect(s.plugin.hash()).toBe(hash)
   })
 
   it('makes a structure that differs, then the remembered one again', () => {
