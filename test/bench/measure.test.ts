@@ -35,10 +35,12 @@ describe('warmUp', () => {
     expect(slow.steps).toBe(steps)
     // It stops at the first round of 10 after which the fast side has spent its 20 ms (about 200 steps; fewer
     // when spins overshoot on a busy machine), while the slow side is still under 8 × 20 ms. The sides' own
-    // clocks read a little less than warmUp's around them: 1 ms of slack.
+    // clocks read less than warmUp's around them, by up to a few ms on a busy machine (the process's CPU time
+    // is read at the kernel's accounting granularity; 16.6 ms was seen at load 4): a lower bound of 14 ms
+    // still fails a warm-up that stops at the slow side's pace or at a fixed step count (4 ms at 40 steps).
     expect(fast.spentMs.length).toBe(steps / 10)
     const fastMs = sum(fast.spentMs)
-    expect(fastMs).toBeGreaterThanOrEqual(19)
+    expect(fastMs).toBeGreaterThanOrEqual(14)
     expect(fastMs - fast.spentMs[fast.spentMs.length - 1]!).toBeLessThan(20)
     expect(sum(slow.spentMs) - slow.spentMs[slow.spentMs.length - 1]!).toBeLessThan(160)
     expect(steps).toBeGreaterThanOrEqual(40)
