@@ -409,9 +409,7 @@ function frictionB(
   h: number,
 ): number {
   writeArmJacobian(jac, g, c.ri, c.rj, c.t)
-  const GW = computeGW(jac, g, s, a, b)
-  const GiMf = computeGiMf(jac, g, s, a, b)
-  return -GW * c.b - h * GiMf
+  return velocityB(jac, g, s, a, b, h, c.b, 0)
 }
 
 /** RotationalMotorEquation.computeB: G = [GA.spatial, axisA, GB.spatial, −axisB] (the spatial parts as they are). */
@@ -434,9 +432,26 @@ function motorB(
   jac[g + 9] = -axisB.x
   jac[g + 10] = -axisB.y
   jac[g + 11] = -axisB.z
-  const GW = computeGW(jac, g, s, a, b) - c.targetVelocity
+  return velocityB(jac, g, s, a, b, h, c.b, c.targetVelocity)
+}
+
+/**
+ * −(G·W − target)·coefB − h·G·M⁻¹f: FrictionEquation's and RotationalMotorEquation's computeB once the Jacobian is
+ * at jac[g] (friction's target 0: x − 0 is x, the same bits).
+ */
+function velocityB(
+  jac: Float64Array,
+  g: number,
+  s: Float64Array,
+  a: number,
+  b: number,
+  h: number,
+  coefB: number,
+  target: number,
+): number {
+  const GW = computeGW(jac, g, s, a, b) - target
   const GiMf = computeGiMf(jac, g, s, a, b)
-  return -GW * c.b - h * GiMf
+  return -GW * coefB - h * GiMf
 }
 
 /** The limit equations' computeB (src/physics/joint.ts): G = [0, nB × nA, 0, nA × nB], C = cos(limit) − nA·nB. */
