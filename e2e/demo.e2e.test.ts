@@ -280,8 +280,19 @@ describe('demo in headless Chromium', () => {
     // Hit mode: a click on the forearm is a hit reaction. The arm goes physical and blends back on its own,
     // while the robot stays on its feet (its head never drops below 90 % of its height).
     await page.click('button[data-click=hit]')
-    const at = await page.evaluate(() => window.__demo.screenOf('LowerArm.L' as never))
-    await page.mouse.click(at.x, at.y)
+    // The robot dances, so its forearm can move between reading its place on screen and the click's ray (a
+    // SwiftShader frame takes tens of ms, more on a busy machine): aimed afresh, up to three clicks.
+    for (let tries = 1; tries <= 3; tries++) {
+      const at = await page.evaluate(() => window.__demo.screenOf('LowerArm.L' as never))
+      await page.mouse.click(at.x, at.y)
+      const started = await page
+        .waitForFunction(() => window.__demo.ragdollState() !== 'off', [], { timeout: 3000, polling: 50 })
+        .then(
+          () => true,
+          () => false,
+        )
+      if (started) break
+    }
     await until('the hit reaction to start', () => window.__demo.ragdollState() !== 'off')
     // The head's lowest point until the reaction is over (15 s at most: SwiftShader steps slowly).
     const lowest = await page.evaluate(async (n) => {
