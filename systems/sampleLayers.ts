@@ -1,6 +1,7 @@
 import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
 import { sampleClipChannels } from '../src/clip/sample.ts'
+import type { Clip } from '../src/clip/clipTypes.ts'
 import { blendJointLayers } from '../src/clip/blendLayers.ts'
 import { addDeltaPose, toDeltaPose } from '../src/clip/layerBlend.ts'
 import { awaitingBodies, type StepState, type AnimationStores } from './state.ts'
@@ -257,6 +258,27 @@ function applyLayer(data: Float32Array, anim: number, layer: Layer, out: number,
   }
 }
 
+/**
+ * Advances the phase at f[time] by motion[EMIT_DELTA] (held when `hold`), a non-finite result restarting the
+ * clip, and writes its clip-local time to f[local]. Its own function so that only integers and objects cross
+ * a call: a float passed to or returned from a call V8 does not inline is boxed, and whether sampleLayers'
+ * inlining budget reached advancePhase varied between processes (~100 B per character a step when not).
+ */
+function advanceLayerPhase(
+  f: Float64Array,
+  time: number,
+  local: number,
+  motion: Float64Array,
+  clip: Clip,
+  loop: number,
+  hold: boolean,
+): void {
+  let phase = hold ? f[time]! : advancePhase(f[time]!, motion[EMIT_DELTA]!, clip.duration, loop)
+  if (phase - phase !== 0) phase = 0
+  f[time] = phase
+  f[local] = localTime(phase, clip.duration, loop)
+}
+
 /** Advances the layer's clip (and its fade) by one step and, when visible, samples it into OUT. */
 function sampleLayerClip(
   ctx: SampleLayersInput,
@@ -277,11 +299,9 @@ function sampleLayerClip(
   const hold = i[I_HOLD] === 1
   motion[EMIT_BEFORE] = f[F_TIME]!
   motion[EMIT_DELTA] = hold ? 0 : ctx.dt * rate
-  let phase = hold ? f[F_TIME]! : advancePhase(f[F_TIME]!, ctx.dt * rate, clip.duration, loop)
-  if (phase - phase !== 0) phase = 0
+  advanceLayerPhase(f, F_TIME, F_LOCAL, motion, clip, loop, hold)
+  const phase = f[F_TIME]!
   i[I_HOLD] = 0
-  f[F_TIME] = phase
-  f[F_LOCAL] = localTime(phase, clip.duration, loop)
   const additive = i[I_MODE] === MODE_ADDITIVE
   const block = layer.base * JOINT_STRIDE
   const stride = n * JOINT_STRIDE
@@ -306,10 +326,8 @@ function sampleLayerClip(
     const fromDelta = i[I_PAUSED] === 1 ? 0 : ctx.dt * f[F_FROM_SPEED]!
     motion[EMIT_BEFORE] = f[F_FROM_TIME]!
     motion[EMIT_DELTA] = fromDelta
-    let fromPhase = advancePhase(f[F_FROM_TIME]!, fromDelta, fromClip.duration, fromLoop)
-    if (fromPhase - fromPhase !== 0) fromPhase = 0
-    f[F_FROM_TIME] = fromPhase
-    motion[EMIT_AFTER] = fromPhase
+    advanceLayerPhase(f, F_FROM_TIME, F_FROM_LOCAL, motion, fromClip, fromLoop, false)
+    motion[EMIT_AFTER] = f[F_FROM_TIME]!
     motion[EMIT_WEIGHT] = f[F_WEIGHT]! * (1 - f[F_BLEND]!)
     emit(eid, layer.index, fromId, fromLoop, motion, EMIT_FADING_OUT, layer.finished, 1)
     if (rm !== undefined) {
@@ -317,7 +335,6 @@ function sampleLayerClip(
       const fromSquad = i[I_FROM_ROTATION] === ROTATION_SQUAD
       addRootMotionSource(rm, rest, fromClip, layer.fromBinding!, fromLoop, motion, fromSquad)
     }
-    f[F_FROM_LOCAL] = localTime(fromPhase, fromClip.duration, fromLoop)
     if (visible) {
       const from = block + BLOCK_FROM * stride
       const fromSquad = i[I_FROM_ROTATION] === ROTATION_SQUAD
