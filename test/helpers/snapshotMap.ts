@@ -27,11 +27,17 @@ export interface CharacterMap {
   readonly flags: number
   readonly layerBits: number
   readonly cursorCount: number
+  /** Bytes a key cursor takes (1, 2 or 4: the section's). */
+  readonly cursorBytes: number
   readonly cursors: number
   /** Its joint list (i32 × count), -1 for a run of ids after its own. */
   readonly joints: number
-  /** Each pose layer's f32 × count·10, -1 for the rest pose. */
+  /**
+   * Each pose layer's path masks (u8 × count: 1 translation, 2 rotation, 4 scale stored), -1 for the rest pose;
+   * its floats (the stored paths' in joint order) from `poseFloats`.
+   */
   readonly pose: readonly number[]
+  readonly poseFloats: readonly number[]
   /** Its fade paths (u8 × count), -1 when no fade is active. */
   readonly fadePaths: number
   readonly count: number
@@ -193,6 +199,7 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
   section() // CHAR
   const chars: number[] = []
   for (let n = u32(); n > 0; n--) chars.push(u32())
+  const cursorBytes = u32()
   const fields = chars.map(() => new Map<string, { offset: number; size: number }>())
   for (const layout of layouts.character) {
     for (const f of layout.fields) {
@@ -215,11 +222,27 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     const layerBits = take(1)
     take(2)
     const cursorCount = u32()
-    const cursors = take(4 * cursorCount)
+    const cursors = take(cursorBytes * cursorCount)
+    align(4)
     const joints = (bytes[flagsAt]! & 2) !== 0 ? -1 : take(4 * n)
     const pose: number[] = []
-    for (let layer = 0; layer < 5; layer++)
-      pose.push((bytes[layerBits]! & (1 << layer)) !== 0 ? take(40 * n) : -1)
+    const poseFloats: number[] = []
+    for (let layer = 0; layer < 5; layer++) {
+      if ((bytes[layerBits]! & (1 << layer)) === 0) {
+        pose.push(-1)
+        poseFloats.push(-1)
+        continue
+      }
+      const masks = take(n)
+      let floats = 0
+      for (let j = 0; j < n; j++) {
+        const m = bytes[masks + j]!
+        floats += (m & 1 ? 3 : 0) + (m & 2 ? 4 : 0) + (m & 4 ? 3 : 0)
+      }
+      align(4)
+      pose.push(masks)
+      poseFloats.push(take(4 * floats))
+    }
     // CHARACTER_FADE_PATHS: a byte a joint, zeros to 4.
     const fadePaths = (bytes[flagsAt]! & 4) !== 0 ? take(n) : -1
     align(4)
@@ -230,9 +253,11 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
       flags: flagsAt,
       layerBits,
       cursorCount,
+      cursorBytes,
       cursors,
       joints,
       pose,
+      poseFloats,
       fadePaths,
       count: n,
     })
