@@ -14,13 +14,7 @@ import {
 } from './format.ts'
 import type { SnapshotState } from './state.ts'
 import type { CharactersData } from './readCharacters.ts'
-import {
-  pathFloatsAt,
-  pathMasks,
-  scatterPoseLayer,
-  writePoseLayer,
-  writePoseLayerOnce,
-} from './poseLayers.ts'
+import { pathFloatsAt, scatterPoseLayer, writeLayerPaths } from './poseLayers.ts'
 
 /**
  * The snapshot's "characters" section (read and checked by readCharacters.ts):
@@ -176,21 +170,16 @@ function writeCharacter(
     // ANIM and the layers written since they last held the rest pose are compared with it, path by path, and
     // stored unless every path is the rest pose's; the others hold it.
     const used = ctx.poseLayersUsed[eid]! | (1 << LAYER_ANIM)
+    const views = layerViews(s, ctx, eid, base, n)
+    if (s.pathMasks.length < n) s.pathMasks = new Uint8Array(n)
     let layers = 0
     for (let layer = 0; layer < POSE_LAYERS; layer++) {
       if ((used & (1 << layer)) === 0) continue
       const at = layerOffset(base, n, layer)
-      let count = 0
       // Compared and copied in one pass where the buffer has room for every path; else measured first (the
       // end of a caller's buffer that fits the snapshot only just).
-      if (w.fits(44 * n + 3)) count = writePoseLayerOnce(w, data, at, rest, n)
-      else {
-        if (s.pathMasks.length < n) s.pathMasks = new Uint8Array(n)
-        count = pathMasks(data, at, rest, n, s.pathMasks, 0)
-        if (count > 0)
-          writePoseLayer(w, data, at, n, s.pathMasks, 0, count, layerViews(s, ctx, eid, base, n)[layer]!)
-      }
-      if (count > 0) layers |= 1 << layer
+      const whole = views[layer]!
+      if (writeLayerPaths(w, data, at, rest, n, false, s.pathMasks, whole) > 0) layers |= 1 << layer
     }
     w.setU8(layersAt, layers)
     if (fading) {

@@ -57,7 +57,8 @@ export function pathMasks(
 
 /**
  * Writes the layer at word `at` of `data` (n joints) as stored: `masks[mo .. mo + n)` (from pathMasks, `count`
- * floats), zeros to 4, the floats. `whole`: the layer's bytes, copied natively when every path is stored.
+ * floats), zeros to 4, the floats. `whole`: the layer's bytes, copied natively when every path is stored (null:
+ * gathered like the others).
  */
 export function writePoseLayer(
   w: Writer,
@@ -67,11 +68,11 @@ export function writePoseLayer(
   masks: Uint8Array,
   mo: number,
   count: number,
-  whole: Uint8Array,
+  whole: Uint8Array | null,
 ): void {
   w.raw(masks, mo, n)
   w.align(4)
-  if (count === n * JOINT_STRIDE) {
+  if (whole !== null && count === n * JOINT_STRIDE) {
     w.view(whole)
     return
   }
@@ -106,8 +107,9 @@ export function writePoseLayer(
 
 /**
  * Writes the layer at word `at` of `data` (n joints) as stored, comparing and copying in one pass, into room
- * reserved for every path (the writer must fit 44·n bytes more: Writer.fits); returns its floats, 0 when the
- * layer is the rest pose (then nothing is written). The same bytes as pathMasks then writePoseLayer.
+ * reserved for every path (the writer must fit 44·n bytes more: Writer.fits); returns its floats. A layer that
+ * is the rest pose (0) is left out unless `keep` (then its masks are written, all 0). The same bytes as
+ * pathMasks then writePoseLayer.
  */
 export function writePoseLayerOnce(
   w: Writer,
@@ -115,6 +117,7 @@ export function writePoseLayerOnce(
   at: number,
   rest: Int32Array,
   n: number,
+  keep: boolean,
 ): number {
   const from = w.at()
   const mo = w.reserve(n + 3 + 40 * n)
@@ -164,7 +167,27 @@ export function writePoseLayerOnce(
     bytes[mo + j] = m
   }
   const count = k - k0
-  w.truncate(count === 0 ? from : from + (4 * k - mo))
+  w.truncate(count === 0 && !keep ? from : from + (4 * k - mo))
+  return count
+}
+
+/**
+ * Writes a layer as stored (writePoseLayerOnce where the writer has room for every path, else pathMasks into
+ * `scratch` (n bytes at least) then writePoseLayer); returns its floats.
+ */
+export function writeLayerPaths(
+  w: Writer,
+  data: Int32Array,
+  at: number,
+  rest: Int32Array,
+  n: number,
+  keep: boolean,
+  scratch: Uint8Array,
+  whole: Uint8Array | null,
+): number {
+  if (w.fits(44 * n + 3)) return writePoseLayerOnce(w, data, at, rest, n, keep)
+  const count = pathMasks(data, at, rest, n, scratch, 0)
+  if (count > 0 || keep) writePoseLayer(w, data, at, n, scratch, 0, count, whole)
   return count
 }
 

@@ -95,7 +95,9 @@ export interface RagdollMap {
 export interface LayerMap {
   readonly f: number
   readonly i: number
-  readonly block: number
+  /** Per buffer of n joints of the pose block: its path masks (u8 × n), and its floats (the stored paths'). */
+  readonly block: readonly number[]
+  readonly blockFloats: readonly number[]
   readonly slots: number
 }
 
@@ -136,6 +138,17 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
   const u8 = () => view.getUint8(take(1))
   const u16 = () => view.getUint16(take(2), true)
   const u32 = () => view.getUint32(take(4), true)
+  /** A pose layer as stored (snapshot/poseLayers.ts): its n path masks' and its floats' offsets. */
+  const takePaths = (n: number): [number, number] => {
+    const masks = take(n)
+    let floats = 0
+    for (let j = 0; j < n; j++) {
+      const m = bytes[masks + j]!
+      floats += (m & 1 ? 3 : 0) + (m & 2 ? 4 : 0) + (m & 4 ? 3 : 0)
+    }
+    align(4)
+    return [masks, take(4 * floats)]
+  }
   const sections = new Map<string, number>()
   const section = (): void => {
     align(8)
@@ -233,15 +246,9 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
         poseFloats.push(-1)
         continue
       }
-      const masks = take(n)
-      let floats = 0
-      for (let j = 0; j < n; j++) {
-        const m = bytes[masks + j]!
-        floats += (m & 1 ? 3 : 0) + (m & 2 ? 4 : 0) + (m & 4 ? 3 : 0)
-      }
-      align(4)
+      const [masks, floats] = takePaths(n)
       pose.push(masks)
-      poseFloats.push(take(4 * floats))
+      poseFloats.push(floats)
     }
     // CHARACTER_FADE_PATHS: a byte a joint, zeros to 4.
     const fadePaths = (bytes[flagsAt]! & 4) !== 0 ? take(n) : -1
@@ -279,14 +286,20 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
       if (u8() === 1) take(4 * n)
       take(4 * u32())
       align(4)
-      const block = take(4 * slots * 10)
+      const block: number[] = []
+      const blockFloats: number[] = []
+      for (let b = 0; b < slots / n; b++) {
+        const [masks, floats] = takePaths(n)
+        block.push(masks)
+        blockFloats.push(floats)
+      }
       if (u8() === 1) {
         take(1)
         const m = u8()
         take(1 + 4 * m + 8 * m * 3 + 16)
         for (let p = 0; p < m; p++) take(4 * u32())
       }
-      list.push({ f, i: ints, block, slots })
+      list.push({ f, i: ints, block, blockFloats, slots })
     }
     layers.set(eid, list)
   }

@@ -81,7 +81,7 @@ describe('pose layer paths', () => {
         // In one pass (into room for every path, garbage there before): the same bytes, or none for rest.
         const once = new Writer().target(new Uint8Array(8 + 44 * n).fill(0xa5), false)
         once.u8(9)
-        expect(writePoseLayerOnce(once, pool, at, restWords, n)).toBe(count)
+        expect(writePoseLayerOnce(once, pool, at, restWords, n, false)).toBe(count)
         expect([...once.bytes().subarray(0, once.at())]).toEqual(count === 0 ? [9] : [...bytes])
         const ints = new Int32Array(bytes.buffer, 0, bytes.length >>> 2)
         const out = new Int32Array(n * STRIDE + 4).fill(-1)
