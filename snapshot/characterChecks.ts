@@ -1,14 +1,11 @@
-import { JOINT_STRIDE } from '../components/Pose.ts'
 import { SAMPLER_HOLD, SAMPLER_RESET_REST } from '../components/Sampler.ts'
 import type { Reader } from '../src/sim/byteStream.ts'
 import {
   checkChoice,
-  checkFinite,
   checkFlags,
   checkNumber,
   checkPositive,
   checkRange,
-  checkUnit,
   invalidValue,
 } from '../src/sim/valueChecks.ts'
 import type { Field } from './format.ts'
@@ -43,26 +40,6 @@ export function element(r: Reader, { f, at }: Column, i: number, k = 0): number 
       return r.bytes[at + e]!
   }
   throw new Error(`snapshot/characterChecks.ts cannot read a ${f.data.constructor.name} column (${f.name})`)
-}
-
-/** n joints of 10 floats from f[o]: finite translations and scales, rotations near unit length. */
-export function checkPoseLayer(f: Float32Array, o: number, n: number, where: string): void {
-  for (let j = 0; j < n; j++) {
-    const p = o + j * JOINT_STRIDE
-    // A sum of float32s cannot overflow a double, so it is finite exactly when they all are (s - s is then 0,
-    // NaN otherwise); a rotation whose squared length is in range is finite.
-    const s = f[p]! + f[p + 1]! + f[p + 2]! + (f[p + 7]! + f[p + 8]! + f[p + 9]!)
-    const x = f[p + 3]!
-    const y = f[p + 4]!
-    const z = f[p + 5]!
-    const w = f[p + 6]!
-    const length2 = x * x + y * y + z * z + w * w
-    if (s - s === 0 && length2 >= 0.25 && length2 <= 4) continue
-    const at = `${where} joint ${j}`
-    checkFinite(at, 'translation', f, p, 3)
-    checkUnit(at, 'rotation', f, p + 3)
-    checkFinite(at, 'scale', f, p + 7, 3)
-  }
 }
 
 export function checkClip(where: string, field: string, c: number, clips: number): void {

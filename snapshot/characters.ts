@@ -4,7 +4,7 @@ import { planFadePaths } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
 import { attachCharacter } from '../plugin/characters.ts'
 import { prepareCharacterSquad } from '../plugin/playback.ts'
-import { bytesOf, copyColumn, copyInto, doublesOfArray, wordsOfArray } from '../src/sim/byteStream.ts'
+import { bytesOf, copyColumn, copyInto, wordsOfArray } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import {
   CHARACTER_ANIM_IS_LOCALS,
@@ -14,23 +14,29 @@ import {
 } from './format.ts'
 import type { SnapshotState } from './state.ts'
 import type { CharactersData } from './readCharacters.ts'
+import { pathFloatsAt, scatterPoseLayer, writeLayerPaths } from './poseLayers.ts'
 
 /**
  * The snapshot's "characters" section (read and checked by readCharacters.ts):
  *
  *   u32 C, u32[C] character ids in the systems' visiting order (their queries' order)
+ *   u32 K, the bytes of a key cursor: 1, 2 or 4 (the fewest that hold every key index of the registered clips)
  *   columns: every typed-array field of Pose, Sampler, CrossFade, Ragdoll (in that order, fields by name), each
  *     C × stride elements, starting at a multiple of its element size — so a new store field is carried
  *     without a change here (and changes the schema, so older snapshots are refused)
  *   per character: i32 clip of its binding, i32 clip of its fade-from binding (-1 none), u8 flags
  *     (CHARACTER_ANIM_IS_LOCALS, CHARACTER_JOINTS_RUN), u8 pose layers stored (bit L: layer L follows; the others
- *     hold the asset's rest pose), u16 0, u32 cursor count, u32[] key cursors, [i32[n] joint entities unless
- *     JOINTS_RUN], then f32[n·10] for each stored pose layer, ANIM first, then [FADE_PATHS, set while a fade
- *     is active] u8[n] the fade's paths (BLEND_T, BLEND_S per joint: what crossFade planned), zeros to 4
+ *     hold the asset's rest pose), u16 0, u32 cursor count, the key cursors (K bytes each, zeros to 4),
+ *     [i32[n] joint entities unless JOINTS_RUN], then each stored pose layer, ANIM first, as its joints' paths
+ *     that are not the rest pose (u8[n] masks, zeros to 4, their floats: poseLayers.ts), then [FADE_PATHS, set
+ *     while a fade is active] u8[n] the fade's paths (BLEND_T, BLEND_S per joint: what crossFade planned),
+ *     zeros to 4
  *
  * A layer equal to the rest pose (never used: PREV and PHYS without a ragdoll, FROM and TO before a first
- * fade) is not stored, nor are joint local transforms equal to the ANIM layer (every character not ragdolling,
- * after a step: blendPoses writes ANIM as it is), which the nodes section leaves out.
+ * fade) is not stored, nor is a joint's translation, rotation or scale equal to the rest pose's in a stored one
+ * (a clip drives rotations and few translations or scales), nor are joint local transforms equal to the ANIM
+ * layer (every character not ragdolling, after a step: blendPoses writes ANIM as it is), which the nodes
+ * section leaves out.
  */
 
 /** Sets each character's CHARACTER_* flags in `s.characterFlags` (the nodes section reads them first). */
@@ -75,40 +81,50 @@ export function writeCharacters(ctx: AnimationContext, s: SnapshotState, w: Writ
   const count = chars.length
   w.u32(count)
   for (let i = 0; i < count; i++) w.u32(chars[i]!)
+  const width = cursorBytes(ctx, s)
+  w.u32(width)
   // Index loops: a for-of's iterator is allocated here (the snapshot of a ring must allocate nothing).
   for (let l = 0; l < layouts.character.length; l++) {
     const fields = layouts.character[l]!.fields
     for (let k = 0; k < fields.length; k++) w.column(fields[k]!.data, fields[k]!.stride, chars, count)
   }
   w.align(4)
-  for (let i = 0; i < count; i++) writeCharacter(ctx, s, w, chars[i]!)
+  for (let i = 0; i < count; i++) writeCharacter(ctx, s, w, chars[i]!, width)
+}
+
+/**
+ * Bytes a key cursor takes in the snapshot: 1 while no registered clip has a channel of more than 256 keys, 2 up
+ * to 65,536, else 4 (a cursor is a key index of some clip's channel: readCharacters.ts refuses any other).
+ * Kept until a clip is registered.
+ */
+function cursorBytes(ctx: AnimationContext, s: SnapshotState): number {
+  if (s.cursorClips !== ctx.clips.length) {
+    let maxKeys = 1
+    for (let c = 0; c < ctx.clips.length; c++) {
+      const channels = ctx.clips[c]!.clip.channels
+      for (let k = 0; k < channels.length; k++) maxKeys = Math.max(maxKeys, channels[k]!.times.length)
+    }
+    s.cursorWidth = maxKeys <= 256 ? 1 : maxKeys <= 65536 ? 2 : 4
+    s.cursorClips = ctx.clips.length
+  }
+  return s.cursorWidth
 }
 
 /** A character's clips, flags, cursors, joints and stored pose layers (see the header). */
-function writeCharacter(ctx: AnimationContext, s: SnapshotState, w: Writer, eid: number): void {
+function writeCharacter(
+  ctx: AnimationContext,
+  s: SnapshotState,
+  w: Writer,
+  eid: number,
+  width: number,
+): void {
   const { Pose, Sampler, CrossFade } = ctx.stores
   const pool = ctx.pool
   const data = wordsOfArray(pool.data)
-  const dataDoubles = doublesOfArray(pool.data)
   {
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
-    const restFloats = ctx.assets[Pose.asset[eid]!]!.rest
-    const rest = wordsOfArray(restFloats)
-    const restDoubles = doublesOfArray(restFloats)
-    const views = layerViews(s, ctx, eid, base, n)
-    // ANIM and the layers written since they last held the rest pose are compared with it; the others hold it.
-    const used = ctx.poseLayersUsed[eid]! | (1 << LAYER_ANIM)
-    let layers = 0
-    for (let layer = 0; layer < POSE_LAYERS; layer++) {
-      if ((used & (1 << layer)) === 0) continue
-      const at = layerOffset(base, n, layer)
-      const same =
-        dataDoubles !== null && restDoubles !== null
-          ? sameDoubles(dataDoubles, data, at, restDoubles, rest, n * JOINT_STRIDE)
-          : sameWords(data, at, rest, n * JOINT_STRIDE)
-      if (!same) layers |= 1 << layer
-    }
+    const rest = wordsOfArray(ctx.assets[Pose.asset[eid]!]!.rest)
     const paths = ctx.fadePaths[eid]
     const fading = CrossFade.active[eid] === 1 && paths !== undefined
     const flags = s.characterFlags[eid]! | (fading ? CHARACTER_FADE_PATHS : 0)
@@ -129,52 +145,48 @@ function writeCharacter(ctx: AnimationContext, s: SnapshotState, w: Writer, eid:
       w.i32(bindingClip(ctx, fromBinding, eid))
     } else w.i32(fromBinding === undefined ? -1 : fromClip)
     w.u8(flags)
-    w.u8(layers)
+    const layersAt = w.at()
+    w.u8(0) // the stored layers, set below
     w.u16(0)
     const cursors = ctx.cursors[eid]!
     w.u32(cursors.length)
-    // A character's cursors are an array of their own: its buffer's byte view is their bytes.
-    if (cursors.byteLength === cursors.buffer.byteLength) w.view(bytesOf(cursors.buffer))
-    else w.raw(cursors, 0, cursors.length)
+    if (width === 4) {
+      // A character's cursors are an array of their own: its buffer's byte view is their bytes.
+      if (cursors.byteLength === cursors.buffer.byteLength) w.view(bytesOf(cursors.buffer))
+      else w.raw(cursors, 0, cursors.length)
+    } else {
+      const o = w.reserve(width * cursors.length)
+      const out = w.buffer
+      if (width === 1) for (let k = 0; k < cursors.length; k++) out[o + k] = cursors[k]!
+      else {
+        for (let k = 0; k < cursors.length; k++) {
+          out[o + 2 * k] = cursors[k]!
+          out[o + 2 * k + 1] = cursors[k]! >>> 8
+        }
+      }
+      w.align(4)
+    }
     if ((flags & CHARACTER_JOINTS_RUN) === 0) w.raw(pool.joints, base, n)
-    for (let layer = 0; layer < POSE_LAYERS; layer++) if ((layers & (1 << layer)) !== 0) w.view(views[layer]!)
+    // ANIM and the layers written since they last held the rest pose are compared with it, path by path, and
+    // stored unless every path is the rest pose's; the others hold it.
+    const used = ctx.poseLayersUsed[eid]! | (1 << LAYER_ANIM)
+    const views = layerViews(s, ctx, eid, base, n)
+    if (s.pathMasks.length < n) s.pathMasks = new Uint8Array(n)
+    let layers = 0
+    for (let layer = 0; layer < POSE_LAYERS; layer++) {
+      if ((used & (1 << layer)) === 0) continue
+      const at = layerOffset(base, n, layer)
+      // Compared and copied in one pass where the buffer has room for every path; else measured first (the
+      // end of a caller's buffer that fits the snapshot only just).
+      const whole = views[layer]!
+      if (writeLayerPaths(w, data, at, rest, n, false, s.pathMasks, whole) > 0) layers |= 1 << layer
+    }
+    w.setU8(layersAt, layers)
     if (fading) {
       w.view(paths)
       w.align(4)
     }
   }
-}
-
-/**
- * Whether words [ao, ao + n) of `a` are `b`'s first n (the rest pose, in a buffer of its own). Words, not doubles:
- * comparing doubles needs a sign test for ±0, and that path boxed its doubles (allocated) in V8.
- */
-function sameWords(a: Int32Array, ao: number, b: Int32Array, n: number): boolean {
-  for (let k = 0; k < n; k++) if (a[ao + k] !== b[k]) return false
-  return true
-}
-
-/**
- * sameWords two words at a time (offsets and n even; `ad`, `bd` the doubles of the words `aw`, `bw`): half the
- * loads and compares, most of a snapshot's time otherwise. Doubles that compare equal have the same bits except
- * ±0 (then the high words, which hold the sign, are compared); NaN compares unequal, so it is only stored.
- */
-function sameDoubles(
-  ad: Float64Array,
-  aw: Int32Array,
-  ao: number,
-  bd: Float64Array,
-  bw: Int32Array,
-  n: number,
-): boolean {
-  const a0 = ao >>> 1
-  const m = n >>> 1
-  for (let k = 0; k < m; k++) {
-    const x = ad[a0 + k]!
-    if (x !== bd[k]) return false
-    if (x === 0 && aw[ao + 2 * k + 1] !== bw[2 * k + 1]) return false
-  }
-  return true
 }
 
 interface LayerViews {
@@ -247,7 +259,9 @@ export function applyCharacters(
   // Views of the snapshot made once: each copy below is then one native copy of a subarray (copyInto looked up
   // both buffers' views per call, hundreds of calls a restore).
   const words = new Uint32Array(bytes.buffer, offset, bytes.byteLength >>> 2)
-  const floats = new Float32Array(bytes.buffer, offset, bytes.byteLength >>> 2)
+  const ints = new Int32Array(bytes.buffer, offset, bytes.byteLength >>> 2)
+  const halves = new Uint16Array(bytes.buffer, offset, bytes.byteLength >>> 1)
+  const poolWords = wordsOfArray(pool.data)
   for (let i = 0; i < d.count; i++) {
     const eid = d.eids[i]!
     const n = d.n[i]!
@@ -257,8 +271,11 @@ export function applyCharacters(
     let cursors = ctx.cursors[eid]
     if (attach[i] === 1 || cursors === undefined || cursors.length !== cursorCount)
       cursors = new Uint32Array(cursorCount)
-    const cursorsAt = d.cursorsAt[i]! >>> 2
-    cursors.set(words.subarray(cursorsAt, cursorsAt + cursorCount))
+    const cursorsAt = d.cursorsAt[i]!
+    if (d.cursorWidth === 4) cursors.set(words.subarray(cursorsAt >>> 2, (cursorsAt >>> 2) + cursorCount))
+    else if (d.cursorWidth === 2)
+      cursors.set(halves.subarray(cursorsAt >>> 1, (cursorsAt >>> 1) + cursorCount))
+    else cursors.set(bytes.subarray(cursorsAt, cursorsAt + cursorCount))
     ctx.cursors[eid] = cursors
     pool.joints.fill(0, base, base + POSE_LAYERS * n)
     if (d.jointsAt[i]! < 0) for (let j = 0; j < n; j++) pool.joints[base + j] = eid + 1 + j
@@ -269,7 +286,8 @@ export function applyCharacters(
       const at = d.layerAt[POSE_LAYERS * i + layer]!
       const o = layerOffset(base, n, layer)
       if (at >= 0) {
-        pool.data.set(floats.subarray(at >>> 2, (at >>> 2) + n * JOINT_STRIDE), o)
+        const rest = wordsOfArray(asset.rest)
+        scatterPoseLayer(poolWords, o, bytes, at, ints, pathFloatsAt(at, n) >>> 2, rest, n)
         used |= 1 << layer
       } else if (layer === LAYER_ANIM || (was[i]! & (1 << layer)) !== 0) pool.data.set(asset.rest, o)
     }

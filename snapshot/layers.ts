@@ -2,16 +2,9 @@ import { JOINT_STRIDE } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
 import { setLayerDelta } from '../plugin/additiveLayers.ts'
-import { copyInto, readU32Array, type Reader } from '../src/sim/byteStream.ts'
+import { copyInto, readU32Array, wordsOfArray, type Reader } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
-import {
-  checkChoice,
-  checkFinite,
-  checkRange,
-  checkUnit,
-  invalidValue,
-  snapshotError,
-} from '../src/sim/valueChecks.ts'
+import { checkChoice, checkFinite, checkRange, invalidValue, snapshotError } from '../src/sim/valueChecks.ts'
 import {
   BLOCK_DELTA,
   BLOCK_POINTS,
@@ -49,6 +42,15 @@ import {
   setLayerFromBinding,
 } from '../systems/layerState.ts'
 import type { CharactersData } from './readCharacters.ts'
+import type { SnapshotState } from './state.ts'
+import {
+  checkPoseLayerPaths,
+  pathFloatsAt,
+  PATH_FLOATS,
+  POSE_PATHS,
+  scatterPoseLayer,
+  writeLayerPaths,
+} from './poseLayers.ts'
 import {
   blendSpaceState,
   channels,
@@ -63,12 +65,18 @@ import {
  * characters section's order):
  * u32 eid, u8 layers; per layer: u8 index, f64[LAYER_FLOATS], i32[LAYER_INTS], u8×2 'finished' flags (its clip,
  * the clip it fades out of), u32 base, u32 slots,
- * u8 masked [f32[n] mask], u32 cursor count, u32[count] cursors, zero bytes to a multiple of 4, f32[slots·10] pose block,
- * then its blend space (layerBlendSpaces.ts). Bindings are derived again on restore (the same functions, so the
- * same bits).
+ * u8 masked [f32[n] mask], u32 cursor count, u32[count] cursors, zero bytes to a multiple of 4, the pose block
+ * as slots / n buffers of n joints, each as its paths that are not the character's rest pose (u8[n] masks, zeros
+ * to 4, their floats: poseLayers.ts), then its blend space (layerBlendSpaces.ts). Bindings are derived again on
+ * restore (the same functions, so the same bits).
  */
 
-export function writeLayers(ctx: AnimationContext, w: Writer, characters: readonly number[]): void {
+export function writeLayers(
+  ctx: AnimationContext,
+  s: SnapshotState,
+  w: Writer,
+  characters: readonly number[],
+): void {
   const countAt = w.at()
   w.u32(0)
   let count = 0
@@ -78,6 +86,9 @@ export function writeLayers(ctx: AnimationContext, w: Writer, characters: readon
     if (stack === undefined) continue
     count++
     const n = ctx.stores.Pose.count[eid]!
+    const rest = wordsOfArray(ctx.assets[ctx.stores.Pose.asset[eid]!]!.rest)
+    const data = wordsOfArray(ctx.pool.data)
+    if (s.pathMasks.length < n) s.pathMasks = new Uint8Array(n)
     let used = 0
     for (let k = 0; k < stack.layers.length; k++) if (stack.layers[k] !== undefined) used++
     w.u32(eid)
@@ -96,7 +107,10 @@ export function writeLayers(ctx: AnimationContext, w: Writer, characters: readon
       w.u32(layer.cursors.length)
       w.raw(layer.cursors, 0, layer.cursors.length)
       w.align(4)
-      w.raw(ctx.pool.data, layer.base * JOINT_STRIDE, layer.slots * JOINT_STRIDE)
+      // Each buffer of n joint slots as its paths off the rest pose (a buffer at rest: its n zero masks).
+      for (let b = 0; b < layer.slots; b += n) {
+        writeLayerPaths(w, data, (layer.base + b) * JOINT_STRIDE, rest, n, true, s.pathMasks, null)
+      }
       writeBlendSpace(w, layer.blendSpace)
     }
   }
@@ -113,8 +127,8 @@ export interface LayerData {
   slots: number
   mask: Float32Array | null
   cursors: Uint32Array
-  /** Byte offset of the pose block in the snapshot. */
-  block: number
+  /** Byte offset of each buffer of the pose block (slots / n of them) in the snapshot: its path masks. */
+  block: Int32Array
   blendSpace: BlendSpaceData | null
 }
 
@@ -230,7 +244,13 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Charact
       }
       checkCursors(at, cursors, maxKeys)
       r.align(4)
-      const block = r.span(4 * slots * JOINT_STRIDE)
+      // The block's buffers: `slots` checked for what it can be whatever the blend space (a multiple of n, at
+      // least the fixed buffers) before it counts them, and below for the blend space's points.
+      if (!(slots >= BLOCK_POINTS * n && slots % Math.max(n, 1) === 0 && slots <= 2 ** 26)) {
+        throw invalidValue(at, 'slots', slots, `must be a multiple of ${n} of at least ${BLOCK_POINTS * n}`)
+      }
+      const block = new Int32Array(n > 0 ? slots / n : 0)
+      for (let b = 0; b < block.length; b++) block[b] = readPaths(r, n, `${at}, pose buffer ${b}`)
       let blendSpace: LayerData['blendSpace'] = null
       if (r.u8() === 1) blendSpace = readBlendSpace(ctx, r, at, maxKeys)
       else if (source === SOURCE_BLEND_SPACE) throw invalidValue(at, 'source', source, 'has no blend space')
@@ -245,7 +265,7 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Charact
           `must be a multiple of ${n} of at least ${(BLOCK_POINTS + m) * n}`,
         )
       }
-      checkBlock(at, r.bytes, block, n, m)
+      checkBlock(at, r, block, n, m)
       layers.push({ index, f, i, finished, base, slots, mask, cursors, block, blendSpace })
     }
     out.push({ eid, count: n, asset: characters.asset[c]!, layers })
@@ -253,20 +273,34 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Charact
   return out
 }
 
-/** The poses a step reads of a layer's block (all but the DELTA scratch): finite, unit rotations. */
-function checkBlock(where: string, bytes: Uint8Array, from: number, n: number, points: number): void {
+/**
+ * A buffer's path masks (n bytes, only POSE_PATHS bits), zeros to 4 and their floats skipped; returns the
+ * masks' byte offset.
+ */
+function readPaths(r: Reader, n: number, where: string): number {
+  const masksAt = r.span(n)
+  let floats = 0
+  for (let j = 0; j < n; j++) {
+    const m = r.bytes[masksAt + j]!
+    if ((m & ~POSE_PATHS) !== 0)
+      throw invalidValue(`${where} joint ${j}`, 'stored paths', m, 'has bits outside 0x7')
+    floats += PATH_FLOATS[m]!
+  }
+  r.align(4)
+  r.span(4 * floats)
+  return masksAt
+}
+
+/**
+ * The poses a step reads of a layer's block (all but the DELTA scratch, and buffers past the blend space's
+ * points): finite, unit rotations where stored (the rest are the rest pose's).
+ */
+function checkBlock(where: string, r: Reader, block: Int32Array, n: number, points: number): void {
   const buffers = BLOCK_POINTS + points
-  const block = new Float32Array(buffers * n * JOINT_STRIDE)
-  new Uint8Array(block.buffer).set(bytes.subarray(from, from + block.byteLength))
   for (let b = 0; b < buffers; b++) {
     if (b === BLOCK_DELTA) continue
-    for (let j = 0; j < n; j++) {
-      const o = (b * n + j) * JOINT_STRIDE
-      const at = `${where}, pose buffer ${b} joint ${j}`
-      checkFinite(at, 'translation', block, o, 3)
-      checkUnit(at, 'rotation', block, o + 3)
-      checkFinite(at, 'scale', block, o + 7, 3)
-    }
+    const at = block[b]!
+    checkPoseLayerPaths(r.bytes, at, r.floats, pathFloatsAt(at, n) >>> 2, n, `${where}, pose buffer ${b}`)
   }
 }
 
@@ -281,7 +315,10 @@ export function applyLayers(
   plan: readonly LayersData[],
 ): void {
   for (let i = 0; i < characters.count; i++) ctx.layers[characters.eids[i]!] = undefined
+  const pool = wordsOfArray(ctx.pool.data)
+  const ints = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2)
   for (const c of plan) {
+    const rest = wordsOfArray(ctx.assets[c.asset]!.rest)
     const stack = { layers: new Array<Layer | undefined>(MAX_LAYERS).fill(undefined) }
     for (const d of c.layers) {
       const layer = createLayer(d.index)
@@ -292,7 +329,11 @@ export function applyLayers(
       layer.slots = d.slots
       setLayerMask(layer, d.mask, c.count)
       layer.cursors = d.cursors
-      copyInto(ctx.pool.data, d.base * JOINT_STRIDE, bytes, d.block, d.slots * JOINT_STRIDE)
+      for (let b = 0; b < d.block.length; b++) {
+        const at = d.block[b]!
+        const o = (d.base + b * c.count) * JOINT_STRIDE
+        scatterPoseLayer(pool, o, bytes, at, ints, pathFloatsAt(at, c.count) >>> 2, rest, c.count)
+      }
       if (d.index > 0 && d.i[I_SOURCE] === SOURCE_CLIP)
         setLayerBinding(layer, bindClip(ctx, ctx.clips[d.i[I_CLIP]!]!, c.asset))
       if (d.index > 0 && d.i[I_FADE] === 1 && d.i[I_FROM_CLIP]! >= 0) {

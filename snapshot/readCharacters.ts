@@ -1,4 +1,5 @@
-import { JOINT_STRIDE, LAYER_PHYS, POSE_LAYERS } from '../components/Pose.ts'
+import { LAYER_PHYS, POSE_LAYERS } from '../components/Pose.ts'
+import { checkPoseLayerPaths, PATH_FLOATS, POSE_PATHS } from './poseLayers.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { equalWords, type Reader } from '../src/sim/byteStream.ts'
 import {
@@ -12,7 +13,6 @@ import {
 import {
   checkClip,
   checkCrossFade,
-  checkPoseLayer,
   checkSampler,
   element,
   fadeColumns,
@@ -50,12 +50,17 @@ export interface CharactersData {
   clip: Int32Array
   flags: Uint8Array
   cursorCount: Int32Array
+  /** Byte offset of each character's key cursors, `cursorWidth` bytes each. */
   cursorsAt: Int32Array
+  cursorWidth: number
   /** Byte offset of its joint list, -1 for CHARACTER_JOINTS_RUN. */
   jointsAt: Int32Array
   /** Byte offset of its fade paths (CHARACTER_FADE_PATHS), -1 for none. */
   pathsAt: Int32Array
-  /** Per character and pose layer (POSE_LAYERS a character): byte offset, -1 for the rest pose. */
+  /**
+   * Per character and pose layer (POSE_LAYERS a character): byte offset of its path masks (its floats follow,
+   * poseLayers.ts), -1 for the rest pose.
+   */
   layerAt: Int32Array
   /** Its joint entities (0: removed by the game), `n` per character from `jointsFrom`. */
   joints: Int32Array
@@ -124,6 +129,10 @@ export function readCharacters(
     known.nodes === nodes.structure &&
     sameWords(r.ints, eidsAt, known.eids, count)
   const eids = trusted ? known!.eids : Int32Array.from(r.words.subarray(eidsAt, eidsAt + count))
+  const width = r.u32()
+  if (width !== 1 && width !== 2 && width !== 4) {
+    throw invalidValue('section "characters"', 'key cursor bytes', width, 'must be 1, 2 or 4')
+  }
   const position = trusted ? known!.position : new Int32Array(entities.maxId + 1)
   for (let i = 0; i < count && !trusted; i++) {
     const eid = eids[i]!
@@ -180,6 +189,7 @@ export function readCharacters(
     flags: new Uint8Array(count),
     cursorCount: new Int32Array(count),
     cursorsAt: new Int32Array(count),
+    cursorWidth: width,
     jointsAt: new Int32Array(count),
     pathsAt: new Int32Array(count),
     layerAt: new Int32Array(POSE_LAYERS * count),
@@ -275,23 +285,29 @@ export function readCharacters(
         `must be even, from ${2 * needed} (two per channel of its clips) to ${2 * most}`,
       )
     }
-    const cursorsAt = r.span(4 * cursorCount)
+    const cursorsAt = r.span(width * cursorCount)
     // A cursor is a key index the sampler searches from (it copes with any), and always one of a real track.
     // As int32s, 0 <= key < maxKeys exactly when neither key nor maxKeys - 1 - key has its sign bit set: one OR
     // a cursor, no branch (the loop is a tenth of reading the characters).
     let outside = 0
-    const first = cursorsAt >>> 2
-    for (let k = 0; k < cursorCount; k++) {
-      const key = r.ints[first + k]!
-      outside |= key | (maxKeys - 1 - key)
-    }
+    if (width === 4) {
+      const first = cursorsAt >>> 2
+      for (let k = 0; k < cursorCount; k++) {
+        const key = r.ints[first + k]!
+        outside |= key | (maxKeys - 1 - key)
+      }
+    } else if (width === 2) {
+      const first = cursorsAt >>> 1
+      for (let k = 0; k < cursorCount; k++) outside |= maxKeys - 1 - r.halves[first + k]!
+    } else for (let k = 0; k < cursorCount; k++) outside |= maxKeys - 1 - r.bytes[cursorsAt + k]!
     if (outside < 0) {
       for (let k = 0; k < cursorCount; k++) {
-        const key = r.words[first + k]!
+        const key = cursorAt(r, cursorsAt, width, k)
         if (key >= maxKeys)
           throw invalidValue(where, `key cursor ${k}`, key, `no clip has more than ${maxKeys} keys`)
       }
     }
+    r.align(4)
 
     const jointsAt = (flags & CHARACTER_JOINTS_RUN) !== 0 ? -1 : r.span(4 * n)
     d.jointsFrom[i] = listed
@@ -323,12 +339,33 @@ export function readCharacters(
         d.layerAt[POSE_LAYERS * i + layer] = -1
         continue
       }
-      const at = r.span(4 * n * JOINT_STRIDE)
-      d.layerAt[POSE_LAYERS * i + layer] = at
+      // Its paths' masks, then their floats (snapshot/poseLayers.ts).
+      const masksAt = r.span(n)
+      let bits = 0
+      let floats = 0
+      const floatsOf = PATH_FLOATS
+      const bytes = r.bytes
+      for (let j = 0; j < n; j++) {
+        const m = bytes[masksAt + j]!
+        bits |= m
+        floats += floatsOf[m & 7]!
+      }
+      if ((bits & ~POSE_PATHS) !== 0)
+        invalidPaths(r.bytes, masksAt, n, `${where}, pose layer ${LAYER_NAMES[layer]}`)
+      r.align(4)
+      const at = r.span(4 * floats)
+      d.layerAt[POSE_LAYERS * i + layer] = masksAt
       // PHYS is rewritten from the bodies before anything reads it, and a ragdoll that blew up leaves
       // non-finite values there: it is checked only while blended in.
       if (layer === LAYER_PHYS && !(weight > 0)) continue
-      checkPoseLayer(r.floats, at >>> 2, n, `${where}, pose layer ${LAYER_NAMES[layer]}`)
+      checkPoseLayerPaths(
+        r.bytes,
+        masksAt,
+        r.floats,
+        at >>> 2,
+        n,
+        `${where}, pose layer ${LAYER_NAMES[layer]}`,
+      )
     }
     let pathsAt = -1
     if ((flags & CHARACTER_FADE_PATHS) !== 0) {
@@ -379,6 +416,11 @@ export function readCharacters(
   return d
 }
 
+/** Key cursor k of a character's cursors at byte `at`, `width` bytes each. */
+function cursorAt(r: Reader, at: number, width: number, k: number): number {
+  return width === 4 ? r.words[(at >>> 2) + k]! : width === 2 ? r.halves[(at >>> 1) + k]! : r.bytes[at + k]!
+}
+
 /**
  * Whether character i's n joints as the snapshot lists them (`ints` from byte `jointsAt`, or the run after `eid`
  * when jointsAt is -1) are the memo's character i's.
@@ -427,6 +469,13 @@ function checkJoints(
     }
     jointOf[e] = i + 1
   }
+}
+
+/** Throws for the first joint of a stored layer whose masks (`n` from byte `at`) have bits outside POSE_PATHS. */
+function invalidPaths(bytes: Uint8Array, at: number, n: number, where: string): never {
+  let j = 0
+  while (j < n - 1 && (bytes[at + j]! & ~POSE_PATHS) === 0) j++
+  throw invalidValue(`${where} joint ${j}`, 'stored paths', bytes[at + j]!, 'has bits outside 0x7 (T, R, S)')
 }
 
 function invalidFadePaths(where: string, j: number, paths: number): never {

@@ -30,6 +30,11 @@ export interface SnapshotState {
   readonly mark: Uint8Array
   /** Two words of checksum. */
   readonly checksum: Uint32Array
+  /** Per joint of the pose layer being written: its stored paths (poseLayers.ts), grown as needed. */
+  pathMasks: Uint8Array
+  /** The bytes of a key cursor in the characters section, and the count of registered clips it was found for. */
+  cursorWidth: number
+  cursorClips: number
   /** Per character: byte views of its pose layers (characters.ts layerViews). */
   readonly layerViews: Map<
     number,
@@ -61,6 +66,9 @@ export function snapshotState(ctx: AnimationContext): SnapshotState {
     runScratch: new Uint32Array(0),
     mark: new Uint8Array(ctx.capacity),
     checksum: new Uint32Array(2),
+    pathMasks: new Uint8Array(0),
+    cursorWidth: 4,
+    cursorClips: -1,
     layerViews: new Map(),
   }
   states.set(ctx, s)

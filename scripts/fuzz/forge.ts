@@ -165,6 +165,9 @@ export function mapSnapshot(bytes: Uint8Array, plugin: AnimationPlugin, capacity
   const characters = u32()
   targets.push(one('character.eid', at, 4, 'u', characters))
   at += 4 * characters
+  if (!fits(4)) return done()
+  targets.push(one('character.cursorBytes', at, 4, 'u'))
+  const cursorBytes = u32()
   const stores = {
     Pose: plugin.stores.Pose,
     Sampler: plugin.stores.Sampler,
@@ -200,17 +203,32 @@ export function mapSnapshot(bytes: Uint8Array, plugin: AnimationPlugin, capacity
     const layers = bytes[at + 9]!
     at += 12
     const cursors = u32()
-    targets.push(one('character.cursors', at, 4, 'u', cursors))
-    at += 4 * cursors
+    if (cursorBytes !== 1 && cursorBytes !== 2 && cursorBytes !== 4) break
+    targets.push(one('character.cursors', at, cursorBytes, 'u', cursors))
+    at += cursorBytes * cursors
+    align(4)
     if ((flags & 2) === 0) {
       targets.push(one('character.joints', at, 4, 'i', joints))
       at += 4 * joints
     }
-    for (let layer = 0; layer < 5; layer++) {
+    for (let layer = 0; layer < 5 && fits(joints); layer++) {
       if ((layers & (1 << layer)) === 0) continue
-      // JOINT_STRIDE (10) floats a joint.
-      targets.push(one('character.pose', at, 4, 'f', 10 * joints))
-      at += 40 * joints
+      // A byte of stored paths a joint (1 T, 2 R, 4 S), zeros to 4, then their floats (snapshot/poseLayers.ts).
+      targets.push(one('character.posePaths', at, 1, 'u', joints))
+      let floats = 0
+      for (let j = 0; j < joints; j++) {
+        const m = bytes[at + j]!
+        floats += (m & 1 ? 3 : 0) + (m & 2 ? 4 : 0) + (m & 4 ? 3 : 0)
+      }
+      at += joints
+      align(4)
+      targets.push(one('character.pose', at, 4, 'f', floats))
+      at += 4 * floats
+    }
+    // A fade's paths (CHARACTER_FADE_PATHS): a byte a joint, zeros to 4.
+    if ((flags & 4) !== 0) {
+      at += joints
+      align(4)
     }
   }
   if (fits(8)) {

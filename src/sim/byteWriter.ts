@@ -47,6 +47,10 @@ export class Writer {
   get origin(): number {
     return this.start
   }
+  /** The same buffer's words (valid until the next write: growing replaces it), to fill reserved words. */
+  get wordBuffer(): Int32Array {
+    return this.wordView
+  }
 
   /** Bytes written so far. */
   at(): number {
@@ -185,6 +189,16 @@ export class Writer {
     return this.need(n)
   }
 
+  /** Whether `n` more bytes fit (a growable writer grows first: always). */
+  fits(n: number): boolean {
+    return this.growable || this.pos + n <= this.end
+  }
+
+  /** Moves the end of what is written back to snapshot offset `at` (≤ at()): reserved bytes left unused. */
+  truncate(at: number): void {
+    this.pos = this.start + at
+  }
+
   /** The bytes of `view` (a view kept by the caller: a native copy, nothing allocated). */
   view(view: Uint8Array): void {
     const o = this.need(view.length)
@@ -201,6 +215,11 @@ export class Writer {
   align(n: number): void {
     const pad = -(this.pos - this.start) & (n - 1)
     if (pad > 0) this.zeros(pad)
+  }
+
+  /** Overwrites the byte at snapshot offset `at` (one written before its value was known). */
+  setU8(at: number, x: number): void {
+    this.buf[this.start + at] = x
   }
 
   /** Overwrites the u32 at snapshot offset `at` (a count or length written before it was known). */

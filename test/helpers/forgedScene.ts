@@ -137,7 +137,25 @@ export function nodeField(
 export function poseFloat(s: Scene, eid: number, layer: number, j: number, k: number): number {
   const c = s.map.characters.get(eid)!
   if (c.pose[layer]! < 0) throw new Error(`character ${eid}'s pose layer ${layer} is the rest pose`)
-  return c.pose[layer]! + 4 * (j * 10 + k)
+  const masks = c.pose[layer]!
+  const floats = (m: number): number => (m & 1 ? 3 : 0) + (m & 2 ? 4 : 0) + (m & 4 ? 3 : 0)
+  let at = c.poseFloats[layer]!
+  for (let i = 0; i < j; i++) at += 4 * floats(s.bytes[masks + i]!)
+  // Paths in order T (floats 0–2), R (3–6), S (7–9); those before k's that are stored come first.
+  const m = s.bytes[masks + j]!
+  const path = k < 3 ? 1 : k < 7 ? 2 : 4
+  if ((m & path) === 0)
+    throw new Error(`character ${eid}'s layer ${layer} joint ${j} float ${k} is the rest pose`)
+  const first = path === 1 ? 0 : path === 2 ? 3 : 7
+  return at + 4 * (floats(m & (path - 1)) + k - first)
+}
+
+/** A joint of pose layer `layer` of character `eid` whose path of float `k` is stored (the first). */
+export function storedJoint(s: Scene, eid: number, layer: number, k: number): number {
+  const c = s.map.characters.get(eid)!
+  const path = k < 3 ? 1 : k < 7 ? 2 : 4
+  for (let j = 0; j < c.count; j++) if ((s.bytes[c.pose[layer]! + j]! & path) !== 0) return j
+  throw new Error(`character ${eid}'s layer ${layer} stores no path of float ${k}`)
 }
 
 let fox: AnimationAsset

@@ -27,11 +27,17 @@ export interface CharacterMap {
   readonly flags: number
   readonly layerBits: number
   readonly cursorCount: number
+  /** Bytes a key cursor takes (1, 2 or 4: the section's). */
+  readonly cursorBytes: number
   readonly cursors: number
   /** Its joint list (i32 × count), -1 for a run of ids after its own. */
   readonly joints: number
-  /** Each pose layer's f32 × count·10, -1 for the rest pose. */
+  /**
+   * Each pose layer's path masks (u8 × count: 1 translation, 2 rotation, 4 scale stored), -1 for the rest pose;
+   * its floats (the stored paths' in joint order) from `poseFloats`.
+   */
   readonly pose: readonly number[]
+  readonly poseFloats: readonly number[]
   /** Its fade paths (u8 × count), -1 when no fade is active. */
   readonly fadePaths: number
   readonly count: number
@@ -89,7 +95,9 @@ export interface RagdollMap {
 export interface LayerMap {
   readonly f: number
   readonly i: number
-  readonly block: number
+  /** Per buffer of n joints of the pose block: its path masks (u8 × n), and its floats (the stored paths'). */
+  readonly block: readonly number[]
+  readonly blockFloats: readonly number[]
   readonly slots: number
 }
 
@@ -130,6 +138,17 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
   const u8 = () => view.getUint8(take(1))
   const u16 = () => view.getUint16(take(2), true)
   const u32 = () => view.getUint32(take(4), true)
+  /** A pose layer as stored (snapshot/poseLayers.ts): its n path masks' and its floats' offsets. */
+  const takePaths = (n: number): [number, number] => {
+    const masks = take(n)
+    let floats = 0
+    for (let j = 0; j < n; j++) {
+      const m = bytes[masks + j]!
+      floats += (m & 1 ? 3 : 0) + (m & 2 ? 4 : 0) + (m & 4 ? 3 : 0)
+    }
+    align(4)
+    return [masks, take(4 * floats)]
+  }
   const sections = new Map<string, number>()
   const section = (): void => {
     align(8)
@@ -193,6 +212,7 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
   section() // CHAR
   const chars: number[] = []
   for (let n = u32(); n > 0; n--) chars.push(u32())
+  const cursorBytes = u32()
   const fields = chars.map(() => new Map<string, { offset: number; size: number }>())
   for (const layout of layouts.character) {
     for (const f of layout.fields) {
@@ -215,11 +235,21 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     const layerBits = take(1)
     take(2)
     const cursorCount = u32()
-    const cursors = take(4 * cursorCount)
+    const cursors = take(cursorBytes * cursorCount)
+    align(4)
     const joints = (bytes[flagsAt]! & 2) !== 0 ? -1 : take(4 * n)
     const pose: number[] = []
-    for (let layer = 0; layer < 5; layer++)
-      pose.push((bytes[layerBits]! & (1 << layer)) !== 0 ? take(40 * n) : -1)
+    const poseFloats: number[] = []
+    for (let layer = 0; layer < 5; layer++) {
+      if ((bytes[layerBits]! & (1 << layer)) === 0) {
+        pose.push(-1)
+        poseFloats.push(-1)
+        continue
+      }
+      const [masks, floats] = takePaths(n)
+      pose.push(masks)
+      poseFloats.push(floats)
+    }
     // CHARACTER_FADE_PATHS: a byte a joint, zeros to 4.
     const fadePaths = (bytes[flagsAt]! & 4) !== 0 ? take(n) : -1
     align(4)
@@ -230,9 +260,11 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
       flags: flagsAt,
       layerBits,
       cursorCount,
+      cursorBytes,
       cursors,
       joints,
       pose,
+      poseFloats,
       fadePaths,
       count: n,
     })
@@ -254,14 +286,20 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
       if (u8() === 1) take(4 * n)
       take(4 * u32())
       align(4)
-      const block = take(4 * slots * 10)
+      const block: number[] = []
+      const blockFloats: number[] = []
+      for (let b = 0; b < slots / n; b++) {
+        const [masks, floats] = takePaths(n)
+        block.push(masks)
+        blockFloats.push(floats)
+      }
       if (u8() === 1) {
         take(1)
         const m = u8()
         take(1 + 4 * m + 8 * m * 3 + 16)
         for (let p = 0; p < m; p++) take(4 * u32())
       }
-      list.push({ f, i: ints, block, slots })
+      list.push({ f, i: ints, block, blockFloats, slots })
     }
     layers.set(eid, list)
   }

@@ -26,6 +26,7 @@ import {
   characterField,
   nodeField,
   poseFloat,
+  storedJoint,
   scene,
   buildScene,
 } from '../helpers/forgedScene.ts'
@@ -71,27 +72,63 @@ describe('forged snapshots (checksum recomputed)', () => {
 
   it('NaN or ±Infinity in a pose layer', () => {
     const { a, b } = scene
+    // Stored paths only (a path at the rest pose is not in the snapshot): the first joint storing each.
+    const t = storedJoint(scene, a, 0, 1)
     refused(
       scene,
-      [f32(poseFloat(scene, a, 0, 3, 1), NaN)],
-      says(`section "characters", character ${a}, pose layer ANIM joint 3`, 'translation[1]', 'NaN'),
+      [f32(poseFloat(scene, a, 0, t, 1), NaN)],
+      says(`section "characters", character ${a}, pose layer ANIM joint ${t}`, 'translation[1]', 'NaN'),
     )
+    // (The Fox's clips drive no scale: a stored scale's check is test/snapshot/poseLayers.test.ts's.)
+    const s = storedJoint(scene, a, 3, 2)
     refused(
       scene,
-      [f32(poseFloat(scene, a, 3, 5, 8), -Infinity)],
-      says(`section "characters", character ${a}, pose layer FROM joint 5`, 'scale[1]', '-Infinity'),
+      [f32(poseFloat(scene, a, 3, s, 2), -Infinity)],
+      says(`section "characters", character ${a}, pose layer FROM joint ${s}`, 'translation[2]', '-Infinity'),
     )
+    const q = storedJoint(scene, a, 4, 5)
     refused(
       scene,
-      [f32(poseFloat(scene, a, 4, 2, 5), Infinity)],
-      /section "characters", character \d+, pose layer TO joint 2: rotation is \(.*, Infinity, .*\); its length Infinity/,
+      [f32(poseFloat(scene, a, 4, q, 5), Infinity)],
+      new RegExp(
+        `section "characters", character \\d+, pose layer TO joint ${q}: rotation is \\(.*, Infinity, .*\\); its length Infinity`,
+      ),
     )
     // PHYS of a character whose ragdoll is blended in.
+    const p = storedJoint(scene, b, 2, 0)
     refused(
       scene,
-      [f32(poseFloat(scene, b, 2, 0, 0), NaN)],
-      says(`section "characters", character ${b}, pose layer PHYS joint 0`, 'translation[0]', 'NaN'),
+      [f32(poseFloat(scene, b, 2, p, 0), NaN)],
+      says(`section "characters", character ${b}, pose layer PHYS joint ${p}`, 'translation[0]', 'NaN'),
     )
+    // A path mask with a bit outside T, R, S.
+    const masks = scene.map.characters.get(a)!.pose[0]!
+    refused(
+      scene,
+      [u8(masks + 2, 8 | scene.bytes[masks + 2]!)],
+      says(
+        `section "characters", character ${a}, pose layer ANIM joint 2`,
+        'stored paths',
+        `${8 | scene.bytes[masks + 2]!}`,
+      ),
+    )
+  })
+
+  it("a key cursor past every clip's keys, or a cursor width the format has not", () => {
+    const { a, map } = scene
+    const c = map.characters.get(a)!
+    // The Fox's clips have fewer than 256 keys a channel: a byte a cursor.
+    expect(c.cursorBytes).toBe(1)
+    refused(
+      scene,
+      [u8(c.cursors + 3, 255)],
+      says(`section "characters", character ${a}`, 'key cursor 3', '255'),
+    )
+    // The width, after the section's character count and ids.
+    const body = map.sections.get('CHAR')!
+    const widthAt = body + 4 + 4 * map.characters.size
+    expect(new DataView(scene.bytes.buffer).getUint32(widthAt, true)).toBe(1)
+    refused(scene, [i32(widthAt, 3)], says('section "characters"', 'key cursor bytes', '3'))
   })
 
   it('NaN or Infinity in a SceneNode world matrix, or a last row that is not 0 0 0 1', () => {

@@ -281,7 +281,7 @@ describe('restore in place', () => {
       expect(g.plugin.stores.SceneNode.world.every((x) => Number.isFinite(x))).toBe(true)
       g.plugin.restore(bytes)
     }
-    expect(refused).toBeGreaterThan(15)
+    expect(refused).toBeGreaterThan(10)
   }, 120_000) // ~10 s idle; 27–34 s on a 2-core machine shared with other runs
 })
 

@@ -84,17 +84,26 @@ describe('layers in snapshots', () => {
     const map = mapSnapshot(bytes, layoutsOf(contextOf(plugin)))
     const layers = map.layers.get(a)!
     expect(layers.length).toBe(4)
+    // The OUT buffer's first stored rotation (its joint's paths before it: translation or not).
+    const out = layers[1]!
+    const masks = out.block[0]!
+    let rotation = out.blockFloats[0]!
+    let j = 0
+    const floats = (m: number) => (m & 1 ? 3 : 0) + (m & 2 ? 4 : 0) + (m & 4 ? 3 : 0)
+    for (; (bytes[masks + j]! & 2) === 0; j++) rotation += 4 * floats(bytes[masks + j]!)
+    rotation += 4 * (bytes[masks + j]! & 1 ? 3 : 0)
     const edits = [
       { offset: layers[1]!.f + 8 * 8, kind: 'f64', value: 2 }, // weight
       { offset: layers[1]!.f + 8 * 1, kind: 'f64', value: NaN }, // speed
       { offset: layers[2]!.i + 4 * 12, kind: 'i32', value: 5 }, // mode
       { offset: layers[2]!.i + 4 * 1, kind: 'i32', value: 9999 }, // clip
-      { offset: layers[1]!.block + 4 * 3, kind: 'f32', value: 0 }, // OUT joint 0 rotation x… length 0
-      { offset: layers[1]!.block + 4 * 6, kind: 'f32', value: 0 },
-      { offset: layers[1]!.block + 4 * 4, kind: 'f32', value: 0 },
-      { offset: layers[1]!.block + 4 * 5, kind: 'f32', value: 0 },
+      { offset: rotation, kind: 'f32', value: 0 }, // OUT joint j's rotation x… length 0
+      { offset: rotation + 4 * 3, kind: 'f32', value: 0 },
+      { offset: rotation + 4 * 1, kind: 'f32', value: 0 },
+      { offset: rotation + 4 * 2, kind: 'f32', value: 0 },
+      { offset: masks + 1, kind: 'u8', value: 9 }, // a path mask with a bit outside T, R, S
     ] as const
-    for (const [index, edit] of [[0], [1], [2], [3], [4, 5, 6, 7]].entries()) {
+    for (const [index, edit] of [[0], [1], [2], [3], [4, 5, 6, 7], [8]].entries()) {
       const forged = forge(
         bytes,
         edit.map((e) => edits[e]!),

@@ -11,6 +11,8 @@ import { createAnimationPlugin, type AnimationPlugin, contextOf } from '../../en
 import { layoutsOf } from '../../snapshot/format.ts'
 import { generateRagdollDescription } from '../../src/physics/generate.ts'
 import { problems } from '../helpers/ecs.ts'
+import { mapSnapshot } from '../helpers/snapshotMap.ts'
+import { createBenchRig } from '../../scripts/bench/rig.ts'
 import {
   fox,
   foxGltf,
@@ -135,6 +137,48 @@ describe('snapshot and restore', () => {
     }
   })
 
+  it('stores key cursors in 1, 2 or 4 bytes, as the registered clips need, and restores them whole', () => {
+    // Keys a channel: 61, 381 and 66,001; the clips play near their ends, so their cursors need every byte.
+    for (const [keysPerSecond, bytes] of [
+      [30, 1],
+      [190, 2],
+      [33_000, 4],
+    ] as const) {
+      const asset = createBenchRig({ joints: 4, keysPerSecond })
+      const make = () => {
+        const world = createWorld()
+        const plugin = createAnimationPlugin(world, OPTIONS)
+        plugin.addAsset(asset)
+        return plugin
+      }
+      const plugin = make()
+      const a = plugin.addCharacter(asset)
+      const b = plugin.addCharacter(asset)
+      // a's clip at 1.97 + dt: key 65,560 of 66,001 (a cursor per time track: the rig's channels share one).
+      plugin.play(a, 0, { time: 1.97 })
+      plugin.play(b, 1, { time: 1.9 })
+      plugin.step()
+      plugin.crossFade(b, 2, 0.5, { time: 1.95 })
+      plugin.step()
+      const cursors = contextOf(plugin).cursors[a]!
+      expect(Math.max(...cursors)).toBeGreaterThan(bytes === 1 ? 50 : bytes === 2 ? 255 : 65_535)
+      const snapshot = plugin.snapshot()
+      const map = mapSnapshot(snapshot, layoutsOf(contextOf(plugin)))
+      expect(map.characters.get(a)!.cursorBytes).toBe(bytes)
+      const copy = make()
+      copy.restore(snapshot)
+      expect(Array.from(contextOf(copy).cursors[a]!)).toEqual(Array.from(cursors))
+      expect(Array.from(contextOf(copy).cursors[b]!)).toEqual(Array.from(contextOf(plugin).cursors[b]!))
+      expect(copy.hash()).toBe(plugin.hash())
+      for (let k = 0; k < 5; k++) {
+        plugin.step()
+        copy.step()
+      }
+      expect(copy.hash()).toBe(plugin.hash())
+      expect(copy.snapshot()).toEqual(plugin.snapshot())
+    }
+  })
+
   it('is compact binary: 10 Fox characters, playing and ragdolling', () => {
     const sizes: Record<string, number> = {}
     for (const mode of ['playing', 'ragdolling'] as const) {
@@ -162,13 +206,38 @@ describe('snapshot and restore', () => {
         const n = fox.nodes.length
         const pad = (x: number, to: number) => x + (-x & (to - 1))
         const section = (body: number) => 8 + pad(body, 8)
-        let columns = 4 + 4 * 10
+        let columns = 4 + 4 * 10 + 4 // count, ids, the bytes of a key cursor
         for (const layout of layoutsOf(contextOf(plugin)).character) {
           for (const f of layout.fields) {
             columns = pad(columns, f.data.BYTES_PER_ELEMENT) + 10 * f.stride * f.data.BYTES_PER_ELEMENT
           }
         }
         const cursors = contextOf(plugin).cursors[ids[0]!]!.length
+        // The Fox's clips have fewer than 256 keys a channel: a byte a cursor.
+        const cursorBytes = pad(cursors, 4)
+        // Per character, its ANIM layer: a byte a joint, then the floats of each translation, rotation and scale
+        // that differs from the rest pose in some bit (counted here from the pose pool itself).
+        const ctx = contextOf(plugin)
+        const words = new Int32Array(ctx.pool.data.buffer, ctx.pool.data.byteOffset, ctx.pool.data.length)
+        const rest = new Int32Array(ctx.assets[0]!.rest.buffer, ctx.assets[0]!.rest.byteOffset, 10 * n)
+        let anims = 0
+        for (const e of ids) {
+          const at = 10 * ctx.stores.Pose.base[e]!
+          let floats = 0
+          for (const [from, to] of [
+            [0, 3],
+            [3, 7],
+            [7, 10],
+          ] as const) {
+            for (let j = 0; j < n; j++) {
+              let same = true
+              for (let k = from; k < to; k++) same &&= words[at + 10 * j + k] === rest[10 * j + k]
+              if (!same) floats += to - from
+            }
+          }
+          expect(floats).toBeLessThan(10 * n)
+          anims += pad(n, 4) + 4 * floats
+        }
         const nodes = 10 * (n + 1) // characters and joints: ids 1..N, one run
         const pool = contextOf(plugin).pool
         const expected =
@@ -179,9 +248,10 @@ describe('snapshot and restore', () => {
           // Scene nodes: one run of ids, parents, flags, no link order; the 10 character nodes' locals (each a
           // run of its own: the joints' locals are their ANIM layers), no world matrix.
           section(pad(8 + 8 + 4 * nodes + nodes, 4) + 4 + (4 + 10 * 8 + 10 * 40) + 4) +
-          // Characters: ids, store columns, then per character its clips, flags, cursors and the ANIM layer (its
-          // joints are a run of ids after its own; the other layers hold the rest pose).
-          section(pad(columns, 4) + 10 * (16 + 4 * cursors + 40 * n)) +
+          // Characters: ids, store columns, then per character its clips, flags, cursors and the ANIM layer's
+          // paths that are not the rest pose's (its joints are a run of ids after its own; the other layers hold
+          // the rest pose).
+          section(pad(columns, 4) + 10 * (16 + cursorBytes) + anims) +
           section(4) + // no layers
           section(4) + // no morph weights
           section(4) + // no root motion
