@@ -20,7 +20,7 @@ import {
   markersFingerprint,
 } from './format.ts'
 import { readEntities, type EntitiesData } from './entities.ts'
-import { readNodes, type NodesData } from './nodes.ts'
+import { readNodes, type NodesData } from './readNodes.ts'
 import { readCharacters, type CharactersData } from './readCharacters.ts'
 import { checkRagdollStates, readRagdolls, type RagdollData } from './readRagdolls.ts'
 import { readLayers, type LayersData } from './layers.ts'

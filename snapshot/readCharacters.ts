@@ -29,7 +29,7 @@ import {
 import { BLEND_S, BLEND_T } from '../src/clip/blendLayers.ts'
 import { maxChannels } from '../plugin/assets.ts'
 import type { EntitiesData } from './entities.ts'
-import type { NodesData } from './nodes.ts'
+import type { NodesData } from './readNodes.ts'
 import { sameWords, type CharacterStructure, type StructureMemo } from './memo.ts'
 
 /** Restore's reading of the characters section (layout: characters.ts): every value checked. */

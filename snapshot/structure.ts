@@ -12,7 +12,7 @@ import type { AnimationContext } from '../plugin/context.ts'
 import { invalidValue, snapshotError } from '../src/sim/valueChecks.ts'
 import { claimEntity, rebuildEntityIndex, restoreEntityOrder, type EntitiesData } from './entities.ts'
 import { entityIndexOf } from './format.ts'
-import { checkCycles, type NodesData } from './nodes.ts'
+import { checkCycles, type NodesData } from './readNodes.ts'
 import type { CharactersData } from './readCharacters.ts'
 
 /**

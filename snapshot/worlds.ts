@@ -3,7 +3,7 @@ import { refreshSceneOrder } from '../components/SceneNode.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { copyWords, wordsOf, wordsOfArray } from '../src/sim/byteStream.ts'
 import { NODE_CHANGED, NODE_DIRTY, NODE_KEPT } from './format.ts'
-import type { NodesData } from './nodes.ts'
+import type { NodesData } from './readNodes.ts'
 
 /** Restore's half of the nodes section (nodes.ts): local transforms, flags and world matrices. */
 
