@@ -1,7 +1,7 @@
 import { LAYER_PHYS, POSE_LAYERS } from '../components/Pose.ts'
 import { checkPoseLayerPaths, PATH_FLOATS, POSE_PATHS } from './poseLayers.ts'
 import type { AnimationContext } from '../plugin/context.ts'
-import { equalWords, type Reader } from '../src/sim/byteStream.ts'
+import type { Reader } from '../src/sim/byteStream.ts'
 import {
   checkChoice,
   checkFlags,
@@ -17,6 +17,8 @@ import {
   element,
   fadeColumns,
   FLAGS,
+  invalidFadePaths,
+  invalidPaths,
   samplerColumns,
   type Column,
 } from './characterChecks.ts'
@@ -30,6 +32,7 @@ import { BLEND_S, BLEND_T } from '../src/clip/blendLayers.ts'
 import { maxChannels } from '../plugin/assets.ts'
 import type { EntitiesData } from './entities.ts'
 import type { NodesData } from './readNodes.ts'
+import { checkJoints, sameJoints } from './characterJoints.ts'
 import { sameWords, type CharacterStructure, type StructureMemo } from './memo.ts'
 
 /** Restore's reading of the characters section (layout: characters.ts): every value checked. */
@@ -419,65 +422,4 @@ export function readCharacters(
 /** Key cursor k of a character's cursors at byte `at`, `width` bytes each. */
 function cursorAt(r: Reader, at: number, width: number, k: number): number {
   return width === 4 ? r.words[(at >>> 2) + k]! : width === 2 ? r.halves[(at >>> 1) + k]! : r.bytes[at + k]!
-}
-
-/**
- * Whether character i's n joints as the snapshot lists them (`ints` from byte `jointsAt`, or the run after `eid`
- * when jointsAt is -1) are the memo's character i's.
- */
-function sameJoints(
-  known: CharacterStructure,
-  i: number,
-  ints: Int32Array,
-  jointsAt: number,
-  eid: number,
-  n: number,
-): boolean {
-  if (i >= known.n.length || known.n[i] !== n) return false
-  const at = known.jointsFrom[i]!
-  if (jointsAt >= 0) return equalWords(ints, jointsAt >>> 2, known.joints, at, n)
-  for (let j = 0; j < n; j++) if (known.joints[at + j] !== eid + 1 + j) return false
-  return true
-}
-
-/** Character i's joints (`list[from .. from + n)`): alive scene nodes below capacity, each one character's. */
-function checkJoints(
-  ctx: AnimationContext,
-  where: string,
-  i: number,
-  n: number,
-  list: Int32Array,
-  from: number,
-  entities: EntitiesData,
-  nodes: NodesData,
-  eids: Int32Array,
-  jointOf: Int32Array,
-): void {
-  for (let j = 0; j < n; j++) {
-    const e = list[from + j]!
-    if (e === 0) continue
-    if (!(e >= 1 && e <= entities.maxId && entities.isAlive[e] === 1 && e < ctx.capacity)) {
-      throw snapshotError(
-        `${where}, joint ${j}: entity ${e} is not an alive id below capacity ${ctx.capacity}`,
-      )
-    }
-    if (nodes.position[e] === 0) throw snapshotError(`${where}, joint ${j}: entity ${e} is not a scene node`)
-    if (jointOf[e] !== 0) {
-      throw snapshotError(
-        `${where}, joint ${j}: entity ${e} is already a joint of character ${eids[jointOf[e]! - 1]}`,
-      )
-    }
-    jointOf[e] = i + 1
-  }
-}
-
-/** Throws for the first joint of a stored layer whose masks (`n` from byte `at`) have bits outside POSE_PATHS. */
-function invalidPaths(bytes: Uint8Array, at: number, n: number, where: string): never {
-  let j = 0
-  while (j < n - 1 && (bytes[at + j]! & ~POSE_PATHS) === 0) j++
-  throw invalidValue(`${where} joint ${j}`, 'stored paths', bytes[at + j]!, 'has bits outside 0x7 (T, R, S)')
-}
-
-function invalidFadePaths(where: string, j: number, paths: number): never {
-  throw invalidValue(`${where}, joint ${j}`, 'fade paths', paths, 'has bits outside 0x3 (BLEND_T | BLEND_S)')
 }
