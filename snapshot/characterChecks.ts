@@ -9,7 +9,6 @@ import {
   invalidValue,
 } from '../src/sim/valueChecks.ts'
 import type { Field } from './format.ts'
-import { POSE_PATHS } from './poseLayers.ts'
 
 /** The value checks of restore's characters section (readCharacters.ts): a column's elements, one store each. */
 
@@ -139,13 +138,6 @@ export function checkCrossFade(
       'must be -1 when no fade is active',
     )
   }
-}
-
-/** Throws for the first joint of a stored layer whose masks (`n` from byte `at`) have bits outside POSE_PATHS. */
-export function invalidPaths(bytes: Uint8Array, at: number, n: number, where: string): never {
-  let j = 0
-  while (j < n - 1 && (bytes[at + j]! & ~POSE_PATHS) === 0) j++
-  throw invalidValue(`${where} joint ${j}`, 'stored paths', bytes[at + j]!, 'has bits outside 0x7 (T, R, S)')
 }
 
 export function invalidFadePaths(where: string, j: number, paths: number): never {

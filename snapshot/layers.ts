@@ -46,8 +46,7 @@ import type { SnapshotState } from './state.ts'
 import {
   checkPoseLayerPaths,
   pathFloatsAt,
-  PATH_FLOATS,
-  POSE_PATHS,
+  readPathMasks,
   scatterPoseLayer,
   writeLayerPaths,
 } from './poseLayers.ts'
@@ -250,7 +249,7 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Charact
         throw invalidValue(at, 'slots', slots, `must be a multiple of ${n} of at least ${BLOCK_POINTS * n}`)
       }
       const block = new Int32Array(n > 0 ? slots / n : 0)
-      for (let b = 0; b < block.length; b++) block[b] = readPaths(r, n, `${at}, pose buffer ${b}`)
+      for (let b = 0; b < block.length; b++) block[b] = readPathMasks(r, n, `${at}, pose buffer ${b}`)
       let blendSpace: LayerData['blendSpace'] = null
       if (r.u8() === 1) blendSpace = readBlendSpace(ctx, r, at, maxKeys)
       else if (source === SOURCE_BLEND_SPACE) throw invalidValue(at, 'source', source, 'has no blend space')
@@ -271,24 +270,6 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Charact
     out.push({ eid, count: n, asset: characters.asset[c]!, layers })
   }
   return out
-}
-
-/**
- * A buffer's path masks (n bytes, only POSE_PATHS bits), zeros to 4 and their floats skipped; returns the
- * masks' byte offset.
- */
-function readPaths(r: Reader, n: number, where: string): number {
-  const masksAt = r.span(n)
-  let floats = 0
-  for (let j = 0; j < n; j++) {
-    const m = r.bytes[masksAt + j]!
-    if ((m & ~POSE_PATHS) !== 0)
-      throw invalidValue(`${where} joint ${j}`, 'stored paths', m, 'has bits outside 0x7')
-    floats += PATH_FLOATS[m]!
-  }
-  r.align(4)
-  r.span(4 * floats)
-  return masksAt
 }
 
 /**

@@ -1,6 +1,7 @@
 import { JOINT_STRIDE } from '../components/Pose.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
-import { checkFinite, checkUnit } from '../src/sim/valueChecks.ts'
+import type { Reader } from '../src/sim/byteStream.ts'
+import { checkFinite, checkUnit, invalidValue } from '../src/sim/valueChecks.ts'
 
 /**
  * A stored pose layer in the characters section (characters.ts): only the paths of its joints that are not the
@@ -189,6 +190,33 @@ export function writeLayerPaths(
   const count = pathMasks(data, at, rest, n, scratch, 0)
   if (count > 0 || keep) writePoseLayer(w, data, at, n, scratch, 0, count, whole)
   return count
+}
+
+/**
+ * Reads a stored layer's path masks (n bytes), the zeros to 4 and its floats, refusing a mask with bits outside
+ * POSE_PATHS (naming `where` and the joint); returns the masks' byte offset (its floats: pathFloatsAt).
+ */
+export function readPathMasks(r: Reader, n: number, where: string): number {
+  const masksAt = r.span(n)
+  const bytes = r.bytes
+  let bits = 0
+  let floats = 0
+  for (let j = 0; j < n; j++) {
+    const m = bytes[masksAt + j]!
+    bits |= m
+    floats += PATH_FLOATS[m & 7]!
+  }
+  if ((bits & ~POSE_PATHS) !== 0) invalidPaths(bytes, masksAt, n, where)
+  r.align(4)
+  r.span(4 * floats)
+  return masksAt
+}
+
+/** Throws for the first joint of a stored layer whose masks (`n` from byte `at`) have bits outside POSE_PATHS. */
+function invalidPaths(bytes: Uint8Array, at: number, n: number, where: string): never {
+  let j = 0
+  while (j < n - 1 && (bytes[at + j]! & ~POSE_PATHS) === 0) j++
+  throw invalidValue(`${where} joint ${j}`, 'stored paths', bytes[at + j]!, 'has bits outside 0x7 (T, R, S)')
 }
 
 /**

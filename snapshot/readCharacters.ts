@@ -1,5 +1,5 @@
 import { LAYER_PHYS, POSE_LAYERS } from '../components/Pose.ts'
-import { checkPoseLayerPaths, PATH_FLOATS, POSE_PATHS } from './poseLayers.ts'
+import { checkPoseLayerPaths, pathFloatsAt, readPathMasks } from './poseLayers.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import type { Reader } from '../src/sim/byteStream.ts'
 import {
@@ -18,7 +18,6 @@ import {
   fadeColumns,
   FLAGS,
   invalidFadePaths,
-  invalidPaths,
   samplerColumns,
   type Column,
 } from './characterChecks.ts'
@@ -343,32 +342,13 @@ export function readCharacters(
         continue
       }
       // Its paths' masks, then their floats (snapshot/poseLayers.ts).
-      const masksAt = r.span(n)
-      let bits = 0
-      let floats = 0
-      const floatsOf = PATH_FLOATS
-      const bytes = r.bytes
-      for (let j = 0; j < n; j++) {
-        const m = bytes[masksAt + j]!
-        bits |= m
-        floats += floatsOf[m & 7]!
-      }
-      if ((bits & ~POSE_PATHS) !== 0)
-        invalidPaths(r.bytes, masksAt, n, `${where}, pose layer ${LAYER_NAMES[layer]}`)
-      r.align(4)
-      const at = r.span(4 * floats)
+      const name = `${where}, pose layer ${LAYER_NAMES[layer]}`
+      const masksAt = readPathMasks(r, n, name)
       d.layerAt[POSE_LAYERS * i + layer] = masksAt
       // PHYS is rewritten from the bodies before anything reads it, and a ragdoll that blew up leaves
       // non-finite values there: it is checked only while blended in.
       if (layer === LAYER_PHYS && !(weight > 0)) continue
-      checkPoseLayerPaths(
-        r.bytes,
-        masksAt,
-        r.floats,
-        at >>> 2,
-        n,
-        `${where}, pose layer ${LAYER_NAMES[layer]}`,
-      )
+      checkPoseLayerPaths(r.bytes, masksAt, r.floats, pathFloatsAt(masksAt, n) >>> 2, n, name)
     }
     let pathsAt = -1
     if ((flags & CHARACTER_FADE_PATHS) !== 0) {
