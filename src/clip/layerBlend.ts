@@ -1,5 +1,5 @@
 import { JOINT_STRIDE } from '../math/poseLayout.ts'
-import { multiplyQuat, normalizeQuat } from '../math/quat.ts'
+import { normalizeQuat } from '../math/quat.ts'
 import { seriesCoefficients } from './blendLayers.ts'
 
 /**
@@ -13,8 +13,6 @@ import { seriesCoefficients } from './blendLayers.ts'
 
 /** This run's slerp series coefficients (seriesCoefficients of blendLayers.ts). */
 const coefficients = new Float64Array(20)
-/** The rotation addDeltaPose multiplies a joint's by: the delta, or d^w (not normalized), in double. */
-const factor = new Float64Array(4)
 const LN2 = 0.6931471805599453
 
 /**
@@ -116,11 +114,13 @@ export function toDeltaPose(data: Float32Array, po: number, ref: Float32Array, r
  * d^w comes from blendJointLayers' half-angle series (src/clip/blendLayers.ts: coefficients fixed per run, only
  * + − × ÷ and √, exact to well under float32 resolution), not slerpQuat: slerpQuat's detAcos and detSin are too
  * large for V8 to inline here, and every float crossing those calls was boxed. With a = identity the series
- * gives d^w up to a positive factor, (s1·d.xyz, s0 + s1·d.w), left unnormalized in double: the product with the
- * pose's rotation is normalized once (test/clip/layerBlend.test.ts: within float32 rounding of blendJointLayers'
- * normalized slerp times the rotation). The series is written out in the joint loop with the run's 20
- * coefficients as locals, not read from memory per joint in a call V8 did not inline (same operations, same
- * bits as before).
+ * gives d^w up to the factor 2 cos(θ/2), which is divided out (off the dependency chain of the product), so d^w
+ * is unit to the series' accuracy and the product with the pose's rotation is unit to float32 rounding: it is
+ * normalized by 1/√(1 + e)'s series in e = |q|² − 1 (no square root or division on the chain; a product
+ * further from unit, only from rotations that are not, takes normalizeQuat). test/clip/layerBlend.test.ts
+ * holds it within float32 rounding of blendJointLayers' normalized slerp times the rotation. The series is
+ * written out in the joint loop with the run's 20 coefficients as locals, not read from memory per joint in a
+ * call V8 did not inline.
  */
 export function addDeltaPose(
   out: Float32Array,
@@ -132,28 +132,18 @@ export function addDeltaPose(
   weights: Float64Array,
 ): void {
   const STRIDE = JOINT_STRIDE
-  const q = factor
+  // |len² − 1| below which a product of unit rotations is normalized by a series (2⁻¹⁰; a literal here, not a
+  // module constant, which V8 reads from the context at every use).
+  const NEAR_UNIT = 0.0009765625
   for (let r = 0; r < runCount; r++) {
     const w = weights[r]!
     if (!(w > 0)) continue
     const first = runs[2 * r]!
     const end = first + runs[2 * r + 1]!
-    if (w >= 1) {
-      for (let j = first; j < end; j++) {
-        const o = oo + j * STRIDE
-        const d = dOff + j * STRIDE
-        out[o] = out[o]! + delta[d]!
-        out[o + 1] = out[o + 1]! + delta[d + 1]!
-        out[o + 2] = out[o + 2]! + delta[d + 2]!
-        multiplyQuat(out, o + 3, out, o + 3, delta, d + 3)
-        normalizeQuat(out, o + 3)
-        out[o + 7] = out[o + 7]! * delta[d + 7]!
-        out[o + 8] = out[o + 8]! * delta[d + 8]!
-        out[o + 9] = out[o + 9]! * delta[d + 9]!
-      }
-      continue
-    }
-    // This run's series: c0… the identity's weight, c10… the delta's.
+    // At w ≥ 1 the delta applies exactly: translation + d (1·d is d), rotation × d, scale × d.
+    const full = w >= 1
+    const wt = full ? 1 : w
+    // This run's series: c0… the identity's weight, c10… the delta's (unused when full).
     const c = seriesCoefficients(coefficients, weights, r, 2)
     const c0 = c[0]!
     const c1 = c[1]!
@@ -178,38 +168,72 @@ export function addDeltaPose(
     for (let j = first; j < end; j++) {
       const o = oo + j * STRIDE
       const d = dOff + j * STRIDE
-      out[o] = out[o]! + w * delta[d]!
-      out[o + 1] = out[o + 1]! + w * delta[d + 1]!
-      out[o + 2] = out[o + 2]! + w * delta[d + 2]!
-      // d^w: cos θ with a = identity is d.w; the short arc flips d.
-      let bx = delta[d + 3]!
-      let by = delta[d + 4]!
-      let bz = delta[d + 5]!
-      let bw = delta[d + 6]!
-      const sg = bw < 0 ? -1 : 1
-      bx *= sg
-      by *= sg
-      bz *= sg
-      bw *= sg
-      const y = Math.sqrt((1 + bw) * 0.5) - 1
-      const y2 = y * y
-      const y4 = y2 * y2
-      const y8 = y4 * y4
-      const s0 =
-        c0 + c1 * y + (c2 + c3 * y) * y2 + (c4 + c5 * y + (c6 + c7 * y) * y2) * y4 + (c8 + c9 * y) * y8
-      const s1 =
-        c10 +
-        c11 * y +
-        (c12 + c13 * y) * y2 +
-        (c14 + c15 * y + (c16 + c17 * y) * y2) * y4 +
-        (c18 + c19 * y) * y8
-      q[0] = s1 * bx
-      q[1] = s1 * by
-      q[2] = s1 * bz
-      q[3] = s0 + s1 * bw
-      multiplyQuat(out, o + 3, out, o + 3, q, 0)
-      normalizeQuat(out, o + 3)
-      if (delta[d + 7] !== 1 || delta[d + 8] !== 1 || delta[d + 9] !== 1) {
+      out[o] = out[o]! + wt * delta[d]!
+      out[o + 1] = out[o + 1]! + wt * delta[d + 1]!
+      out[o + 2] = out[o + 2]! + wt * delta[d + 2]!
+      let qx = delta[d + 3]!
+      let qy = delta[d + 4]!
+      let qz = delta[d + 5]!
+      let qw = delta[d + 6]!
+      if (!full) {
+        // d^w: cos θ with a = identity is d.w; the short arc flips d.
+        const sg = qw < 0 ? -1 : 1
+        const bx = qx * sg
+        const by = qy * sg
+        const bz = qz * sg
+        const bw = qw * sg
+        const cosHalf = Math.sqrt((1 + bw) * 0.5)
+        const y = cosHalf - 1
+        const y2 = y * y
+        const y4 = y2 * y2
+        const y8 = y4 * y4
+        // The series' dropped factor 1/(2 cos φ) (cos φ ≥ cos π/4), off the product's dependency chain: with
+        // it d^w is unit to the series' accuracy, so the product below is unit to float32 rounding.
+        const k = 0.5 / cosHalf
+        const s0 =
+          (c0 + c1 * y + (c2 + c3 * y) * y2 + (c4 + c5 * y + (c6 + c7 * y) * y2) * y4 + (c8 + c9 * y) * y8) *
+          k
+        const s1 =
+          (c10 +
+            c11 * y +
+            (c12 + c13 * y) * y2 +
+            (c14 + c15 * y + (c16 + c17 * y) * y2) * y4 +
+            (c18 + c19 * y) * y8) *
+          k
+        qx = s1 * bx
+        qy = s1 * by
+        qz = s1 * bz
+        qw = s0 + s1 * bw
+      }
+      const ax = out[o + 3]!
+      const ay = out[o + 4]!
+      const az = out[o + 5]!
+      const aw = out[o + 6]!
+      const x = aw * qx + ax * qw + ay * qz - az * qy
+      const y = aw * qy - ax * qz + ay * qw + az * qx
+      const z = aw * qz + ax * qy - ay * qx + az * qw
+      const ww = aw * qw - ax * qx - ay * qy - az * qz
+      const e = x * x + y * y + z * z + ww * ww - 1
+      // 1/√(1 + e) = 1 − e/2 + 3e²/8 − 5e³/16 + …: to double precision for |e| < 2⁻¹⁰ (the next term is under
+      // 1e-13), which a product of unit rotations stored as float32 always is; no square root on the chain.
+      if (e > -NEAR_UNIT && e < NEAR_UNIT) {
+        const inv = 1 + e * (-0.5 + e * (0.375 - e * 0.3125))
+        out[o + 3] = x * inv
+        out[o + 4] = y * inv
+        out[o + 5] = z * inv
+        out[o + 6] = ww * inv
+      } else {
+        out[o + 3] = x
+        out[o + 4] = y
+        out[o + 5] = z
+        out[o + 6] = ww
+        normalizeQuat(out, o + 3)
+      }
+      if (full) {
+        out[o + 7] = out[o + 7]! * delta[d + 7]!
+        out[o + 8] = out[o + 8]! * delta[d + 8]!
+        out[o + 9] = out[o + 9]! * delta[d + 9]!
+      } else if (delta[d + 7] !== 1 || delta[d + 8] !== 1 || delta[d + 9] !== 1) {
         scalePower(out, o + 7, delta, d + 7, weights, r)
       }
     }
