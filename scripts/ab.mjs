@@ -1,0 +1,92 @@
+// `npm run bench:ab -- --base <git ref>`: the project's step at two versions of the code in ONE process, the
+// benchmark's crowd on each, timed in alternated rounds. On a shared machine the same code's step moves by up to
+// 2× between processes, and even within one (README, Performance); two versions run side by side in one process
+// see the same conditions round by round, so their ratio is good to a few per cent where separate runs were not.
+// The base version is checked out into a temporary git worktree (sharing this checkout's node_modules); each
+// version's scripts/bench/abSide.ts is bundled on its own (this checkout's file is copied into an older one that
+// has none), and both bundles are loaded here. Plain node, not tsx (see bundle.mjs for why).
+//
+//   npm run bench:ab -- --base main [--asset fox|rig-linear|rig-cubic] [--crowd layered] [--characters 1000]
+//                       [--rounds 9] [--steps 100] [--warmup 200] [--rig-joints 64]
+//
+// Prints each side's median CPU ms per step, the per-round ratios and their median, and whether both sides end
+// with the same state hash (a change meant to keep every bit can be checked this way too).
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import { bundleForNode } from './bundle.mjs'
+import { runAb, formatAb } from './bench/abRounds.mjs'
+
+const { values } = parseArgs({
+  options: {
+    base: { type: 'string' },
+    asset: { type: 'string', default: 'fox' },
+    crowd: { type: 'string', default: 'layered' },
+    characters: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '9' },
+    steps: { type: 'string', default: '100' },
+    warmup: { type: 'string', default: '200' },
+    'rig-joints': { type: 'string', default: '64' },
+  },
+})
+if (values.base === undefined) {
+  process.stderr.write('usage: npm run bench:ab -- --base <git ref> [--asset fox] [--crowd layered] ...\n')
+  process.exit(2)
+}
+const positive = (name) => {
+  const n = Number(values[name])
+  if (!Number.isInteger(n) || n < 1) {
+    process.stderr.write(`--${name}: ${values[name]} is not a whole number ≥ 1\n`)
+    process.exit(2)
+  }
+  return n
+}
+const root = fileURLToPath(new URL('../', import.meta.url))
+const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim()
+const commit = git('rev-parse', '--verify', `${values.base}^{commit}`)
+const tree = mkdtempSync(join(tmpdir(), 'ecs-anim-ab-'))
+const cache = join(root, 'node_modules', '.cache', 'ecs-anim-ab')
+const bundles = [join(cache, `base-${process.pid}.mjs`), join(cache, `work-${process.pid}.mjs`)]
+const side = 'scripts/bench/abSide.ts'
+try {
+  git('worktree', 'add', '--detach', '--quiet', tree, commit)
+  symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'), 'dir')
+  if (!existsSync(join(tree, side))) copyFileSync(join(root, side), join(tree, side))
+  try {
+    await bundleForNode(join(tree, side), bundles[0])
+  } catch {
+    throw new Error(
+      `${values.base}: its benchmark modules do not bundle with ${side} (a version before them?)`,
+    )
+  }
+  await bundleForNode(join(root, side), bundles[1])
+  const [base, work] = await Promise.all(bundles.map((b) => import(pathToFileURL(b).href)))
+  const options = {
+    asset: values.asset,
+    crowd: values.crowd,
+    characters: positive('characters'),
+    foxPath: join(root, 'assets/Fox/glTF-Binary/Fox.glb'),
+    rigJoints: positive('rig-joints'),
+  }
+  const sides = [await base.createAbSide(options), await work.createAbSide(options)]
+  const result = runAb(sides, {
+    rounds: positive('rounds'),
+    steps: positive('steps'),
+    warmup: positive('warmup'),
+  })
+  const what = `${options.asset} ${options.crowd} × ${options.characters}`
+  process.stdout.write(
+    formatAb(result, [`base ${values.base} (${commit.slice(0, 7)})`, 'this checkout'], what),
+  )
+} finally {
+  for (const b of bundles) rmSync(b, { force: true })
+  try {
+    git('worktree', 'remove', '--force', tree)
+  } catch {
+    rmSync(tree, { recursive: true, force: true })
+    git('worktree', 'prune')
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * `npm run bench:ab` (scripts/ab.mjs): its rounds on sides of the test's own (one spinning twice as long per
+ * step as the other), and the whole driver once on a tiny crowd against this checkout's own HEAD.
+ */
+import { execFileSync } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
+import { formatAb, median, runAb } from '../../scripts/bench/abRounds.mjs'
+
+/** A side that spins `msPerStep` of this process's CPU time per step and records the order of its runs. */
+function spinning(msPerStep: number, log: string[], name: string, hash: string) {
+  return {
+    steps: 0,
+    run(n: number) {
+      this.steps += n
+      log.push(name)
+      const start = process.cpuUsage()
+      for (;;) {
+        const used = process.cpuUsage(start)
+        if ((used.user + used.system) / 1000 >= n * msPerStep) break
+      }
+    },
+    hash: () => hash,
+  }
+}
+
+describe('bench:ab rounds', () => {
+  it('alternates the order, times each side, and gives the per-round ratios and their median', () => {
+    const log: string[] = []
+    const slow = spinning(0.4, log, 'slow', 'h1')
+    const fast = spinning(0.2, log, 'fast', 'h1')
+    const result = runAb([slow, fast], { rounds: 4, steps: 5, warmup: 4 })
+    // Warm-up: two halves of 2 steps each, then rounds in the order slow-fast, fast-slow, ...
+    expect(log).toEqual([
+      'slow',
+      'fast',
+      'slow',
+      'fast',
+      'slow',
+      'fast',
+      'fast',
+      'slow',
+      'slow',
+      'fast',
+      'fast',
+      'slow',
+    ])
+    expect(slow.steps).toBe(fast.steps)
+    expect(result.ms.map((m) => m.length)).toEqual([4, 4])
+    // A spin never undershoots; the ratio is about 2 (a loaded machine can stretch either side's spin).
+    for (const m of result.ms[0]!) expect(m).toBeGreaterThanOrEqual(0.4)
+    expect(result.ratio).toBe(median(result.ratios))
+    expect(result.ratio).toBeGreaterThan(1.2)
+    const text = formatAb(result, ['a', 'b'], 'test')
+    expect(text).toContain('the same on both')
+    const other = runAb([spinning(0.01, [], 'x', 'h1'), spinning(0.01, [], 'y', 'h2')], {
+      rounds: 1,
+      steps: 1,
+      warmup: 1,
+    })
+    expect(formatAb(other, ['a', 'b'], 'test')).toContain('DIFFERENT')
+  })
+
+  it('median takes the middle value, or the mean of the two middle ones', () => {
+    expect(median([3, 1, 2])).toBe(2)
+    expect(median([4, 1, 3, 2])).toBe(2.5)
+  })
+
+  it('runs two checkouts of the code in one process: HEAD against this tree', () => {
+    const out = execFileSync(
+      process.execPath,
+      [
+        'scripts/ab.mjs',
+        '--base',
+        'HEAD',
+        '--asset',
+        'rig-linear',
+        '--crowd',
+        'moving',
+        '--characters',
+        '8',
+        '--rounds',
+        '2',
+        '--steps',
+        '3',
+        '--warmup',
+        '4',
+      ],
+      { encoding: 'utf8' },
+    )
+    expect(out).toMatch(/rig-linear moving × 8: CPU ms per step, median of 2 alternated rounds/)
+    expect(out).toMatch(/base HEAD \([0-9a-f]{7}\): [0-9.]+/)
+    // Same bits unless this tree has changes of its own (a developer's edits; a CI clone has none).
+    const clean = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() === ''
+    if (clean) expect(out).toContain('state hash after the same steps: the same on both')
+    else expect(out).toMatch(/state hash after the same steps: (the same on both|DIFFERENT)/)
+  }, 60_000)
+})
