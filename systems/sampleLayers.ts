@@ -254,7 +254,8 @@ function applyLayer(data: Float32Array, anim: number, layer: Layer, out: number,
   }
   for (let r = 0; r < count; r++) {
     const o = runs[2 * r]! * JOINT_STRIDE
-    blendJointLayers(data, anim + o, data, anim + o, data, out + o, runs[2 * r + 1]!, rw, r)
+    // nearUnit: no square root on the rotation's chain (blendJointLayers); fades keep the default.
+    blendJointLayers(data, anim + o, data, anim + o, data, out + o, runs[2 * r + 1]!, rw, r, null, true)
   }
 }
 

@@ -68,6 +68,13 @@ export function seriesCoefficients(
  * blend, never its result. A cross-fade's FROM and TO layers agree on every path neither clip drives (the values
  * the fade started with), which is most translations and scales of a skinned character (the bench rig and the
  * Fox drive rotations and one translation); the fade's blend skips them.
+ *
+ * `nearUnit` (layers' overrides): the rotation is normalized without a square root on its dependency chain —
+ * the series' dropped factor 1/(2 cos φ) divided back in (off the chain) leaves the slerp unit to float32
+ * rounding of the keys, and 1/√(1 + e) is then its series in e = |q|² − 1 (exact to double for |e| < 2⁻¹⁰,
+ * a true square root otherwise). Both forms give the normalized rotation to double rounding, so the stored
+ * float32 agrees with the default to within one unit in the last place (in practice bit for bit); cross-fades
+ * keep the default, whose bits the fades' pinned hashes hold.
  */
 export function blendJointLayers(
   out: Float32Array,
@@ -80,6 +87,7 @@ export function blendJointLayers(
   weights: Float64Array,
   wi: number,
   paths: Uint8Array | null = null,
+  nearUnit = false,
 ): Float32Array {
   const w = weights[wi]!
   const len = n * JOINT_STRIDE
@@ -148,15 +156,33 @@ export function blendJointLayers(
     const y8 = y4 * y4
     const s0 = a0 + a1 * y + (a2 + a3 * y) * y2 + (a4 + a5 * y + (a6 + a7 * y) * y2) * y4 + (a8 + a9 * y) * y8
     const s1 = b0 + b1 * y + (b2 + b3 * y) * y2 + (b4 + b5 * y + (b6 + b7 * y) * y2) * y4 + (b8 + b9 * y) * y8
-    const x = s0 * ax + s1 * bx
-    const qy = s0 * ay + s1 * by
-    const z = s0 * az + s1 * bz
-    const qw = s0 * aw + s1 * bw
-    const inv = 1 / Math.sqrt(x * x + qy * qy + z * z + qw * qw)
-    out[o + 3] = x * inv
-    out[o + 4] = qy * inv
-    out[o + 5] = z * inv
-    out[o + 6] = qw * inv
+    if (nearUnit) {
+      // y + 1 = cos φ ≥ cos π/4.
+      const k = 0.5 / (y + 1)
+      const x = (s0 * ax + s1 * bx) * k
+      const qy = (s0 * ay + s1 * by) * k
+      const z = (s0 * az + s1 * bz) * k
+      const qw = (s0 * aw + s1 * bw) * k
+      const e = x * x + qy * qy + z * z + qw * qw - 1
+      const inv =
+        e > -0.0009765625 && e < 0.0009765625
+          ? 1 + e * (-0.5 + e * (0.375 - e * 0.3125))
+          : 1 / Math.sqrt(1 + e)
+      out[o + 3] = x * inv
+      out[o + 4] = qy * inv
+      out[o + 5] = z * inv
+      out[o + 6] = qw * inv
+    } else {
+      const x = s0 * ax + s1 * bx
+      const qy = s0 * ay + s1 * by
+      const z = s0 * az + s1 * bz
+      const qw = s0 * aw + s1 * bw
+      const inv = 1 / Math.sqrt(x * x + qy * qy + z * z + qw * qw)
+      out[o + 3] = x * inv
+      out[o + 4] = qy * inv
+      out[o + 5] = z * inv
+      out[o + 6] = qw * inv
+    }
     if ((m & T_BIT) !== 0) {
       const at0 = a[pa]!
       const at1 = a[pa + 1]!

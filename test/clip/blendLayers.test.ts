@@ -57,6 +57,41 @@ describe('blendJointLayers', () => {
     )
   })
 
+  it('nearUnit (layers) gives the default rotation to within one float32 ulp, the rest bit for bit', () => {
+    let differing = 0
+    fc.assert(
+      fc.property(
+        unitQuatArb(),
+        fc.integer({ min: 0, max: 1_000_000 }).map((i) => (i / 1_000_000) * 3.1),
+        fc.integer({ min: 1, max: 999_999 }).map((i) => i / 1_000_000),
+        fc.boolean(),
+        (q, angle, w, flip) => {
+          const a = Float32Array.from(joint([1, 2, 3], q, [1, 1, 1]))
+          const b = Float32Array.from(
+            joint(
+              [3, -2, 5],
+              turned(q, angle).map((v) => (flip ? -v : v)),
+              [2, 0.5, 1],
+            ),
+          )
+          const plain = new Float32Array(JOINT_STRIDE)
+          const near = new Float32Array(JOINT_STRIDE)
+          blendJointLayers(plain, 0, a, 0, b, 0, 1, Float64Array.of(w), 0)
+          blendJointLayers(near, 0, a, 0, b, 0, 1, Float64Array.of(w), 0, null, true)
+          for (const k of [0, 1, 2, 7, 8, 9]) expect(near[k]).toBe(plain[k])
+          for (let k = 3; k < 7; k++) {
+            const ulp = 2 ** (Math.floor(Math.log2(Math.max(Math.abs(plain[k]!), 2 ** -126))) - 23)
+            expect(Math.abs(near[k]! - plain[k]!)).toBeLessThanOrEqual(ulp)
+            if (near[k] !== plain[k]) differing++
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    )
+    // Both are the normalized rotation to double rounding: float32 values that differ are rare.
+    expect(differing).toBeLessThan(80)
+  })
+
   it('copies the ends bit for bit at weights 0 and 1, and aliasing out with a or b works', () => {
     const a = Float32Array.from(joint([1, 2, 3], [0, 0, 0.6, 0.8], [1, 1, 1]))
     const b = Float32Array.from(joint([4, 5, 6], [0.6, 0, 0, 0.8], [2, 2, 2]))
