@@ -214,8 +214,8 @@ export function addDeltaPose(
       const z = aw * qz + ax * qy - ay * qx + az * qw
       const ww = aw * qw - ax * qx - ay * qy - az * qz
       const e = x * x + y * y + z * z + ww * ww - 1
-      // 1/√(1 + e) = 1 − e/2 + 3e²/8 − 5e³/16 + …: to double precision for |e| < 2⁻¹⁰ (the next term is under
-      // 1e-13), which a product of unit rotations stored as float32 always is; no square root on the chain.
+      // 1/√(1 + e) = 1 − e/2 + 3e²/8 − 5e³/16 + …: to 3e-13 for |e| < 2⁻¹⁰ and exact to double at the
+      // |e| ≈ 1e-7 of a product of unit rotations stored as float32; no square root on the chain.
       if (e > -NEAR_UNIT && e < NEAR_UNIT) {
         const inv = 1 + e * (-0.5 + e * (0.375 - e * 0.3125))
         out[o + 3] = x * inv
