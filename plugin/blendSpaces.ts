@@ -1,5 +1,5 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { gradientBandWeights } from '../src/clip/layerBlend.ts'
+import { blendPointPaths, gradientBandWeights } from '../src/clip/layerBlend.ts'
 import { finiteNumber, optionsObject } from './checks.ts'
 import type { AnimationContext, RegisteredClip } from './context.ts'
 import { bindClip, findClip } from './assets.ts'
@@ -120,6 +120,7 @@ export function playBlendSpace(
   const layer = layerFor(ctx, eid, k, m)
   const n = ctx.stores.Pose.count[eid]!
   const assetId = ctx.stores.Pose.asset[eid]!
+  const bindings = clips.map((c) => bindClip(ctx, c, assetId))
   const bs: BlendSpaceState = {
     dims,
     clips: Int32Array.from(clips, (c) => c.id),
@@ -130,9 +131,10 @@ export function playBlendSpace(
     sync: o.sync === false ? 0 : 1,
     durations: Float64Array.from(clips, (c) => c.clip.duration),
     times: new Float64Array(m),
-    bindings: clips.map((c) => bindClip(ctx, c, assetId)),
+    bindings,
     cursors: clips.map((c) => new Uint32Array(c.clip.channels.length)),
     offsets: Int32Array.from(clips, (_, p) => blockOffset(layer, BLOCK_POINTS + p, n)),
+    paths: blendPointPaths(new Uint8Array(n), bindings, asset.rest, n),
   }
   gradientBandWeights(bs.weights, bs.xs, bs.ys, m, bs.param)
   const rest = asset.rest

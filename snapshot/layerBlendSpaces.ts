@@ -2,7 +2,7 @@ import { JOINT_STRIDE } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
 import { MAX_BLEND_POINTS } from '../plugin/blendSpaces.ts'
-import { gradientBandWeights } from '../src/clip/layerBlend.ts'
+import { blendPointPaths, gradientBandWeights } from '../src/clip/layerBlend.ts'
 import { copyInto, readU32Array, type Reader } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import { checkChoice, checkFinite, checkRange, invalidValue } from '../src/sim/valueChecks.ts'
@@ -122,6 +122,7 @@ export function blendSpaceState(
   asset: number,
 ): BlendSpaceState {
   const m = b.clips.length
+  const bindings = Array.from(b.clips, (id) => bindClip(ctx, ctx.clips[id]!, asset))
   const bs: BlendSpaceState = {
     dims: b.dims,
     clips: b.clips,
@@ -132,9 +133,10 @@ export function blendSpaceState(
     sync: b.sync,
     durations: Float64Array.from(b.clips, (id) => ctx.clips[id]!.clip.duration),
     times: b.times,
-    bindings: Array.from(b.clips, (id) => bindClip(ctx, ctx.clips[id]!, asset)),
+    bindings,
     cursors: b.cursors,
     offsets: Int32Array.from(b.clips, (_, p) => (base + (BLOCK_POINTS + p) * count) * JOINT_STRIDE),
+    paths: blendPointPaths(new Uint8Array(count), bindings, ctx.assets[asset]!.rest, count),
   }
   gradientBandWeights(bs.weights, bs.xs, bs.ys, m, bs.param)
   return bs

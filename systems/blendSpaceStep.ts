@@ -190,5 +190,5 @@ export function sampleBlendSpace(
     f[F_LOCAL] = sync ? f[F_PHASE]! * bs.durations[p]! : bs.times[p]!
     sampleClipChannels(data, bs.offsets[p]!, clip, bs.bindings[p]!, f, F_LOCAL, bs.cursors[p]!, 0, false)
   }
-  blendWeightedPoses(data, dest, data, bs.offsets, bs.weights, m, n)
+  blendWeightedPoses(data, dest, data, bs.offsets, bs.weights, m, n, bs.paths)
 }

@@ -110,6 +110,11 @@ export interface BlendSpaceState {
   readonly cursors: readonly Uint32Array[]
   /** Per point: float offset of its pose buffer in the pool (slots are stable; the pool's array may grow). */
   readonly offsets: Int32Array
+  /**
+   * Per joint, whether a point's clip drives its translation / scale (blendPointPaths of src/clip/layerBlend.ts,
+   * from the bindings and the rest pose): the mix copies the others. Derived, so neither hashed nor stored.
+   */
+  readonly paths: Uint8Array
 }
 
 /** One layer of a character. */

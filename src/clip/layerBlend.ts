@@ -1,6 +1,6 @@
-import { JOINT_STRIDE } from '../math/poseLayout.ts'
+import { JOINT_STRIDE, S_OFFSET, T_OFFSET } from '../math/poseLayout.ts'
 import { normalizeQuat } from '../math/quat.ts'
-import { seriesCoefficients } from './blendLayers.ts'
+import { BLEND_S, BLEND_T, seriesCoefficients } from './blendLayers.ts'
 
 /**
  * Kernels of animation layers on poses in the layout of poseLayout.ts (10 floats per joint). A layer's joints
@@ -246,6 +246,11 @@ export function addDeltaPose(
  * sᵢ = ±1 putting each quaternion in the first one's hemisphere (ozz-animation's BlendingJob does the same).
  * The result does not depend on the order of the poses beyond which comes first. Points of weight 0 are
  * skipped; a single point of weight 1 is copied exactly.
+ *
+ * `paths` (optional, blendPointPaths): with exactly two points of nonzero weight, a joint's translation
+ * (scale) is summed only where its BLEND_T (BLEND_S) bit is set, and copied from the first point elsewhere —
+ * the same bits, where both points hold the same finite value that is not −0 (w₀·v + w₁·v with w₀ + w₁ = 1
+ * rounds back to v in float32), which blendPointPaths' clear bits promise.
  */
 export function blendWeightedPoses(
   out: Float32Array,
@@ -255,6 +260,7 @@ export function blendWeightedPoses(
   weights: Float64Array,
   count: number,
   n: number,
+  paths: Uint8Array | null = null,
 ): void {
   const STRIDE = JOINT_STRIDE
   let first = -1
@@ -274,7 +280,7 @@ export function blendWeightedPoses(
   if (live === 2) {
     let second = first + 1
     while (!(weights[second]! > 0)) second++
-    blendTwoPoses(out, oo, data, offsets[first]!, offsets[second]!, weights, first, second, n)
+    blendTwoPoses(out, oo, data, offsets[first]!, offsets[second]!, weights, first, second, n, paths)
     return
   }
   const f = offsets[first]!
@@ -333,7 +339,8 @@ export function blendWeightedPoses(
  * blendWeightedPoses with exactly two points of nonzero weight (a 1D blend space between two neighbours, the
  * common case): the poses at `a` and `b` with weights `weights[wa]`, `weights[wb]`. The general loop's
  * operations in its order (sums from 0, b's rotation sign-fixed into a's hemisphere, the sum stored as float32
- * and then normalized, as normalizeQuat does), so the same bits, without its per-point loop and branches.
+ * and then normalized, as normalizeQuat does), so the same bits, without its per-point loop and branches; with
+ * `paths`, translations and scales no point's clip drives are copied (see blendWeightedPoses).
  */
 function blendTwoPoses(
   out: Float32Array,
@@ -345,8 +352,12 @@ function blendTwoPoses(
   wa: number,
   wb: number,
   n: number,
+  paths: Uint8Array | null,
 ): void {
   const STRIDE = JOINT_STRIDE
+  const T_BIT = BLEND_T
+  const S_BIT = BLEND_S
+  const ALL = T_BIT | S_BIT
   const fround = Math.fround
   const w0 = weights[wa]!
   const w1 = weights[wb]!
@@ -363,20 +374,31 @@ function blendTwoPoses(
     const bz = data[q + 5]!
     const bw = data[q + 6]!
     const s1 = ax * bx + ay * by + az * bz + aw * bw < 0 ? -w1 : w1
-    const t0 = 0 + w0 * data[p]! + w1 * data[q]!
-    const t1 = 0 + w0 * data[p + 1]! + w1 * data[q + 1]!
-    const t2 = 0 + w0 * data[p + 2]! + w1 * data[q + 2]!
-    const c0 = 0 + w0 * data[p + 7]! + w1 * data[q + 7]!
-    const c1 = 0 + w0 * data[p + 8]! + w1 * data[q + 8]!
-    const c2 = 0 + w0 * data[p + 9]! + w1 * data[q + 9]!
+    const m = paths === null ? ALL : paths[j]!
+    // Translation and scale, each summed or (no clip drives it: both points hold one value) copied.
+    if ((m & T_BIT) !== 0) {
+      out[o] = 0 + w0 * data[p]! + w1 * data[q]!
+      out[o + 1] = 0 + w0 * data[p + 1]! + w1 * data[q + 1]!
+      out[o + 2] = 0 + w0 * data[p + 2]! + w1 * data[q + 2]!
+    } else {
+      out[o] = data[p]!
+      out[o + 1] = data[p + 1]!
+      out[o + 2] = data[p + 2]!
+    }
+    if ((m & S_BIT) !== 0) {
+      out[o + 7] = 0 + w0 * data[p + 7]! + w1 * data[q + 7]!
+      out[o + 8] = 0 + w0 * data[p + 8]! + w1 * data[q + 8]!
+      out[o + 9] = 0 + w0 * data[p + 9]! + w1 * data[q + 9]!
+    } else {
+      out[o + 7] = data[p + 7]!
+      out[o + 8] = data[p + 8]!
+      out[o + 9] = data[p + 9]!
+    }
     // The float32 sum normalizeQuat would read back.
     const x = fround(0 + w0 * ax + s1 * bx)
     const y = fround(0 + w0 * ay + s1 * by)
     const z = fround(0 + w0 * az + s1 * bz)
     const w = fround(0 + w0 * aw + s1 * bw)
-    out[o] = t0
-    out[o + 1] = t1
-    out[o + 2] = t2
     const len2 = x * x + y * y + z * z + w * w
     if (len2 > 0) {
       const inv = 1 / Math.sqrt(len2)
@@ -390,10 +412,41 @@ function blendTwoPoses(
       out[o + 5] = 0
       out[o + 6] = 1
     }
-    out[o + 7] = c0
-    out[o + 8] = c1
-    out[o + 9] = c2
   }
+}
+
+/**
+ * blendWeightedPoses' `paths` for a blend space's points: per joint, BLEND_T (BLEND_S) when some point's
+ * binding (channel → float offset joint·10 + path offset, -1 unbound) drives its translation (scale), or when the
+ * rest pose's value there is −0 or not finite (0 + w₀·v + w₁·v is not v bit for bit then). A point's slot holds
+ * the rest pose wherever its clip does not write, so a clear bit means both points hold the same plain value.
+ * Setup code (a blend space played or restored). Returns out (n bytes).
+ */
+export function blendPointPaths(
+  out: Uint8Array,
+  bindings: readonly Int32Array[],
+  rest: Float32Array,
+  n: number,
+): Uint8Array {
+  out.fill(0, 0, n)
+  for (const binding of bindings) {
+    for (let c = 0; c < binding.length; c++) {
+      const offset = binding[c]!
+      if (offset < 0) continue
+      const path = offset % JOINT_STRIDE
+      const j = (offset - path) / JOINT_STRIDE
+      if (path === T_OFFSET) out[j] = out[j]! | BLEND_T
+      else if (path === S_OFFSET) out[j] = out[j]! | BLEND_S
+    }
+  }
+  const plain = (v: number): boolean => Number.isFinite(v) && !Object.is(v, -0)
+  for (let j = 0; j < n; j++) {
+    const t = j * JOINT_STRIDE + T_OFFSET
+    const s = j * JOINT_STRIDE + S_OFFSET
+    if (!(plain(rest[t]!) && plain(rest[t + 1]!) && plain(rest[t + 2]!))) out[j] = out[j]! | BLEND_T
+    if (!(plain(rest[s]!) && plain(rest[s + 1]!) && plain(rest[s + 2]!))) out[j] = out[j]! | BLEND_S
+  }
+  return out
 }
 
 /**

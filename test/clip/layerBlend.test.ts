@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { addDeltaPose, blendWeightedPoses, toDeltaPose } from '../../src/clip/layerBlend.ts'
-import { blendJointLayers, seriesCoefficients } from '../../src/clip/blendLayers.ts'
+import { addDeltaPose, blendPointPaths, blendWeightedPoses, toDeltaPose } from '../../src/clip/layerBlend.ts'
+import { BLEND_S, BLEND_T, blendJointLayers, seriesCoefficients } from '../../src/clip/blendLayers.ts'
 import { multiplyQuat, normalizeQuat } from '../../src/math/quat.ts'
 
 const unit = fc
@@ -229,6 +229,59 @@ describe('blendWeightedPoses', () => {
           }
         },
       ),
+    )
+  })
+
+  it('blendPointPaths marks driven translations and scales, and rest values that are −0 or not finite', () => {
+    const rest = new Float32Array(40)
+    for (let j = 0; j < 4; j++) rest.set(joint([j, 1, 2], Float32Array.of(0, 0, 0, 1), [1, 1, 1]), 10 * j)
+    rest[10 * 2 + 1] = -0 // joint 2's translation y
+    rest[10 * 3 + 8] = NaN // joint 3's scale y
+    // Point A drives joint 0's translation and joint 1's rotation; point B joint 1's scale (and unbound -1).
+    const paths = blendPointPaths(new Uint8Array(4), [Int32Array.of(0, 13), Int32Array.of(-1, 17)], rest, 4)
+    expect(Array.from(paths)).toEqual([BLEND_T, BLEND_S, BLEND_T, BLEND_S])
+  })
+
+  it('with paths gives the bits it gives without, where no clip drives the paths it skips', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(unit, unit, fc.integer({ min: 0, max: 3 })), { minLength: 1, maxLength: 6 }),
+        fc.double({ min: 0.001, max: 0.999, noNaN: true }),
+        fc.array(fc.float({ noNaN: true, noDefaultInfinity: true }), { minLength: 6, maxLength: 6 }),
+        (joints, x, restValues) => {
+          const n = joints.length
+          const rest = new Float32Array(10 * n)
+          const data = new Float32Array(30 * n)
+          const offsets = Int32Array.of(10 * n, 20 * n)
+          const a: number[] = []
+          const b: number[] = []
+          joints.forEach(([qa, qb, driven], j) => {
+            const t = [restValues[0]!, restValues[1]! + j, restValues[2]!]
+            const sc = [restValues[3]!, restValues[4]!, restValues[5]! - j]
+            rest.set(joint(t, Float32Array.of(0, 0, 0, 1), sc), 10 * j)
+            // Both points hold the rest pose, then their clips write rotations and, where driven, T (bit 1) / S.
+            data.set(joint(t, qa, sc), offsets[0]! + 10 * j)
+            data.set(joint(t, qb, sc), offsets[1]! + 10 * j)
+            a.push(10 * j + 3)
+            b.push(10 * j + 3)
+            if ((driven & 1) !== 0) {
+              data[offsets[1]! + 10 * j] = t[0]! + 1.5
+              b.push(10 * j)
+            }
+            if ((driven & 2) !== 0) {
+              data[offsets[0]! + 10 * j + 8] = sc[1]! * 0.5 + 0.25
+              a.push(10 * j + 7)
+            }
+          })
+          const paths = blendPointPaths(new Uint8Array(n), [Int32Array.from(a), Int32Array.from(b)], rest, n)
+          const weights = Float64Array.of(1 - x, x)
+          const plain = data.slice()
+          blendWeightedPoses(plain, 0, plain, offsets, weights, 2, n)
+          blendWeightedPoses(data, 0, data, offsets, weights, 2, n, paths)
+          expect(data).toEqual(plain)
+        },
+      ),
+      { numRuns: 500 },
     )
   })
 })
