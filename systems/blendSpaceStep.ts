@@ -3,9 +3,10 @@ import { blendWeightedPoses } from '../src/clip/layerBlend.ts'
 import { blendJointLayers } from '../src/clip/blendLayers.ts'
 import { JOINT_STRIDE } from '../components/Pose.ts'
 import { FADE_END_TOLERANCE } from './advanceCrossFades.ts'
-import { advancePhase, LOOP_REPEAT } from '../components/Sampler.ts'
+import { LOOP_REPEAT } from '../components/Sampler.ts'
 import type { StepState } from './state.ts'
 import {
+  advanceClipPhase,
   EMIT_AFTER,
   EMIT_BEFORE,
   EMIT_DELTA,
@@ -120,22 +121,9 @@ export function advanceBlendSpace(
   for (let p = 0; p < m; p++) {
     motion[EMIT_BEFORE] = bs.times[p]!
     motion[EMIT_DELTA] = hold ? 0 : dt * rate
-    advancePointTime(bs, p, motion, hold)
+    advanceClipPhase(bs.times, p, -1, motion, ctx.clips[bs.clips[p]!]!.clip, LOOP_REPEAT, hold)
     reportPoint(ctx, eid, layer, bs, p, rest, hold, emit, motion)
   }
-}
-
-/**
- * A point's own time advanced by motion[EMIT_DELTA] (held when `hold`), a non-finite result restarting it, into
- * bs.times[p] and motion[EMIT_AFTER]. Its own function so that only integers and objects cross a call: a float
- * passed to or returned from a call V8 does not inline is boxed.
- */
-function advancePointTime(bs: BlendSpaceState, p: number, motion: Float64Array, hold: boolean): void {
-  const before = motion[EMIT_BEFORE]!
-  let t = hold ? before : advancePhase(before, motion[EMIT_DELTA]!, bs.durations[p]!, LOOP_REPEAT)
-  if (t - t !== 0) t = 0
-  bs.times[p] = t
-  motion[EMIT_AFTER] = t
 }
 
 /** A point's events and root motion of the step (see advanceBlendSpace); nothing for a point of weight 0. */

@@ -1,14 +1,13 @@
 import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
 import { sampleClipChannels } from '../src/clip/sample.ts'
-import type { Clip } from '../src/clip/clipTypes.ts'
 import { blendJointLayers } from '../src/clip/blendLayers.ts'
 import { addDeltaPose, toDeltaPose } from '../src/clip/layerBlend.ts'
 import { awaitingBodies, type StepState, type AnimationStores } from './state.ts'
 import { FADE_END_TOLERANCE } from './advanceCrossFades.ts'
 import {
+  advanceClipPhase,
   createClipEventEmitter,
-  EMIT_AFTER,
   EMIT_BEFORE,
   EMIT_DELTA,
   EMIT_FADING_OUT,
@@ -19,7 +18,7 @@ import {
   type ClipEventsInput,
 } from './clipEvents.ts'
 import { JOINT_STRIDE, LAYER_ANIM, LAYER_PREV, layerOffset } from '../components/Pose.ts'
-import { advancePhase, localTime, ROTATION_SQUAD } from '../components/Sampler.ts'
+import { ROTATION_SQUAD } from '../components/Sampler.ts'
 import {
   advanceBlendSpace,
   advanceLayerFade,
@@ -259,27 +258,6 @@ function applyLayer(data: Float32Array, anim: number, layer: Layer, out: number,
   }
 }
 
-/**
- * Advances the phase at f[time] by motion[EMIT_DELTA] (held when `hold`), a non-finite result restarting the
- * clip, and writes its clip-local time to f[local]. Its own function so that only integers and objects cross
- * a call: a float passed to or returned from a call V8 does not inline is boxed, and whether sampleLayers'
- * inlining budget reached advancePhase varied between processes (~100 B per character a step when not).
- */
-function advanceLayerPhase(
-  f: Float64Array,
-  time: number,
-  local: number,
-  motion: Float64Array,
-  clip: Clip,
-  loop: number,
-  hold: boolean,
-): void {
-  let phase = hold ? f[time]! : advancePhase(f[time]!, motion[EMIT_DELTA]!, clip.duration, loop)
-  if (phase - phase !== 0) phase = 0
-  f[time] = phase
-  f[local] = localTime(phase, clip.duration, loop)
-}
-
 /** Advances the layer's clip (and its fade) by one step and, when visible, samples it into OUT. */
 function sampleLayerClip(
   ctx: SampleLayersInput,
@@ -300,7 +278,7 @@ function sampleLayerClip(
   const hold = i[I_HOLD] === 1
   motion[EMIT_BEFORE] = f[F_TIME]!
   motion[EMIT_DELTA] = hold ? 0 : ctx.dt * rate
-  advanceLayerPhase(f, F_TIME, F_LOCAL, motion, clip, loop, hold)
+  advanceClipPhase(f, F_TIME, F_LOCAL, motion, clip, loop, hold)
   const phase = f[F_TIME]!
   i[I_HOLD] = 0
   const additive = i[I_MODE] === MODE_ADDITIVE
@@ -311,7 +289,6 @@ function sampleLayerClip(
   const squad = i[I_ROTATION] === ROTATION_SQUAD
   advanceLayerFade(ctx, layer)
 
-  motion[EMIT_AFTER] = phase
   motion[EMIT_WEIGHT] = f[F_WEIGHT]! * (i[I_FADE] === 1 ? f[F_BLEND]! : 1)
   emit(eid, layer.index, i[I_CLIP]!, loop, motion, hold ? EMIT_START : 0, layer.finished, 0)
   const rm = ctx.rootMotion[eid]
@@ -327,8 +304,7 @@ function sampleLayerClip(
     const fromDelta = i[I_PAUSED] === 1 ? 0 : ctx.dt * f[F_FROM_SPEED]!
     motion[EMIT_BEFORE] = f[F_FROM_TIME]!
     motion[EMIT_DELTA] = fromDelta
-    advanceLayerPhase(f, F_FROM_TIME, F_FROM_LOCAL, motion, fromClip, fromLoop, false)
-    motion[EMIT_AFTER] = f[F_FROM_TIME]!
+    advanceClipPhase(f, F_FROM_TIME, F_FROM_LOCAL, motion, fromClip, fromLoop, false)
     motion[EMIT_WEIGHT] = f[F_WEIGHT]! * (1 - f[F_BLEND]!)
     emit(eid, layer.index, fromId, fromLoop, motion, EMIT_FADING_OUT, layer.finished, 1)
     if (rm !== undefined) {
