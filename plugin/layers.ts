@@ -12,6 +12,7 @@ import {
   BLOCK_REF_FROM,
   BLOCK_REF_TO,
   createLayer,
+  createLayerStack,
   F_BLEND,
   F_FADE_DURATION,
   F_REF_TIME,
@@ -119,11 +120,11 @@ export function layerFor(ctx: AnimationContext, eid: number, index: number, poin
   const rest = ctx.assets[ctx.stores.Pose.asset[eid]!]!.rest
   let s = stack
   if (s === undefined) {
-    s = { layers: new Array<Layer | undefined>(MAX_LAYERS).fill(undefined) }
+    s = createLayerStack()
     ctx.layers[eid] = s
     ctx.uses.layers = true
     if (newBase) {
-      const l0 = createLayer(0)
+      const l0 = createLayer(0, s)
       setLayerMask(l0, null, n)
       l0.i[I_SOURCE] = ctx.stores.Sampler.clip[eid]! >= 0 ? SOURCE_CLIP : SOURCE_NONE
       l0.base = slots0
@@ -135,7 +136,7 @@ export function layerFor(ctx: AnimationContext, eid: number, index: number, poin
   }
   let layer = current
   if (layer === undefined) {
-    layer = createLayer(index)
+    layer = createLayer(index, s)
     setLayerMask(layer, null, n)
     if (index === 0) layer.i[I_SOURCE] = ctx.stores.Sampler.clip[eid]! >= 0 ? SOURCE_CLIP : SOURCE_NONE
     s.layers[index] = layer

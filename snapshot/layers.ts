@@ -9,6 +9,7 @@ import {
   BLOCK_DELTA,
   BLOCK_POINTS,
   createLayer,
+  createLayerStack,
   F_BLEND,
   F_FADE_DURATION,
   F_PHASE,
@@ -300,9 +301,9 @@ export function applyLayers(
   const ints = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2)
   for (const c of plan) {
     const rest = wordsOfArray(ctx.assets[c.asset]!.rest)
-    const stack = { layers: new Array<Layer | undefined>(MAX_LAYERS).fill(undefined) }
+    const stack = createLayerStack()
     for (const d of c.layers) {
-      const layer = createLayer(d.index)
+      const layer = createLayer(d.index, stack)
       layer.f.set(d.f)
       layer.i.set(d.i)
       layer.finished.set(d.finished)

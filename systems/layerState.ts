@@ -169,15 +169,35 @@ export interface Layer {
 /** A character's layers, by index; undefined where never used. */
 export interface LayerStack {
   readonly layers: (Layer | undefined)[]
+  /** Every layer's `f` and `i`, side by side (see createLayerStack). */
+  readonly numbers: ArrayBuffer
 }
 
-export function createLayer(index: number): Layer {
-  const f = new Float64Array(LAYER_FLOATS)
+/** Bytes of one layer's numbers in LayerStack.numbers: its floats, then its ints, on a 16-byte boundary. */
+const LAYER_NUMBER_BYTES = Math.ceil((LAYER_FLOATS * 8 + LAYER_INTS * 4) / 16) * 16
+
+/**
+ * An empty stack. Its layers' numbers share one buffer, in layer order: a step reads each layer's few numbers
+ * once, and one small buffer per character is a cache miss or two where a buffer per array was one per layer.
+ */
+export function createLayerStack(): LayerStack {
+  return {
+    layers: new Array<Layer | undefined>(MAX_LAYERS).fill(undefined),
+    numbers: new ArrayBuffer(MAX_LAYERS * LAYER_NUMBER_BYTES),
+  }
+}
+
+/** A layer of `stack` at `index`, with its defaults (the stack's numbers for it are overwritten). */
+export function createLayer(index: number, stack: LayerStack = createLayerStack()): Layer {
+  const at = index * LAYER_NUMBER_BYTES
+  const f = new Float64Array(stack.numbers, at, LAYER_FLOATS)
+  f.fill(0)
   f[F_SPEED] = 1
   f[F_WEIGHT] = 1
   f[F_WEIGHT_FROM] = 1
   f[F_WEIGHT_TO] = 1
-  const i = new Int32Array(LAYER_INTS)
+  const i = new Int32Array(stack.numbers, at + LAYER_FLOATS * 8, LAYER_INTS)
+  i.fill(0)
   i[I_CLIP] = -1
   i[I_FROM_CLIP] = -1
   i[I_REF_CLIP] = -1
