@@ -7,7 +7,10 @@
 // has none), and both bundles are loaded here. Plain node, not tsx (see bundle.mjs for why).
 //
 //   npm run bench:ab -- --base main [--asset fox|rig-linear|rig-cubic] [--crowd layered] [--characters 1000]
-//                       [--rounds 9] [--steps 100] [--warmup 200] [--rig-joints 64]
+//                       [--rounds 9] [--steps 100] [--warmup 200] [--rig-joints 64] [--instances 2]
+//
+// Each side runs `--instances` crowds (made in ABBA order, timed in a palindromic order: bench/abRounds.mjs), as
+// the crowd made later in a process ran ~1–3 % faster in same-code runs.
 //
 // Prints each side's median CPU ms per step, the per-round ratios and their median, and whether both sides end
 // with the same state hash (a change meant to keep every bit can be checked this way too).
@@ -30,6 +33,7 @@ const { values } = parseArgs({
     steps: { type: 'string', default: '100' },
     warmup: { type: 'string', default: '200' },
     'rig-joints': { type: 'string', default: '64' },
+    instances: { type: 'string', default: '2' },
   },
 })
 if (values.base === undefined) {
@@ -71,7 +75,13 @@ try {
     foxPath: join(root, 'assets/Fox/glTF-Binary/Fox.glb'),
     rigJoints: positive('rig-joints'),
   }
-  const sides = [await base.createAbSide(options), await work.createAbSide(options)]
+  // Two instances a side, made in ABBA order (see runAb); --instances 1 halves the memory.
+  const instances = positive('instances')
+  const sides = [[], []]
+  for (let k = 0; k < instances; k++) {
+    const first = k % 2 === 0 ? 0 : 1
+    for (const i of [first, 1 - first]) sides[i].push(await (i === 0 ? base : work).createAbSide(options))
+  }
   const result = runAb(sides, {
     rounds: positive('rounds'),
     steps: positive('steps'),

@@ -28,7 +28,7 @@ describe('bench:ab rounds', () => {
     const log: string[] = []
     const slow = spinning(0.4, log, 'slow', 'h1')
     const fast = spinning(0.2, log, 'fast', 'h1')
-    const result = runAb([slow, fast], { rounds: 4, steps: 5, warmup: 4 })
+    const result = runAb([[slow], [fast]], { rounds: 4, steps: 5, warmup: 4 })
     // Warm-up: two halves of 2 steps each, then rounds in the order slow-fast, fast-slow, ...
     expect(log).toEqual([
       'slow',
@@ -52,12 +52,44 @@ describe('bench:ab rounds', () => {
     expect(result.ratio).toBeGreaterThan(1.2)
     const text = formatAb(result, ['a', 'b'], 'test')
     expect(text).toContain('the same on both')
-    const other = runAb([spinning(0.01, [], 'x', 'h1'), spinning(0.01, [], 'y', 'h2')], {
+    const other = runAb([[spinning(0.01, [], 'x', 'h1')], [spinning(0.01, [], 'y', 'h2')]], {
       rounds: 1,
       steps: 1,
       warmup: 1,
     })
     expect(formatAb(other, ['a', 'b'], 'test')).toContain('DIFFERENT')
+  })
+
+  it('with two instances a side, runs them in ABBA order, reversed round to round, and averages them', () => {
+    const log: string[] = []
+    const a0 = spinning(0.3, log, 'a0', 'h')
+    const a1 = spinning(0.3, log, 'a1', 'h')
+    const b0 = spinning(0.1, log, 'b0', 'h')
+    const b1 = spinning(0.1, log, 'b1', 'h')
+    const result = runAb(
+      [
+        [a0, a1],
+        [b0, b1],
+      ],
+      { rounds: 2, steps: 4, warmup: 2 },
+    )
+    const abba = ['a0', 'b0', 'b1', 'a1']
+    expect(log).toEqual([...abba, ...abba, ...abba, ...[...abba].reverse()])
+    expect(result.ms.map((m) => m.length)).toEqual([2, 2])
+    for (const m of result.ms[0]!) expect(m).toBeGreaterThanOrEqual(0.3)
+    expect(result.ratio).toBeGreaterThan(1.5)
+    expect(formatAb(result, ['a', 'b'], 'test')).toContain('the same on both')
+    // An instance that ends elsewhere than its twin is a difference too.
+    const split = runAb(
+      [
+        [spinning(0.01, [], 'x', 'h1'), spinning(0.01, [], 'x', 'h2')],
+        [spinning(0.01, [], 'y', 'h1'), spinning(0.01, [], 'y', 'h1')],
+      ],
+      { rounds: 1, steps: 1, warmup: 1 },
+    )
+    expect(split.hashes[0]).toBe('h1≠h2')
+    expect(formatAb(split, ['a', 'b'], 'test')).toContain('DIFFERENT')
+    expect(() => runAb([[a0], [b0, b1]], { rounds: 1, steps: 1, warmup: 1 })).toThrow(/same number/)
   })
 
   it('median takes the middle value, or the mean of the two middle ones', () => {
