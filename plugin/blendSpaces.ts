@@ -28,7 +28,7 @@ import {
   I_SOURCE,
   SOURCE_BLEND_SPACE,
   SOURCE_NONE,
-  type BlendSpaceState,
+  createBlendSpaceState,
   setLayerBinding,
 } from '../systems/layerState.ts'
 
@@ -121,21 +121,21 @@ export function playBlendSpace(
   const n = ctx.stores.Pose.count[eid]!
   const assetId = ctx.stores.Pose.asset[eid]!
   const bindings = clips.map((c) => bindClip(ctx, c, assetId))
-  const bs: BlendSpaceState = {
+  const bs = createBlendSpaceState({
     dims,
-    clips: Int32Array.from(clips, (c) => c.id),
-    xs: Float64Array.from(coords, (c) => c[0]),
-    ys: Float64Array.from(coords, (c) => c[1]),
-    param: Float64Array.of(param[0]!, param[1] ?? 0),
-    weights: new Float64Array(m),
     sync: o.sync === false ? 0 : 1,
-    durations: Float64Array.from(clips, (c) => c.clip.duration),
-    times: new Float64Array(m),
-    bindings,
+    clips: clips.map((c) => c.id),
+    xs: coords.map((c) => c[0]),
+    ys: coords.map((c) => c[1]),
+    durations: clips.map((c) => c.clip.duration),
+    times: null,
     cursors: clips.map((c) => new Uint32Array(c.clip.channels.length)),
-    offsets: Int32Array.from(clips, (_, p) => blockOffset(layer, BLOCK_POINTS + p, n)),
-    paths: blendPointPaths(new Uint8Array(n), bindings, asset.rest, n),
-  }
+    offsets: clips.map((_, p) => blockOffset(layer, BLOCK_POINTS + p, n)),
+    param: [param[0]!, param[1] ?? 0],
+    bindings,
+    joints: n,
+  })
+  blendPointPaths(bs.paths, bindings, asset.rest, n)
   gradientBandWeights(bs.weights, bs.xs, bs.ys, m, bs.param)
   const rest = asset.rest
   for (let p = 0; p < m; p++) ctx.pool.data.set(rest, bs.offsets[p]!)

@@ -6,7 +6,7 @@ import { blendPointPaths, gradientBandWeights } from '../src/clip/layerBlend.ts'
 import { copyInto, readU32Array, type Reader } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import { checkChoice, checkFinite, checkRange, invalidValue } from '../src/sim/valueChecks.ts'
-import { BLOCK_POINTS, type BlendSpaceState } from '../systems/layerState.ts'
+import { BLOCK_POINTS, createBlendSpaceState, type BlendSpaceState } from '../systems/layerState.ts'
 
 /**
  * A layer's blend space in the snapshot's "layers" section (layers.ts has the rest of a layer):
@@ -123,21 +123,21 @@ export function blendSpaceState(
 ): BlendSpaceState {
   const m = b.clips.length
   const bindings = Array.from(b.clips, (id) => bindClip(ctx, ctx.clips[id]!, asset))
-  const bs: BlendSpaceState = {
+  const bs = createBlendSpaceState({
     dims: b.dims,
+    sync: b.sync,
     clips: b.clips,
     xs: b.xs,
     ys: b.ys,
-    param: b.param,
-    weights: new Float64Array(m),
-    sync: b.sync,
-    durations: Float64Array.from(b.clips, (id) => ctx.clips[id]!.clip.duration),
+    durations: Array.from(b.clips, (id) => ctx.clips[id]!.clip.duration),
     times: b.times,
-    bindings,
     cursors: b.cursors,
-    offsets: Int32Array.from(b.clips, (_, p) => (base + (BLOCK_POINTS + p) * count) * JOINT_STRIDE),
-    paths: blendPointPaths(new Uint8Array(count), bindings, ctx.assets[asset]!.rest, count),
-  }
+    offsets: Array.from(b.clips, (_, p) => (base + (BLOCK_POINTS + p) * count) * JOINT_STRIDE),
+    param: b.param,
+    bindings,
+    joints: count,
+  })
+  blendPointPaths(bs.paths, bindings, ctx.assets[asset]!.rest, count)
   gradientBandWeights(bs.weights, bs.xs, bs.ys, m, bs.param)
   return bs
 }

@@ -117,6 +117,78 @@ export interface BlendSpaceState {
   readonly paths: Uint8Array
 }
 
+/** What a blend space is made of; createBlendSpaceState copies it. */
+export interface BlendSpaceInit {
+  readonly dims: number
+  readonly sync: number
+  /** Per point: clip id, coordinates, clip duration, phase (seconds), key cursors, pose buffer offset. */
+  readonly clips: ArrayLike<number>
+  readonly xs: ArrayLike<number>
+  readonly ys: ArrayLike<number>
+  readonly durations: ArrayLike<number>
+  readonly times: ArrayLike<number> | null
+  readonly cursors: readonly ArrayLike<number>[]
+  readonly offsets: ArrayLike<number>
+  /** The parameter, (x, y). */
+  readonly param: ArrayLike<number>
+  readonly bindings: readonly Int32Array[]
+  /** Joints of the character (the length of `paths`, filled by the caller). */
+  readonly joints: number
+}
+
+/**
+ * A blend space's state with all its numbers in one buffer (cursors included), so a step's first reads of a
+ * blend space are a cache miss or two rather than one per array. `weights` and `paths` are zero: the caller
+ * computes them (gradientBandWeights, blendPointPaths).
+ */
+export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
+  const m = init.clips.length
+  let cursorWords = 0
+  for (const c of init.cursors) cursorWords += c.length
+  const doubles = 5 * m + 2
+  const words = 2 * m + cursorWords
+  const buffer = new ArrayBuffer(doubles * 8 + words * 4 + init.joints)
+  const f64 = (k: number, length: number) => new Float64Array(buffer, k * m * 8, length)
+  const xs = f64(0, m)
+  const ys = f64(1, m)
+  const weights = f64(2, m)
+  const durations = f64(3, m)
+  const times = f64(4, m)
+  const param = new Float64Array(buffer, 5 * m * 8, 2)
+  let at = doubles * 8
+  const clips = new Int32Array(buffer, at, m)
+  const offsets = new Int32Array(buffer, at + 4 * m, m)
+  at += 8 * m
+  const cursors = init.cursors.map((c) => {
+    const view = new Uint32Array(buffer, at, c.length)
+    view.set(c)
+    at += 4 * c.length
+    return view
+  })
+  clips.set(init.clips)
+  offsets.set(init.offsets)
+  xs.set(init.xs)
+  ys.set(init.ys)
+  durations.set(init.durations)
+  if (init.times !== null) times.set(init.times)
+  param.set(init.param)
+  return {
+    dims: init.dims,
+    clips,
+    xs,
+    ys,
+    param,
+    weights,
+    sync: init.sync,
+    durations,
+    times,
+    bindings: init.bindings,
+    cursors,
+    offsets,
+    paths: new Uint8Array(buffer, at, init.joints),
+  }
+}
+
 /** One layer of a character. */
 export interface Layer {
   readonly index: number
