@@ -5,7 +5,8 @@
  * (setLayer, playBlendSpace), so a crowd that never uses layers pays nothing.
  *
  * A layer's numbers live in two small typed arrays (`f` floats, `i` integers, indexed by the F_ and I_
- * constants below), so the step writes them without allocating and hash/snapshot copy them whole. Each layer
+ * constants below), views of one buffer per stack, so the step writes them without allocating and hash/snapshot
+ * copy them whole. Each layer
  * other than a plain layer 0 owns a block of pose slots in the pose pool, in units of the character's n
  * joints: OUT (what the layer shows: a pose, or for an additive layer its difference from the reference),
  * FROM and TO (the two clips of a fade inside the layer), REF_FROM and REF_TO (their additive references),
