@@ -38,7 +38,6 @@ import {
   setLayerMask,
   SOURCE_BLEND_SPACE,
   SOURCE_CLIP,
-  type Layer,
   setLayerBinding,
   setLayerFromBinding,
 } from '../systems/layerState.ts'

@@ -6,11 +6,10 @@
  *
  * A layer's numbers live in two small typed arrays (`f` floats, `i` integers, indexed by the F_ and I_
  * constants below), views of one buffer per stack, so the step writes them without allocating and hash/snapshot
- * copy them whole. Each layer
- * other than a plain layer 0 owns a block of pose slots in the pose pool, in units of the character's n
- * joints: OUT (what the layer shows: a pose, or for an additive layer its difference from the reference),
- * FROM and TO (the two clips of a fade inside the layer), REF_FROM and REF_TO (their additive references),
- * DELTA (scratch) and one per blend-space point.
+ * copy them whole. Each layer other than a plain layer 0 owns a block of pose slots in the pose pool, in units
+ * of the character's n joints: OUT (what the layer shows: a pose, or for an additive layer its difference from
+ * the reference), FROM and TO (the two clips of a fade inside the layer), REF_FROM and REF_TO (their additive
+ * references), DELTA (scratch) and one per blend-space point.
  */
 import { JOINT_STRIDE } from '../src/math/poseLayout.ts'
 import type { DeltaClip } from '../src/clip/additiveClip.ts'
@@ -149,12 +148,12 @@ export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
   const doubles = 5 * m + 2
   const words = 2 * m + cursorWords
   const buffer = new ArrayBuffer(doubles * 8 + words * 4 + init.joints)
-  const f64 = (k: number, length: number) => new Float64Array(buffer, k * m * 8, length)
-  const xs = f64(0, m)
-  const ys = f64(1, m)
-  const weights = f64(2, m)
-  const durations = f64(3, m)
-  const times = f64(4, m)
+  const f64 = (k: number) => new Float64Array(buffer, k * m * 8, m)
+  const xs = f64(0)
+  const ys = f64(1)
+  const weights = f64(2)
+  const durations = f64(3)
+  const times = f64(4)
   const param = new Float64Array(buffer, 5 * m * 8, 2)
   let at = doubles * 8
   const clips = new Int32Array(buffer, at, m)
