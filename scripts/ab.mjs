@@ -48,6 +48,15 @@ const positive = (name) => {
   }
   return n
 }
+// Every number is checked before the temporary worktree exists (process.exit skips the cleanup below).
+const counts = {
+  characters: positive('characters'),
+  rigJoints: positive('rig-joints'),
+  instances: positive('instances'),
+  rounds: positive('rounds'),
+  steps: positive('steps'),
+  warmup: positive('warmup'),
+}
 const root = fileURLToPath(new URL('../', import.meta.url))
 const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim()
 const commit = git('rev-parse', '--verify', `${values.base}^{commit}`)
@@ -71,26 +80,32 @@ try {
   const options = {
     asset: values.asset,
     crowd: values.crowd,
-    characters: positive('characters'),
+    characters: counts.characters,
     foxPath: join(root, 'assets/Fox/glTF-Binary/Fox.glb'),
-    rigJoints: positive('rig-joints'),
+    rigJoints: counts.rigJoints,
   }
-  // Two instances a side, made in ABBA order (see runAb); --instances 1 halves the memory.
-  const instances = positive('instances')
-  const sides = [[], []]
-  for (let k = 0; k < instances; k++) {
-    const first = k % 2 === 0 ? 0 : 1
-    for (const i of [first, 1 - first]) sides[i].push(await (i === 0 ? base : work).createAbSide(options))
+  let refused = null
+  try {
+    work.checkAbSideOptions(options)
+  } catch (error) {
+    refused = error.message
   }
-  const result = runAb(sides, {
-    rounds: positive('rounds'),
-    steps: positive('steps'),
-    warmup: positive('warmup'),
-  })
-  const what = `${options.asset} ${options.crowd} × ${options.characters}`
-  process.stdout.write(
-    formatAb(result, [`base ${values.base} (${commit.slice(0, 7)})`, 'this checkout'], what),
-  )
+  if (refused !== null) {
+    process.stderr.write(`${refused}\n`)
+    process.exitCode = 2
+  } else {
+    // Two instances a side, made in ABBA order (see runAb); --instances 1 halves the memory.
+    const sides = [[], []]
+    for (let k = 0; k < counts.instances; k++) {
+      const first = k % 2 === 0 ? 0 : 1
+      for (const i of [first, 1 - first]) sides[i].push(await (i === 0 ? base : work).createAbSide(options))
+    }
+    const result = runAb(sides, counts)
+    const what = `${options.asset} ${options.crowd} × ${options.characters}`
+    process.stdout.write(
+      formatAb(result, [`base ${values.base} (${commit.slice(0, 7)})`, 'this checkout'], what),
+    )
+  }
 } finally {
   for (const b of bundles) rmSync(b, { force: true })
   try {

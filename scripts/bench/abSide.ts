@@ -3,8 +3,8 @@
  * bundled on its own so that two versions load into one process. Kept small and on the benchmark's long-lived
  * names (loadBenchAsset, planOptions, makeCrowdPlan, createOurCrowd) so an older checkout can bundle it too.
  */
-import { makeCrowdPlan, type CrowdKind } from './crowd.ts'
-import { DT, FADE_SECONDS, type AssetName } from './options.ts'
+import { CROWD_KINDS, makeCrowdPlan, type CrowdKind } from './crowd.ts'
+import { ASSET_NAMES, DT, FADE_SECONDS, type AssetName } from './options.ts'
 import { createOurCrowd } from './ours.ts'
 import { loadBenchAsset, planOptions } from './scenarioJob.ts'
 
@@ -22,6 +22,17 @@ export interface AbSide {
   run(steps: number): void
   /** The plugin's state hash now. */
   hash(): string
+}
+
+/**
+ * Throws an Error naming the option and the choices when `o` names an asset or crowd the benchmark does not
+ * have (the driver passes the command line's strings through).
+ */
+export function checkAbSideOptions(o: { asset: string; crowd: string }): void {
+  if (!(ASSET_NAMES as readonly string[]).includes(o.asset))
+    throw new Error(`--asset ${o.asset}: one of ${ASSET_NAMES.join(', ')}`)
+  if (!(CROWD_KINDS as readonly string[]).includes(o.crowd))
+    throw new Error(`--crowd ${o.crowd}: one of ${CROWD_KINDS.join(', ')}`)
 }
 
 export async function createAbSide(o: AbSideOptions): Promise<AbSide> {

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { formatAb, median, runAb } from '../../scripts/bench/abRounds.mjs'
+import { checkAbSideOptions } from '../../scripts/bench/abSide.ts'
 
 /** A side that spins `msPerStep` of this process's CPU time per step and records the order of its runs. */
 function spinning(msPerStep: number, log: string[], name: string, hash: string) {
@@ -90,6 +91,16 @@ describe('bench:ab rounds', () => {
     expect(split.hashes[0]).toBe('h1≠h2')
     expect(formatAb(split, ['a', 'b'], 'test')).toContain('DIFFERENT')
     expect(() => runAb([[a0], [b0, b1]], { rounds: 1, steps: 1, warmup: 1 })).toThrow(/same number/)
+  })
+
+  it('refuses an asset or crowd the benchmark does not have, naming the choices', () => {
+    expect(() => checkAbSideOptions({ asset: 'rig-linear', crowd: 'layered' })).not.toThrow()
+    expect(() => checkAbSideOptions({ asset: 'rig', crowd: 'layered' })).toThrow(
+      '--asset rig: one of fox, rig-linear, rig-cubic',
+    )
+    expect(() => checkAbSideOptions({ asset: 'fox', crowd: 'walking' })).toThrow(
+      /--crowd walking: one of playing, /,
+    )
   })
 
   it('median takes the middle value, or the mean of the two middle ones', () => {
