@@ -1,5 +1,5 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { blendPointPaths, gradientBandWeights } from '../src/clip/layerBlend.ts'
+import { gradientBandWeights } from '../src/clip/layerBlend.ts'
 import { finiteNumber, optionsObject } from './checks.ts'
 import type { AnimationContext, RegisteredClip } from './context.ts'
 import { bindClip, findClip } from './assets.ts'
@@ -120,7 +120,7 @@ export function playBlendSpace(
   const layer = layerFor(ctx, eid, k, m)
   const n = ctx.stores.Pose.count[eid]!
   const assetId = ctx.stores.Pose.asset[eid]!
-  const bindings = clips.map((c) => bindClip(ctx, c, assetId))
+  const rest = asset.rest
   const bs = createBlendSpaceState({
     dims,
     sync: o.sync === false ? 0 : 1,
@@ -132,12 +132,10 @@ export function playBlendSpace(
     cursors: clips.map((c) => new Uint32Array(c.clip.channels.length)),
     offsets: clips.map((_, p) => blockOffset(layer, BLOCK_POINTS + p, n)),
     param: [param[0]!, param[1] ?? 0],
-    bindings,
+    bindings: clips.map((c) => bindClip(ctx, c, assetId)),
     joints: n,
+    rest,
   })
-  blendPointPaths(bs.paths, bindings, asset.rest, n)
-  gradientBandWeights(bs.weights, bs.xs, bs.ys, m, bs.param)
-  const rest = asset.rest
   for (let p = 0; p < m; p++) ctx.pool.data.set(rest, bs.offsets[p]!)
   if (k === 0) {
     const { Sampler } = ctx.stores

@@ -2,7 +2,6 @@ import { JOINT_STRIDE } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
 import { MAX_BLEND_POINTS } from '../plugin/blendSpaces.ts'
-import { blendPointPaths, gradientBandWeights } from '../src/clip/layerBlend.ts'
 import { copyInto, readU32Array, type Reader } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import { checkChoice, checkFinite, checkRange, invalidValue } from '../src/sim/valueChecks.ts'
@@ -121,9 +120,7 @@ export function blendSpaceState(
   count: number,
   asset: number,
 ): BlendSpaceState {
-  const m = b.clips.length
-  const bindings = Array.from(b.clips, (id) => bindClip(ctx, ctx.clips[id]!, asset))
-  const bs = createBlendSpaceState({
+  return createBlendSpaceState({
     dims: b.dims,
     sync: b.sync,
     clips: b.clips,
@@ -134,10 +131,8 @@ export function blendSpaceState(
     cursors: b.cursors,
     offsets: Array.from(b.clips, (_, p) => (base + (BLOCK_POINTS + p) * count) * JOINT_STRIDE),
     param: b.param,
-    bindings,
+    bindings: Array.from(b.clips, (id) => bindClip(ctx, ctx.clips[id]!, asset)),
     joints: count,
+    rest: ctx.assets[asset]!.rest,
   })
-  blendPointPaths(bs.paths, bindings, ctx.assets[asset]!.rest, count)
-  gradientBandWeights(bs.weights, bs.xs, bs.ys, m, bs.param)
-  return bs
 }

@@ -13,6 +13,7 @@
  */
 import { JOINT_STRIDE } from '../src/math/poseLayout.ts'
 import type { DeltaClip } from '../src/clip/additiveClip.ts'
+import { blendPointPaths, gradientBandWeights } from '../src/clip/layerBlend.ts'
 
 /** Layers per character: indices 0 (the base layer) to 7. */
 export const MAX_LAYERS = 8
@@ -132,14 +133,15 @@ export interface BlendSpaceInit {
   /** The parameter, (x, y). */
   readonly param: ArrayLike<number>
   readonly bindings: readonly Int32Array[]
-  /** Joints of the character (the length of `paths`, filled by the caller). */
+  /** The character's joints and rest pose (for `paths`). */
   readonly joints: number
+  readonly rest: Float32Array
 }
 
 /**
  * A blend space's state with all its numbers in one buffer (cursors included), so a step's first reads of a
- * blend space are a cache miss or two rather than one per array. `weights` and `paths` are zero: the caller
- * computes them (gradientBandWeights, blendPointPaths).
+ * blend space are a cache miss or two rather than one per array; its weights for the parameter
+ * (gradientBandWeights) and its paths (blendPointPaths) are derived here.
  */
 export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
   const m = init.clips.length
@@ -172,6 +174,13 @@ export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
   durations.set(init.durations)
   if (init.times !== null) times.set(init.times)
   param.set(init.param)
+  const paths = blendPointPaths(
+    new Uint8Array(buffer, at, init.joints),
+    init.bindings,
+    init.rest,
+    init.joints,
+  )
+  gradientBandWeights(weights, xs, ys, m, param)
   return {
     dims: init.dims,
     clips,
@@ -185,7 +194,7 @@ export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
     bindings: init.bindings,
     cursors,
     offsets,
-    paths: new Uint8Array(buffer, at, init.joints),
+    paths,
   }
 }
 

@@ -16,6 +16,7 @@ import {
   LAYER_INTS,
   MAX_LAYERS,
 } from '../../systems/layerState.ts'
+import { JOINT_STRIDE } from '../../components/Pose.ts'
 
 describe('layer and blend-space buffers', () => {
   it('gives every layer of a stack its own numbers in the stack buffer, starting from the defaults', () => {
@@ -58,6 +59,7 @@ describe('layer and blend-space buffers', () => {
       param: [0.25, 0.5],
       bindings: [],
       joints: 5,
+      rest: new Float32Array(5 * JOINT_STRIDE).fill(1),
     })
     const views = [
       bs.clips,
