@@ -135,7 +135,7 @@ export async function loadThreeOracle(path: string, options: ThreeOracleOptions 
 }
 
 /** Normalizes, in place, every rotation key of the clip's quaternion tracks (for CUBICSPLINE, the value elements). */
-function normalizeRotationKeys(clip: AnimationClip): void {
+export function normalizeRotationKeys(clip: AnimationClip): void {
   for (const track of clip.tracks) {
     if (!(track instanceof QuaternionKeyframeTrack)) continue
     // GLTFLoader marks its CUBICSPLINE tracks on the factory it installs (the values are [in, value, out] triplets).
@@ -225,7 +225,7 @@ async function parseQuietly(data: ArrayBuffer): Promise<GLTF> {
  *
  *   | header 12 | JSON chunk: len, 'JSON', json padded with spaces | BIN chunk: len, 'BIN\0', buffers padded |
  */
-async function packGltfAsGlb(path: string): Promise<Buffer> {
+export async function packGltfAsGlb(path: string): Promise<Buffer> {
   const json = JSON.parse(await readFile(path, 'utf8')) as GltfJson
   const parts: Buffer[] = []
   const starts: number[] = []
