@@ -38,7 +38,7 @@ export function setLayerDelta(ctx: AnimationContext, eid: number, layer: Layer):
     delta = makeDeltaClip(
       clip.clip,
       bindClip(ctx, clip, assetId),
-      referencePose(ctx, assetId, refClip, time),
+      referencePose(ctx, rest.slice(), 0, assetId, refClip, time, [clipId]),
       0,
       rest,
       n,
@@ -49,12 +49,32 @@ export function setLayerDelta(ctx: AnimationContext, eid: number, layer: Layer):
   layer.deltaClip = clipId
 }
 
-/** The asset's pose of clip `clipId` at `time` (clamped to the clip) over its rest pose, in a new array. */
-function referencePose(ctx: AnimationContext, assetId: number, clipId: number, time: number): Float32Array {
-  const pose = ctx.assets[assetId]!.rest.slice()
+/**
+ * An additive layer's reference pose into `out[at ..]` (which holds the rest pose): clip `clipId` at `time`
+ * (clamped to the clip), on the paths some clip of `drivers` (the clips the layer shows) drives. Elsewhere it
+ * stays the rest pose, where the layer's own pose is the rest pose too, so the layer adds no difference there: a
+ * reference clip that drives a joint the layer's clips do not leaves that joint as the layers below made it (as
+ * three.js's makeClipAdditive does, and as an additive layer's morph weights do). Setup code (allocates).
+ */
+export function referencePose(
+  ctx: AnimationContext,
+  out: Float32Array,
+  at: number,
+  assetId: number,
+  clipId: number,
+  time: number,
+  drivers: ArrayLike<number>,
+): Float32Array {
+  if (clipId < 0) return out
   const clip = ctx.clips[clipId]!
+  const driven = new Set<number>()
+  for (let k = 0; k < drivers.length; k++) {
+    const d = drivers[k]!
+    if (d >= 0) for (const o of bindClip(ctx, ctx.clips[d]!, assetId)) driven.add(o)
+  }
+  const binding = bindClip(ctx, clip, assetId).map((o) => (o >= 0 && driven.has(o) ? o : -1))
   const t = Float64Array.of(Math.min(Math.max(time, 0), clip.clip.duration))
   const cursors = new Uint32Array(clip.clip.channels.length)
-  sampleClipChannels(pose, 0, clip.clip, bindClip(ctx, clip, assetId), t, 0, cursors, 0, false)
-  return pose
+  sampleClipChannels(out, at, clip.clip, binding, t, 0, cursors, 0, false)
+  return out
 }

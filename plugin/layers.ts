@@ -1,9 +1,8 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { sampleClipChannels } from '../src/clip/sample.ts'
 import { finiteNumber, optionsObject } from './checks.ts'
 import type { AnimationContext } from './context.ts'
-import { bindClip, findClip } from './assets.ts'
-import { setLayerDelta } from './additiveLayers.ts'
+import { findClip } from './assets.ts'
+import { referencePose, setLayerDelta } from './additiveLayers.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
 import { allocatePoseSlots, freePoseSlots, JOINT_STRIDE } from '../components/Pose.ts'
 import { emptyLayer } from '../systems/sampleLayers.ts'
@@ -292,23 +291,29 @@ export function updateReferences(ctx: AnimationContext, eid: number, layer: Laye
   const n = ctx.stores.Pose.count[eid]!
   const refClip = layer.i[I_REF_CLIP]!
   const time = layer.f[F_REF_TIME]!
-  const own = layer.i[I_SOURCE] === SOURCE_BLEND_SPACE ? (layer.blendSpace?.clips[0] ?? -1) : layer.i[I_CLIP]!
-  sampleReference(ctx, eid, refClip >= 0 ? refClip : own, time, blockOffset(layer, BLOCK_REF_TO, n))
+  const shown: ArrayLike<number> =
+    layer.i[I_SOURCE] === SOURCE_BLEND_SPACE ? (layer.blendSpace?.clips ?? []) : [layer.i[I_CLIP]!]
+  const own = shown.length > 0 ? shown[0]! : -1
+  sampleReference(ctx, eid, refClip >= 0 ? refClip : own, time, blockOffset(layer, BLOCK_REF_TO, n), shown)
   if (both && layer.i[I_FADE] === 1 && layer.i[I_FROM_CLIP]! >= 0) {
-    const fromRef = refClip >= 0 ? refClip : layer.i[I_FROM_CLIP]!
-    sampleReference(ctx, eid, fromRef, time, blockOffset(layer, BLOCK_REF_FROM, n))
+    const from = layer.i[I_FROM_CLIP]!
+    const fromRef = refClip >= 0 ? refClip : from
+    sampleReference(ctx, eid, fromRef, time, blockOffset(layer, BLOCK_REF_FROM, n), [from])
   }
 }
 
-/** The character's pose of clip `clipId` at `time` (clamped to the clip), from the rest pose, into `at`. */
-function sampleReference(ctx: AnimationContext, eid: number, clipId: number, time: number, at: number): void {
+/** The layer's reference (plugin/additiveLayers.ts referencePose) over the rest pose, into the pool at `at`. */
+function sampleReference(
+  ctx: AnimationContext,
+  eid: number,
+  clipId: number,
+  time: number,
+  at: number,
+  drivers: ArrayLike<number>,
+): void {
   const assetId = ctx.stores.Pose.asset[eid]!
   ctx.pool.data.set(ctx.assets[assetId]!.rest, at)
-  if (clipId < 0) return
-  const clip = ctx.clips[clipId]!
-  const t = Float64Array.of(Math.min(Math.max(time, 0), clip.clip.duration))
-  const cursors = new Uint32Array(clip.clip.channels.length)
-  sampleClipChannels(ctx.pool.data, at, clip.clip, bindClip(ctx, clip, assetId), t, 0, cursors, 0, false)
+  referencePose(ctx, ctx.pool.data, at, assetId, clipId, time, drivers)
 }
 
 function layerSettings(ctx: AnimationContext, eid: number, what: string, options: unknown): LayerSettings {

@@ -12,17 +12,15 @@
  *   node the layer clip does not drive gets rest at g, which is our "the layer's pose is the rest pose there").
  * - additive at weight w: `AnimationUtils.makeClipAdditive(clip, frame, referenceClip, fps)` with fps = 1 and
  *   frame = the reference time in seconds (so referenceTime = frame / fps is the time exactly), action in
- *   AdditiveAnimationBlendMode at effective weight w. Three additions to what makeClipAdditive does ((1) and
- *   (2) fill three's gaps; (3) is a semantic choice where the two differ, to be settled):
+ *   AdditiveAnimationBlendMode at effective weight w. Two additions to what makeClipAdditive does, filling
+ *   three's gaps:
  *   (1) a track the reference clip does not have is left absolute by makeClipAdditive; the project takes the
  *       rest pose as the reference there, so the reference clip gets a constant rest-valued track for it;
  *   (2) for CUBICSPLINE rotations makeClipAdditive maps the keys (r⁻¹·q) but not the tangents; they are mapped
  *       too (as scripts/bench/threeClips.ts `additiveClip` does), which makes three's Hermite curve r⁻¹ times
- *       the original (without it the CUBICSPLINE cases are off by up to 0.033);
- *   (3) a property only the reference clip drives: makeClipAdditive leaves it alone (no difference), the
- *       project takes the layer's pose there as the rest pose and applies rest − reference (DeltaClip.base in
- *       src/clip/additiveClip.ts); the additive clip gets a constant rest-valued track for it, so three does
- *       the same (InterpolationTest, "reference: rest" case: 1.34 apart without it).
+ *       the original (without it the CUBICSPLINE cases are off by up to 0.033).
+ *   A property only the reference clip drives gets no difference on either side (makeClipAdditive leaves it
+ *   alone; the project's reference is the rest pose there: plugin/additiveLayers.ts referencePose).
  *   Additive scale is not compared through the mixer: three adds scale differences, the project multiplies
  *   (README); see the last describe.
  * - layer order: three applies additive actions after all weighted ones, so "override below additive" is
@@ -278,11 +276,6 @@ function additiveClip(
       if (!tracks.some((r) => r.name === t.name)) tracks.push(restTrack(three, t, rest))
     }
     refClip = new AnimationClip('reference', -1, tracks)
-    // (3) a property only the reference clip drives: the layer's pose there is the rest pose, so it gets
-    // rest − reference (src/clip/additiveClip.ts, DeltaClip.base); makeClipAdditive would leave it alone.
-    for (const r of reference.clip.tracks) {
-      if (!target.tracks.some((t) => t.name === r.name)) target.tracks.push(restTrack(three, r, rest))
-    }
   }
   const before = target.tracks.map((t) => t.values.slice())
   AnimationUtils.makeClipAdditive(target, reference?.time ?? 0, refClip, 1)
