@@ -101,7 +101,10 @@ export interface AnimationPlugin {
   play(character: number, clip: string | number, options?: PlayOptions): void
   /**
    * Fades from what the character shows now into `clip` over `durationSeconds` (finite, ≥ 0; 0 is a cut).
-   * A no-op when the character already plays or fades to `clip`, whatever the duration and options.
+   * A no-op when the character already plays or fades to `clip`, whatever the duration and options, except a
+   * 'once' clip that has finished: that one is faded into again from its start (an emote replayed). On a layer
+   * (`{ layer }` > 0) that shows nothing (never used, or stopped), the layer fades in from the layers below: its
+   * weight ramps from 0 to the weight it is set to (1 unless setLayer said otherwise).
    */
   crossFade(character: number, clip: string | number, durationSeconds: number, options?: PlayOptions): void
   /**

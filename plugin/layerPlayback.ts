@@ -16,6 +16,7 @@ import {
   F_SPEED,
   F_TIME,
   F_WEIGHT,
+  F_WEIGHT_DURATION,
   F_WEIGHT_FROM,
   F_WEIGHT_TO,
   I_CLIP,
@@ -65,7 +66,10 @@ export function playOnLayer(
   updateReferences(ctx, eid, layer)
 }
 
-/** Fades layer k (> 0) from what it shows into `clip` over `seconds` (> 0). No-op when it plays `clip` already. */
+/**
+ * Fades layer k (> 0) from what it shows into `clip` over `seconds` (> 0). No-op when it plays `clip` already,
+ * unless that is a finished 'once' clip (holding its last pose), which is faded into again from its start.
+ */
 export function crossFadeOnLayer(
   ctx: AnimationContext,
   eid: number,
@@ -75,9 +79,12 @@ export function crossFadeOnLayer(
   s: LayerPlay,
 ): void {
   const existing = ctx.layers[eid]?.layers[k]
-  if (existing !== undefined && existing.i[I_SOURCE] === SOURCE_CLIP && existing.i[I_CLIP] === clip.id) return
+  const same =
+    existing !== undefined && existing.i[I_SOURCE] === SOURCE_CLIP && existing.i[I_CLIP] === clip.id
+  if (same && existing.finished[0] === 0) return
   if (seconds === 0 || existing === undefined || existing.i[I_SOURCE] === SOURCE_NONE) {
     playOnLayer(ctx, eid, k, clip, s)
+    if (seconds > 0) fadeLayerIn(ctx.layers[eid]!.layers[k]!, seconds)
     return
   }
   const layer = layerFor(ctx, eid, k)
@@ -149,6 +156,19 @@ function startLayerClip(
   f[F_TIME] = advancePhase(0, s.phase, clip.clip.duration, s.loop)
   setLayerBinding(layer, binding)
   layer.cursors = cursors
+}
+
+/**
+ * A layer that showed nothing fades in from the layers below: its weight ramps from 0 to the weight it is set
+ * to (setLayer's, 1 by default and after a stop) over `seconds`, as setLayer's `fadeSeconds` ramps.
+ */
+function fadeLayerIn(layer: Layer, seconds: number): void {
+  const f = layer.f
+  layer.i[I_STOPPING] = 0
+  f[F_WEIGHT] = 0
+  f[F_WEIGHT_FROM] = 0
+  f[F_WEIGHT_DURATION] = seconds
+  layer.i[I_WEIGHT_STEPS] = 0
 }
 
 /** A clip played on a layer that stopLayer is fading out keeps it: the weight ramps back up to 1 instead. */

@@ -72,8 +72,9 @@ export function play(ctx: AnimationContext, eid: number, clipRef: string | numbe
 /**
  * Fades from what the character shows now into `clip` over `durationSeconds` (finite, ≥ 0; 0 is a cut).
  * A no-op when the character already plays or fades to `clip`, whatever the duration and options, so a game
- * may call it with the clip its state wants every frame. Mid-fade, the current blend is frozen as the pose
- * faded from.
+ * may call it with the clip its state wants every frame; but a 'once' clip that has finished (holds its last
+ * pose) is faded into again from its start, so an emote can be replayed. Mid-fade, the current blend is frozen
+ * as the pose faded from.
  */
 export function crossFade(
   ctx: AnimationContext,
@@ -99,7 +100,7 @@ export function crossFade(
   }
   const { Pose, Sampler, CrossFade } = ctx.stores
   const current = Sampler.clip[eid]!
-  if (current === clip.id) return
+  if (current === clip.id && Sampler.finished[eid] === 0) return
   const base0 = ctx.layers[eid]?.layers[0]
   const fromBlendSpace = current < 0 && base0 !== undefined && base0.blendSpace !== null
   if (durationSeconds === 0 || (current < 0 && !fromBlendSpace)) {
