@@ -15,6 +15,9 @@ export default defineConfig({
   publicDir: 'assets',
   server: { headers: isolation },
   preview: { headers: isolation },
+  // The dev server's dependency scan starts from the demo's page only: examples/three-page has its own config
+  // (package-name aliases) and reported "could not be resolved" errors when scanned from here.
+  optimizeDeps: { entries: ['index.html'] },
   build: {
     outDir: 'dist-demo',
     chunkSizeWarningLimit: 1024,
