@@ -1,5 +1,5 @@
 /**
- * README's "Layers", "Root motion", "Placing characters", "Ragdolls" and "Rollback" sections, run as written: each ```ts
+ * README's "Layers", "Events", "Root motion", "Placing characters", "Ragdolls" and "Rollback" sections, run as written: each ```ts
  * block (plain JavaScript apart from the top-level await) runs with the `anim` and `loadAsset` of the section
  * that introduces them, and does what its comments say.
  */
@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import { RAGDOLL_GETTING_UP } from '../../components/Ragdoll.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
+import { isClipEvent } from '../../entry/index.ts'
 
 function block(heading: string): string {
   const section = readFileSync('README.md', 'utf8')
@@ -83,6 +84,28 @@ describe('README, Placing characters', () => {
     anim.step()
     const hips = anim.jointEntity(guard, 'b_Hip_01')
     expect(anim.stores.SceneNode.world[hips * 16 + 12]).toBeGreaterThan(3.5)
+  })
+})
+
+describe('README, Events', () => {
+  it('plays the emote, then walks with footsteps', async () => {
+    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
+    // Its import line is the entry's name for what is passed in here.
+    const code = block('Events').replace("import { isClipEvent } from 'ecs-anim'\n", '')
+    const steps = 'for (let i = 0; i < 600; i++) { anim.step(); afterSteps() }'
+    const run = new AsyncFunction(
+      'anim',
+      'loadAsset',
+      'isClipEvent',
+      `${code}\n${steps}\nreturn { walker, footsteps }`,
+    )
+    const { walker, footsteps } = (await run(anim, loadAsset, isClipEvent)) as {
+      walker: number
+      footsteps: number
+    }
+    expect(anim.stores.Sampler.clip[walker]).toBe(anim.clipId(walker, 'Walk'))
+    expect(footsteps).toBeGreaterThan(8)
+    expect(anim.events.length).toBe(0)
   })
 })
 
