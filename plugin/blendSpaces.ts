@@ -1,9 +1,10 @@
 import { AnimationError, showValue } from '../src/errors.ts'
 import { gradientBandWeights } from '../src/clip/layerBlend.ts'
-import { finiteNumber, optionsObject } from './checks.ts'
+import { finiteNumber, optionsObject, type OptionNames } from './checks.ts'
 import type { AnimationContext, RegisteredClip } from './context.ts'
 import { bindClip, findClip } from './assets.ts'
 import {
+  LAYER_SELECTOR,
   blockOffset,
   endLayerFade,
   layerFor,
@@ -40,6 +41,8 @@ export interface BlendSpacePoint {
   at: number | readonly [number, number]
 }
 
+const POINT_OPTIONS: OptionNames<BlendSpacePoint> = { clip: true, at: true }
+
 /** playBlendSpace's options. */
 export interface BlendSpaceOptions {
   /** Layer index, default 0. */
@@ -57,6 +60,14 @@ export interface BlendSpaceOptions {
   fadeSeconds?: number
 }
 
+const BLEND_SPACE_OPTIONS: OptionNames<BlendSpaceOptions> = {
+  layer: true,
+  parameter: true,
+  sync: true,
+  speed: true,
+  fadeSeconds: true,
+}
+
 /** Most points a blend space may have. */
 export const MAX_BLEND_POINTS = 16
 
@@ -69,7 +80,7 @@ export function playBlendSpace(
 ): void {
   const what = `playBlendSpace(${showValue(eid)})`
   checkCharacter(ctx, eid, what)
-  const o = optionsObject<BlendSpaceOptions>(options, what)
+  const o = optionsObject<BlendSpaceOptions>(options, what, BLEND_SPACE_OPTIONS)
   const k = layerIndex(o.layer, what)
   const speed = finiteNumber(o.speed ?? 1, what, 'speed')
   const fadeSeconds = finiteNumber(o.fadeSeconds ?? 0, what, 'fadeSeconds')
@@ -91,7 +102,7 @@ export function playBlendSpace(
   const coords: [number, number][] = []
   let dims = 0
   for (let p = 0; p < list.length; p++) {
-    const pt = optionsObject<BlendSpacePoint>(list[p], what, `points[${p}]`)
+    const pt = optionsObject<BlendSpacePoint>(list[p], what, POINT_OPTIONS, `points[${p}]`)
     clips.push(ctx.clips[findClip(ctx, asset, pt.clip as string | number, `${what}: points[${p}]`)]!)
     const at = coordinate(pt.at, what, `points[${p}].at`)
     if (dims !== 0 && at.length !== dims) {
@@ -184,7 +195,7 @@ export function setBlendParameter(
 ): void {
   const what = `setBlendParameter(${showValue(eid)})`
   checkCharacter(ctx, eid, what)
-  const o = optionsObject<LayerSelector>(options, what)
+  const o = optionsObject<LayerSelector>(options, what, LAYER_SELECTOR)
   const k = layerIndex(o.layer, what)
   const bs = ctx.layers[eid]?.layers[k]?.blendSpace ?? null
   if (bs === null) throw new AnimationError('argument', `${what}: layer ${k} plays no blend space`)

@@ -1,7 +1,7 @@
 import { $internal, addComponent, addEntity, entityExists, hasComponent, removeEntity } from 'bitecs'
 import type { InternalWorld, World } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
-import { optionsObject } from './checks.ts'
+import { optionsObject, type OptionNames } from './checks.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { BLEND_S, BLEND_T } from '../src/clip/blendLayers.ts'
 import { findJoint } from '../src/skeleton/rig.ts'
@@ -38,7 +38,7 @@ export function addCharacter(
   const { world, capacity, sceneGraph, pool } = ctx
   const nodes = sceneGraph.store
   // Everything is checked before the asset is registered: a failed call changes nothing.
-  const o = optionsObject<{ parent: number }>(opts, 'addCharacter')
+  const o = optionsObject<{ parent: number }>(opts, 'addCharacter', { parent: true })
   const parent = o.parent ?? 0
   if (
     parent !== 0 &&

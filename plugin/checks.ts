@@ -6,13 +6,37 @@ import { AnimationError, showValue } from '../src/errors.ts'
  */
 
 /** An options argument: undefined means none; anything but a plain object is refused. */
-export function optionsObject<T extends object>(o: unknown, what: string, name = 'options'): Partial<T> {
+/** Every option name of T, each `true`: what optionsObject accepts (TypeScript checks the list is whole). */
+export type OptionNames<T> = { readonly [K in keyof Required<T>]: true }
+
+/**
+ * `o` as T's options: undefined is none; anything but a plain object, or an object with an own key `names` does
+ * not list (a misspelt `fade` for `fadeSeconds` would otherwise be ignored), is an AnimationError 'argument'.
+ */
+export function optionsObject<T extends object>(
+  o: unknown,
+  what: string,
+  names: OptionNames<T>,
+  name = 'options',
+): Partial<T> {
   if (o === undefined) return {}
   if (typeof o !== 'object' || o === null || Array.isArray(o)) {
     throw new AnimationError('argument', `${what}: ${name} must be an object, got ${showValue(o)}`)
   }
+  // for-in rather than Object.keys: a game may pass options every frame, and this allocates nothing.
+  for (const key in o) {
+    if (hasOwn(o, key) && !hasOwn(names, key)) {
+      const known = Object.keys(names).join(', ')
+      throw new AnimationError(
+        'argument',
+        `${what}: ${name} has no option ${showValue(key)} (it takes ${known})`,
+      )
+    }
+  }
   return o as Partial<T>
 }
+
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key)
 
 /** A finite number (any sign). */
 export function finiteNumber(v: unknown, what: string, name: string, unit = ''): number {

@@ -1,5 +1,5 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { optionsObject } from './checks.ts'
+import { optionsObject, type OptionNames } from './checks.ts'
 import {
   createGetUpPlacement,
   getUpJoints,
@@ -19,7 +19,7 @@ import { RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, RagdollRuntime } from './context.ts'
 import type { GetUpFacing } from '../systems/state.ts'
 import { checkCharacter } from './characters.ts'
-import { crossFade, playSettings, type PlayOptions } from './playback.ts'
+import { crossFade, PLAY_OPTIONS, playSettings, type PlayOptions } from './playback.ts'
 import { findClip } from './assets.ts'
 import { setTransform } from './placement.ts'
 import { checkRate } from './ragdolls.ts'
@@ -48,6 +48,15 @@ export interface GetUpOptions {
   play?: PlayOptions
 }
 
+const GET_UP_OPTIONS: OptionNames<GetUpOptions> = {
+  clip: true,
+  prone: true,
+  supine: true,
+  fadeSeconds: true,
+  rate: true,
+  play: true,
+}
+
 /**
  * Gets a ragdolling character up where it lies. The character entity moves under the ragdoll's pelvis, on the
  * ground (the physics world's highest +y plane; none: the entity keeps its height), turned to the body's
@@ -63,8 +72,8 @@ export function getUp(ctx: AnimationContext, eid: number, options?: GetUpOptions
   checkCharacter(ctx, eid, 'getUp')
   const { Ragdoll, Pose } = ctx.stores
   const what = `getUp(${eid})`
-  const o = optionsObject<GetUpOptions>(options, what)
-  const play = { loop: 'once' as const, ...optionsObject<PlayOptions>(o.play, what, 'play') }
+  const o = optionsObject<GetUpOptions>(options, what, GET_UP_OPTIONS)
+  const play = { loop: 'once' as const, ...optionsObject<PlayOptions>(o.play, what, PLAY_OPTIONS, 'play') }
   const rateOption = o.rate
   const rate = rateOption === undefined ? Ragdoll.rate[eid]! : checkRate(what, rateOption)
   const fade = o.fadeSeconds ?? 0.3

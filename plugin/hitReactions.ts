@@ -3,7 +3,7 @@ import type { ResolvedBody } from '../src/physics/description.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext } from './context.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
-import { optionsObject, vector3 } from './checks.ts'
+import { optionsObject, type OptionNames, vector3 } from './checks.ts'
 import { defaultDescription, queueHit, startRagdoll } from './ragdolls.ts'
 import { subtreeRoots } from './ragdollParts.ts'
 
@@ -24,6 +24,8 @@ export interface HitOptions {
    */
   root?: string | number
 }
+
+const HIT_OPTIONS: OptionNames<HitOptions> = { recoverSeconds: true, root: true }
 
 /** How fast a hit takes its part over: ragdoll_weight per second (0.1 s from 0 to 1). */
 export const RAGDOLL_HIT_RATE = 10
@@ -50,7 +52,7 @@ export function hit(
   const what = `hit(${eid})`
   const j = jointIndex(ctx, eid, joint, what)
   const v = vector3(impulse, what, 'impulse')
-  const o = optionsObject<HitOptions>(options, what)
+  const o = optionsObject<HitOptions>(options, what, HIT_OPTIONS)
   const seconds = o.recoverSeconds ?? DEFAULT_RECOVER_SECONDS
   if (!(typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0)) {
     throw new AnimationError(

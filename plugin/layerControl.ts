@@ -1,7 +1,7 @@
 import { AnimationError, showValue } from '../src/errors.ts'
 import { finiteNumber, optionsObject } from './checks.ts'
 import type { AnimationContext } from './context.ts'
-import { layerIndex, type LayerSelector } from './layers.ts'
+import { LAYER_SELECTOR, layerIndex, type LayerSelector } from './layers.ts'
 import { checkCharacter } from './characters.ts'
 import { advancePhase, localTime, SAMPLER_HOLD } from '../components/Sampler.ts'
 import {
@@ -31,7 +31,7 @@ import {
 export function setSpeed(ctx: AnimationContext, eid: number, speed: number, options?: LayerSelector): void {
   const what = `setSpeed(${showValue(eid)}, ${showValue(speed)})`
   checkCharacter(ctx, eid, what)
-  const k = layerIndex(optionsObject<LayerSelector>(options, what).layer, what)
+  const k = layerIndex(optionsObject<LayerSelector>(options, what, LAYER_SELECTOR).layer, what)
   const v = finiteNumber(speed, what, 'speed')
   const layer = ctx.layers[eid]?.layers[k]
   if (k === 0 && ctx.stores.Sampler.clip[eid]! >= 0) ctx.stores.Sampler.speed[eid] = v
@@ -46,7 +46,7 @@ export function setSpeed(ctx: AnimationContext, eid: number, speed: number, opti
 export function setTime(ctx: AnimationContext, eid: number, seconds: number, options?: LayerSelector): void {
   const what = `setTime(${showValue(eid)}, ${showValue(seconds)})`
   checkCharacter(ctx, eid, what)
-  const k = layerIndex(optionsObject<LayerSelector>(options, what).layer, what)
+  const k = layerIndex(optionsObject<LayerSelector>(options, what, LAYER_SELECTOR).layer, what)
   const t = finiteNumber(seconds, what, 'seconds', ' s')
   const layer = ctx.layers[eid]?.layers[k]
   const { Sampler } = ctx.stores
@@ -94,7 +94,7 @@ export function resume(ctx: AnimationContext, eid: number, options?: LayerSelect
 function setPaused(ctx: AnimationContext, eid: number, options: unknown, name: string, paused: number): void {
   const what = `${name}(${showValue(eid)})`
   checkCharacter(ctx, eid, what)
-  const k = layerIndex(optionsObject<LayerSelector>(options, what).layer, what)
+  const k = layerIndex(optionsObject<LayerSelector>(options, what, LAYER_SELECTOR).layer, what)
   const layer = ctx.layers[eid]?.layers[k]
   if (k === 0 && ctx.stores.Sampler.clip[eid]! >= 0) ctx.stores.Sampler.paused[eid] = paused
   else if (layer !== undefined && layer.i[I_SOURCE] !== SOURCE_NONE) layer.i[I_PAUSED] = paused

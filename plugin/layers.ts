@@ -1,5 +1,5 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { finiteNumber, optionsObject } from './checks.ts'
+import { finiteNumber, optionsObject, type OptionNames } from './checks.ts'
 import type { AnimationContext } from './context.ts'
 import { findClip } from './assets.ts'
 import { referencePose, setLayerDelta } from './additiveLayers.ts'
@@ -59,6 +59,8 @@ export interface LayerReference {
   time?: number
 }
 
+const REFERENCE_OPTIONS: OptionNames<LayerReference> = { clip: true, time: true }
+
 /** setLayer's options; what is not given stays as it is. */
 export interface LayerOptions {
   /** In [0, 1]; ramped linearly over `fadeSeconds` when that is given. Default: unchanged (1 for a new layer). */
@@ -76,11 +78,22 @@ export interface LayerOptions {
   reference?: LayerReference | null
 }
 
+const LAYER_OPTIONS: OptionNames<LayerOptions> = {
+  weight: true,
+  mode: true,
+  mask: true,
+  fadeSeconds: true,
+  reference: true,
+}
+
 /** Options naming a layer (setSpeed, setTime, pause, resume, setBlendParameter). */
 export interface LayerSelector {
   /** Layer index in [0, 8), default 0. */
   layer?: number
 }
+
+/** LayerSelector's option names (optionsObject). */
+export const LAYER_SELECTOR: OptionNames<LayerSelector> = { layer: true }
 
 /** A layer index argument: an integer in [0, MAX_LAYERS). */
 export function layerIndex(v: unknown, what: string): number {
@@ -317,7 +330,7 @@ function sampleReference(
 }
 
 function layerSettings(ctx: AnimationContext, eid: number, what: string, options: unknown): LayerSettings {
-  const o = optionsObject<LayerOptions>(options, what)
+  const o = optionsObject<LayerOptions>(options, what, LAYER_OPTIONS)
   const weight = o.weight === undefined ? undefined : finiteNumber(o.weight, what, 'weight')
   if (weight !== undefined && !(weight >= 0 && weight <= 1)) {
     throw new AnimationError('argument', `${what}: weight ${weight} must be in [0, 1]`)
@@ -339,7 +352,7 @@ function layerSettings(ctx: AnimationContext, eid: number, what: string, options
   let reference: LayerSettings['reference']
   if (o.reference === null) reference = null
   else if (o.reference !== undefined) {
-    const r = optionsObject<LayerReference>(o.reference, what, 'reference')
+    const r = optionsObject<LayerReference>(o.reference, what, REFERENCE_OPTIONS, 'reference')
     const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
     const clip = r.clip === undefined ? -1 : findClip(ctx, asset, r.clip, `${what}: reference`)
     const time = r.time === undefined ? 0 : finiteNumber(r.time, what, 'reference.time', ' s')

@@ -1,5 +1,5 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { optionsObject, vector3 } from './checks.ts'
+import { optionsObject, type OptionNames, vector3 } from './checks.ts'
 import type { AnimationContext } from './context.ts'
 import { checkCharacter } from './characters.ts'
 import { checkLive } from './options.ts'
@@ -19,6 +19,8 @@ export interface LodOptions {
   camera?: readonly [number, number, number]
 }
 
+const LOD_OPTIONS: OptionNames<LodOptions> = { near: true, far: true, camera: true }
+
 /**
  * Turns levels of detail on with `options`, or off with null (every character is sampled every step again).
  * Checked before anything changes.
@@ -34,7 +36,7 @@ export function setLod(ctx: AnimationContext, options: LodOptions | null): void 
     return
   }
   const what = 'setLod'
-  const o = optionsObject<LodOptions>(options, what)
+  const o = optionsObject<LodOptions>(options, what, LOD_OPTIONS)
   const near = o.near
   const far = o.far
   const camera = o.camera === undefined ? null : vector3(o.camera, what, 'camera')

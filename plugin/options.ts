@@ -2,7 +2,7 @@ import type { World } from 'bitecs'
 import { World as PhysicsWorldClass, type World as PhysicsWorld } from 'cannon-es'
 import { $internal } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
-import { optionsObject } from './checks.ts'
+import { optionsObject, type OptionNames } from './checks.ts'
 import { createPhysicsWorld } from '../src/physics/world.ts'
 import { createPosePool, createPoseStore, JOINT_STRIDE, type PosePool } from '../components/Pose.ts'
 import { createSamplerStore } from '../components/Sampler.ts'
@@ -81,6 +81,15 @@ export interface AnimationPluginOptions {
   }
 }
 
+const PLUGIN_OPTIONS: OptionNames<AnimationPluginOptions> = {
+  capacity: true,
+  dt: true,
+  maxPoseSlots: true,
+  kernels: true,
+  workers: true,
+  physics: true,
+}
+
 const DEFAULT_CAPACITY = 16384
 /** Default maxPoseSlots per unit of capacity: a character's five layers and a little over one animation layer. */
 const DEFAULT_SLOTS_PER_ENTITY = 16
@@ -100,7 +109,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
   if (typeof world !== 'object' || world === null || !($internal in world)) {
     throw new AnimationError('argument', `${what}: ${showValue(world)} is not a bitecs world (createWorld())`)
   }
-  const o = optionsObject<AnimationPluginOptions>(options, what)
+  const o = optionsObject<AnimationPluginOptions>(options, what, PLUGIN_OPTIONS)
   const capacity = o.capacity ?? DEFAULT_CAPACITY
   const dt = o.dt ?? 1 / 60
   if (!Number.isInteger(capacity) || (capacity as number) < 2 || (capacity as number) > MAX_SCENE_CAPACITY) {
@@ -134,6 +143,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
   const physicsOptions = optionsObject<NonNullable<AnimationPluginOptions['physics']>>(
     o.physics,
     what,
+    { world: true, gravity: true, ground: true },
     'physics',
   )
   if (physicsOptions.world !== undefined && !(physicsOptions.world instanceof PhysicsWorldClass)) {

@@ -1,7 +1,7 @@
 import { AnimationError, showValue } from '../src/errors.ts'
 import type { AnimationContext } from './context.ts'
 import { checkCharacter } from './characters.ts'
-import { optionsObject, vector3 } from './checks.ts'
+import { optionsObject, type OptionNames, vector3 } from './checks.ts'
 
 /** A character's placement: its entity's local transform under its parent (a root: the world). */
 export interface CharacterTransform {
@@ -12,6 +12,8 @@ export interface CharacterTransform {
   /** Per-axis scale (no component 0). */
   scale: [number, number, number]
 }
+
+const TRANSFORM_OPTIONS: OptionNames<CharacterTransform> = { position: true, rotation: true, scale: true }
 
 /**
  * Places a character: writes the given parts of its entity's local transform (the rest stay) and marks the node
@@ -27,7 +29,7 @@ export function setTransform(
 ): void {
   checkCharacter(ctx, eid, 'setTransform')
   const what = `setTransform(${eid})`
-  const o = optionsObject<CharacterTransform>(transform, what, 'transform')
+  const o = optionsObject<CharacterTransform>(transform, what, TRANSFORM_OPTIONS, 'transform')
   const position =
     o.position === undefined ? null : float32Vector(vector3(o.position, what, 'position'), what, 'position')
   const scale = o.scale === undefined ? null : float32Vector(vector3(o.scale, what, 'scale'), what, 'scale')

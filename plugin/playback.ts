@@ -1,5 +1,5 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { finiteNumber, optionsObject } from './checks.ts'
+import { finiteNumber, optionsObject, type OptionNames } from './checks.ts'
 import { prepareSquad, type RotationMode } from '../src/clip/clip.ts'
 import { JOINT_STRIDE, LAYER_ANIM, LAYER_FROM, LAYER_TO, layerOffset } from '../components/Pose.ts'
 import {
@@ -34,6 +34,15 @@ export interface PlayOptions {
   rotation?: RotationMode
   /** The layer to play on, an integer in [0, 8). Default 0, the base layer (see setLayer). */
   layer?: number
+}
+
+/** PlayOptions' option names (optionsObject). */
+export const PLAY_OPTIONS: OptionNames<PlayOptions> = {
+  speed: true,
+  loop: true,
+  time: true,
+  rotation: true,
+  layer: true,
 }
 
 /** Play options checked and resolved to store values. */
@@ -181,7 +190,7 @@ export function playSettings(
   clip: RegisteredClip,
   options: PlayOptions | undefined,
 ): PlaySettings {
-  const o = optionsObject<PlayOptions>(options, what)
+  const o = optionsObject<PlayOptions>(options, what, PLAY_OPTIONS)
   const speed = finiteNumber(o.speed ?? 1, what, 'speed')
   const time = finiteNumber(o.time ?? 0, what, 'time', ' s')
   const loopName = o.loop ?? 'repeat'

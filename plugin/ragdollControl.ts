@@ -3,7 +3,7 @@ import { underAny } from '../src/physics/partial.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, RagdollRuntime } from './context.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
-import { optionsObject } from './checks.ts'
+import { optionsObject, type OptionNames } from './checks.ts'
 import { setRootsHeld } from '../src/physics/motors.ts'
 import { wakeRagdoll } from '../src/physics/sleep.ts'
 import { markSelfCollisions, poweredRagdoll } from '../systems/ragdollSpawn.ts'
@@ -25,6 +25,8 @@ export interface RagdollWeightOptions {
   joints?: string | number | readonly (string | number)[]
 }
 
+const WEIGHT_OPTIONS: OptionNames<RagdollWeightOptions> = { weight: true, joints: true }
+
 /**
  * Sets the physics weight of some joints of a ragdolling character (see RagdollWeightOptions): from then on,
  * blendPoses blends each joint by its own weight, and ragdoll_weight reports the largest. The weights last as
@@ -34,7 +36,7 @@ export interface RagdollWeightOptions {
 export function setRagdollWeight(ctx: AnimationContext, eid: number, options: RagdollWeightOptions): void {
   checkCharacter(ctx, eid, 'setRagdollWeight')
   const what = `setRagdollWeight(${eid})`
-  const o = optionsObject<RagdollWeightOptions>(options, what)
+  const o = optionsObject<RagdollWeightOptions>(options, what, WEIGHT_OPTIONS)
   const weight = o.weight
   if (!(typeof weight === 'number' && weight >= 0 && weight <= 1)) {
     throw new AnimationError('argument', `${what}: weight ${showValue(weight)} must be a number in [0, 1]`)
@@ -105,6 +107,13 @@ export interface RagdollMotorOptions {
   holdRoot?: boolean
 }
 
+/** RagdollMotorOptions' option names (optionsObject). */
+export const MOTOR_OPTIONS: OptionNames<RagdollMotorOptions> = {
+  strength: true,
+  joints: true,
+  holdRoot: true,
+}
+
 /** RagdollMotorOptions checked: the strength, the joints it applies to, holdRoot (undefined: unchanged). */
 export interface MotorSettings {
   readonly strength: number
@@ -119,7 +128,7 @@ export function motorSettings(
   options: unknown,
   what: string,
 ): MotorSettings {
-  const o = optionsObject<RagdollMotorOptions>(options, what, 'motors')
+  const o = optionsObject<RagdollMotorOptions>(options, what, MOTOR_OPTIONS, 'motors')
   const strength = o.strength ?? 1
   if (!(typeof strength === 'number' && strength >= 0 && strength <= 100)) {
     throw new AnimationError(

@@ -1,5 +1,5 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { optionsObject, vector3 } from './checks.ts'
+import { optionsObject, type OptionNames, vector3 } from './checks.ts'
 import { applyRagdollHit } from '../src/physics/ragdollHits.ts'
 import { despawnRagdoll, unbuildableBody } from '../src/physics/ragdoll.ts'
 import { mergeRoots, partialBodies } from '../src/physics/partial.ts'
@@ -55,6 +55,15 @@ export interface RagdollOptions {
   }
 }
 
+const IMPULSE_OPTIONS: OptionNames<NonNullable<RagdollOptions['impulse']>> = { joint: true, impulse: true }
+const RAGDOLL_OPTIONS: OptionNames<RagdollOptions> = {
+  description: true,
+  rate: true,
+  root: true,
+  motors: true,
+  impulse: true,
+}
+
 /**
  * Hands the character to physics: bodies appear at its animated pose on the next step, moving as the animation
  * moved, and ragdoll_weight ramps 0 → 1 at the rate. Already falling: only the hit applies; getting up: it falls
@@ -64,11 +73,11 @@ export function ragdoll(ctx: AnimationContext, eid: number, options?: RagdollOpt
   checkCharacter(ctx, eid, 'ragdoll')
   const { Pose, Ragdoll } = ctx.stores
   const what = `ragdoll(${eid})`
-  const o = optionsObject<RagdollOptions>(options, what)
+  const o = optionsObject<RagdollOptions>(options, what, RAGDOLL_OPTIONS)
   const impulse =
     o.impulse === undefined
       ? undefined
-      : optionsObject<NonNullable<RagdollOptions['impulse']>>(o.impulse, what, 'impulse')
+      : optionsObject<NonNullable<RagdollOptions['impulse']>>(o.impulse, what, IMPULSE_OPTIONS, 'impulse')
   const asset = ctx.assets[Pose.asset[eid]!]!
   const rate = o.rate === undefined ? Ragdoll.rate[eid]! : checkRate(what, o.rate)
   const hit = impulse

@@ -1,7 +1,7 @@
 import { AnimationError, showValue } from '../src/errors.ts'
 import type { AnimationContext, RegisteredAsset } from './context.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
-import { optionsObject } from './checks.ts'
+import { optionsObject, type OptionNames } from './checks.ts'
 import { createRootMotionState, RM_DELTA } from '../systems/rootMotion.ts'
 
 /**
@@ -25,6 +25,8 @@ export interface RootMotionOptions {
    */
   apply?: boolean
 }
+
+const ROOT_MOTION_OPTIONS: OptionNames<RootMotionOptions> = { mode: true, joint: true, apply: true }
 
 /**
  * One step of root motion in the character's own space (its entity's local frame before the step, in the
@@ -51,7 +53,7 @@ const MODES: readonly RootMotionMode[] = ['off', 'horizontal', 'full']
 export function setRootMotion(ctx: AnimationContext, eid: number, options: RootMotionOptions): void {
   const what = `setRootMotion(${showValue(eid)})`
   checkCharacter(ctx, eid, what)
-  const o = optionsObject<RootMotionOptions>(options, what)
+  const o = optionsObject<RootMotionOptions>(options, what, ROOT_MOTION_OPTIONS)
   const mode = MODES.indexOf(o.mode as RootMotionMode)
   if (mode < 0) {
     throw new AnimationError(
