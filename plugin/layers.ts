@@ -212,6 +212,12 @@ export function setLayer(
   checkCharacter(ctx, eid, what)
   const k = layerIndex(index, what)
   const s = layerSettings(ctx, eid, what, o)
+  if (k === 0 && s.mode === MODE_ADDITIVE) {
+    throw new AnimationError(
+      'argument',
+      `${what}: layer 0 is the base layer; an additive layer needs one below it`,
+    )
+  }
   const layer = layerFor(ctx, eid, k)
   const n = ctx.stores.Pose.count[eid]!
   const f = layer.f
