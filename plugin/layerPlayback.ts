@@ -17,7 +17,6 @@ import {
   F_TIME,
   F_WEIGHT,
   F_WEIGHT_DURATION,
-  F_WEIGHT_FROM,
   F_WEIGHT_TO,
   I_CLIP,
   I_FADE,
@@ -32,13 +31,13 @@ import {
   I_ROTATION,
   I_SOURCE,
   I_STOPPING,
-  I_WEIGHT_STEPS,
   MODE_ADDITIVE,
   SOURCE_CLIP,
   SOURCE_NONE,
   type Layer,
   setLayerBinding,
   setLayerFromBinding,
+  startWeightRamp,
 } from '../systems/layerState.ts'
 
 /** Settings of play/crossFade on a layer (plugin/playback.ts checks them). */
@@ -163,19 +162,11 @@ function startLayerClip(
  * to (setLayer's, 1 by default and after a stop) over `seconds`, as setLayer's `fadeSeconds` ramps.
  */
 function fadeLayerIn(layer: Layer, seconds: number): void {
-  const f = layer.f
-  layer.i[I_STOPPING] = 0
-  f[F_WEIGHT] = 0
-  f[F_WEIGHT_FROM] = 0
-  f[F_WEIGHT_DURATION] = seconds
-  layer.i[I_WEIGHT_STEPS] = 0
+  startWeightRamp(layer, 0, layer.f[F_WEIGHT_TO]!, seconds, 0)
 }
 
 /** A clip played on a layer that stopLayer is fading out keeps it: the weight ramps back up to 1 instead. */
 export function cancelStop(layer: Layer): void {
   if (layer.i[I_STOPPING] !== 1) return
-  layer.i[I_STOPPING] = 0
-  layer.f[F_WEIGHT_FROM] = layer.f[F_WEIGHT]!
-  layer.f[F_WEIGHT_TO] = 1
-  layer.i[I_WEIGHT_STEPS] = 0
+  startWeightRamp(layer, layer.f[F_WEIGHT]!, 1, layer.f[F_WEIGHT_DURATION]!, 0)
 }

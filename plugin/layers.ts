@@ -27,7 +27,6 @@ import {
   I_REF_CLIP,
   I_SOURCE,
   I_STOPPING,
-  I_WEIGHT_STEPS,
   LAYER_MODES,
   MAX_LAYERS,
   MODE_ADDITIVE,
@@ -38,6 +37,7 @@ import {
   type Layer,
   type LayerMode,
   setLayerFromBinding,
+  startWeightRamp,
 } from '../systems/layerState.ts'
 
 /** A joint of a layer mask (node name or glTF node index) with its subtree, at weight 1 or the one given. */
@@ -233,13 +233,10 @@ export function setLayer(
   if (modeChanged && i[I_FADE] === 1) endLayerFade(layer)
   if (k > 0 && (modeChanged || s.reference !== undefined)) updateReferences(ctx, eid, layer)
   if (s.weight !== undefined) {
-    i[I_STOPPING] = 0
     if (s.fadeSeconds > 0) {
-      f[F_WEIGHT_FROM] = f[F_WEIGHT]!
-      f[F_WEIGHT_TO] = s.weight
-      f[F_WEIGHT_DURATION] = s.fadeSeconds
-      i[I_WEIGHT_STEPS] = 0
+      startWeightRamp(layer, f[F_WEIGHT]!, s.weight, s.fadeSeconds, 0)
     } else {
+      i[I_STOPPING] = 0
       f[F_WEIGHT] = s.weight
       f[F_WEIGHT_FROM] = s.weight
       f[F_WEIGHT_TO] = s.weight
@@ -268,11 +265,7 @@ export function stopLayer(ctx: AnimationContext, eid: number, index: number, fad
     clearLayer(layer)
     return
   }
-  layer.i[I_STOPPING] = 1
-  f[F_WEIGHT_FROM] = f[F_WEIGHT]!
-  f[F_WEIGHT_TO] = 0
-  f[F_WEIGHT_DURATION] = seconds
-  layer.i[I_WEIGHT_STEPS] = 0
+  startWeightRamp(layer, f[F_WEIGHT]!, 0, seconds, 1)
 }
 
 /** Empties a layer now: nothing to show, weight back to 1 for its next clip; mode and mask stay. */

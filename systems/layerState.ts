@@ -309,6 +309,27 @@ export function createLayer(index: number, stack: LayerStack = createLayerStack(
 }
 
 /**
+ * Starts a ramp of the layer's weight from `from` (shown from now) to `to` over `seconds` (> 0), which the step
+ * advances (sampleLayers' advanceWeight); `stopping` 1 empties the layer when the ramp ends at 0 (stopLayer).
+ * setLayer's fadeSeconds, stopLayer, a clip played during a stop and a fade into an empty layer all start here.
+ */
+export function startWeightRamp(
+  layer: Layer,
+  from: number,
+  to: number,
+  seconds: number,
+  stopping: number,
+): void {
+  const f = layer.f
+  f[F_WEIGHT] = from
+  f[F_WEIGHT_FROM] = from
+  f[F_WEIGHT_TO] = to
+  f[F_WEIGHT_DURATION] = seconds
+  layer.i[I_WEIGHT_STEPS] = 0
+  layer.i[I_STOPPING] = stopping
+}
+
+/**
  * Sets `mask` (per joint weights, or null for all joints) and the runs the kernels walk: maximal ranges of
  * joints with the same nonzero weight. Setup code (allocates).
  */
