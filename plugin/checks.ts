@@ -5,7 +5,6 @@ import { AnimationError, showValue } from '../src/errors.ts'
  * AnimationError('argument') naming the call, the parameter and the value.
  */
 
-/** An options argument: undefined means none; anything but a plain object is refused. */
 /** Every option name of T, each `true`: what optionsObject accepts (TypeScript checks the list is whole). */
 export type OptionNames<T> = { readonly [K in keyof Required<T>]: true }
 
@@ -25,7 +24,7 @@ export function optionsObject<T extends object>(
   }
   // for-in rather than Object.keys: a game may pass options every frame, and this allocates nothing.
   for (const key in o) {
-    if (hasOwn(o, key) && !hasOwn(names, key)) {
+    if (Object.hasOwn(o, key) && !Object.hasOwn(names, key)) {
       const known = Object.keys(names).join(', ')
       throw new AnimationError(
         'argument',
@@ -35,8 +34,6 @@ export function optionsObject<T extends object>(
   }
   return o as Partial<T>
 }
-
-const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key)
 
 /** A finite number (any sign). */
 export function finiteNumber(v: unknown, what: string, name: string, unit = ''): number {
