@@ -39,7 +39,7 @@ export interface ThreeCrowd {
 }
 
 /** One character's Object3D hierarchy of the asset's nodes under `root` (scene roots only), by glTF node index. */
-function buildCharacter(asset: AnimationAsset, root: Object3D): Object3D[] {
+export function buildCharacter(asset: AnimationAsset, root: Object3D): Object3D[] {
   const nodes = asset.nodes.map((n) => {
     const o = new Object3D()
     o.name = `n${n.index}`

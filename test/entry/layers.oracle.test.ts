@@ -21,6 +21,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createWorld } from 'bitecs'
 import { loadThreeScene, type ThreeScene } from '../helpers/threeScene.ts'
+import { poseDistanceFromBase } from '../helpers/sampleLayers.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
@@ -134,17 +135,4 @@ function maskNode(plugin: AnimationPlugin, eid: number, name: string): number {
   const entity = plugin.jointEntity(eid, name)
   const j = Array.from(plugin.joints(eid)).indexOf(entity)
   return contextOf(plugin).assets[0]!.jointNodes[j]!
-}
-
-/** How far the composed pose is from layer 0's own pose (ANIM vs layer 0's OUT): the layers' effect. */
-function poseDistanceFromBase(plugin: AnimationPlugin, eid: number): number {
-  const ctx = contextOf(plugin)
-  const base0 = ctx.layers[eid]!.layers[0]!
-  const n = ctx.stores.Pose.count[eid]!
-  const anim = ctx.stores.Pose.base[eid]! * 10
-  const out = base0.base * 10
-  let d = 0
-  for (let x = 0; x < n * 10; x++)
-    d = Math.max(d, Math.abs(ctx.pool.data[anim + x]! - ctx.pool.data[out + x]!))
-  return d
 }

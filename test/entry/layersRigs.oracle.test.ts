@@ -52,15 +52,17 @@ import {
   type AnimationAction,
   type KeyframeTrack,
 } from 'three'
-import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createWorld } from 'bitecs'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import { contextOf, createAnimationPlugin, type AnimationPlugin, type MaskEntry } from '../../entry/plugin.ts'
+import { createAnimationPlugin, type AnimationPlugin, type MaskEntry } from '../../entry/plugin.ts'
 import { loadThreeOracle, normalizeRotationKeys, packGltfAsGlb } from '../oracle/threeOracle.ts'
 import { createBenchRig } from '../../scripts/bench/rig.ts'
 import { toThreeClip } from '../../scripts/bench/threeClips.ts'
+import { gltfNodes, parseGltf } from '../helpers/threeScene.ts'
+import { poseDistanceFromBase } from '../helpers/sampleLayers.ts'
+import { buildCharacter } from '../../scripts/bench/three.ts'
 
 const DT = 1 / 60
 const TOLERANCE = 2e-4
@@ -97,25 +99,9 @@ function fileRig(label: string, path: string): Rig {
       const bytes = await files.get(path)!
       const gltf = await parseGltf(bytes)
       for (const clip of gltf.animations) normalizeRotationKeys(clip)
-      const count = (gltf.parser.json as { nodes: unknown[] }).nodes.length
-      const nodes: Object3D[] = []
-      for (let i = 0; i < count; i++) nodes.push((await gltf.parser.getDependency('node', i)) as Object3D)
+      const nodes = await gltfNodes(gltf)
       return { root: gltf.scene, nodes, mixer: new AnimationMixer(gltf.scene), clips: gltf.animations }
     },
-  }
-}
-
-async function parseGltf(bytes: Buffer): Promise<GLTF> {
-  ;(globalThis as { self?: unknown }).self ??= globalThis
-  const { GLTFLoader } = await import('three/examples/jsm/loaders/GLTFLoader.js')
-  const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
-  try {
-    return await new GLTFLoader().parseAsync(
-      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
-      '',
-    )
-  } finally {
-    quiet.mockRestore()
   }
 }
 
@@ -127,15 +113,7 @@ function benchRig(interpolation: 'LINEAR' | 'CUBICSPLINE'): Rig {
     asset: () => Promise.resolve(asset),
     three() {
       const root = new Object3D()
-      const nodes = asset.nodes.map((n) => {
-        const o = new Object3D()
-        o.name = `n${n.index}`
-        o.position.fromArray(n.translation)
-        o.quaternion.fromArray(n.rotation)
-        o.scale.fromArray(n.scale)
-        return o
-      })
-      for (const n of asset.nodes) (n.parent < 0 ? root : nodes[n.parent]!).add(nodes[n.index]!)
+      const nodes = buildCharacter(asset, root)
       // toThreeClip shares our key arrays: clone, so makeClipAdditive cannot write into them.
       const clips = asset.clips.map((c) => toThreeClip(c).clone())
       return Promise.resolve({ root, nodes, mixer: new AnimationMixer(root), clips })
@@ -474,19 +452,6 @@ function morphHolder(object: Object3D): number[] {
     if (w) return w
   }
   throw new Error('no morph targets')
-}
-
-/** How far the composed pose is from layer 0's own pose (ANIM vs layer 0's OUT): the layers' effect. */
-function poseDistanceFromBase(plugin: AnimationPlugin, eid: number): number {
-  const ctx = contextOf(plugin)
-  const base0 = ctx.layers[eid]!.layers[0]!
-  const n = ctx.stores.Pose.count[eid]!
-  const anim = ctx.stores.Pose.base[eid]! * 10
-  const out = base0.base * 10
-  let d = 0
-  for (let x = 0; x < n * 10; x++)
-    d = Math.max(d, Math.abs(ctx.pool.data[anim + x]! - ctx.pool.data[out + x]!))
-  return d
 }
 
 async function expectAgree(rig: Rig, s: Scenario): Promise<void> {

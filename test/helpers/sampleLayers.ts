@@ -67,3 +67,16 @@ export async function loadAssets(): Promise<void> {
   assets.robot = await loadAsset(ROBOT)
   assets.fox = await loadAsset(FOX)
 }
+
+/** How far the composed pose is from layer 0's own pose (ANIM vs layer 0's OUT): the layers' effect. */
+export function poseDistanceFromBase(plugin: AnimationPlugin, eid: number): number {
+  const ctx = contextOf(plugin)
+  const base0 = ctx.layers[eid]!.layers[0]!
+  const n = ctx.stores.Pose.count[eid]!
+  const anim = ctx.stores.Pose.base[eid]! * 10
+  const out = base0.base * 10
+  let d = 0
+  for (let x = 0; x < n * 10; x++)
+    d = Math.max(d, Math.abs(ctx.pool.data[anim + x]! - ctx.pool.data[out + x]!))
+  return d
+}

@@ -16,14 +16,18 @@ export interface ThreeScene {
 }
 
 /** GLTFLoader's result for a .glb in Node (an embedded texture fails to decode, harmlessly; its error is muted). */
-export async function loadGltf(file: string): Promise<GLTF> {
+export function loadGltf(file: string): Promise<GLTF> {
+  return parseGltf(readFileSync(file))
+}
+
+/** loadGltf on a .glb's bytes (threeOracle.ts packGltfAsGlb makes them for a .gltf). */
+export async function parseGltf(bytes: Uint8Array): Promise<GLTF> {
   ;(globalThis as { self?: unknown }).self ??= globalThis
   const { GLTFLoader } = await import('three/examples/jsm/loaders/GLTFLoader.js')
-  const bytes = readFileSync(file)
   const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
   try {
     return await new GLTFLoader().parseAsync(
-      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
       '',
     )
   } finally {
@@ -31,14 +35,19 @@ export async function loadGltf(file: string): Promise<GLTF> {
   }
 }
 
-export async function loadThreeScene(file: string): Promise<ThreeScene> {
-  const gltf = await loadGltf(file)
+/** The Object3D of every glTF node of a loaded file, by node index. */
+export async function gltfNodes(gltf: GLTF): Promise<Object3D[]> {
   const count = (gltf.parser.json as { nodes: unknown[] }).nodes.length
   const nodes: Object3D[] = []
   for (let i = 0; i < count; i++) nodes.push((await gltf.parser.getDependency('node', i)) as Object3D)
+  return nodes
+}
+
+export async function loadThreeScene(file: string): Promise<ThreeScene> {
+  const gltf = await loadGltf(file)
   return {
     scene: gltf.scene,
-    nodes,
+    nodes: await gltfNodes(gltf),
     mixer: new AnimationMixer(gltf.scene),
     clip: (name) => gltf.animations.find((a) => a.name === name)!,
   }
