@@ -38,7 +38,7 @@ export function setLayerDelta(ctx: AnimationContext, eid: number, layer: Layer):
     delta = makeDeltaClip(
       clip.clip,
       bindClip(ctx, clip, assetId),
-      referencePose(ctx, rest.slice(), 0, assetId, refClip, time, [clipId]),
+      referencePose(ctx, new Float32Array(rest.length), 0, assetId, refClip, time, [clipId]),
       0,
       rest,
       n,
@@ -50,9 +50,9 @@ export function setLayerDelta(ctx: AnimationContext, eid: number, layer: Layer):
 }
 
 /**
- * An additive layer's reference pose into `out[at ..]` (which holds the rest pose): clip `clipId` at `time`
- * (clamped to the clip), on the paths some clip of `drivers` (the clips the layer shows) drives. Elsewhere it
- * stays the rest pose, where the layer's own pose is the rest pose too, so the layer adds no difference there: a
+ * An additive layer's reference pose into `out[at ..]`: clip `clipId` (none: -1) at `time` (clamped to the clip)
+ * over the rest pose, on the paths some clip of `drivers` (the clips the layer shows) drives. Elsewhere it is
+ * the rest pose, where the layer's own pose is the rest pose too, so the layer adds no difference there: a
  * reference clip that drives a joint the layer's clips do not leaves that joint as the layers below made it (as
  * three.js's makeClipAdditive does, and as an additive layer's morph weights do). Setup code (allocates).
  */
@@ -65,6 +65,7 @@ export function referencePose(
   time: number,
   drivers: ArrayLike<number>,
 ): Float32Array {
+  out.set(ctx.assets[assetId]!.rest, at)
   if (clipId < 0) return out
   const clip = ctx.clips[clipId]!
   const driven = new Set<number>()

@@ -305,27 +305,15 @@ export function updateReferences(ctx: AnimationContext, eid: number, layer: Laye
   const time = layer.f[F_REF_TIME]!
   const shown: ArrayLike<number> =
     layer.i[I_SOURCE] === SOURCE_BLEND_SPACE ? (layer.blendSpace?.clips ?? []) : [layer.i[I_CLIP]!]
-  const own = shown.length > 0 ? shown[0]! : -1
-  sampleReference(ctx, eid, refClip >= 0 ? refClip : own, time, blockOffset(layer, BLOCK_REF_TO, n), shown)
+  const ref = refClip >= 0 ? refClip : shown.length > 0 ? shown[0]! : -1
+  const assetId = ctx.stores.Pose.asset[eid]!
+  const data = ctx.pool.data
+  referencePose(ctx, data, blockOffset(layer, BLOCK_REF_TO, n), assetId, ref, time, shown)
   if (both && layer.i[I_FADE] === 1 && layer.i[I_FROM_CLIP]! >= 0) {
     const from = layer.i[I_FROM_CLIP]!
     const fromRef = refClip >= 0 ? refClip : from
-    sampleReference(ctx, eid, fromRef, time, blockOffset(layer, BLOCK_REF_FROM, n), [from])
+    referencePose(ctx, data, blockOffset(layer, BLOCK_REF_FROM, n), assetId, fromRef, time, [from])
   }
-}
-
-/** The layer's reference (plugin/additiveLayers.ts referencePose) over the rest pose, into the pool at `at`. */
-function sampleReference(
-  ctx: AnimationContext,
-  eid: number,
-  clipId: number,
-  time: number,
-  at: number,
-  drivers: ArrayLike<number>,
-): void {
-  const assetId = ctx.stores.Pose.asset[eid]!
-  ctx.pool.data.set(ctx.assets[assetId]!.rest, at)
-  referencePose(ctx, ctx.pool.data, at, assetId, clipId, time, drivers)
 }
 
 function layerSettings(ctx: AnimationContext, eid: number, what: string, options: unknown): LayerSettings {
