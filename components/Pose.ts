@@ -7,48 +7,49 @@ import { bufferLike } from '../src/engine/shared.ts'
  *
  * A joint transform is 10 floats:   | tx ty tz | rx ry rz rw | sx sy sz |
  *                                     0        3              7        10
- * A character with n joints owns one block of POSE_LAYERS·n joint slots, starting at slot `Pose.base[eid]`:
+ * A character with n joints owns one block of POSE_BUFFERS·n joint slots, starting at slot `Pose.base[eid]`: five
+ * pose buffers of n joints each ("buffer", not "layer": animation layers are systems/layerState.ts's).
  *
- *   slot base + LAYER·n + j   (floats ×10)
- *   LAYER 0  ANIM   the animation pose this step (the sampled clip, or the cross-fade's blend)
- *   LAYER 1  PREV   at a ragdoll hand-off, the animation pose of the step before (for the velocities); kept
- *                   only for characters whose ragdoll is about to start, stale otherwise
- *   LAYER 2  PHYS   the physics pose, joint-local, while a ragdoll lives
- *   LAYER 3  FROM   the fading-out clip (or the frozen pose a fade started from)
- *   LAYER 4  TO     the fading-in clip during a fade
+ *   slot base + BUFFER·n + j   (floats ×10)
+ *   POSE_ANIM  0  the animation pose this step (the sampled clip, the cross-fade's blend, or the layers composed)
+ *   POSE_PREV  1  at a ragdoll hand-off, the animation pose of the step before (for the velocities); kept
+ *                 only for characters whose ragdoll is about to start, stale otherwise
+ *   POSE_PHYS  2  the physics pose, joint-local, while a ragdoll lives
+ *   POSE_FROM  3  layer 0's fading-out clip (or the frozen pose a fade started from)
+ *   POSE_TO    4  layer 0's fading-in clip during a fade
  *
- * `joints` (Int32Array, one per slot, only the ANIM layer's n slots are used) holds each joint's SceneNode
+ * `joints` (Int32Array, one per slot, only the ANIM buffer's n slots are used) holds each joint's SceneNode
  * entity id, so slot index → entity is one lookup.
  */
 export { JOINT_STRIDE, T_OFFSET, R_OFFSET, S_OFFSET } from '../src/math/poseLayout.ts'
-export const POSE_LAYERS = 5
-export const LAYER_ANIM = 0
-export const LAYER_PREV = 1
-export const LAYER_PHYS = 2
-export const LAYER_FROM = 3
-export const LAYER_TO = 4
-/** The bits of every layer but ANIM (StepState.poseLayersUsed: which may differ from the rest pose). */
-export const POSE_LAYERS_OTHER = (1 << LAYER_PREV) | (1 << LAYER_PHYS) | (1 << LAYER_FROM) | (1 << LAYER_TO)
+export const POSE_BUFFERS = 5
+export const POSE_ANIM = 0
+export const POSE_PREV = 1
+export const POSE_PHYS = 2
+export const POSE_FROM = 3
+export const POSE_TO = 4
+/** The bits of every buffer but ANIM (StepState.posesUsed: which may differ from the rest pose). */
+export const POSE_BUFFERS_OTHER = (1 << POSE_PREV) | (1 << POSE_PHYS) | (1 << POSE_FROM) | (1 << POSE_TO)
 
 /**
  * Pose store: where each character's pose lives in the plugin's pose pool, and when its animation pose last
  * changed. One value per character entity id (SoA). The pose floats are in the pool: from slot `base`, five
- * layers (ANIM, PREV, PHYS, FROM, TO) of `count` joint slots, 10 floats each (translation xyz, rotation
+ * buffers (ANIM, PREV, PHYS, FROM, TO) of `count` joint slots, 10 floats each (translation xyz, rotation
  * quaternion [x, y, z, w], scale xyz). The plugin writes it; games only read it.
  */
 export interface PoseStore {
   /** First joint slot of the character's block. */
   base: Uint32Array
-  /** Joints per layer (n). */
+  /** Joints per buffer (n). */
   count: Uint16Array
   /** Id of the registered asset whose skeleton this pose belongs to. */
   asset: Int32Array
   /**
-   * Step number at which the ANIM layer last changed (when a ragdoll starts on that step, PREV holds the pose
+   * Step number at which the ANIM buffer last changed (when a ragdoll starts on that step, PREV holds the pose
    * from the step before).
    */
   changedStep: Uint32Array
-  /** 1 when the ANIM layer changed in the current step (read by blendPoses). */
+  /** 1 when the ANIM buffer changed in the current step (read by blendPoses). */
   changed: Uint8Array
 }
 
@@ -167,7 +168,7 @@ export function freePoseSlots(pool: PosePool, start: number, n: number): void {
   pool.joints.fill(0, start, start + n)
 }
 
-/** Float offset of joint j of `layer` in a block starting at slot `base` with n joints per layer. */
-export function layerOffset(base: number, n: number, layer: number): number {
-  return (base + layer * n) * JOINT_STRIDE
+/** Float offset of pose buffer `buffer` (POSE_…) of a block starting at slot `base` with n joints a buffer. */
+export function poseOffset(base: number, n: number, buffer: number): number {
+  return (base + buffer * n) * JOINT_STRIDE
 }

@@ -9,10 +9,10 @@ import {
   allocatePoseSlots,
   freePoseSlots,
   JOINT_STRIDE,
-  LAYER_ANIM,
-  layerOffset,
-  POSE_LAYERS,
-  POSE_LAYERS_OTHER,
+  POSE_ANIM,
+  poseOffset,
+  POSE_BUFFERS,
+  POSE_BUFFERS_OTHER,
 } from '../components/Pose.ts'
 import { LOOP_REPEAT, ROTATION_SLERP } from '../components/Sampler.ts'
 import { DEFAULT_RAGDOLL_RATE } from '../components/Ragdoll.ts'
@@ -66,7 +66,7 @@ export function addCharacter(
     )
   }
   // Pose slots next: if the pool is full nothing has been created yet.
-  const base = allocatePoseSlots(pool, POSE_LAYERS * n)
+  const base = allocatePoseSlots(pool, POSE_BUFFERS * n)
   const created: number[] = []
   for (let i = 0; i <= n; i++) created.push(addEntity(world))
   const eid = created[0]!
@@ -85,7 +85,7 @@ export function addCharacter(
   Pose.changed[eid] = 0
   Pose.changedStep[eid] = 0
   const data = pool.data
-  for (let layer = 0; layer < POSE_LAYERS; layer++) data.set(asset.rest, layerOffset(base, n, layer))
+  for (let layer = 0; layer < POSE_BUFFERS; layer++) data.set(asset.rest, poseOffset(base, n, layer))
   Sampler.clip[eid] = -1
   Sampler.time[eid] = 0
   Sampler.speed[eid] = 1
@@ -104,9 +104,9 @@ export function addCharacter(
   ctx.fromBinding[eid] = undefined
   // Everything blended until a fade plans its paths (planFadePaths).
   ctx.fadePaths[eid]!.fill(BLEND_T | BLEND_S)
-  ctx.poseLayersUsed[eid] = 0
+  ctx.posesUsed[eid] = 0
   // The rest pose is the character's pose until a clip plays.
-  applyPoseToSceneGraph(nodes, data, jointEids, layerOffset(base, n, LAYER_ANIM), base, n)
+  applyPoseToSceneGraph(nodes, data, jointEids, poseOffset(base, n, POSE_ANIM), base, n)
   return eid
 }
 
@@ -152,7 +152,7 @@ export function attachCharacter(
   ctx.cursors[eid] = cursors
   ctx.fadePaths[eid] = new Uint8Array(n)
   // Unknown to this call (a restore sets what it wrote; addCharacter, which wrote the rest pose, clears it).
-  ctx.poseLayersUsed[eid] = POSE_LAYERS_OTHER
+  ctx.posesUsed[eid] = POSE_BUFFERS_OTHER
   if (ctx.blendScratch.length < n * JOINT_STRIDE) ctx.blendScratch = new Float32Array(n * JOINT_STRIDE)
   ctx.poseReported[eid] = 0
   ctx.worldReported[eid] = 0
@@ -250,7 +250,7 @@ export function releaseCharacter(ctx: AnimationContext, eid: number): void {
     ctx.jointOwner[e] = 0
     removeEntity(ctx.world, e)
   }
-  freePoseSlots(ctx.pool, base, POSE_LAYERS * n)
+  freePoseSlots(ctx.pool, base, POSE_BUFFERS * n)
   releaseLayers(ctx, eid)
   ctx.morphs[eid] = undefined
   ctx.rootMotion[eid] = undefined

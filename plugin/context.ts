@@ -1,7 +1,7 @@
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import type { ResolvedBody } from '../src/physics/description.ts'
 import { blendPaths } from '../src/clip/blendLayers.ts'
-import { LAYER_FROM, LAYER_TO, layerOffset } from '../components/Pose.ts'
+import { POSE_FROM, POSE_TO, poseOffset } from '../components/Pose.ts'
 import type { StepState } from '../systems/state.ts'
 import type { PalettePlan } from './palette.ts'
 
@@ -58,9 +58,9 @@ export function planFadePaths(ctx: AnimationContext, eid: number): void {
   blendPaths(
     paths,
     data,
-    layerOffset(base, n, LAYER_FROM),
+    poseOffset(base, n, POSE_FROM),
     data,
-    layerOffset(base, n, LAYER_TO),
+    poseOffset(base, n, POSE_TO),
     n,
     ctx.fromBinding[eid],
     ctx.binding[eid],

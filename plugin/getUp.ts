@@ -13,7 +13,7 @@ import {
   localFromWorld,
   WORLD_STRIDE,
 } from '../src/physics/kinematics.ts'
-import { LAYER_ANIM, layerOffset } from '../components/Pose.ts'
+import { POSE_ANIM, poseOffset } from '../components/Pose.ts'
 import { characterRootWorld } from '../systems/ragdollSpawn.ts'
 import { RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, RagdollRuntime } from './context.ts'
@@ -182,7 +182,7 @@ function lyingPlacement(ctx: AnimationContext, eid: number, rt: RagdollRuntime):
     world = forwardKinematics(
       new Float64Array(n * WORLD_STRIDE),
       ctx.pool.data,
-      layerOffset(base, n, LAYER_ANIM),
+      poseOffset(base, n, POSE_ANIM),
       parents,
       n,
       root,

@@ -1,6 +1,6 @@
 import { createHasher, type TypedArray } from '../src/sim/hasher.ts'
 import type { AnimationContext } from './context.ts'
-import { POSE_LAYERS, JOINT_STRIDE } from '../components/Pose.ts'
+import { POSE_BUFFERS, JOINT_STRIDE } from '../components/Pose.ts'
 import type { LayerStack } from '../systems/layerState.ts'
 import type { Hasher } from '../src/sim/hasher.ts'
 
@@ -60,7 +60,7 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
     if (cursors) h.update(cursors)
     const base = Pose.base[eid]!
     const n = Pose.count[eid]!
-    h.update(ctx.pool.data, base * JOINT_STRIDE, (base + POSE_LAYERS * n) * JOINT_STRIDE)
+    h.update(ctx.pool.data, base * JOINT_STRIDE, (base + POSE_BUFFERS * n) * JOINT_STRIDE)
     // The character node, then each joint's.
     const used = NODE_WORDS * (n + 1)
     if (nodeScratch.length < used) nodeScratch = new Uint32Array(used)

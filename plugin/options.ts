@@ -176,7 +176,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     binding: [],
     fromBinding: [],
     fadePaths: [],
-    poseLayersUsed: new Uint8Array(capacity),
+    posesUsed: new Uint8Array(capacity),
     layers: [],
     morphs: [],
     morphed: {},

@@ -1,7 +1,7 @@
 import { AnimationError, showValue } from '../src/errors.ts'
 import { finiteNumber, optionsObject, type OptionNames } from './checks.ts'
 import { prepareSquad, type RotationMode } from '../src/clip/clip.ts'
-import { JOINT_STRIDE, LAYER_ANIM, LAYER_FROM, LAYER_TO, layerOffset } from '../components/Pose.ts'
+import { JOINT_STRIDE, POSE_ANIM, POSE_FROM, POSE_TO, poseOffset } from '../components/Pose.ts'
 import {
   advancePhase,
   LOOP_MODES,
@@ -121,12 +121,12 @@ export function crossFade(
   const data = ctx.pool.data
   const cursors = ctx.cursors[eid]!
   const half = cursors.length >>> 1
-  const from = layerOffset(base, n, LAYER_FROM)
+  const from = poseOffset(base, n, POSE_FROM)
   // The fade starts from exactly what the character's layer 0 shows now: ANIM, or with layers, layer 0's own
   // pose (ANIM holds all layers composed).
-  const shown = base0 !== undefined ? blockOffset(base0, BLOCK_OUT, n) : layerOffset(base, n, LAYER_ANIM)
+  const shown = base0 !== undefined ? blockOffset(base0, BLOCK_OUT, n) : poseOffset(base, n, POSE_ANIM)
   data.copyWithin(from, shown, shown + n * JOINT_STRIDE)
-  ctx.poseLayersUsed[eid] = ctx.poseLayersUsed[eid]! | (1 << LAYER_FROM)
+  ctx.posesUsed[eid] = ctx.posesUsed[eid]! | (1 << POSE_FROM)
   if (CrossFade.active[eid] === 1 || fromBlendSpace) {
     // Mid-fade: freeze the current blend as the outgoing pose (no pop; the old clips stop).
     CrossFade.fromClip[eid] = -1
@@ -145,7 +145,7 @@ export function crossFade(
   CrossFade.steps[eid] = 0
   CrossFade.duration[eid] = durationSeconds
   CrossFade.active[eid] = 1
-  data.set(ctx.assets[Pose.asset[eid]!]!.rest, layerOffset(base, n, LAYER_TO))
+  data.set(ctx.assets[Pose.asset[eid]!]!.rest, poseOffset(base, n, POSE_TO))
   startClip(ctx, eid, clip, s)
   showClipOnBase(ctx, eid)
   const now = ctx.cursors[eid]!

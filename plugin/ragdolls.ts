@@ -11,7 +11,7 @@ import {
 } from '../src/physics/description.ts'
 import { generateRagdollDescription } from '../src/physics/generate.ts'
 import { forwardKinematics, WORLD_STRIDE } from '../src/physics/kinematics.ts'
-import { LAYER_ANIM, layerOffset } from '../components/Pose.ts'
+import { POSE_ANIM, poseOffset } from '../components/Pose.ts'
 import { characterRootWorld } from '../systems/ragdollSpawn.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, RagdollRuntime } from './context.ts'
@@ -188,7 +188,7 @@ function checkBuildable(
   for (let k = 0; k < WORLD_STRIDE; k++) sum += root[k]!
   // A root the game made not finite is its own to repair before the step, which reports it if it does not.
   if (sum - sum !== 0) return
-  const anim = layerOffset(Pose.base[eid]!, n, LAYER_ANIM)
+  const anim = poseOffset(Pose.base[eid]!, n, POSE_ANIM)
   const world = new Float64Array(n * WORLD_STRIDE)
   forwardKinematics(world, ctx.pool.data, anim, asset.jointParents, n, root, 0)
   const bodies = partialBodies(description, roots, asset.nodeJoint, asset.jointParents)

@@ -31,7 +31,7 @@ import { pathToFileURL } from 'node:url'
 import { createWorld, query, removeEntity } from 'bitecs'
 import { loadAsset } from '../src/gltf/load.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
-import { POSE_LAYERS } from '../components/Pose.ts'
+import { POSE_BUFFERS } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { createAnimationPlugin, type AnimationPlugin, type AssetHandle } from '../entry/plugin.ts'
 import type { LoopMode } from '../components/Sampler.ts'
@@ -215,7 +215,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     let constraints = 0
     let ragdolls = 0
     for (const c of live) {
-      blocks += POSE_LAYERS * Pose.count[c]!
+      blocks += POSE_BUFFERS * Pose.count[c]!
       joints += Pose.count[c]!
       const instance = contextOf(plugin).ragdolls[c]?.instance
       if (instance) {

@@ -1,7 +1,7 @@
 import type { World } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
 import { rebuildPhysicsWorld } from '../src/physics/snapshot.ts'
-import { JOINT_STRIDE, poolArrays, POSE_LAYERS_OTHER } from '../components/Pose.ts'
+import { JOINT_STRIDE, poolArrays, POSE_BUFFERS_OTHER } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { readPlan, type Plan } from './read.ts'
 import { applyStructure, finishStructure } from './structure.ts'
@@ -73,7 +73,7 @@ function applyPool(ctx: AnimationContext, p: Plan['pool']): void {
     pool.joints = arrays.joints
     pool.slots = p.slots
     // The new arrays hold zeros: no character's layers are known to hold the rest pose.
-    ctx.poseLayersUsed.fill(POSE_LAYERS_OTHER)
+    ctx.posesUsed.fill(POSE_BUFFERS_OTHER)
   } else {
     // In use now: the gaps between the current free ranges.
     const now = pool.free

@@ -1,4 +1,4 @@
-import { JOINT_STRIDE, layerOffset, LAYER_ANIM, POSE_LAYERS, POSE_LAYERS_OTHER } from '../components/Pose.ts'
+import { JOINT_STRIDE, poseOffset, POSE_ANIM, POSE_BUFFERS, POSE_BUFFERS_OTHER } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { planFadePaths } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
@@ -59,7 +59,7 @@ export function markCharacters(ctx: AnimationContext, s: SnapshotState): void {
       const e = pool.joints[base + j]!
       run &&= e === eid + 1 + j
       if (e === 0 || !locals) continue
-      const o = layerOffset(base, n, LAYER_ANIM) + j * JOINT_STRIDE
+      const o = poseOffset(base, n, POSE_ANIM) + j * JOINT_STRIDE
       locals =
         data[o] === t[3 * e] &&
         data[o + 1] === t[3 * e + 1] &&
@@ -169,13 +169,13 @@ function writeCharacter(
     if ((flags & CHARACTER_JOINTS_RUN) === 0) w.raw(pool.joints, base, n)
     // ANIM and the layers written since they last held the rest pose are compared with it, path by path, and
     // stored unless every path is the rest pose's; the others hold it.
-    const used = ctx.poseLayersUsed[eid]! | (1 << LAYER_ANIM)
+    const used = ctx.posesUsed[eid]! | (1 << POSE_ANIM)
     const views = layerViews(s, ctx, eid, base, n)
     if (s.pathMasks.length < n) s.pathMasks = new Uint8Array(n)
     let layers = 0
-    for (let layer = 0; layer < POSE_LAYERS; layer++) {
+    for (let layer = 0; layer < POSE_BUFFERS; layer++) {
       if ((used & (1 << layer)) === 0) continue
-      const at = layerOffset(base, n, layer)
+      const at = poseOffset(base, n, layer)
       // Compared and copied in one pass where the buffer has room for every path; else measured first (the
       // end of a caller's buffer that fits the snapshot only just).
       const whole = views[layer]!
@@ -205,8 +205,8 @@ function layerViews(s: SnapshotState, ctx: AnimationContext, eid: number, base: 
   let v = s.layerViews.get(eid)
   if (v === undefined || v.data !== data || v.base !== base || v.n !== n) {
     const layers: Uint8Array[] = []
-    for (let layer = 0; layer < POSE_LAYERS; layer++) {
-      layers.push(new Uint8Array(data.buffer, 4 * layerOffset(base, n, layer), 4 * n * JOINT_STRIDE))
+    for (let layer = 0; layer < POSE_BUFFERS; layer++) {
+      layers.push(new Uint8Array(data.buffer, 4 * poseOffset(base, n, layer), 4 * n * JOINT_STRIDE))
     }
     v = { data, base, n, layers }
     s.layerViews.set(eid, v)
@@ -277,22 +277,22 @@ export function applyCharacters(
       cursors.set(halves.subarray(cursorsAt >>> 1, (cursorsAt >>> 1) + cursorCount))
     else cursors.set(bytes.subarray(cursorsAt, cursorsAt + cursorCount))
     ctx.cursors[eid] = cursors
-    pool.joints.fill(0, base, base + POSE_LAYERS * n)
+    pool.joints.fill(0, base, base + POSE_BUFFERS * n)
     if (d.jointsAt[i]! < 0) for (let j = 0; j < n; j++) pool.joints[base + j] = eid + 1 + j
     else copyInto(pool.joints, base, bytes, d.jointsAt[i]!, n)
-    // A layer this character holds at the rest pose now (its poseLayersUsed bit clear) is not rewritten.
+    // A layer this character holds at the rest pose now (its posesUsed bit clear) is not rewritten.
     let used = 0
-    for (let layer = 0; layer < POSE_LAYERS; layer++) {
-      const at = d.layerAt[POSE_LAYERS * i + layer]!
-      const o = layerOffset(base, n, layer)
+    for (let layer = 0; layer < POSE_BUFFERS; layer++) {
+      const at = d.layerAt[POSE_BUFFERS * i + layer]!
+      const o = poseOffset(base, n, layer)
       if (at >= 0) {
         const rest = wordsOfArray(asset.rest)
         scatterPoseLayer(poolWords, o, bytes, at, ints, pathFloatsAt(at, n) >>> 2, rest, n)
         used |= 1 << layer
-      } else if (layer === LAYER_ANIM || (was[i]! & (1 << layer)) !== 0) pool.data.set(asset.rest, o)
+      } else if (layer === POSE_ANIM || (was[i]! & (1 << layer)) !== 0) pool.data.set(asset.rest, o)
     }
     if (attach[i] === 1) attachCharacter(ctx, eid, asset, cursors)
-    ctx.poseLayersUsed[eid] = used & POSE_LAYERS_OTHER
+    ctx.posesUsed[eid] = used & POSE_BUFFERS_OTHER
     const clip = d.binding[i]!
     const from = d.fromBinding[i]!
     ctx.binding[eid] = clip < 0 ? undefined : bindClip(ctx, ctx.clips[clip]!, asset.id)
@@ -310,7 +310,7 @@ export function applyCharacters(
 }
 
 /**
- * Per snapshot character: the poseLayersUsed bits of the block it will have, as it is now (before the store
+ * Per snapshot character: the posesUsed bits of the block it will have, as it is now (before the store
  * columns move it): all set when it is made anew or its block moves (nothing known of what the slots hold).
  */
 function layersHeld(ctx: AnimationContext, d: CharactersData, attach: Uint8Array): Uint8Array {
@@ -319,7 +319,7 @@ function layersHeld(ctx: AnimationContext, d: CharactersData, attach: Uint8Array
   for (let i = 0; i < d.count; i++) {
     const eid = d.eids[i]!
     const same = attach[i] === 0 && Pose.base[eid] === d.base[i] && Pose.count[eid] === d.n[i]
-    out[i] = same ? ctx.poseLayersUsed[eid]! : POSE_LAYERS_OTHER
+    out[i] = same ? ctx.posesUsed[eid]! : POSE_BUFFERS_OTHER
   }
   return out
 }
@@ -338,7 +338,7 @@ function scatterAnims(ctx: AnimationContext, d: CharactersData): void {
     if ((d.flags[i]! & CHARACTER_ANIM_IS_LOCALS) === 0) continue
     const base = d.base[i]!
     const n = d.n[i]!
-    const anim = layerOffset(base, n, LAYER_ANIM)
+    const anim = poseOffset(base, n, POSE_ANIM)
     // Joints that are the run of ids after the character's (CHARACTER_JOINTS_RUN) are not looked up.
     const run = d.jointsAt[i]! < 0 ? d.eids[i]! + 1 : 0
     for (let j = 0; j < n; j++) {

@@ -2,7 +2,7 @@ import type { InternalWorld, World } from 'bitecs'
 import { $internal } from 'bitecs'
 import { createHasher, type Hasher, type TypedArray } from '../src/sim/hasher.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
-import { JOINT_STRIDE, POSE_LAYERS } from '../components/Pose.ts'
+import { JOINT_STRIDE, POSE_BUFFERS } from '../components/Pose.ts'
 import type { AnimationContext, RegisteredAsset } from '../plugin/context.ts'
 import type { ClipMarkers } from '../systems/state.ts'
 import { digestWords, type Reader } from '../src/sim/byteStream.ts'
@@ -235,7 +235,7 @@ export function layoutsOf(ctx: AnimationContext): Layouts {
         `${s.name}{${s.fields.map((f) => `${f.name}:${f.data.constructor.name}×${f.stride}`).join(',')}}`,
     )
     .join(';')
-  hashString(h, `${text};layers=${POSE_LAYERS};stride=${JOINT_STRIDE};world=${WORLD_STRIDE}`)
+  hashString(h, `${text};layers=${POSE_BUFFERS};stride=${JOINT_STRIDE};world=${WORLD_STRIDE}`)
   const layouts = { node, character, schema: digestWords(h) as readonly [number, number] }
   layoutCache.set(ctx, layouts)
   return layouts

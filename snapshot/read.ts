@@ -1,6 +1,6 @@
 import type { Body, Constraint } from 'cannon-es'
 import { commitRemovals } from 'bitecs'
-import { POSE_LAYERS } from '../components/Pose.ts'
+import { POSE_BUFFERS } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { hexWords, Reader, readU32Array } from '../src/sim/byteStream.ts'
 import { checksumWords } from '../src/sim/checksum.ts'
@@ -378,8 +378,8 @@ function checkPool(
   const pieces: [number, number][] = []
   let total = 0
   for (let i = 0; i < characters.count; i++) {
-    pieces.push([characters.base[i]!, POSE_LAYERS * characters.n[i]!])
-    total += POSE_LAYERS * characters.n[i]!
+    pieces.push([characters.base[i]!, POSE_BUFFERS * characters.n[i]!])
+    total += POSE_BUFFERS * characters.n[i]!
   }
   for (const c of layers) {
     for (const l of c.layers) {

@@ -1,4 +1,4 @@
-import { LAYER_PHYS, POSE_LAYERS } from '../components/Pose.ts'
+import { POSE_PHYS, POSE_BUFFERS } from '../components/Pose.ts'
 import { checkPoseLayerPaths, pathFloatsAt, readPathMasks } from './poseLayers.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import type { Reader } from '../src/sim/byteStream.ts'
@@ -60,7 +60,7 @@ export interface CharactersData {
   /** Byte offset of its fade paths (CHARACTER_FADE_PATHS), -1 for none. */
   pathsAt: Int32Array
   /**
-   * Per character and pose layer (POSE_LAYERS a character): byte offset of its path masks (its floats follow,
+   * Per character and pose layer (POSE_BUFFERS a character): byte offset of its path masks (its floats follow,
    * poseLayers.ts), -1 for the rest pose.
    */
   layerAt: Int32Array
@@ -194,7 +194,7 @@ export function readCharacters(
     cursorWidth: width,
     jointsAt: new Int32Array(count),
     pathsAt: new Int32Array(count),
-    layerAt: new Int32Array(POSE_LAYERS * count),
+    layerAt: new Int32Array(POSE_BUFFERS * count),
     joints: new Int32Array(0),
     jointsFrom: new Int32Array(count),
     ragdollWeight: new Float64Array(count),
@@ -252,7 +252,7 @@ export function readCharacters(
         `must ${fading ? '' : 'not '}carry fade paths (CrossFade.active)`,
       )
     }
-    checkFlags(where, 'stored pose layers', layers, (1 << POSE_LAYERS) - 1)
+    checkFlags(where, 'stored pose layers', layers, (1 << POSE_BUFFERS) - 1)
     const clip = element(r, cols.clip, i)
     const fromClip = element(r, cols.fromClip, i)
     checkClip(where, 'clip binding', binding, ctx.clips.length)
@@ -336,18 +336,18 @@ export function readCharacters(
     }
     listed += n
 
-    for (let layer = 0; layer < POSE_LAYERS; layer++) {
+    for (let layer = 0; layer < POSE_BUFFERS; layer++) {
       if ((layers & (1 << layer)) === 0) {
-        d.layerAt[POSE_LAYERS * i + layer] = -1
+        d.layerAt[POSE_BUFFERS * i + layer] = -1
         continue
       }
       // Its paths' masks, then their floats (snapshot/poseLayers.ts).
       const name = `${where}, pose layer ${LAYER_NAMES[layer]}`
       const masksAt = readPathMasks(r, n, name)
-      d.layerAt[POSE_LAYERS * i + layer] = masksAt
+      d.layerAt[POSE_BUFFERS * i + layer] = masksAt
       // PHYS is rewritten from the bodies before anything reads it, and a ragdoll that blew up leaves
       // non-finite values there: it is checked only while blended in.
-      if (layer === LAYER_PHYS && !(weight > 0)) continue
+      if (layer === POSE_PHYS && !(weight > 0)) continue
       checkPoseLayerPaths(r.bytes, masksAt, r.floats, pathFloatsAt(masksAt, n) >>> 2, n, name)
     }
     let pathsAt = -1

@@ -4,12 +4,12 @@ import type { StepState, AnimationStores } from './state.ts'
 import { BLEND_S, BLEND_T, blendJointLayers } from '../src/clip/blendLayers.ts'
 import {
   JOINT_STRIDE,
-  LAYER_ANIM,
-  LAYER_FROM,
-  LAYER_PHYS,
-  LAYER_PREV,
-  LAYER_TO,
-  layerOffset,
+  POSE_ANIM,
+  POSE_FROM,
+  POSE_PHYS,
+  POSE_PREV,
+  POSE_TO,
+  poseOffset,
 } from '../components/Pose.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { poseWriter } from './poseWriter.ts'
@@ -67,7 +67,7 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
       const weight = Ragdoll.weight[eid]!
       const n = Pose.count[eid]!
       const base = Pose.base[eid]!
-      const anim = layerOffset(base, n, LAYER_ANIM)
+      const anim = poseOffset(base, n, POSE_ANIM)
       if (weight > 0) {
         writeBlended(eid, n, base, anim)
         writePose(ctx.blendScratch, pool.joints, 0, base, n, refused)
@@ -95,7 +95,7 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
       if (Ragdoll.weight[eid]! > 0) {
         const n = Pose.count[eid]!
         const base = Pose.base[eid]!
-        writeBlended(eid, n, base, layerOffset(base, n, LAYER_ANIM))
+        writeBlended(eid, n, base, poseOffset(base, n, POSE_ANIM))
         writePose(ctx.blendScratch, pool.joints, 0, base, n, refused)
         poseRefused[eid] = refused[0]!
         if (refused[0] !== 0) anyRefused = true
@@ -116,7 +116,7 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
   function writeBlended(eid: number, n: number, base: number, anim: number): void {
     const scratch = ctx.blendScratch
     const data = ctx.pool.data
-    const phys = layerOffset(base, n, LAYER_PHYS)
+    const phys = poseOffset(base, n, POSE_PHYS)
     const joints = ctx.ragdolls[eid]?.jointWeights ?? null
     if (joints === null) {
       blendJointLayers(scratch, 0, data, anim, data, phys, n, Ragdoll.weight, eid)
@@ -149,7 +149,7 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
     let first = -1
     let firstLayer = ''
     for (const [layer, name] of REPAIRED_LAYERS) {
-      const j = resetNonFinite(data, layerOffset(base, n, layer), n, asset.rest)
+      const j = resetNonFinite(data, poseOffset(base, n, layer), n, asset.rest)
       if (first < 0 && j >= 0) {
         first = j
         firstLayer = name
@@ -160,7 +160,7 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
     ctx.fadePaths[eid]?.fill(BLEND_T | BLEND_S)
     let endedRagdoll = false
     // PHYS's first non-finite joint names the source when the animated layers were all finite.
-    const firstPhysics = resetNonFinite(data, layerOffset(base, n, LAYER_PHYS), n, asset.rest)
+    const firstPhysics = resetNonFinite(data, poseOffset(base, n, POSE_PHYS), n, asset.rest)
     if (first < 0 && Ragdoll.active[eid] !== RAGDOLL_OFF) {
       first = firstPhysics
       firstLayer = 'physics'
@@ -193,10 +193,10 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
 }
 
 const REPAIRED_LAYERS: readonly (readonly [number, string])[] = [
-  [LAYER_ANIM, 'animation'],
-  [LAYER_PREV, 'previous animation'],
-  [LAYER_FROM, 'fade-from'],
-  [LAYER_TO, 'fade-to'],
+  [POSE_ANIM, 'animation'],
+  [POSE_PREV, 'previous animation'],
+  [POSE_FROM, 'fade-from'],
+  [POSE_TO, 'fade-to'],
 ]
 
 /** Gives the `n` joints at `data[o ..]` that are not finite the rest pose's values; returns the first such joint, or -1. */

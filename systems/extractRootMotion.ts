@@ -2,7 +2,7 @@ import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
 import { multiplyRigid, RIGID } from '../src/math/rigid.ts'
 import { normalizeQuat } from '../src/math/quat.ts'
-import { JOINT_STRIDE, LAYER_ANIM, layerOffset } from '../components/Pose.ts'
+import { JOINT_STRIDE, POSE_ANIM, poseOffset } from '../components/Pose.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationStores, StepState } from './state.ts'
 import { extractRootPose, finishRootMotionStep, RM_APPLY, RM_DELTA, RM_JOINT } from './rootMotion.ts'
@@ -65,7 +65,7 @@ export function createExtractRootMotionSystem(ctx: ExtractRootMotionInput) {
       if (rm.i[RM_APPLY] === 1 && !paused) moveEntity(eid, rm.f)
       if (Pose.changed[eid] !== 1) continue
       const n = Pose.count[eid]!
-      const anim = layerOffset(Pose.base[eid]!, n, LAYER_ANIM)
+      const anim = poseOffset(Pose.base[eid]!, n, POSE_ANIM)
       const rest = ctx.assets[Pose.asset[eid]!]!.rest
       extractRootPose(rm, ctx.pool.data, anim + rm.i[RM_JOINT]! * JOINT_STRIDE, rest)
     }

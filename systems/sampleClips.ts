@@ -17,14 +17,7 @@ import {
 } from './clipEvents.ts'
 import { addRootMotionSource } from './rootMotion.ts'
 import { PHASE_SAMPLE } from './workers/pool.ts'
-import {
-  JOINT_STRIDE,
-  LAYER_ANIM,
-  LAYER_FROM,
-  LAYER_PREV,
-  LAYER_TO,
-  layerOffset,
-} from '../components/Pose.ts'
+import { JOINT_STRIDE, POSE_ANIM, POSE_FROM, POSE_PREV, POSE_TO, poseOffset } from '../components/Pose.ts'
 import {
   advancePhase,
   localTime,
@@ -46,7 +39,7 @@ export type SampleClipsInput = Pick<
   | 'binding'
   | 'fromBinding'
   | 'fadePaths'
-  | 'poseLayersUsed'
+  | 'posesUsed'
   | 'layers'
   | 'ragdolls'
   | 'rootMotion'
@@ -119,7 +112,7 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
     commitRemovals(ctx.world)
     const dense = characters.dense
     const data = ctx.pool.data
-    const layersUsed = ctx.poseLayersUsed
+    const layersUsed = ctx.posesUsed
     const dt = ctx.dt
     const lodSkip = ctx.lod.skip
     const anyRootMotion = ctx.uses.rootMotion
@@ -166,19 +159,19 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
 
       const n = Pose.count[eid]!
       const base = Pose.base[eid]!
-      const anim = layerOffset(base, n, LAYER_ANIM)
+      const anim = poseOffset(base, n, POSE_ANIM)
       // PREV serves one reader, the ragdoll hand-off (stepRagdolls, later in this step), for the animation's
       // velocity: it is kept only for a character whose ragdoll is waiting for its bodies, not copied for the
       // whole crowd every step.
       if (awaitingBodies(ctx, eid)) {
-        data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + n * JOINT_STRIDE)
-        layersUsed[eid] = layersUsed[eid]! | (1 << LAYER_PREV)
+        data.copyWithin(poseOffset(base, n, POSE_PREV), anim, anim + n * JOINT_STRIDE)
+        layersUsed[eid] = layersUsed[eid]! | (1 << POSE_PREV)
       }
       const squad = Sampler.rotation[eid] === ROTATION_SQUAD
       // The time goes to the kernels through the store (sampleClipChannels reads it there).
       Sampler.lastTime[eid] = t
       const cursors = ctx.cursors[eid]!
-      if (fading) layersUsed[eid] = layersUsed[eid]! | (1 << LAYER_FROM) | (1 << LAYER_TO)
+      if (fading) layersUsed[eid] = layersUsed[eid]! | (1 << POSE_FROM) | (1 << POSE_TO)
 
       if (fading && parallel !== null && !layered) {
         // With workers: the outgoing clip advances (and reports) here; the samples and blend wait for the phase.
@@ -190,7 +183,7 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
         parallel.queueFade(eid)
       } else if (fading) {
         const fromId = CrossFade.fromClip[eid]!
-        const from = layerOffset(base, n, LAYER_FROM)
+        const from = poseOffset(base, n, POSE_FROM)
         if (fromId >= 0) {
           const fromClip = ctx.clips[fromId]!.clip
           advanceOutgoing(eid, fromId)
@@ -199,7 +192,7 @@ export function createSampleClipsSystem(ctx: SampleClipsInput) {
           const fromBinding = ctx.fromBinding[eid]!
           sampleClipChannels(data, from, fromClip, fromBinding, fromLocal, 0, cursors, fromCursors, fromSquad)
         }
-        const to = layerOffset(base, n, LAYER_TO)
+        const to = poseOffset(base, n, POSE_TO)
         sampleClipChannels(data, to, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
         blendJointLayers(
           data,

@@ -17,7 +17,7 @@ import {
   type ClipEventEmitter,
   type ClipEventsInput,
 } from './clipEvents.ts'
-import { JOINT_STRIDE, LAYER_ANIM, LAYER_PREV, layerOffset } from '../components/Pose.ts'
+import { JOINT_STRIDE, POSE_ANIM, POSE_PREV, poseOffset } from '../components/Pose.ts'
 import { ROTATION_SQUAD } from '../components/Sampler.ts'
 import {
   advanceBlendSpace,
@@ -73,7 +73,7 @@ export type SampleLayersInput = Pick<
   'world' | 'dt' | 'step' | 'pool' | 'assets' | 'clips' | 'layers' | 'ragdolls' | 'rootMotion' | 'uses'
 > &
   // PREV kept for a ragdoll hand-off marks the layer used.
-  Pick<StepState, 'poseLayersUsed'> &
+  Pick<StepState, 'posesUsed'> &
   ClipEventsInput & {
     readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'Ragdoll'>
   }
@@ -110,7 +110,7 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
       const n = Pose.count[eid]!
       const len = n * JOINT_STRIDE
       const base = Pose.base[eid]!
-      const anim = layerOffset(base, n, LAYER_ANIM)
+      const anim = poseOffset(base, n, POSE_ANIM)
       const rest = ctx.assets[Pose.asset[eid]!]!.rest
       const layers = stack.layers
       const base0 = layers[0]!
@@ -120,8 +120,8 @@ export function createSampleLayersSystem(ctx: SampleLayersInput) {
       } else {
         // sampleClips skipped this character: keep the previous pose for a ragdoll hand-off here.
         if (awaitingBodies(ctx, eid)) {
-          data.copyWithin(layerOffset(base, n, LAYER_PREV), anim, anim + len)
-          ctx.poseLayersUsed[eid] = ctx.poseLayersUsed[eid]! | (1 << LAYER_PREV)
+          data.copyWithin(poseOffset(base, n, POSE_PREV), anim, anim + len)
+          ctx.posesUsed[eid] = ctx.posesUsed[eid]! | (1 << POSE_PREV)
         }
         if (base0.i[I_SOURCE] === SOURCE_BLEND_SPACE && base0.blendSpace !== null) {
           advanceLayerFade(ctx, base0)

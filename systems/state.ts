@@ -124,7 +124,7 @@ export interface StepState {
    * stepRagdolls, crossFade, a restore); a clear bit promises the rest pose, so a snapshot need not compare the
    * layer and a restore need not rewrite it. Not simulation state: it changes no step and no hash.
    */
-  readonly poseLayersUsed: Uint8Array
+  readonly posesUsed: Uint8Array
   /**
    * Per character with layers in use (a layer other than 0, or layer 0 configured): its layer stack
    * (systems/layerState.ts); undefined for the others, which sampleLayers leaves alone.

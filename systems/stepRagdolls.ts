@@ -1,7 +1,7 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
 import { awaitingBodies, type StepState, type AnimationStores, type RagdollRuntime } from './state.ts'
-import { LAYER_ANIM, LAYER_PHYS, LAYER_PREV, layerOffset } from '../components/Pose.ts'
+import { POSE_ANIM, POSE_PHYS, POSE_PREV, poseOffset } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { groundHeight } from '../src/physics/world.ts'
 import { forwardKinematics, WORLD_STRIDE } from '../src/physics/kinematics.ts'
@@ -44,7 +44,7 @@ export type StepRagdollsInput = Pick<
   | 'physicsOwned'
   | 'ragdolls'
   | 'events'
-  | 'poseLayersUsed'
+  | 'posesUsed'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Ragdoll'>
 }
@@ -98,18 +98,10 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       report(eid, rt, `character ${eid}: its root transform is not finite; the ragdoll was not started`)
       return
     }
-    forwardKinematics(rt.world, data, layerOffset(base, n, LAYER_ANIM), asset.jointParents, n, rt.root, 0)
+    forwardKinematics(rt.world, data, poseOffset(base, n, POSE_ANIM), asset.jointParents, n, rt.root, 0)
     const moved = Pose.changedStep[eid] === ctx.step && ctx.step > 0
     if (moved)
-      forwardKinematics(
-        rt.previous,
-        data,
-        layerOffset(base, n, LAYER_PREV),
-        asset.jointParents,
-        n,
-        rt.root,
-        0,
-      )
+      forwardKinematics(rt.previous, data, poseOffset(base, n, POSE_PREV), asset.jointParents, n, rt.root, 0)
     const problem = unbuildableBody(rt.bodies, asset.nodeJoint, rt.world)
     if (problem !== null) {
       // The pose moved since ragdoll() checked it (an animated scale): no bodies, back to the animation.
@@ -138,14 +130,14 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     const old = live.instance!
     rootWorld(next.root, eid)
     const parents = asset.jointParents
-    const phys = layerOffset(base, n, LAYER_PHYS)
-    ctx.poseLayersUsed[eid] = ctx.poseLayersUsed[eid]! | (1 << LAYER_PHYS)
+    const phys = poseOffset(base, n, POSE_PHYS)
+    ctx.posesUsed[eid] = ctx.posesUsed[eid]! | (1 << POSE_PHYS)
     readRagdollPose(
       old,
       data,
       phys,
       data,
-      layerOffset(base, n, LAYER_ANIM),
+      poseOffset(base, n, POSE_ANIM),
       parents,
       n,
       next.root,
@@ -174,7 +166,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     }
     const moved = Pose.changedStep[eid] === ctx.step && ctx.step > 0
     if (moved)
-      forwardKinematics(next.previous, data, layerOffset(base, n, LAYER_PREV), parents, n, next.root, 0)
+      forwardKinematics(next.previous, data, poseOffset(base, n, POSE_PREV), parents, n, next.root, 0)
     despawnRagdoll(ctx.physics, old)
     next.reported = live.reported
     next.jointWeights = live.jointWeights
@@ -188,7 +180,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     const n = Pose.count[eid]!
     const asset = ctx.assets[Pose.asset[eid]!]!
     rootWorld(rt.root, eid)
-    const anim = layerOffset(Pose.base[eid]!, n, LAYER_ANIM)
+    const anim = poseOffset(Pose.base[eid]!, n, POSE_ANIM)
     forwardKinematics(rt.target, ctx.pool.data, anim, asset.jointParents, n, rt.root, 0)
   }
 
@@ -295,13 +287,13 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       }
       const base = Pose.base[eid]!
       rootWorld(rt.root, eid)
-      ctx.poseLayersUsed[eid] = ctx.poseLayersUsed[eid]! | (1 << LAYER_PHYS)
+      ctx.posesUsed[eid] = ctx.posesUsed[eid]! | (1 << POSE_PHYS)
       readRagdollPose(
         r,
         data,
-        layerOffset(base, n, LAYER_PHYS),
+        poseOffset(base, n, POSE_PHYS),
         data,
-        layerOffset(base, n, LAYER_ANIM),
+        poseOffset(base, n, POSE_ANIM),
         ctx.assets[Pose.asset[eid]!]!.jointParents,
         n,
         rt.root,

@@ -10,7 +10,7 @@
  */
 import type { Clip } from '../../src/clip/clip.ts'
 import { sampleClipChannels } from '../../src/clip/sample.ts'
-import { LAYER_ANIM, LAYER_FROM, LAYER_TO, layerOffset } from '../../components/Pose.ts'
+import { POSE_ANIM, POSE_FROM, POSE_TO, poseOffset } from '../../components/Pose.ts'
 import { blendJointLayers } from '../../src/clip/blendLayers.ts'
 import { ROTATION_SQUAD } from '../../components/Sampler.ts'
 import type { PoseWriter } from '../poseWriter.ts'
@@ -105,7 +105,7 @@ export function sampleItems(v: WorkView, start: number, end: number): void {
       continue
     }
     const eid = item
-    const anim = layerOffset(Pose.base[eid]!, Pose.count[eid]!, LAYER_ANIM)
+    const anim = poseOffset(Pose.base[eid]!, Pose.count[eid]!, POSE_ANIM)
     const squad = Sampler.rotation[eid] === ROTATION_SQUAD
     const clip = clips[Sampler.clip[eid]!]!
     sampleClipChannels(data, anim, clip, binding[eid]!, Sampler.lastTime, eid, cursors[eid]!, 0, squad)
@@ -118,7 +118,7 @@ function sampleFade(v: WorkView, eid: number): void {
   const n = Pose.count[eid]!
   const base = Pose.base[eid]!
   const cursors = v.cursors[eid]!
-  const from = layerOffset(base, n, LAYER_FROM)
+  const from = poseOffset(base, n, POSE_FROM)
   const fromId = CrossFade.fromClip[eid]!
   if (fromId >= 0) {
     const fromSquad = CrossFade.fromRotation[eid] === ROTATION_SQUAD
@@ -135,11 +135,11 @@ function sampleFade(v: WorkView, eid: number): void {
       fromSquad,
     )
   }
-  const to = layerOffset(base, n, LAYER_TO)
+  const to = poseOffset(base, n, POSE_TO)
   const squad = Sampler.rotation[eid] === ROTATION_SQUAD
   const clip = v.clips[Sampler.clip[eid]!]!
   sampleClipChannels(data, to, clip, v.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
-  const anim = layerOffset(base, n, LAYER_ANIM)
+  const anim = poseOffset(base, n, POSE_ANIM)
   blendJointLayers(data, anim, data, from, data, to, n, CrossFade.blend, eid, v.fadePaths[eid] ?? null)
 }
 
@@ -157,7 +157,7 @@ export function writeItems(
     const eid = items[i]!
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
-    writePose(data, joints, layerOffset(base, n, LAYER_ANIM), base, n, refused)
+    writePose(data, joints, poseOffset(base, n, POSE_ANIM), base, n, refused)
     poseRefused[eid] = refused[0]!
     if (refused[0] !== 0) Atomics.store(v.control, CTL_ANY_REFUSED, 1)
   }

@@ -7,10 +7,10 @@ import {
   createPoseStore,
   freePoseSlots,
   JOINT_STRIDE,
-  LAYER_ANIM,
-  LAYER_TO,
-  layerOffset,
-  POSE_LAYERS,
+  POSE_ANIM,
+  POSE_TO,
+  poseOffset,
+  POSE_BUFFERS,
   type PosePool,
 } from '../../components/Pose.ts'
 
@@ -217,11 +217,11 @@ describe('pose pool allocator', () => {
 
 describe('pose layout', () => {
   it('puts the five layers of a character back to back, n joints each', () => {
-    expect(POSE_LAYERS).toBe(5)
-    expect(layerOffset(7, 3, LAYER_ANIM)).toBe(70)
-    expect(layerOffset(7, 3, LAYER_TO)).toBe((7 + 4 * 3) * JOINT_STRIDE)
+    expect(POSE_BUFFERS).toBe(5)
+    expect(poseOffset(7, 3, POSE_ANIM)).toBe(70)
+    expect(poseOffset(7, 3, POSE_TO)).toBe((7 + 4 * 3) * JOINT_STRIDE)
     // The last float of the TO layer is the last float of the block.
-    expect(layerOffset(7, 3, LAYER_TO) + 3 * JOINT_STRIDE).toBe((7 + POSE_LAYERS * 3) * JOINT_STRIDE)
+    expect(poseOffset(7, 3, POSE_TO) + 3 * JOINT_STRIDE).toBe((7 + POSE_BUFFERS * 3) * JOINT_STRIDE)
   })
 
   it('creates a store whose asset column starts at -1 (no asset) and the rest at 0', () => {

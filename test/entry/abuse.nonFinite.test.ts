@@ -4,7 +4,7 @@
  */
 import { createWorld } from 'bitecs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { JOINT_STRIDE, LAYER_ANIM, LAYER_FROM, LAYER_PHYS, layerOffset } from '../../components/Pose.ts'
+import { JOINT_STRIDE, POSE_ANIM, POSE_FROM, POSE_PHYS, poseOffset } from '../../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../../components/Ragdoll.ts'
 import { createAnimationPlugin, contextOf } from '../../entry/plugin.ts'
 import {
@@ -123,7 +123,7 @@ describe('non-finite values forced in', () => {
     plugin.crossFade(a, 'Wag', 0.5) // mid-fade: fades from the frozen blend
     expect(plugin.stores.CrossFade.fromClip[a]).toBe(-1)
     const { Pose } = plugin.stores
-    const from = layerOffset(Pose.base[a]!, Pose.count[a]!, LAYER_FROM)
+    const from = poseOffset(Pose.base[a]!, Pose.count[a]!, POSE_FROM)
     contextOf(plugin).pool.data[from + HIPS * JOINT_STRIDE + 1] = Number.NaN
     const hips = plugin.joints(a)[HIPS]!
     const shown = localOf(plugin, hips)
@@ -220,7 +220,7 @@ describe('non-finite values forced in', () => {
     // cannon-es keeps a zero quaternion zero (finite), but a joint frame cannot be read from it.
     contextOf(plugin).ragdolls[a]!.instance!.bodies[3]!.quaternion.set(0, 0, 0, 0)
     const { Pose } = plugin.stores
-    const phys = layerOffset(Pose.base[a]!, Pose.count[a]!, LAYER_PHYS)
+    const phys = poseOffset(Pose.base[a]!, Pose.count[a]!, POSE_PHYS)
     const data = contextOf(plugin).pool.data
     const nonFinite = () =>
       joints.flatMap((_, j) =>
@@ -271,7 +271,7 @@ describe('non-finite values forced in', () => {
     expect(nonFiniteNodes(plugin)).toEqual([])
     const { Pose } = plugin.stores
     const j = Array.from(plugin.joints(a)).indexOf(neck)
-    const o = layerOffset(Pose.base[a]!, Pose.count[a]!, LAYER_ANIM) + j * JOINT_STRIDE
+    const o = poseOffset(Pose.base[a]!, Pose.count[a]!, POSE_ANIM) + j * JOINT_STRIDE
     expect(Array.from(nodes.rotation.subarray(neck * 4, neck * 4 + 4))).toEqual(
       Array.from(contextOf(plugin).pool.data.subarray(o + 3, o + 7)),
     )

@@ -6,7 +6,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { addComponent, addEntity, createWorld, entityExists, getAllEntities, query } from 'bitecs'
 import { describe, expect, it } from 'vitest'
-import { JOINT_STRIDE, POSE_LAYERS } from '../../components/Pose.ts'
+import { JOINT_STRIDE, POSE_BUFFERS } from '../../components/Pose.ts'
 import { createAnimationPlugin, contextOf } from '../../entry/plugin.ts'
 import {
   animLayer,
@@ -98,7 +98,7 @@ describe('the plugin in an existing world', () => {
     const used0 = contextOf(plugin).pool.used
     const a = plugin.addCharacter(handle)
     const b = plugin.addCharacter(handle)
-    expect(contextOf(plugin).pool.used).toBe(used0 + 2 * POSE_LAYERS * NODES)
+    expect(contextOf(plugin).pool.used).toBe(used0 + 2 * POSE_BUFFERS * NODES)
     plugin.play(a, 'Wag')
     plugin.play(b, 'Turn')
     stepN(plugin, 5)
@@ -109,7 +109,7 @@ describe('the plugin in an existing world', () => {
     stepN(twin.plugin, 5)
 
     plugin.removeCharacter(a)
-    expect(contextOf(plugin).pool.used).toBe(used0 + POSE_LAYERS * NODES)
+    expect(contextOf(plugin).pool.used).toBe(used0 + POSE_BUFFERS * NODES)
     for (const e of [a, ...aJoints]) expect(entityExists(world, e)).toBe(false)
     expect(entityExists(world, game)).toBe(true)
     expect(query(world, [plugin.stores.SceneNode]).length).toBe(1 + NODES)
@@ -157,7 +157,7 @@ describe('the plugin in an existing world', () => {
     expect(Array.from(contextOf(plugin).cursors[again]!).every((c) => c === 0)).toBe(true)
     const block = (e: number) => {
       const o = Pose.base[e]! * JOINT_STRIDE
-      return contextOf(plugin).pool.data.slice(o, o + POSE_LAYERS * NODES * JOINT_STRIDE)
+      return contextOf(plugin).pool.data.slice(o, o + POSE_BUFFERS * NODES * JOINT_STRIDE)
     }
     expectSameBits(block(again), block(fresh), 'pose block')
     const nodes = plugin.stores.SceneNode

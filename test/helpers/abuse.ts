@@ -12,7 +12,7 @@ import { createWorld, query, type World } from 'bitecs'
 import { expect } from 'vitest'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import { POSE_LAYERS } from '../../components/Pose.ts'
+import { POSE_BUFFERS } from '../../components/Pose.ts'
 import { RAGDOLL_OFF } from '../../components/Ragdoll.ts'
 import { createAnimationPlugin, type AnimationPlugin, contextOf } from '../../entry/plugin.ts'
 
@@ -53,7 +53,7 @@ export function expectNoLeaks(plugin: AnimationPlugin, gameNodes = 0): void {
   let joints = 0
   let bodies = 0
   for (const c of live) {
-    slots += POSE_LAYERS * Pose.count[c]!
+    slots += POSE_BUFFERS * Pose.count[c]!
     joints += Pose.count[c]!
     const instance = contextOf(plugin).ragdolls[c]?.instance
     if (instance) {

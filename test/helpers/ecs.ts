@@ -16,7 +16,7 @@ import {
   type AnimationPluginOptions,
   type AssetHandle,
 } from '../../entry/plugin.ts'
-import { JOINT_STRIDE, LAYER_ANIM, layerOffset } from '../../components/Pose.ts'
+import { JOINT_STRIDE, POSE_ANIM, poseOffset } from '../../components/Pose.ts'
 import { quatFromAxisAngle } from './quat.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { isClipEvent, type ProblemEvent } from '../../systems/state.ts'
@@ -143,7 +143,7 @@ export interface RawClipInput {
 /** Float offset of joint `node`'s 10 floats in a character's ANIM layer (the synthetic rig: joint j = node j). */
 export function animOffset(plugin: AnimationPlugin, character: number, joint: number): number {
   const { Pose } = plugin.stores
-  return layerOffset(Pose.base[character]!, Pose.count[character]!, LAYER_ANIM) + joint * JOINT_STRIDE
+  return poseOffset(Pose.base[character]!, Pose.count[character]!, POSE_ANIM) + joint * JOINT_STRIDE
 }
 
 /** A joint entity's local transform as read from the SceneNode store. */
@@ -255,7 +255,7 @@ export function stepN(plugin: AnimationPlugin, n: number): void {
 /** Copy of a character's ANIM layer (n joints × 10 floats). */
 export function animLayer(plugin: AnimationPlugin, character: number): Float32Array {
   const { Pose } = plugin.stores
-  const o = layerOffset(Pose.base[character]!, Pose.count[character]!, LAYER_ANIM)
+  const o = poseOffset(Pose.base[character]!, Pose.count[character]!, POSE_ANIM)
   return contextOf(plugin).pool.data.slice(o, o + Pose.count[character]! * JOINT_STRIDE)
 }
 

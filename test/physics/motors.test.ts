@@ -15,7 +15,7 @@ import { loadAsset } from '../../src/gltf/load.ts'
 import { AnimationError } from '../../src/errors.ts'
 import { createAnimationPlugin, contextOf, type AnimationPlugin } from '../../entry/plugin.ts'
 import { isClipEvent } from '../../systems/state.ts'
-import { LAYER_ANIM, LAYER_PHYS, layerOffset } from '../../components/Pose.ts'
+import { POSE_ANIM, POSE_PHYS, poseOffset } from '../../components/Pose.ts'
 import type { RagdollMotorOptions } from '../../plugin/ragdollControl.ts'
 import { characterSize, restoreAndStep, worldPosition } from '../helpers/ragdollLimits.ts'
 
@@ -43,8 +43,8 @@ function jointErrors(p: AnimationPlugin, c: number, names?: string[]): number[] 
   r.bodies.forEach((_, b) => {
     const j = r.bodyJoint[b]!
     names?.push(ctx.assets[p.stores.Pose.asset[c]!]!.asset.nodes[rt.bodies[b]!.node]!.name)
-    const a = layerOffset(base, count, LAYER_ANIM) + j * 10 + 3
-    const q = layerOffset(base, count, LAYER_PHYS) + j * 10 + 3
+    const a = poseOffset(base, count, POSE_ANIM) + j * 10 + 3
+    const q = poseOffset(base, count, POSE_PHYS) + j * 10 + 3
     let dot = 0
     for (let k = 0; k < 4; k++) dot += data[a + k]! * data[q + k]!
     out.push((2 * Math.acos(Math.min(1, Math.abs(dot))) * 180) / Math.PI)

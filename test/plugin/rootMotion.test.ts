@@ -10,7 +10,7 @@ import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../en
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import { rootMotionJoint } from '../../plugin/rootMotion.ts'
-import { JOINT_STRIDE, LAYER_ANIM, layerOffset } from '../../components/Pose.ts'
+import { JOINT_STRIDE, POSE_ANIM, poseOffset } from '../../components/Pose.ts'
 import { FOX_HIPS, ROBOT, travellingFox } from '../helpers/travel.ts'
 
 let fox: AnimationAsset
@@ -149,7 +149,7 @@ describe("root motion: 'horizontal' and 'full'", () => {
       heights.push(matrix(flat)[13]!)
       entityHeights.push(plugin.getTransform(full).position[1])
       // Full: the hips' local translation and rotation are the rest pose's, exactly …
-      const anim = layerOffset(Pose.base[full]!, Pose.count[full]!, LAYER_ANIM) + hipsJoint * JOINT_STRIDE
+      const anim = poseOffset(Pose.base[full]!, Pose.count[full]!, POSE_ANIM) + hipsJoint * JOINT_STRIDE
       const j = hipsJoint * JOINT_STRIDE
       expect(Array.from(ctx.pool.data.subarray(anim, anim + 7))).toEqual(Array.from(rest.subarray(j, j + 7)))
       // … and the entity moves them as the clip does: their world matrix is the clip's (the character without

@@ -1,5 +1,5 @@
 /**
- * StepState.poseLayersUsed's promise (systems/state.ts): a character's PREV, PHYS, FROM or TO layer whose bit is
+ * StepState.posesUsed's promise (systems/state.ts): a character's PREV, PHYS, FROM or TO layer whose bit is
  * clear holds its asset's rest pose, bit for bit — snapshots skip comparing such a layer and restores skip
  * rewriting it, so a broken promise would lose a pose. Checked after every step and restore of a script that
  * writes every one of those layers (fades, a mid-fade fade, a whole and a partial ragdoll that grows, hits, a
@@ -10,7 +10,7 @@ import { createWorld } from 'bitecs'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
-import { JOINT_STRIDE, layerOffset, POSE_LAYERS } from '../../components/Pose.ts'
+import { JOINT_STRIDE, poseOffset, POSE_BUFFERS } from '../../components/Pose.ts'
 
 let fox: AnimationAsset
 let robot: AnimationAsset
@@ -31,9 +31,9 @@ function broken(plugin: AnimationPlugin, characters: readonly number[]): string[
     const base = Pose.base[eid]!
     const rest = ctx.assets[Pose.asset[eid]!]!.rest
     const restWords = new Int32Array(rest.buffer, rest.byteOffset, rest.length)
-    for (let layer = 1; layer < POSE_LAYERS; layer++) {
-      if ((ctx.poseLayersUsed[eid]! & (1 << layer)) !== 0) continue
-      const o = layerOffset(base, n, layer)
+    for (let layer = 1; layer < POSE_BUFFERS; layer++) {
+      if ((ctx.posesUsed[eid]! & (1 << layer)) !== 0) continue
+      const o = poseOffset(base, n, layer)
       for (let k = 0; k < n * JOINT_STRIDE; k++) {
         if (data[o + k] !== restWords[k]) {
           out.push(`${eid}/${layer}`)
@@ -65,7 +65,7 @@ function script(p: AnimationPlugin, c: number[], k: number): void {
   if (k === 50) p.getUp(b, { clip: 'Walk' })
 }
 
-describe('poseLayersUsed', () => {
+describe('posesUsed', () => {
   for (const workers of [0, 2]) {
     it(`a clear bit is a layer at the rest pose, after every step and restore (workers ${workers})`, () => {
       const plugin = createAnimationPlugin(createWorld(), { capacity: 1024, workers })
@@ -90,13 +90,12 @@ describe('poseLayersUsed', () => {
           saved.set(k, plugin.snapshot())
           expect(broken(plugin, c), `after step ${k}`).toEqual([])
           for (const e of c) {
-            for (let l = 1; l < POSE_LAYERS; l++)
-              cleared += ((contextOf(plugin).poseLayersUsed[e]! >> l) & 1) ^ 1
+            for (let l = 1; l < POSE_BUFFERS; l++) cleared += ((contextOf(plugin).posesUsed[e]! >> l) & 1) ^ 1
           }
         }
         // Some bits stay clear (what the promise saves), others were set by each kind of writer.
         expect(cleared).toBeGreaterThan(0)
-        const used = c.map((e) => contextOf(plugin).poseLayersUsed[e]!)
+        const used = c.map((e) => contextOf(plugin).posesUsed[e]!)
         expect(used[0]! & 0b11000).toBe(0b11000) // FROM, TO: fades
         expect(used[1]! & 0b00100).toBe(0b00100) // PHYS: a ragdoll
         // Rewound to steps before and after each writer, both ways.

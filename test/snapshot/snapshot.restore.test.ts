@@ -240,11 +240,11 @@ describe('snapshot and restore', () => {
     const ctx = contextOf(original.plugin)
     const rest = ctx.assets[ctx.stores.Pose.asset[c]!]!.rest
     const n = ctx.stores.Pose.count[c]!
-    const phys = (ctx.stores.Pose.base[c]! + 2 * n) * 10 // LAYER_PHYS: still the rest pose
+    const phys = (ctx.stores.Pose.base[c]! + 2 * n) * 10 // POSE_PHYS: still the rest pose
     let k = 1
     while (!(Object.is(rest[k], 0) && Object.is(rest[k - 1], 0))) k += 2
     ctx.pool.data[phys + k] = -0
-    ctx.poseLayersUsed[c] = ctx.poseLayersUsed[c]! | 4 // written, as every writer of a layer marks it
+    ctx.posesUsed[c] = ctx.posesUsed[c]! | 4 // written, as every writer of a layer marks it
     const bytes = original.plugin.snapshot()
     const copy = fresh()
     copy.plugin.restore(bytes)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { JOINT_STRIDE, LAYER_ANIM, LAYER_FROM, LAYER_TO, layerOffset } from '../../components/Pose.ts'
+import { JOINT_STRIDE, POSE_ANIM, POSE_FROM, POSE_TO, poseOffset } from '../../components/Pose.ts'
 import { BLEND_S, BLEND_T, blendJointLayers } from '../../src/clip/blendLayers.ts'
 import {
   animLayer,
@@ -193,7 +193,7 @@ describe('a fade interrupted by another', () => {
     plugin.crossFade(a, 'Wag', 0.5) // Wag leaves the spine and hips at rest
     // The frozen pose is the one on screen, and the outgoing clips stop.
     const { Pose } = plugin.stores
-    const from = layerOffset(Pose.base[a]!, Pose.count[a]!, LAYER_FROM)
+    const from = poseOffset(Pose.base[a]!, Pose.count[a]!, POSE_FROM)
     expectSameBits(contextOf(plugin).pool.data.slice(from, from + frozen.length), frozen, 'FROM layer')
     expect(CrossFade.fromClip[a]).toBe(-1)
 
@@ -306,8 +306,8 @@ describe('a fade blends only the paths that can change, with the same bits as a 
     const base = Pose.base[e]!
     const data = contextOf(plugin).pool.data
     const out = new Float32Array(n * JOINT_STRIDE)
-    const from = layerOffset(base, n, LAYER_FROM)
-    const to = layerOffset(base, n, LAYER_TO)
+    const from = poseOffset(base, n, POSE_FROM)
+    const to = poseOffset(base, n, POSE_TO)
     return blendJointLayers(out, 0, data, from, data, to, n, CrossFade.blend, e)
   }
 
@@ -340,7 +340,7 @@ describe('a fade blends only the paths that can change, with the same bits as a 
     for (let k = 1; k <= 80; k++) {
       if (k === 20) plugin.crossFade(chars[2]!, 'Wag', 1)
       if (k === 30) {
-        const o = layerOffset(Pose.base[chars[3]!]!, Pose.count[chars[3]!]!, LAYER_ANIM) + PROP * JOINT_STRIDE
+        const o = poseOffset(Pose.base[chars[3]!]!, Pose.count[chars[3]!]!, POSE_ANIM) + PROP * JOINT_STRIDE
         contextOf(plugin).pool.data[o] = Number.NaN
       }
       plugin.step()

@@ -13,7 +13,7 @@ import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import { AnimationError } from '../../src/errors.ts'
 import { createAnimationPlugin, contextOf, type AnimationPlugin } from '../../entry/plugin.ts'
-import { LAYER_ANIM, LAYER_PHYS, layerOffset } from '../../components/Pose.ts'
+import { POSE_ANIM, POSE_PHYS, poseOffset } from '../../components/Pose.ts'
 import { RAGDOLL_OFF } from '../../components/Ragdoll.ts'
 import { restoreAndStep } from '../helpers/ragdollLimits.ts'
 
@@ -53,8 +53,8 @@ function blendError(p: AnimationPlugin, c: number, weightOf: (j: number) => numb
   const n = Pose.count[c]!
   const base = Pose.base[c]!
   const data = contextOf(p).pool.data
-  const anim = layerOffset(base, n, LAYER_ANIM)
-  const phys = layerOffset(base, n, LAYER_PHYS)
+  const anim = poseOffset(base, n, POSE_ANIM)
+  const phys = poseOffset(base, n, POSE_PHYS)
   const joints = p.joints(c)
   let worst = 0
   for (let j = 0; j < n; j++) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { JOINT_STRIDE, LAYER_FROM, LAYER_PREV, layerOffset } from '../../components/Pose.ts'
+import { JOINT_STRIDE, POSE_FROM, POSE_PREV, poseOffset } from '../../components/Pose.ts'
 import { sampleNodeTransforms } from '../../src/skeleton/nodeTransforms.ts'
 import type { LoopMode } from '../../components/Sampler.ts'
 import type { AnimationPlugin } from '../../entry/plugin.ts'
@@ -156,7 +156,7 @@ describe('sampleClips: every character samples its own clip at its own time', ()
     plugin.play(once, 'Nod', { loop: 'once', time: 0.45 })
     plugin.play(moving, 'Turn')
     const prevOf = (e: number) => {
-      const o = layerOffset(Pose.base[e]!, Pose.count[e]!, LAYER_PREV)
+      const o = poseOffset(Pose.base[e]!, Pose.count[e]!, POSE_PREV)
       return contextOf(plugin).pool.data.slice(o, o + Pose.count[e]! * JOINT_STRIDE)
     }
     plugin.step()
@@ -258,7 +258,7 @@ describe('sampleClips: clips of another asset', () => {
     const { Pose } = plugin.stores
     for (let k = 1; k <= 20; k++) {
       plugin.step()
-      const from = layerOffset(Pose.base[a]!, Pose.count[a]!, LAYER_FROM)
+      const from = poseOffset(Pose.base[a]!, Pose.count[a]!, POSE_FROM)
       const fromPose = contextOf(plugin).pool.data.subarray(from, from + 5 * JOINT_STRIDE)
       const g = bigCurve(mod(0.31 + (29 + k) * DT, 1))
       expect(vecDistance(fromPose.subarray(HEAD * 10, HEAD * 10 + 3), [3 * g, 0, g])).toBeLessThan(2e-6)
@@ -325,7 +325,7 @@ describe('sampleClips: rotation modes', () => {
     plugin.crossFade(squad, 'Turn', 1) // Turn plays with slerp; the outgoing Wobble stays squad
     plugin.step()
     const { Pose } = plugin.stores
-    const from = layerOffset(Pose.base[squad]!, Pose.count[squad]!, LAYER_FROM)
+    const from = poseOffset(Pose.base[squad]!, Pose.count[squad]!, POSE_FROM)
     const fromPose = contextOf(plugin).pool.data.subarray(from, from + 5 * JOINT_STRIDE)
     expectQuatClose(spineOf(fromPose), expected(t + DT, 'squad'), 1e-7)
   })

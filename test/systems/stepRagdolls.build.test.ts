@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { AnimationError } from '../../src/errors.ts'
 import { createAnimationPlugin, contextOf } from '../../entry/plugin.ts'
 import { RAGDOLL_FALLING } from '../../components/Ragdoll.ts'
-import { JOINT_STRIDE, LAYER_ANIM, LAYER_PHYS, layerOffset } from '../../components/Pose.ts'
+import { JOINT_STRIDE, POSE_ANIM, POSE_PHYS, poseOffset } from '../../components/Pose.ts'
 import { HUMANOID_RAGDOLL } from '../helpers/humanoid.ts'
 import { MAX_BODY_SHAPES, MAX_CAPSULE_SPHERES } from '../../src/physics/shapes.ts'
 import { chainAsset, chainDescription } from '../helpers/chainRig.ts'
@@ -42,8 +42,8 @@ describe('stepRagdolls: a user-supplied description', () => {
     // spine, neck, hands and toes have no body: their PHYS local is their ANIM local, bit for bit.
     const { Pose } = p.stores
     const n = Pose.count[a]!
-    const anim = layerOffset(Pose.base[a]!, n, LAYER_ANIM)
-    const phys = layerOffset(Pose.base[a]!, n, LAYER_PHYS)
+    const anim = poseOffset(Pose.base[a]!, n, POSE_ANIM)
+    const phys = poseOffset(Pose.base[a]!, n, POSE_PHYS)
     const data = contextOf(p).pool.data
     const asset0 = contextOf(p).assets[Pose.asset[a]!]!
     for (const name of ['spine', 'neck', 'hand.L', 'toe.R', 'headTip']) {

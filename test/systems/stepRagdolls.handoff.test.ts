@@ -9,7 +9,7 @@ import { Vector3 } from 'three'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { RAGDOLL_FALLING, RAGDOLL_GETTING_UP, RAGDOLL_OFF } from '../../components/Ragdoll.ts'
-import { JOINT_STRIDE, LAYER_ANIM, layerOffset } from '../../components/Pose.ts'
+import { JOINT_STRIDE, POSE_ANIM, poseOffset } from '../../components/Pose.ts'
 import { HUMANOID_RAGDOLL } from '../helpers/humanoid.ts'
 import { quatDistance } from '../helpers/quat.ts'
 import { contextOf } from '../../entry/plugin.ts'
@@ -309,7 +309,7 @@ describe('stepRagdolls: ragdoll_weight', () => {
     expect(p.physics.bodies).toHaveLength(1)
     expect(p.physics.constraints).toHaveLength(0)
     // The get-up clip plays on: the pose is the animation again.
-    const layer = layerOffset(p.stores.Pose.base[a]!, p.stores.Pose.count[a]!, LAYER_ANIM)
+    const layer = poseOffset(p.stores.Pose.base[a]!, p.stores.Pose.count[a]!, POSE_ANIM)
     const e = p.joints(a)[3]!
     const local = Array.from(p.stores.SceneNode.translation.subarray(e * 3, e * 3 + 3))
     expect(local).toEqual(
