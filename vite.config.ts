@@ -2,7 +2,7 @@ import { defineConfig } from 'vite'
 
 // The demo app: index.html (repo root) → demo/main.ts. Static files are the shipped models in assets/ (each with
 // its licence), served at the site root (/Fox/glTF-Binary/Fox.glb). keepNames: the minified build keeps function
-// names, so the demo's per-system timing rows (and profiles) read `sampleClips`, not `a`. The build goes to
+// names, so the demo's per-system timing rows (and profiles) read `sampleTracks`, not `a`. The build goes to
 // dist-demo/: dist/ is the library's (npm run build:lib), and a demo build there would wipe it.
 // The dev and preview servers send the cross-origin isolation headers: shared memory (SharedArrayBuffer), which
 // the plugin's `workers` option needs, is only given to isolated pages (the demo loads nothing cross-origin).

@@ -1,25 +1,17 @@
+import { createSamplerStore, resetTrack, type SamplerStore } from './Sampler.ts'
+
 /**
- * CrossFade: a blend from the pose a character had (the fading-out clip, still advancing, or a frozen pose) to the
- * clip now in its Sampler. One value per entity id (SoA).
+ * CrossFade: the fade inside each layer, from what the layer showed (the track it leaves, still advancing, or a
+ * frozen pose) to what it shows now (its Sampler row, or a blend space). Indexed by layer slot, as Sampler is:
+ * `CrossFade.active[eid]` is a character's layer-0 cross-fade.
  *
- * Each fixed step advanceCrossFades counts one more step and sets `blend = steps·dt/duration` (a product, not a
- * running sum, so a 0.5 s fade at 60 Hz ends after exactly 30 steps); sampleClips samples the outgoing clip into the
- * FROM layer and the incoming one into TO and writes lerp/slerp(FROM, TO, blend) into ANIM. At blend 1 the fade
- * ends and the Sampler's clip plays alone.
+ * Each fixed step counts one more step and sets `blend = steps·dt/duration` (a product, not a running sum, so a
+ * 0.5 s fade at 60 Hz ends after exactly 30 steps; src/clip/ramp.ts); the layer's pose is lerp/slerp(FROM, TO,
+ * blend). At blend 1 the fade ends and the layer's own track plays alone.
  */
 export interface CrossFadeStore {
-  /** Outgoing clip id, or -1 when fading from a frozen pose (a fade started mid-fade starts from its blend). */
-  fromClip: Int32Array
-  /** Outgoing clip's play phase, seconds (same convention as Sampler.time). */
-  fromTime: Float64Array
-  /** Outgoing clip's playback rate (same convention as Sampler.speed). */
-  fromSpeed: Float64Array
-  /** Outgoing clip's loop mode: 0 once, 1 repeat, 2 ping-pong (same convention as Sampler.loop). */
-  fromLoop: Uint8Array
-  /** Outgoing clip's rotation mode (ROTATION_SLERP | ROTATION_SQUAD of Sampler.ts). */
-  fromRotation: Uint8Array
-  /** The outgoing clip's 'finished' flag (same convention as Sampler.finished). */
-  fromFinished: Uint8Array
+  /** The track faded out of (its clip -1 when fading from a frozen pose), a row per layer slot. */
+  from: SamplerStore
   /** Blend factor 0 → 1 (0 = all outgoing, 1 = all incoming). */
   blend: Float64Array
   /** Fixed steps since the fade began (blend = steps·dt/duration). */
@@ -30,17 +22,21 @@ export interface CrossFadeStore {
   active: Uint8Array
 }
 
-export function createCrossFadeStore(capacity: number): CrossFadeStore {
+export function createCrossFadeStore(rows: number): CrossFadeStore {
   return {
-    fromClip: new Int32Array(capacity).fill(-1),
-    fromTime: new Float64Array(capacity),
-    fromSpeed: new Float64Array(capacity),
-    fromLoop: new Uint8Array(capacity),
-    fromRotation: new Uint8Array(capacity),
-    fromFinished: new Uint8Array(capacity),
-    blend: new Float64Array(capacity),
-    steps: new Uint32Array(capacity),
-    duration: new Float64Array(capacity),
-    active: new Uint8Array(capacity),
+    from: createSamplerStore(rows),
+    blend: new Float64Array(rows),
+    steps: new Uint32Array(rows),
+    duration: new Float64Array(rows),
+    active: new Uint8Array(rows),
   }
+}
+
+/** Layer slot `l` with no fade under way. */
+export function resetFade(c: CrossFadeStore, l: number): void {
+  resetTrack(c.from, l)
+  c.blend[l] = 0
+  c.steps[l] = 0
+  c.duration[l] = 0
+  c.active[l] = 0
 }

@@ -1,53 +1,44 @@
 /**
- * Sampler: what clip a character plays and where it is in it. One value per entity id (SoA).
+ * Sampler: the track store. A track is one clip playing: which clip, where it is in it, how fast, how it loops.
+ * Every player of a clip is a track — a layer's clip (its row in Sampler, at the layer's slot), the clip a fade
+ * inside a layer leaves (the layer's row in CrossFade.from) and each point of a blend space (the blend space's
+ * own TrackStore) — so one set of functions advances, reports and samples them all (systems/tracks.ts).
  *
- * `time` is the play phase in seconds, kept wrapped so precision never degrades in long runs:
- *   once       [0, duration]        clamped at both ends (a finished clip holds its last pose)
- *   repeat     [0, duration)        wraps
- *   ping-pong  [0, 2·duration)      wraps; clip-local time is the phase reflected back over the second half
- * Key cursors live beside the store in the plugin context (`ctx.cursors[eid]`): one slot per channel, of which the
- * first channel of each time track holds that track's cursor (channels sharing key times share one search).
+ * Rows: Sampler and CrossFade are indexed by layer slot. A character's layer 0 is its own entity id, so for a game
+ * `Sampler.clip[eid]` is the clip the character plays and `CrossFade.active[eid]` its cross-fade; its other layers
+ * take slots from capacity on (systems/layerState.ts). Key cursors and channel bindings of the tracks live beside
+ * the stores (StepState.cursors, .binding, .fromBinding, by slot).
  */
-export const LOOP_ONCE = 0
-export const LOOP_REPEAT = 1
-export const LOOP_PINGPONG = 2
-/**
- * How a clip's time runs past its ends: 'once' clamps at both ends (a finished clip holds its last pose),
- * 'repeat' wraps, 'pingpong' plays forwards then backwards. Stored in Sampler.loop as 0, 1, 2.
- */
-export type LoopMode = 'once' | 'repeat' | 'pingpong'
-export const LOOP_MODES: readonly LoopMode[] = ['once', 'repeat', 'pingpong']
+export { LOOP_MODES, LOOP_ONCE, LOOP_PINGPONG, LOOP_REPEAT, type LoopMode } from '../src/clip/phase.ts'
 
+/** `reset` flag: the next sample starts from the rest pose (a new clip on layer 0, or a fade that ended). */
 export const SAMPLER_RESET_REST = 1
+/** `reset` flag: the next step shows the current time without advancing it (after play, crossFade, setTime). */
 export const SAMPLER_HOLD = 2
 
 export const ROTATION_SLERP = 0
 export const ROTATION_SQUAD = 1
 
-/**
- * Sampler store: per character, the clip it plays, its play phase, rate, loop and rotation mode. One value per
- * entity id (SoA). Written by play() and crossFade() and advanced by sampleClips; games read it.
- */
+/** Tracks, structure of arrays: one element per row. */
 export interface SamplerStore {
   /** Clip id in the plugin's registry, -1 for none. */
   clip: Int32Array
-  /** Play phase, seconds (see above). */
+  /** Play phase, seconds (src/clip/phase.ts). */
   time: Float64Array
-  /** Playback rate: 1 normal, 0 still, negative backwards. */
+  /** Playback rate: 1 normal, 0 still, negative backwards. A blend-space layer's row holds the layer's rate. */
   speed: Float64Array
-  /** 1 while paused (pause/resume): time holds, for the clip and the one it fades from; speed is kept. */
-  paused: Uint8Array
   /** LOOP_ONCE (0) | LOOP_REPEAT (1) | LOOP_PINGPONG (2): LoopMode's order. */
   loop: Uint8Array
   /** ROTATION_SLERP (0) | ROTATION_SQUAD (1), for LINEAR rotation channels. */
   rotation: Uint8Array
-  /** Clip-local time sampled last step; NaN forces a sample. A character whose time did not move is skipped. */
-  lastTime: Float64Array
+  /** Clip-local time of this step's phase (seconds), what the track is sampled at; written when it advances. */
+  local: Float64Array
   /**
-   * Flags for the next sample: SAMPLER_RESET_REST = reset the ANIM layer to the rest pose first (a new clip, or
-   * a fade that ended); SAMPLER_HOLD = sample the current time without advancing it (the step right after
-   * play/crossFade shows the clip's start time).
+   * Clip-local time last sampled into a layer-0 pose; NaN forces a sample. A character whose layer 0 plays one
+   * clip whose time did not move is not sampled again (systems/sampleTracks.ts).
    */
+  lastTime: Float64Array
+  /** SAMPLER_RESET_REST | SAMPLER_HOLD flags for the next step. */
   reset: Uint8Array
   /**
    * 1 once the clip's 'finished' event was reported (a 'once' clip at the end it plays towards), so it is
@@ -56,39 +47,43 @@ export interface SamplerStore {
   finished: Uint8Array
 }
 
-export function createSamplerStore(capacity: number): SamplerStore {
-  const clip = new Int32Array(capacity).fill(-1)
+/** A track store of `rows` rows, each without a clip. */
+export function createSamplerStore(rows: number): SamplerStore {
   return {
-    clip,
-    time: new Float64Array(capacity),
-    speed: new Float64Array(capacity),
-    paused: new Uint8Array(capacity),
-    loop: new Uint8Array(capacity),
-    rotation: new Uint8Array(capacity),
-    lastTime: new Float64Array(capacity),
-    reset: new Uint8Array(capacity),
-    finished: new Uint8Array(capacity),
+    clip: new Int32Array(rows).fill(-1),
+    time: new Float64Array(rows),
+    speed: new Float64Array(rows).fill(1),
+    loop: new Uint8Array(rows).fill(1),
+    rotation: new Uint8Array(rows),
+    local: new Float64Array(rows),
+    lastTime: new Float64Array(rows).fill(NaN),
+    reset: new Uint8Array(rows),
+    finished: new Uint8Array(rows),
   }
 }
 
-/**
- * Advances a play phase by `delta` seconds (any sign) under a loop mode. Only + - * / and floor, so the result
- * is the same in every engine. A zero-duration clip stays at 0.
- */
-export function advancePhase(phase: number, delta: number, duration: number, loop: number): number {
-  if (!(duration > 0)) return 0
-  let p = phase + delta
-  if (loop === LOOP_ONCE) return p < 0 ? 0 : p > duration ? duration : p
-  const period = loop === LOOP_PINGPONG ? 2 * duration : duration
-  if (p >= period || p < 0) p -= Math.floor(p / period) * period
-  // A negative p so small that p / period underflows to -0 is left as is by the line above.
-  if (p < 0) p += period
-  // Rounding in the subtraction (or the addition) can land exactly on the period; wrap that to 0.
-  return p >= period ? 0 : p
+/** Clears track `t`: no clip, time 0, rate 1, repeating, slerp, nothing reported (a slot made or freed). */
+export function resetTrack(s: SamplerStore, t: number): void {
+  s.clip[t] = -1
+  s.time[t] = 0
+  s.speed[t] = 1
+  s.loop[t] = 1
+  s.rotation[t] = 0
+  s.local[t] = 0
+  s.lastTime[t] = NaN
+  s.reset[t] = 0
+  s.finished[t] = 0
 }
 
-/** Clip-local time (seconds, in [0, duration]) of a play phase. */
-export function localTime(phase: number, duration: number, loop: number): number {
-  if (loop === LOOP_PINGPONG && phase > duration) return 2 * duration - phase
-  return phase
+/** Copies track `from` of `a` to track `to` of `b` (a fade's outgoing track takes over the clip it leaves). */
+export function copyTrack(b: SamplerStore, to: number, a: SamplerStore, from: number): void {
+  b.clip[to] = a.clip[from]!
+  b.time[to] = a.time[from]!
+  b.speed[to] = a.speed[from]!
+  b.loop[to] = a.loop[from]!
+  b.rotation[to] = a.rotation[from]!
+  b.local[to] = a.local[from]!
+  b.lastTime[to] = a.lastTime[from]!
+  b.reset[to] = a.reset[from]!
+  b.finished[to] = a.finished[from]!
 }

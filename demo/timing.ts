@@ -32,7 +32,7 @@ export function wrapSystems(plugin: AnimationPlugin, extra: readonly string[]): 
       totals[i]! += performance.now() - t0
       calls++
     }
-    // The wrapper keeps the system's name: plugin.systems still reads sampleClips, not timed.
+    // The wrapper keeps the system's name: plugin.systems still reads sampleTracks, not timed.
     Object.defineProperty(timed, 'name', { value: systemNames[i] })
     list[i] = timed
   })

@@ -823,7 +823,7 @@ describe('demo in headless Chromium', () => {
     // so one half-second readout can average to 0; a later one shows it.
     await until(
       'sampling time to show in the readout',
-      () => (window.__demo.timings.sampleClips ?? 0) > 0,
+      () => (window.__demo.timings.sampleTracks ?? 0) > 0,
       15_000,
     )
     const stats = await page.evaluate(() => ({
@@ -833,11 +833,18 @@ describe('demo in headless Chromium', () => {
       hash: window.__demo.hash,
     }))
     await shot('8b-crowd')
-    expect(stats.text).toMatch(/sampleClips\s+\d+\.\d{3} ms/)
+    expect(stats.text).toMatch(/sampleTracks\s+\d+\.\d{3} ms/)
     expect(stats.text).toContain('characters 13')
     // One row per system the plugin runs, in its order, then the demo's own rows. The library adds systems
-    // (sampleLayers came after sampleClips), so the known ones are checked in order, not at fixed places.
-    const known = ['advanceCrossFades', 'sampleClips', 'stepRagdolls', 'blendPoses', 'propagateTransforms']
+    // (composeLayers came after sampleTracks), so the known ones are checked in order, not at fixed places.
+    const known = [
+      'advanceTracks',
+      'sampleTracks',
+      'composeLayers',
+      'stepRagdolls',
+      'blendPoses',
+      'propagateTransforms',
+    ]
     expect(stats.systems.filter((name) => known.includes(name))).toEqual(known)
     expect(Object.keys(stats.timings)).toEqual([...stats.systems, 'three sync', 'draw'])
     expect(stats.hash).toMatch(/^[0-9a-f]{16}$/)

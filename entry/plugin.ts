@@ -3,9 +3,9 @@ import { observe, onRemove } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
 import type { AnimationPlugin } from './api.ts'
 import { createScheduleLodSystem } from '../systems/scheduleLod.ts'
-import { createAdvanceCrossFadesSystem } from '../systems/advanceCrossFades.ts'
-import { createSampleClipsSystem } from '../systems/sampleClips.ts'
-import { createSampleLayersSystem } from '../systems/sampleLayers.ts'
+import { createAdvanceTracksSystem } from '../systems/advanceTracks.ts'
+import { createSampleTracksSystem } from '../systems/sampleTracks.ts'
+import { createComposeLayersSystem } from '../systems/composeLayers.ts'
 import { createSampleMorphWeightsSystem } from '../systems/sampleMorphWeights.ts'
 import { createExtractRootMotionSystem } from '../systems/extractRootMotion.ts'
 import { createStepRagdollsSystem } from '../systems/stepRagdolls.ts'
@@ -55,9 +55,9 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
   const propagate = createPropagateTransformsSystem(ctx)
   const systems = [
     createScheduleLodSystem(ctx),
-    createAdvanceCrossFadesSystem(ctx),
-    createSampleClipsSystem(ctx),
-    createSampleLayersSystem(ctx),
+    createAdvanceTracksSystem(ctx),
+    createSampleTracksSystem(ctx),
+    createComposeLayersSystem(ctx),
     createSampleMorphWeightsSystem(ctx),
     createExtractRootMotionSystem(ctx),
     createStepRagdollsSystem(ctx),

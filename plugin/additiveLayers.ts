@@ -2,16 +2,7 @@ import type { AnimationContext } from './context.ts'
 import { bindClip } from './assets.ts'
 import { makeDeltaClip } from '../src/clip/additiveClip.ts'
 import { sampleClipChannels } from '../src/clip/sample.ts'
-import {
-  F_REF_TIME,
-  I_CLIP,
-  I_MODE,
-  I_REF_CLIP,
-  I_SOURCE,
-  MODE_ADDITIVE,
-  SOURCE_CLIP,
-  type Layer,
-} from '../systems/layerState.ts'
+import { MODE_ADDITIVE, SOURCE_CLIP, type Layer } from '../systems/layerState.ts'
 
 /**
  * Gives an additive clip layer (other than 0) its delta clip (src/clip/additiveClip.ts): the clip it plays as
@@ -23,13 +14,14 @@ import {
 export function setLayerDelta(ctx: AnimationContext, eid: number, layer: Layer): void {
   layer.delta = null
   layer.deltaClip = -1
-  const i = layer.i
-  if (layer.index === 0 || i[I_MODE] !== MODE_ADDITIVE || i[I_SOURCE] !== SOURCE_CLIP) return
-  const clipId = i[I_CLIP]!
+  const A = ctx.stores.AnimLayer
+  const l = layer.slot
+  if (layer.index === 0 || A.mode[l] !== MODE_ADDITIVE || A.source[l] !== SOURCE_CLIP) return
+  const clipId = ctx.stores.Sampler.clip[l]!
   const clip = ctx.clips[clipId]!
   const assetId = ctx.stores.Pose.asset[eid]!
-  const refClip = i[I_REF_CLIP]! >= 0 ? i[I_REF_CLIP]! : clipId
-  const time = layer.f[F_REF_TIME]!
+  const refClip = A.refClip[l]! >= 0 ? A.refClip[l]! : clipId
+  const time = A.refTime[l]!
   const key = `${assetId}/${refClip}/${time}`
   let delta = clip.deltas.get(key)
   if (delta === undefined) {

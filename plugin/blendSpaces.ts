@@ -15,18 +15,11 @@ import {
 import { cancelStop } from './layerPlayback.ts'
 import { checkCharacter } from './characters.ts'
 import { JOINT_STRIDE } from '../components/Pose.ts'
+import { SAMPLER_HOLD } from '../components/Sampler.ts'
 import {
   BLOCK_FROM,
   BLOCK_OUT,
   BLOCK_POINTS,
-  F_FADE_DURATION,
-  I_FADE,
-  F_PHASE,
-  F_SPEED,
-  I_CLIP,
-  I_HOLD,
-  I_PAUSED,
-  I_SOURCE,
   SOURCE_BLEND_SPACE,
   SOURCE_NONE,
   createBlendSpaceState,
@@ -127,8 +120,11 @@ export function playBlendSpace(
   }
   const m = clips.length
   // Layer 0 always shows a pose (the rest pose at least); another layer only while it plays something.
-  const shown = k === 0 || (ctx.layers[eid]?.layers[k]?.i[I_SOURCE] ?? SOURCE_NONE) !== SOURCE_NONE
+  const existing = ctx.layers[eid]?.layers[k]
+  const shown =
+    k === 0 || (existing !== undefined && ctx.stores.AnimLayer.source[existing.slot] !== SOURCE_NONE)
   const layer = layerFor(ctx, eid, k, m)
+  const l = layer.slot
   const n = ctx.stores.Pose.count[eid]!
   const assetId = ctx.stores.Pose.asset[eid]!
   const rest = asset.rest
@@ -148,42 +144,27 @@ export function playBlendSpace(
     rest,
   })
   for (let p = 0; p < m; p++) ctx.pool.data.set(rest, bs.offsets[p]!)
-  if (k === 0) {
-    const { Sampler } = ctx.stores
-    Sampler.clip[eid] = -1
-    ctx.binding[eid] = undefined
-    ctx.fromBinding[eid] = undefined
-    resetBaseFade(ctx, eid)
-  } else {
-    setLayerBinding(layer, undefined)
-    layer.i[I_CLIP] = -1
-  }
-  endLayerFade(layer)
+  const { Sampler, CrossFade, AnimLayer } = ctx.stores
+  Sampler.clip[l] = -1
+  setLayerBinding(ctx, layer, undefined)
+  endLayerFade(ctx, layer)
   if (fadeSeconds > 0 && shown) {
     // What the layer shows now (layer 0: its own pose, kept in its OUT; additive: its difference) is frozen as
-    // the pose faded from (systems/blendSpaceStep.ts).
+    // the pose faded from (sampleTracks blends it out).
     const out = blockOffset(layer, BLOCK_OUT, n)
     ctx.pool.data.copyWithin(blockOffset(layer, BLOCK_FROM, n), out, out + n * JOINT_STRIDE)
-    layer.i[I_FADE] = 1
-    layer.f[F_FADE_DURATION] = fadeSeconds
+    CrossFade.active[l] = 1
+    CrossFade.duration[l] = fadeSeconds
   }
-  cancelStop(layer)
-  layer.i[I_SOURCE] = SOURCE_BLEND_SPACE
-  layer.i[I_PAUSED] = 0
-  layer.i[I_HOLD] = 1
-  layer.f[F_SPEED] = speed
-  layer.f[F_PHASE] = 0
+  cancelStop(ctx, layer)
+  AnimLayer.source[l] = SOURCE_BLEND_SPACE
+  AnimLayer.paused[l] = 0
+  AnimLayer.phase[l] = 0
+  // The layer's rate is its Sampler row's; the step after this one shows the points' start.
+  Sampler.speed[l] = speed
+  Sampler.reset[l] = SAMPLER_HOLD
   layer.blendSpace = bs
   updateReferences(ctx, eid, layer)
-}
-
-function resetBaseFade(ctx: AnimationContext, eid: number): void {
-  const { CrossFade } = ctx.stores
-  CrossFade.active[eid] = 0
-  CrossFade.fromClip[eid] = -1
-  CrossFade.blend[eid] = 0
-  CrossFade.steps[eid] = 0
-  CrossFade.duration[eid] = 0
 }
 
 /** Moves a blend space's parameter; the weights change from the next step. */
@@ -208,7 +189,7 @@ export function setBlendParameter(
   }
   bs.param[0] = v[0]!
   bs.param[1] = v[1] ?? 0
-  gradientBandWeights(bs.weights, bs.xs, bs.ys, bs.clips.length, bs.param)
+  gradientBandWeights(bs.weights, bs.xs, bs.ys, bs.points.clip.length, bs.param)
 }
 
 /** A 1D (number) or 2D ([x, y]) coordinate, finite. */

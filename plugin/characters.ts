@@ -14,7 +14,10 @@ import {
   POSE_BUFFERS,
   POSE_BUFFERS_OTHER,
 } from '../components/Pose.ts'
-import { LOOP_REPEAT, ROTATION_SLERP } from '../components/Sampler.ts'
+import { resetTrack } from '../components/Sampler.ts'
+import { resetFade } from '../components/CrossFade.ts'
+import { resetAnimLayer } from '../components/AnimLayer.ts'
+import { releaseLayerSlot } from '../systems/layerState.ts'
 import { DEFAULT_RAGDOLL_RATE } from '../components/Ragdoll.ts'
 import { addSceneNode } from '../components/SceneNode.ts'
 import { applyPoseToSceneGraph } from '../systems/blendPoses.ts'
@@ -86,15 +89,9 @@ export function addCharacter(
   Pose.changedStep[eid] = 0
   const data = pool.data
   for (let layer = 0; layer < POSE_BUFFERS; layer++) data.set(asset.rest, poseOffset(base, n, layer))
-  Sampler.clip[eid] = -1
-  Sampler.time[eid] = 0
-  Sampler.speed[eid] = 1
-  Sampler.loop[eid] = LOOP_REPEAT
-  Sampler.rotation[eid] = ROTATION_SLERP
-  Sampler.lastTime[eid] = NaN
-  Sampler.reset[eid] = 0
-  Sampler.finished[eid] = 0
-  resetCrossFade(ctx, eid)
+  resetTrack(Sampler, eid)
+  resetFade(ctx.stores.CrossFade, eid)
+  resetAnimLayer(ctx.stores.AnimLayer, eid)
   Ragdoll.weight[eid] = 0
   Ragdoll.rate[eid] = DEFAULT_RAGDOLL_RATE
   Ragdoll.active[eid] = 0
@@ -137,11 +134,12 @@ export function attachCharacter(
   cursors: Uint32Array,
 ): void {
   const { world } = ctx
-  const { Pose, Sampler, CrossFade, Ragdoll } = ctx.stores
+  const { Pose, Sampler, CrossFade, AnimLayer, Ragdoll } = ctx.stores
   packEntitySlots(ctx, eid)
   addComponent(world, eid, Pose)
   addComponent(world, eid, Sampler)
   addComponent(world, eid, CrossFade)
+  addComponent(world, eid, AnimLayer)
   addComponent(world, eid, Ragdoll)
   const n = asset.jointNodes.length
   const base = Pose.base[eid]!
@@ -178,32 +176,15 @@ export function attachCharacter(
  * turned them into hash tables: every per-character lookup in the step hashed the id.
  */
 function packEntitySlots(ctx: AnimationContext, eid: number): void {
-  const arrays: unknown[][] = [
-    ctx.cursors,
-    ctx.binding,
-    ctx.fromBinding,
-    ctx.fadePaths,
-    ctx.layers,
-    ctx.morphs,
-    ctx.rootMotion,
-    ctx.ragdolls,
-  ]
+  packLayerSlots(ctx, eid)
+  const arrays: unknown[][] = [ctx.fadePaths, ctx.layers, ctx.morphs, ctx.rootMotion, ctx.ragdolls]
   for (const a of arrays) while (a.length <= eid) a.push(undefined)
 }
 
-/** A character's CrossFade entry when no fade is under way. */
-export function resetCrossFade(ctx: AnimationContext, eid: number): void {
-  const { CrossFade } = ctx.stores
-  CrossFade.fromClip[eid] = -1
-  CrossFade.fromTime[eid] = 0
-  CrossFade.fromSpeed[eid] = 0
-  CrossFade.fromLoop[eid] = 0
-  CrossFade.fromRotation[eid] = 0
-  CrossFade.fromFinished[eid] = 0
-  CrossFade.blend[eid] = 0
-  CrossFade.steps[eid] = 0
-  CrossFade.duration[eid] = 0
-  CrossFade.active[eid] = 0
+/** The per-slot arrays (bindings, cursors) filled with `undefined` up to `slot` (see packEntitySlots). */
+export function packLayerSlots(ctx: AnimationContext, slot: number): void {
+  for (const a of [ctx.cursors, ctx.binding, ctx.fromBinding] as unknown[][])
+    while (a.length <= slot) a.push(undefined)
 }
 
 /** `eid` if it is a live character of this plugin; throws AnimationError('argument') naming `what` if not. */
@@ -263,18 +244,32 @@ export function releaseCharacter(ctx: AnimationContext, eid: number): void {
   ctx.binding[eid] = undefined
   ctx.fromBinding[eid] = undefined
   ctx.fadePaths[eid] = undefined
-  Sampler.clip[eid] = -1
-  resetCrossFade(ctx, eid)
+  resetTrack(Sampler, eid)
+  resetFade(ctx.stores.CrossFade, eid)
+  resetAnimLayer(ctx.stores.AnimLayer, eid)
 }
 
-/** Frees a character's layer blocks and forgets its layers. */
+/** Frees a character's layer blocks and the slots of its layers other than 0, and forgets its layers. */
 function releaseLayers(ctx: AnimationContext, eid: number): void {
   const stack = ctx.layers[eid]
   if (stack === undefined) return
   for (const layer of stack.layers) {
-    if (layer !== undefined && layer.base >= 0) freePoseSlots(ctx.pool, layer.base, layer.slots)
+    if (layer === undefined) continue
+    if (layer.base >= 0) freePoseSlots(ctx.pool, layer.base, layer.slots)
+    if (layer.index > 0) freeLayer(ctx, layer.slot)
   }
   ctx.layers[eid] = undefined
+}
+
+/** Returns a layer slot (not a character's layer 0) to the free slots, its rows cleared. */
+export function freeLayer(ctx: AnimationContext, slot: number): void {
+  resetTrack(ctx.stores.Sampler, slot)
+  resetFade(ctx.stores.CrossFade, slot)
+  resetAnimLayer(ctx.stores.AnimLayer, slot)
+  ctx.cursors[slot] = undefined
+  ctx.binding[slot] = undefined
+  ctx.fromBinding[slot] = undefined
+  releaseLayerSlot(ctx.layerSlots, slot)
 }
 
 /**

@@ -21,7 +21,7 @@ import type { RagdollJoint } from '../src/physics/joint.ts'
 
 /**
  * The state hash of a plugin: the step counter, then, for each character in ascending id order, every field of
- * its Sampler, CrossFade, Ragdoll and Pose entries, its key cursors, its whole pose block (all layers), and the
+ * its Sampler, CrossFade, AnimLayer, Ragdoll and Pose entries, its key cursors, its whole pose block (all layers), and the
  * SceneNode local transform, parent and world matrix of the character node and each joint, and the position,
  * velocities and orientation of its live ragdoll bodies (a partial ragdoll's subtree roots, and its anchors after
  * its bodies; per-joint weights; a hit reaction's recovery; motors and limit centres; a replacement under
@@ -41,7 +41,7 @@ import type { RagdollJoint } from '../src/physics/joint.ts'
 export function hashAnimationState(ctx: AnimationContext, characters: readonly number[]): string {
   const h = createHasher()
   h.updateNumber(ctx.step)
-  const { Pose, Sampler, CrossFade, Ragdoll } = ctx.stores
+  const { Pose, Sampler, CrossFade, AnimLayer, Ragdoll } = ctx.stores
   const nodes = ctx.sceneGraph.store
   const T = wordsOf(nodes.translation)
   const R = wordsOf(nodes.rotation)
@@ -49,13 +49,9 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
   const P = wordsOf(nodes.parent)
   const W = wordsOf(nodes.world)
   const sorted = [...characters].sort((a, b) => a - b)
-  const one = (arr: TypedArray, eid: number): void => void h.update(arr, eid, eid + 1)
   for (const eid of sorted) {
     h.updateNumber(eid)
-    for (const store of [Sampler, CrossFade, Ragdoll, Pose] as const) {
-      for (const key of Object.keys(store).sort())
-        one((store as unknown as Record<string, TypedArray>)[key]!, eid)
-    }
+    for (const store of [Sampler, CrossFade, AnimLayer, Ragdoll, Pose] as const) hashRow(h, store, eid)
     const cursors = ctx.cursors[eid]
     if (cursors) h.update(cursors)
     const base = Pose.base[eid]!
@@ -167,25 +163,42 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
   return h.digest()
 }
 
-/** A character's layers: index, numbers, block, mask, cursors and blend space of each layer in use. */
+/**
+ * Row `row` of a store: every typed-array field in name order, a nested store's (CrossFade.from) in its place
+ * by its fields' names.
+ */
+function hashRow(h: Hasher, store: object, row: number): void {
+  const fields = store as Record<string, unknown>
+  for (const key of Object.keys(fields).sort()) {
+    const value = fields[key]
+    if (ArrayBuffer.isView(value)) h.update(value as TypedArray, row, row + 1)
+    else if (typeof value === 'object' && value !== null) hashRow(h, value, row)
+  }
+}
+
+/**
+ * A character's layers: index, the rows of the layers other than 0 (layer 0's are the character's) and their
+ * cursors, block, mask and blend space (its points' rows, coordinates, parameter, weights and cursors).
+ */
 function hashLayers(h: Hasher, ctx: AnimationContext, stack: LayerStack): void {
+  const { Sampler, CrossFade, AnimLayer } = ctx.stores
   for (const layer of stack.layers) {
     if (layer === undefined) continue
-    h.updateNumber(layer.index)
-      .update(layer.f)
-      .update(layer.i)
-      .update(layer.finished)
-      .updateNumber(layer.base)
-      .updateNumber(layer.slots)
+    h.updateNumber(layer.index).updateNumber(layer.base).updateNumber(layer.slots)
+    if (layer.index > 0) {
+      for (const store of [Sampler, CrossFade, AnimLayer] as const) hashRow(h, store, layer.slot)
+      const cursors = ctx.cursors[layer.slot]
+      if (cursors) h.update(cursors)
+    }
     if (layer.mask) h.update(layer.mask)
-    h.update(layer.cursors)
     if (layer.base >= 0) {
       h.update(ctx.pool.data, layer.base * JOINT_STRIDE, (layer.base + layer.slots) * JOINT_STRIDE)
     }
     const bs = layer.blendSpace
     if (bs) {
-      h.update(bs.clips).update(bs.xs).update(bs.ys).update(bs.param).update(bs.weights)
-      h.updateNumber(bs.sync).update(bs.times)
+      for (let p = 0; p < bs.points.clip.length; p++) hashRow(h, bs.points, p)
+      h.update(bs.xs).update(bs.ys).update(bs.param).update(bs.weights)
+      h.updateNumber(bs.sync)
       for (const c of bs.cursors) h.update(c)
     }
   }

@@ -3,29 +3,29 @@ import { finiteNumber, optionsObject } from './checks.ts'
 import type { AnimationContext } from './context.ts'
 import { LAYER_SELECTOR, layerIndex, type LayerSelector } from './layers.ts'
 import { checkCharacter } from './characters.ts'
-import { advancePhase, localTime, SAMPLER_HOLD } from '../components/Sampler.ts'
+import { advancePhase, localTime } from '../src/clip/phase.ts'
+import { SAMPLER_HOLD } from '../components/Sampler.ts'
 import {
-  F_BLEND,
-  F_PHASE,
-  F_SPEED,
-  F_TIME,
-  F_WEIGHT,
-  F_WEIGHT_DURATION,
-  F_WEIGHT_TO,
-  I_CLIP,
-  I_FADE,
-  I_FROM_CLIP,
-  I_HOLD,
-  I_LOOP,
-  I_MODE,
-  I_PAUSED,
-  I_SOURCE,
   LAYER_MODES,
   MAX_LAYERS,
+  SOURCE_BLEND_SPACE,
   SOURCE_CLIP,
   SOURCE_NONE,
   type LayerMode,
 } from '../systems/layerState.ts'
+
+/**
+ * The row of a character's layer k that plays something (layer 0: the character's own id), or a throw naming
+ * `what`: the control calls act on any layer the same way.
+ */
+function playingSlot(ctx: AnimationContext, eid: number, k: number, what: string): number {
+  const slot = k === 0 ? eid : (ctx.layers[eid]?.layers[k]?.slot ?? -1)
+  const A = ctx.stores.AnimLayer
+  const playing =
+    slot >= 0 && (A.source[slot] !== SOURCE_NONE || (k === 0 && ctx.stores.Sampler.clip[eid]! >= 0))
+  if (!playing) throw new AnimationError('argument', `${what}: layer ${k} plays nothing`)
+  return slot
+}
 
 /** Sets a layer's playback rate (finite; negative plays backwards), keeping its time: no restart, no pop. */
 export function setSpeed(ctx: AnimationContext, eid: number, speed: number, options?: LayerSelector): void {
@@ -33,10 +33,7 @@ export function setSpeed(ctx: AnimationContext, eid: number, speed: number, opti
   checkCharacter(ctx, eid, what)
   const k = layerIndex(optionsObject<LayerSelector>(options, what, LAYER_SELECTOR).layer, what)
   const v = finiteNumber(speed, what, 'speed')
-  const layer = ctx.layers[eid]?.layers[k]
-  if (k === 0 && ctx.stores.Sampler.clip[eid]! >= 0) ctx.stores.Sampler.speed[eid] = v
-  else if (layer !== undefined && layer.i[I_SOURCE] !== SOURCE_NONE) layer.f[F_SPEED] = v
-  else throw new AnimationError('argument', `${what}: layer ${k} plays nothing`)
+  ctx.stores.Sampler.speed[playingSlot(ctx, eid, k, what)] = v
 }
 
 /**
@@ -48,33 +45,24 @@ export function setTime(ctx: AnimationContext, eid: number, seconds: number, opt
   checkCharacter(ctx, eid, what)
   const k = layerIndex(optionsObject<LayerSelector>(options, what, LAYER_SELECTOR).layer, what)
   const t = finiteNumber(seconds, what, 'seconds', ' s')
-  const layer = ctx.layers[eid]?.layers[k]
-  const { Sampler } = ctx.stores
-  if (k === 0 && Sampler.clip[eid]! >= 0) {
-    const clip = ctx.clips[Sampler.clip[eid]!]!.clip
-    const loop = Sampler.loop[eid]!
-    Sampler.time[eid] = advancePhase(0, loop === 0 ? clamp(t, clip.duration) : t, clip.duration, loop)
-    Sampler.lastTime[eid] = NaN
-    Sampler.reset[eid] = Sampler.reset[eid]! | SAMPLER_HOLD
-    return
-  }
-  if (layer === undefined || layer.i[I_SOURCE] === SOURCE_NONE) {
-    throw new AnimationError('argument', `${what}: layer ${k} plays nothing`)
-  }
-  const i = layer.i
-  if (i[I_SOURCE] === SOURCE_CLIP) {
-    const clip = ctx.clips[i[I_CLIP]!]!.clip
-    const loop = i[I_LOOP]!
-    layer.f[F_TIME] = advancePhase(0, loop === 0 ? clamp(t, clip.duration) : t, clip.duration, loop)
-  } else if (layer.blendSpace !== null) {
-    const bs = layer.blendSpace
+  const l = playingSlot(ctx, eid, k, what)
+  const { Sampler, AnimLayer } = ctx.stores
+  const clipId = Sampler.clip[l]!
+  const bs = ctx.layers[eid]?.layers[k]?.blendSpace ?? null
+  if (clipId >= 0) {
+    const clip = ctx.clips[clipId]!.clip
+    const loop = Sampler.loop[l]!
+    Sampler.time[l] = advancePhase(0, loop === 0 ? clamp(t, clip.duration) : t, clip.duration, loop)
+    Sampler.lastTime[l] = NaN
+  } else if (bs !== null) {
+    const m = bs.points.clip.length
     if (bs.sync === 1) {
       let duration = 0
-      for (let p = 0; p < bs.clips.length; p++) duration += bs.weights[p]! * bs.durations[p]!
-      layer.f[F_PHASE] = duration > 0 ? advancePhase(0, t / duration, 1, 1) : 0
-    } else for (let p = 0; p < bs.clips.length; p++) bs.times[p] = advancePhase(0, t, bs.durations[p]!, 1)
+      for (let p = 0; p < m; p++) duration += bs.weights[p]! * bs.durations[p]!
+      AnimLayer.phase[l] = duration > 0 ? advancePhase(0, t / duration, 1, 1) : 0
+    } else for (let p = 0; p < m; p++) bs.points.time[p] = advancePhase(0, t, bs.durations[p]!, 1)
   }
-  i[I_HOLD] = 1
+  Sampler.reset[l] = Sampler.reset[l]! | SAMPLER_HOLD
 }
 
 function clamp(t: number, duration: number): number {
@@ -95,10 +83,7 @@ function setPaused(ctx: AnimationContext, eid: number, options: unknown, name: s
   const what = `${name}(${showValue(eid)})`
   checkCharacter(ctx, eid, what)
   const k = layerIndex(optionsObject<LayerSelector>(options, what, LAYER_SELECTOR).layer, what)
-  const layer = ctx.layers[eid]?.layers[k]
-  if (k === 0 && ctx.stores.Sampler.clip[eid]! >= 0) ctx.stores.Sampler.paused[eid] = paused
-  else if (layer !== undefined && layer.i[I_SOURCE] !== SOURCE_NONE) layer.i[I_PAUSED] = paused
-  else throw new AnimationError('argument', `${what}: layer ${k} plays nothing`)
+  ctx.stores.AnimLayer.paused[playingSlot(ctx, eid, k, what)] = paused
 }
 
 /** What a layer shows: for UIs and game logic. */
@@ -158,40 +143,48 @@ export function getLayers(ctx: AnimationContext, eid: number): LayerInfo[] {
   return out
 }
 
-/** What layer k of a character shows (see LayerInfo); layer 0 is read from the Sampler and CrossFade stores. */
+/** What layer k of a character shows (see LayerInfo): the same rows for every layer. */
 export function layerInfo(ctx: AnimationContext, eid: number, k: number): LayerInfo {
-  const layer = ctx.layers[eid]?.layers[k]
+  const layer = k === 0 ? undefined : ctx.layers[eid]?.layers[k]
+  const l = k === 0 ? eid : (layer?.slot ?? -1)
+  const bs = (k === 0 ? ctx.layers[eid]?.layers[0] : layer)?.blendSpace ?? null
   const name = (id: number): string | null => (id >= 0 ? ctx.clips[id]!.clip.name : null)
-  const f = layer?.f
-  const i = layer?.i
-  const weight = f ? f[F_WEIGHT]! : k === 0 ? 1 : 0
-  const bs = layer?.blendSpace ?? null
-  // What plays: layer 0's clip and fade are its Sampler and CrossFade entries, the others' the layer's own.
-  const { Sampler, CrossFade } = ctx.stores
-  const base = k === 0 && Sampler.clip[eid]! >= 0
-  const clip = base ? Sampler.clip[eid]! : i !== undefined && i[I_SOURCE] === SOURCE_CLIP ? i[I_CLIP]! : -1
+  if (l < 0) {
+    return {
+      layer: k,
+      weight: 0,
+      targetWeight: 0,
+      mode: 'override',
+      masked: false,
+      source: 'none',
+      clip: null,
+      time: 0,
+      speed: 1,
+      paused: false,
+      fade: null,
+      blendSpace: null,
+    }
+  }
+  const { Sampler, CrossFade, AnimLayer: A } = ctx.stores
+  const weight = A.weight[l]!
+  const clip = Sampler.clip[l]!
+  const source = A.source[l]
   const duration = clip >= 0 ? ctx.clips[clip]!.clip.duration : 0
-  const phase = base ? Sampler.time[eid]! : (f?.[F_TIME] ?? 0)
-  const loop = base ? Sampler.loop[eid]! : (i?.[I_LOOP] ?? 1)
-  const fading = base ? CrossFade.active[eid] === 1 : i?.[I_FADE] === 1
   return {
     layer: k,
     weight,
-    targetWeight: f && f[F_WEIGHT_DURATION]! > 0 ? f[F_WEIGHT_TO]! : weight,
-    mode: LAYER_MODES[i?.[I_MODE] ?? 0]!,
-    masked: layer?.mask != null,
-    source: clip >= 0 ? 'clip' : bs !== null ? 'blend-space' : 'none',
+    targetWeight: A.weightDuration[l]! > 0 ? A.weightTo[l]! : weight,
+    mode: LAYER_MODES[A.mode[l]!]!,
+    masked: (k === 0 ? ctx.layers[eid]?.layers[0] : layer)?.mask != null,
+    source: clip >= 0 ? 'clip' : source === SOURCE_BLEND_SPACE && bs !== null ? 'blend-space' : 'none',
     clip: name(clip),
-    time: clip >= 0 ? localTime(phase, duration, loop) : bs ? f![F_PHASE]! : 0,
-    speed: base ? Sampler.speed[eid]! : (f?.[F_SPEED] ?? 1),
-    paused: base ? Sampler.paused[eid] === 1 : i?.[I_PAUSED] === 1,
-    fade: !fading
-      ? null
-      : base
-        ? { from: name(CrossFade.fromClip[eid]!), blend: CrossFade.blend[eid]! }
-        : { from: name(i![I_FROM_CLIP]!), blend: f![F_BLEND]! },
+    time: clip >= 0 ? localTime(Sampler.time[l]!, duration, Sampler.loop[l]!) : bs ? A.phase[l]! : 0,
+    speed: Sampler.speed[l]!,
+    paused: A.paused[l] === 1,
+    fade:
+      CrossFade.active[l] !== 1 ? null : { from: name(CrossFade.from.clip[l]!), blend: CrossFade.blend[l]! },
     blendSpace: bs && {
-      clips: Array.from(bs.clips, (id) => name(id)!),
+      clips: Array.from(bs.points.clip, (id) => name(id)!),
       weights: Array.from(bs.weights),
       parameter: Array.from(bs.param.subarray(0, bs.dims)),
     },

@@ -2,35 +2,14 @@ import type { AnimationContext, RegisteredClip } from './context.ts'
 import { bindClip } from './assets.ts'
 import { blockOffset, endLayerFade, identityPose, layerFor, updateReferences } from './layers.ts'
 import { JOINT_STRIDE } from '../components/Pose.ts'
-import { advancePhase } from '../components/Sampler.ts'
+import { advancePhase } from '../src/clip/phase.ts'
+import { copyTrack, SAMPLER_HOLD } from '../components/Sampler.ts'
 import {
   BLOCK_FROM,
   BLOCK_OUT,
   BLOCK_REF_FROM,
   BLOCK_REF_TO,
   BLOCK_TO,
-  F_BLEND,
-  F_FADE_DURATION,
-  F_FROM_SPEED,
-  F_FROM_TIME,
-  F_SPEED,
-  F_TIME,
-  F_WEIGHT,
-  F_WEIGHT_DURATION,
-  F_WEIGHT_TO,
-  I_CLIP,
-  I_FADE,
-  I_FADE_STEPS,
-  I_FROM_CLIP,
-  I_FROM_LOOP,
-  I_FROM_ROTATION,
-  I_HOLD,
-  I_LOOP,
-  I_MODE,
-  I_PAUSED,
-  I_ROTATION,
-  I_SOURCE,
-  I_STOPPING,
   MODE_ADDITIVE,
   SOURCE_CLIP,
   SOURCE_NONE,
@@ -59,8 +38,8 @@ export function playOnLayer(
   const layer = layerFor(ctx, eid, k)
   const binding = bindClip(ctx, clip, ctx.stores.Pose.asset[eid]!)
   const cursors = new Uint32Array(2 * clip.clip.channels.length)
-  endLayerFade(layer)
-  startLayerClip(layer, clip, s, binding, cursors)
+  endLayerFade(ctx, layer)
+  startLayerClip(ctx, layer, clip, s, binding, cursors)
   layer.blendSpace = null
   updateReferences(ctx, eid, layer)
 }
@@ -77,37 +56,33 @@ export function crossFadeOnLayer(
   seconds: number,
   s: LayerPlay,
 ): void {
+  const { Sampler, CrossFade, AnimLayer } = ctx.stores
   const existing = ctx.layers[eid]?.layers[k]
-  const same =
-    existing !== undefined && existing.i[I_SOURCE] === SOURCE_CLIP && existing.i[I_CLIP] === clip.id
-  if (same && existing.finished[0] === 0) return
-  if (seconds === 0 || existing === undefined || existing.i[I_SOURCE] === SOURCE_NONE) {
+  const e = existing?.slot ?? -1
+  const same = existing !== undefined && AnimLayer.source[e] === SOURCE_CLIP && Sampler.clip[e] === clip.id
+  if (same && Sampler.finished[e] === 0) return
+  if (seconds === 0 || existing === undefined || AnimLayer.source[e] === SOURCE_NONE) {
     playOnLayer(ctx, eid, k, clip, s)
-    if (seconds > 0) fadeLayerIn(ctx.layers[eid]!.layers[k]!, seconds)
+    if (seconds > 0) fadeLayerIn(ctx, ctx.layers[eid]!.layers[k]!, seconds)
     return
   }
   const layer = layerFor(ctx, eid, k)
+  const l = layer.slot
   const binding = bindClip(ctx, clip, ctx.stores.Pose.asset[eid]!)
-  const channels = Math.max(clip.clip.channels.length, layer.cursors.length >>> 1)
+  const old = ctx.cursors[l] ?? NO_CURSORS
+  const channels = Math.max(clip.clip.channels.length, old.length >>> 1)
   const cursors = new Uint32Array(2 * channels)
   const n = ctx.stores.Pose.count[eid]!
   const data = ctx.pool.data
   const rest = ctx.assets[ctx.stores.Pose.asset[eid]!]!.rest
-  const f = layer.f
-  const i = layer.i
-  const additive = i[I_MODE] === MODE_ADDITIVE
+  const additive = AnimLayer.mode[l] === MODE_ADDITIVE
   const out = blockOffset(layer, BLOCK_OUT, n)
   const from = blockOffset(layer, BLOCK_FROM, n)
-  const live = i[I_SOURCE] === SOURCE_CLIP && i[I_FADE] === 0
+  const live = AnimLayer.source[l] === SOURCE_CLIP && CrossFade.active[l] === 0
   if (live) {
-    i[I_FROM_CLIP] = i[I_CLIP]!
-    f[F_FROM_TIME] = f[F_TIME]!
-    f[F_FROM_SPEED] = f[F_SPEED]!
-    layer.finished[1] = layer.finished[0]!
-    i[I_FROM_LOOP] = i[I_LOOP]!
-    i[I_FROM_ROTATION] = i[I_ROTATION]!
-    setLayerFromBinding(layer, layer.binding)
-    const old = layer.cursors
+    // The clip playing now goes on as the track the fade leaves.
+    copyTrack(CrossFade.from, l, Sampler, l)
+    setLayerFromBinding(ctx, layer, ctx.binding[l])
     cursors.set(old.subarray(0, old.length >>> 1), channels)
     // The outgoing clip is sampled again each step over what it showed (or, additive, over the rest pose;
     // its difference is taken against its own reference).
@@ -119,54 +94,61 @@ export function crossFadeOnLayer(
   } else {
     // Mid-fade or from a blend space: what the layer shows now is frozen as the pose faded from (additive: a
     // difference already, taken against the identity).
-    i[I_FROM_CLIP] = -1
-    setLayerFromBinding(layer, undefined)
+    CrossFade.from.clip[l] = -1
+    setLayerFromBinding(ctx, layer, undefined)
     data.copyWithin(from, out, out + n * JOINT_STRIDE)
     if (additive) identityPose(data, blockOffset(layer, BLOCK_REF_FROM, n), n)
   }
   layer.blendSpace = null
-  startLayerClip(layer, clip, s, binding, cursors)
+  startLayerClip(ctx, layer, clip, s, binding, cursors)
   data.set(rest, blockOffset(layer, BLOCK_TO, n))
-  i[I_FADE] = 1
-  i[I_FADE_STEPS] = 0
-  f[F_BLEND] = 0
-  f[F_FADE_DURATION] = seconds
+  CrossFade.active[l] = 1
+  CrossFade.steps[l] = 0
+  CrossFade.blend[l] = 0
+  CrossFade.duration[l] = seconds
   updateReferences(ctx, eid, layer, false)
 }
 
 function startLayerClip(
+  ctx: AnimationContext,
   layer: Layer,
   clip: RegisteredClip,
   s: LayerPlay,
   binding: Int32Array,
   cursors: Uint32Array,
 ): void {
-  const f = layer.f
-  const i = layer.i
-  cancelStop(layer)
-  layer.finished[0] = 0
-  i[I_SOURCE] = SOURCE_CLIP
-  i[I_CLIP] = clip.id
-  i[I_LOOP] = s.loop
-  i[I_ROTATION] = s.rotation
-  i[I_PAUSED] = 0
-  i[I_HOLD] = 1
-  f[F_SPEED] = s.speed
-  f[F_TIME] = advancePhase(0, s.phase, clip.clip.duration, s.loop)
-  setLayerBinding(layer, binding)
-  layer.cursors = cursors
+  const { Sampler, AnimLayer } = ctx.stores
+  const l = layer.slot
+  cancelStop(ctx, layer)
+  Sampler.finished[l] = 0
+  AnimLayer.source[l] = SOURCE_CLIP
+  Sampler.clip[l] = clip.id
+  Sampler.loop[l] = s.loop
+  Sampler.rotation[l] = s.rotation
+  AnimLayer.paused[l] = 0
+  Sampler.reset[l] = SAMPLER_HOLD
+  Sampler.speed[l] = s.speed
+  Sampler.time[l] = advancePhase(0, s.phase, clip.clip.duration, s.loop)
+  setLayerBinding(ctx, layer, binding)
+  ctx.cursors[l] = cursors
 }
 
 /**
  * A layer that showed nothing fades in from the layers below: its weight ramps from 0 to the weight it is set
  * to (setLayer's, 1 by default and after a stop) over `seconds`, as setLayer's `fadeSeconds` ramps.
  */
-function fadeLayerIn(layer: Layer, seconds: number): void {
-  startWeightRamp(layer, 0, layer.f[F_WEIGHT_TO]!, seconds, 0)
+function fadeLayerIn(ctx: AnimationContext, layer: Layer, seconds: number): void {
+  const A = ctx.stores.AnimLayer
+  startWeightRamp(A, layer.slot, 0, A.weightTo[layer.slot]!, seconds, 0)
 }
 
 /** A clip played on a layer that stopLayer is fading out keeps it: the weight ramps back up to 1 instead. */
-export function cancelStop(layer: Layer): void {
-  if (layer.i[I_STOPPING] !== 1) return
-  startWeightRamp(layer, layer.f[F_WEIGHT]!, 1, layer.f[F_WEIGHT_DURATION]!, 0)
+export function cancelStop(ctx: AnimationContext, layer: Layer): void {
+  const A = ctx.stores.AnimLayer
+  const l = layer.slot
+  if (A.stopping[l] !== 1) return
+  startWeightRamp(A, l, A.weight[l]!, 1, A.weightDuration[l]!, 0)
 }
+
+/** The cursors of a layer that never played a clip. */
+const NO_CURSORS = new Uint32Array(0)

@@ -3,30 +3,19 @@ import { finiteNumber, optionsObject, type OptionNames } from './checks.ts'
 import type { AnimationContext } from './context.ts'
 import { findClip } from './assets.ts'
 import { referencePose, setLayerDelta } from './additiveLayers.ts'
-import { checkCharacter, jointIndex } from './characters.ts'
+import { checkCharacter, jointIndex, packLayerSlots } from './characters.ts'
 import { allocatePoseSlots, freePoseSlots, JOINT_STRIDE } from '../components/Pose.ts'
-import { emptyLayer } from '../systems/sampleLayers.ts'
+import { resetAnimLayer } from '../components/AnimLayer.ts'
+import { resetTrack } from '../components/Sampler.ts'
+import { resetFade } from '../components/CrossFade.ts'
+import { emptyLayer } from '../systems/tracks.ts'
 import {
   BLOCK_POINTS,
   BLOCK_REF_FROM,
   BLOCK_REF_TO,
   createLayer,
   createLayerStack,
-  F_BLEND,
-  F_FADE_DURATION,
-  F_REF_TIME,
-  F_WEIGHT,
-  F_WEIGHT_DURATION,
-  F_WEIGHT_FROM,
-  F_WEIGHT_TO,
-  I_CLIP,
-  I_FADE,
-  I_FADE_STEPS,
-  I_FROM_CLIP,
-  I_MODE,
-  I_REF_CLIP,
-  I_SOURCE,
-  I_STOPPING,
+  freeLayerSlot,
   LAYER_MODES,
   MAX_LAYERS,
   MODE_ADDITIVE,
@@ -34,6 +23,7 @@ import {
   SOURCE_BLEND_SPACE,
   SOURCE_CLIP,
   SOURCE_NONE,
+  takeLayerSlot,
   type Layer,
   type LayerMode,
   setLayerFromBinding,
@@ -109,13 +99,21 @@ export function layerIndex(v: unknown, what: string): number {
 
 /**
  * The character's layer `index`, made (with the stack and layer 0) when missing, with a pose block of at least
- * `points` blend-space points. Allocates every pose slot it needs before changing anything, so an
+ * `points` blend-space points. Takes every pose slot and layer slot it needs before changing anything, so an
  * AnimationError('capacity') leaves the character as it was.
  */
 export function layerFor(ctx: AnimationContext, eid: number, index: number, points = 0): Layer {
   const n = ctx.stores.Pose.count[eid]!
   const stack = ctx.layers[eid]
   const current = stack?.layers[index]
+  const slot = index === 0 ? eid : (current?.slot ?? freeLayerSlot(ctx.layerSlots))
+  if (slot < 0) {
+    throw new AnimationError(
+      'capacity',
+      `layer ${index} of character ${eid}: all ${ctx.layerSlots.count} layer slots are in use ` +
+        `(raise the plugin's maxLayers option)`,
+    )
+  }
   const needed = (BLOCK_POINTS + points) * n
   const newBase = stack === undefined && index !== 0
   const slots0 = newBase ? allocatePoseSlots(ctx.pool, BLOCK_POINTS * n) : -1
@@ -136,9 +134,9 @@ export function layerFor(ctx: AnimationContext, eid: number, index: number, poin
     ctx.layers[eid] = s
     ctx.uses.layers = true
     if (newBase) {
-      const l0 = createLayer(0, s)
-      setLayerMask(l0, null, n)
-      l0.i[I_SOURCE] = ctx.stores.Sampler.clip[eid]! >= 0 ? SOURCE_CLIP : SOURCE_NONE
+      const l0 = createLayer(0, eid)
+      setLayerMask(ctx, l0, null, n)
+      ctx.stores.AnimLayer.source[eid] = ctx.stores.Sampler.clip[eid]! >= 0 ? SOURCE_CLIP : SOURCE_NONE
       l0.base = slots0
       l0.slots = BLOCK_POINTS * n
       fillBlock(data, rest, slots0, BLOCK_POINTS, n)
@@ -148,9 +146,17 @@ export function layerFor(ctx: AnimationContext, eid: number, index: number, poin
   }
   let layer = current
   if (layer === undefined) {
-    layer = createLayer(index, s)
-    setLayerMask(layer, null, n)
-    if (index === 0) layer.i[I_SOURCE] = ctx.stores.Sampler.clip[eid]! >= 0 ? SOURCE_CLIP : SOURCE_NONE
+    if (index > 0) {
+      takeLayerSlot(ctx.layerSlots, slot)
+      packLayerSlots(ctx, slot)
+      resetTrack(ctx.stores.Sampler, slot)
+      resetFade(ctx.stores.CrossFade, slot)
+      resetAnimLayer(ctx.stores.AnimLayer, slot)
+    } else {
+      ctx.stores.AnimLayer.source[eid] = ctx.stores.Sampler.clip[eid]! >= 0 ? SOURCE_CLIP : SOURCE_NONE
+    }
+    layer = createLayer(index, slot)
+    setLayerMask(ctx, layer, null, n)
     s.layers[index] = layer
   }
   if (slots >= 0) {
@@ -220,27 +226,27 @@ export function setLayer(
   }
   const layer = layerFor(ctx, eid, k)
   const n = ctx.stores.Pose.count[eid]!
-  const f = layer.f
-  const i = layer.i
-  if (s.mask !== undefined) setLayerMask(layer, s.mask, n)
+  const A = ctx.stores.AnimLayer
+  const l = layer.slot
+  if (s.mask !== undefined) setLayerMask(ctx, layer, s.mask, n)
   if (s.reference !== undefined) {
-    i[I_REF_CLIP] = s.reference === null ? -1 : s.reference.clip
-    f[F_REF_TIME] = s.reference === null ? 0 : s.reference.time
+    A.refClip[l] = s.reference === null ? -1 : s.reference.clip
+    A.refTime[l] = s.reference === null ? 0 : s.reference.time
   }
-  const modeChanged = s.mode !== undefined && s.mode !== i[I_MODE]
-  if (s.mode !== undefined) i[I_MODE] = s.mode
+  const modeChanged = s.mode !== undefined && s.mode !== A.mode[l]
+  if (s.mode !== undefined) A.mode[l] = s.mode
   // A fade inside the layer that changes mode ends (its frozen side is a pose of the old mode).
-  if (modeChanged && i[I_FADE] === 1) endLayerFade(layer)
+  if (modeChanged && ctx.stores.CrossFade.active[l] === 1) endLayerFade(ctx, layer)
   if (k > 0 && (modeChanged || s.reference !== undefined)) updateReferences(ctx, eid, layer)
   if (s.weight !== undefined) {
     if (s.fadeSeconds > 0) {
-      startWeightRamp(layer, f[F_WEIGHT]!, s.weight, s.fadeSeconds, 0)
+      startWeightRamp(A, l, A.weight[l]!, s.weight, s.fadeSeconds, 0)
     } else {
-      i[I_STOPPING] = 0
-      f[F_WEIGHT] = s.weight
-      f[F_WEIGHT_FROM] = s.weight
-      f[F_WEIGHT_TO] = s.weight
-      f[F_WEIGHT_DURATION] = 0
+      A.stopping[l] = 0
+      A.weight[l] = s.weight
+      A.weightFrom[l] = s.weight
+      A.weightTo[l] = s.weight
+      A.weightDuration[l] = 0
     }
   }
 }
@@ -259,29 +265,23 @@ export function stopLayer(ctx: AnimationContext, eid: number, index: number, fad
     )
   }
   const layer = ctx.layers[eid]?.layers[k]
-  if (layer === undefined || layer.i[I_SOURCE] === SOURCE_NONE) return
-  const f = layer.f
-  if (seconds === 0) {
-    clearLayer(layer)
-    return
-  }
-  startWeightRamp(layer, f[F_WEIGHT]!, 0, seconds, 1)
+  const A = ctx.stores.AnimLayer
+  if (layer === undefined || A.source[layer.slot] === SOURCE_NONE) return
+  // At once: what the step does when a stopLayer fade reaches 0.
+  if (seconds === 0) emptyLayer(ctx, layer)
+  else startWeightRamp(A, layer.slot, A.weight[layer.slot]!, 0, seconds, 1)
 }
 
-/** Empties a layer now: nothing to show, weight back to 1 for its next clip; mode and mask stay. */
-export function clearLayer(layer: Layer): void {
-  // What the step does when a stopLayer fade reaches 0, and the fade's counters zeroed as well.
-  emptyLayer(layer)
-  endLayerFade(layer)
-}
-
-export function endLayerFade(layer: Layer): void {
-  layer.i[I_FADE] = 0
-  layer.i[I_FROM_CLIP] = -1
-  layer.i[I_FADE_STEPS] = 0
-  layer.f[F_BLEND] = 0
-  layer.f[F_FADE_DURATION] = 0
-  setLayerFromBinding(layer, undefined)
+/** Ends the fade inside a layer now: the clip it left (or the frozen pose) is dropped. */
+export function endLayerFade(ctx: AnimationContext, layer: Layer): void {
+  const { CrossFade } = ctx.stores
+  const l = layer.slot
+  CrossFade.active[l] = 0
+  CrossFade.from.clip[l] = -1
+  CrossFade.steps[l] = 0
+  CrossFade.blend[l] = 0
+  CrossFade.duration[l] = 0
+  setLayerFromBinding(ctx, layer, undefined)
 }
 
 export function identityPose(data: Float32Array, at: number, n: number): void {
@@ -299,18 +299,20 @@ export function identityPose(data: Float32Array, at: number, n: number): void {
  */
 export function updateReferences(ctx: AnimationContext, eid: number, layer: Layer, both = true): void {
   setLayerDelta(ctx, eid, layer)
-  if (layer.i[I_MODE] !== MODE_ADDITIVE || layer.index === 0) return
+  const A = ctx.stores.AnimLayer
+  const l = layer.slot
+  if (A.mode[l] !== MODE_ADDITIVE || layer.index === 0) return
   const n = ctx.stores.Pose.count[eid]!
-  const refClip = layer.i[I_REF_CLIP]!
-  const time = layer.f[F_REF_TIME]!
+  const refClip = A.refClip[l]!
+  const time = A.refTime[l]!
   const shown: ArrayLike<number> =
-    layer.i[I_SOURCE] === SOURCE_BLEND_SPACE ? (layer.blendSpace?.clips ?? []) : [layer.i[I_CLIP]!]
+    A.source[l] === SOURCE_BLEND_SPACE ? (layer.blendSpace?.points.clip ?? []) : [ctx.stores.Sampler.clip[l]!]
   const ref = refClip >= 0 ? refClip : shown.length > 0 ? shown[0]! : -1
   const assetId = ctx.stores.Pose.asset[eid]!
   const data = ctx.pool.data
   referencePose(ctx, data, blockOffset(layer, BLOCK_REF_TO, n), assetId, ref, time, shown)
-  if (both && layer.i[I_FADE] === 1 && layer.i[I_FROM_CLIP]! >= 0) {
-    const from = layer.i[I_FROM_CLIP]!
+  const from = ctx.stores.CrossFade.from.clip[l]!
+  if (both && ctx.stores.CrossFade.active[l] === 1 && from >= 0) {
     const fromRef = refClip >= 0 ? refClip : from
     referencePose(ctx, data, blockOffset(layer, BLOCK_REF_FROM, n), assetId, fromRef, time, [from])
   }

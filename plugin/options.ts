@@ -7,6 +7,8 @@ import { createPhysicsWorld } from '../src/physics/world.ts'
 import { createPosePool, createPoseStore, JOINT_STRIDE, type PosePool } from '../components/Pose.ts'
 import { createSamplerStore } from '../components/Sampler.ts'
 import { createCrossFadeStore } from '../components/CrossFade.ts'
+import { createAnimLayerStore } from '../components/AnimLayer.ts'
+import { createLayerSlots } from '../systems/layerState.ts'
 import { createRagdollStore } from '../components/Ragdoll.ts'
 import {
   createSceneGraph,
@@ -23,7 +25,8 @@ import { createLodState } from '../systems/scheduleLod.ts'
 /**
  * Options of createAnimationPlugin; every field is optional. All are checked before anything registers with the
  * world: AnimationError 'argument' for a capacity that is not an integer in [2, 2^24], a dt that is not finite
- * and > 0, a maxPoseSlots that is not an integer in [1, 2^26], a physics.world that is not a cannon-es World, a
+ * and > 0, a maxPoseSlots that is not an integer in [1, 2^26], a maxLayers that is not an integer in
+ * [0, 2^24], a physics.world that is not a cannon-es World, a
  * gravity that is not three finite numbers, a ground that is neither finite nor false, kernels other than 'js'
  * or 'wasm' (or 'wasm' in an engine that cannot run WebAssembly), workers that is not an integer in [0, 64]
  * (or above 0 with kernels 'wasm', without SharedArrayBuffer, or where no worker can start); AnimationError
@@ -45,6 +48,12 @@ export interface AnimationPluginOptions {
    * demand up to this.
    */
   maxPoseSlots?: number
+  /**
+   * How many layers other than layer 0 all characters together may use at once (a character's layer 0 is its
+   * own). Each takes a row of the Sampler, CrossFade and AnimLayer stores past the capacity. Default capacity / 4
+   * (at least 64): a Fox-sized rig (25 entities) may use six layers per character.
+   */
+  maxLayers?: number
   /**
    * Which code runs the world-matrix propagation: 'js' (the default, the reference) or 'wasm', the same pass in
    * WebAssembly over a scene-node store laid out in one WebAssembly memory of the capacity's size (its arrays
@@ -85,6 +94,7 @@ const PLUGIN_OPTIONS: OptionNames<AnimationPluginOptions> = {
   capacity: true,
   dt: true,
   maxPoseSlots: true,
+  maxLayers: true,
   kernels: true,
   workers: true,
   physics: true,
@@ -128,6 +138,13 @@ export function createContext(world: World, options: AnimationPluginOptions | un
       `${what}: maxPoseSlots ${showValue(maxPoseSlots)} must be an integer in [1, ${MAX_POSE_SLOTS}]`,
     )
   }
+  const maxLayers = o.maxLayers ?? Math.max(64, capacity >>> 2)
+  if (!Number.isInteger(maxLayers) || maxLayers < 0 || maxLayers > MAX_SCENE_CAPACITY) {
+    throw new AnimationError(
+      'argument',
+      `${what}: maxLayers ${showValue(maxLayers)} must be an integer in [0, ${MAX_SCENE_CAPACITY}]`,
+    )
+  }
   const kernels = o.kernels ?? 'js'
   if (kernels !== 'js' && kernels !== 'wasm') {
     throw new AnimationError('argument', `${what}: kernels ${showValue(kernels)} must be 'js' or 'wasm'`)
@@ -152,10 +169,13 @@ export function createContext(world: World, options: AnimationPluginOptions | un
       `${what}: physics.world ${showValue(physicsOptions.world)} is not a cannon-es World`,
     )
   }
+  // Layer rows: a character's layer 0 at its id, the other layers' past the capacity.
+  const rows = capacity + maxLayers
   const stores = {
     Pose: createPoseStore(capacity),
-    Sampler: createSamplerStore(capacity),
-    CrossFade: createCrossFadeStore(capacity),
+    Sampler: createSamplerStore(rows),
+    CrossFade: createCrossFadeStore(rows),
+    AnimLayer: createAnimLayerStore(rows),
     Ragdoll: createRagdollStore(capacity),
   }
   const pool = createPosePool(Math.min(maxPoseSlots, 1024), maxPoseSlots)
@@ -175,6 +195,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     cursors: [],
     binding: [],
     fromBinding: [],
+    layerSlots: createLayerSlots(capacity, maxLayers),
     fadePaths: [],
     posesUsed: new Uint8Array(capacity),
     layers: [],
@@ -225,6 +246,7 @@ function checkWorkers(what: string, kernels: SceneKernels): void {
 /** Moves the arrays worker threads read or write to shared memory (before any system holds them). */
 function shareStores(stores: AnimationContext['stores'], pool: PosePool, graph: SceneGraph): void {
   for (const store of Object.values(stores)) shareFields(store)
+  shareFields(stores.CrossFade.from)
   shareFields(pool)
   shareFields(graph.store)
   const g = graph as { order: Int32Array; kept: Uint8Array }

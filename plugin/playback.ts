@@ -2,22 +2,22 @@ import { AnimationError, showValue } from '../src/errors.ts'
 import { finiteNumber, optionsObject, type OptionNames } from './checks.ts'
 import { prepareSquad, type RotationMode } from '../src/clip/clip.ts'
 import { JOINT_STRIDE, POSE_ANIM, POSE_FROM, POSE_TO, poseOffset } from '../components/Pose.ts'
+import { advancePhase, LOOP_MODES, type LoopMode } from '../src/clip/phase.ts'
 import {
-  advancePhase,
-  LOOP_MODES,
+  copyTrack,
   ROTATION_SLERP,
   ROTATION_SQUAD,
   SAMPLER_HOLD,
   SAMPLER_RESET_REST,
-  type LoopMode,
 } from '../components/Sampler.ts'
+import { resetFade } from '../components/CrossFade.ts'
 import { planFadePaths, type AnimationContext, type AssetHandle, type RegisteredClip } from './context.ts'
 import { bindClip, findClip, resolveAsset } from './assets.ts'
-import { checkCharacter, resetCrossFade } from './characters.ts'
+import { checkCharacter } from './characters.ts'
 import { checkLive } from './options.ts'
-import { blockOffset, endLayerFade, layerIndex } from './layers.ts'
+import { blockOffset, layerIndex } from './layers.ts'
 import { crossFadeOnLayer, playOnLayer } from './layerPlayback.ts'
-import { BLOCK_OUT, I_SOURCE, SOURCE_CLIP } from '../systems/layerState.ts'
+import { BLOCK_OUT, SOURCE_BLEND_SPACE, SOURCE_CLIP } from '../systems/layerState.ts'
 
 /**
  * Options of play and crossFade (and of getUp's clip). Checked before anything changes: AnimationError
@@ -107,11 +107,11 @@ export function crossFade(
     crossFadeOnLayer(ctx, eid, k, clip, durationSeconds, s)
     return
   }
-  const { Pose, Sampler, CrossFade } = ctx.stores
+  const { Pose, Sampler, CrossFade, AnimLayer } = ctx.stores
   const current = Sampler.clip[eid]!
   if (current === clip.id && Sampler.finished[eid] === 0) return
   const base0 = ctx.layers[eid]?.layers[0]
-  const fromBlendSpace = current < 0 && base0 !== undefined && base0.blendSpace !== null
+  const fromBlendSpace = current < 0 && AnimLayer.source[eid] === SOURCE_BLEND_SPACE
   if (durationSeconds === 0 || (current < 0 && !fromBlendSpace)) {
     playClip(ctx, eid, clip, s)
     return
@@ -129,15 +129,11 @@ export function crossFade(
   ctx.posesUsed[eid] = ctx.posesUsed[eid]! | (1 << POSE_FROM)
   if (CrossFade.active[eid] === 1 || fromBlendSpace) {
     // Mid-fade: freeze the current blend as the outgoing pose (no pop; the old clips stop).
-    CrossFade.fromClip[eid] = -1
+    CrossFade.from.clip[eid] = -1
     ctx.fromBinding[eid] = undefined
   } else {
-    CrossFade.fromClip[eid] = current
-    CrossFade.fromTime[eid] = Sampler.time[eid]!
-    CrossFade.fromSpeed[eid] = Sampler.speed[eid]!
-    CrossFade.fromLoop[eid] = Sampler.loop[eid]!
-    CrossFade.fromRotation[eid] = Sampler.rotation[eid]!
-    CrossFade.fromFinished[eid] = Sampler.finished[eid]!
+    // The clip playing now goes on as the track the fade leaves.
+    copyTrack(CrossFade.from, eid, Sampler, eid)
     ctx.fromBinding[eid] = ctx.binding[eid]
     cursors.copyWithin(half, 0, half)
   }
@@ -159,11 +155,10 @@ export function crossFade(
  */
 export function prepareCharacterSquad(ctx: AnimationContext, eid: number): void {
   const { Sampler, CrossFade } = ctx.stores
-  if (Sampler.rotation[eid] === ROTATION_SQUAD && Sampler.clip[eid]! >= 0) {
-    prepareSquad(ctx.clips[Sampler.clip[eid]!]!.clip)
-  }
-  if (CrossFade.fromRotation[eid] === ROTATION_SQUAD && CrossFade.fromClip[eid]! >= 0) {
-    prepareSquad(ctx.clips[CrossFade.fromClip[eid]!]!.clip)
+  for (const tracks of [Sampler, CrossFade.from]) {
+    if (tracks.rotation[eid] === ROTATION_SQUAD && tracks.clip[eid]! >= 0) {
+      prepareSquad(ctx.clips[tracks.clip[eid]!]!.clip)
+    }
   }
 }
 
@@ -211,7 +206,7 @@ export function playSettings(
 
 /** Cuts to `clip` (validated settings): no fade, sampling restarts from the rest pose. */
 function playClip(ctx: AnimationContext, eid: number, clip: RegisteredClip, s: PlaySettings): void {
-  resetCrossFade(ctx, eid)
+  resetFade(ctx.stores.CrossFade, eid)
   showClipOnBase(ctx, eid)
   ctx.fromBinding[eid] = undefined
   ctx.stores.Sampler.reset[eid] = SAMPLER_RESET_REST
@@ -224,7 +219,7 @@ function startClip(ctx: AnimationContext, eid: number, clip: RegisteredClip, s: 
   ensureCursors(ctx, eid, clip.clip.channels.length)
   Sampler.clip[eid] = clip.id
   Sampler.speed[eid] = s.speed
-  Sampler.paused[eid] = 0
+  ctx.stores.AnimLayer.paused[eid] = 0
   Sampler.loop[eid] = s.loop
   Sampler.rotation[eid] = s.rotation
   if (s.rotation === ROTATION_SQUAD) prepareSquad(clip.clip)
@@ -238,14 +233,11 @@ function startClip(ctx: AnimationContext, eid: number, clip: RegisteredClip, s: 
   ctx.binding[eid] = bindClip(ctx, clip, Pose.asset[eid]!)
 }
 
-/** With layers, layer 0 now shows the Sampler's clip (a blend space it played is gone). */
+/** Layer 0 now shows the Sampler's clip (a blend space it played is gone). */
 function showClipOnBase(ctx: AnimationContext, eid: number): void {
+  ctx.stores.AnimLayer.source[eid] = SOURCE_CLIP
   const base0 = ctx.layers[eid]?.layers[0]
-  if (base0 === undefined) return
-  base0.i[I_SOURCE] = SOURCE_CLIP
-  base0.blendSpace = null
-  // A blend space's fade in is over (layer 0's clip fades are the CrossFade store's).
-  endLayerFade(base0)
+  if (base0 !== undefined) base0.blendSpace = null
 }
 
 /**

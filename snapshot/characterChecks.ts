@@ -10,11 +10,16 @@ import {
 } from '../src/sim/valueChecks.ts'
 import type { Field } from './format.ts'
 
-/** The value checks of restore's characters section (readCharacters.ts): a column's elements, one store each. */
+/**
+ * The value checks of a layer's rows on restore — Sampler (its track), CrossFade (its fade and the track that
+ * leaves) and AnimLayer — the same for a character's layer 0 (the characters section's columns: readCharacters.ts)
+ * and its other layers (the layers section: layers.ts), and for a blend space's points (tracks).
+ */
 
 export const FLAGS = [0, 1]
 const LOOPS = [0, 1, 2] // LOOP_ONCE, LOOP_REPEAT, LOOP_PINGPONG
 const ROTATIONS = [0, 1] // ROTATION_SLERP, ROTATION_SQUAD
+const SOURCES = [0, 1, 2] // SOURCE_NONE, SOURCE_CLIP, SOURCE_BLEND_SPACE
 
 /** A store field's column in the snapshot: the field and the column's byte offset. */
 export interface Column {
@@ -22,7 +27,7 @@ export interface Column {
   readonly at: number
 }
 
-/** Element `k` of character `i` in a column, as its store's element type reads. */
+/** Element `k` of row `i` in a column, as its store's element type reads. */
 export function element(r: Reader, { f, at }: Column, i: number, k = 0): number {
   const e = i * f.stride + k
   switch (f.data.constructor) {
@@ -48,96 +53,109 @@ export function checkClip(where: string, field: string, c: number, clips: number
   }
 }
 
-const SAMPLER_FIELDS = ['paused', 'reset', 'lastTime'] as const
-const FADE_FIELDS = ['blend', 'duration', 'active', 'fromClip'] as const
+/** A row's fields by name ("Sampler.clip", "CrossFade.from.time", …): a column's element, or a layer's. */
+export type Row = (field: string) => number
 
-/** The columns of `fields` of one store, by field name (`c` finds a column by "Store.field"). */
-function columnsOf<K extends string>(
-  c: (name: string) => Column,
-  store: string,
-  fields: readonly K[],
-): Record<K, Column> {
-  const out = {} as Record<K, Column>
-  for (const f of fields) out[f] = c(`${store}.${f}`)
-  return out
+/** The fields of each store row that restore checks (reading refuses a layout with any other: add its check). */
+export const TRACK_FIELDS = [
+  'clip',
+  'finished',
+  'lastTime',
+  'local',
+  'loop',
+  'reset',
+  'rotation',
+  'speed',
+  'time',
+]
+export const LAYER_CHECKED: Readonly<Record<string, readonly string[]>> = {
+  Sampler: TRACK_FIELDS,
+  CrossFade: ['active', 'blend', 'duration', 'steps', ...TRACK_FIELDS.map((f) => `from.${f}`)],
+  AnimLayer: [
+    'mode',
+    'paused',
+    'phase',
+    'refClip',
+    'refTime',
+    'source',
+    'stopping',
+    'weight',
+    'weightDuration',
+    'weightFrom',
+    'weightSteps',
+    'weightTo',
+  ],
 }
 
-/** The fields a sampler and a fade's source share, in checkPlayback's order: their names and columns. */
-interface Playback {
-  readonly names: readonly string[]
-  readonly columns: readonly Column[]
-}
-
-function playbackOf(c: (name: string) => Column, store: string, fields: readonly string[]): Playback {
-  const names = fields.map((f) => `${store}.${f}`)
-  return { names, columns: names.map(c) }
-}
-
-/** time, speed: numbers; loop, rotation: one of theirs; finished: a flag. */
-function checkPlayback(r: Reader, where: string, { names, columns }: Playback, i: number): void {
-  checkNumber(where, names[0]!, element(r, columns[0]!, i))
-  checkNumber(where, names[1]!, element(r, columns[1]!, i))
-  checkChoice(where, names[2]!, element(r, columns[2]!, i), LOOPS)
-  checkChoice(where, names[3]!, element(r, columns[3]!, i), ROTATIONS)
-  checkChoice(where, names[4]!, element(r, columns[4]!, i), FLAGS)
-}
-
-export function samplerColumns(c: (name: string) => Column) {
-  const playback = playbackOf(c, 'Sampler', ['time', 'speed', 'loop', 'rotation', 'finished'])
-  return { ...columnsOf(c, 'Sampler', SAMPLER_FIELDS), playback }
-}
-
-export function checkSampler(
-  r: Reader,
-  where: string,
-  s: ReturnType<typeof samplerColumns>,
-  i: number,
-): void {
-  checkPlayback(r, where, s.playback, i)
-  checkChoice(where, 'Sampler.paused', element(r, s.paused, i), FLAGS)
-  checkFlags(where, 'Sampler.reset', element(r, s.reset, i), SAMPLER_RESET_REST | SAMPLER_HOLD)
+/**
+ * A track (`prefix` "Sampler.", "CrossFade.from." or a blend space's points'): its clip one of the plugin's (or
+ * -1), time and speed numbers, loop and rotation one of theirs, its flags, its clip-local times numbers (the
+ * last sampled NaN when none was).
+ */
+export function checkTrack(where: string, prefix: string, row: Row, clips: number): void {
+  checkClip(where, `${prefix}clip`, row(`${prefix}clip`), clips)
+  checkNumber(where, `${prefix}time`, row(`${prefix}time`))
+  checkNumber(where, `${prefix}speed`, row(`${prefix}speed`))
+  checkNumber(where, `${prefix}local`, row(`${prefix}local`))
+  checkChoice(where, `${prefix}loop`, row(`${prefix}loop`), LOOPS)
+  checkChoice(where, `${prefix}rotation`, row(`${prefix}rotation`), ROTATIONS)
+  checkChoice(where, `${prefix}finished`, row(`${prefix}finished`), FLAGS)
+  checkFlags(where, `${prefix}reset`, row(`${prefix}reset`), SAMPLER_RESET_REST | SAMPLER_HOLD)
   // NaN means "not sampled yet" (it forces a sample).
-  const last = element(r, s.lastTime, i)
-  if (!Number.isNaN(last)) checkNumber(where, 'Sampler.lastTime', last)
+  const last = row(`${prefix}lastTime`)
+  if (!Number.isNaN(last)) checkNumber(where, `${prefix}lastTime`, last)
 }
 
-export function fadeColumns(c: (name: string) => Column) {
-  const playback = playbackOf(c, 'CrossFade', [
-    'fromTime',
-    'fromSpeed',
-    'fromLoop',
-    'fromRotation',
-    'fromFinished',
-  ])
-  return { ...columnsOf(c, 'CrossFade', FADE_FIELDS), playback }
-}
-
-export function checkCrossFade(
-  r: Reader,
-  where: string,
-  f: ReturnType<typeof fadeColumns>,
-  i: number,
-  clip: number,
-): void {
-  checkPlayback(r, where, f.playback, i)
-  checkRange(where, 'CrossFade.blend', element(r, f.blend, i), 0, 1)
-  const duration = element(r, f.duration, i)
+/**
+ * A layer's rows: its track, its fade (active only towards a clip or a blend space, with a duration > 0; the
+ * track it leaves -1 otherwise) and its AnimLayer entry (weights in [0, 1], durations ≥ 0, flags and choices;
+ * layer 0 never additive).
+ */
+export function checkLayerRows(where: string, row: Row, clips: number, index: number): void {
+  checkTrack(where, 'Sampler.', row, clips)
+  checkTrack(where, 'CrossFade.from.', row, clips)
+  checkRange(where, 'CrossFade.blend', row('CrossFade.blend'), 0, 1)
+  const duration = row('CrossFade.duration')
   checkRange(where, 'CrossFade.duration', duration, 0, Number.MAX_VALUE)
-  // steps: any count (advanceCrossFades ends a fade once steps·dt reaches its duration).
-  const active = element(r, f.active, i)
+  // steps: any count (the fade ends once steps·dt reaches its duration).
+  const active = row('CrossFade.active')
   checkChoice(where, 'CrossFade.active', active, FLAGS)
+  const source = row('AnimLayer.source')
+  checkChoice(where, 'AnimLayer.source', source, SOURCES)
+  const clip = row('Sampler.clip')
+  if ((source === 1) !== clip >= 0) {
+    throw invalidValue(where, 'AnimLayer.source', source, `does not match Sampler.clip ${clip}`)
+  }
   if (active === 1) {
     checkPositive(where, 'CrossFade.duration', duration)
-    if (clip < 0)
-      throw invalidValue(where, 'CrossFade.active', 1, 'a fade needs a clip to fade to (Sampler.clip is -1)')
-  } else if (element(r, f.fromClip, i) !== -1) {
+    if (source === 0)
+      throw invalidValue(where, 'CrossFade.active', 1, 'a fade needs a clip or blend space to fade to')
+    if (source === 2 && row('CrossFade.from.clip') !== -1) {
+      throw invalidValue(
+        where,
+        'CrossFade.from.clip',
+        row('CrossFade.from.clip'),
+        'a blend space fades in from a pose',
+      )
+    }
+  } else if (row('CrossFade.from.clip') !== -1) {
     throw invalidValue(
       where,
-      'CrossFade.fromClip',
-      element(r, f.fromClip, i),
+      'CrossFade.from.clip',
+      row('CrossFade.from.clip'),
       'must be -1 when no fade is active',
     )
   }
+  for (const f of ['weight', 'weightFrom', 'weightTo'])
+    checkRange(where, `AnimLayer.${f}`, row(`AnimLayer.${f}`), 0, 1)
+  checkRange(where, 'AnimLayer.weightDuration', row('AnimLayer.weightDuration'), 0, Number.MAX_VALUE)
+  checkChoice(where, 'AnimLayer.stopping', row('AnimLayer.stopping'), FLAGS)
+  checkChoice(where, 'AnimLayer.mode', row('AnimLayer.mode'), index === 0 ? [0] : FLAGS)
+  checkChoice(where, 'AnimLayer.paused', row('AnimLayer.paused'), FLAGS)
+  checkClip(where, 'AnimLayer.refClip', row('AnimLayer.refClip'), clips)
+  checkNumber(where, 'AnimLayer.refTime', row('AnimLayer.refTime'))
+  const phase = row('AnimLayer.phase')
+  if (!(phase >= 0 && phase < 1)) throw invalidValue(where, 'AnimLayer.phase', phase, 'must be in [0, 1)')
 }
 
 export function invalidFadePaths(where: string, j: number, paths: number): never {

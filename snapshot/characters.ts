@@ -134,7 +134,7 @@ function writeCharacter(
     const binding = ctx.binding[eid]
     const clip = Sampler.clip[eid]!
     const fromBinding = ctx.fromBinding[eid]
-    const fromClip = CrossFade.fromClip[eid]!
+    const fromClip = CrossFade.from.clip[eid]!
     if (binding !== undefined && !(clip >= 0 && ctx.clips[clip]!.bindings[asset] === binding)) {
       w.i32(bindingClip(ctx, binding, eid))
     } else w.i32(binding === undefined ? -1 : clip)

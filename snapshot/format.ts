@@ -104,6 +104,9 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  */
 
 /**
+ * 8: one playback model (issue 32): every layer is rows of Sampler, CrossFade (with the track its fade leaves,
+ * CrossFade.from) and AnimLayer — a character's layer 0 at its id, among the characters section's columns; a
+ * layer other than 0 at its slot, in the layers section — and a blend space's points are tracks.
  * 7: a stored pose layer holds only its joints' translations, rotations and scales that are not the rest pose's
  * (snapshot/poseLayers.ts), and so does each buffer of a layer stack's pose block (snapshot/layers.ts); key
  * cursors take 1, 2 or 4 bytes, as the registered clips' keys need. The bench's 100 × 67-joint crowd, half
@@ -114,7 +117,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  * not stored twice, a word checksum; restore in place; root motion, levels of detail. 3: layers, morph weights,
  * clip events.
  */
-export const SNAPSHOT_VERSION = 7
+export const SNAPSHOT_VERSION = 8
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
 export const CHECKSUM_FROM = 20
@@ -196,21 +199,37 @@ export interface StoreLayout {
   readonly fields: readonly Field[]
 }
 
-export function storeLayout(name: string, store: object, capacity: number): StoreLayout {
+/**
+ * A store's typed-array fields in name order, a nested store's (CrossFade.from) in its place as `from.<field>`;
+ * `rows` is the store's length in rows (its capacity, or its layer slots for Sampler, CrossFade and AnimLayer).
+ */
+export function storeLayout(name: string, store: object, rows: number): StoreLayout {
+  return { name, fields: layoutFields(store, rows, '') }
+}
+
+function layoutFields(store: object, rows: number, prefix: string): Field[] {
   const fields: Field[] = []
   for (const key of Object.keys(store).sort()) {
     const data = (store as Record<string, unknown>)[key]
-    if (!ArrayBuffer.isView(data) || data instanceof DataView) continue
-    const typed = data as TypedArray
-    fields.push({ name: key, data: typed, stride: typed.length / capacity })
+    if (ArrayBuffer.isView(data) && !(data instanceof DataView)) {
+      const typed = data as TypedArray
+      fields.push({ name: prefix + key, data: typed, stride: typed.length / rows })
+    } else if (typeof data === 'object' && data !== null) {
+      fields.push(...layoutFields(data, rows, `${prefix}${key}.`))
+    }
   }
-  return { name, fields }
+  return fields
 }
 
 export interface Layouts {
   readonly node: StoreLayout
-  /** Pose, Sampler, CrossFade, Ragdoll: their fields are the characters section's columns, in this order. */
+  /**
+   * Pose, Sampler, CrossFade, AnimLayer, Ragdoll: their fields are the characters section's columns, in this
+   * order (layer 0's rows are the character's).
+   */
   readonly character: readonly StoreLayout[]
+  /** Sampler, CrossFade, AnimLayer: a layer's row in the layers section, field by field in this order. */
+  readonly layer: readonly StoreLayout[]
   readonly schema: readonly [number, number]
 }
 
@@ -220,12 +239,17 @@ const layoutCache = new WeakMap<AnimationContext, Layouts>()
 export function layoutsOf(ctx: AnimationContext): Layouts {
   const known = layoutCache.get(ctx)
   if (known) return known
-  const { Pose, Sampler, CrossFade, Ragdoll } = ctx.stores
+  const { Pose, Sampler, CrossFade, AnimLayer, Ragdoll } = ctx.stores
   const node = storeLayout('SceneNode', ctx.sceneGraph.store, ctx.capacity)
+  const rows = Sampler.clip.length
+  const layer = [
+    storeLayout('Sampler', Sampler, rows),
+    storeLayout('CrossFade', CrossFade, rows),
+    storeLayout('AnimLayer', AnimLayer, rows),
+  ]
   const character = [
     storeLayout('Pose', Pose, ctx.capacity),
-    storeLayout('Sampler', Sampler, ctx.capacity),
-    storeLayout('CrossFade', CrossFade, ctx.capacity),
+    ...layer,
     storeLayout('Ragdoll', Ragdoll, ctx.capacity),
   ]
   const h = createHasher()
@@ -236,7 +260,7 @@ export function layoutsOf(ctx: AnimationContext): Layouts {
     )
     .join(';')
   hashString(h, `${text};layers=${POSE_BUFFERS};stride=${JOINT_STRIDE};world=${WORLD_STRIDE}`)
-  const layouts = { node, character, schema: digestWords(h) as readonly [number, number] }
+  const layouts = { node, character, layer, schema: digestWords(h) as readonly [number, number] }
   layoutCache.set(ctx, layouts)
   return layouts
 }

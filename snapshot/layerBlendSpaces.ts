@@ -2,16 +2,20 @@ import { JOINT_STRIDE } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
 import { MAX_BLEND_POINTS } from '../plugin/blendSpaces.ts'
-import { copyInto, readU32Array, type Reader } from '../src/sim/byteStream.ts'
+import { bytesOf, copyColumn, copyInto, readU32Array, type Reader } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import { checkChoice, checkFinite, checkRange, invalidValue } from '../src/sim/valueChecks.ts'
 import { BLOCK_POINTS, createBlendSpaceState, type BlendSpaceState } from '../systems/layerState.ts'
+import type { SamplerStore } from '../components/Sampler.ts'
+import type { Layouts } from './format.ts'
+import { checkTrack, element, type Column } from './characterChecks.ts'
 
 /**
  * A layer's blend space in the snapshot's "layers" section (layers.ts has the rest of a layer):
- * u8 blend space [u8 dims, u8 points, u8 sync, i32[m] clips, f64[m] x, f64[m] y, f64×2 parameter, f64[m] times,
- * per point u32 cursor count and u32[count] cursors]. Durations, bindings, offsets and the blend weights are
- * derived again on restore (the same functions, so the same bits).
+ * u8 blend space [u8 dims, u8 points, u8 sync, the points' tracks (every Sampler field in layouts order, a
+ * column of m rows each at a multiple of its element size), f64[m] x, f64[m] y, f64×2 parameter, per point u32
+ * cursor count and u32[count] cursors]. Durations, bindings, offsets and the blend weights are derived again on
+ * restore (the same functions, so the same bits).
  */
 
 /** A blend space as read and checked. */
@@ -19,27 +23,35 @@ export interface BlendSpaceData {
   dims: number
   sync: number
   clips: Int32Array
+  /** The points' track columns, in the Sampler layout's field order. */
+  points: Column[]
   xs: Float64Array
   ys: Float64Array
   param: Float64Array
-  times: Float64Array
   cursors: Uint32Array[]
 }
 
 const FLAGS = [0, 1]
+/** Rows 0, 1, … of a blend space's points (a column's ids), made once. */
+const POINT_ROWS = Int32Array.from({ length: MAX_BLEND_POINTS }, (_, p) => p)
 
-export function writeBlendSpace(w: Writer, bs: BlendSpaceState | null | undefined): void {
+/** The points' field of a Sampler layout field's name. */
+const pointField = (points: SamplerStore, name: string) =>
+  (points as unknown as Record<string, Int32Array>)[name]!
+
+export function writeBlendSpace(w: Writer, bs: BlendSpaceState | null | undefined, layouts: Layouts): void {
   w.u8(bs ? 1 : 0)
   if (!bs) return
-  const m = bs.clips.length
+  const m = bs.points.clip.length
   w.u8(bs.dims)
   w.u8(m)
   w.u8(bs.sync)
-  w.raw(bs.clips, 0, m)
+  const fields = layouts.layer[0]!.fields
+  for (let f = 0; f < fields.length; f++) w.column(pointField(bs.points, fields[f]!.name), 1, POINT_ROWS, m)
+  w.align(8)
   w.raw(bs.xs, 0, m)
   w.raw(bs.ys, 0, m)
   w.raw(bs.param, 0, 2)
-  w.raw(bs.times, 0, m)
   for (let p = 0; p < bs.cursors.length; p++) {
     w.u32(bs.cursors[p]!.length)
     w.raw(bs.cursors[p]!, 0, bs.cursors[p]!.length)
@@ -52,6 +64,7 @@ export function readBlendSpace(
   r: Reader,
   where: string,
   maxKeys: number,
+  layouts: Layouts,
 ): BlendSpaceData {
   const at = `${where}, blend space`
   const dims = r.u8()
@@ -60,8 +73,15 @@ export function readBlendSpace(
   checkChoice(at, 'dimensions', dims, [1, 2])
   checkRange(at, 'points', m, 1, MAX_BLEND_POINTS)
   checkChoice(at, 'sync', sync, FLAGS)
-  const clips = new Int32Array(m)
-  copyInto(clips, 0, r.bytes, r.span(4 * m), m)
+  const points: Column[] = []
+  const byName = new Map<string, Column>()
+  for (const f of layouts.layer[0]!.fields) {
+    r.align(f.data.BYTES_PER_ELEMENT)
+    const column = { f: { ...f, stride: 1 }, at: r.span(m * f.data.BYTES_PER_ELEMENT) }
+    points.push(column)
+    byName.set(f.name, column)
+  }
+  r.align(8)
   const f64 = (count: number): Float64Array => {
     const a = new Float64Array(count)
     copyInto(a, 0, r.bytes, r.span(8 * count), count)
@@ -70,22 +90,26 @@ export function readBlendSpace(
   const xs = f64(m)
   const ys = f64(m)
   const param = f64(2)
-  const times = f64(m)
-  clips.forEach((c, p) => {
-    if (!(c >= 0 && c < ctx.clips.length))
-      throw invalidValue(at, `point ${p} clip`, c, `this plugin has clips 0..${ctx.clips.length - 1}`)
-  })
+  const clips = new Int32Array(m)
+  for (let p = 0; p < m; p++) {
+    const point = `${at}, point ${p}`
+    const row = (name: string): number => element(r, byName.get(name)!, p)
+    checkTrack(point, '', row, ctx.clips.length)
+    const clip = row('clip')
+    if (clip < 0) throw invalidValue(point, 'clip', clip, `this plugin has clips 0..${ctx.clips.length - 1}`)
+    checkRange(point, 'time', row('time'), 0, ctx.clips[clip]!.clip.duration)
+    checkChoice(point, 'loop', row('loop'), [1])
+    clips[p] = clip
+  }
   checkFinite(at, 'x', xs)
   checkFinite(at, 'y', ys)
   checkFinite(at, 'parameter', param)
-  checkFinite(at, 'times', times)
   for (let p = 0; p < m; p++) {
     if (dims === 1 && ys[p] !== 0) throw invalidValue(at, `point ${p} y`, ys[p]!, 'must be 0 in 1D')
     for (let q = 0; q < p; q++) {
       if (xs[p] === xs[q] && ys[p] === ys[q])
         throw invalidValue(at, `point ${p}`, [xs[p]!, ys[p]!], 'repeats another point')
     }
-    checkRange(at, `point ${p} time`, times[p]!, 0, ctx.clips[clips[p]!]!.clip.duration)
   }
   if (dims === 1 && param[1] !== 0) throw invalidValue(at, 'parameter y', param[1]!, 'must be 0 in 1D')
   const cursors: Uint32Array[] = []
@@ -98,7 +122,7 @@ export function readBlendSpace(
     checkCursors(at, c, maxKeys)
     cursors.push(c)
   }
-  return { dims, sync, clips, xs, ys, param, times, cursors }
+  return { dims, sync, clips, points, xs, ys, param, cursors }
 }
 
 export function channels(ctx: AnimationContext, clip: number): number {
@@ -112,22 +136,26 @@ export function checkCursors(where: string, cursors: Uint32Array, maxKeys: numbe
   })
 }
 
-/** The blend space of a checked layer whose pose block starts at slot `base` (`count` joints, of `asset`). */
+/**
+ * The blend space of a checked layer whose pose block starts at slot `base` (`count` joints, of `asset`), its
+ * points' tracks as the snapshot `bytes` holds them.
+ */
 export function blendSpaceState(
   ctx: AnimationContext,
+  bytes: Uint8Array,
   b: BlendSpaceData,
   base: number,
   count: number,
   asset: number,
 ): BlendSpaceState {
-  return createBlendSpaceState({
+  const bs = createBlendSpaceState({
     dims: b.dims,
     sync: b.sync,
     clips: b.clips,
     xs: b.xs,
     ys: b.ys,
     durations: Array.from(b.clips, (id) => ctx.clips[id]!.clip.duration),
-    times: b.times,
+    times: null,
     cursors: b.cursors,
     offsets: Array.from(b.clips, (_, p) => (base + (BLOCK_POINTS + p) * count) * JOINT_STRIDE),
     param: b.param,
@@ -135,4 +163,12 @@ export function blendSpaceState(
     joints: count,
     rest: ctx.assets[asset]!.rest,
   })
+  const m = b.clips.length
+  const packed = bytesOf(bytes.buffer)
+  for (const { f, at } of b.points) {
+    const data = pointField(bs.points, f.name)
+    const per = data.BYTES_PER_ELEMENT
+    copyColumn(packed, bytes.byteOffset + at, bytesOf(data.buffer), data.byteOffset, per, POINT_ROWS, m, true)
+  }
+  return bs
 }

@@ -2,47 +2,33 @@ import { JOINT_STRIDE } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { bindClip } from '../plugin/assets.ts'
 import { setLayerDelta } from '../plugin/additiveLayers.ts'
-import { copyInto, readU32Array, wordsOfArray, type Reader } from '../src/sim/byteStream.ts'
+import { packLayerSlots } from '../plugin/characters.ts'
+import {
+  bytesOf,
+  copyColumn,
+  copyInto,
+  readU32Array,
+  wordsOfArray,
+  type Reader,
+} from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
-import { checkChoice, checkFinite, checkRange, invalidValue, snapshotError } from '../src/sim/valueChecks.ts'
+import { checkRange, invalidValue, snapshotError } from '../src/sim/valueChecks.ts'
 import {
   BLOCK_DELTA,
   BLOCK_POINTS,
   createLayer,
   createLayerStack,
-  F_BLEND,
-  F_FADE_DURATION,
-  F_PHASE,
-  F_WEIGHT,
-  F_WEIGHT_DURATION,
-  F_WEIGHT_FROM,
-  F_WEIGHT_TO,
-  I_CLIP,
-  I_FADE,
-  I_FADE_STEPS,
-  I_FROM_CLIP,
-  I_FROM_LOOP,
-  I_FROM_ROTATION,
-  I_HOLD,
-  I_LOOP,
-  I_MODE,
-  I_PAUSED,
-  I_REF_CLIP,
-  I_ROTATION,
-  I_SOURCE,
-  I_STOPPING,
-  I_WEIGHT_STEPS,
-  LAYER_FLOATS,
-  LAYER_INTS,
   MAX_LAYERS,
-  setLayerMask,
-  SOURCE_BLEND_SPACE,
-  SOURCE_CLIP,
   setLayerBinding,
   setLayerFromBinding,
+  setLayerMask,
+  SOURCE_BLEND_SPACE,
+  takeLayerSlot,
 } from '../systems/layerState.ts'
 import type { CharactersData } from './readCharacters.ts'
 import type { SnapshotState } from './state.ts'
+import type { Layouts } from './format.ts'
+import { checkLayerRows, element, type Column } from './characterChecks.ts'
 import {
   checkPoseLayerPaths,
   pathFloatsAt,
@@ -61,13 +47,13 @@ import {
 
 /**
  * The snapshot's "layers" section (after "characters"): u32 count; per character with layers (in the
- * characters section's order):
- * u32 eid, u8 layers; per layer: u8 index, f64[LAYER_FLOATS], i32[LAYER_INTS], u8×2 'finished' flags (its clip,
- * the clip it fades out of), u32 base, u32 slots,
- * u8 masked [f32[n] mask], u32 cursor count, u32[count] cursors, zero bytes to a multiple of 4, the pose block
- * as slots / n buffers of n joints, each as its paths that are not the character's rest pose (u8[n] masks, zeros
- * to 4, their floats: poseLayers.ts), then its blend space (layerBlendSpaces.ts). Bindings are derived again on
- * restore (the same functions, so the same bits).
+ * characters section's order): u32 eid, u8 layers; per layer: u8 index, u32 slot (layer 0: the character's id),
+ * [a layer other than 0: its rows — every field of Sampler, CrossFade and AnimLayer (layouts.layer), each at a
+ * multiple of its element size — then u32 cursor count, u32[count] cursors], u32 base, u32 slots,
+ * u8 masked [f32[n] mask], zero bytes to a multiple of 4, the pose block as slots / n buffers of n joints, each as
+ * its paths that are not the character's rest pose (u8[n] masks, zeros to 4, their floats: poseLayers.ts), then
+ * its blend space (layerBlendSpaces.ts). Layer 0's rows are the character's, in the characters section. Bindings
+ * are derived again on restore (the same functions, so the same bits).
  */
 
 export function writeLayers(
@@ -75,6 +61,7 @@ export function writeLayers(
   s: SnapshotState,
   w: Writer,
   characters: readonly number[],
+  layouts: Layouts,
 ): void {
   const countAt = w.at()
   w.u32(0)
@@ -96,21 +83,29 @@ export function writeLayers(
       const layer = stack.layers[k]
       if (layer === undefined) continue
       w.u8(layer.index)
-      w.raw(layer.f, 0, LAYER_FLOATS)
-      w.raw(layer.i, 0, LAYER_INTS)
-      w.raw(layer.finished, 0, 2)
+      w.u32(layer.slot)
+      if (layer.index > 0) {
+        s.row[0] = layer.slot
+        for (let l = 0; l < layouts.layer.length; l++) {
+          const fields = layouts.layer[l]!.fields
+          for (let f = 0; f < fields.length; f++) w.column(fields[f]!.data, fields[f]!.stride, s.row, 1)
+        }
+        w.align(4)
+        // A layer set up (setLayer) but never played has no cursors yet.
+        const cursors = ctx.cursors[layer.slot]
+        w.u32(cursors === undefined ? 0 : cursors.length)
+        if (cursors !== undefined) w.raw(cursors, 0, cursors.length)
+      }
       w.u32(layer.base)
       w.u32(layer.slots)
       w.u8(layer.mask ? 1 : 0)
       if (layer.mask) w.raw(layer.mask, 0, n)
-      w.u32(layer.cursors.length)
-      w.raw(layer.cursors, 0, layer.cursors.length)
       w.align(4)
       // Each buffer of n joint slots as its paths off the rest pose (a buffer at rest: its n zero masks).
       for (let b = 0; b < layer.slots; b += n) {
         writeLayerPaths(w, data, (layer.base + b) * JOINT_STRIDE, rest, n, true, s.pathMasks, null)
       }
-      writeBlendSpace(w, layer.blendSpace)
+      writeBlendSpace(w, layer.blendSpace, layouts)
     }
   }
   w.setU32(countAt, count)
@@ -119,9 +114,9 @@ export function writeLayers(
 /** A layer as read and checked. */
 export interface LayerData {
   index: number
-  f: Float64Array
-  i: Int32Array
-  finished: Uint8Array
+  slot: number
+  /** A layer other than 0: its rows' columns (one row each), in layouts.layer's field order; [] for layer 0. */
+  rows: Column[]
   base: number
   slots: number
   mask: Float32Array | null
@@ -138,17 +133,19 @@ export interface LayersData {
   layers: LayerData[]
 }
 
-const LOOPS = [0, 1, 2]
-const ROTATIONS = [0, 1]
-const FLAGS = [0, 1]
-
 /** Reads and checks the "layers" section; changes nothing. */
-export function readLayers(ctx: AnimationContext, r: Reader, characters: CharactersData): LayersData[] {
+export function readLayers(
+  ctx: AnimationContext,
+  r: Reader,
+  characters: CharactersData,
+  layouts: Layouts,
+): LayersData[] {
   const out: LayersData[] = []
   const seen = new Set<number>()
+  const slotsSeen = new Set<number>()
+  const { first, count: slotCount } = ctx.layerSlots
   let maxKeys = 1
   for (const rc of ctx.clips) for (const ch of rc.clip.channels) maxKeys = Math.max(maxKeys, ch.times.length)
-  const clipOk = (c: number): boolean => c === -1 || (Number.isInteger(c) && c >= 0 && c < ctx.clips.length)
   for (let count = r.u32(); count > 0; count--) {
     const eid = r.u32()
     const where = `section "layers", character ${eid}`
@@ -169,61 +166,41 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Charact
         throw invalidValue(where, 'layer index', index, `must be in [0, ${MAX_LAYERS}) and listed once`)
       }
       if (l === 0 && index !== 0) throw invalidValue(where, 'first layer', index, 'must be layer 0')
-      const f = new Float64Array(LAYER_FLOATS)
-      copyInto(f, 0, r.bytes, r.span(8 * LAYER_FLOATS), LAYER_FLOATS)
-      const i = new Int32Array(LAYER_INTS)
-      copyInto(i, 0, r.bytes, r.span(4 * LAYER_INTS), LAYER_INTS)
-      const finished = Uint8Array.of(r.u8(), r.u8())
-      checkChoice(at, "'finished' flag", finished[0]!, FLAGS)
-      checkChoice(at, "fade-from 'finished' flag", finished[1]!, FLAGS)
-      checkFinite(at, 'numbers', f)
-      for (const k of [F_WEIGHT, F_WEIGHT_FROM, F_WEIGHT_TO, F_BLEND])
-        checkRange(at, `number ${k}`, f[k]!, 0, 1)
-      checkRange(at, 'fade duration', f[F_FADE_DURATION]!, 0, Number.MAX_VALUE)
-      checkRange(at, 'weight ramp duration', f[F_WEIGHT_DURATION]!, 0, Number.MAX_VALUE)
-      if (!(f[F_PHASE]! >= 0 && f[F_PHASE]! < 1))
-        throw invalidValue(at, 'phase', f[F_PHASE]!, 'must be in [0, 1)')
-      const source = i[I_SOURCE]!
-      checkChoice(at, 'source', source, [0, 1, 2])
-      for (const [name, k] of [
-        ['clip', I_CLIP],
-        ['fade-from clip', I_FROM_CLIP],
-        ['reference clip', I_REF_CLIP],
-      ] as const) {
-        if (!clipOk(i[k]!))
-          throw invalidValue(at, name, i[k]!, `this plugin has clips 0..${ctx.clips.length - 1}`)
+      const slot = r.u32()
+      if (index === 0 ? slot !== eid : !(slot >= first && slot < first + slotCount && !slotsSeen.has(slot))) {
+        const expected =
+          index === 0
+            ? `must be the character, ${eid}`
+            : `must be a free slot in [${first}, ${first + slotCount})`
+        throw invalidValue(at, 'slot', slot, expected)
       }
-      checkChoice(at, 'loop', i[I_LOOP]!, LOOPS)
-      checkChoice(at, 'fade-from loop', i[I_FROM_LOOP]!, LOOPS)
-      checkChoice(at, 'rotation', i[I_ROTATION]!, ROTATIONS)
-      checkChoice(at, 'fade-from rotation', i[I_FROM_ROTATION]!, ROTATIONS)
-      for (const [name, k] of [
-        ['paused', I_PAUSED],
-        ['hold', I_HOLD],
-        ['fade', I_FADE],
-        ['stopping', I_STOPPING],
-        ['mode', I_MODE],
-      ] as const) {
-        checkChoice(at, name, i[k]!, FLAGS)
-      }
-      checkRange(at, 'fade steps', i[I_FADE_STEPS]!, 0, 2 ** 31 - 1)
-      checkRange(at, 'weight ramp steps', i[I_WEIGHT_STEPS]!, 0, 2 ** 31 - 1)
-      // A layer fades between clips (layers other than 0: layer 0's clip fades are its CrossFade's), or into a
-      // blend space from a frozen pose (any layer).
-      if (i[I_FADE] === 1) {
-        if (source === SOURCE_BLEND_SPACE ? i[I_FROM_CLIP] !== -1 : source !== SOURCE_CLIP || index === 0)
-          throw invalidValue(at, 'fade', 1, 'only a clip on a layer other than 0, or a blend space, fades')
-        if (!(f[F_FADE_DURATION]! > 0))
-          throw invalidValue(at, 'fade duration', f[F_FADE_DURATION]!, 'must be > 0')
-      } else if (i[I_FROM_CLIP] !== -1)
-        throw invalidValue(at, 'fade-from clip', i[I_FROM_CLIP]!, 'must be -1')
-      if (index === 0) {
-        const clip = characters.clip[c]!
-        if (clip >= 0 !== (source === SOURCE_CLIP)) {
-          throw invalidValue(at, 'source', source, `does not match Sampler.clip ${clip}`)
+      slotsSeen.add(slot)
+      const rows: Column[] = []
+      let cursors: Uint32Array = new Uint32Array(0)
+      let source = characters.source[c]!
+      let clip = characters.clip[c]!
+      if (index > 0) {
+        const byName = new Map<string, Column>()
+        for (const layout of layouts.layer) {
+          for (const f of layout.fields) {
+            r.align(f.data.BYTES_PER_ELEMENT)
+            const column = { f, at: r.span(f.stride * f.data.BYTES_PER_ELEMENT) }
+            rows.push(column)
+            byName.set(`${layout.name}.${f.name}`, column)
+          }
         }
-      } else if (source === SOURCE_CLIP && i[I_CLIP]! < 0) {
-        throw invalidValue(at, 'clip', -1, 'a clip layer needs a clip')
+        r.align(4)
+        const row = (name: string): number => element(r, byName.get(name)!, 0)
+        checkLayerRows(at, row, ctx.clips.length, index)
+        source = row('AnimLayer.source')
+        clip = row('Sampler.clip')
+        const cursorCount = r.u32()
+        cursors = readU32Array(r.bytes, r.span(4 * cursorCount), cursorCount)
+        const needed = Math.max(channels(ctx, clip), channels(ctx, row('CrossFade.from.clip')))
+        if (cursorCount % 2 !== 0 || cursorCount < 2 * needed) {
+          throw invalidValue(at, 'key cursor count', cursorCount, `must be even and at least ${2 * needed}`)
+        }
+        checkCursors(at, cursors, maxKeys)
       }
       const base = r.u32()
       const slots = r.u32()
@@ -232,16 +209,6 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Charact
         copyInto(mask, 0, r.bytes, r.span(4 * n), n)
         mask.forEach((x, j) => checkRange(at, `mask joint ${j}`, x, 0, 1))
       }
-      const cursorCount = r.u32()
-      const cursors = readU32Array(r.bytes, r.span(4 * cursorCount), cursorCount)
-      const needed = Math.max(
-        channels(ctx, source === SOURCE_CLIP && index > 0 ? i[I_CLIP]! : -1),
-        channels(ctx, i[I_FROM_CLIP]!),
-      )
-      if (index > 0 && (cursorCount % 2 !== 0 || cursorCount < 2 * needed)) {
-        throw invalidValue(at, 'key cursor count', cursorCount, `must be even and at least ${2 * needed}`)
-      }
-      checkCursors(at, cursors, maxKeys)
       r.align(4)
       // The block's buffers: `slots` checked for what it can be whatever the blend space (a multiple of n, at
       // least the fixed buffers) before it counts them, and below for the blend space's points.
@@ -251,10 +218,15 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Charact
       const block = new Int32Array(n > 0 ? slots / n : 0)
       for (let b = 0; b < block.length; b++) block[b] = readPathMasks(r, n, `${at}, pose buffer ${b}`)
       let blendSpace: LayerData['blendSpace'] = null
-      if (r.u8() === 1) blendSpace = readBlendSpace(ctx, r, at, maxKeys)
-      else if (source === SOURCE_BLEND_SPACE) throw invalidValue(at, 'source', source, 'has no blend space')
-      if (blendSpace && source !== SOURCE_BLEND_SPACE)
-        throw invalidValue(at, 'source', source, 'has a blend space')
+      if (r.u8() === 1) blendSpace = readBlendSpace(ctx, r, at, maxKeys, layouts)
+      if ((blendSpace !== null) !== (source === SOURCE_BLEND_SPACE)) {
+        throw invalidValue(
+          at,
+          'AnimLayer.source',
+          source,
+          blendSpace ? 'has a blend space' : 'has no blend space',
+        )
+      }
       const m = blendSpace ? blendSpace.clips.length : 0
       if (!(slots >= (BLOCK_POINTS + m) * n && slots % Math.max(n, 1) === 0 && slots <= 2 ** 26)) {
         throw invalidValue(
@@ -265,9 +237,20 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Charact
         )
       }
       checkBlock(at, r, block, n, m)
-      layers.push({ index, f, i, finished, base, slots, mask, cursors, block, blendSpace })
+      layers.push({ index, slot, rows, base, slots, mask, cursors, block, blendSpace })
     }
     out.push({ eid, count: n, asset: characters.asset[c]!, layers })
+  }
+  // A blend space lives in a layer stack: a character without one shows none.
+  for (let i = 0; i < characters.count; i++) {
+    if (characters.source[i] === SOURCE_BLEND_SPACE && !seen.has(characters.eids[i]!)) {
+      throw invalidValue(
+        `section "characters", character ${characters.eids[i]}`,
+        'AnimLayer.source',
+        SOURCE_BLEND_SPACE,
+        'a blend space needs the layers section',
+      )
+    }
   }
   return out
 }
@@ -287,7 +270,8 @@ function checkBlock(where: string, r: Reader, block: Int32Array, n: number, poin
 
 /**
  * Rebuilds the layers of a checked plan (after the characters are attached; the pool is the snapshot's, so no
- * block is freed here); the snapshot's characters without layers lose theirs. Cannot throw.
+ * block is freed here); the snapshot's characters without layers lose theirs, and the layer slots in use are the
+ * plan's. Cannot throw.
  */
 export function applyLayers(
   ctx: AnimationContext,
@@ -296,32 +280,56 @@ export function applyLayers(
   plan: readonly LayersData[],
 ): void {
   for (let i = 0; i < characters.count; i++) ctx.layers[characters.eids[i]!] = undefined
+  const slots = ctx.layerSlots
+  slots.used.fill(0)
+  slots.lowest = 0
   const pool = wordsOfArray(ctx.pool.data)
   const ints = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2)
+  const packed = bytesOf(bytes.buffer)
+  const row = new Int32Array(1)
+  const { Sampler, CrossFade } = ctx.stores
   for (const c of plan) {
     const rest = wordsOfArray(ctx.assets[c.asset]!.rest)
     const stack = createLayerStack()
     for (const d of c.layers) {
-      const layer = createLayer(d.index, stack)
-      layer.f.set(d.f)
-      layer.i.set(d.i)
-      layer.finished.set(d.finished)
+      const l = d.slot
+      if (d.index > 0) {
+        takeLayerSlot(slots, l)
+        packLayerSlots(ctx, l)
+        row[0] = l
+        for (const column of d.rows) {
+          const f = column.f
+          const per = f.stride * f.data.BYTES_PER_ELEMENT
+          copyColumn(
+            packed,
+            bytes.byteOffset + column.at,
+            bytesOf(f.data.buffer),
+            f.data.byteOffset,
+            per,
+            row,
+            1,
+            true,
+          )
+        }
+        ctx.cursors[l] = d.cursors.length > 0 ? d.cursors : undefined
+      }
+      const layer = createLayer(d.index, l)
       layer.base = d.base
       layer.slots = d.slots
-      setLayerMask(layer, d.mask, c.count)
-      layer.cursors = d.cursors
       for (let b = 0; b < d.block.length; b++) {
         const at = d.block[b]!
         const o = (d.base + b * c.count) * JOINT_STRIDE
         scatterPoseLayer(pool, o, bytes, at, ints, pathFloatsAt(at, c.count) >>> 2, rest, c.count)
       }
-      if (d.index > 0 && d.i[I_SOURCE] === SOURCE_CLIP)
-        setLayerBinding(layer, bindClip(ctx, ctx.clips[d.i[I_CLIP]!]!, c.asset))
-      if (d.index > 0 && d.i[I_FADE] === 1 && d.i[I_FROM_CLIP]! >= 0) {
-        setLayerFromBinding(layer, bindClip(ctx, ctx.clips[d.i[I_FROM_CLIP]!]!, c.asset))
+      if (d.index > 0) {
+        const clip = Sampler.clip[l]!
+        const from = CrossFade.from.clip[l]!
+        setLayerBinding(ctx, layer, clip >= 0 ? bindClip(ctx, ctx.clips[clip]!, c.asset) : undefined)
+        setLayerFromBinding(ctx, layer, from >= 0 ? bindClip(ctx, ctx.clips[from]!, c.asset) : undefined)
       }
+      setLayerMask(ctx, layer, d.mask, c.count)
       setLayerDelta(ctx, c.eid, layer)
-      if (d.blendSpace) layer.blendSpace = blendSpaceState(ctx, d.blendSpace, d.base, c.count, c.asset)
+      if (d.blendSpace) layer.blendSpace = blendSpaceState(ctx, bytes, d.blendSpace, d.base, c.count, c.asset)
       stack.layers[d.index] = layer
     }
     ctx.layers[c.eid] = stack

@@ -142,7 +142,7 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
   checkLocals(nodes, characters, memo)
 
   openSection(r, 'LAYR', 'layers')
-  const layers = readLayers(ctx, r, characters)
+  const layers = readLayers(ctx, r, characters, layouts)
   closeSection(r)
 
   openSection(r, 'MRPH', 'morphs')

@@ -12,13 +12,11 @@ import {
 } from '../src/sim/valueChecks.ts'
 import {
   checkClip,
-  checkCrossFade,
-  checkSampler,
+  checkLayerRows,
   element,
-  fadeColumns,
   FLAGS,
   invalidFadePaths,
-  samplerColumns,
+  LAYER_CHECKED,
   type Column,
 } from './characterChecks.ts'
 import {
@@ -50,6 +48,8 @@ export interface CharactersData {
   binding: Int32Array
   fromBinding: Int32Array
   clip: Int32Array
+  /** What its layer 0 shows (AnimLayer.source). */
+  source: Uint8Array
   flags: Uint8Array
   cursorCount: Int32Array
   /** Byte offset of each character's key cursors, `cursorWidth` bytes each. */
@@ -80,19 +80,7 @@ export interface CharactersData {
 /** The fields of each store column restore checks (reading refuses a layout with any other: add its check). */
 const CHECKED: Readonly<Record<string, readonly string[]>> = {
   Pose: ['asset', 'base', 'changed', 'changedStep', 'count'],
-  Sampler: ['clip', 'finished', 'lastTime', 'loop', 'paused', 'reset', 'rotation', 'speed', 'time'],
-  CrossFade: [
-    'active',
-    'blend',
-    'duration',
-    'fromClip',
-    'fromFinished',
-    'fromLoop',
-    'fromRotation',
-    'fromSpeed',
-    'fromTime',
-    'steps',
-  ],
+  ...LAYER_CHECKED,
   Ragdoll: ['active', 'handle', 'rate', 'weight'],
 }
 
@@ -168,15 +156,16 @@ export function readCharacters(
     changed: c('Pose.changed'),
     changedStep: c('Pose.changedStep'),
     clip: c('Sampler.clip'),
-    fromClip: c('CrossFade.fromClip'),
+    fromClip: c('CrossFade.from.clip'),
     fadeActive: c('CrossFade.active'),
     weight: c('Ragdoll.weight'),
     rate: c('Ragdoll.rate'),
     active: c('Ragdoll.active'),
     handle: c('Ragdoll.handle'),
   }
-  const sampler = samplerColumns(c)
-  const fade = fadeColumns(c)
+  let row = 0
+  /** The fields of character `row`'s layer 0 (checkLayerRows). */
+  const rowOf = (name: string): number => element(r, c(name), row)
 
   const d: CharactersData = {
     count,
@@ -188,6 +177,7 @@ export function readCharacters(
     binding: new Int32Array(count),
     fromBinding: new Int32Array(count),
     clip: new Int32Array(count),
+    source: new Uint8Array(count),
     flags: new Uint8Array(count),
     cursorCount: new Int32Array(count),
     cursorsAt: new Int32Array(count),
@@ -258,14 +248,14 @@ export function readCharacters(
     checkClip(where, 'clip binding', binding, ctx.clips.length)
     checkClip(where, 'fade-from binding', fromBinding, ctx.clips.length)
     checkClip(where, 'Sampler.clip', clip, ctx.clips.length)
-    checkClip(where, 'CrossFade.fromClip', fromClip, ctx.clips.length)
+    checkClip(where, 'CrossFade.from.clip', fromClip, ctx.clips.length)
     // sampleClips samples the clips through these bindings: each must be its clip's (or none with no clip).
     if (binding !== clip) throw invalidValue(where, 'clip binding', binding, `must be Sampler.clip ${clip}`)
     if (fromBinding !== fromClip) {
-      throw invalidValue(where, 'fade-from binding', fromBinding, `must be CrossFade.fromClip ${fromClip}`)
+      throw invalidValue(where, 'fade-from binding', fromBinding, `must be CrossFade.from.clip ${fromClip}`)
     }
-    checkSampler(r, where, sampler, i)
-    checkCrossFade(r, where, fade, i, clip)
+    row = i
+    checkLayerRows(where, rowOf, ctx.clips.length, 0)
     const weight = element(r, cols.weight, i)
     checkRange(where, 'Ragdoll.weight', weight, 0, 1)
     checkPositive(where, 'Ragdoll.rate', element(r, cols.rate, i))
@@ -366,6 +356,7 @@ export function readCharacters(
     d.binding[i] = binding
     d.fromBinding[i] = fromBinding
     d.clip[i] = clip
+    d.source[i] = rowOf('AnimLayer.source')
     d.flags[i] = flags
     d.cursorCount[i] = cursorCount
     d.cursorsAt[i] = cursorsAt

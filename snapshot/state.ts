@@ -30,6 +30,8 @@ export interface SnapshotState {
   readonly mark: Uint8Array
   /** Two words of checksum. */
   readonly checksum: Uint32Array
+  /** The one row a layer's store fields are written from (layers.ts). */
+  readonly row: Int32Array
   /** Per joint of the pose layer being written: its stored paths (poseLayers.ts), grown as needed. */
   pathMasks: Uint8Array
   /** The bytes of a key cursor in the characters section, and the count of registered clips it was found for. */
@@ -66,6 +68,7 @@ export function snapshotState(ctx: AnimationContext): SnapshotState {
     runScratch: new Uint32Array(0),
     mark: new Uint8Array(ctx.capacity),
     checksum: new Uint32Array(2),
+    row: new Int32Array(1),
     pathMasks: new Uint8Array(0),
     cursorWidth: 4,
     cursorClips: -1,

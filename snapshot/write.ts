@@ -142,7 +142,7 @@ function writeSnapshot(ctx: AnimationContext, s: SnapshotState, w: Writer): numb
   endSection(w, at)
 
   at = beginSection(w, 'LAYR')
-  writeLayers(ctx, s, w, s.characters)
+  writeLayers(ctx, s, w, s.characters, layouts)
   endSection(w, at)
 
   at = beginSection(w, 'MRPH')

@@ -8,8 +8,6 @@ import {
   SPAN_DURATION,
   SPAN_LENGTH,
 } from '../src/clip/timeline.ts'
-import { advancePhase, localTime } from '../components/Sampler.ts'
-import type { Clip } from '../src/clip/clipTypes.ts'
 import {
   CLIP_EVENT_KINDS,
   MAX_QUEUED_EVENTS,
@@ -34,30 +32,6 @@ export const EMIT_DELTA = 1
 export const EMIT_AFTER = 2
 export const EMIT_WEIGHT = 3
 export const EMIT_INPUT_LENGTH = 4
-
-/**
- * A clip's phase advanced through memory, for the players of a clip other than sampleClips (a layer's clip and
- * its fade's outgoing one, a blend-space point): times[at] by input[EMIT_DELTA] (held when `hold`), a non-finite
- * result restarting the clip at 0, into times[at] and input[EMIT_AFTER], and its clip-local time into
- * times[local] (local < 0: not wanted). Only integers and objects cross the call: a float passed to or returned
- * from a call V8 does not inline is boxed, and whether a system's inlining budget reached advancePhase varied
- * between processes (~100 B per character a step when not).
- */
-export function advanceClipPhase(
-  times: Float64Array,
-  at: number,
-  local: number,
-  input: Float64Array,
-  clip: Clip,
-  loop: number,
-  hold: boolean,
-): void {
-  let phase = hold ? times[at]! : advancePhase(times[at]!, input[EMIT_DELTA]!, clip.duration, loop)
-  if (phase - phase !== 0) phase = 0
-  times[at] = phase
-  input[EMIT_AFTER] = phase
-  if (local >= 0) times[local] = localTime(phase, clip.duration, loop)
-}
 
 /** emitClipEvents flags: the clip is the one a cross-fade fades out of (records say `fading: true`). */
 export const EMIT_FADING_OUT = 1

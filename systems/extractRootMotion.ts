@@ -12,12 +12,12 @@ export type ExtractRootMotionInput = Pick<
   StepState,
   'world' | 'pool' | 'assets' | 'layers' | 'rootMotion' | 'uses' | 'sceneGraph'
 > & {
-  readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'Ragdoll'>
+  readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'AnimLayer' | 'Ragdoll'>
 }
 
 /**
  * extractRootMotion: for every character with root motion (setRootMotion), after its pose is composed
- * (sampleClips, sampleLayers) and before a ragdoll reads it (stepRagdolls). Turns the motion the clips summed
+ * (advanceTracks, sampleTracks, composeLayers) and before a ragdoll reads it (stepRagdolls). Turns the motion the clips summed
  * this step (systems/rootMotion.ts) into the entity's delta, in the character's own space (its local frame
  * before the step, in its asset's units), kept for rootMotionDelta; with `apply` it moves the character
  * entity by it (position += rotation·(scale ⊙ Δt), rotation = rotation·Δq, normalized; exact for a uniform
@@ -61,7 +61,7 @@ export function createExtractRootMotionSystem(ctx: ExtractRootMotionInput) {
       const rm = ctx.rootMotion[eid]
       if (rm === undefined) continue
       const paused = Ragdoll.active[eid] !== RAGDOLL_OFF
-      finishRootMotionStep(rm, ctx.layers[eid] !== undefined, paused)
+      finishRootMotionStep(rm, ctx.stores.AnimLayer, ctx.layers[eid] !== undefined, paused)
       if (rm.i[RM_APPLY] === 1 && !paused) moveEntity(eid, rm.f)
       if (Pose.changed[eid] !== 1) continue
       const n = Pose.count[eid]!

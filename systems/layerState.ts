@@ -1,111 +1,69 @@
 /**
- * Animation layers: per character, up to MAX_LAYERS layers applied in index order over the result of the ones
- * below (systems/sampleLayers.ts). Layer 0 is the character's Sampler and CrossFade (its clip state stays in
- * those stores); a character gets a LayerStack only when a layer other than 0 is used or layer 0 is configured
- * (setLayer, playBlendSpace), so a crowd that never uses layers pays nothing.
+ * Animation layers, the shaped half: per character, up to MAX_LAYERS layers applied in index order over the
+ * result of the ones below (systems/composeLayers.ts). A layer's numbers are rows of the stores at its slot —
+ * Sampler (its clip's track), CrossFade (the fade inside it and the track it leaves) and AnimLayer (weight and
+ * its ramp, mode, source, pause, additive reference, blend-space phase) — and what has a shape is here: its mask
+ * and the runs the kernels walk, its block of pose buffers, its blend space, its additive delta clip.
  *
- * A layer's numbers live in two small typed arrays (`f` floats, `i` integers, indexed by the F_ and I_
- * constants below), views of one buffer per stack, so the step writes them without allocating and hash/snapshot
- * copy them whole. Each layer other than a plain layer 0 owns a block of pose slots in the pose pool, in units
- * of the character's n joints: OUT (what the layer shows: a pose, or for an additive layer its difference from
- * the reference), FROM and TO (the two clips of a fade inside the layer), REF_FROM and REF_TO (their additive
- * references), DELTA (scratch) and one per blend-space point.
+ * Slots: a character's layer 0 is the character's own entity id, so a character that only ever plays on layer 0
+ * (a crowd) has every number in the eid-indexed rows and no Layer object at all. Layers 1–7 take a slot each from
+ * [capacity, capacity + maxLayers) (LayerSlots). A character gets a LayerStack (its Layer objects, layer 0's among
+ * them) once a layer other than 0 is used or layer 0 is configured (setLayer, playBlendSpace).
+ *
+ * A layer's block of pose buffers, in units of the character's n joints: OUT (what the layer shows: a pose, or
+ * for an additive layer its difference from the reference), FROM and TO (the two sides of a fade inside the
+ * layer), REF_FROM and REF_TO (their additive references), DELTA (scratch) and one per blend-space point.
  */
 import { JOINT_STRIDE } from '../src/math/poseLayout.ts'
 import type { DeltaClip } from '../src/clip/additiveClip.ts'
 import { blendPointPaths, gradientBandWeights } from '../src/clip/layerBlend.ts'
+import type { SamplerStore } from '../components/Sampler.ts'
+import { MODE_OVERRIDE, SOURCE_BLEND_SPACE, type AnimLayerStore } from '../components/AnimLayer.ts'
+
+export {
+  LAYER_MODES,
+  MODE_ADDITIVE,
+  MODE_OVERRIDE,
+  SOURCE_BLEND_SPACE,
+  SOURCE_CLIP,
+  SOURCE_NONE,
+  type LayerMode,
+} from '../components/AnimLayer.ts'
 
 /** Layers per character: indices 0 (the base layer) to 7. */
 export const MAX_LAYERS = 8
 
-export const MODE_OVERRIDE = 0
-export const MODE_ADDITIVE = 1
-/** How a layer combines with the result of the layers below: stored in I_MODE as 0, 1. */
-export type LayerMode = 'override' | 'additive'
-export const LAYER_MODES: readonly LayerMode[] = ['override', 'additive']
-
-export const SOURCE_NONE = 0
-export const SOURCE_CLIP = 1
-export const SOURCE_BLEND_SPACE = 2
-
-/** Block slots (×n joints) of a layer. */
+/** Block buffers (×n joints) of a layer. */
 export const BLOCK_OUT = 0
 export const BLOCK_FROM = 1
 export const BLOCK_TO = 2
 export const BLOCK_REF_FROM = 3
 export const BLOCK_REF_TO = 4
 export const BLOCK_DELTA = 5
-/** First blend-space point's slot; point p is at BLOCK_POINTS + p. */
+/** First blend-space point's buffer; point p is at BLOCK_POINTS + p. */
 export const BLOCK_POINTS = 6
 
-// Float fields (Layer.f).
-/** Play phase, seconds (Sampler.time's convention). */
-export const F_TIME = 0
-/** Playback rate. */
-export const F_SPEED = 1
-/** Clip-local time sampled this step (read by sampleClipChannels). */
-export const F_LOCAL = 2
-/** Outgoing clip's phase, rate and sampled local time during a fade inside the layer. */
-export const F_FROM_TIME = 3
-export const F_FROM_SPEED = 4
-export const F_FROM_LOCAL = 5
-/** Fade blend 0 → 1, and its duration in seconds. */
-export const F_BLEND = 6
-export const F_FADE_DURATION = 7
-/** The layer's weight now; a ramp goes from F_WEIGHT_FROM to F_WEIGHT_TO over F_WEIGHT_DURATION seconds. */
-export const F_WEIGHT = 8
-export const F_WEIGHT_FROM = 9
-export const F_WEIGHT_TO = 10
-export const F_WEIGHT_DURATION = 11
-/** Additive reference time, seconds into the reference clip. */
-export const F_REF_TIME = 12
-/** A synchronized blend space's normalized phase, [0, 1). */
-export const F_PHASE = 13
-export const LAYER_FLOATS = 14
-
-// Integer fields (Layer.i).
-/** SOURCE_NONE | SOURCE_CLIP | SOURCE_BLEND_SPACE. */
-export const I_SOURCE = 0
-/** Clip id (SOURCE_CLIP, layers other than 0), loop and rotation modes (Sampler's conventions). */
-export const I_CLIP = 1
-export const I_LOOP = 2
-export const I_ROTATION = 3
-/** 1 while paused (time holds; the speed is kept for resume). */
-export const I_PAUSED = 4
-/** 1: the next step samples the current time without advancing it (after play, setTime). */
-export const I_HOLD = 5
-/** 1 while a fade inside the layer runs; the outgoing clip (-1: a frozen pose), its loop and rotation modes. */
-export const I_FADE = 6
-export const I_FROM_CLIP = 7
-export const I_FROM_LOOP = 8
-export const I_FROM_ROTATION = 9
-/** Fixed steps the fade (I_FADE_STEPS) and the weight ramp (I_WEIGHT_STEPS) have run. */
-export const I_FADE_STEPS = 10
-export const I_WEIGHT_STEPS = 11
-/** MODE_OVERRIDE | MODE_ADDITIVE. */
-export const I_MODE = 12
-/** 1 after stopLayer: the layer empties when its weight reaches 0. */
-export const I_STOPPING = 13
-/** Additive reference clip id, -1 for the clip the layer plays (each clip of a fade its own). */
-export const I_REF_CLIP = 14
-export const LAYER_INTS = 15
-
-/** A blend space on a layer: its points and this parameter's weights. */
+/**
+ * A blend space on a layer: its points, each a track of `points` (clip, phase when unsynchronized, clip-local
+ * time sampled, 'finished' flag; every point repeats), and this parameter's weights. All its numbers, the points'
+ * tracks and cursors included, are views of one buffer, so a step's first reads of a blend space are a cache
+ * miss or two rather than one per array.
+ */
 export interface BlendSpaceState {
   /** 1 or 2. */
   readonly dims: number
-  /** Per point: clip id, coordinates (y 0 in 1D). */
-  readonly clips: Int32Array
+  /** The points as tracks, one row each. */
+  readonly points: SamplerStore
+  /** Per point: coordinates (y 0 in 1D). */
   readonly xs: Float64Array
   readonly ys: Float64Array
   /** The parameter (x, y) and the point weights it gives (gradient band, src/clip/layerBlend.ts). */
   readonly param: Float64Array
   readonly weights: Float64Array
-  /** 1: one normalized phase (F_PHASE) for all points; 0: each point's own phase (`times`). */
+  /** 1: one normalized phase (AnimLayer.phase) for all points; 0: each point's own phase. */
   readonly sync: number
-  /** Per point: its clip's duration, and its phase in seconds when not synchronized. */
+  /** Per point: its clip's duration. */
   readonly durations: Float64Array
-  readonly times: Float64Array
   /** Per point: channel bindings on the character's asset and key cursors. */
   readonly bindings: readonly Int32Array[]
   readonly cursors: readonly Uint32Array[]
@@ -139,43 +97,56 @@ export interface BlendSpaceInit {
 }
 
 /**
- * A blend space's state with all its numbers in one buffer (cursors included), so a step's first reads of a
- * blend space are a cache miss or two rather than one per array; its weights for the parameter
+ * A blend space's state in one buffer (see BlendSpaceState): doubles first (xs, ys, weights, durations, the
+ * points' time, speed, local and lastTime, the parameter), then 32-bit words (clips, offsets, cursors), then bytes
+ * (the points' loop, rotation, reset and finished flags, the paths). Its weights for the parameter
  * (gradientBandWeights) and its paths (blendPointPaths) are derived here.
  */
 export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
   const m = init.clips.length
   let cursorWords = 0
   for (const c of init.cursors) cursorWords += c.length
-  const doubles = 5 * m + 2
+  const doubles = 8 * m + 2
   const words = 2 * m + cursorWords
-  const buffer = new ArrayBuffer(doubles * 8 + words * 4 + init.joints)
+  const buffer = new ArrayBuffer(doubles * 8 + words * 4 + 4 * m + init.joints)
   const f64 = (k: number) => new Float64Array(buffer, k * m * 8, m)
+  const u8 = (k: number) => new Uint8Array(buffer, doubles * 8 + words * 4 + k * m, m)
+  const points: SamplerStore = {
+    clip: new Int32Array(buffer, doubles * 8, m),
+    time: f64(4),
+    speed: f64(5),
+    loop: u8(0).fill(1),
+    rotation: u8(1),
+    local: f64(6),
+    lastTime: f64(7),
+    reset: u8(2),
+    finished: u8(3),
+  }
   const xs = f64(0)
   const ys = f64(1)
   const weights = f64(2)
   const durations = f64(3)
-  const times = f64(4)
-  const param = new Float64Array(buffer, 5 * m * 8, 2)
-  let at = doubles * 8
-  const clips = new Int32Array(buffer, at, m)
-  const offsets = new Int32Array(buffer, at + 4 * m, m)
-  at += 8 * m
+  const param = new Float64Array(buffer, 8 * m * 8, 2)
+  let at = doubles * 8 + 4 * m
+  const offsets = new Int32Array(buffer, at, m)
+  at += 4 * m
   const cursors = init.cursors.map((c) => {
     const view = new Uint32Array(buffer, at, c.length)
     view.set(c)
     at += 4 * c.length
     return view
   })
-  clips.set(init.clips)
+  points.clip.set(init.clips)
+  points.speed.fill(1)
+  points.lastTime.fill(NaN)
   offsets.set(init.offsets)
   xs.set(init.xs)
   ys.set(init.ys)
   durations.set(init.durations)
-  if (init.times !== null) times.set(init.times)
+  if (init.times !== null) points.time.set(init.times)
   param.set(init.param)
   const paths = blendPointPaths(
-    new Uint8Array(buffer, at, init.joints),
+    new Uint8Array(buffer, doubles * 8 + words * 4 + 4 * m, init.joints),
     init.bindings,
     init.rest,
     init.joints,
@@ -183,14 +154,13 @@ export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
   gradientBandWeights(weights, xs, ys, m, param)
   return {
     dims: init.dims,
-    clips,
+    points,
     xs,
     ys,
     param,
     weights,
     sync: init.sync,
     durations,
-    times,
     bindings: init.bindings,
     cursors,
     offsets,
@@ -198,11 +168,11 @@ export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
   }
 }
 
-/** One layer of a character. */
+/** The shaped parts of one layer of a character (its numbers are the stores' rows at `slot`). */
 export interface Layer {
   readonly index: number
-  readonly f: Float64Array
-  readonly i: Int32Array
+  /** Its row in Sampler, CrossFade and AnimLayer: the character's id for layer 0, a LayerSlots slot otherwise. */
+  readonly slot: number
   /** First slot of the layer's block in the pose pool and its size in slots; -1 and 0 for none. */
   base: number
   slots: number
@@ -212,23 +182,17 @@ export interface Layer {
   runMask: Float64Array
   runCount: number
   /**
-   * Bindings (current and outgoing clip) and key cursors `| current | outgoing |` (layers other than 0). Set
-   * them with setLayerBinding / setLayerFromBinding, which also make the ones sampled with.
-   */
-  binding: Int32Array | undefined
-  fromBinding: Int32Array | undefined
-  /**
-   * What the layer samples with: its bindings with the channels of joints outside its mask left out (-1), the
-   * same arrays when it has no mask (shared by all layers with that binding and mask: never written). A masked
-   * joint's pose is never read, so it stays what the block held (the rest pose, or an earlier clip's); the
-   * result is the same bits as sampling every joint.
+   * What the layer samples its clip (and the clip it fades from) with: their bindings (StepState.binding and
+   * .fromBinding at the slot) with the channels of joints outside its mask left out (-1), the same arrays when it
+   * has no mask (shared by all layers with that binding and mask: never written). A masked joint's pose is never
+   * read, so it stays what the block held (the rest pose, or an earlier clip's); the result is the same bits as
+   * sampling every joint. Set with setLayerBinding / setLayerFromBinding.
    */
   sampleBinding: Int32Array | undefined
   fromSampleBinding: Int32Array | undefined
-  cursors: Uint32Array
   /**
    * An additive layer's clip as differences from its reference (src/clip/additiveClip.ts), for `deltaClip`
-   * (its I_CLIP); null otherwise. A step without a fade samples it over its base instead of sampling the clip
+   * (its clip); null otherwise. A step without a fade samples it over its base instead of sampling the clip
    * and taking the difference; set with the references (plugin/layers.ts updateReferences) and on restore.
    */
   delta: DeltaClip | null
@@ -243,97 +207,72 @@ export interface Layer {
   outBinding: Int32Array | null
   outAt: number
   blendSpace: BlendSpaceState | null
-  /** Once-only 'finished' flags (systems/clipEvents.ts): [0] the clip it plays, [1] the clip it fades out of. */
-  readonly finished: Uint8Array
 }
 
 /** A character's layers, by index; undefined where never used. */
 export interface LayerStack {
   readonly layers: (Layer | undefined)[]
-  /** Every layer's `f` and `i`, side by side (see createLayerStack). */
-  readonly numbers: ArrayBuffer
 }
 
-/** Bytes of one layer's numbers in LayerStack.numbers: its floats, then its ints, on a 16-byte boundary. */
-const LAYER_NUMBER_BYTES = Math.ceil((LAYER_FLOATS * 8 + LAYER_INTS * 4) / 16) * 16
-
-/**
- * An empty stack. Its layers' numbers share one buffer, in layer order: a step reads each layer's few numbers
- * once, and one small buffer per character is a cache miss or two where a buffer per array was one per layer.
- */
+/** An empty stack. */
 export function createLayerStack(): LayerStack {
-  return {
-    layers: new Array<Layer | undefined>(MAX_LAYERS).fill(undefined),
-    numbers: new ArrayBuffer(MAX_LAYERS * LAYER_NUMBER_BYTES),
-  }
+  return { layers: new Array<Layer | undefined>(MAX_LAYERS).fill(undefined) }
 }
 
-/** A layer of `stack` at `index`, with its defaults (the stack's numbers for it are overwritten). */
-export function createLayer(index: number, stack: LayerStack = createLayerStack()): Layer {
-  const at = index * LAYER_NUMBER_BYTES
-  const f = new Float64Array(stack.numbers, at, LAYER_FLOATS)
-  f.fill(0)
-  f[F_SPEED] = 1
-  f[F_WEIGHT] = 1
-  f[F_WEIGHT_FROM] = 1
-  f[F_WEIGHT_TO] = 1
-  const i = new Int32Array(stack.numbers, at + LAYER_FLOATS * 8, LAYER_INTS)
-  i.fill(0)
-  i[I_CLIP] = -1
-  i[I_FROM_CLIP] = -1
-  i[I_REF_CLIP] = -1
-  i[I_LOOP] = 1
+/** The shaped parts of layer `index` at `slot`, as a new layer has them (its rows are set by the caller). */
+export function createLayer(index: number, slot: number): Layer {
   return {
     index,
-    f,
-    i,
+    slot,
     base: -1,
     slots: 0,
     mask: null,
     runs: new Int32Array(0),
     runMask: new Float64Array(0),
     runCount: 0,
-    binding: undefined,
-    fromBinding: undefined,
     sampleBinding: undefined,
     fromSampleBinding: undefined,
-    cursors: new Uint32Array(0),
     delta: null,
     deltaClip: -1,
     outBase: null,
     outBinding: null,
     outAt: -1,
     blendSpace: null,
-    finished: new Uint8Array(2),
   }
 }
 
 /**
- * Starts a ramp of the layer's weight from `from` (shown from now) to `to` over `seconds` (> 0), which the step
- * advances (sampleLayers' advanceWeight); `stopping` 1 empties the layer when the ramp ends at 0 (stopLayer).
- * setLayer's fadeSeconds, stopLayer, a clip played during a stop and a fade into an empty layer all start here.
+ * Starts a ramp of layer slot `l`'s weight from `from` (shown from now) to `to` over `seconds` (> 0), which the
+ * step advances (advanceTracks); `stopping` 1 empties the layer when the ramp ends at 0 (stopLayer). setLayer's
+ * fadeSeconds, stopLayer, a clip played during a stop and a fade into an empty layer all start here.
  */
 export function startWeightRamp(
-  layer: Layer,
+  s: AnimLayerStore,
+  l: number,
   from: number,
   to: number,
   seconds: number,
   stopping: number,
 ): void {
-  const f = layer.f
-  f[F_WEIGHT] = from
-  f[F_WEIGHT_FROM] = from
-  f[F_WEIGHT_TO] = to
-  f[F_WEIGHT_DURATION] = seconds
-  layer.i[I_WEIGHT_STEPS] = 0
-  layer.i[I_STOPPING] = stopping
+  s.weight[l] = from
+  s.weightFrom[l] = from
+  s.weightTo[l] = to
+  s.weightDuration[l] = seconds
+  s.weightSteps[l] = 0
+  s.stopping[l] = stopping
+}
+
+/** The per-slot bindings a layer's masked bindings are made from (StepState's). */
+export interface LayerBindings {
+  readonly binding: (Int32Array | undefined)[]
+  readonly fromBinding: (Int32Array | undefined)[]
 }
 
 /**
  * Sets `mask` (per joint weights, or null for all joints) and the runs the kernels walk: maximal ranges of
  * joints with the same nonzero weight. Setup code (allocates).
  */
-export function setLayerMask(layer: Layer, mask: Float32Array | null, n: number): void {
+export function setLayerMask(b: LayerBindings, layer: Layer, mask: Float32Array | null, n: number): void {
   const runs: number[] = []
   const weights: number[] = []
   if (mask === null) {
@@ -351,21 +290,21 @@ export function setLayerMask(layer: Layer, mask: Float32Array | null, n: number)
   layer.runs = Int32Array.from(runs)
   layer.runMask = Float64Array.from(weights)
   layer.runCount = weights.length
-  setLayerBinding(layer, layer.binding)
-  setLayerFromBinding(layer, layer.fromBinding)
+  setLayerBinding(b, layer, b.binding[layer.slot])
+  setLayerFromBinding(b, layer, b.fromBinding[layer.slot])
 }
 
 /** Sets the binding of the clip the layer plays, and the one it samples with (see Layer). */
-export function setLayerBinding(layer: Layer, binding: Int32Array | undefined): void {
-  layer.binding = binding
+export function setLayerBinding(b: LayerBindings, layer: Layer, binding: Int32Array | undefined): void {
+  b.binding[layer.slot] = binding
   layer.sampleBinding = maskedBinding(binding, layer.mask)
 }
 
 /** Sets the binding of the clip the layer fades out of, and the one it samples with (see Layer). */
-export function setLayerFromBinding(layer: Layer, binding: Int32Array | undefined): void {
-  layer.fromBinding = binding
+export function setLayerFromBinding(b: LayerBindings, layer: Layer, binding: Int32Array | undefined): void {
+  b.fromBinding[layer.slot] = binding
   layer.fromSampleBinding =
-    binding !== undefined && binding === layer.binding
+    binding !== undefined && binding === b.binding[layer.slot]
       ? layer.sampleBinding
       : maskedBinding(binding, layer.mask)
 }
@@ -402,12 +341,50 @@ function maskedBinding(binding: Int32Array | undefined, mask: Float32Array | nul
 }
 
 /** Whether layer 0 is as a character without layers has it: full weight, override, whole body, no blend space. */
-export function isPlainBase(layer: Layer): boolean {
+export function isPlainBase(s: AnimLayerStore, layer: Layer): boolean {
+  const l = layer.slot
   return (
-    layer.f[F_WEIGHT] === 1 &&
-    layer.f[F_WEIGHT_DURATION] === 0 &&
-    layer.i[I_MODE] === MODE_OVERRIDE &&
+    s.weight[l] === 1 &&
+    s.weightDuration[l] === 0 &&
+    s.mode[l] === MODE_OVERRIDE &&
     layer.mask === null &&
-    layer.i[I_SOURCE] !== SOURCE_BLEND_SPACE
+    s.source[l] !== SOURCE_BLEND_SPACE
   )
+}
+
+/**
+ * The slots of layers other than 0: [first, first + count), taken lowest first, so which slots are in use follows
+ * from the layers alone (a restore marks them again and the next layer gets the slot it would have got).
+ */
+export interface LayerSlots {
+  readonly first: number
+  readonly count: number
+  /** 1 where the slot (first + index) is in use. */
+  readonly used: Uint8Array
+  /** No slot below first + `lowest` is free. */
+  lowest: number
+}
+
+export function createLayerSlots(first: number, count: number): LayerSlots {
+  return { first, count, used: new Uint8Array(count), lowest: 0 }
+}
+
+/** The lowest free slot, or -1 when every slot is in use. Does not take it. */
+export function freeLayerSlot(s: LayerSlots): number {
+  for (let k = s.lowest; k < s.count; k++) if (s.used[k] === 0) return s.first + k
+  return -1
+}
+
+/** Marks `slot` in use. */
+export function takeLayerSlot(s: LayerSlots, slot: number): void {
+  const k = slot - s.first
+  s.used[k] = 1
+  while (s.lowest < s.count && s.used[s.lowest] === 1) s.lowest++
+}
+
+/** Returns `slot` to the free slots. */
+export function releaseLayerSlot(s: LayerSlots, slot: number): void {
+  const k = slot - s.first
+  s.used[k] = 0
+  if (k < s.lowest) s.lowest = k
 }

@@ -15,7 +15,8 @@ import {
 import { JOINT_STRIDE, R_OFFSET } from '../src/math/poseLayout.ts'
 import type { Rig } from '../src/skeleton/rig.ts'
 import { EMIT_AFTER, EMIT_BEFORE, EMIT_DELTA, EMIT_WEIGHT } from './clipEvents.ts'
-import { F_WEIGHT, I_MODE, MODE_ADDITIVE, type Layer } from './layerState.ts'
+import { MODE_ADDITIVE, type AnimLayerStore } from '../components/AnimLayer.ts'
+import type { Layer } from './layerState.ts'
 
 /**
  * Root motion: a character's root joint's travel, taken out of its pose and given to its entity.
@@ -284,15 +285,15 @@ function copyRigid(to: number, from: number): void {
 
 /**
  * Closes the layer summed since the last call: its motion (the sum, the rest of a unit weight as no motion)
- * goes onto the result by `layer`'s weight × the joint's mask weight, lerped toward (override) or added
- * (additive); the sum restarts. `layer` null: the character's only layer, at weight 1.
+ * goes onto the result by `layer`'s weight (its AnimLayer row) × the joint's mask weight, lerped toward
+ * (override) or added (additive); the sum restarts. `layer` null: the character's only layer, at weight 1.
  */
-export function composeRootMotionLayer(state: RootMotionState, layer: Layer | null): void {
+export function composeRootMotionLayer(state: RootMotionState, A: AnimLayerStore, layer: Layer | null): void {
   const f = state.f
   finishRigidSum(f, RM_SUM, f, RM_SUM_WEIGHT)
   const mask = layer?.mask ?? null
-  value[2] = layer === null ? 1 : layer.f[F_WEIGHT]! * (mask === null ? 1 : mask[state.i[RM_JOINT]!]!)
-  if (layer !== null && layer.i[I_MODE] === MODE_ADDITIVE) {
+  value[2] = layer === null ? 1 : A.weight[layer.slot]! * (mask === null ? 1 : mask[state.i[RM_JOINT]!]!)
+  if (layer !== null && A.mode[layer.slot] === MODE_ADDITIVE) {
     if (value[2]! > 0) {
       identityRigid(work, SCRATCH)
       blendRigid(work, SCRATCH, work, SCRATCH, f, RM_SUM, value, 2)
@@ -315,9 +316,14 @@ export function composeRootMotionLayer(state: RootMotionState, layer: Layer | nu
  * at f[RM_DELTA] and sets the result back to the identity. A character without layers composes its one sum
  * here.
  */
-export function finishRootMotionStep(state: RootMotionState, layered: boolean, paused: boolean): void {
+export function finishRootMotionStep(
+  state: RootMotionState,
+  A: AnimLayerStore,
+  layered: boolean,
+  paused: boolean,
+): void {
   const f = state.f
-  if (!layered) composeRootMotionLayer(state, null)
+  if (!layered) composeRootMotionLayer(state, A, null)
   if (paused) {
     identityRigid(f, RM_DELTA)
   } else {

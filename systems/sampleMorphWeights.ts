@@ -3,32 +3,14 @@ import { registerQuery } from 'bitecs'
 import { sampleClipChannels } from '../src/clip/sample.ts'
 import type { Clip } from '../src/clip/clip.ts'
 import type { AnimationStores, MorphState, RegisteredClip, StepState } from './state.ts'
-import { localTime } from '../components/Sampler.ts'
-import {
-  F_BLEND,
-  F_FROM_LOCAL,
-  F_LOCAL,
-  F_PHASE,
-  F_REF_TIME,
-  F_WEIGHT,
-  I_CLIP,
-  I_FADE,
-  I_FROM_CLIP,
-  I_MODE,
-  I_REF_CLIP,
-  I_SOURCE,
-  MODE_ADDITIVE,
-  SOURCE_BLEND_SPACE,
-  SOURCE_CLIP,
-  type Layer,
-} from './layerState.ts'
+import { MODE_ADDITIVE, SOURCE_BLEND_SPACE, SOURCE_CLIP, type Layer } from './layerState.ts'
 
 /** What sampleMorphWeights reads and writes (tests may pass just this). */
 export type SampleMorphWeightsInput = Pick<
   StepState,
   'world' | 'clips' | 'assets' | 'layers' | 'morphs' | 'morphed' | 'morphCursors'
 > & {
-  readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade'>
+  readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade' | 'AnimLayer'>
 }
 
 /** Scratch copies in MorphState.scratch (m floats each). */
@@ -44,11 +26,11 @@ const S = 3
  * node's joint), additive: + weight × mask × (clip − reference). A fade inside a layer lerps its two clips'
  * weights by the blend; a blend space takes its points' weighted sum. Weights a layer's clips do not drive are
  * left exactly as the layers below made them. Last, the game's own weights (setMorphWeights) replace the
- * result where it set any. Runs after sampleLayers (clip times are this step's). Never
+ * result where it set any. Runs after advanceTracks (clip times are this step's). Never
  * throws; allocates nothing.
  */
 export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
-  const { Pose, Sampler, CrossFade } = ctx.stores
+  const { Pose, Sampler, CrossFade, AnimLayer } = ctx.stores
   // Characters with morph targets only (a character whose Pose the game removed keeps the tag: skipped below).
   const characters = registerQuery(ctx.world, [ctx.morphed])
   /**
@@ -101,12 +83,13 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
     const s = ms.scratch
     let any = false
     s.fill(0, C * m, C * m + m)
-    for (let p = 0; p < bs.clips.length; p++) {
+    const points = bs.points
+    for (let p = 0; p < points.clip.length; p++) {
       const wp = bs.weights[p]!
       if (!(wp > 0)) continue
-      const rc = ctx.clips[bs.clips[p]!]!
+      const rc = ctx.clips[points.clip[p]!]!
       const binding = morphBinding(rc, asset)
-      time[0] = bs.sync === 1 ? layer.f[F_PHASE]! * bs.durations[p]! : bs.times[p]!
+      time[0] = bs.sync === 1 ? AnimLayer.phase[layer.slot]! * bs.durations[p]! : points.time[p]!
       if (binding !== null) {
         any = true
         sampleOver(ms, m, S, rc.clip, binding)
@@ -127,7 +110,7 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
     const ra = ctx.assets[Pose.asset[eid]!]!
     const w = ms.weights
     const s = ms.scratch
-    const weight = layer ? layer.f[F_WEIGHT]! : 1
+    const weight = layer ? AnimLayer.weight[layer.slot]! : 1
     const mask = layer?.mask ?? null
     for (let node = 0; node < ra.morphJoints.length; node++) {
       const wn = mask === null ? weight : weight * mask[ra.morphJoints[node]!]!
@@ -154,15 +137,18 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
       const clip0 = Sampler.clip[eid]!
       if (clip0 >= 0) {
         const fading = CrossFade.active[eid] === 1
-        const fromId = fading ? CrossFade.fromClip[eid]! : -1
-        const from = fromId >= 0 ? ctx.clips[fromId]!.clip : null
+        const fromId = fading ? CrossFade.from.clip[eid]! : -1
         time[1] = Sampler.lastTime[eid]!
-        time[2] = from ? localTime(CrossFade.fromTime[eid]!, from.duration, CrossFade.fromLoop[eid]!) : 0
+        time[2] = fromId >= 0 ? CrossFade.from.local[eid]! : 0
         time[3] = fading ? CrossFade.blend[eid]! : 1
         if (sourceWeights(ms, m, asset, clip0, fromId)) {
           apply(ms, m, eid, base0, false)
         }
-      } else if (base0?.i[I_SOURCE] === SOURCE_BLEND_SPACE && blendSpaceWeights(ms, m, asset, base0)) {
+      } else if (
+        base0 !== undefined &&
+        AnimLayer.source[eid] === SOURCE_BLEND_SPACE &&
+        blendSpaceWeights(ms, m, asset, base0)
+      ) {
         apply(ms, m, eid, base0, false)
       }
       if (stack !== undefined) applyLayers(ms, m, eid, asset, stack.layers)
@@ -185,30 +171,32 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
   ): void {
     for (let k = 1; k < layers.length; k++) {
       const layer = layers[k]
-      if (layer === undefined || !(layer.f[F_WEIGHT]! > 0)) continue
-      const i = layer.i
+      if (layer === undefined) continue
+      const l = layer.slot
+      if (!(AnimLayer.weight[l]! > 0)) continue
+      const source = AnimLayer.source[l]
       let shown = false
-      if (i[I_SOURCE] === SOURCE_CLIP) {
-        const fading = i[I_FADE] === 1
-        time[1] = layer.f[F_LOCAL]!
-        time[2] = layer.f[F_FROM_LOCAL]!
-        time[3] = fading ? layer.f[F_BLEND]! : 1
-        shown = sourceWeights(ms, m, asset, i[I_CLIP]!, fading ? i[I_FROM_CLIP]! : -1)
-      } else if (i[I_SOURCE] === SOURCE_BLEND_SPACE) shown = blendSpaceWeights(ms, m, asset, layer)
+      if (source === SOURCE_CLIP) {
+        const fading = CrossFade.active[l] === 1
+        time[1] = Sampler.local[l]!
+        time[2] = CrossFade.from.local[l]!
+        time[3] = fading ? CrossFade.blend[l]! : 1
+        shown = sourceWeights(ms, m, asset, Sampler.clip[l]!, fading ? CrossFade.from.clip[l]! : -1)
+      } else if (source === SOURCE_BLEND_SPACE) shown = blendSpaceWeights(ms, m, asset, layer)
       if (!shown) continue
-      const additive = i[I_MODE] === MODE_ADDITIVE
+      const additive = AnimLayer.mode[l] === MODE_ADDITIVE
       if (additive) {
         // The reference: the reference clip (or the layer's own) at the reference time, over the weights.
         const refId =
-          i[I_REF_CLIP]! >= 0
-            ? i[I_REF_CLIP]!
-            : i[I_SOURCE] === SOURCE_CLIP
-              ? i[I_CLIP]!
-              : layer.blendSpace!.clips[0]!
+          AnimLayer.refClip[l]! >= 0
+            ? AnimLayer.refClip[l]!
+            : source === SOURCE_CLIP
+              ? Sampler.clip[l]!
+              : layer.blendSpace!.points.clip[0]!
         const rc = ctx.clips[refId]!
         const binding = morphBinding(rc, asset)
         if (binding !== null) {
-          const t = layer.f[F_REF_TIME]!
+          const t = AnimLayer.refTime[l]!
           time[0] = t < 0 ? 0 : t > rc.clip.duration ? rc.clip.duration : t
           sampleOver(ms, m, A, rc.clip, binding)
         } else copyWeights(ms, m, A)

@@ -11,9 +11,10 @@ import type { Rig } from '../src/skeleton/rig.ts'
 import type { PosePool, PoseStore } from '../components/Pose.ts'
 import type { SamplerStore } from '../components/Sampler.ts'
 import type { CrossFadeStore } from '../components/CrossFade.ts'
+import type { AnimLayerStore } from '../components/AnimLayer.ts'
 import { RAGDOLL_OFF, type RagdollStore } from '../components/Ragdoll.ts'
 import type { SceneGraph } from '../components/SceneNode.ts'
-import type { LayerStack } from './layerState.ts'
+import type { LayerSlots, LayerStack } from './layerState.ts'
 import type { ClipEventPool } from './clipEvents.ts'
 import type { RootMotionState } from './rootMotion.ts'
 import type { LodState } from './scheduleLod.ts'
@@ -78,17 +79,21 @@ export interface MorphState {
 }
 
 /**
- * A plugin's per-character stores (`plugin.stores`), each a bitecs component holding typed arrays indexed by
- * entity id, sized to the plugin's capacity. The arrays are the plugin's own, live and never replaced: read
- * them, and leave writing to the plugin's calls.
+ * A plugin's stores (`plugin.stores`), each a bitecs component holding typed arrays, live and never replaced:
+ * read them, and leave writing to the plugin's calls. Pose and Ragdoll are indexed by entity id, sized to the
+ * plugin's capacity. Sampler, CrossFade and AnimLayer are indexed by layer slot: a character's layer 0 is its
+ * entity id (so `Sampler.clip[eid]` is the clip it plays), its other layers' rows lie past the capacity
+ * (systems/layerState.ts).
  */
 export interface AnimationStores {
   /** Where each character's pose lives in the pose pool. */
   Pose: PoseStore
-  /** The clip each character plays, and where it is in it. */
+  /** Each layer's clip, and where it is in it (components/Sampler.ts: the track store). */
   Sampler: SamplerStore
-  /** Each character's cross-fade, while one runs. */
+  /** The fade inside each layer, while one runs, and the clip it leaves. */
   CrossFade: CrossFadeStore
+  /** Each layer's weight and its ramp, mode, what it shows, pause and additive reference. */
+  AnimLayer: AnimLayerStore
   /** Each character's ragdoll state and weight. */
   Ragdoll: RagdollStore
 }
@@ -107,11 +112,16 @@ export interface StepState {
   readonly pool: PosePool
   readonly assets: RegisteredAsset[]
   readonly clips: RegisteredClip[]
-  /** Per character: key cursors, `| current clip's channels | outgoing clip's channels |` (one live slot per time track). */
+  /**
+   * Per layer slot (a character's id for its layer 0): key cursors of its tracks, `| its clip's channels | the
+   * channels of the clip its fade leaves |` (one live slot per time track).
+   */
   readonly cursors: (Uint32Array | undefined)[]
-  /** Per character: the channel bindings of the current and the outgoing clip (see RegisteredClip). */
+  /** Per layer slot: the channel bindings of its clip and of the clip its fade leaves (see RegisteredClip). */
   readonly binding: (Int32Array | undefined)[]
   readonly fromBinding: (Int32Array | undefined)[]
+  /** The slots of layers other than 0 (systems/layerState.ts). */
+  readonly layerSlots: LayerSlots
   /**
    * Per character, one byte per joint: which translations and scales its cross-fade blends (blendJointLayers'
    * `paths`, made by planFadePaths when a fade starts or a snapshot is restored; all set before a character's
@@ -119,15 +129,15 @@ export interface StepState {
    */
   readonly fadePaths: (Uint8Array | undefined)[]
   /**
-   * Per character: bit L set when its pose layer L (PREV, PHYS, FROM, TO; ANIM's bit is not used) may differ
-   * from its asset's rest pose. Whatever writes one of those layers sets its bit (sampleClips, sampleLayers,
-   * stepRagdolls, crossFade, a restore); a clear bit promises the rest pose, so a snapshot need not compare the
-   * layer and a restore need not rewrite it. Not simulation state: it changes no step and no hash.
+   * Per character: bit B set when its pose buffer B (PREV, PHYS, FROM, TO; ANIM's bit is not used) may differ
+   * from its asset's rest pose. Whatever writes one of those buffers sets its bit (sampleTracks, stepRagdolls,
+   * crossFade, a restore); a clear bit promises the rest pose, so a snapshot need not compare the buffer and a
+   * restore need not rewrite it. Not simulation state: it changes no step and no hash.
    */
   readonly posesUsed: Uint8Array
   /**
    * Per character with layers in use (a layer other than 0, or layer 0 configured): its layer stack
-   * (systems/layerState.ts); undefined for the others, which sampleLayers leaves alone.
+   * (systems/layerState.ts); undefined for the others, whose layer 0 is their rows alone.
    */
   readonly layers: (LayerStack | undefined)[]
   /** Per character with morph targets: its morph weights (see MorphState). */
@@ -211,7 +221,7 @@ export const MAX_QUEUED_EVENTS = 65536
 
 /**
  * What `plugin.events` holds, oldest first: records the step (and getUp) appends and the game reads and clears. In step
- * order; within a step in the order the systems run (clip events from sampleClips, then problem reports), and
+ * order; within a step in the order the systems run (clip events from advanceTracks, then problem reports), and
  * per system in the order it visits characters; a character's clip's events come before those of the clip it
  * fades out of. `kind` tells the two families apart:
  *
@@ -361,7 +371,7 @@ export interface RagdollRuntime {
 
 /**
  * Whether a character's ragdoll is active and waiting for its bodies (or for a larger ragdoll to replace it):
- * stepRagdolls spawns them this step, and sampleClips keeps the previous pose for it (the hand-off's velocity).
+ * stepRagdolls spawns them this step, and sampleTracks keeps the previous pose for it (the hand-off's velocity).
  */
 export function awaitingBodies(
   ctx: Pick<StepState, 'ragdolls'> & { readonly stores: Pick<AnimationStores, 'Ragdoll'> },

@@ -89,7 +89,7 @@ export function formatReport(r: BenchResult): string {
     lines.push('')
     lines.push(
       `Squad vs slerp (rig-linear, moving, ${q.characters} × ${q.joints}): step ${fmt(q.slerpMsPerStep, 4)} → ` +
-        `${fmt(q.squadMsPerStep, 4)} ms (${q.ratio.toFixed(2)}×); sampleClips ${fmt(q.slerpSampleMs, 4)} → ` +
+        `${fmt(q.squadMsPerStep, 4)} ms (${q.ratio.toFixed(2)}×); sampleTracks ${fmt(q.slerpSampleMs, 4)} → ` +
         `${fmt(q.squadSampleMs, 4)} ms (${q.sampleRatio.toFixed(2)}×)`,
     )
   }

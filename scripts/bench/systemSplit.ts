@@ -71,7 +71,7 @@ export function squadVsSlerp(asset: AnimationAsset, count: number, settings: Set
   const squadMs = median(timed.cpuMsPerStep[1]!)
   const [slerpSplit, squadSplit] = splitSystems([slerp, squad], settings)
   const sampleMs = (split: SplitResult['systems'] | undefined) =>
-    split?.find((s) => s.name === 'sampleClips')?.msPerStep ?? NaN
+    split?.find((s) => s.name === 'sampleTracks')?.msPerStep ?? NaN
   const slerpSample = sampleMs(slerpSplit)
   const squadSample = sampleMs(squadSplit)
   return {

@@ -65,13 +65,15 @@ export interface WorkView {
     readonly lastTime: Float64Array
     readonly rotation: Uint8Array
   }
+  /** The fades (layer 0's at the character's id) and the tracks they leave (their clip-local time this step). */
   readonly CrossFade: {
-    readonly fromClip: Int32Array
-    readonly fromRotation: Uint8Array
+    readonly from: {
+      readonly clip: Int32Array
+      readonly rotation: Uint8Array
+      readonly local: Float64Array
+    }
     readonly blend: Float64Array
   }
-  /** Per character: the outgoing clip's clip-local time this step (sampleClips writes it for a fade's item). */
-  readonly fromLocal: Float64Array
   /** The pose pool's arrays (replaced when the pool grows). */
   readonly pool: { data: Float32Array; joints: Int32Array }
   /** Per clip id, the built clip. */
@@ -91,7 +93,7 @@ export interface WorkView {
 }
 
 /**
- * sampleClips's samples of characters without layers: a character's clip into ANIM; for a fading one (an item
+ * sampleTracks's samples of characters without layers: a character's clip into ANIM; for a fading one (an item
  * of −eid) the outgoing clip into FROM (unless it fades from a frozen pose), its clip into TO and their blend
  * into ANIM.
  */
@@ -119,16 +121,16 @@ function sampleFade(v: WorkView, eid: number): void {
   const base = Pose.base[eid]!
   const cursors = v.cursors[eid]!
   const from = poseOffset(base, n, POSE_FROM)
-  const fromId = CrossFade.fromClip[eid]!
+  const fromId = CrossFade.from.clip[eid]!
   if (fromId >= 0) {
-    const fromSquad = CrossFade.fromRotation[eid] === ROTATION_SQUAD
+    const fromSquad = CrossFade.from.rotation[eid] === ROTATION_SQUAD
     const fromBinding = v.fromBinding[eid]!
     sampleClipChannels(
       data,
       from,
       v.clips[fromId]!,
       fromBinding,
-      v.fromLocal,
+      CrossFade.from.local,
       eid,
       cursors,
       cursors.length >>> 1,

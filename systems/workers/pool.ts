@@ -114,12 +114,10 @@ export interface Parallel {
   /** Adds a character to the sample phase's items (sending its binding and cursors first if they changed). */
   queueSample(eid: number): void
   /**
-   * Adds a fading character (no layers) to the sample phase's items: FROM (from `fromLocal[eid]`), TO and their
-   * blend into ANIM.
+   * Adds a fading character (no layers) to the sample phase's items: FROM (at the time advanceTracks left in
+   * CrossFade.from.local), TO and their blend into ANIM.
    */
   queueFade(eid: number): void
-  /** Per character: the outgoing clip's clip-local time, written by sampleClips before queueFade. */
-  readonly fromLocal: Float64Array
   /** Adds a character to the write phase's items. */
   queue(eid: number): void
   /** Runs `phase` over the queued items, and empties the queue. */
@@ -154,13 +152,11 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
   const items = new Int32Array(new SharedArrayBuffer(capacity * 4))
   const poseRefused = new Uint32Array(new SharedArrayBuffer(capacity * 4))
   const ranges = new Int32Array(new SharedArrayBuffer(RANGES_LENGTH * 4))
-  const fromLocal = new Float64Array(new SharedArrayBuffer(capacity * 8))
   const clips: (Clip | undefined)[] = []
   const view: WorkView = {
     Pose: ctx.stores.Pose,
     Sampler: ctx.stores.Sampler,
     CrossFade: ctx.stores.CrossFade,
-    fromLocal,
     pool: ctx.pool,
     clips,
     binding: ctx.binding,
@@ -207,11 +203,13 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
         rotation: ctx.stores.Sampler.rotation,
       },
       CrossFade: {
-        fromClip: ctx.stores.CrossFade.fromClip,
-        fromRotation: ctx.stores.CrossFade.fromRotation,
+        from: {
+          clip: ctx.stores.CrossFade.from.clip,
+          rotation: ctx.stores.CrossFade.from.rotation,
+          local: ctx.stores.CrossFade.from.local,
+        },
         blend: ctx.stores.CrossFade.blend,
       },
-      fromLocal,
       nodes: graph.store,
       order: graph.order,
       kept: graph.kept,
@@ -322,7 +320,6 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
     mainWorks: true,
     dispatched: () => dispatched,
     poseRefused,
-    fromLocal,
     queueSample(eid) {
       sync(eid)
       items[count++] = eid

@@ -39,7 +39,6 @@ export interface InitMessage {
   readonly Pose: WorkView['Pose']
   readonly Sampler: WorkView['Sampler']
   readonly CrossFade: WorkView['CrossFade']
-  readonly fromLocal: Float64Array
   readonly nodes: SceneNodeStore
   readonly order: Int32Array
   readonly kept: Uint8Array
@@ -83,7 +82,6 @@ export function startWorker(listen: (handler: (message: WorkerMessage) => void) 
         Pose: message.Pose,
         Sampler: message.Sampler,
         CrossFade: message.CrossFade,
-        fromLocal: message.fromLocal,
         pool: { data: new Float32Array(0), joints: new Int32Array(0) },
         clips: [],
         binding: [],

@@ -8,7 +8,7 @@ import {
   MAX_BOUNDARIES_PER_STEP,
   SPAN_LENGTH,
 } from '../../src/clip/timeline.ts'
-import { advancePhase, LOOP_ONCE, LOOP_PINGPONG, LOOP_REPEAT } from '../../components/Sampler.ts'
+import { advancePhase, LOOP_ONCE, LOOP_PINGPONG, LOOP_REPEAT } from '../../src/clip/phase.ts'
 
 /** One crossing as text: 'm0' (marker 0), 'loop@0' / 'loop@1' (start, end), 'end@0' / 'end@1'. */
 type Crossing = string

@@ -121,7 +121,7 @@ describe('non-finite values forced in', () => {
     plugin.crossFade(a, 'Nod', 0.5)
     stepN(plugin, 3)
     plugin.crossFade(a, 'Wag', 0.5) // mid-fade: fades from the frozen blend
-    expect(plugin.stores.CrossFade.fromClip[a]).toBe(-1)
+    expect(plugin.stores.CrossFade.from.clip[a]).toBe(-1)
     const { Pose } = plugin.stores
     const from = poseOffset(Pose.base[a]!, Pose.count[a]!, POSE_FROM)
     contextOf(plugin).pool.data[from + HIPS * JOINT_STRIDE + 1] = Number.NaN
@@ -154,7 +154,7 @@ describe('non-finite values forced in', () => {
     Sampler.speed[infSpeed] = Infinity
     const durations = [Number.NaN, Infinity, -1, 0, 1]
     fading.forEach((c, i) => (CrossFade.duration[c] = durations[i]!))
-    CrossFade.fromTime[fading[4]!] = Number.NaN
+    CrossFade.from.time[fading[4]!] = Number.NaN
     plugin.step()
     expect(Sampler.time[nanTime]).toBe(0)
     expect(Sampler.time[infSpeed]).toBe(0)
@@ -166,7 +166,7 @@ describe('non-finite values forced in', () => {
       ).toBeLessThan(2e-6)
     })
     // The outgoing clip's NaN time restarts it: Turn at 0 faded toward Nod.
-    expect(CrossFade.fromTime[fading[4]!]).toBe(0)
+    expect(CrossFade.from.time[fading[4]!]).toBe(0)
     expect(CrossFade.active[fading[4]!]).toBe(1)
     stepN(plugin, 3)
     expect(Sampler.time[nanTime]).toBeCloseTo(3 * DT, 12)

@@ -66,7 +66,8 @@ function kernels(): (n: number) => void {
   const binding = rc.bindings[handle.id]!
   const joint = rig.nodeJoint[4]!
   const state = createRootMotionState(rig, 1, joint, true)
-  const layer = createLayer(1)
+  const layer = createLayer(1, ctx.capacity)
+  ctx.stores.AnimLayer.weight[layer.slot] = 1
   const pose = rig.rest.slice()
   const d = rc.clip.duration
   const input = new Float64Array(4)
@@ -87,8 +88,8 @@ function kernels(): (n: number) => void {
         input[EMIT_WEIGHT] = 0.75
         addRootMotionSource(state, rig.rest, rc.clip, binding, loops[m]!, input, false)
       }
-      composeRootMotionLayer(state, layer)
-      finishRootMotionStep(state, true, false)
+      composeRootMotionLayer(state, ctx.stores.AnimLayer, layer)
+      finishRootMotionStep(state, ctx.stores.AnimLayer, true, false)
       extractRootPose(state, pose, joint * 10, rig.rest)
     }
   }

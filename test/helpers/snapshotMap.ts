@@ -93,8 +93,9 @@ export interface RagdollMap {
 }
 
 export interface LayerMap {
-  readonly f: number
-  readonly i: number
+  readonly index: number
+  /** A layer other than 0: its rows' fields ("Sampler.clip", "AnimLayer.weight", …) → offset; empty for layer 0. */
+  readonly fields: ReadonlyMap<string, number>
   /** Per buffer of n joints of the pose block: its path masks (u8 × n), and its floats (the stored paths'). */
   readonly block: readonly number[]
   readonly blockFloats: readonly number[]
@@ -116,7 +117,7 @@ export interface SnapshotMap {
   readonly pool: number
   readonly nodes: ReadonlyMap<number, NodeMap>
   readonly characters: ReadonlyMap<number, CharacterMap>
-  /** Character eid → its layers' offsets (f64 numbers, i32 numbers, pose block and its size in slots). */
+  /** Character eid → its layers' offsets (row fields, pose block and its size in slots). */
   readonly layers: ReadonlyMap<number, readonly LayerMap[]>
   /** Per character with root motion: where its fields are. */
   readonly rootMotion: ReadonlyMap<number, RootMotionMap>
@@ -277,14 +278,22 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     const n = characters.get(eid)!.count
     const list: LayerMap[] = []
     for (let l = u8(); l > 0; l--) {
-      take(1)
-      const f = take(8 * 14)
-      const ints = take(4 * 15)
-      take(2) // 'finished' flags
+      const index = bytes[take(1)]!
+      take(4) // slot
+      const fields = new Map<string, number>()
+      if (index > 0) {
+        for (const layout of layouts.layer) {
+          for (const f of layout.fields) {
+            align(f.data.BYTES_PER_ELEMENT)
+            fields.set(`${layout.name}.${f.name}`, take(f.stride * f.data.BYTES_PER_ELEMENT))
+          }
+        }
+        align(4)
+        take(4 * u32()) // cursors
+      }
       take(4)
       const slots = u32()
       if (u8() === 1) take(4 * n)
-      take(4 * u32())
       align(4)
       const block: number[] = []
       const blockFloats: number[] = []
@@ -296,10 +305,16 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
       if (u8() === 1) {
         take(1)
         const m = u8()
-        take(1 + 4 * m + 8 * m * 3 + 16)
+        take(1)
+        for (const f of layouts.layer[0]!.fields) {
+          align(f.data.BYTES_PER_ELEMENT)
+          take(m * f.data.BYTES_PER_ELEMENT)
+        }
+        align(8)
+        take(8 * m * 2 + 16)
         for (let p = 0; p < m; p++) take(4 * u32())
       }
-      list.push({ f, i: ints, block, blockFloats, slots })
+      list.push({ index, fields, block, blockFloats, slots })
     }
     layers.set(eid, list)
   }

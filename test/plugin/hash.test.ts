@@ -116,12 +116,18 @@ describe('determinism', () => {
     const h = createHasher().updateNumber(ctx.step)
     const nodes = ctx.sceneGraph.store
     const one = (arr: TypedArray, e: number, width = 1) => h.update(arr, e * width, e * width + width)
+    // A store row: its fields in name order, CrossFade.from's fields where `from` sorts.
+    const row = (store: object, eid: number): void => {
+      for (const key of Object.keys(store).sort()) {
+        const field = (store as Record<string, unknown>)[key]
+        if (ArrayBuffer.isView(field)) one(field as TypedArray, eid)
+        else row(field as object, eid)
+      }
+    }
+    const { Sampler, CrossFade, AnimLayer, Ragdoll, Pose } = ctx.stores
     for (const eid of [...characterIds(ctx)].sort((x, y) => x - y)) {
       h.updateNumber(eid)
-      for (const store of [ctx.stores.Sampler, ctx.stores.CrossFade, ctx.stores.Ragdoll, ctx.stores.Pose]) {
-        for (const key of Object.keys(store).sort())
-          one((store as unknown as Record<string, TypedArray>)[key]!, eid)
-      }
+      for (const store of [Sampler, CrossFade, AnimLayer, Ragdoll, Pose]) row(store, eid)
       h.update(ctx.cursors[eid]!)
       const base = ctx.stores.Pose.base[eid]!
       const n = ctx.stores.Pose.count[eid]!

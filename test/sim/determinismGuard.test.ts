@@ -56,9 +56,11 @@ function forbiddenUses(source: string): string[] {
 /** The files one fixed step runs: the step systems and every module they import, transitively (not types). */
 function fixedStepFiles(): string[] {
   const systems = [
-    'advanceCrossFades',
-    'sampleClips',
-    'sampleLayers',
+    'scheduleLod',
+    'advanceTracks',
+    'sampleTracks',
+    'composeLayers',
+    'sampleMorphWeights',
     'extractRootMotion',
     'stepRagdolls',
     'blendPoses',

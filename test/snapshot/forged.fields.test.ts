@@ -219,8 +219,8 @@ describe('forged snapshots (checksum recomputed)', () => {
     )
     refused(
       scene,
-      [u8(characterField(scene, a, 'CrossFade', 'fromLoop'), 7)],
-      says(`section "characters", character ${a}`, 'CrossFade.fromLoop', '7'),
+      [u8(characterField(scene, a, 'CrossFade', 'from.loop'), 7)],
+      says(`section "characters", character ${a}`, 'CrossFade.from.loop', '7'),
     )
     refused(
       scene,

@@ -93,10 +93,10 @@ describe('layers in snapshots', () => {
     for (; (bytes[masks + j]! & 2) === 0; j++) rotation += 4 * floats(bytes[masks + j]!)
     rotation += 4 * (bytes[masks + j]! & 1 ? 3 : 0)
     const edits = [
-      { offset: layers[1]!.f + 8 * 8, kind: 'f64', value: 2 }, // weight
-      { offset: layers[1]!.f + 8 * 1, kind: 'f64', value: NaN }, // speed
-      { offset: layers[2]!.i + 4 * 12, kind: 'i32', value: 5 }, // mode
-      { offset: layers[2]!.i + 4 * 1, kind: 'i32', value: 9999 }, // clip
+      { offset: layers[1]!.fields.get('AnimLayer.weight')!, kind: 'f64', value: 2 },
+      { offset: layers[1]!.fields.get('Sampler.speed')!, kind: 'f64', value: NaN },
+      { offset: layers[2]!.fields.get('AnimLayer.mode')!, kind: 'u8', value: 5 },
+      { offset: layers[2]!.fields.get('Sampler.clip')!, kind: 'i32', value: 9999 },
       { offset: rotation, kind: 'f32', value: 0 }, // OUT joint j's rotation x… length 0
       { offset: rotation + 4 * 3, kind: 'f32', value: 0 },
       { offset: rotation + 4 * 1, kind: 'f32', value: 0 },

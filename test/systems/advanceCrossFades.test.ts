@@ -195,7 +195,7 @@ describe('a fade interrupted by another', () => {
     const { Pose } = plugin.stores
     const from = poseOffset(Pose.base[a]!, Pose.count[a]!, POSE_FROM)
     expectSameBits(contextOf(plugin).pool.data.slice(from, from + frozen.length), frozen, 'FROM layer')
-    expect(CrossFade.fromClip[a]).toBe(-1)
+    expect(CrossFade.from.clip[a]).toBe(-1)
 
     plugin.step()
     const jump = quatRotationAngle(spine(a), frozen, 0, SPINE * JOINT_STRIDE + 3)

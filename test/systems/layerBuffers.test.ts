@@ -1,48 +1,49 @@
 /**
- * A stack's layers keep their numbers in one buffer (createLayerStack, createLayer), and a blend space all of its
- * arrays in one (createBlendSpaceState): the views must not overlap, each layer must start from its defaults, and
- * a blend space must hold copies of what it was made from.
+ * Layer slots and blend-space buffers: layers other than 0 take the lowest free slot past the capacity (so which
+ * are in use follows from the layers alone), and a blend space keeps all of its arrays, its points' tracks
+ * included, in one buffer (createBlendSpaceState): the views must not overlap, and it must hold copies of what
+ * it was made from.
  */
 import { describe, expect, it } from 'vitest'
 import {
   createBlendSpaceState,
-  createLayer,
-  createLayerStack,
-  F_SPEED,
-  F_WEIGHT,
-  I_CLIP,
-  I_LOOP,
-  LAYER_FLOATS,
-  LAYER_INTS,
-  MAX_LAYERS,
+  createLayerSlots,
+  freeLayerSlot,
+  releaseLayerSlot,
+  takeLayerSlot,
 } from '../../systems/layerState.ts'
 import { JOINT_STRIDE } from '../../components/Pose.ts'
 
-describe('layer and blend-space buffers', () => {
-  it('gives every layer of a stack its own numbers in the stack buffer, starting from the defaults', () => {
-    const stack = createLayerStack()
-    const layers = Array.from({ length: MAX_LAYERS }, (_, k) => createLayer(k, stack))
-    for (const layer of layers) {
-      expect(layer.f.buffer).toBe(stack.numbers)
-      expect(layer.i.buffer).toBe(stack.numbers)
-      expect([layer.f.length, layer.i.length]).toEqual([LAYER_FLOATS, LAYER_INTS])
+describe('layer slots', () => {
+  it('hands out the lowest free slot from the first, and none once all are taken', () => {
+    const slots = createLayerSlots(100, 3)
+    const taken: number[] = []
+    for (let k = 0; k < 3; k++) {
+      const s = freeLayerSlot(slots)
+      takeLayerSlot(slots, s)
+      taken.push(s)
     }
-    // Fill each layer with its own marks, then check no write reached another layer's numbers.
-    layers.forEach((layer, k) => {
-      layer.f.fill(100 + k)
-      layer.i.fill(200 + k)
-    })
-    layers.forEach((layer, k) => {
-      expect(Array.from(layer.f)).toEqual(Array(LAYER_FLOATS).fill(100 + k))
-      expect(Array.from(layer.i)).toEqual(Array(LAYER_INTS).fill(200 + k))
-    })
-    // A layer made again at an index (a restore's) starts from the defaults, whatever the buffer held.
-    const again = createLayer(3, stack)
-    expect([again.f[F_SPEED], again.f[F_WEIGHT], again.i[I_CLIP], again.i[I_LOOP]]).toEqual([1, 1, -1, 1])
-    expect(Array.from(layers[2]!.f)).toEqual(Array(LAYER_FLOATS).fill(102))
-    expect(Array.from(layers[4]!.i)).toEqual(Array(LAYER_INTS).fill(204))
+    expect(taken).toEqual([100, 101, 102])
+    expect(freeLayerSlot(slots)).toBe(-1)
+    releaseLayerSlot(slots, 101)
+    expect(freeLayerSlot(slots)).toBe(101)
+    releaseLayerSlot(slots, 100)
+    expect(freeLayerSlot(slots)).toBe(100)
+    takeLayerSlot(slots, 100)
+    expect(freeLayerSlot(slots)).toBe(101)
   })
 
+  it('gives the same slot for the same slots in use, whatever the order they were taken and freed in', () => {
+    const a = createLayerSlots(10, 8)
+    const b = createLayerSlots(10, 8)
+    for (const s of [10, 11, 12, 13, 14]) takeLayerSlot(a, s)
+    for (const s of [11, 10, 13]) releaseLayerSlot(a, s)
+    for (const s of [14, 12]) takeLayerSlot(b, s)
+    expect(freeLayerSlot(a)).toBe(freeLayerSlot(b))
+  })
+})
+
+describe('blend-space buffers', () => {
   it('copies a blend space into views of one buffer that do not overlap', () => {
     const cursors = [Uint32Array.of(1, 2, 3), Uint32Array.of(4), Uint32Array.of(5, 6)]
     const times = Float64Array.of(0.1, 0.2, 0.3)
@@ -61,21 +62,32 @@ describe('layer and blend-space buffers', () => {
       joints: 5,
       rest: new Float32Array(5 * JOINT_STRIDE).fill(1),
     })
+    const p = bs.points
     const views = [
-      bs.clips,
+      p.clip,
+      p.time,
+      p.speed,
+      p.loop,
+      p.rotation,
+      p.local,
+      p.lastTime,
+      p.reset,
+      p.finished,
       bs.xs,
       bs.ys,
       bs.param,
       bs.weights,
       bs.durations,
-      bs.times,
       bs.offsets,
       bs.paths,
       ...bs.cursors,
     ]
     for (const v of views) expect(v.buffer).toBe(bs.xs.buffer)
-    expect(Array.from(bs.clips)).toEqual([7, 8, 9])
-    expect(Array.from(bs.times)).toEqual([0.1, 0.2, 0.3])
+    expect(Array.from(p.clip)).toEqual([7, 8, 9])
+    expect(Array.from(p.time)).toEqual([0.1, 0.2, 0.3])
+    // Every point repeats, from its start, not yet sampled.
+    expect(Array.from(p.loop)).toEqual([1, 1, 1])
+    expect(Array.from(p.lastTime)).toEqual([NaN, NaN, NaN])
     expect(Array.from(bs.offsets)).toEqual([40, 80, 120])
     expect(Array.from(bs.param)).toEqual([0.25, 0.5])
     expect(bs.cursors.map((c) => Array.from(c))).toEqual([[1, 2, 3], [4], [5, 6]])
@@ -83,7 +95,7 @@ describe('layer and blend-space buffers', () => {
     // Copies: the inputs are not shared.
     times[0] = 9
     cursors[0]![0] = 99
-    expect([bs.times[0], bs.cursors[0]![0]]).toEqual([0.1, 1])
+    expect([p.time[0], bs.cursors[0]![0]]).toEqual([0.1, 1])
     // No two views share a byte.
     const spans = views
       .map((v) => [v.byteOffset, v.byteOffset + v.byteLength] as const)

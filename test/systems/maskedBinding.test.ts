@@ -19,9 +19,13 @@ const binding = Int32Array.of(
 )
 
 function masked(mask: number[] | null, b: Int32Array = binding): Int32Array | undefined {
-  const layer = createLayer(1)
-  setLayerMask(layer, mask === null ? null : Float32Array.from(mask), n)
-  setLayerBinding(layer, b)
+  const bindings = {
+    binding: [] as (Int32Array | undefined)[],
+    fromBinding: [] as (Int32Array | undefined)[],
+  }
+  const layer = createLayer(1, 0)
+  setLayerMask(bindings, layer, mask === null ? null : Float32Array.from(mask), n)
+  setLayerBinding(bindings, layer, b)
   return layer.sampleBinding
 }
 

@@ -1,0 +1,42 @@
+/**
+ * A ramp over fixed steps (a cross-fade's blend, a layer's weight): after `steps` steps of `dt` seconds of a
+ * `duration`-second ramp, `steps·dt / duration` — a product, not a running sum, so a 0.5 s fade at 60 Hz ends after
+ * exactly 30 steps and k steps always give the same value.
+ */
+
+/**
+ * A ramp whose fraction is within this of 1 ends: `k·dt/duration` for a duration of exactly k steps can round to
+ * 1 − 1 ulp (1.85 s at 60 Hz does), which would show one extra step at 0.9999999999999999.
+ */
+export const FADE_END_TOLERANCE = 1e-9
+
+/**
+ * The fraction of a ramp done after `steps` steps: steps·dt / duration in (0, 1), or exactly 1 once the ramp has
+ * ended — within FADE_END_TOLERANCE of 1, or outside (0, 1) for any reason (a duration of 0, negative, NaN or
+ * Infinity that only a direct store write can make ends at once rather than never, or at ∞).
+ */
+export function rampFraction(steps: number, dt: number, duration: number): number {
+  const t = (steps * dt) / duration
+  return t > 0 && t < 1 - FADE_END_TOLERANCE ? t : 1
+}
+
+/**
+ * One step of ramp `l`: `steps[l]` counts it, and `out[o]` gets the fraction done (rampFraction, of the ramp's
+ * `durations[l]` seconds at `clock.dt` a step). Returns whether the ramp has ended (the fraction is then exactly
+ * 1). Through memory: a float passed to or returned from a call V8 does not inline is boxed (an allocation a
+ * ramp a step).
+ */
+export function stepRamp(
+  clock: { readonly dt: number },
+  steps: Uint32Array,
+  durations: Float64Array,
+  l: number,
+  out: Float64Array,
+  o: number,
+): boolean {
+  const k = steps[l]! + 1
+  steps[l] = k
+  const t = rampFraction(k, clock.dt, durations[l]!)
+  out[o] = t
+  return t === 1
+}
