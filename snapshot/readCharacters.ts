@@ -249,7 +249,7 @@ export function readCharacters(
     checkClip(where, 'fade-from binding', fromBinding, ctx.clips.length)
     checkClip(where, 'Sampler.clip', clip, ctx.clips.length)
     checkClip(where, 'CrossFade.from.clip', fromClip, ctx.clips.length)
-    // sampleClips samples the clips through these bindings: each must be its clip's (or none with no clip).
+    // sampleTracks samples the clips through these bindings: each must be its clip's (or none with no clip).
     if (binding !== clip) throw invalidValue(where, 'clip binding', binding, `must be Sampler.clip ${clip}`)
     if (fromBinding !== fromClip) {
       throw invalidValue(where, 'fade-from binding', fromBinding, `must be CrossFade.from.clip ${fromClip}`)

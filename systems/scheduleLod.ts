@@ -83,7 +83,7 @@ export type ScheduleLodInput = Pick<StepState, 'world' | 'step' | 'sceneGraph' |
 
 /**
  * scheduleLod: with levels of detail on, gives every character its rate and whether this step holds its pose
- * (`lod.rate`, `lod.skip`, read by sampleClips). Runs first in the step. Off, it does nothing (setLod(null)
+ * (`lod.rate`, `lod.skip`, read by sampleTracks). Runs first in the step. Off, it does nothing (setLod(null)
  * clears both arrays). Never throws; allocates nothing.
  */
 export function createScheduleLodSystem(ctx: ScheduleLodInput) {

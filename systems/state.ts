@@ -235,7 +235,7 @@ export const MAX_QUEUED_EVENTS = 65536
  *   on it, in either direction; also one at the time a clip starts from, on the step that shows the start.
  * A clip fading out (the outgoing clip of a cross-fade) reports all three too, with `fading` true and its
  * weight. A blend space's points of nonzero weight report as clips of their own (repeating; synchronized, all
- * loop at the step the shared phase wraps: systems/blendSpaceStep.ts). Speed 0 reports nothing; a step that wraps several times reports every wrap and marker in order (at
+ * loop at the step the shared phase wraps: systems/advanceTracks.ts). Speed 0 reports nothing; a step that wraps several times reports every wrap and marker in order (at
  * most 16 wraps per step: src/clip/timeline.ts).
  *
  * Problem reports (ProblemEvent), each at most once per character lifetime:

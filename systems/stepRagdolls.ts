@@ -50,7 +50,7 @@ export type StepRagdollsInput = Pick<
 }
 
 /**
- * stepRagdolls: the physics hand-off, once per fixed step, after sampleClips and before blendPoses.
+ * stepRagdolls: the physics hand-off, once per fixed step, after the pose is composed and before blendPoses.
  *
  * 0. A live ragdoll with a non-finite body (a game wrote NaN into it) leaves the world before the step, reported
  *    like an explosion, so its NaN cannot spread through the ground to other ragdolls.

@@ -177,7 +177,7 @@ function signedKeys(values: Float32Array, n: number, sigma: Float64Array): Float
  * the two keys normalized in double (the float32 keys are unit only to float32 precision), theta their
  * half-angle and weight σ_k / sin θ, as in `slerpCache` but from the normalized keys; for an nlerp segment
  * `[−cos, σ_k]` (the kernel normalizes nlerp's weights from cos). Slerp of exactly unit keys with exact weights
- * is unit to double rounding, so the kernel stores it without renormalizing (~4% of sampleClips).
+ * is unit to double rounding, so the kernel stores it without renormalizing (~4% of the sampling).
  */
 function buildSlerpSegments(keys: Float32Array, n: number, sigma: Float64Array): Float64Array {
   const out = new Float64Array(Math.max(0, n - 1) * SLERP_SEGMENT_STRIDE)

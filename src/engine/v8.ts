@@ -74,7 +74,7 @@ export function setV8Measures(changes: Partial<V8Measures>): void {
 
 /**
  * Gets the sampler compiled as a whole before a crowd runs it, once per process (primeSampler
- * above; later calls return at once; sampleClips calls it when created): a small clip of every channel
+ * above; later calls return at once; sampleTracks calls it when created): a small clip of every channel
  * kind sampled a few thousand times (short loops, type feedback for every kind). No state is touched but a
  * private scratch pose.
  */

@@ -27,7 +27,7 @@ function cross(before: number, delta: number, d: number, loop: number, markers: 
   return out
 }
 
-/** Steps of `delta` from `start`, each reported, the phase carried as sampleClips carries it. */
+/** Steps of `delta` from `start`, each reported, the phase carried as advanceTrack carries it. */
 function run(start: number, delta: number, steps: number, d: number, loop: number, markers: number[]) {
   const out: Crossing[][] = []
   let phase = advancePhase(0, start, d, loop)

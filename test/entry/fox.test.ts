@@ -1,6 +1,6 @@
 /**
  * The whole pipeline on a real asset against an independent implementation: Fox.glb through loadAsset and the
- * plugin (sampleClips, advanceCrossFades, blendPoses, propagateTransforms) versus three.js's GLTFLoader,
+ * plugin (advanceTracks, sampleTracks, blendPoses, propagateTransforms) versus three.js's GLTFLoader,
  * AnimationMixer (crossFadeTo, linear fade, no warp) and updateMatrixWorld.
  *
  * Conventions matched:

@@ -21,7 +21,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createWorld } from 'bitecs'
 import { loadThreeScene, type ThreeScene } from '../helpers/threeScene.ts'
-import { poseDistanceFromBase } from '../helpers/sampleLayers.ts'
+import { poseDistanceFromBase } from '../helpers/layers.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'

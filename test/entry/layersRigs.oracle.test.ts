@@ -61,7 +61,7 @@ import { loadThreeOracle, normalizeRotationKeys, packGltfAsGlb } from '../oracle
 import { createBenchRig } from '../../scripts/bench/rig.ts'
 import { toThreeClip } from '../../scripts/bench/threeClips.ts'
 import { gltfNodes, parseGltf } from '../helpers/threeScene.ts'
-import { poseDistanceFromBase } from '../helpers/sampleLayers.ts'
+import { poseDistanceFromBase } from '../helpers/layers.ts'
 import { buildCharacter } from '../../scripts/bench/three.ts'
 
 const DT = 1 / 60

@@ -40,7 +40,7 @@ function expectPoseAt(plugin: AnimationPlugin, character: number, clip: number, 
   }
 }
 
-describe('sampleClips: loop modes and speeds through the plugin', () => {
+describe('sampleTracks: loop modes and speeds through the plugin', () => {
   it('gives each character the clip time its loop mode, speed and start time imply after N steps', () => {
     // Start times avoid landing exactly on a repeat wrap at a checkpoint (Turn jumps from x=2 to x=0 there).
     const cases: { loop: LoopMode; speed: number; time: number }[] = [
@@ -113,7 +113,7 @@ describe('sampleClips: loop modes and speeds through the plugin', () => {
   })
 })
 
-describe('sampleClips: every character samples its own clip at its own time', () => {
+describe('sampleTracks: every character samples its own clip at its own time', () => {
   const schedule = (plugin: AnimationPlugin, e: number, which: number): void => {
     if (which === 0) plugin.play(e, 'Turn', { time: 0.1 })
     if (which === 1) plugin.play(e, 'Nod', { speed: -1, loop: 'pingpong' })
@@ -232,7 +232,7 @@ function bigClip(): RawClipInput {
   }
 }
 
-describe('sampleClips: clips of another asset', () => {
+describe('sampleTracks: clips of another asset', () => {
   it('plays a clip with more channels than the character’s own clips (by node name), alone and in fades', () => {
     const { plugin, handle } = createTestPlugin()
     plugin.addAsset(makeTestAsset('big-rig', [bigClip()]))
@@ -269,7 +269,7 @@ describe('sampleClips: clips of another asset', () => {
   })
 })
 
-describe('sampleClips: rotation modes', () => {
+describe('sampleTracks: rotation modes', () => {
   // Spine keys about three different axes: squad and slerp differ between keys.
   const wobble: RawClipInput = {
     name: 'Wobble',

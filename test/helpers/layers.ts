@@ -1,5 +1,5 @@
 /**
- * Shared setup of the layer tests (test/systems/sampleLayers.*.test.ts): the shipped rigs, a character
+ * Shared setup of the layer tests (test/systems/composeLayers.*.test.ts): the shipped rigs, a character
  * without physics, its locals and world matrices as float32 bits, a subtree's joints, and the random
  * scenario of the exact properties.
  */

@@ -27,7 +27,7 @@ import { contextOf } from '../../entry/plugin.ts'
 
 const lerp3 = (a: number[], b: number[], w: number) => a.map((x, k) => x + (b[k]! - x) * w)
 
-describe('advanceCrossFades + sampleClips: cross-fade weights', () => {
+describe('advanceTracks + sampleTracks: cross-fade weights', () => {
   it('blend after k steps is exactly k·dt/duration for each character, independently', () => {
     const { plugin, handle } = createTestPlugin()
     const a = plugin.addCharacter(handle)

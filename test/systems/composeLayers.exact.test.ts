@@ -1,8 +1,8 @@
 /**
- * Layers (systems/sampleLayers.ts) on the shipped rigs: exact properties, bit for bit: a layer at weight 0 changes
+ * Layers (systems/advanceTracks.ts, sampleTracks.ts, composeLayers.ts) on the shipped rigs: exact properties, bit for bit: a layer at weight 0 changes
  * nothing; an unmasked override at weight 1 shows exactly its clip; a mask leaves every joint outside it
  * exactly as the layers below; making the stack keeps the current pose.
- * Setup: test/helpers/sampleLayers.ts.
+ * Setup: test/helpers/layers.ts.
  */
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -17,7 +17,7 @@ import {
   scenario,
   MASK_JOINT,
   loadAssets,
-} from '../helpers/sampleLayers.ts'
+} from '../helpers/layers.ts'
 
 beforeAll(loadAssets)
 

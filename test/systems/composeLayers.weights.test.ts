@@ -1,13 +1,13 @@
 /**
- * Layers (systems/sampleLayers.ts) on the shipped rigs: the blend space's weights and sync, ramps and stopLayer, the
+ * Layers (systems/advanceTracks.ts, sampleTracks.ts, composeLayers.ts) on the shipped rigs: the blend space's weights and sync, ramps and stopLayer, the
  * setters, and a layer's clip events.
- * Setup: test/helpers/sampleLayers.ts.
+ * Setup: test/helpers/layers.ts.
  */
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createWorld } from 'bitecs'
 import { createAnimationPlugin } from '../../entry/plugin.ts'
-import { assets, setup, locals, bits, loadAssets } from '../helpers/sampleLayers.ts'
+import { assets, setup, locals, bits, loadAssets } from '../helpers/layers.ts'
 
 beforeAll(loadAssets)
 
