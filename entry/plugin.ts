@@ -40,6 +40,7 @@ import { rootMotionDelta, setRootMotion } from '../plugin/rootMotion.ts'
 import { paletteLayout, writePalette } from '../plugin/palette.ts'
 import { lodRate, setLod, setLodCamera } from '../plugin/lod.ts'
 import { snapshotAnimation, snapshotAnimationInto } from '../snapshot/write.ts'
+import { CHARACTER_DATA } from '../characterData/index.ts'
 import { restoreAnimation } from '../snapshot/apply.ts'
 
 export type * from './api.ts'
@@ -50,7 +51,7 @@ export type * from './api.ts'
  * Throws AnimationError('argument') for bad options, before anything registers with the world.
  */
 export function createAnimationPlugin(world: World, options?: AnimationPluginOptions): AnimationPlugin {
-  const ctx = guard('createAnimationPlugin', () => createContext(world, options))
+  const ctx = guard('createAnimationPlugin', () => createContext(world, options, CHARACTER_DATA))
   // Restore recomputes world matrices with the step's own pass (the same bits).
   const propagate = createPropagateTransformsSystem(ctx)
   const systems = [

@@ -154,20 +154,10 @@ export function attachCharacter(
   if (ctx.blendScratch.length < n * JOINT_STRIDE) ctx.blendScratch = new Float32Array(n * JOINT_STRIDE)
   ctx.poseReported[eid] = 0
   ctx.worldReported[eid] = 0
-  ctx.rootMotion[eid] = undefined
   // Sampled every step until the next step schedules it (systems/scheduleLod.ts).
   ctx.lod.rate[eid] = 1
   ctx.lod.skip[eid] = 0
-  const m = asset.morphCount
-  if (m > 0) addComponent(world, eid, ctx.morphed)
-  ctx.morphs[eid] =
-    m === 0
-      ? undefined
-      : {
-          game: new Float32Array(m).fill(NaN),
-          weights: asset.morphRest.slice(),
-          scratch: new Float32Array(4 * m),
-        }
+  for (const datum of ctx.characterData) datum.attach?.(ctx, eid, asset)
 }
 
 /**
@@ -232,9 +222,8 @@ export function releaseCharacter(ctx: AnimationContext, eid: number): void {
     removeEntity(ctx.world, e)
   }
   freePoseSlots(ctx.pool, base, POSE_BUFFERS * n)
-  releaseLayers(ctx, eid)
-  ctx.morphs[eid] = undefined
-  ctx.rootMotion[eid] = undefined
+  // Layers, morph weights, root motion, …: each kind of per-character state frees its own.
+  for (const datum of ctx.characterData) datum.release?.(ctx, eid)
   // Its once-per-lifetime reports end with it (the id may next hold a game's node, reported on its own).
   ctx.poseReported[eid] = 0
   ctx.worldReported[eid] = 0
@@ -247,18 +236,6 @@ export function releaseCharacter(ctx: AnimationContext, eid: number): void {
   resetTrack(Sampler, eid)
   resetFade(ctx.stores.CrossFade, eid)
   resetAnimLayer(ctx.stores.AnimLayer, eid)
-}
-
-/** Frees a character's layer blocks and the slots of its layers other than 0, and forgets its layers. */
-function releaseLayers(ctx: AnimationContext, eid: number): void {
-  const stack = ctx.layers[eid]
-  if (stack === undefined) return
-  for (const layer of stack.layers) {
-    if (layer === undefined) continue
-    if (layer.base >= 0) freePoseSlots(ctx.pool, layer.base, layer.slots)
-    if (layer.index > 0) freeLayer(ctx, layer.slot)
-  }
-  ctx.layers[eid] = undefined
 }
 
 /** Returns a layer slot (not a character's layer 0) to the free slots, its rows cleared. */

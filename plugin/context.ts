@@ -4,6 +4,7 @@ import { blendPaths } from '../src/clip/blendLayers.ts'
 import { POSE_FROM, POSE_TO, poseOffset } from '../components/Pose.ts'
 import type { StepState } from '../systems/state.ts'
 import type { PalettePlan } from './palette.ts'
+import type { CharacterDatum } from './characterData.ts'
 
 export type {
   AnimationEvent,
@@ -18,6 +19,11 @@ export type {
  * createAnimationPlugin call; the plugin/ functions take it first.
  */
 export interface AnimationContext extends StepState {
+  /**
+   * The kinds of per-character state besides the store rows, each declared once (plugin/characterData.ts):
+   * adding, restoring and removing a character, hash() and the snapshot loop over them, in this order.
+   */
+  readonly characterData: readonly CharacterDatum[]
   /** The handle of each asset added (addAsset returns the same handle for the same asset object). */
   readonly handles: Map<AnimationAsset, AssetHandle>
   /** Per asset id: its generated ragdoll description, resolved once on first use. */

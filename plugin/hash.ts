@@ -1,7 +1,6 @@
 import { createHasher, type TypedArray } from '../src/sim/hasher.ts'
 import type { AnimationContext } from './context.ts'
 import { POSE_BUFFERS, JOINT_STRIDE } from '../components/Pose.ts'
-import type { LayerStack } from '../systems/layerState.ts'
 import type { Hasher } from '../src/sim/hasher.ts'
 
 /** Words of one scene node in the hash: local translation 3, rotation 4, scale 3, parent 1, world matrix 16. */
@@ -78,12 +77,8 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
       for (let c = 0; c < 16; c++) out[k + 11 + c] = W[e * 16 + c]!
     }
     h.update(out, 0, used)
-    const stack = ctx.layers[eid]
-    if (stack) hashLayers(h, ctx, stack)
-    const morphs = ctx.morphs[eid]
-    if (morphs) h.update(morphs.game).update(morphs.weights)
-    const rootMotion = ctx.rootMotion[eid]
-    if (rootMotion) h.update(rootMotion.i).update(rootMotion.f)
+    // Layers, morph weights, root motion, …: each kind of per-character state hashes its own.
+    for (const datum of ctx.characterData) datum.hash?.(h, ctx, eid)
     // A live ragdoll's bodies (a partial one's anchors after them): the physics state the next step starts from.
     const rt = ctx.ragdolls[eid]
     const anchors = rt?.instance?.anchors ?? []
@@ -167,39 +162,11 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
  * Row `row` of a store: every typed-array field in name order, a nested store's (CrossFade.from) in its place
  * by its fields' names.
  */
-function hashRow(h: Hasher, store: object, row: number): void {
+export function hashRow(h: Hasher, store: object, row: number): void {
   const fields = store as Record<string, unknown>
   for (const key of Object.keys(fields).sort()) {
     const value = fields[key]
     if (ArrayBuffer.isView(value)) h.update(value as TypedArray, row, row + 1)
     else if (typeof value === 'object' && value !== null) hashRow(h, value, row)
-  }
-}
-
-/**
- * A character's layers: index, the rows of the layers other than 0 (layer 0's are the character's) and their
- * cursors, block, mask and blend space (its points' rows, coordinates, parameter, weights and cursors).
- */
-function hashLayers(h: Hasher, ctx: AnimationContext, stack: LayerStack): void {
-  const { Sampler, CrossFade, AnimLayer } = ctx.stores
-  for (const layer of stack.layers) {
-    if (layer === undefined) continue
-    h.updateNumber(layer.index).updateNumber(layer.base).updateNumber(layer.slots)
-    if (layer.index > 0) {
-      for (const store of [Sampler, CrossFade, AnimLayer] as const) hashRow(h, store, layer.slot)
-      const cursors = ctx.cursors[layer.slot]
-      if (cursors) h.update(cursors)
-    }
-    if (layer.mask) h.update(layer.mask)
-    if (layer.base >= 0) {
-      h.update(ctx.pool.data, layer.base * JOINT_STRIDE, (layer.base + layer.slots) * JOINT_STRIDE)
-    }
-    const bs = layer.blendSpace
-    if (bs) {
-      for (let p = 0; p < bs.points.clip.length; p++) hashRow(h, bs.points, p)
-      h.update(bs.xs).update(bs.ys).update(bs.param).update(bs.weights)
-      h.updateNumber(bs.sync)
-      for (const c of bs.cursors) h.update(c)
-    }
   }
 }

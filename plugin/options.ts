@@ -19,6 +19,7 @@ import {
 import { sharedCopy, shareFields, sharedMemoryAvailable } from '../src/engine/shared.ts'
 import { createParallel, MAX_WORKERS, workerSpawner, type Parallel } from '../systems/workers/pool.ts'
 import type { AnimationContext } from './context.ts'
+import type { CharacterDatum } from './characterData.ts'
 import { createClipEventPool } from '../systems/clipEvents.ts'
 import { createLodState } from '../systems/scheduleLod.ts'
 
@@ -114,7 +115,11 @@ export const MAX_POSE_SLOTS = 2 ** 26
  * Checks the options and makes the plugin's context: its stores, pose pool, scene graph and physics world.
  * Everything that can throw comes before anything that registers with the world.
  */
-export function createContext(world: World, options: AnimationPluginOptions | undefined): AnimationContext {
+export function createContext(
+  world: World,
+  options: AnimationPluginOptions | undefined,
+  characterData: readonly CharacterDatum[] = [],
+): AnimationContext {
   const what = 'createAnimationPlugin'
   if (typeof world !== 'object' || world === null || !($internal in world)) {
     throw new AnimationError('argument', `${what}: ${showValue(world)} is not a bitecs world (createWorld())`)
@@ -211,6 +216,7 @@ export function createContext(world: World, options: AnimationPluginOptions | un
     events: [],
     droppedEvents: 0,
     eventPool: createClipEventPool(),
+    characterData,
     handles: new Map(),
     ragdollDescriptions: [],
     palettes: [],

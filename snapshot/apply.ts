@@ -7,9 +7,6 @@ import { readPlan, type Plan } from './read.ts'
 import { applyStructure, finishStructure } from './structure.ts'
 import { applyNodeValues, recomputeWorlds } from './worlds.ts'
 import { applyCharacters } from './characters.ts'
-import { applyLayers } from './layers.ts'
-import { applyMorphs } from './morphs.ts'
-import { applyRootMotion } from './rootMotion.ts'
 import { applyLod } from './lod.ts'
 import { applyRagdolls } from './ragdolls.ts'
 import { applyEvents } from './events.ts'
@@ -49,9 +46,10 @@ function applyPlan(ctx: AnimationContext, plan: Plan, propagate: (world: World) 
   applyNodeValues(ctx, bytes, plan.nodes, structure.restored)
   applyCharacters(ctx, bytes, plan.layouts, plan.characters, structure.attach)
   finishStructure(ctx, structure, plan.entities, plan.characters)
-  applyLayers(ctx, bytes, plan.characters, plan.layers)
-  applyMorphs(ctx, plan.morphs)
-  applyRootMotion(ctx, plan.characters, plan.rootMotion)
+  let k = 0
+  for (const datum of ctx.characterData) {
+    if (datum.snapshot) datum.snapshot.apply(ctx, bytes, plan.characters, plan.characterData[k++])
+  }
   const { instances, data } = applyRagdolls(ctx, bytes, plan.characters, plan.ragdolls)
   rebuildPhysicsWorld(ctx.physics, plan.physics, instances, data, plan.own, bytes)
   applyEvents(ctx, plan.events)

@@ -25,9 +25,9 @@ import {
   SOURCE_BLEND_SPACE,
   takeLayerSlot,
 } from '../systems/layerState.ts'
-import type { CharactersData } from './readCharacters.ts'
-import type { SnapshotState } from './state.ts'
-import type { Layouts } from './format.ts'
+import type { SnapshotCharacters } from '../plugin/characterData.ts'
+import { snapshotState } from './state.ts'
+import { layoutsOf } from './format.ts'
 import { checkLayerRows, element, type Column } from './characterChecks.ts'
 import {
   checkPoseLayerPaths,
@@ -56,13 +56,9 @@ import {
  * are derived again on restore (the same functions, so the same bits).
  */
 
-export function writeLayers(
-  ctx: AnimationContext,
-  s: SnapshotState,
-  w: Writer,
-  characters: readonly number[],
-  layouts: Layouts,
-): void {
+export function writeLayers(ctx: AnimationContext, w: Writer, characters: readonly number[]): void {
+  const s = snapshotState(ctx)
+  const layouts = layoutsOf(ctx)
   const countAt = w.at()
   w.u32(0)
   let count = 0
@@ -134,12 +130,8 @@ export interface LayersData {
 }
 
 /** Reads and checks the "layers" section; changes nothing. */
-export function readLayers(
-  ctx: AnimationContext,
-  r: Reader,
-  characters: CharactersData,
-  layouts: Layouts,
-): LayersData[] {
+export function readLayers(ctx: AnimationContext, r: Reader, characters: SnapshotCharacters): LayersData[] {
+  const layouts = layoutsOf(ctx)
   const out: LayersData[] = []
   const seen = new Set<number>()
   const slotsSeen = new Set<number>()
@@ -177,8 +169,7 @@ export function readLayers(
       slotsSeen.add(slot)
       const rows: Column[] = []
       let cursors: Uint32Array = new Uint32Array(0)
-      let source = characters.source[c]!
-      let clip = characters.clip[c]!
+      let source = characters.value(c, 'AnimLayer.source')
       if (index > 0) {
         const byName = new Map<string, Column>()
         for (const layout of layouts.layer) {
@@ -193,10 +184,9 @@ export function readLayers(
         const row = (name: string): number => element(r, byName.get(name)!, 0)
         checkLayerRows(at, row, ctx.clips.length, index)
         source = row('AnimLayer.source')
-        clip = row('Sampler.clip')
         const cursorCount = r.u32()
         cursors = readU32Array(r.bytes, r.span(4 * cursorCount), cursorCount)
-        const needed = Math.max(channels(ctx, clip), channels(ctx, row('CrossFade.from.clip')))
+        const needed = Math.max(channels(ctx, row('Sampler.clip')), channels(ctx, row('CrossFade.from.clip')))
         if (cursorCount % 2 !== 0 || cursorCount < 2 * needed) {
           throw invalidValue(at, 'key cursor count', cursorCount, `must be even and at least ${2 * needed}`)
         }
@@ -243,7 +233,7 @@ export function readLayers(
   }
   // A blend space lives in a layer stack: a character without one shows none.
   for (let i = 0; i < characters.count; i++) {
-    if (characters.source[i] === SOURCE_BLEND_SPACE && !seen.has(characters.eids[i]!)) {
+    if (characters.value(i, 'AnimLayer.source') === SOURCE_BLEND_SPACE && !seen.has(characters.eids[i]!)) {
       throw invalidValue(
         `section "characters", character ${characters.eids[i]}`,
         'AnimLayer.source',
@@ -276,7 +266,7 @@ function checkBlock(where: string, r: Reader, block: Int32Array, n: number, poin
 export function applyLayers(
   ctx: AnimationContext,
   bytes: Uint8Array,
-  characters: CharactersData,
+  characters: SnapshotCharacters,
   plan: readonly LayersData[],
 ): void {
   for (let i = 0; i < characters.count; i++) ctx.layers[characters.eids[i]!] = undefined

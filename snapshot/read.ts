@@ -23,9 +23,6 @@ import { readEntities, type EntitiesData } from './entities.ts'
 import { readNodes, type NodesData } from './readNodes.ts'
 import { readCharacters, type CharactersData } from './readCharacters.ts'
 import { checkRagdollStates, readRagdolls, type RagdollData } from './readRagdolls.ts'
-import { readLayers, type LayersData } from './layers.ts'
-import { readMorphs, type MorphData } from './morphs.ts'
-import { readRootMotion, type RootMotionData } from './rootMotion.ts'
 import { readLod, type LodData } from './lod.ts'
 import { readEvents, type EventsData } from './events.ts'
 import { planStructure, type StructurePlan } from './structure.ts'
@@ -48,9 +45,8 @@ export interface Plan {
   pool: { slots: number; used: number; free: number[] }
   nodes: NodesData
   characters: CharactersData
-  layers: LayersData[]
-  morphs: MorphData[]
-  rootMotion: RootMotionData[]
+  /** Each kind of per-character state's section as read (ctx.characterData's with a section, in order). */
+  characterData: unknown[]
   ragdolls: RagdollData[]
   physics: PhysicsPlan
   /** The physics world's own (non-ragdoll) bodies and constraints now. */
@@ -141,18 +137,19 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
   closeSection(r)
   checkLocals(nodes, characters, memo)
 
-  openSection(r, 'LAYR', 'layers')
-  const layers = readLayers(ctx, r, characters, layouts)
-  closeSection(r)
-
-  openSection(r, 'MRPH', 'morphs')
-  const morphs = readMorphs(ctx, r, characters)
-  closeSection(r)
-  checkPool(slots, used, free, characters, layers)
-
-  openSection(r, 'RMOT', 'rootMotion')
-  const rootMotion = readRootMotion(r, characters)
-  closeSection(r)
+  // Layers, morph weights, root motion, …: the section of each kind of per-character state that has one.
+  const characterData: unknown[] = []
+  const blocks: (readonly [number, number])[] = []
+  for (const datum of ctx.characterData) {
+    const section = datum.snapshot
+    if (section === undefined) continue
+    openSection(r, section.tag, section.name)
+    const plan = section.read(ctx, r, characters)
+    closeSection(r)
+    characterData.push(plan)
+    if (section.blocks) for (const b of section.blocks(plan)) blocks.push(b)
+  }
+  checkPool(slots, used, free, characters, blocks)
 
   openSection(r, 'RAGD', 'ragdolls')
   const ragdolls = readRagdolls(ctx, r, characters)
@@ -197,9 +194,7 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
     pool: { slots, used, free },
     nodes,
     characters,
-    layers,
-    morphs,
-    rootMotion,
+    characterData,
     ragdolls,
     physics,
     own,
@@ -369,7 +364,7 @@ function checkPool(
   used: number,
   free: number[],
   characters: CharactersData,
-  layers: LayersData[],
+  blocks: readonly (readonly [number, number])[],
 ): void {
   for (let i = 0; i < free.length; i += 2) {
     if (free[i + 1] === 0)
@@ -381,11 +376,9 @@ function checkPool(
     pieces.push([characters.base[i]!, POSE_BUFFERS * characters.n[i]!])
     total += POSE_BUFFERS * characters.n[i]!
   }
-  for (const c of layers) {
-    for (const l of c.layers) {
-      pieces.push([l.base, l.slots])
-      total += l.slots
-    }
+  for (const [start, length] of blocks) {
+    pieces.push([start, length])
+    total += length
   }
   for (let i = 0; i < free.length; i += 2) pieces.push([free[i]!, free[i + 1]!])
   pieces.sort((a, b) => a[0] - b[0])

@@ -1,6 +1,7 @@
 import { POSE_PHYS, POSE_BUFFERS } from '../components/Pose.ts'
 import { checkPoseLayerPaths, pathFloatsAt, readPathMasks } from './poseLayers.ts'
 import type { AnimationContext } from '../plugin/context.ts'
+import type { SnapshotCharacters } from '../plugin/characterData.ts'
 import type { Reader } from '../src/sim/byteStream.ts'
 import {
   checkChoice,
@@ -34,7 +35,7 @@ import { sameWords, type CharacterStructure, type StructureMemo } from './memo.t
 
 /** Restore's reading of the characters section (layout: characters.ts): every value checked. */
 
-export interface CharactersData {
+export interface CharactersData extends SnapshotCharacters {
   count: number
   /** Character ids, in the snapshot's query order. */
   eids: Int32Array
@@ -48,8 +49,6 @@ export interface CharactersData {
   binding: Int32Array
   fromBinding: Int32Array
   clip: Int32Array
-  /** What its layer 0 shows (AnimLayer.source). */
-  source: Uint8Array
   flags: Uint8Array
   cursorCount: Int32Array
   /** Byte offset of each character's key cursors, `cursorWidth` bytes each. */
@@ -177,7 +176,7 @@ export function readCharacters(
     binding: new Int32Array(count),
     fromBinding: new Int32Array(count),
     clip: new Int32Array(count),
-    source: new Uint8Array(count),
+    value: (i, field) => element(r, c(field), i),
     flags: new Uint8Array(count),
     cursorCount: new Int32Array(count),
     cursorsAt: new Int32Array(count),
@@ -356,7 +355,6 @@ export function readCharacters(
     d.binding[i] = binding
     d.fromBinding[i] = fromBinding
     d.clip[i] = clip
-    d.source[i] = rowOf('AnimLayer.source')
     d.flags[i] = flags
     d.cursorCount[i] = cursorCount
     d.cursorsAt[i] = cursorsAt

@@ -20,9 +20,6 @@ import { snapshotState, type SnapshotState } from './state.ts'
 import { writeEntities } from './entities.ts'
 import { writeNodes } from './nodes.ts'
 import { markCharacters, writeCharacters } from './characters.ts'
-import { writeLayers } from './layers.ts'
-import { writeMorphs } from './morphs.ts'
-import { writeRootMotion } from './rootMotion.ts'
 import { writeLod } from './lod.ts'
 import { writeRagdolls } from './ragdolls.ts'
 import { writeEvents } from './events.ts'
@@ -141,17 +138,16 @@ function writeSnapshot(ctx: AnimationContext, s: SnapshotState, w: Writer): numb
   writeCharacters(ctx, s, w, layouts)
   endSection(w, at)
 
-  at = beginSection(w, 'LAYR')
-  writeLayers(ctx, s, w, s.characters, layouts)
-  endSection(w, at)
-
-  at = beginSection(w, 'MRPH')
-  writeMorphs(ctx, w, s.characters)
-  endSection(w, at)
-
-  at = beginSection(w, 'RMOT')
-  writeRootMotion(ctx, w, s.characters)
-  endSection(w, at)
+  // Layers, morph weights, root motion, …: a section for each kind of per-character state that has one.
+  // Index loop: a for-of's iterator is allocated (the snapshot of a ring must allocate nothing).
+  const data = ctx.characterData
+  for (let d = 0; d < data.length; d++) {
+    const section = data[d]!.snapshot
+    if (section === undefined) continue
+    at = beginSection(w, section.tag)
+    section.write(ctx, w, s.characters)
+    endSection(w, at)
+  }
 
   at = beginSection(w, 'RAGD')
   writeRagdolls(ctx, w, s.characters)

@@ -1,8 +1,38 @@
+import { addComponent } from 'bitecs'
 import type { AnimationContext } from '../plugin/context.ts'
+import type { CharacterDatum, SnapshotCharacters } from '../plugin/characterData.ts'
 import { copyInto, type Reader } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import { checkFinite, snapshotError } from '../src/sim/valueChecks.ts'
-import type { CharactersData } from './readCharacters.ts'
+
+/**
+ * Morph weights (MorphState, systems/state.ts): a character of an asset with morph targets gets the file's
+ * defaults and no game weights (NaN) when attached, and the `morphed` tag sampleMorphWeights queries; hash()
+ * covers the game's weights and this step's.
+ */
+export const morphsDatum: CharacterDatum<MorphData[]> = {
+  name: 'morph weights',
+  attach(ctx, eid, asset) {
+    const m = asset.morphCount
+    if (m > 0) addComponent(ctx.world, eid, ctx.morphed)
+    ctx.morphs[eid] =
+      m === 0
+        ? undefined
+        : {
+            game: new Float32Array(m).fill(NaN),
+            weights: asset.morphRest.slice(),
+            scratch: new Float32Array(4 * m),
+          }
+  },
+  release(ctx, eid) {
+    ctx.morphs[eid] = undefined
+  },
+  hash(h, ctx, eid) {
+    const morphs = ctx.morphs[eid]
+    if (morphs) h.update(morphs.game).update(morphs.weights)
+  },
+  snapshot: { tag: 'MRPH', name: 'morphs', write: writeMorphs, read: readMorphs, apply: applyMorphs },
+}
 
 /**
  * The snapshot's "morphs" section (after "layers"): u32 count; per character with morph targets (in the
@@ -33,7 +63,7 @@ export interface MorphData {
 }
 
 /** Reads and checks the "morphs" section: every character of an asset with morph targets, once; finite values. */
-export function readMorphs(ctx: AnimationContext, r: Reader, characters: CharactersData): MorphData[] {
+export function readMorphs(ctx: AnimationContext, r: Reader, characters: SnapshotCharacters): MorphData[] {
   const expected = new Map<number, number>()
   for (let i = 0; i < characters.count; i++) {
     const m = ctx.assets[characters.asset[i]!]!.morphCount
@@ -68,7 +98,12 @@ export function readMorphs(ctx: AnimationContext, r: Reader, characters: Charact
 }
 
 /** Sets the restored characters' morph weights (after attachCharacter made their MorphState). */
-export function applyMorphs(ctx: AnimationContext, plan: readonly MorphData[]): void {
+export function applyMorphs(
+  ctx: AnimationContext,
+  _bytes: Uint8Array,
+  _characters: SnapshotCharacters,
+  plan: readonly MorphData[],
+): void {
   for (const d of plan) {
     const ms = ctx.morphs[d.eid]!
     ms.game.set(d.game)

@@ -13,7 +13,32 @@ import {
   ROOT_MOTION_FULL,
   ROOT_MOTION_HORIZONTAL,
 } from '../systems/rootMotion.ts'
-import type { CharactersData } from './readCharacters.ts'
+import type { CharacterDatum, SnapshotCharacters } from '../plugin/characterData.ts'
+
+/**
+ * Root motion (RootMotionState, systems/rootMotion.ts): off until setRootMotion turns it on; hash() covers its
+ * mode, joint, flag, last delta and sums.
+ */
+export const rootMotionDatum: CharacterDatum<RootMotionData[]> = {
+  name: 'root motion',
+  attach(ctx, eid) {
+    ctx.rootMotion[eid] = undefined
+  },
+  release(ctx, eid) {
+    ctx.rootMotion[eid] = undefined
+  },
+  hash(h, ctx, eid) {
+    const rootMotion = ctx.rootMotion[eid]
+    if (rootMotion) h.update(rootMotion.i).update(rootMotion.f)
+  },
+  snapshot: {
+    tag: 'RMOT',
+    name: 'rootMotion',
+    write: writeRootMotion,
+    read: (_ctx, r, characters) => readRootMotion(r, characters),
+    apply: applyRootMotion,
+  },
+}
 
 /**
  * The snapshot's RMOT section (root motion, after MRPH): u32 count; per character with root motion on (in the
@@ -50,7 +75,7 @@ export interface RootMotionData {
 }
 
 /** Reads and checks the RMOT section: characters once each; modes, joints, finite numbers. Changes nothing. */
-export function readRootMotion(r: Reader, characters: CharactersData): RootMotionData[] {
+export function readRootMotion(r: Reader, characters: SnapshotCharacters): RootMotionData[] {
   const joints = new Map<number, number>()
   for (let i = 0; i < characters.count; i++) joints.set(characters.eids[i]!, characters.n[i]!)
   const out: RootMotionData[] = []
@@ -83,7 +108,8 @@ export function readRootMotion(r: Reader, characters: CharactersData): RootMotio
  */
 export function applyRootMotion(
   ctx: AnimationContext,
-  characters: CharactersData,
+  _bytes: Uint8Array,
+  characters: SnapshotCharacters,
   plan: readonly RootMotionData[],
 ): void {
   for (let i = 0; i < characters.count; i++) ctx.rootMotion[characters.eids[i]!] = undefined
