@@ -5,7 +5,6 @@ import type { AnimationPlugin } from './api.ts'
 import { createScheduleLodSystem } from '../systems/scheduleLod.ts'
 import { createAdvanceTracksSystem } from '../systems/advanceTracks.ts'
 import { createSampleTracksSystem } from '../systems/sampleTracks.ts'
-import { createComposeLayersSystem } from '../systems/composeLayers.ts'
 import { createSampleMorphWeightsSystem } from '../systems/sampleMorphWeights.ts'
 import { createExtractRootMotionSystem } from '../systems/extractRootMotion.ts'
 import { createStepRagdollsSystem } from '../systems/stepRagdolls.ts'
@@ -58,7 +57,6 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     createScheduleLodSystem(ctx),
     createAdvanceTracksSystem(ctx),
     createSampleTracksSystem(ctx),
-    createComposeLayersSystem(ctx),
     createSampleMorphWeightsSystem(ctx),
     createExtractRootMotionSystem(ctx),
     createStepRagdollsSystem(ctx),

@@ -52,6 +52,8 @@ export function createAdvanceTracksSystem(ctx: AdvanceTracksInput) {
   const motion = new Float64Array(EMIT_INPUT_LENGTH)
   /** A track's share of its layer (its root motion's weight), through memory. */
   const share = new Float64Array(1)
+  /** A blend space's share of its layer (1, or its fade's blend) and the layer's weight, through memory. */
+  const layerShare = new Float64Array(2)
 
   /** Layer 0's clip and the clip its fade leaves. */
   function advanceBase(eid: number): void {
@@ -120,6 +122,9 @@ export function createAdvanceTracksSystem(ctx: AdvanceTracksInput) {
     Sampler.reset[l] = 0
     const points = bs.points
     const m = points.clip.length
+    // Fading in (playBlendSpace's fadeSeconds): the blend space's share of the layer so far.
+    layerShare[0] = CrossFade.active[l] === 1 ? CrossFade.blend[l]! : 1
+    layerShare[1] = AnimLayer.weight[l]!
     if (bs.sync === 1) {
       let duration = 0
       for (let p = 0; p < m; p++) duration += bs.weights[p]! * bs.durations[p]!
@@ -156,10 +161,8 @@ export function createAdvanceTracksSystem(ctx: AdvanceTracksInput) {
   /** A point's events and root motion of the step; nothing for a point of weight 0. */
   function reportPoint(eid: number, layer: Layer, bs: BlendSpaceState, p: number, hold: boolean): void {
     if (!(bs.weights[p]! > 0)) return
-    const l = layer.slot
-    // Fading in (playBlendSpace's fadeSeconds): the blend space's share of the layer so far.
-    share[0] = bs.weights[p]! * (CrossFade.active[l] === 1 ? CrossFade.blend[l]! : 1)
-    motion[EMIT_WEIGHT] = share[0]! * AnimLayer.weight[l]!
+    share[0] = bs.weights[p]! * layerShare[0]!
+    motion[EMIT_WEIGHT] = share[0]! * layerShare[1]!
     const clip = ctx.clips[bs.points.clip[p]!]!.clip
     reportTrack(eid, layer.index, bs.points, p, clip, hold ? EMIT_START : 0, bs.bindings[p]!)
   }
@@ -189,9 +192,8 @@ export function createAdvanceTracksSystem(ctx: AdvanceTracksInput) {
   /** The layers of a character with a stack: layer 0's blend space and weight, then layers 1–7. */
   function advanceLayers(eid: number, layers: readonly (Layer | undefined)[]): void {
     const base0 = layers[0]!
-    if (Sampler.clip[eid]! < 0 && AnimLayer.source[eid] === SOURCE_BLEND_SPACE && base0.blendSpace !== null) {
-      advanceBlendSpace(eid, base0, base0.blendSpace)
-    }
+    // A layer shows a blend space exactly while it has one (its source SOURCE_BLEND_SPACE, its clip -1).
+    if (base0.blendSpace !== null) advanceBlendSpace(eid, base0, base0.blendSpace)
     advanceWeight(ctx, base0)
     const rm = ctx.rootMotion[eid]
     if (rm !== undefined) composeRootMotionLayer(rm, AnimLayer, base0)

@@ -343,12 +343,13 @@ function maskedBinding(binding: Int32Array | undefined, mask: Float32Array | nul
 /** Whether layer 0 is as a character without layers has it: full weight, override, whole body, no blend space. */
 export function isPlainBase(s: AnimLayerStore, layer: Layer): boolean {
   const l = layer.slot
+  // The layer object's fields first: a crowd's store rows are a cache miss each.
   return (
+    layer.blendSpace === null &&
+    layer.mask === null &&
     s.weight[l] === 1 &&
     s.weightDuration[l] === 0 &&
-    s.mode[l] === MODE_OVERRIDE &&
-    layer.mask === null &&
-    s.source[l] !== SOURCE_BLEND_SPACE
+    s.mode[l] === MODE_OVERRIDE
   )
 }
 

@@ -6,9 +6,10 @@ import { blendJointLayers } from '../src/clip/blendLayers.ts'
 import { blendWeightedPoses, toDeltaPose } from '../src/clip/layerBlend.ts'
 import { JOINT_STRIDE, POSE_ANIM, POSE_FROM, POSE_PREV, POSE_TO, poseOffset } from '../components/Pose.ts'
 import { ROTATION_SQUAD, SAMPLER_RESET_REST } from '../components/Sampler.ts'
-import { MODE_ADDITIVE, SOURCE_BLEND_SPACE, SOURCE_CLIP, SOURCE_NONE } from '../components/AnimLayer.ts'
+import { MODE_ADDITIVE, SOURCE_CLIP, SOURCE_NONE } from '../components/AnimLayer.ts'
 import { awaitingBodies, type StepState, type AnimationStores } from './state.ts'
 import { PHASE_SAMPLE } from './workers/pool.ts'
+import { createComposeLayers } from './composeLayers.ts'
 import {
   BLOCK_DELTA,
   BLOCK_FROM,
@@ -57,19 +58,20 @@ export type SampleTracksInput = Pick<
  * Then each layer of a character with layers into its own block's OUT: layer 0 keeps ANIM (or samples its blend
  * space, or the rest pose when it shows nothing); the others, when their weight is above 0, sample their clip (and
  * a fade's two sides, blended), the differences of an additive layer from its reference (a delta clip sampled
- * directly when no fade runs), or their blend space's points, mixed by weight. composeLayers composes them.
+ * directly when no fade runs), or their blend space's points, mixed by weight; and composes them into ANIM
+ * (systems/composeLayers.ts), character by character while its poses are in cache.
  * Never throws; allocates nothing.
  */
 export function createSampleTracksSystem(ctx: SampleTracksInput) {
   const { Pose, Sampler, CrossFade, AnimLayer } = ctx.stores
   const parallel = ctx.parallel
   const characters = registerQuery(ctx.world, [Sampler, Pose])
+  const composeLayers = createComposeLayers(ctx)
   primeSampler()
 
   /** Layer 0's clip (or fade) into ANIM. */
   function sampleBase(eid: number, data: Float32Array, layered: boolean): void {
     const clipId = Sampler.clip[eid]!
-    if (clipId < 0 || ctx.lod.skip[eid] === 1) return
     const fading = CrossFade.active[eid] === 1
     const flags = Sampler.reset[eid]!
     const t = Sampler.local[eid]!
@@ -146,7 +148,7 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
         data.copyWithin(poseOffset(base, n, POSE_PREV), anim, anim + len)
         ctx.posesUsed[eid] = ctx.posesUsed[eid]! | (1 << POSE_PREV)
       }
-      if (AnimLayer.source[eid] === SOURCE_BLEND_SPACE && base0.blendSpace !== null) {
+      if (base0.blendSpace !== null) {
         sampleBlendSpace(data, base0.slot, base0.blendSpace, out0, n)
         blendFadeIn(data, base0, out0, n)
       } else {
@@ -287,15 +289,20 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
     const dense = characters.dense
     const data = ctx.pool.data
     const anyLayers = ctx.uses.layers
+    const lodSkip = ctx.lod.skip
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
+      // Nothing to sample (no clip on layer 0, or levels of detail hold it): no call.
+      if (Sampler.clip[eid]! < 0 || lodSkip[eid] === 1) continue
       sampleBase(eid, data, anyLayers && ctx.layers[eid] !== undefined)
     }
     if (parallel !== null) parallel.run(PHASE_SAMPLE)
     if (!anyLayers) return
     for (let i = 0; i < dense.length; i++) {
       const stack = ctx.layers[dense[i]!]
-      if (stack !== undefined) sampleLayers(dense[i]!, data, stack.layers)
+      if (stack === undefined) continue
+      sampleLayers(dense[i]!, data, stack.layers)
+      composeLayers(dense[i]!, stack.layers, data)
     }
   }
 }

@@ -59,7 +59,6 @@ function fixedStepFiles(): string[] {
     'scheduleLod',
     'advanceTracks',
     'sampleTracks',
-    'composeLayers',
     'sampleMorphWeights',
     'extractRootMotion',
     'stepRagdolls',
