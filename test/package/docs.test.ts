@@ -1,13 +1,13 @@
 /**
- * The API reference builds, so it cannot rot: `npm run docs` (TypeDoc with docs/typedoc.config.mjs) on every
- * `npm test`, into a temporary folder (docs/api/, the script's own output, is left alone). TypeDoc's errors fail
+ * The API reference and the guides build, so they cannot rot: `npm run docs` (TypeDoc with
+ * docs/typedoc.config.mjs) on every `npm test`, into a temporary folder (docs/api/, the script's own output, is left alone). TypeDoc's errors fail
  * (it exits non-zero: an entry it cannot read, a bad option, the config's plugin failing), and so does an export
  * without a doc comment (TypeDoc's "does not have any documentation"): every symbol the entries reach states
  * its contract. Its other warnings (types the API names that no entry exports, {@link}s to nothing, a work tree
  * without a usable git remote) are printed with their counts and do not fail.
  */
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -88,6 +88,13 @@ describe('the API reference (npm run docs)', () => {
         expect(exported.length, specifier).toBeGreaterThan(0)
         for (const name of exported) expect(words.has(name), `${specifier} documents ${name}`).toBe(true)
       }
+      // The guides (docs/guides/*.md, TypeDoc's projectDocuments): a page each, linked from the README's page.
+      const guides = readdirSync(join(REPO, 'docs/guides'))
+      const documents = readdirSync(join(out, 'documents'))
+      expect(documents).toHaveLength(guides.length)
+      const index = readFileSync(join(out, 'index.html'), 'utf8')
+      for (const page of documents)
+        expect(index, `README links to ${page}`).toContain(`href="documents/${page}"`)
       expect(
         undocumented,
         'exports without a doc comment: give each one (what it is, units, ranges, what throws)',
