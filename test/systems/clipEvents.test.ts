@@ -299,8 +299,16 @@ describe('addMarker', () => {
     const { plugin, handle, asset } = setup(false)
     const other = makeTestAsset('other')
     const bad: [unknown, unknown, unknown, unknown, RegExp][] = [
-      [other, 'Turn', 0.5, 'x', /is not an asset or asset handle of this plugin \(add the asset first\)/],
-      [{ ...handle }, 'Turn', 0.5, 'x', /is not an asset or asset handle of this plugin/],
+      [
+        other,
+        'Turn',
+        0.5,
+        'x',
+        /^addMarker\("Turn", 0\.5, "x"\): asset "other" is not added to this plugin \(add it first: addAsset\(asset\) or addCharacter\(asset\)\)$/,
+      ],
+      [{ ...handle }, 'Turn', 0.5, 'x', /the asset handle of "synthetic-rig" is a copy of its handle/],
+      [createAnimationPlugin(createWorld()).addAsset(other), 'Turn', 0.5, 'x', /handle of another plugin/],
+      [{ source: 7 }, 'Turn', 0.5, 'x', /: an object is not an asset or asset handle$/],
       [handle, 'Nope', 0.5, 'x', /no clip named "Nope"/],
       [handle, 9, 0.5, 'x', /clip index 9 is out of range/],
       [handle, 'Turn', 1.5, 'x', /1\.5 s is not a time on clip "Turn" \(a number in \[0, 1\] s\)/],
@@ -325,6 +333,47 @@ describe('addMarker', () => {
     stepN(plugin, 65)
     expect(lines(plugin)).toEqual([`32 ${a} Turn marker:mid`, `64 ${a} Turn marker:end`, `64 ${a} Turn loop`])
     expect((plugin.events[1] as ClipEvent).time).toBe(1)
+  })
+
+  it('markers lists a clip’s markers, the file’s and the added ones, in time order; names what it refuses', () => {
+    const { plugin, handle, asset } = setup()
+    expect(plugin.markers(handle, 'Turn')).toEqual([
+      { name: 'left', time: 0.25 },
+      { name: 'right', time: 0.75 },
+    ])
+    // By asset or by clip index, as addMarker; a copy (changing it changes nothing).
+    const nod = plugin.markers(
+      asset,
+      asset.clips.findIndex((c) => c.name === 'Nod'),
+    )
+    expect(nod).toEqual([
+      { name: 'down', time: 0 },
+      { name: 'up', time: 0.5 },
+    ])
+    ;(nod[0] as { time: number }).time = 9
+    expect(plugin.markers(handle, 'Nod')[0]).toEqual({ name: 'down', time: 0 })
+    expect(plugin.markers(handle, 'Still')).toEqual([])
+    expect(() => plugin.markers(makeTestAsset('other'), 'Turn')).toThrow(
+      /^markers\("Turn"\): asset "other" is not added to this plugin/,
+    )
+    expect(() => plugin.markers(handle, 'Nope')).toThrow(/^markers\("Nope"\): no clip named "Nope"/)
+  })
+
+  it('setTime jumps over markers and ends without reporting them; playback from there reports again', () => {
+    const { plugin, handle } = setup()
+    const a = plugin.addCharacter(handle)
+    plugin.play(a, 'Turn') // markers at 0.25 (left) and 0.75 (right)
+    stepN(plugin, 8) // to 0.125
+    plugin.events.length = 0
+    plugin.setTime(a, 0.5) // over 'left'
+    stepN(plugin, 1)
+    plugin.setTime(a, 0.95) // over 'right'
+    stepN(plugin, 1)
+    plugin.setTime(a, 0.1) // back over both
+    stepN(plugin, 1)
+    expect(lines(plugin)).toEqual([])
+    stepN(plugin, 10) // 0.1 → 0.27: the play head meets 'left' itself
+    expect(lines(plugin)).toEqual([expect.stringMatching(/ Turn marker:left$/)])
   })
 
   it('markers at one time fire in the order they were added, after the clip’s own', () => {
