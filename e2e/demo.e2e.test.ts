@@ -38,6 +38,7 @@ import {
   trace,
   openDemo,
   closeDemo,
+  WAIT_MS,
 } from './demoPage.ts'
 
 beforeAll(openDemo)
@@ -84,7 +85,7 @@ describe('demo in headless Chromium', () => {
   it('frames advance while a clip plays', async () => {
     const before = await page.evaluate(() => ({ frames: window.__demo.frames, steps: window.__demo.steps }))
     const a = await shot('2a-playing')
-    await page.waitForFunction((f) => window.__demo.frames >= f + 10, before.frames, { timeout: 10_000 })
+    await page.waitForFunction((f) => window.__demo.frames >= f + 10, before.frames, { timeout: WAIT_MS })
     const b = await shot('2b-playing')
     const after = await page.evaluate(() => ({ frames: window.__demo.frames, steps: window.__demo.steps }))
     expect(after.steps).toBeGreaterThan(before.steps)
@@ -138,7 +139,7 @@ describe('demo in headless Chromium', () => {
         const d = window.__demo
         return d.ragdollState() === 'falling' && d.weight() === 1 && d.maxJointHeight() < (limit as number)
       },
-      10_000,
+      WAIT_MS,
       [standing * 0.6],
     )
     await page.waitForTimeout(400) // let it settle for the picture
@@ -174,7 +175,7 @@ describe('demo in headless Chromium', () => {
 
   it('the picker shows RobotExpressive: its credit, its clips, a clip that changes the picture', async () => {
     await page.click('button[data-model=RobotExpressive]')
-    await until('RobotExpressive to load', () => window.__demo.source === 'RobotExpressive.glb', 20_000)
+    await until('RobotExpressive to load', () => window.__demo.source === 'RobotExpressive.glb')
     const shown = await modelState()
     expect(shown.model).toBe('RobotExpressive')
     expect(shown.picked).toEqual(['RobotExpressive'])
@@ -236,7 +237,7 @@ describe('demo in headless Chromium', () => {
     const low = standing * 0.75
     const fell = await page
       .waitForFunction(([n, y]) => window.__demo.nodePosition(n!)[1]! < y!, [HEAD, low], {
-        timeout: 15_000,
+        timeout: WAIT_MS,
         polling: 50,
       })
       .then(() => true)
@@ -294,7 +295,7 @@ describe('demo in headless Chromium', () => {
       const at = await page.evaluate(() => window.__demo.screenOf('LowerArm.L' as never))
       await page.mouse.click(at.x, at.y)
       const started = await page
-        .waitForFunction(() => window.__demo.ragdollState() !== 'off', [], { timeout: 3000, polling: 50 })
+        .waitForFunction(() => window.__demo.ragdollState() !== 'off', [], { timeout: 15_000, polling: 50 })
         .then(
           () => true,
           () => false,
@@ -375,7 +376,7 @@ describe('demo in headless Chromium', () => {
     // Wave, traced frame by frame: the layer fades in, plays, and fades out once the clip is at its end.
     await startTrace(1, LEGS)
     await page.click('button[data-emote=Wave]')
-    await until('Wave at full weight', () => window.__demo.layer(1).weight === 1, 20_000)
+    await until('Wave at full weight', () => window.__demo.layer(1).weight === 1)
     await shot('9a-wave-walking')
     const samples = await trace()
     const playing = samples.filter((x) => x.source === 'clip')
@@ -428,7 +429,7 @@ describe('demo in headless Chromium', () => {
           const l = window.__demo.layer(1)
           return l.clip === name && l.fade === null && l.weight === 1 && l.time >= (seconds as number) / 3
         },
-        20_000,
+        WAIT_MS,
         [name, seconds],
       )
       await grab(name)
@@ -486,7 +487,7 @@ describe('demo in headless Chromium', () => {
     ]
     for (const [w, name] of weights) {
       await setSliders({ 'additive-weight': w })
-      await until(`the nod at weight ${w}`, ([w]) => window.__demo.layer(2).weight === w, 10_000, [w])
+      await until(`the nod at weight ${w}`, ([w]) => window.__demo.layer(2).weight === w, WAIT_MS, [w])
       await afterFrames(2)
       await grab(name)
     }
@@ -533,7 +534,7 @@ describe('demo in headless Chromium', () => {
       await until(
         `${name} at 1`,
         ([i]) => window.__demo.plugin.getMorphWeights(window.__demo.hero(), 'Head')[i as number] === 1,
-        10_000,
+        WAIT_MS,
         [i],
       )
       await afterFrames(2)
@@ -593,7 +594,7 @@ describe('demo in headless Chromium', () => {
           const w = window.__demo.layer(0).blendSpace?.weights ?? []
           return Math.abs(w[0]! - (1 - (v as number))) < 1e-9 && Math.abs(w[1]! - (v as number)) < 1e-9
         },
-        10_000,
+        WAIT_MS,
         [value],
       )
       await afterFrames(2)
@@ -636,7 +637,7 @@ describe('demo in headless Chromium', () => {
 
   it('the picker brings the Fox back, with its credit', async () => {
     await page.click('button[data-model=Fox]')
-    await until('the Fox to load', () => window.__demo.source === 'Fox.glb', 20_000)
+    await until('the Fox to load', () => window.__demo.source === 'Fox.glb')
     const shown = await modelState()
     expect(shown.model).toBe('Fox')
     expect(shown.picked).toEqual(['Fox'])
@@ -655,7 +656,7 @@ describe('demo in headless Chromium', () => {
     await clipButton('Walk').click()
     await until('Walk to play', () => window.__demo.currentClip() === 'Walk')
     // Four paws a loop (0.71 s of simulation; SwiftShader runs it slower than real time).
-    await until('four footsteps', (b) => window.__demo.footsteps() >= Number(b[0]) + 4, 30_000, [before])
+    await until('four footsteps', (b) => window.__demo.footsteps() >= Number(b[0]) + 4, WAIT_MS, [before])
     // A ring on the ground, drawn: the pixels the rings change when shown. A ring lasts 0.45 s of display time
     // and fades: from the first read that shows one, the brightest of the next few (a slow, loaded machine may
     // first catch one fading out).
@@ -699,7 +700,7 @@ describe('demo in headless Chromium', () => {
     await until(
       'the Fox to walk 0.5 m',
       (z) => window.__demo.transform().position[2] > Number(z[0]) + 0.5,
-      30_000,
+      WAIT_MS,
       [stay[2]],
     )
     const on = await page.evaluate(() => ({
@@ -818,13 +819,13 @@ describe('demo in headless Chromium', () => {
     await until('the crowd to appear', () => window.__demo.crowdCount() === 12)
     const updates = await page.evaluate(() => window.__demo.statsUpdates)
     // Two refreshes: the first may average frames from before the crowd came.
-    await page.waitForFunction((u) => window.__demo.statsUpdates >= u + 2, updates, { timeout: 15_000 })
+    await page.waitForFunction((u) => window.__demo.statsUpdates >= u + 2, updates, { timeout: WAIT_MS })
     // A small crowd's sampling takes microseconds and the page's clock ticks coarsely (Chromium: 100 µs, jittered),
     // so one half-second readout can average to 0; a later one shows it.
     await until(
       'sampling time to show in the readout',
       () => (window.__demo.timings.sampleTracks ?? 0) > 0,
-      15_000,
+      WAIT_MS,
     )
     const stats = await page.evaluate(() => ({
       text: document.getElementById('stats')?.textContent ?? '',
@@ -853,7 +854,7 @@ describe('demo in headless Chromium', () => {
 
   it('the Fox crowd of 1000 drawn instanced is one draw call, visible, animated, shaped as the clones', async () => {
     await page.click('button[data-model=Fox]')
-    await until('the Fox to load', () => window.__demo.source === 'Fox.glb', 20_000)
+    await until('the Fox to load', () => window.__demo.source === 'Fox.glb')
     const setCrowd = (n: number) =>
       page.$eval(
         '#crowd',
@@ -881,22 +882,22 @@ describe('demo in headless Chromium', () => {
     await instance(true)
     await until('the crowd drawn instanced', () => window.__demo.crowdInstanced())
     await setCrowd(1000)
-    await until('a crowd of 1000', () => window.__demo.crowdCount() === 1000, 60_000)
-    await afterFrames(2, 60_000)
+    await until('a crowd of 1000', () => window.__demo.crowdCount() === 1000)
+    await afterFrames(2)
     const instanced = await page.evaluate(() => window.__demo.drawCalls())
     const first = await page.evaluate(() => window.__demo.probeCrowd())
-    await afterFrames(2, 60_000)
+    await afterFrames(2)
     const later = await page.evaluate(() => window.__demo.probeCrowd())
     await shot('9a-crowd-instanced')
 
     await instance(false)
-    await until('the crowd drawn as clones', () => !window.__demo.crowdInstanced(), 60_000)
-    await until('a crowd of 1000 clones', () => window.__demo.crowdCount() === 1000, 60_000)
-    await afterFrames(1, 60_000)
+    await until('the crowd drawn as clones', () => !window.__demo.crowdInstanced())
+    await until('a crowd of 1000 clones', () => window.__demo.crowdCount() === 1000)
+    await afterFrames(1)
     const cloned = await page.evaluate(() => window.__demo.drawCalls())
     await shot('9b-crowd-clones')
     await setCrowd(0)
-    await until('no crowd', () => window.__demo.crowdCount() === 0, 60_000)
+    await until('no crowd', () => window.__demo.crowdCount() === 0)
 
     console.log(
       JSON.stringify({
@@ -923,7 +924,7 @@ describe('demo in headless Chromium', () => {
     expect(single.iou).toBeGreaterThan(0.97)
     expect(single.colour).toBeLessThan(12)
     expect(problems).toEqual([])
-  }, 300_000)
+  })
 
   it('with ?kernels=wasm the page runs the WebAssembly kernel and shows the lit, playing Fox', async () => {
     const other = await browser!.newPage({ viewport: { width: 800, height: 500 } })
@@ -935,7 +936,7 @@ describe('demo in headless Chromium', () => {
     try {
       await other.goto(`${server!.resolvedUrls!.local[0]!}?kernels=wasm`)
       await other.waitForFunction(() => window.__demo?.ready && window.__demo.frames > 5, undefined, {
-        timeout: 20_000,
+        timeout: WAIT_MS,
       })
       const state = () =>
         other.evaluate(() => ({
@@ -946,7 +947,7 @@ describe('demo in headless Chromium', () => {
           probe: window.__demo.probeHero(),
         }))
       const before = await state()
-      await other.waitForFunction((s) => window.__demo.steps >= s + 10, before.steps, { timeout: 10_000 })
+      await other.waitForFunction((s) => window.__demo.steps >= s + 10, before.steps, { timeout: WAIT_MS })
       const after = await state()
       expect(errors).toEqual([])
       expect([before.kernels, before.error]).toEqual(['wasm', null])

@@ -21,6 +21,12 @@ export let page: Page
 export const problems: string[] = []
 const started = performance.now()
 
+/**
+ * How long a wait for the page may take before the test fails: a hang guard, not a speed check. SwiftShader
+ * draws a frame in tens of ms on an idle machine and many times that on a busy one.
+ */
+export const WAIT_MS = 120_000
+
 const ARTIFACTS = 'artifacts'
 export const ASSETS = 'assets'
 
@@ -180,7 +186,7 @@ export function clipButton(name: string) {
 }
 
 /** Waits until the page has drawn `n` more frames. */
-export async function afterFrames(n: number, timeout = 10_000): Promise<void> {
+export async function afterFrames(n: number, timeout = WAIT_MS): Promise<void> {
   const f = await page.evaluate(() => window.__demo.frames)
   await page.waitForFunction((f) => window.__demo.frames >= f, f + n, { timeout, polling: 20 })
 }
@@ -196,7 +202,7 @@ export async function shot(name: string): Promise<Buffer> {
 export async function until(
   what: string,
   predicate: (arg: readonly (string | number)[]) => unknown,
-  timeout = 10_000,
+  timeout = WAIT_MS,
   arg: readonly (string | number)[] = [],
 ): Promise<void> {
   try {

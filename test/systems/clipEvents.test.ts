@@ -13,6 +13,7 @@ import { isClipEvent, type AnimationEvent, type ClipEvent } from '../../systems/
 import { makeTestAsset, stepN } from '../helpers/ecs.ts'
 import { AnimationError } from '../../src/errors.ts'
 import { execFileSync } from 'node:child_process'
+import { HANG_MS } from '../helpers/hang.ts'
 
 const DT = 1 / 64
 
@@ -394,7 +395,7 @@ describe('clip events: memory', () => {
     const out = execFileSync(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', 'test/helpers/clipEventsAllocation.ts'],
-      { encoding: 'utf8', timeout: 120_000 },
+      { encoding: 'utf8', timeout: HANG_MS },
     )
     const { quiet, busy, cleared } = JSON.parse(out) as Record<'quiet' | 'busy' | 'cleared', number[]>
     // A negative window is the sweeper finishing the warm-up's garbage: it says nothing about the steps.
