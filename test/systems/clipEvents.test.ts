@@ -441,14 +441,14 @@ describe('clip events: memory', () => {
 
   it(`holds at most MAX_QUEUED_EVENTS clip events, counting the rest`, () => {
     const { plugin, handle } = setup(false)
-    const a = plugin.addCharacter(handle)
-    plugin.play(a, 'Nod', { speed: 256 }) // 4 s a step: 8 wraps of 0.5 s, 8 loop events
-    stepN(plugin, 8194) // 8192 steps of 8 fill the queue; the last step's 8 are dropped
+    // 8 s a step: 16 wraps of 0.5 s (MAX_BOUNDARIES_PER_STEP), 16 loop events, for each of 8 characters.
+    for (let i = 0; i < 8; i++) plugin.play(plugin.addCharacter(handle), 'Nod', { speed: 512 })
+    stepN(plugin, 514) // the first shows the start; 512 steps of 128 fill the queue; the last step's 128 are dropped
     expect(plugin.events).toHaveLength(65536)
-    expect(plugin.droppedEvents).toBe(8)
+    expect(plugin.droppedEvents).toBe(128)
     const copy = setup(false)
     copy.plugin.restore(plugin.snapshot())
-    expect(copy.plugin.droppedEvents).toBe(8)
+    expect(copy.plugin.droppedEvents).toBe(128)
     expect(copy.plugin.hash()).toBe(plugin.hash())
   })
 })
