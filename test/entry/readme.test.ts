@@ -188,7 +188,11 @@ describe('guide ragdolls.md, Every ragdoll call', () => {
 describe('README, three.js', () => {
   it('shows lines of examples/three-page/main.ts, in its order (the page e2e runs)', () => {
     const [excerpt] = codeBlocks(sections(README).get('three.js')!)
-    const lines = excerpt!.split('\n').filter((l) => l !== '')
+    // Its lines, less the comments added at their ends.
+    const lines = excerpt!
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.replace(/ \/\/ (after every|once a frame).*$/, ''))
     expect(lines[0]).toBe('// from examples/three-page/main.ts')
     const page = readFileSync('examples/three-page/main.ts', 'utf8').split('\n')
     let at = 0
