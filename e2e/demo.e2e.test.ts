@@ -7,12 +7,16 @@
  * Get up stands → a click on the body knocks it over → the picker's RobotExpressive (credit, clips, a clip,
  * a one-shot, knocked over and up face-down or face-up, a click in hit mode as a hit reaction, a powered fall
  * and the motor slider) → its Layers panel (base states, upper-body emotes, the additive nod, the face
- * sliders, the walk↔run blend space) → the picker's Fox again: its footstep flashes, root motion on its
- * travelling walk, placement by the fields and by Shift-drag → files dropped in through the file field play → crowd
- * → the Fox's crowd of 1000, instanced (one draw call) and not.
+ * sliders, the walk↔run blend space) → the picker's Fox again (a Layers panel made from its clips): its footstep
+ * flashes, root motion on its travelling walk, placement by the fields and by Shift-drag → files dropped in
+ * through the file field play, a Mixamo-style one with Layers controls made from its clip names (idle ↔ walk ↔
+ * run, its emotes) → crowd → the Fox's crowd of 1000, instanced (one draw call) and not.
  * A screenshot of every state goes to artifacts/. The page driver (build, serve, open, read) is e2e/demoPage.ts.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { mixamoStyleGlb } from '../test/helpers/mixamoStyle.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   server,
@@ -38,6 +42,7 @@ import {
   trace,
   openDemo,
   closeDemo,
+  layersPanel,
   WAIT_MS,
 } from './demoPage.ts'
 
@@ -647,7 +652,17 @@ describe('demo in headless Chromium', () => {
     expect(shown.license).toMatch(/\/Fox\/LICENSE\.md$/)
     expect(shown.buttons).toEqual(['Survey', 'Walk', 'Run', 'Walk (travels)'])
     expect(shown.clip).toBe('Survey')
-    expect(await page.evaluate(() => document.getElementById('layers')!.hidden)).toBe(true) // robot only
+    // Its Layers panel is made from its clips (demo/layerSetup.ts): no emotes, a Walk ↔ Run blend space.
+    const panel = await layersPanel()
+    expect(panel.hidden).toBe(false)
+    expect(panel.states).toEqual(['Survey', 'Walk', 'Run', 'Walk (travels)'])
+    expect(panel.emotes).toEqual([])
+    expect(panel.blend).toEqual({
+      shown: true,
+      max: '1',
+      hint: 'Walk at 0 ↔ Run at 1, phase-locked (blend space)',
+    })
+    expect([panel.additive, panel.face]).toEqual([false, []]) // neither an additive clip nor morph targets
     expect(problems).toEqual([])
   })
 
@@ -796,6 +811,46 @@ describe('demo in headless Chromium', () => {
     expect(state.clip).toBe('animation0')
     expect(second).not.toBe(first)
     expect(state.probe.differing).toBeGreaterThan(100)
+  })
+
+  it('a Mixamo-style file dropped in gets Layers controls from its clips: idle ↔ walk ↔ run and its emotes', async () => {
+    // RobotExpressive renamed as a Mixamo export (test/helpers/mixamoStyle.ts): nothing shipped applies to it.
+    const file = join(mkdtempSync(join(tmpdir(), 'ecs-anim-e2e-')), 'Robot (Mixamo).glb')
+    writeFileSync(file, mixamoStyleGlb())
+    await page.setInputFiles('#file', file)
+    await until('the Mixamo-style file to load', () => window.__demo.source === 'Robot (Mixamo).glb')
+    const panel = await layersPanel()
+    expect(panel.hidden).toBe(false)
+    expect(panel.emotes).toEqual(['Shaking Head No', 'Punching', 'Thumbs Up', 'Waving', 'Head Nod Yes'])
+    expect(panel.states).toContain('Breathing Idle')
+    expect(panel.blend).toEqual({
+      shown: true,
+      max: '2',
+      hint: 'Breathing Idle at 0 ↔ Walking at 1 ↔ Running at 2, phase-locked (blend space)',
+    })
+    // No additive clip the names tell; the face's three morph targets, named as three's loader read them.
+    expect(panel.additive).toBe(false)
+    expect(panel.face).toEqual(['face-Angry', 'face-Surprised', 'face-Sad'])
+    // Not a shipped model: no "the shipped clips walk in place" note, no credit claimed.
+    const hint = await page.evaluate(() => document.querySelector('#motion .hint')?.textContent ?? '')
+    expect(hint).not.toContain('walk in place')
+    expect((await modelState()).credit).toBe('Robot (Mixamo).glb (your own file)')
+
+    // The slider between walk and run: a three-point blend space on the base layer, half walk, half run.
+    await setSliders({ blend: 1.5 })
+    await until('the blend space half walk, half run', () => {
+      const bs = window.__demo.layer(0).blendSpace
+      return bs !== null && bs.weights.join() === '0,0.5,0.5'
+    })
+    expect((await layer(0)).blendSpace!.clips).toEqual(['Breathing Idle', 'Walking', 'Running'])
+    // An emote plays once on the upper-body layer, masked to the spine's subtree, over the blend.
+    await page.click('button[data-emote="Waving"]')
+    await until('Waving at full weight', () => {
+      const l = window.__demo.layer(1)
+      return l.clip === 'Waving' && l.masked && l.weight === 1
+    })
+    await shot('7b-mixamo-style-waving')
+    expect(problems).toEqual([])
   })
 
   it('a skinned .glb loaded the same way plays (RiggedFigure), and a crowd of it runs', async () => {

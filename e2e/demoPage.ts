@@ -180,6 +180,26 @@ export async function setSliders(values: Record<string, number>): Promise<void> 
   }, values)
 }
 
+/**
+ * What the Layers panel shows: hidden or not, its state and emote buttons, its blend slider (shown or not: laid
+ * out on the page), and whether its additive toggle and face sliders are shown.
+ */
+export async function layersPanel() {
+  return page.evaluate(() => {
+    const shown = (el: Element | null) => el !== null && (el as HTMLElement).offsetParent !== null
+    const blend = document.getElementById('blend') as HTMLInputElement
+    const row = blend.closest('.row') as HTMLElement
+    return {
+      hidden: document.getElementById('layers')!.hidden,
+      states: [...document.querySelectorAll<HTMLElement>('button[data-state]')].map((b) => b.dataset.state),
+      emotes: [...document.querySelectorAll<HTMLElement>('button[data-emote]')].map((b) => b.dataset.emote),
+      blend: { shown: shown(row), max: blend.max, hint: row.nextElementSibling?.textContent ?? '' },
+      additive: shown(document.getElementById('additive')),
+      face: [...document.querySelectorAll('#layers input[id^=face-]')].filter(shown).map((el) => el.id),
+    }
+  })
+}
+
 /** A clip button of the Clips section (the Layers panel has buttons of the same names). */
 export function clipButton(name: string) {
   return page.locator('.clips').getByRole('button', { name, exact: true })
