@@ -3,10 +3,13 @@ import type { LayerDemo } from './shipped.ts'
 import { el, slider } from './ui.ts'
 
 /**
- * The Layers panel, for a model whose picker entry has a `layers` set-up (RobotExpressive):
+ * The Layers panel, for every model with clips: the set-up its picker entry gives (RobotExpressive), or one made
+ * from the file's clip names and skeleton (demo/layerSetup.ts: a dropped Mixamo export gets an idle ↔ walk ↔
+ * run slider and its emotes). Parts a set-up leaves out are hidden.
  *
  * - layer 0, the base: the model's states (`button[data-state=name]`, cross-faded as the Clips buttons are), or
- *   a 1D blend space between two clips driven by the `#blend` slider (playBlendSpace, then setBlendParameter);
+ *   a 1D blend space of two or three clips driven by the `#blend` slider (playBlendSpace, then
+ *   setBlendParameter);
  * - layer 1, an override masked to the upper body: the emote buttons (`button[data-emote=name]`) play a clip
  *   once there, fading the layer in, and fade it out again when the clip has played to its end;
  * - layer 2, additive: the `#additive` toggle loops a clip there (masked to the head: a nod) at the weight of
@@ -58,12 +61,15 @@ export function createLayersPanel(
 ): LayersPanel {
   let target: LayersTarget | null = null
   const states = el('div', { className: 'buttons' })
+  const emotesLabel = el('p', { className: 'hint' }, 'Upper-body emote (layer 1, once):')
   const emotes = el('div', { className: 'buttons' })
   const blend = slider('blend', 'blend', 0, 1, 0.05, 0, '')
   const blendHint = el('p', { className: 'hint' })
   const additive = el('input', { id: 'additive', type: 'checkbox' })
   const additiveLabel = el('span')
+  const additiveRow = el('label', { className: 'toggle' }, additive, additiveLabel)
   const weight = slider('additive-weight', 'weight', 0, 1, 0.05, ADDITIVE_WEIGHT, '')
+  const faceLabel = el('p', { className: 'hint' }, 'Face (morph weights over the clips):')
   const face = el('div')
   let faceSliders: { input: HTMLInputElement; row: HTMLElement }[] = []
   const readout = el('pre', { id: 'layer-readout' })
@@ -74,11 +80,11 @@ export function createLayersPanel(
     states,
     blend.row,
     blendHint,
-    el('p', { className: 'hint' }, 'Upper-body emote (layer 1, once):'),
+    emotesLabel,
     emotes,
-    el('label', { className: 'toggle' }, additive, additiveLabel),
+    additiveRow,
     weight.row,
-    el('p', { className: 'hint' }, 'Face (morph weights over the clips):'),
+    faceLabel,
     face,
     readout,
   )
@@ -96,16 +102,9 @@ export function createLayersPanel(
       // The first move replaces the base layer's clip by the blend space (a cut: a blend space cannot be
       // cross-faded into yet); later moves only move its parameter.
       if (plugin.getLayer(eid, 0).source === 'blend-space') plugin.setBlendParameter(eid, value)
-      else {
-        const [a, b] = setup.blend
-        plugin.playBlendSpace(
-          eid,
-          [
-            { clip: a, at: 0 },
-            { clip: b, at: 1 },
-          ],
-          { parameter: value },
-        )
+      else if (setup.blend) {
+        const points = setup.blend.map((clip, at) => ({ clip, at }))
+        plugin.playBlendSpace(eid, points, { parameter: value })
       }
     }),
   )
@@ -113,7 +112,7 @@ export function createLayersPanel(
   additive.addEventListener('change', () =>
     on.act(() => {
       const { eid, setup } = current()
-      if (!additive.checked) {
+      if (!additive.checked || !setup.additive) {
         plugin.stopLayer(eid, ADDITIVE_LAYER, ADDITIVE_FADE)
         return
       }
@@ -133,6 +132,7 @@ export function createLayersPanel(
   /** The face sliders' weights for the face node; all at 0: null, the clips' weights again. */
   function setFace(): void {
     const { eid, setup } = current()
+    if (!setup.face) return
     const values = faceSliders.map((s) => Number(s.input.value))
     plugin.setMorphWeights(eid, setup.face.node, values.every((v) => v === 0) ? null : values)
   }
@@ -175,13 +175,22 @@ export function createLayersPanel(
       const { setup } = next
       states.replaceChildren(...setup.states.map(stateButton))
       emotes.replaceChildren(...setup.emotes.map(emoteButton))
+      emotesLabel.hidden = emotes.hidden = setup.emotes.length === 0
       setSlider(blend, 0)
-      blendHint.textContent = `${setup.blend[0]} at 0 ↔ ${setup.blend[1]} at 1, phase-locked (blend space)`
+      blend.input.max = `${Math.max(1, (setup.blend?.length ?? 2) - 1)}`
+      blend.row.hidden = blendHint.hidden = setup.blend === null
+      blendHint.textContent = setup.blend
+        ? `${setup.blend.map((clip, at) => `${clip} at ${at}`).join(' ↔ ')}, phase-locked (blend space)`
+        : ''
       additive.checked = false
-      additiveLabel.textContent = ` additive ${setup.additive.label} (layer 2: ${setup.additive.clip})`
+      additiveRow.hidden = weight.row.hidden = setup.additive === null
+      additiveLabel.textContent = setup.additive
+        ? ` additive ${setup.additive.label} (layer 2: ${setup.additive.clip})`
+        : ''
       setSlider(weight, ADDITIVE_WEIGHT)
-      faceSliders = setup.face.targets.map((name) => {
-        const s = slider(`face-${name}`, name.toLowerCase(), 0, 1, 0.05, 0, '')
+      faceLabel.hidden = face.hidden = setup.face === null
+      faceSliders = (setup.face?.targets ?? []).map((name) => {
+        const s = slider(`face-${name.replace(/\W+/g, '-')}`, name.toLowerCase(), 0, 1, 0.05, 0, '')
         s.input.addEventListener('input', () => on.act(setFace))
         return s
       })

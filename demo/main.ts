@@ -10,6 +10,7 @@ import { createStatsWindow, wrapSystems } from './timing.ts'
 import { centroid, nearestJoint, pick } from './picking.ts'
 import { createUi } from './ui.ts'
 import { createLayersPanel } from './layers.ts'
+import { layerDemoFor, morphTargetNames } from './layerSetup.ts'
 import { createMotionPanel } from './motion.ts'
 import { createFootsteps } from './footsteps.ts'
 import { createHook } from './hook.ts'
@@ -230,7 +231,7 @@ async function useModel(
     if (clips.length > 0) plugin.play(hero.eid, selectedClip, { rotation: ui.rotation })
     if (entry?.footsteps) footsteps.addMarkers(model.handle, entry.footsteps)
     const travelled = entry?.travel ? { clip: entry.travel.name, hint: entry.travel.hint } : null
-    motion.show({ eid: hero.eid, travel: travelled })
+    motion.show({ eid: hero.eid, travel: travelled, shipped: entry !== null })
     const skin = model.handle.asset.skeletons[0]
     hitJoints = skin ? Array.from(skin.joints) : model.handle.asset.nodes.map((n) => n.index)
     ui.setModel(
@@ -240,8 +241,9 @@ async function useModel(
       // A file of the user's: its name, and no credit claimed for it.
       entry ? { text: entry.credit, license: entry.license } : { text: `${source} (your own file)` },
     )
-    const setup = entry?.layers
     const asset = model.handle.asset
+    const gltf = model.gltf
+    const setup = entry?.layers ?? layerDemoFor(asset, (node) => morphTargetNames(gltf, node))
     const duration = (name: string) => asset.clips.find((c) => c.name === name)?.duration ?? Infinity
     layers.show(setup ? { eid: hero.eid, setup, duration } : null)
     ragdolls.setModel(entry?.getUp ?? null)

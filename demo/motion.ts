@@ -8,7 +8,8 @@ import { el } from './ui.ts'
  *
  * - `#root-motion` turns root motion on ('horizontal', or 'full' from `#root-motion-mode`) and off
  *   (setRootMotion); `button[data-travel]` plays the model's travelling clip (the Fox's Walk made to travel at
- *   load, demo/travel.ts), since the shipped clips walk in place; `#follow` keeps the camera on the hero;
+ *   load, demo/travel.ts), since the shipped clips walk in place (which the hint says for a shipped model
+ *   only: a file of the user's may travel); `#follow` keeps the camera on the hero;
  * - `#place-x`, `#place-z` (metres) and `#place-heading` (its turn, degrees about +y) with `#place` put the hero there
  *   (setTransform); so does dragging it with Shift held. `#place-readout` shows where it is (getTransform).
  */
@@ -16,6 +17,8 @@ export interface MotionTarget {
   readonly eid: number
   /** The model's travelling clip, or null when it has none. */
   readonly travel: { readonly clip: string; readonly hint: string } | null
+  /** A shipped model: its clips walk in place, which the panel says. */
+  readonly shipped: boolean
 }
 
 export interface MotionHandlers {
@@ -135,7 +138,9 @@ export function createMotionPanel(
       seen = null
       for (const input of [x.input, z.input, heading.input]) input.value = '0'
       travel.replaceChildren()
-      travelHint.textContent = 'The shipped clips walk in place: with root motion on, the entity only sways.'
+      travelHint.textContent = next?.shipped
+        ? 'The shipped clips walk in place: with root motion on, the entity only sways.'
+        : "With root motion on, the travel in the file's clips moves the character."
       if (!next?.travel) return
       const { clip, hint } = next.travel
       const b = el('button', { className: 'clip' }, clip)

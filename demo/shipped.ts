@@ -20,7 +20,7 @@ export interface ShippedModel {
   /** The credit line shown while the model is on stage, and the licence file it points to (site root). */
   readonly credit: string
   readonly license: string
-  /** The Layers panel's set-up for this model (demo/layers.ts); none: the panel is hidden. */
+  /** The Layers panel's set-up for this model (demo/layers.ts); none: one made from its clips (layerSetup.ts). */
   readonly layers?: LayerDemo
   /** A travelling copy of a clip, added at load (demo/travel.ts), and the Root motion panel's line on it. */
   readonly travel?: Travel & { readonly hint: string }
@@ -32,22 +32,27 @@ export interface ShippedModel {
 
 /**
  * What the Layers panel plays on a model: its states on the base layer (0), one-shot emotes on an upper-body
- * override layer (1), a looping clip on an additive layer (2), and a 1D blend space between two clips on layer 0.
- * Joints are node names of the file; each mask entry takes its whole subtree.
+ * override layer (1), a looping clip on an additive layer (2), and a 1D blend space of two or three clips on
+ * layer 0. Joints are node names of the file; each mask entry takes its whole subtree. A part that is null (or
+ * an empty list) is left out of the panel.
  */
 export interface LayerDemo {
   /** Looping clips offered as the base layer's states. */
   readonly states: readonly string[]
   /** One-shots played once on layer 1, masked to `upperBody`. */
   readonly emotes: readonly string[]
-  /** Layer 1's mask: the joints above the hips, so the legs keep the base layer's clip. */
+  /** Layer 1's mask: the joints above the hips, so the legs keep the base layer's clip (empty: unmasked). */
   readonly upperBody: readonly string[]
   /** Layer 2: `clip` looped additively over the layers below, masked to `mask`. */
-  readonly additive: { readonly label: string; readonly clip: string; readonly mask: readonly string[] }
-  /** The blend space on layer 0: the first clip at 0, the second at 1. */
-  readonly blend: readonly [string, string]
+  readonly additive: {
+    readonly label: string
+    readonly clip: string
+    readonly mask: readonly string[]
+  } | null
+  /** The blend space on layer 0: clip k at k (idle, walk, run by speed), the slider from 0 to the last. */
+  readonly blend: readonly string[] | null
   /** Expression sliders: a mesh node with morph targets and the targets' names, in the file's order. */
-  readonly face: { readonly node: string; readonly targets: readonly string[] }
+  readonly face: { readonly node: string; readonly targets: readonly string[] } | null
 }
 
 /** When each of the Fox's paws touches down in its Walk (its lowest, sampled at 240 Hz): a trot, diagonal pairs. */

@@ -1,5 +1,6 @@
-// TypeDoc's options for `npm run docs`: the API reference of every entry in package.json's "exports", from the
-// sources' doc comments, into docs/api/ (gitignored). test/package/docs.test.ts runs it on every `npm test`.
+// TypeDoc's options for `npm run docs`: the API reference of every entry in package.json's "exports", from
+// the sources' doc comments, and the guides of docs/guides/, into docs/api/ (gitignored).
+// test/package/docs.test.ts runs it on every `npm test`.
 //
 // This file is also a TypeDoc plugin (`load` below, listed in `plugin`): it names each entry's module by its
 // import specifier ('ecs-anim/node'), where TypeDoc would name it by its path ('entry/node').
@@ -49,6 +50,8 @@ export default {
   entryPoints: entries.map((e) => e.source),
   out: join(root, 'docs/api'),
   readme: join(root, 'README.md'),
+  // The guides the README links to, published beside the API reference (their links resolve to these pages).
+  projectDocuments: [join(root, 'docs/guides/*.md')],
   plugin: [fileURLToPath(import.meta.url)],
   excludeInternal: true,
   // `npm run check` (tsc 7) is the type check; TypeDoc's TypeScript 6 only reads the program.

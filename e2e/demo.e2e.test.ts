@@ -7,12 +7,16 @@
  * Get up stands → a click on the body knocks it over → the picker's RobotExpressive (credit, clips, a clip,
  * a one-shot, knocked over and up face-down or face-up, a click in hit mode as a hit reaction, a powered fall
  * and the motor slider) → its Layers panel (base states, upper-body emotes, the additive nod, the face
- * sliders, the walk↔run blend space) → the picker's Fox again: its footstep flashes, root motion on its
- * travelling walk, placement by the fields and by Shift-drag → files dropped in through the file field play → crowd
- * → the Fox's crowd of 1000, instanced (one draw call) and not.
+ * sliders, the walk↔run blend space) → the picker's Fox again (a Layers panel made from its clips): its footstep
+ * flashes, root motion on its travelling walk, placement by the fields and by Shift-drag → files dropped in
+ * through the file field play, a Mixamo-style one with Layers controls made from its clip names (idle ↔ walk ↔
+ * run, its emotes) → crowd → the Fox's crowd of 1000, instanced (one draw call) and not.
  * A screenshot of every state goes to artifacts/. The page driver (build, serve, open, read) is e2e/demoPage.ts.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { mixamoStyleGlb } from '../test/helpers/mixamoStyle.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   server,
@@ -38,6 +42,8 @@ import {
   trace,
   openDemo,
   closeDemo,
+  layersPanel,
+  WAIT_MS,
 } from './demoPage.ts'
 
 beforeAll(openDemo)
@@ -84,7 +90,7 @@ describe('demo in headless Chromium', () => {
   it('frames advance while a clip plays', async () => {
     const before = await page.evaluate(() => ({ frames: window.__demo.frames, steps: window.__demo.steps }))
     const a = await shot('2a-playing')
-    await page.waitForFunction((f) => window.__demo.frames >= f + 10, before.frames, { timeout: 10_000 })
+    await page.waitForFunction((f) => window.__demo.frames >= f + 10, before.frames, { timeout: WAIT_MS })
     const b = await shot('2b-playing')
     const after = await page.evaluate(() => ({ frames: window.__demo.frames, steps: window.__demo.steps }))
     expect(after.steps).toBeGreaterThan(before.steps)
@@ -138,7 +144,7 @@ describe('demo in headless Chromium', () => {
         const d = window.__demo
         return d.ragdollState() === 'falling' && d.weight() === 1 && d.maxJointHeight() < (limit as number)
       },
-      10_000,
+      WAIT_MS,
       [standing * 0.6],
     )
     await page.waitForTimeout(400) // let it settle for the picture
@@ -174,7 +180,7 @@ describe('demo in headless Chromium', () => {
 
   it('the picker shows RobotExpressive: its credit, its clips, a clip that changes the picture', async () => {
     await page.click('button[data-model=RobotExpressive]')
-    await until('RobotExpressive to load', () => window.__demo.source === 'RobotExpressive.glb', 20_000)
+    await until('RobotExpressive to load', () => window.__demo.source === 'RobotExpressive.glb')
     const shown = await modelState()
     expect(shown.model).toBe('RobotExpressive')
     expect(shown.picked).toEqual(['RobotExpressive'])
@@ -236,7 +242,7 @@ describe('demo in headless Chromium', () => {
     const low = standing * 0.75
     const fell = await page
       .waitForFunction(([n, y]) => window.__demo.nodePosition(n!)[1]! < y!, [HEAD, low], {
-        timeout: 15_000,
+        timeout: WAIT_MS,
         polling: 50,
       })
       .then(() => true)
@@ -294,7 +300,7 @@ describe('demo in headless Chromium', () => {
       const at = await page.evaluate(() => window.__demo.screenOf('LowerArm.L' as never))
       await page.mouse.click(at.x, at.y)
       const started = await page
-        .waitForFunction(() => window.__demo.ragdollState() !== 'off', [], { timeout: 3000, polling: 50 })
+        .waitForFunction(() => window.__demo.ragdollState() !== 'off', [], { timeout: 15_000, polling: 50 })
         .then(
           () => true,
           () => false,
@@ -375,7 +381,7 @@ describe('demo in headless Chromium', () => {
     // Wave, traced frame by frame: the layer fades in, plays, and fades out once the clip is at its end.
     await startTrace(1, LEGS)
     await page.click('button[data-emote=Wave]')
-    await until('Wave at full weight', () => window.__demo.layer(1).weight === 1, 20_000)
+    await until('Wave at full weight', () => window.__demo.layer(1).weight === 1)
     await shot('9a-wave-walking')
     const samples = await trace()
     const playing = samples.filter((x) => x.source === 'clip')
@@ -428,7 +434,7 @@ describe('demo in headless Chromium', () => {
           const l = window.__demo.layer(1)
           return l.clip === name && l.fade === null && l.weight === 1 && l.time >= (seconds as number) / 3
         },
-        20_000,
+        WAIT_MS,
         [name, seconds],
       )
       await grab(name)
@@ -486,7 +492,7 @@ describe('demo in headless Chromium', () => {
     ]
     for (const [w, name] of weights) {
       await setSliders({ 'additive-weight': w })
-      await until(`the nod at weight ${w}`, ([w]) => window.__demo.layer(2).weight === w, 10_000, [w])
+      await until(`the nod at weight ${w}`, ([w]) => window.__demo.layer(2).weight === w, WAIT_MS, [w])
       await afterFrames(2)
       await grab(name)
     }
@@ -533,7 +539,7 @@ describe('demo in headless Chromium', () => {
       await until(
         `${name} at 1`,
         ([i]) => window.__demo.plugin.getMorphWeights(window.__demo.hero(), 'Head')[i as number] === 1,
-        10_000,
+        WAIT_MS,
         [i],
       )
       await afterFrames(2)
@@ -593,7 +599,7 @@ describe('demo in headless Chromium', () => {
           const w = window.__demo.layer(0).blendSpace?.weights ?? []
           return Math.abs(w[0]! - (1 - (v as number))) < 1e-9 && Math.abs(w[1]! - (v as number)) < 1e-9
         },
-        10_000,
+        WAIT_MS,
         [value],
       )
       await afterFrames(2)
@@ -636,7 +642,7 @@ describe('demo in headless Chromium', () => {
 
   it('the picker brings the Fox back, with its credit', async () => {
     await page.click('button[data-model=Fox]')
-    await until('the Fox to load', () => window.__demo.source === 'Fox.glb', 20_000)
+    await until('the Fox to load', () => window.__demo.source === 'Fox.glb')
     const shown = await modelState()
     expect(shown.model).toBe('Fox')
     expect(shown.picked).toEqual(['Fox'])
@@ -646,7 +652,17 @@ describe('demo in headless Chromium', () => {
     expect(shown.license).toMatch(/\/Fox\/LICENSE\.md$/)
     expect(shown.buttons).toEqual(['Survey', 'Walk', 'Run', 'Walk (travels)'])
     expect(shown.clip).toBe('Survey')
-    expect(await page.evaluate(() => document.getElementById('layers')!.hidden)).toBe(true) // robot only
+    // Its Layers panel is made from its clips (demo/layerSetup.ts): no emotes, a Walk ↔ Run blend space.
+    const panel = await layersPanel()
+    expect(panel.hidden).toBe(false)
+    expect(panel.states).toEqual(['Survey', 'Walk', 'Run', 'Walk (travels)'])
+    expect(panel.emotes).toEqual([])
+    expect(panel.blend).toEqual({
+      shown: true,
+      max: '1',
+      hint: 'Walk at 0 ↔ Run at 1, phase-locked (blend space)',
+    })
+    expect([panel.additive, panel.face]).toEqual([false, []]) // neither an additive clip nor morph targets
     expect(problems).toEqual([])
   })
 
@@ -655,7 +671,7 @@ describe('demo in headless Chromium', () => {
     await clipButton('Walk').click()
     await until('Walk to play', () => window.__demo.currentClip() === 'Walk')
     // Four paws a loop (0.71 s of simulation; SwiftShader runs it slower than real time).
-    await until('four footsteps', (b) => window.__demo.footsteps() >= Number(b[0]) + 4, 30_000, [before])
+    await until('four footsteps', (b) => window.__demo.footsteps() >= Number(b[0]) + 4, WAIT_MS, [before])
     // A ring on the ground, drawn: the pixels the rings change when shown. A ring lasts 0.45 s of display time
     // and fades: from the first read that shows one, the brightest of the next few (a slow, loaded machine may
     // first catch one fading out).
@@ -699,7 +715,7 @@ describe('demo in headless Chromium', () => {
     await until(
       'the Fox to walk 0.5 m',
       (z) => window.__demo.transform().position[2] > Number(z[0]) + 0.5,
-      30_000,
+      WAIT_MS,
       [stay[2]],
     )
     const on = await page.evaluate(() => ({
@@ -797,6 +813,46 @@ describe('demo in headless Chromium', () => {
     expect(state.probe.differing).toBeGreaterThan(100)
   })
 
+  it('a Mixamo-style file dropped in gets Layers controls from its clips: idle ↔ walk ↔ run and its emotes', async () => {
+    // RobotExpressive renamed as a Mixamo export (test/helpers/mixamoStyle.ts): nothing shipped applies to it.
+    const file = join(mkdtempSync(join(tmpdir(), 'ecs-anim-e2e-')), 'Robot (Mixamo).glb')
+    writeFileSync(file, mixamoStyleGlb())
+    await page.setInputFiles('#file', file)
+    await until('the Mixamo-style file to load', () => window.__demo.source === 'Robot (Mixamo).glb')
+    const panel = await layersPanel()
+    expect(panel.hidden).toBe(false)
+    expect(panel.emotes).toEqual(['Shaking Head No', 'Punching', 'Thumbs Up', 'Waving', 'Head Nod Yes'])
+    expect(panel.states).toContain('Breathing Idle')
+    expect(panel.blend).toEqual({
+      shown: true,
+      max: '2',
+      hint: 'Breathing Idle at 0 ↔ Walking at 1 ↔ Running at 2, phase-locked (blend space)',
+    })
+    // No additive clip the names tell; the face's three morph targets, named as three's loader read them.
+    expect(panel.additive).toBe(false)
+    expect(panel.face).toEqual(['face-Angry', 'face-Surprised', 'face-Sad'])
+    // Not a shipped model: no "the shipped clips walk in place" note, no credit claimed.
+    const hint = await page.evaluate(() => document.querySelector('#motion .hint')?.textContent ?? '')
+    expect(hint).not.toContain('walk in place')
+    expect((await modelState()).credit).toBe('Robot (Mixamo).glb (your own file)')
+
+    // The slider between walk and run: a three-point blend space on the base layer, half walk, half run.
+    await setSliders({ blend: 1.5 })
+    await until('the blend space half walk, half run', () => {
+      const bs = window.__demo.layer(0).blendSpace
+      return bs !== null && bs.weights.join() === '0,0.5,0.5'
+    })
+    expect((await layer(0)).blendSpace!.clips).toEqual(['Breathing Idle', 'Walking', 'Running'])
+    // An emote plays once on the upper-body layer, masked to the spine's subtree, over the blend.
+    await page.click('button[data-emote="Waving"]')
+    await until('Waving at full weight', () => {
+      const l = window.__demo.layer(1)
+      return l.clip === 'Waving' && l.masked && l.weight === 1
+    })
+    await shot('7b-mixamo-style-waving')
+    expect(problems).toEqual([])
+  })
+
   it('a skinned .glb loaded the same way plays (RiggedFigure), and a crowd of it runs', async () => {
     await page.setInputFiles('#file', join(ASSETS, 'RiggedFigure/glTF-Binary/RiggedFigure.glb'))
     await until('RiggedFigure to load', () => window.__demo.source === 'RiggedFigure.glb')
@@ -818,13 +874,13 @@ describe('demo in headless Chromium', () => {
     await until('the crowd to appear', () => window.__demo.crowdCount() === 12)
     const updates = await page.evaluate(() => window.__demo.statsUpdates)
     // Two refreshes: the first may average frames from before the crowd came.
-    await page.waitForFunction((u) => window.__demo.statsUpdates >= u + 2, updates, { timeout: 15_000 })
+    await page.waitForFunction((u) => window.__demo.statsUpdates >= u + 2, updates, { timeout: WAIT_MS })
     // A small crowd's sampling takes microseconds and the page's clock ticks coarsely (Chromium: 100 µs, jittered),
     // so one half-second readout can average to 0; a later one shows it.
     await until(
       'sampling time to show in the readout',
       () => (window.__demo.timings.sampleTracks ?? 0) > 0,
-      15_000,
+      WAIT_MS,
     )
     const stats = await page.evaluate(() => ({
       text: document.getElementById('stats')?.textContent ?? '',
@@ -846,7 +902,7 @@ describe('demo in headless Chromium', () => {
 
   it('the Fox crowd of 1000 drawn instanced is one draw call, visible, animated, shaped as the clones', async () => {
     await page.click('button[data-model=Fox]')
-    await until('the Fox to load', () => window.__demo.source === 'Fox.glb', 20_000)
+    await until('the Fox to load', () => window.__demo.source === 'Fox.glb')
     const setCrowd = (n: number) =>
       page.$eval(
         '#crowd',
@@ -874,22 +930,22 @@ describe('demo in headless Chromium', () => {
     await instance(true)
     await until('the crowd drawn instanced', () => window.__demo.crowdInstanced())
     await setCrowd(1000)
-    await until('a crowd of 1000', () => window.__demo.crowdCount() === 1000, 60_000)
-    await afterFrames(2, 60_000)
+    await until('a crowd of 1000', () => window.__demo.crowdCount() === 1000)
+    await afterFrames(2)
     const instanced = await page.evaluate(() => window.__demo.drawCalls())
     const first = await page.evaluate(() => window.__demo.probeCrowd())
-    await afterFrames(2, 60_000)
+    await afterFrames(2)
     const later = await page.evaluate(() => window.__demo.probeCrowd())
     await shot('9a-crowd-instanced')
 
     await instance(false)
-    await until('the crowd drawn as clones', () => !window.__demo.crowdInstanced(), 60_000)
-    await until('a crowd of 1000 clones', () => window.__demo.crowdCount() === 1000, 60_000)
-    await afterFrames(1, 60_000)
+    await until('the crowd drawn as clones', () => !window.__demo.crowdInstanced())
+    await until('a crowd of 1000 clones', () => window.__demo.crowdCount() === 1000)
+    await afterFrames(1)
     const cloned = await page.evaluate(() => window.__demo.drawCalls())
     await shot('9b-crowd-clones')
     await setCrowd(0)
-    await until('no crowd', () => window.__demo.crowdCount() === 0, 60_000)
+    await until('no crowd', () => window.__demo.crowdCount() === 0)
 
     console.log(
       JSON.stringify({
@@ -916,7 +972,7 @@ describe('demo in headless Chromium', () => {
     expect(single.iou).toBeGreaterThan(0.97)
     expect(single.colour).toBeLessThan(12)
     expect(problems).toEqual([])
-  }, 300_000)
+  })
 
   it('with ?kernels=wasm the page runs the WebAssembly kernel and shows the lit, playing Fox', async () => {
     const other = await browser!.newPage({ viewport: { width: 800, height: 500 } })
@@ -928,7 +984,7 @@ describe('demo in headless Chromium', () => {
     try {
       await other.goto(`${server!.resolvedUrls!.local[0]!}?kernels=wasm`)
       await other.waitForFunction(() => window.__demo?.ready && window.__demo.frames > 5, undefined, {
-        timeout: 20_000,
+        timeout: WAIT_MS,
       })
       const state = () =>
         other.evaluate(() => ({
@@ -939,7 +995,7 @@ describe('demo in headless Chromium', () => {
           probe: window.__demo.probeHero(),
         }))
       const before = await state()
-      await other.waitForFunction((s) => window.__demo.steps >= s + 10, before.steps, { timeout: 10_000 })
+      await other.waitForFunction((s) => window.__demo.steps >= s + 10, before.steps, { timeout: WAIT_MS })
       const after = await state()
       expect(errors).toEqual([])
       expect([before.kernels, before.error]).toEqual(['wasm', null])

@@ -21,6 +21,12 @@ export let page: Page
 export const problems: string[] = []
 const started = performance.now()
 
+/**
+ * How long a wait for the page may take before the test fails: a hang guard, not a speed check. SwiftShader
+ * draws a frame in tens of ms on an idle machine and many times that on a busy one.
+ */
+export const WAIT_MS = 120_000
+
 const ARTIFACTS = 'artifacts'
 export const ASSETS = 'assets'
 
@@ -174,13 +180,33 @@ export async function setSliders(values: Record<string, number>): Promise<void> 
   }, values)
 }
 
+/**
+ * What the Layers panel shows: hidden or not, its state and emote buttons, its blend slider (shown or not: laid
+ * out on the page), and whether its additive toggle and face sliders are shown.
+ */
+export async function layersPanel() {
+  return page.evaluate(() => {
+    const shown = (el: Element | null) => el !== null && (el as HTMLElement).offsetParent !== null
+    const blend = document.getElementById('blend') as HTMLInputElement
+    const row = blend.closest('.row') as HTMLElement
+    return {
+      hidden: document.getElementById('layers')!.hidden,
+      states: [...document.querySelectorAll<HTMLElement>('button[data-state]')].map((b) => b.dataset.state),
+      emotes: [...document.querySelectorAll<HTMLElement>('button[data-emote]')].map((b) => b.dataset.emote),
+      blend: { shown: shown(row), max: blend.max, hint: row.nextElementSibling?.textContent ?? '' },
+      additive: shown(document.getElementById('additive')),
+      face: [...document.querySelectorAll('#layers input[id^=face-]')].filter(shown).map((el) => el.id),
+    }
+  })
+}
+
 /** A clip button of the Clips section (the Layers panel has buttons of the same names). */
 export function clipButton(name: string) {
   return page.locator('.clips').getByRole('button', { name, exact: true })
 }
 
 /** Waits until the page has drawn `n` more frames. */
-export async function afterFrames(n: number, timeout = 10_000): Promise<void> {
+export async function afterFrames(n: number, timeout = WAIT_MS): Promise<void> {
   const f = await page.evaluate(() => window.__demo.frames)
   await page.waitForFunction((f) => window.__demo.frames >= f, f + n, { timeout, polling: 20 })
 }
@@ -196,7 +222,7 @@ export async function shot(name: string): Promise<Buffer> {
 export async function until(
   what: string,
   predicate: (arg: readonly (string | number)[]) => unknown,
-  timeout = 10_000,
+  timeout = WAIT_MS,
   arg: readonly (string | number)[] = [],
 ): Promise<void> {
   try {

@@ -73,7 +73,7 @@ beforeAll(async () => {
   await tab.goto(url)
   // Node's run goes while the page's runs in the browser process.
   node = await runCrossEngineScenario(new Uint8Array(readFileSync(FOX)))
-  await tab.waitForFunction(() => window.__determinism?.done, undefined, { timeout: 40_000, polling: 50 })
+  await tab.waitForFunction(() => window.__determinism?.done, undefined, { timeout: 120_000, polling: 50 })
   page = await tab.evaluate(() => window.__determinism)
 })
 

@@ -115,7 +115,7 @@ beforeAll(async () => {
   await page.goto(url)
   try {
     await page.waitForFunction(() => (window.example?.stepper.steps ?? 0) > 20, undefined, {
-      timeout: 20_000,
+      timeout: 120_000, // a hang guard: SwiftShader on a busy machine is slow
       polling: 50,
     })
   } catch {

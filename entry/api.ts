@@ -5,6 +5,7 @@
 import type { World } from 'bitecs'
 import type { World as PhysicsWorld } from 'cannon-es'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
+import type { ClipMarker } from '../src/clip/clip.ts'
 import type { SceneGraph, SceneNodeStore } from '../components/SceneNode.ts'
 import type { AnimationEvent, AnimationStores, AssetHandle } from '../plugin/context.ts'
 import type { AnimationPluginOptions } from '../plugin/options.ts'
@@ -85,6 +86,13 @@ export interface AnimationPlugin {
    * unknown clip, a time off the clip or a name that is not a non-empty string, changing nothing.
    */
   addMarker(asset: AnimationAsset | AssetHandle, clip: string | number, seconds: number, name: string): void
+  /**
+   * A clip's markers (name or asset clip index, looked up as addMarker does) on an added asset: the file's
+   * (`extras.markers`) and those addMarker put there, in time order (equal times: the file's first, then in the
+   * order they were added), as new objects. Throws AnimationError 'argument' for an asset not added or an
+   * unknown clip.
+   */
+  markers(asset: AnimationAsset | AssetHandle, clip: string | number): ClipMarker[]
   /** Creates a character entity (a SceneNode root) and one SceneNode entity per asset node; returns its id. */
   addCharacter(asset: AnimationAsset | AssetHandle, options?: { parent?: number }): number
   /** Joint entity ids of a character, in joint order (parents first). */
@@ -129,7 +137,11 @@ export interface AnimationPlugin {
   ): void
   /** Sets a layer's playback rate (default layer 0), keeping its time. */
   setSpeed(character: number, speed: number, options?: LayerSelector): void
-  /** Moves a layer's clip time (default layer 0) to `seconds`; the next step shows it. */
+  /**
+   * Moves a layer's clip time (default layer 0) to `seconds`; the next step shows it. A jump, not playback: the
+   * markers and clip ends between the old time and the new one report no events (`markers` lists them for a
+   * game that wants to); the steps after report the play head's motion from the new time on.
+   */
   setTime(character: number, seconds: number, options?: LayerSelector): void
   /** Holds a layer's time (default layer 0); resume lets it run again at its speed. */
   pause(character: number, options?: LayerSelector): void

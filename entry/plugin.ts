@@ -14,7 +14,7 @@ import { createReportWorldFaultsSystem } from '../systems/reportWorldFaults.ts'
 import { createAdvanceClockSystem } from '../systems/advanceClock.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { checkLive, createContext, type AnimationPluginOptions } from '../plugin/options.ts'
-import { addAsset, addMarker } from '../plugin/assets.ts'
+import { addAsset, addMarker, markers } from '../plugin/assets.ts'
 import {
   addCharacter,
   characterIds,
@@ -88,6 +88,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     addAsset: (asset) => guard('addAsset', () => addAsset(ctx, asset)),
     addMarker: (asset, clip, seconds, name) =>
       guard('addMarker', () => addMarker(ctx, asset, clip, seconds, name)),
+    markers: (asset, clip) => guard('markers', () => markers(ctx, asset, clip)),
     addCharacter: (asset, o) => guard('addCharacter', () => addCharacter(ctx, asset, o)),
     joints: (eid) => guard('joints', () => joints(ctx, eid)),
     jointEntity: (eid, node) => guard('jointEntity', () => jointEntity(ctx, eid, node)),

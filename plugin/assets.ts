@@ -234,14 +234,8 @@ export function addMarker(
 ): void {
   checkLive(ctx, 'addMarker')
   const what = `addMarker(${showValue(clipRef)}, ${showValue(seconds)}, ${showValue(name)})`
-  const handle = addedHandle(ctx, owner)
-  if (handle === undefined) {
-    throw new AnimationError(
-      'argument',
-      `${what}: ${showValue(owner)} is not an asset or asset handle of this plugin (add the asset first)`,
-    )
-  }
-  const rc = ctx.clips[findClip(ctx, ctx.assets[handle.id]!, clipRef, what)]!
+  const added = addedAsset(ctx, owner, what)
+  const rc = ctx.clips[findClip(ctx, added, clipRef, what)]!
   if (typeof name !== 'string' || name === '') {
     throw new AnimationError('argument', `${what}: name ${showValue(name)} is not a non-empty string`)
   }
@@ -264,13 +258,53 @@ export function addMarker(
   rc.markers = Object.freeze({ times, names: Object.freeze(names) })
 }
 
-/** The handle of an asset added to this plugin, given the asset or that very handle; undefined otherwise. */
-function addedHandle(ctx: AnimationContext, owner: unknown): AssetHandle | undefined {
-  if (typeof owner !== 'object' || owner === null) return undefined
-  const known = ctx.handles.get(owner as AnimationAsset)
-  if (known) return known
-  const handle = ctx.handles.get((owner as { asset?: unknown }).asset as AnimationAsset)
-  return handle === owner ? handle : undefined
+/**
+ * A clip's markers, the file's and addMarker's, in time order (equal times: the file's first, then in the order
+ * they were added), as new objects. The clip is looked up as addMarker looks it up, on an added asset.
+ */
+export function markers(
+  ctx: AnimationContext,
+  owner: AnimationAsset | AssetHandle,
+  clipRef: string | number,
+): ClipMarker[] {
+  checkLive(ctx, 'markers')
+  const what = `markers(${showValue(clipRef)})`
+  const { times, names } = ctx.clips[findClip(ctx, addedAsset(ctx, owner, what), clipRef, what)]!.markers
+  return names.map((name, i) => ({ name, time: times[i]! }))
+}
+
+/**
+ * The registered asset of an asset added to this plugin, given the asset or its very handle. Throws
+ * AnimationError('argument') naming the asset when it is one the plugin does not have (not added yet, or a
+ * handle of another plugin), and the value otherwise.
+ */
+export function addedAsset(ctx: AnimationContext, owner: unknown, what: string): RegisteredAsset {
+  if (typeof owner === 'object' && owner !== null) {
+    const known = ctx.handles.get(owner as AnimationAsset)
+    if (known) return ctx.assets[known.id]!
+    const asset = (owner as { asset?: unknown }).asset
+    const handle = ctx.handles.get(asset as AnimationAsset)
+    if (handle === owner) return ctx.assets[handle.id]!
+    const source = sourceOf(owner) ?? sourceOf(asset)
+    if (source !== null && asset === undefined) {
+      const fix = 'add it first: addAsset(asset) or addCharacter(asset)'
+      throw new AnimationError('argument', `${what}: asset ${source} is not added to this plugin (${fix})`)
+    }
+    if (source !== null) {
+      const problem = handle
+        ? 'is a copy of its handle (pass the handle addAsset returned, or the asset)'
+        : 'is a handle of another plugin (pass the asset; addAsset(asset) adds it here)'
+      throw new AnimationError('argument', `${what}: the asset handle of ${source} ${problem}`)
+    }
+  }
+  throw new AnimationError('argument', `${what}: ${showValue(owner)} is not an asset or asset handle`)
+}
+
+/** An asset's `source` (its file name) as text for a message, or null when `x` has none. */
+function sourceOf(x: unknown): string | null {
+  if (typeof x !== 'object' || x === null) return null
+  const source = (x as { source?: unknown }).source
+  return typeof source === 'string' ? showValue(source) : null
 }
 
 /** A clip's own markers (sorted by buildClip) as a plugin's marker list. */

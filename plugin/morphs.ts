@@ -1,5 +1,5 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import type { AnimationContext } from './context.ts'
+import type { AnimationContext, RegisteredAsset } from './context.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
 
 /** A character's morph weights for a renderer: live arrays, valid while the character lives. */
@@ -13,9 +13,9 @@ export interface MorphWeightsView {
 }
 
 /**
- * Index (among the rig's morph nodes) of a character's node by name or index; throws when it has no targets.
- * A name shared with other nodes (RobotExpressive's mesh "Head" and its bone "Head") means the one with morph
- * targets.
+ * Index (among the rig's morph nodes) of a character's node by name or index; throws when it has no targets
+ * or is no node, naming the nodes that have targets. A name shared with other nodes (RobotExpressive's mesh
+ * "Head" and its bone "Head") means the one with morph targets.
  */
 function morphNode(ctx: AnimationContext, eid: number, node: unknown, what: string): number {
   if (typeof node !== 'string' && typeof node !== 'number') {
@@ -27,9 +27,32 @@ function morphNode(ctx: AnimationContext, eid: number, node: unknown, what: stri
     rig.morphJoints.forEach((j, k) => rig.asset.nodes[rig.jointNodes[j]!]!.name === node && named.push(k))
     if (named.length === 1) return named[0]!
   }
-  const k = rig.morphJoints.indexOf(jointIndex(ctx, eid, node, what))
-  if (k < 0) throw new AnimationError('argument', `${what}: node ${showValue(node)} has no morph targets`)
+  let joint: number
+  try {
+    joint = jointIndex(ctx, eid, node, what)
+  } catch (error) {
+    if (!(error instanceof AnimationError)) throw error
+    throw new AnimationError('argument', `${error.message}; ${morphNodeList(rig)}`)
+  }
+  const k = rig.morphJoints.indexOf(joint)
+  if (k < 0) {
+    throw new AnimationError(
+      'argument',
+      `${what}: node ${showValue(node)} has no morph targets; ${morphNodeList(rig)}`,
+    )
+  }
   return k
+}
+
+/** The nodes of a rig that have morph targets, for a message: `nodes with morph targets: "Head" (13, 3 targets)`. */
+function morphNodeList(rig: RegisteredAsset): string {
+  if (rig.morphJoints.length === 0) return `${rig.asset.source} has no node with morph targets`
+  const nodes = Array.from(rig.morphJoints, (j, k) => {
+    const n = rig.jointNodes[j]!
+    const targets = rig.morphOffsets[k + 1]! - rig.morphOffsets[k]!
+    return `${showValue(rig.asset.nodes[n]!.name)} (${n}, ${targets} targets)`
+  })
+  return `nodes with morph targets: ${nodes.join(', ')}`
 }
 
 /**

@@ -55,12 +55,23 @@ export function showValue(value: unknown): string {
     default:
       if (value === null) return 'null'
       if (Array.isArray(value)) {
-        // Short arrays of plain values as JSON (NaN and ±∞ show as null, as JSON writes them).
-        const plain =
-          value.length <= 16 &&
-          value.every((x) => x === null || ['number', 'string', 'boolean'].includes(typeof x))
-        return plain ? JSON.stringify(value) : `an array of ${value.length}`
+        try {
+          return showArray(value)
+        } catch {
+          return 'an array' // a Proxy whose traps throw
+        }
       }
       return 'an object'
   }
+}
+
+/**
+ * A short array of plain values as JSON, but numbers as numbers: NaN and ±Infinity by name, where JSON would
+ * write null (`impulse [null,0,0]` hid the NaN a caller passed); a longer or deeper one by its length.
+ */
+function showArray(value: readonly unknown[]): string {
+  const plain =
+    value.length <= 16 && value.every((x) => x === null || ['number', 'string', 'boolean'].includes(typeof x))
+  if (!plain) return `an array of ${value.length}`
+  return `[${value.map((x) => (typeof x === 'number' ? String(x) : JSON.stringify(x))).join(',')}]`
 }

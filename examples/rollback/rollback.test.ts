@@ -24,7 +24,7 @@ beforeAll(async () => {
     asset('RobotExpressive/RobotExpressive.glb'),
   ])
   session = runSession(fox, robot, STEPS, 1)
-}, 180_000)
+})
 
 describe('examples/rollback', () => {
   it('two peers rolling back every late input end where a run without delay does, step by step', () => {
@@ -83,5 +83,5 @@ describe('examples/rollback', () => {
       ),
     )
     expect(lines[3]).toMatch(new RegExp(`^final hash ${session.reference[STEPS - 1]} \\(\\d+ ms\\)$`))
-  }, 180_000)
+  })
 })

@@ -3,7 +3,7 @@
  * run of a case (the pipeline, each forged restore, the call sequence) is judged by the time it spends in the
  * library, measured in the worker (`budgetMs`, report.ts: its thread's CPU time, the judge's own checks left out).
  * The pool stops a run whose CPU time in the library, read from /proc every POLL_MS (cpu.ts), reaches `stopAfter`
- * budgets, or whose wall time less the judge's checks reaches WALL_FACTOR times that (a stuck run; where the CPU
+ * budgets, or whose wall time less the judge's checks reaches `wallFactor` times that (a stuck run; where the CPU
  * time cannot be read, `stopAfter` budgets of wall time): the worker is terminated and the run counts as over
  * time. (Wall time with the checks made the calls stage of 2,000-node rigs "still running after 6 s" with 1 s in
  * the library, and a busy machine made them 4 s.) The worker's old generation is capped at `memoryMb`
@@ -22,6 +22,11 @@ export interface PoolOptions {
   memoryMb: number
   validateMs: number
   setupMs: number
+  /**
+   * A run stopped by its CPU time may still be starved of CPU by a busy machine: its wall time (less the
+   * checks) is held to this many times the CPU limit only, which a run that is not stuck never reaches.
+   */
+  wallFactor: number
 }
 
 export const DEFAULT_POOL: PoolOptions = {
@@ -33,6 +38,7 @@ export const DEFAULT_POOL: PoolOptions = {
   memoryMb: 320,
   validateMs: 60_000,
   setupMs: 60_000,
+  wallFactor: 10,
 }
 
 /** A case's end: its result, or the run that was stopped and why. */
@@ -104,11 +110,6 @@ function startWorker(options: PoolOptions): Promise<{ worker: Worker; tid: numbe
 
 /** How often the pool reads a running worker's CPU time. */
 const POLL_MS = 200
-/**
- * A run stopped by its CPU time may still be starved of CPU by a busy machine: its wall time (less the
- * checks) is held to this many times the CPU limit only, which a run that is not stuck never reaches.
- */
-const WALL_FACTOR = 10
 
 function runOne(
   worker: Worker,
@@ -158,10 +159,10 @@ function runOne(
       void worker.terminate()
     }
     const judged = (): string => (checks > 0 ? ` besides ${checks.toFixed(0)} ms of the judge's checks` : '')
-    /** The wall-clock deadline: the limit itself, or WALL_FACTOR times a CPU limit; moved by the checks. */
+    /** The wall-clock deadline: the limit itself, or `wallFactor` times a CPU limit; moved by the checks. */
     const schedule = (): void => {
       clearTimeout(timer)
-      const wall = byCpu ? limit * WALL_FACTOR : limit
+      const wall = byCpu ? limit * options.wallFactor : limit
       timer = setTimeout(
         () => kill('time', `still running after ${wall} ms of wall time${judged()}`),
         started + wall + checks - performance.now(),

@@ -136,5 +136,5 @@ describe('bench:ab rounds', () => {
     const clean = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() === ''
     if (clean) expect(out).toContain('state hash after the same steps: the same on both')
     else expect(out).toMatch(/state hash after the same steps: (the same on both|DIFFERENT)/)
-  }, 60_000)
+  })
 })

@@ -107,7 +107,7 @@ describe('benchmark', () => {
         ),
     ).toHaveLength(36)
     expect(JSON.parse(JSON.stringify(result))).toEqual(result)
-  }, 60_000)
+  })
 
   it('runs a scenario and the squad comparison in child processes (isolate, as npm run bench does)', async () => {
     const result = await runBenchmark({
@@ -137,7 +137,7 @@ describe('benchmark', () => {
     expect(result.squad!.ratio).toBeGreaterThan(0)
     expect(result.squad!.ratio).toBeCloseTo(result.squad!.squadMsPerStep / result.squad!.slerpMsPerStep, 9)
     expect(formatReport(result)).toContain('each scenario in a fresh process')
-  }, 60_000)
+  })
 
   it('runs the snapshot / restore section alone, in a child process, and reports it', async () => {
     const result = await runBenchmark({
@@ -176,7 +176,7 @@ describe('benchmark', () => {
     expect(
       table.split('\n').filter((l) => /^\| (playing and cross-fading|with 10 ragdolling) \|/.test(l)),
     ).toHaveLength(2)
-  }, 120_000)
+  })
 
   it('--kernels wasm passes the checks; --compare-kernels measures both kernels in alternating children', async () => {
     const result = await runBenchmark({
@@ -202,7 +202,7 @@ describe('benchmark', () => {
     expect(cmp!.propagateRatio).toBeCloseTo(cmp!.js.nsPerNode / cmp!.wasm.nsPerNode, 9)
     expect(cmp!.wasm.nsPerNode).toBeGreaterThan(0)
     expect(formatKernelComparisons([cmp!])).toContain('| rig-linear | 3 × 8 | 24 |')
-  }, 60_000)
+  })
 
   it('--compare-workers measures each worker count in alternating children, the same hash, workers taking part', async () => {
     expect(
@@ -229,7 +229,7 @@ describe('benchmark', () => {
     for (const run of cmp!.runs) expect(run.workerItems > 0).toBe(run.workers > 0)
     expect(cmp!.counts[1]!.speedup).toBeCloseTo(cmp!.counts[0]!.wallMs / cmp!.counts[1]!.wallMs, 9)
     expect(formatWorkersComparisons([cmp!])).toMatch(/^\| rig-linear moving \| 6 × 8 \| .* \| yes \|$/m)
-  }, 60_000)
+  })
 
   it('the correctness check sees a pose that differs', () => {
     const asset = createBenchRig({ joints: 8, interpolation: 'CUBICSPLINE' })

@@ -312,7 +312,6 @@ describe('simulate', () => {
     const result = JSON.parse(child.stdout.slice(child.stdout.indexOf('\n{') + 1)) as Result
     expect([result.steps, result.characters]).toEqual([600, 100])
     expect(result.hash).toBe(JSON.parse((await run(...argv)).stdout).hash)
-    expect(seconds).toBeLessThan(20)
     console.info(
       `npm run anim -- simulate (100 Foxes × 600 steps): ${seconds.toFixed(2)} s wall, ` +
         `${result.msPerStep.toFixed(3)} ms per step`,

@@ -253,19 +253,25 @@ describe('memory', () => {
     stepN(plugin, 300)
     chars.forEach((c, i) => i % 4 === 3 && plugin.crossFade(c, 'Turn', 100)) // fading throughout
     stepN(plugin, 300)
-    gc()
-    gc()
-    const before = process.memoryUsage()
-    // As a game does: read and clear the events (the clips' loops are reported) every step.
-    for (let i = 0; i < 2000; i++) {
-      plugin.step()
-      plugin.events.length = 0
+    // Two windows of 2000 steps, as a game does them (reading and clearing the events every step): a leak grows
+    // the heap in both; what the worker process does once (code V8 compiles, the test runner's own state) in
+    // one only, so the smaller growth is the one judged.
+    const window = (): { heap: number; buffers: number } => {
+      gc()
+      gc()
+      const before = process.memoryUsage()
+      for (let i = 0; i < 2000; i++) {
+        plugin.step()
+        plugin.events.length = 0
+      }
+      gc()
+      gc()
+      const after = process.memoryUsage()
+      return { heap: after.heapUsed - before.heapUsed, buffers: after.arrayBuffers - before.arrayBuffers }
     }
-    gc()
-    gc()
-    const after = process.memoryUsage()
-    expect(after.heapUsed - before.heapUsed).toBeLessThan(256 * 1024)
-    expect(after.arrayBuffers - before.arrayBuffers).toBeLessThan(64 * 1024)
+    const [a, b] = [window(), window()]
+    expect(Math.min(a.heap, b.heap), JSON.stringify([a, b])).toBeLessThan(256 * 1024)
+    expect(Math.min(a.buffers, b.buffers), JSON.stringify([a, b])).toBeLessThan(64 * 1024)
     expect(plugin.stores.CrossFade.active[chars[3]!]).toBe(1)
   })
 })

@@ -1,39 +1,58 @@
 /**
- * README's "Layers", "Events", "Root motion", "Placing characters", "Ragdolls" and "Rollback" sections, run as written: each ```ts
- * block (plain JavaScript apart from the top-level await) runs with the `anim` and `loadAsset` of the section
- * that introduces them, and does what its comments say.
+ * The README's feature sections and the guides' long examples (docs/guides/*.md), run as written: each ```ts
+ * block (plain JavaScript apart from the top-level await) runs with an `anim` and `loadAsset` as the README's
+ * quick start makes them, and does what its comments say. The last describe checks that every ```ts block of
+ * the README and the guides is run here or checked elsewhere, so none can rot unseen.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createWorld } from 'bitecs'
 import { describe, expect, it } from 'vitest'
 import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import { RAGDOLL_GETTING_UP } from '../../components/Ragdoll.ts'
-import { loadAsset } from '../../src/gltf/load.ts'
+import { loadAsset as loadFile } from '../../src/gltf/load.ts'
+import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { isClipEvent } from '../../entry/index.ts'
+import { codeBlock, codeBlocks, guide, README, sections } from '../helpers/markdown.ts'
 
-function block(heading: string): string {
-  const section = readFileSync('README.md', 'utf8')
-    .split(/^## /m)
-    .find((s) => s.startsWith(`${heading}\n`))
-  const code = section?.match(/```ts\n([\s\S]*?)```/)?.[1]
-  if (!code) throw new Error(`README has no \`\`\`ts block under "## ${heading}"`)
-  return code
+/** loadAsset for the blocks: each file read once for the whole file of tests (assets are immutable). */
+const loaded = new Map<string, Promise<AnimationAsset>>()
+function loadAsset(path: string): Promise<AnimationAsset> {
+  if (!loaded.has(path)) loaded.set(path, loadFile(path))
+  return loaded.get(path)!
 }
 
 const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
   ...args: string[]
 ) => (...values: unknown[]) => Promise<Record<string, unknown>>
 
+/** Runs a block with a fresh plugin as `anim`; returns the plugin and the block's named results. */
+async function runBlock<T>(code: string, results: string): Promise<{ anim: AnimationPlugin } & T> {
+  const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
+  const run = new AsyncFunction('anim', 'loadAsset', 'isClipEvent', `${code}\nreturn { ${results} }`)
+  return { anim, ...((await run(anim, loadAsset, isClipEvent)) as T) }
+}
+
 describe('README, Layers', () => {
+  it('runs as written: a blend space, a masked wave, an additive nod and the face', async () => {
+    const { anim, robot, layers } = await runBlock<{
+      robot: number
+      layers: ReturnType<AnimationPlugin['getLayers']>
+    }>(codeBlock(README, 'Layers'), 'robot, layers')
+    expect(layers.map((l) => l.source)).toEqual(['blend-space', 'clip', 'clip'])
+    expect(layers[0]!.blendSpace!.weights).toEqual([0.19999999999999996, 0.8])
+    expect([layers[1]!.clip, layers[1]!.masked, layers[1]!.weight]).toEqual(['Wave', true, 1])
+    expect([layers[2]!.clip, layers[2]!.mode, layers[2]!.weight]).toEqual(['Yes', 'additive', 0.6])
+    expect(anim.getMorphWeights(robot, 'Head')).toEqual([Math.fround(0.7), 0, 0])
+  })
+})
+
+describe('guide layers.md, Every layer call', () => {
   it('runs as written and shows what it says', async () => {
-    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
-    const code = block('Layers')
-    const run = new AsyncFunction('anim', 'loadAsset', `${code}\nreturn { robot, wave, face }`)
-    const { robot, wave, face } = (await run(anim, loadAsset)) as {
+    const { anim, robot, wave, face } = await runBlock<{
       robot: number
       wave: { clip: string; weight: number }
       face: number[]
-    }
+    }>(codeBlock(guide('layers'), 'Every layer call'), 'robot, wave, face')
     expect(wave.clip).toBe('Wave')
     expect(anim.getLayer(robot, 1).weight).toBe(1)
     expect(anim.getLayer(robot, 0).source).toBe('blend-space')
@@ -45,17 +64,11 @@ describe('README, Layers', () => {
 
 describe('README, Root motion', () => {
   it('runs as written: the entity moves with the hips; apply: false reports the step instead', async () => {
-    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
-    const run = new AsyncFunction(
-      'anim',
-      'loadAsset',
-      `${block('Root motion')}\nreturn { walker, walked, delta }`,
-    )
-    const { walker, walked, delta } = (await run(anim, loadAsset)) as {
+    const { anim, walker, walked, delta } = await runBlock<{
       walker: number
       walked: ReturnType<AnimationPlugin['getTransform']>
       delta: ReturnType<AnimationPlugin['rootMotionDelta']>
-    }
+    }>(codeBlock(README, 'Root motion'), 'walker, walked, delta')
     // The shipped Walk walks in place: the entity only sways with the hips, a few centimetres.
     expect(walked.position).not.toEqual([0, 0, 0])
     expect(Math.hypot(...walked.position)).toBeLessThan(10)
@@ -68,12 +81,10 @@ describe('README, Root motion', () => {
 
 describe('README, Placing characters', () => {
   it('runs as written: placed, read back, moved again with the rest kept', async () => {
-    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
-    const code = `${block('Placing characters')}\nreturn { guard, placed }`
-    const { guard, placed } = (await new AsyncFunction('anim', 'loadAsset', code)(anim, loadAsset)) as {
+    const { anim, guard, placed } = await runBlock<{
       guard: number
       placed: ReturnType<AnimationPlugin['getTransform']>
-    }
+    }>(codeBlock(README, 'Placing characters'), 'guard, placed')
     expect(placed.position).toEqual([3, 0, -2])
     expect(placed.rotation[1]).toBeCloseTo(Math.SQRT1_2, 6)
     const now = anim.getTransform(guard)
@@ -89,60 +100,75 @@ describe('README, Placing characters', () => {
 
 describe('README, Events', () => {
   it('plays the emote, then walks with footsteps', async () => {
-    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
-    // Its import line is the entry's name for what is passed in here.
-    const code = block('Events').replace("import { isClipEvent } from 'ecs-anim'\n", '')
+    // Its import line is the entry's name for what runBlock passes in.
+    const code = codeBlock(README, 'Events').replace("import { isClipEvent } from 'ecs-anim'\n", '')
     const steps = 'for (let i = 0; i < 600; i++) { anim.step(); afterSteps() }'
-    const run = new AsyncFunction(
-      'anim',
-      'loadAsset',
-      'isClipEvent',
-      `${code}\n${steps}\nreturn { walker, footsteps }`,
+    const { anim, walker, footsteps } = await runBlock<{ walker: number; footsteps: number }>(
+      `${code}\n${steps}`,
+      'walker, footsteps',
     )
-    const { walker, footsteps } = (await run(anim, loadAsset, isClipEvent)) as {
-      walker: number
-      footsteps: number
-    }
     expect(anim.stores.Sampler.clip[walker]).toBe(anim.clipId(walker, 'Walk'))
     expect(footsteps).toBeGreaterThan(8)
     expect(anim.events.length).toBe(0)
   })
 })
 
+/** The same steps as a rollback block with `input` run before step `at`, no rollback: its hash. */
+async function straightRun(hero: number, steps: number, at: number): Promise<string> {
+  const straight = createAnimationPlugin(createWorld(), { capacity: 65536 })
+  const again = straight.addCharacter(await loadAsset('assets/Fox/glTF-Binary/Fox.glb'))
+  expect(again).toBe(hero)
+  straight.play(again, 'Walk')
+  for (let k = 0; k < steps; k++) {
+    if (k === at) straight.crossFade(again, 'Run', 0.3)
+    straight.step()
+  }
+  return straight.hash()
+}
+
 describe('README, Rollback', () => {
+  it('rewinds for a late input and ends where a run that had it in time does', async () => {
+    const { anim, hero, rewound } = await runBlock<{ hero: number; rewound: string }>(
+      codeBlock(README, 'Rollback'),
+      'hero, rewound',
+    )
+    expect(rewound).toBe(await straightRun(hero, 6, 0))
+    expect(anim.stores.Sampler.clip[hero]).toBe(anim.clipId(hero, 'Run'))
+  })
+})
+
+describe('guide rollback.md, A rollback ring', () => {
   it('rolls back to a late input and ends where a run that had it in time does', async () => {
-    const fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
-    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
-    const run = new AsyncFunction('anim', 'loadAsset', `${block('Rollback')}\nreturn { hero, rewound, now }`)
-    const { hero, rewound, now } = (await run(anim, async () => fox)) as {
-      hero: number
-      rewound: string
-      now: number
-    }
+    const { anim, hero, rewound, now } = await runBlock<{ hero: number; rewound: string; now: number }>(
+      codeBlock(guide('rollback'), 'A rollback ring'),
+      'hero, rewound, now',
+    )
     expect(now).toBe(20)
-    // The same 20 steps with the cross-fade before step 14, no rollback.
-    const straight = createAnimationPlugin(createWorld(), { capacity: 65536 })
-    const again = straight.addCharacter(fox)
-    expect(again).toBe(hero)
-    straight.play(again, 'Walk')
-    for (let k = 0; k < 20; k++) {
-      if (k === 14) straight.crossFade(again, 'Run', 0.3)
-      straight.step()
-    }
-    expect(rewound).toBe(straight.hash())
+    expect(rewound).toBe(await straightRun(hero, 20, 14))
     expect(anim.stores.Sampler.clip[hero]).toBe(anim.clipId(hero, 'Run'))
   })
 })
 
 describe('README, Ragdolls', () => {
-  it('runs as written and shows what it says', async () => {
-    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
-    const code = block('Ragdolls')
-    const run = new AsyncFunction('anim', 'loadAsset', `${code}\nreturn { robot, getUp }`)
-    const { robot, getUp } = (await run(anim, loadAsset)) as {
+  it('runs as written: a hit that recovers, a knock-over, a get-up by the way it lies', async () => {
+    const { anim, robot, getUp } = await runBlock<{
       robot: number
       getUp: { kind: string; facing: string; clip: string } | undefined
-    }
+    }>(codeBlock(README, 'Ragdolls'), 'robot, getUp')
+    expect(anim.stores.Ragdoll.active[robot]).toBe(RAGDOLL_GETTING_UP)
+    expect(contextOf(anim).ragdolls[robot]!.subtrees).toEqual([])
+    expect(getUp!.facing).toMatch(/^(prone|supine)$/)
+    expect(getUp!.clip).toBe(getUp!.facing === 'prone' ? 'Standing' : 'Sitting')
+    expect(anim.events.filter((e) => e.kind === 'ragdoll-exploded')).toEqual([])
+  })
+})
+
+describe('guide ragdolls.md, Every ragdoll call', () => {
+  it('runs as written and shows what it says', async () => {
+    const { anim, robot, getUp } = await runBlock<{
+      robot: number
+      getUp: { kind: string; facing: string; clip: string } | undefined
+    }>(codeBlock(guide('ragdolls'), 'Every ragdoll call'), 'robot, getUp')
     const ctx = contextOf(anim)
     // Knocked over, powered, the neck softer: a whole-body ragdoll with motors and joint weights, getting up.
     const rt = ctx.ragdolls[robot]!
@@ -156,5 +182,50 @@ describe('README, Ragdolls', () => {
     expect(facings).toEqual(['standing', getUp!.facing])
     expect(getUp!.clip).toBe(getUp!.facing === 'prone' ? 'Standing' : 'Sitting')
     expect(anim.events.filter((e) => e.kind === 'ragdoll-exploded')).toEqual([])
+  })
+})
+
+describe('README, three.js', () => {
+  it('shows lines of examples/three-page/main.ts, in its order (the page e2e runs)', () => {
+    const [excerpt] = codeBlocks(sections(README).get('three.js')!)
+    // Its lines, less the comments added at their ends.
+    const lines = excerpt!
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.replace(/ \/\/ (after every|once a frame).*$/, ''))
+    expect(lines[0]).toBe('// from examples/three-page/main.ts')
+    const page = readFileSync('examples/three-page/main.ts', 'utf8').split('\n')
+    let at = 0
+    for (const line of lines.slice(1)) {
+      at = page.indexOf(line, at) + 1
+      expect(at, `"${line}" after line ${at} of main.ts`).toBeGreaterThan(0)
+    }
+  })
+})
+
+/** Each ```ts block of the README and the guides, and what runs or checks it. */
+const CHECKED: Record<string, string> = {
+  'README.md: Add it to an existing bitecs game':
+    'test/package/pack.test.ts (compiled and run in a new project)',
+  'README.md: Layers': 'above',
+  'README.md: Events': 'above',
+  'README.md: Root motion': 'above',
+  'README.md: Placing characters': 'above',
+  'README.md: three.js': 'above',
+  'README.md: Ragdolls': 'above',
+  'README.md: Rollback': 'above',
+  'docs/guides/layers.md: Every layer call': 'above',
+  'docs/guides/ragdolls.md: Every ragdoll call': 'above',
+  'docs/guides/rollback.md: A rollback ring': 'above',
+  'docs/guides/three.md: A complete page': 'examples/three-page/example.test.ts (the file, whole)',
+}
+
+describe('code blocks of the README and the guides', () => {
+  it('are each run or checked by a test', () => {
+    const files = [README, ...readdirSync('docs/guides').map((f) => `docs/guides/${f}`)]
+    const found = files.flatMap((file) =>
+      [...sections(file)].flatMap(([heading, text]) => codeBlocks(text).map(() => `${file}: ${heading}`)),
+    )
+    expect(found.sort()).toEqual(Object.keys(CHECKED).sort())
   })
 })

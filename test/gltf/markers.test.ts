@@ -60,6 +60,13 @@ describe('markers from glTF extras', () => {
       [8, 'left foot'],
       [32, 'right foot'],
     ])
+    // markers(): the file's and addMarker's, in time order, the file's first at an equal time.
+    plugin.addMarker(asset, 'Walk', 0.125, 'added')
+    expect(plugin.markers(asset, 'Walk')).toEqual([
+      { name: 'left foot', time: 0.125 },
+      { name: 'added', time: 0.125 },
+      { name: 'right foot', time: 0.5 },
+    ])
   })
 
   it('takes a time a float32 rounding past the duration as the duration', async () => {

@@ -103,7 +103,7 @@ const tsconfig = (moduleResolution: string, module: string) =>
     files: ['consumer.ts'],
   })
 
-describe('the packed package', { timeout: 120_000 }, () => {
+describe('the packed package', () => {
   let scratch = ''
   let pack: PackEntry
   let tarball: string[]
@@ -158,7 +158,7 @@ describe('the packed package', { timeout: 120_000 }, () => {
     writeFileSync(join(readme, 'readme.mjs'), README_RUN)
     copyFileSync(FOX, join(readme, 'assets/Fox/glTF-Binary/Fox.glb'))
     console.info(`npm pack + npm install: ${((performance.now() - started) / 1000).toFixed(1)} s`)
-  }, 120_000)
+  })
 
   afterAll(() => {
     if (scratch) rmSync(scratch, { recursive: true, force: true })

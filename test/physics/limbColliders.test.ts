@@ -14,6 +14,7 @@ import { loadAsset } from '../../src/gltf/load.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { isClipEvent } from '../../systems/state.ts'
 import { largestGap, restoreAndStep, twinScene, type TwinScene } from '../helpers/ragdollLimits.ts'
+import { HANG_MS } from '../helpers/hang.ts'
 
 let robot: AnimationAsset
 let fox: AnimationAsset
@@ -170,7 +171,7 @@ describe('limb pushes: memory', () => {
     const out = execFileSync(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', 'test/helpers/ragdollMixAllocation.ts'],
-      { encoding: 'utf8', timeout: 120_000 },
+      { encoding: 'utf8', timeout: HANG_MS },
     )
     const { bytesPerStep, windows } = JSON.parse(out) as { bytesPerStep: number; windows: unknown[] }
     // What remains is not the ragdolls': clip events' records and the boxed dt of the call into cannon-es

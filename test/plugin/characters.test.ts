@@ -17,6 +17,7 @@ import {
 import { crossFade, play } from '../../plugin/playback.ts'
 import { AnimationError } from '../../src/errors.ts'
 import { HEAD, HIPS, makeTestAsset, PROP, REST, TAIL } from '../helpers/ecs.ts'
+import { HANG_MS } from '../helpers/hang.ts'
 
 function setup() {
   const world = createWorld()
@@ -86,7 +87,7 @@ describe('plugin/characters on a bare context', () => {
     const out = execFileSync(
       process.execPath,
       ['--allow-natives-syntax', '--import', 'tsx', 'test/helpers/packedArrays.ts'],
-      { encoding: 'utf8', timeout: 60_000 },
+      { encoding: 'utf8', timeout: HANG_MS },
     )
     expect(JSON.parse(out)).toEqual([])
   })

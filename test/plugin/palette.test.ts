@@ -19,6 +19,7 @@ import { createAnimationPlugin } from '../../entry/plugin.ts'
 import { AnimationError } from '../../src/errors.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
+import { HANG_MS } from '../helpers/hang.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const ROBOT = 'assets/RobotExpressive/RobotExpressive.glb'
@@ -166,7 +167,7 @@ describe('writePalette', () => {
     const out = execFileSync(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', 'test/helpers/paletteAllocation.ts'],
-      { encoding: 'utf8', timeout: 120_000 },
+      { encoding: 'utf8', timeout: HANG_MS },
     )
     const { palette, crowd, control } = JSON.parse(out) as { palette: number; crowd: number; control: number }
     expect(palette).toBe(0)

@@ -13,6 +13,7 @@ import { AnimationError } from '../../src/errors.ts'
 import { layoutsOf } from '../../snapshot/format.ts'
 import { forge, mapSnapshot, type Edit } from '../helpers/forge.ts'
 import { FOX_HIPS, travellingFox } from '../helpers/travel.ts'
+import { HANG_MS } from '../helpers/hang.ts'
 
 let fox: AnimationAsset
 beforeAll(async () => {
@@ -233,7 +234,7 @@ describe('root motion: memory', () => {
     const out = execFileSync(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', 'test/helpers/rootMotionAllocation.ts'],
-      { encoding: 'utf8', timeout: 120_000 },
+      { encoding: 'utf8', timeout: HANG_MS },
     )
     const { steps, sources } = JSON.parse(out) as { steps: number[]; sources: number[] }
     for (const windows of [steps, sources]) {

@@ -28,6 +28,7 @@ import { addSceneNode } from '../../components/SceneNode.ts'
 import { mulberry32 } from '../../scripts/random.ts'
 import { forge } from '../helpers/forge.ts'
 import { SNAPSHOT_VERSION } from '../../snapshot/format.ts'
+import { HANG_MS } from '../helpers/hang.ts'
 
 const OPTIONS = { capacity: 1024 } as const
 let fox: AnimationAsset
@@ -282,7 +283,7 @@ describe('restore in place', () => {
       g.plugin.restore(bytes)
     }
     expect(refused).toBeGreaterThan(10)
-  }, 120_000) // ~10 s idle; 27–34 s on a 2-core machine shared with other runs
+  })
 })
 
 describe('snapshotInto', () => {
@@ -316,7 +317,7 @@ describe('snapshotInto: memory', () => {
     const out = execFileSync(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', 'test/helpers/snapshotAllocation.ts'],
-      { encoding: 'utf8', timeout: 120_000 },
+      { encoding: 'utf8', timeout: HANG_MS },
     )
     const { ring, copies } = JSON.parse(out) as Record<
       'ring' | 'copies',

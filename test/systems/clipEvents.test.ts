@@ -13,6 +13,7 @@ import { isClipEvent, type AnimationEvent, type ClipEvent } from '../../systems/
 import { makeTestAsset, stepN } from '../helpers/ecs.ts'
 import { AnimationError } from '../../src/errors.ts'
 import { execFileSync } from 'node:child_process'
+import { HANG_MS } from '../helpers/hang.ts'
 
 const DT = 1 / 64
 
@@ -299,8 +300,16 @@ describe('addMarker', () => {
     const { plugin, handle, asset } = setup(false)
     const other = makeTestAsset('other')
     const bad: [unknown, unknown, unknown, unknown, RegExp][] = [
-      [other, 'Turn', 0.5, 'x', /is not an asset or asset handle of this plugin \(add the asset first\)/],
-      [{ ...handle }, 'Turn', 0.5, 'x', /is not an asset or asset handle of this plugin/],
+      [
+        other,
+        'Turn',
+        0.5,
+        'x',
+        /^addMarker\("Turn", 0\.5, "x"\): asset "other" is not added to this plugin \(add it first: addAsset\(asset\) or addCharacter\(asset\)\)$/,
+      ],
+      [{ ...handle }, 'Turn', 0.5, 'x', /the asset handle of "synthetic-rig" is a copy of its handle/],
+      [createAnimationPlugin(createWorld()).addAsset(other), 'Turn', 0.5, 'x', /handle of another plugin/],
+      [{ source: 7 }, 'Turn', 0.5, 'x', /: an object is not an asset or asset handle$/],
       [handle, 'Nope', 0.5, 'x', /no clip named "Nope"/],
       [handle, 9, 0.5, 'x', /clip index 9 is out of range/],
       [handle, 'Turn', 1.5, 'x', /1\.5 s is not a time on clip "Turn" \(a number in \[0, 1\] s\)/],
@@ -327,6 +336,47 @@ describe('addMarker', () => {
     expect((plugin.events[1] as ClipEvent).time).toBe(1)
   })
 
+  it('markers lists a clip’s markers, the file’s and the added ones, in time order; names what it refuses', () => {
+    const { plugin, handle, asset } = setup()
+    expect(plugin.markers(handle, 'Turn')).toEqual([
+      { name: 'left', time: 0.25 },
+      { name: 'right', time: 0.75 },
+    ])
+    // By asset or by clip index, as addMarker; a copy (changing it changes nothing).
+    const nod = plugin.markers(
+      asset,
+      asset.clips.findIndex((c) => c.name === 'Nod'),
+    )
+    expect(nod).toEqual([
+      { name: 'down', time: 0 },
+      { name: 'up', time: 0.5 },
+    ])
+    ;(nod[0] as { time: number }).time = 9
+    expect(plugin.markers(handle, 'Nod')[0]).toEqual({ name: 'down', time: 0 })
+    expect(plugin.markers(handle, 'Still')).toEqual([])
+    expect(() => plugin.markers(makeTestAsset('other'), 'Turn')).toThrow(
+      /^markers\("Turn"\): asset "other" is not added to this plugin/,
+    )
+    expect(() => plugin.markers(handle, 'Nope')).toThrow(/^markers\("Nope"\): no clip named "Nope"/)
+  })
+
+  it('setTime jumps over markers and ends without reporting them; playback from there reports again', () => {
+    const { plugin, handle } = setup()
+    const a = plugin.addCharacter(handle)
+    plugin.play(a, 'Turn') // markers at 0.25 (left) and 0.75 (right)
+    stepN(plugin, 8) // to 0.125
+    plugin.events.length = 0
+    plugin.setTime(a, 0.5) // over 'left'
+    stepN(plugin, 1)
+    plugin.setTime(a, 0.95) // over 'right'
+    stepN(plugin, 1)
+    plugin.setTime(a, 0.1) // back over both
+    stepN(plugin, 1)
+    expect(lines(plugin)).toEqual([])
+    stepN(plugin, 10) // 0.1 → 0.27: the play head meets 'left' itself
+    expect(lines(plugin)).toEqual([expect.stringMatching(/ Turn marker:left$/)])
+  })
+
   it('markers at one time fire in the order they were added, after the clip’s own', () => {
     const { plugin, handle } = setup(false)
     plugin.addMarker(handle, 'Turn', 0.5, 'b')
@@ -345,7 +395,7 @@ describe('clip events: memory', () => {
     const out = execFileSync(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', 'test/helpers/clipEventsAllocation.ts'],
-      { encoding: 'utf8', timeout: 120_000 },
+      { encoding: 'utf8', timeout: HANG_MS },
     )
     const { quiet, busy, cleared } = JSON.parse(out) as Record<'quiet' | 'busy' | 'cleared', number[]>
     // A negative window is the sweeper finishing the warm-up's garbage: it says nothing about the steps.
@@ -391,14 +441,14 @@ describe('clip events: memory', () => {
 
   it(`holds at most MAX_QUEUED_EVENTS clip events, counting the rest`, () => {
     const { plugin, handle } = setup(false)
-    const a = plugin.addCharacter(handle)
-    plugin.play(a, 'Nod', { speed: 256 }) // 4 s a step: 8 wraps of 0.5 s, 8 loop events
-    stepN(plugin, 8194) // 8192 steps of 8 fill the queue; the last step's 8 are dropped
+    // 8 s a step: 16 wraps of 0.5 s (MAX_BOUNDARIES_PER_STEP), 16 loop events, for each of 8 characters.
+    for (let i = 0; i < 8; i++) plugin.play(plugin.addCharacter(handle), 'Nod', { speed: 512 })
+    stepN(plugin, 514) // the first shows the start; 512 steps of 128 fill the queue; the last step's 128 are dropped
     expect(plugin.events).toHaveLength(65536)
-    expect(plugin.droppedEvents).toBe(8)
+    expect(plugin.droppedEvents).toBe(128)
     const copy = setup(false)
     copy.plugin.restore(plugin.snapshot())
-    expect(copy.plugin.droppedEvents).toBe(8)
+    expect(copy.plugin.droppedEvents).toBe(128)
     expect(copy.plugin.hash()).toBe(plugin.hash())
   })
 })

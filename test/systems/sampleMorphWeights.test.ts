@@ -145,6 +145,27 @@ describe('morph weights', () => {
     }
   })
 
+  it('an unknown node, or one without targets, is refused naming the nodes that have morph targets', async () => {
+    const { plugin, eid } = setup()
+    const list = `nodes with morph targets: "${cube.nodes[node]!.name}" (${node}, 2 targets)`
+    expect(() => plugin.setMorphWeights(eid, 'nope', [0, 0])).toThrow(
+      `setMorphWeights(${eid}, "nope"): ${CUBE} has no scene node "nope"; ${list}`,
+    )
+    // RobotExpressive: a bone is no morph node, a name no node; its Head mesh has three expressions.
+    const big = createAnimationPlugin(createWorld(), { capacity: 256 })
+    const robot = big.addCharacter(await loadAsset('assets/RobotExpressive/RobotExpressive.glb'))
+    const head = /; nodes with morph targets: "Head" \(\d+, 3 targets\)$/
+    expect(() => big.getMorphWeights(robot, 'Neck')).toThrow(
+      new RegExp(`^getMorphWeights\\(${robot}, "Neck"\\): node "Neck" has no morph targets${head.source}`),
+    )
+    expect(() => big.setMorphWeights(robot, 'Face', [0, 0, 0])).toThrow(head)
+    // A file without morph targets says so.
+    const fox = big.addCharacter(await loadAsset('assets/Fox/glTF-Binary/Fox.glb'))
+    expect(() => big.setMorphWeights(fox, 'b_Head_05', [0])).toThrow(
+      /has no morph targets; assets\/Fox\/glTF-Binary\/Fox.glb has no node with morph targets$/,
+    )
+  })
+
   it("the three adapter writes them into the mesh's morphTargetInfluences", async () => {
     const { plugin, eid } = setup()
     plugin.play(eid, 0, { time: 0.5 })

@@ -139,7 +139,7 @@ describe('stepRagdolls: bad input', () => {
     [
       'a NaN hit',
       () => ({ impulse: { joint: 'chest', impulse: [NaN, 0, 0] } }),
-      'ragdoll(CHAR): impulse [null,0,0] must be three finite numbers',
+      'ragdoll(CHAR): impulse [NaN,0,0] must be three finite numbers',
     ],
   ]
 
