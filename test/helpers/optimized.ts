@@ -71,7 +71,10 @@ function toolVersion(tool: Recipe['tool']): string {
 
 async function runGltfpack(input: string, output: string, args: readonly string[]): Promise<void> {
   const { pack } = (await import('gltfpack' as string)) as {
-    pack(args: string[], iface: { read(path: string): Uint8Array; write(path: string, data: Uint8Array): void }): Promise<string>
+    pack(
+      args: string[],
+      iface: { read(path: string): Uint8Array; write(path: string, data: Uint8Array): void },
+    ): Promise<string>
   }
   // gltfpack asks for the .gltf's buffers by path relative to it.
   await pack(['-i', input, '-o', output, ...args], {
