@@ -16,6 +16,7 @@ import { createAdvanceClockSystem } from '../systems/advanceClock.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { checkLive, createContext, type AnimationPluginOptions } from '../plugin/options.ts'
 import { addAsset, addMarker } from '../plugin/assets.ts'
+import { addClip } from '../plugin/addClip.ts'
 import {
   addCharacter,
   characterIds,
@@ -90,6 +91,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     addAsset: (asset) => guard('addAsset', () => addAsset(ctx, asset)),
     addMarker: (asset, clip, seconds, name) =>
       guard('addMarker', () => addMarker(ctx, asset, clip, seconds, name)),
+    addClip: (asset, clip) => guard('addClip', () => addClip(ctx, asset, clip)),
     addCharacter: (asset, o) => guard('addCharacter', () => addCharacter(ctx, asset, o)),
     joints: (eid) => guard('joints', () => joints(ctx, eid)),
     jointEntity: (eid, node) => guard('jointEntity', () => jointEntity(ctx, eid, node)),
