@@ -55,6 +55,6 @@ export function addClip(ctx: AnimationContext, owner: AnimationAsset | AssetHand
     }
   })
   // Its fit on its own asset, checked on the registration it would get, before anything holds it.
-  checkClipFits(ctx, clipRegistration(ctx, registered, clip), registered.id, what)
+  checkClipFits(ctx, clipRegistration(ctx, registered, clip), registered.id, what, true)
   return registerClip(ctx, registered, clip).id
 }

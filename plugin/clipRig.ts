@@ -20,18 +20,20 @@ export function boundChannels(ctx: AnimationContext, clip: RegisteredClip, asset
 }
 
 /**
- * Refuses (AnimationError 'argument', prefixed with `what`) a clip with channels none of which drives
- * anything on characters of asset `assetId`, naming the clip, the asset it came from and that asset. A clip
- * without channels (a rest pose, on purpose) is accepted.
+ * Refuses (AnimationError 'argument', prefixed with `what`) a clip of another asset with channels none of
+ * which drives anything on characters of asset `assetId`, naming the clip, the asset it came from and that
+ * asset. A clip of asset `assetId` itself is accepted unless `own` (addClip: a clip added to drive the asset),
+ * as is a clip without channels (a rest pose, on purpose).
  */
 export function checkClipFits(
   ctx: AnimationContext,
   clip: RegisteredClip,
   assetId: number,
   what: string,
+  own = false,
 ): void {
   const channels = clip.clip.channels.length
-  if (channels === 0 || boundChannels(ctx, clip, assetId) > 0) return
+  if (channels === 0 || (clip.asset === assetId && !own) || boundChannels(ctx, clip, assetId) > 0) return
   const from = ctx.assets[clip.asset]!.asset.source
   const to = ctx.assets[assetId]!.asset.source
   const nodes = [...new Set(clip.clip.channels.map((ch) => ch.nodeName).filter((n) => n !== ''))]
@@ -40,9 +42,12 @@ export function checkClipFits(
       .slice(0, 4)
       .map((n) => `"${n}", `)
       .join('') + (nodes.length > 4 ? '…: ' : '')
+  const why =
+    clip.asset === assetId
+      ? `none of the nodes it animates (${shown}${channels} channels) is a joint of ${to}'s characters, or has its morph targets`
+      : `no node it animates (${shown}${channels} channels) is named as one of ${to}'s`
   throw new AnimationError(
     'argument',
-    `${what}: clip "${clip.clip.name}" of ${from} drives none of the joints or morph weights of ${to}: ` +
-      `no node it animates (${shown}${channels} channels) is named as one of ${to}'s`,
+    `${what}: clip "${clip.clip.name}" of ${from} drives none of the joints or morph weights of ${to}: ${why}`,
   )
 }

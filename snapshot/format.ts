@@ -272,6 +272,8 @@ export function assetFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [n
       h.updateNumber(ch.node).updateNumber(ch.components)
       h.updateNumber(ch.times.length).update(ch.times)
       h.updateNumber(ch.values.length).update(ch.values)
+      // A compact clip's keys (src/clip/compactClip.ts); an exact clip's channels have none.
+      if (ch.packed !== null) h.update(ch.packed).update(ch.dequant!)
     }
   }
   const words = digestWords(h)

@@ -5,6 +5,8 @@ import type { AnimationAsset, AssetNode, Skeleton } from './asset.ts'
 import { checkGltfJson } from './checkJson.ts'
 import { accessorsInUse, checkSparseIndices, viewsInUse } from './checkAccessors.ts'
 import { meshoptOf } from './extensions.ts'
+import { compressClip, type CompressOptions } from '../clip/compress.ts'
+import { AnimationError, showValue } from '../errors.ts'
 import { clipFromAnimation } from './clips.ts'
 import { parseContainer, resolveBuffers } from './container.ts'
 import { describeThrown, gltfError, shown } from './gltfError.ts'
@@ -29,12 +31,24 @@ type Vec4 = readonly [number, number, number, number]
  * starts with `source`; no partly built asset is ever returned.
  */
 
-export interface ReadAssetOptions {
+export interface ReadAssetOptions extends LoadAssetOptions {
   /**
    * Bytes of the external files a .gltf refers to, keyed by the uri exactly as written in the file
    * (e.g. `{ 'Fox.bin': bytes }`). Only buffers are read; external images are not needed and ignored.
    */
   resources?: Readonly<Record<string, Uint8Array>>
+}
+
+/** Options of loadAsset (and readAsset). */
+export interface LoadAssetOptions {
+  /**
+   * Compact clips (src/clip/compress.ts): keys that interpolation reproduces within `tolerance` of world
+   * space at `distance` from each joint removed, the rest quantized to 16 bits per component; about a tenth
+   * of an exact clip's memory. `true` takes the defaults (0.1 mm at 1 m, in the file's units: metres by glTF's
+   * convention). Clips with STEP or CUBICSPLINE channels stay exact. Default false: every clip exact, as the
+   * file has it.
+   */
+  compress?: boolean | CompressOptions
 }
 
 /**
@@ -46,6 +60,7 @@ export async function readAsset(
   source: string,
   options: ReadAssetOptions = {},
 ): Promise<AnimationAsset> {
+  const compress = compressOptions(options.compress)
   const container = parseContainer(bytes, source)
   const buffers = resolveBuffers(container, options.resources, source)
   checkGltfJson(container.json, source)
@@ -89,9 +104,38 @@ export async function readAsset(
       .map((node, k) => [node, kept[k]!]),
   )
   const scenes = (container.json.scenes ?? []).map((scene) => scene.nodes ?? [])
-  return buildAsset(document, source, jsonNodeTable(container.json.nodes ?? []), nodeIndex, (parents) =>
-    sceneRoots(scenes, container.json.scene ?? -1, parents, source),
+  const asset = buildAsset(
+    document,
+    source,
+    jsonNodeTable(container.json.nodes ?? []),
+    nodeIndex,
+    (parents) => sceneRoots(scenes, container.json.scene ?? -1, parents, source),
   )
+  if (compress === null) return asset
+  return Object.freeze({
+    ...asset,
+    clips: Object.freeze(asset.clips.map((clip) => compressClip(clip, asset.nodes, compress))),
+  })
+}
+
+/** The `compress` option checked: null for none. Throws AnimationError 'argument'. */
+function compressOptions(value: unknown): CompressOptions | null {
+  if (value === undefined || value === false) return null
+  if (value === true) return {}
+  const fail = (): never => {
+    throw new AnimationError(
+      'argument',
+      `readAsset: compress ${showValue(value)} is not true, false or { tolerance?, distance? } ` +
+        '(a tolerance > 0 and a distance ≥ 0, finite)',
+    )
+  }
+  if (typeof value !== 'object' || value === null) return fail()
+  const { tolerance, distance, ...rest } = value as CompressOptions
+  if (Object.keys(rest).length > 0) fail()
+  const ok = (v: unknown, min: number, open: boolean) =>
+    v === undefined || (typeof v === 'number' && Number.isFinite(v) && (open ? v > min : v >= min))
+  if (!ok(tolerance, 0, true) || !ok(distance, 0, false)) fail()
+  return { tolerance, distance }
 }
 
 /**
