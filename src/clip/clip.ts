@@ -18,7 +18,7 @@ import {
 
 /** `Channel.kind` values (src/clip/kinds.ts). */
 export {
-  KIND_COMPACT_QUATERNION,
+  KIND_COMPACT_FLOAT_ROTATION,
   KIND_COMPACT_ROTATION,
   KIND_COMPACT_VECTOR,
   KIND_CUBIC,
@@ -266,6 +266,8 @@ function buildChannel(
     hermiteOffset: 0,
     squad: slerp ? squadHolder() : null,
     packed: null,
+    packedStride: 0,
+    packedOffset: 0,
     dequant: null,
   }
 }
@@ -302,6 +304,8 @@ export function freezeChannel(c: Mutable<Channel>): Channel {
     hermiteOffset: c.hermiteOffset,
     squad: c.squad,
     packed: c.packed,
+    packedStride: c.packedStride,
+    packedOffset: c.packedOffset,
     dequant: c.dequant,
   })
 }

@@ -1,15 +1,8 @@
 import { AnimationError } from '../errors.ts'
 import { composeMatrix, multiplyMatrices } from '../math/transform.ts'
 import type { Channel, Clip } from './clipTypes.ts'
-import {
-  decodeKey,
-  floatKeys,
-  makeCompactClip,
-  quantize,
-  type CompactKeys,
-  type Quantized,
-} from './compactClip.ts'
-import { KIND_COMPACT_QUATERNION, KIND_COMPACT_ROTATION } from './kinds.ts'
+import { makeCompactClip } from './compactClip.ts'
+import { compactTracks, type ChannelBudget } from './compressKeys.ts'
 import { sampleChannel } from './sample.ts'
 
 /**
@@ -24,12 +17,10 @@ import { sampleChannel } from './sample.ts'
  * so each animated joint gets `tolerance` divided by the number of animated joints on the longest chain
  * through it, shared among its channels. Morph weights get tolerance / distance, as a weight.
  *
- * Each channel's keys are quantized first (over all its keys' range), then removed greedily from the start:
- * from a kept key, the farthest next key such that the interpolated curve between them (the compact sampler's
- * own: corrected nlerp, lerp) stays within the channel's budget of the exact clip at every original key and at
- * the middle of every original segment in between. A channel whose 16-bit grid alone exceeds tolerance / √m
- * (m its joint's share: rounding errors add along a chain like a random walk, not in step) keeps float keys. A rotation whose keys are more than 15° apart gets keys
- * from the exact curve in between first: corrected nlerp follows slerp within 1e-7 rad up to there.
+ * Keys are chosen per time track of the clip (compressKeys.ts): quantized first, then removed greedily where
+ * the compact sampler's own curve stays within every channel's budget; constant channels keep one key; a
+ * channel whose 16-bit grid alone exceeds tolerance / √m (m its joint's share: rounding errors add along a chain
+ * like a random walk, not in step) keeps float keys.
  *
  * Then the whole clip is measured: every node's world transform, exact against compact, at every key time of
  * the clip and the quarters between, at its origin and at `distance` along each of its axes. If that error is over
@@ -82,13 +73,13 @@ export function compressClip(
   const rig = measureRig(clip, nodes, distance)
   let best: Clip | null = null
   let scale = 1
+  const keys = clip.channels.reduce((sum, ch) => sum + ch.times.length, 0)
   for (let attempt = 0; attempt <= RETRIES; attempt++) {
-    const channels = clip.channels.map((ch) => compactChannel(ch, rig, tolerance * scale, distance))
-    const keys = clip.channels.reduce((sum, ch) => sum + ch.times.length, 0)
-    const keptKeys = channels.reduce((sum, c) => sum + c.keys.times.length, 0)
-    const made = makeCompactClip(clip, channels, { tolerance, distance, error: 0, keys, keptKeys })
+    const tracks = compactTracks(clip, (ch) => channelBudget(ch, rig, tolerance * scale, distance))
+    const keptKeys = tracks.reduce((sum, t) => sum + t.times.length * t.channels.length, 0)
+    const made = makeCompactClip(clip, tracks, { tolerance, distance, error: 0, keys, keptKeys })
     const error = worldError(rig, made)
-    const compact = makeCompactClip(clip, channels, { tolerance, distance, error, keys, keptKeys })
+    const compact = makeCompactClip(clip, tracks, { tolerance, distance, error, keys, keptKeys })
     if (best === null || error < best.compression!.error) best = compact
     if (error <= tolerance) break
     scale *= 0.5
@@ -242,224 +233,26 @@ function worldError(rig: Rig, compact: Clip): number {
   return worst
 }
 
-/** One channel's kept keys and stored form, within `tolerance` spread by the rig's shares. */
-function compactChannel(ch: Channel, rig: Rig, tolerance: number, distance: number) {
-  const c = ch.components
-  const { times, values: exact } = candidateKeys(ch)
-  const n = times.length
-  // The exact curve in the middle of each candidate segment, where slerp and the compact curve differ most.
-  const middles = new Float64Array(Math.max(0, n - 1) * c)
-  const value = new Float32Array(c)
-  const cursor = new Uint32Array(1)
-  for (let k = 0; k + 1 < n; k++) {
-    sampleChannel(value, 0, ch, (times[k]! + times[k + 1]!) / 2, cursor, 0)
-    middles.set(value, k * c)
-  }
-  const all: CompactKeys = {
-    node: ch.node,
-    nodeName: ch.nodeName,
-    path: ch.path,
-    components: c,
-    times,
-    values: exact,
-  }
-  const metres = errorScale(ch, rig)
-  const budget =
-    ch.path === 'weights' ? tolerance / Math.max(distance, 1e-9) : tolerance / rig.shares[ch.node]!
-  const rotation = ch.path === 'rotation'
-  const decoded = new Float64Array(n * c)
-  const decodeAll = (stored: Quantized): Quantized => {
-    for (let k = 0; k < n; k++) decodeKey(decoded, k * c, stored, c, k)
-    return stored
-  }
-  let stored = decodeAll(quantize(all))
-  // The grid's errors are rounding, of either sign, joint to joint: along a chain of m shares they add up
-  // like a random walk, to about √m times one's. Past tolerance / √m the keys stay float32; the world
-  // measurement afterwards says whether that held.
-  const gridBudget = ch.path === 'weights' ? budget : tolerance / Math.sqrt(rig.shares[ch.node]!)
-  let worst = 0
-  for (let k = 0; k < n; k++)
-    worst = Math.max(worst, difference(exact, k * c, decoded, k * c, c, rotation) * metres)
-  if (worst > gridBudget) stored = decodeAll(floatKeys(all))
-  const kept = keepKeys(times, exact, middles, decoded, c, rotation, (e) => e * metres <= budget)
-  return { keys: selectedKeys(all, kept, decoded), quantized: selected(stored, kept, c) }
-}
-
-/** Largest rotation between two keys the compact curve is given (corrected nlerp is within 1e-7 rad of slerp). */
-const MAX_SEGMENT_RADIANS = (15 * Math.PI) / 180
-
 /**
- * The keys compression starts from: the channel's own, and for a rotation whose keys are more than
- * MAX_SEGMENT_RADIANS apart, keys sampled from the exact curve in between (slerp over a wide arc is not
- * what corrected nlerp draws); key removal takes out the ones it does not need.
+ * A channel's budget in its own units (see the header): how far its values may be off, and how far a grid's
+ * rounding may take them (rounding errors add along a chain like a random walk: tolerance / √m, m its joint's
+ * share, rather than tolerance / m).
  */
-function candidateKeys(ch: Channel): { times: Float32Array; values: Float64Array } {
-  const n = ch.times.length
-  if (ch.path !== 'rotation') return { times: ch.times, values: Float64Array.from(ch.values) }
-  const times: number[] = []
-  const values: number[] = []
-  const value = new Float32Array(4)
-  const cursor = new Uint32Array(1)
-  for (let k = 0; k < n; k++) {
-    times.push(ch.times[k]!)
-    values.push(...ch.values.subarray(4 * k, 4 * k + 4))
-    if (k + 1 === n) break
-    const cos = Math.abs(dot(ch.values, 4 * k, ch.values, 4 * k + 4))
-    const angle = 2 * Math.acos(Math.min(1, cos))
-    const parts = Math.ceil(angle / MAX_SEGMENT_RADIANS)
-    for (let p = 1; p < parts; p++) {
-      const t = Math.fround(ch.times[k]! + ((ch.times[k + 1]! - ch.times[k]!) * p) / parts)
-      if (!(t > times[times.length - 1]! && t < ch.times[k + 1]!)) continue
-      sampleChannel(value, 0, ch, t, cursor, 0)
-      times.push(t)
-      values.push(...value)
-    }
+function channelBudget(ch: Channel, rig: Rig, tolerance: number, distance: number): ChannelBudget {
+  if (ch.path === 'weights') {
+    const weight = tolerance / Math.max(distance, 1e-9)
+    return { value: weight, grid: weight }
   }
-  return { times: Float32Array.from(times), values: Float64Array.from(values) }
+  const share = rig.shares[ch.node]!
+  const metres = metresPerUnit(ch, rig)
+  return { value: tolerance / share / metres, grid: tolerance / Math.sqrt(share) / metres }
 }
 
-function dot(a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number): number {
-  return a[ao]! * b[bo]! + a[ao + 1]! * b[bo + 1]! + a[ao + 2]! * b[bo + 2]! + a[ao + 3]! * b[bo + 3]!
-}
-
-/** Metres per unit of the channel's difference (see the header); 1 for weights. */
-function errorScale(ch: Channel, rig: Rig): number {
+/** Metres per unit of the channel's difference (compressKeys.ts's `difference`; see the header). */
+function metresPerUnit(ch: Channel, rig: Rig): number {
   if (ch.path === 'rotation') return rig.reach[ch.node]!
   if (ch.path === 'translation') return rig.parentScale[ch.node]!
-  if (ch.path === 'scale') {
-    let min = Infinity
-    for (const v of ch.values) min = Math.min(min, Math.abs(v))
-    return rig.reach[ch.node]! / Math.max(min, 1e-6)
-  }
-  return 1
-}
-
-/**
- * The largest component difference of two elements (vectors), or for rotations the chord between the
- * quaternions taken in one hemisphere, times 2: the rotation angle between them, to first order.
- */
-function difference(
-  a: ArrayLike<number>,
-  ao: number,
-  b: ArrayLike<number>,
-  bo: number,
-  c: number,
-  rotation: boolean,
-) {
-  if (rotation) {
-    const sign =
-      a[ao]! * b[bo]! + a[ao + 1]! * b[bo + 1]! + a[ao + 2]! * b[bo + 2]! + a[ao + 3]! * b[bo + 3]! < 0
-        ? -1
-        : 1
-    let d2 = 0
-    for (let j = 0; j < 4; j++) d2 += (a[ao + j]! - sign * b[bo + j]!) ** 2
-    return 2 * Math.sqrt(d2)
-  }
-  let d = 0
-  for (let j = 0; j < c; j++) d = Math.max(d, Math.abs(a[ao + j]! - b[bo + j]!))
-  return d
-}
-
-/**
- * The keys to keep (indices, ascending, first and last always): greedy from the start, each next kept key the
- * farthest whose segment passes `fits` at every original key and original middle between (probing by doubling,
- * then bisecting). A channel whose first key fits everywhere keeps only it.
- */
-function keepKeys(
-  times: Float32Array,
-  exact: Float64Array,
-  middles: Float64Array,
-  decoded: Float64Array,
-  c: number,
-  rotation: boolean,
-  fits: (error: number) => boolean,
-): number[] {
-  const n = times.length
-  const approx = new Float64Array(c)
-  const segmentFits = (i: number, j: number): boolean => {
-    for (let k = i; k <= j; k++) {
-      interpolate(approx, decoded, i, j, (times[k]! - times[i]!) / (times[j]! - times[i]! || 1), c, rotation)
-      if (!fits(difference(exact, k * c, approx, 0, c, rotation))) return false
-      if (k === j) break
-      const u = ((times[k]! + times[k + 1]!) / 2 - times[i]!) / (times[j]! - times[i]!)
-      interpolate(approx, decoded, i, j, u, c, rotation)
-      if (!fits(difference(middles, k * c, approx, 0, c, rotation))) return false
-    }
-    return true
-  }
-  let constant = true
-  for (let k = 0; k < n && constant; k++) constant = fits(difference(exact, k * c, decoded, 0, c, rotation))
-  for (let k = 0; k + 1 < n && constant; k++)
-    constant = fits(difference(middles, k * c, decoded, 0, c, rotation))
-  if (constant || n === 1) return [0]
-  const kept = [0]
-  let i = 0
-  while (i < n - 1) {
-    let good = i + 1
-    let probe = 2
-    while (i + probe <= n - 1 && segmentFits(i, i + probe)) {
-      good = i + probe
-      probe *= 2
-    }
-    let bad = Math.min(i + probe, n)
-    while (bad - good > 1) {
-      const mid = (good + bad) >> 1
-      if (segmentFits(i, mid)) good = mid
-      else bad = mid
-    }
-    kept.push(good)
-    i = good
-  }
-  return kept
-}
-
-/** out = the compact curve between decoded keys i and j at u: corrected nlerp (sampleCompact.ts) or lerp. */
-function interpolate(
-  out: Float64Array,
-  keys: Float64Array,
-  i: number,
-  j: number,
-  u: number,
-  c: number,
-  rotation: boolean,
-): void {
-  const a = i * c
-  const b = j * c
-  if (!rotation) {
-    for (let k = 0; k < c; k++) out[k] = keys[a + k]! + (keys[b + k]! - keys[a + k]!) * u
-    return
-  }
-  let cos = 0
-  for (let k = 0; k < 4; k++) cos += keys[a + k]! * keys[b + k]!
-  const sign = cos < 0 ? -1 : 1
-  const t = u + u * (u - 0.5) * (u - 1) * ((2 / 3) * (1 - sign * cos))
-  let len = 0
-  for (let k = 0; k < 4; k++) {
-    out[k] = keys[a + k]! * (1 - t) + sign * keys[b + k]! * t
-    len += out[k]! * out[k]!
-  }
-  for (let k = 0; k < 4; k++) out[k] = out[k]! / Math.sqrt(len)
-}
-
-function selectedKeys(all: CompactKeys, kept: number[], decoded: Float64Array): CompactKeys {
-  const c = all.components
-  const values = new Float64Array(kept.length * c)
-  kept.forEach((k, i) => values.set(decoded.subarray(k * c, k * c + c), i * c))
-  return { ...all, times: Float32Array.from(kept, (k) => all.times[k]!), values }
-}
-
-/** The stored form of the kept keys only, on the same grid (the range of all keys, which the keys were judged on). */
-function selected(stored: Quantized, kept: number[], components: number): Quantized {
-  if (stored.packed === null) {
-    const values = new Float32Array(kept.length * components)
-    kept.forEach((k, i) =>
-      values.set(stored.values.subarray(k * components, k * components + components), i * components),
-    )
-    return { ...stored, values }
-  }
-  const w =
-    stored.kind === KIND_COMPACT_ROTATION ? 3 : stored.kind === KIND_COMPACT_QUATERNION ? 4 : components
-  const packed = new Uint16Array(kept.length * w)
-  kept.forEach((k, i) => packed.set(stored.packed!.subarray(k * w, k * w + w), i * w))
-  return { ...stored, packed }
+  let min = Infinity
+  for (const v of ch.values) min = Math.min(min, Math.abs(v))
+  return rig.reach[ch.node]! / Math.max(min, 1e-6)
 }

@@ -12,13 +12,11 @@ export const KIND_CUBIC = 3
 /** CUBICSPLINE rotation: Hermite, then normalized. */
 export const KIND_CUBIC_ROTATION = 4
 /**
- * Compact clips' channels (compactClip.ts; sampled by sampleCompact.ts, never by the exact sampler): keys
- * quantized to 16 bits per component in `Channel.packed`, with per-channel ranges in `Channel.dequant`.
- * A rotation as its three components other than the one the channel drops (48 bits a key), that one
- * rebuilt as the unit quaternion's.
+ * Compact clips' channels (compactClip.ts; sampled by sampleCompact.ts, never by the exact sampler). A rotation
+ * as its four components quantized to 16 bits each over the channel's range (`Channel.packed`, `.dequant`).
  */
 export const KIND_COMPACT_ROTATION = 5
-/** A compact rotation as all four components (when no component stays far from 0), normalized after the lerp. */
-export const KIND_COMPACT_QUATERNION = 6
-/** A compact translation, scale or weights: component-wise lerp of the dequantized keys. */
+/** A compact rotation kept as float32 keys (`values`), where 16 bits cannot meet the tolerance. */
+export const KIND_COMPACT_FLOAT_ROTATION = 6
+/** A compact translation, scale or weights: each component quantized to 16 bits, lerped. */
 export const KIND_COMPACT_VECTOR = 7

@@ -9,10 +9,14 @@ import { reg, TIME } from './sampleScratch.ts'
  * track]`. Allocation-free; only + − × ÷ and Math.sqrt (the fixed step's rules).
  *
  * Between keys a and b (dequantized) at u ∈ (0, 1):
- *   rotation   corrected nlerp: b taken in a's hemisphere, u moved to u + u(u − ½)(u − 1)·⅔(1 − a·b), then
- *              normalize(a(1 − u) + b·u). The correction cancels nlerp's θ³ term: within 1e-6 rad of slerp
- *              for keys up to 20° apart (nlerp alone: 2e-4), 4e-5 at 45°. compressClip measures the error
- *              of this very curve, so kept keys bound it.
+ *   rotation   corrected nlerp: u moved to t = u + u(u − ½)(u − 1)·⅔e, e = 1 − a·b, then a + (b − a)·t
+ *              normalized. The correction cancels nlerp's θ³ term: within 1e-6 rad of slerp for keys up to
+ *              20° apart (nlerp alone: 2e-4). The keys are unit (to ~1e-7: compactClip.ts's unitOnGrid) and
+ *              at most 15° apart (compressKeys.ts), so e = |b − a|²/2 ≤ 0.0086, the result's length² is
+ *              1 − s with s = 2t(1 − t)e ≤ 0.0043, and its inverse length 1 + s/2 + 3s²/8 (the next term,
+ *              5s³/16, under 3e-8): no square root, no division, and the normalization does not wait for
+ *              the components. compressKeys.ts measures
+ *              the error of this very curve.
  *   others     lerp per component.
  */
 export function sampleCompactList(
@@ -27,12 +31,14 @@ export function sampleCompactList(
   // KIND_COMPACT_*.
   const LINEAR = 1
   const ROTATION = 5
-  const QUATERNION = 6
+  const FLOAT_ROTATION = 6
   const time = reg[TIME]!
   let times: Float32Array | null = null
   let between = false
   let k = 0
   let u = 0
+  // The correction's factor of e, the same for every channel of the track: t = u + ce·e.
+  let ce = 0
   for (let c = 0; c < channels.length; c++) {
     const offset = binding[c]!
     if (offset < 0) continue
@@ -52,94 +58,70 @@ export function sampleCompactList(
         if (time !== t0) {
           between = true
           u = (time - t0) / (times[k + 1]! - t0)
+          ce = u * (u - 0.5) * (u - 1) * (2 / 3)
         }
       }
     }
     const kind = ch.kind
-    const packed = ch.packed
+    const packed = ch.packed!
     const dq = ch.dequant!
-    if (kind === ROTATION) {
-      const d = dq[6]!
-      const i0 = d === 0 ? 1 : 0
-      const i1 = d <= 1 ? 2 : 1
-      const i2 = d <= 2 ? 3 : 2
-      const m0 = dq[0]!
-      const m1 = dq[1]!
-      const m2 = dq[2]!
-      const s0 = dq[3]!
-      const s1 = dq[4]!
-      const s2 = dq[5]!
-      const p = 3 * k
-      const ax = m0 + packed![p]! * s0
-      const ay = m1 + packed![p + 1]! * s1
-      const az = m2 + packed![p + 2]! * s2
-      const aw = Math.sqrt(Math.max(0, 1 - ax * ax - ay * ay - az * az))
+    if (kind === ROTATION || kind === FLOAT_ROTATION) {
+      // Keys k and k + 1: on the grid (one step for all four components), or float keys.
+      let x: number
+      let y: number
+      let z: number
+      let w: number
+      let dx = 0
+      let dy = 0
+      let dz = 0
+      let dw = 0
+      if (kind === ROTATION) {
+        const stride = ch.packedStride
+        const p = k * stride + ch.packedOffset
+        const step = dq[4]!
+        x = dq[0]! + packed[p]! * step
+        y = dq[1]! + packed[p + 1]! * step
+        z = dq[2]! + packed[p + 2]! * step
+        w = dq[3]! + packed[p + 3]! * step
+        if (between) {
+          const q = p + stride
+          dx = dq[0]! + packed[q]! * step - x
+          dy = dq[1]! + packed[q + 1]! * step - y
+          dz = dq[2]! + packed[q + 2]! * step - z
+          dw = dq[3]! + packed[q + 3]! * step - w
+        }
+      } else {
+        const v = ch.values
+        const p = 4 * k
+        x = v[p]!
+        y = v[p + 1]!
+        z = v[p + 2]!
+        w = v[p + 3]!
+        if (between) {
+          dx = v[p + 4]! - x
+          dy = v[p + 5]! - y
+          dz = v[p + 6]! - z
+          dw = v[p + 7]! - w
+        }
+      }
       if (!between) {
-        out[o + i0] = ax
-        out[o + i1] = ay
-        out[o + i2] = az
-        out[o + d] = aw
+        out[o] = x
+        out[o + 1] = y
+        out[o + 2] = z
+        out[o + 3] = w
         continue
       }
-      let bx = m0 + packed![p + 3]! * s0
-      let by = m1 + packed![p + 4]! * s1
-      let bz = m2 + packed![p + 5]! * s2
-      let bw = Math.sqrt(Math.max(0, 1 - bx * bx - by * by - bz * bz))
-      let cos = ax * bx + ay * by + az * bz + aw * bw
-      if (cos < 0) {
-        bx = -bx
-        by = -by
-        bz = -bz
-        bw = -bw
-        cos = -cos
-      }
-      const t = u + u * (u - 0.5) * (u - 1) * ((2 / 3) * (1 - cos))
-      const l = 1 - t
-      const x = ax * l + bx * t
-      const y = ay * l + by * t
-      const z = az * l + bz * t
-      const w = aw * l + bw * t
-      const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w)
-      out[o + i0] = x * inv
-      out[o + i1] = y * inv
-      out[o + i2] = z * inv
-      out[o + d] = w * inv
-    } else if (kind === QUATERNION) {
-      // 16-bit components, or (packed null) float keys where 16 bits cannot meet the tolerance.
-      const p = 4 * k
-      const v = ch.values
-      const f = packed === null
-      const ax = f ? v[p]! : dq[0]! + packed[p]! * dq[4]!
-      const ay = f ? v[p + 1]! : dq[1]! + packed[p + 1]! * dq[5]!
-      const az = f ? v[p + 2]! : dq[2]! + packed[p + 2]! * dq[6]!
-      const aw = f ? v[p + 3]! : dq[3]! + packed[p + 3]! * dq[7]!
-      let x = ax
-      let y = ay
-      let z = az
-      let w = aw
-      if (between) {
-        const bx = f ? v[p + 4]! : dq[0]! + packed[p + 4]! * dq[4]!
-        const by = f ? v[p + 5]! : dq[1]! + packed[p + 5]! * dq[5]!
-        const bz = f ? v[p + 6]! : dq[2]! + packed[p + 6]! * dq[6]!
-        const bw = f ? v[p + 7]! : dq[3]! + packed[p + 7]! * dq[7]!
-        // Keys are hemisphere-aligned when quantized; the cosine of near-unit keys, for the correction.
-        const cos =
-          (ax * bx + ay * by + az * bz + aw * bw) /
-          Math.sqrt((ax * ax + ay * ay + az * az + aw * aw) * (bx * bx + by * by + bz * bz + bw * bw))
-        const t = u + u * (u - 0.5) * (u - 1) * ((2 / 3) * (1 - cos))
-        const l = 1 - t
-        x = ax * l + bx * t
-        y = ay * l + by * t
-        z = az * l + bz * t
-        w = aw * l + bw * t
-      }
-      const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w)
-      out[o] = x * inv
-      out[o + 1] = y * inv
-      out[o + 2] = z * inv
-      out[o + 3] = w * inv
+      const e = 0.5 * (dx * dx + dy * dy + dz * dz + dw * dw)
+      const t = u + ce * e
+      const s = 2 * t * (1 - t) * e
+      const inv = 1 + s * (0.5 + s * 0.375)
+      out[o] = (x + dx * t) * inv
+      out[o + 1] = (y + dy * t) * inv
+      out[o + 2] = (z + dz * t) * inv
+      out[o + 3] = (w + dw * t) * inv
     } else if (kind === LINEAR) {
-      // A translation or scale whose range 16 bits cannot cover within its tolerance: float keys.
+      // Float keys: a constant channel's one key (a rotation's too), or a translation or scale whose range
+      // 16 bits cannot cover within its tolerance.
       const cc = ch.components
       const values = ch.values
       const p = k * cc
@@ -149,10 +131,11 @@ export function sampleCompactList(
       }
     } else {
       const cc = ch.components
-      const p = k * cc
+      const stride = ch.packedStride
+      const p = k * stride + ch.packedOffset
       for (let j = 0; j < cc; j++) {
         const va = dq[j]! + packed![p + j]! * dq[cc + j]!
-        out[o + j] = between ? va + (dq[j]! + packed![p + cc + j]! * dq[cc + j]! - va) * u : va
+        out[o + j] = between ? va + (dq[j]! + packed![p + stride + j]! * dq[cc + j]! - va) * u : va
       }
     }
   }
