@@ -1,5 +1,5 @@
 /**
- * README's "Layers", "Events", "Root motion", "Placing characters", "Ragdolls" and "Rollback" sections, run as written: each ```ts
+ * README's "Loading files", "Layers", "Events", "Root motion", "Placing characters", "Ragdolls" and "Rollback" sections, run as written: each ```ts
  * block (plain JavaScript apart from the top-level await) runs with the `anim` and `loadAsset` of the section
  * that introduces them, and does what its comments say.
  */
@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest'
 import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import { RAGDOLL_GETTING_UP } from '../../components/Ragdoll.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
-import { isClipEvent } from '../../entry/index.ts'
+import { isClipEvent, type AnimationAsset } from '../../entry/index.ts'
+import * as THREE from 'three'
+import { clipFromThree } from '../../adapters/three.ts'
 
 function block(heading: string): string {
   const section = readFileSync('README.md', 'utf8')
@@ -40,6 +42,27 @@ describe('README, Layers', () => {
     expect(anim.getLayer(robot, 0).blendSpace!.weights).toEqual([0.19999999999999996, 0.8])
     expect(anim.getLayer(robot, 2).mode).toBe('additive')
     expect(face).toEqual([Math.fround(0.7), 0, 0])
+  })
+})
+
+describe('README, Loading files', () => {
+  it('runs as written: a compact Fox runs, and a three.js clip added to it nods on a layer', async () => {
+    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
+    const run = new AsyncFunction(
+      'anim',
+      'loadAsset',
+      'THREE',
+      'clipFromThree',
+      `${block('Loading files')}\nreturn { compact, runner }`,
+    )
+    const { compact, runner } = (await run(anim, loadAsset, THREE, clipFromThree)) as {
+      compact: AnimationAsset
+      runner: number
+    }
+    expect(compact.clips.every((c) => c.compression !== null)).toBe(true)
+    anim.step()
+    expect(anim.getLayer(runner, 0).clip).toBe('Run')
+    expect(anim.getLayer(runner, 1)).toMatchObject({ clip: 'Nod', channels: { bound: 1, total: 1 } })
   })
 })
 
