@@ -108,7 +108,12 @@ export interface LayerInfo {
    * how many: a clip made for a rig with other node names binds only the channels whose names match. Null
    * without a clip.
    */
-  readonly channels: { readonly bound: number; readonly total: number } | null
+  readonly channels: {
+    /** Channels that drive one of the character's joints or morph weights. */
+    readonly bound: number
+    /** All the clip's channels. */
+    readonly total: number
+  } | null
   /** Clip-local time of that clip, seconds; for a blend space its normalized phase (sync) or 0. */
   readonly time: number
   /** Playback rate (kept while paused). */

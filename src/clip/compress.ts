@@ -34,9 +34,11 @@ import { sampleChannel } from './sample.ts'
 export interface CompressNode {
   /** Parent node index, -1 for a root. */
   readonly parent: number
+  /** Rest local translation [x, y, z]. */
   readonly translation: readonly number[]
-  /** Unit quaternion [x, y, z, w]. */
+  /** Rest local rotation, a unit quaternion [x, y, z, w]. */
   readonly rotation: readonly number[]
+  /** Rest local scale [x, y, z]. */
   readonly scale: readonly number[]
 }
 

@@ -79,16 +79,20 @@ export function sampleCompactList(
         const stride = ch.packedStride
         const p = k * stride + ch.packedOffset
         const step = dq[4]!
-        x = dq[0]! + packed[p]! * step
-        y = dq[1]! + packed[p + 1]! * step
-        z = dq[2]! + packed[p + 2]! * step
-        w = dq[3]! + packed[p + 3]! * step
+        const ax = packed[p]!
+        const ay = packed[p + 1]!
+        const az = packed[p + 2]!
+        const aw = packed[p + 3]!
+        x = dq[0]! + ax * step
+        y = dq[1]! + ay * step
+        z = dq[2]! + az * step
+        w = dq[3]! + aw * step
         if (between) {
           const q = p + stride
-          dx = dq[0]! + packed[q]! * step - x
-          dy = dq[1]! + packed[q + 1]! * step - y
-          dz = dq[2]! + packed[q + 2]! * step - z
-          dw = dq[3]! + packed[q + 3]! * step - w
+          dx = (packed[q]! - ax) * step
+          dy = (packed[q + 1]! - ay) * step
+          dz = (packed[q + 2]! - az) * step
+          dw = (packed[q + 3]! - aw) * step
         }
       } else {
         const v = ch.values
