@@ -34,6 +34,9 @@ export { createInstancedCrowd, type InstancedCrowd, type InstancedCrowdOptions }
 // The renderer-neutral half, for a renderer other than three (one 16-number target per SceneNode entity).
 export { createWorldSync, type MatrixTarget, type WorldSync, type WorldSyncOptions } from './worldSync.ts'
 
+// Clips from three's loaders (FBXLoader, BVHLoader, …) as clips of an asset, for plugin.addClip (adapters/threeClips.ts).
+export { clipFromThree, type ClipFromThreeOptions } from './threeClips.ts'
+
 /** One copy of a glTF scene in three, with the glTF node index of each object that stands for a node. */
 export interface ThreeSceneView {
   /** The scene root (GLTFLoader's `gltf.scene` or a clone): placed by the character entity. */

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
 import { AnimationError } from '../src/errors.ts'
+import type { LoadAssetOptions } from '../src/gltf/read.ts'
 
 /** Where a command writes. Tests pass collectors; the process entry passes stdout/stderr. */
 export interface CliIO {
@@ -98,4 +99,38 @@ export function formatJson(value: unknown): string {
       return `[${items.split(/,\s*/).join(', ')}]`
     },
   )
+}
+
+/** The options that make a command load compact clips (loadAsset's `compress`); see compressOption. */
+export const COMPRESS_ARGS = {
+  compress: { type: 'boolean' },
+  tolerance: { type: 'string' },
+  distance: { type: 'string' },
+} as const
+
+/** Usage lines of COMPRESS_ARGS. */
+export const COMPRESS_USAGE = [
+  '--compress loads compact clips (keys interpolation reproduces removed, the rest quantized to 16 bits):',
+  "within --tolerance T (default 0.0001, in the file's units: metres) of world space at --distance D (default 1)",
+  'from each joint; either option implies --compress. Clips with STEP or CUBICSPLINE channels stay exact.',
+]
+
+/** loadAsset's `compress` from COMPRESS_ARGS' values; AnimationError 'argument' for a bad number. */
+export function compressOption(
+  command: string,
+  values: { compress?: boolean; tolerance?: string; distance?: string },
+): LoadAssetOptions['compress'] {
+  if (!values.compress && values.tolerance === undefined && values.distance === undefined) return false
+  const number = (text: string | undefined, what: string, min: number): number | undefined => {
+    if (text === undefined) return undefined
+    const n = Number(text)
+    if (!(Number.isFinite(n) && (min === 0 ? n >= 0 : n > 0)) || text.trim() === '') {
+      throw argumentError(`${command}: --${what} ${text} is not a number ${min === 0 ? '≥ 0' : '> 0'}`)
+    }
+    return n
+  }
+  return {
+    tolerance: number(values.tolerance, 'tolerance', 1),
+    distance: number(values.distance, 'distance', 0),
+  }
 }

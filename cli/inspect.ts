@@ -3,7 +3,16 @@ import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { parseContainer } from '../src/gltf/container.ts'
 import { loadAsset } from '../src/gltf/load.ts'
 import type { CliIO, Command } from './command.ts'
-import { formatJson, parseCommandArgs, singleFile } from './command.ts'
+import { clipBytes } from '../src/clip/compactClip.ts'
+import type { ClipCompression } from '../src/clip/clip.ts'
+import {
+  COMPRESS_ARGS,
+  COMPRESS_USAGE,
+  compressOption,
+  formatJson,
+  parseCommandArgs,
+  singleFile,
+} from './command.ts'
 
 /**
  * `anim inspect FILE [--json]`: what a file holds for animation: skins, the node tree (which nodes are joints,
@@ -13,7 +22,7 @@ export const inspectCommand: Command = {
   name: 'inspect',
   summary: 'list the skins, node tree (joints, meshes, morph targets) and clips of a .glb/.gltf',
   usage: [
-    'usage: anim inspect FILE [--json]',
+    'usage: anim inspect FILE [--json] [--compress [--tolerance T] [--distance D]]',
     '',
     'Lists every skin (joint count, root node), the node tree, and every clip (name, duration in seconds,',
     'channels: node index and name, path, interpolation, key count). The tree shows each node indented under',
@@ -22,11 +31,16 @@ export const inspectCommand: Command = {
     '(mesh.extras.targetNames). Nodes are named in other commands by name or index; where several nodes share',
     'a name, the name means the lowest index. --json prints the same as JSON ("tree": one entry per node, in',
     'node index order).',
+    ...COMPRESS_USAGE,
+    'Each compact clip then also shows its keys kept, its bytes a key and the world error measured.',
   ].join('\n'),
   async run(args: string[], io: CliIO): Promise<void> {
-    const { values, positionals } = parseCommandArgs('inspect', args, { json: { type: 'boolean' } })
+    const { values, positionals } = parseCommandArgs('inspect', args, {
+      json: { type: 'boolean' },
+      ...COMPRESS_ARGS,
+    })
     const file = singleFile('inspect', positionals)
-    const asset = await loadAsset(file)
+    const asset = await loadAsset(file, { compress: compressOption('inspect', values) })
     const report = describeAsset(asset, await readMeshNames(file))
     io.stdout(values.json ? formatJson(report) + '\n' : formatReport(report))
   },
@@ -71,6 +85,8 @@ export interface InspectReport {
     /** Seconds. */
     duration: number
     channels: { node: number; name: string; path: string; interpolation: string; keys: number }[]
+    /** A compact clip's (--compress): how it was made, and the bytes its keys take. */
+    compression?: ClipCompression & { bytes: number }
   }[]
 }
 
@@ -155,6 +171,7 @@ export function describeAsset(asset: AnimationAsset, meshes: readonly MeshNames[
         interpolation: channel.interpolation,
         keys: channel.times.length,
       })),
+      ...(clip.compression ? { compression: { ...clip.compression, bytes: clipBytes(clip) } } : {}),
     })),
   }
 }
@@ -176,7 +193,8 @@ function formatReport(report: InspectReport): string {
   for (const clip of report.clips) {
     lines.push(
       '',
-      `clip ${clip.index} "${clip.name}": ${clip.duration.toFixed(3)} s, ${plural(clip.channels.length, 'channel')}`,
+      `clip ${clip.index} "${clip.name}": ${clip.duration.toFixed(3)} s, ${plural(clip.channels.length, 'channel')}` +
+        compactSummary(clip.compression),
     )
     lines.push(
       ...table(
@@ -255,5 +273,14 @@ export function table(header: string[], rows: string[][], right: boolean[]): str
         .map((cell, i) => (right[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
         .join('  ')
         .trimEnd(),
+  )
+}
+
+/** ", compact: K of N keys kept, B bytes a key, error E (tolerance T at D)" for a compact clip, else ''. */
+function compactSummary(c: InspectReport['clips'][number]['compression']): string {
+  if (!c) return ''
+  return (
+    `, compact: ${c.keys} keys → ${c.keptKeys}, ${(c.bytes / c.keys).toFixed(1)} bytes a key, ` +
+    `error ${c.error.toPrecision(2)} (tolerance ${c.tolerance} at ${c.distance})`
   )
 }

@@ -4,7 +4,15 @@ import { sampleNodeTransforms } from '../src/skeleton/nodeTransforms.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { loadAsset } from '../src/gltf/load.ts'
 import type { CliIO, Command } from './command.ts'
-import { argumentError, formatJson, parseCommandArgs, singleFile } from './command.ts'
+import {
+  argumentError,
+  COMPRESS_ARGS,
+  COMPRESS_USAGE,
+  compressOption,
+  formatJson,
+  parseCommandArgs,
+  singleFile,
+} from './command.ts'
 import { table } from './inspect.ts'
 
 /**
@@ -17,6 +25,7 @@ export const sampleCommand: Command = {
   summary: 'print the local transforms a clip gives its nodes at given times',
   usage: [
     'usage: anim sample FILE --clip NAME|INDEX --time T[,T...] [--time T ...] [--rotation slerp|squad] [--json]',
+    '                   [--compress [--tolerance T] [--distance D]]',
     '',
     'Samples the clip at each clip-local time T (seconds; clamped to [0, duration], no wrap) and prints the local',
     'translation, rotation [x, y, z, w] and scale (and morph weights when animated) of every node the clip',
@@ -27,9 +36,11 @@ export const sampleCommand: Command = {
     'rotations with squad instead of slerp. --json prints',
     '  {"clip": NAME, "samples": [{"requested": T, "time": T clamped, "nodes": [{"node", "name", "translation",',
     '   "rotation", "scale", "weights"?}]}]}',
+    ...COMPRESS_USAGE,
   ].join('\n'),
   async run(args: string[], io: CliIO): Promise<void> {
     const { values, positionals } = parseCommandArgs('sample', args, {
+      ...COMPRESS_ARGS,
       clip: { type: 'string' },
       time: { type: 'string', multiple: true },
       rotation: { type: 'string', default: 'slerp' },
@@ -45,7 +56,7 @@ export const sampleCommand: Command = {
       throw argumentError(`sample: --rotation must be slerp or squad, got "${rotationMode}"`)
     }
 
-    const asset = await loadAsset(file)
+    const asset = await loadAsset(file, { compress: compressOption('sample', values) })
     const clip = findClip(asset, values.clip)
     const samples: Sample[] = times.map((requested) => {
       // sampleNodeTransforms throws for a non-finite time before the clamp could hide it.

@@ -12,7 +12,15 @@ import {
   type ProblemEvent,
 } from '../entry/index.ts'
 import type { CliIO, Command } from './command.ts'
-import { argumentError, formatJson, parseCommandArgs, singleFile } from './command.ts'
+import {
+  argumentError,
+  COMPRESS_ARGS,
+  COMPRESS_USAGE,
+  compressOption,
+  formatJson,
+  parseCommandArgs,
+  singleFile,
+} from './command.ts'
 import { table } from './inspect.ts'
 import { findClip } from './sample.ts'
 import {
@@ -43,7 +51,7 @@ export const simulateCommand: Command = {
     'usage: anim simulate FILE [--clip NAME|INDEX] [--characters N] [--steps K] [--dt S]',
     '                          [--crossfade-to NAME|INDEX --at S [--duration S]]',
     '                          [--ragdoll-at S [--impulse JOINT:x,y,z]] [--getup-at S [--getup-clip NAME|INDEX]]',
-    '                          [--scale X] [--json]',
+    '                          [--scale X] [--json] [--compress [--tolerance T] [--distance D]]',
     '',
     'Runs N characters (default 1) of the file in one bitecs world with the animation plugin for K fixed steps',
     '(default 600) of S seconds (default 1/60; a number or a fraction A/B), then prints the state hash, the steps',
@@ -72,9 +80,11 @@ export const simulateCommand: Command = {
     '"message"}], "eventsByKind": {KIND: count}, "final": [{"entity", "ragdoll", "ragdollWeight", "root": {"node",',
     '"name", "height"}, "highest": {"node", "name", "height"}}]} (events: what the step caught and handled, such',
     "as an exploded ragdoll; eventsByKind also counts the clips' loop, finished and marker events).",
+    ...COMPRESS_USAGE,
   ].join('\n'),
   async run(args: string[], io: CliIO): Promise<void> {
     const { values, positionals } = parseCommandArgs('simulate', args, {
+      ...COMPRESS_ARGS,
       clip: { type: 'string' },
       characters: { type: 'string', default: '1' },
       steps: { type: 'string', default: '600' },
@@ -118,7 +128,7 @@ export const simulateCommand: Command = {
     }
     const hit = values.impulse === undefined ? null : parseImpulse(values.impulse)
 
-    const asset = await loadAsset(file)
+    const asset = await loadAsset(file, { compress: compressOption('simulate', values) })
     if (asset.clips.length === 0) throw argumentError(`${asset.source} has no clips to play`)
     const clipIndex = (wanted: string | undefined): number | undefined =>
       wanted === undefined ? undefined : asset.clips.indexOf(findClip(asset, wanted))

@@ -5,7 +5,7 @@
 import type { World } from 'bitecs'
 import type { World as PhysicsWorld } from 'cannon-es'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
-import type { ClipMarker } from '../src/clip/clip.ts'
+import type { Clip, ClipMarker } from '../src/clip/clip.ts'
 import type { SceneGraph, SceneNodeStore } from '../components/SceneNode.ts'
 import type { AnimationEvent, AnimationStores, AssetHandle } from '../plugin/context.ts'
 import type { AnimationPluginOptions } from '../plugin/options.ts'
@@ -93,6 +93,15 @@ export interface AnimationPlugin {
    * unknown clip.
    */
   markers(asset: AnimationAsset | AssetHandle, clip: string | number): ClipMarker[]
+  /**
+   * Adds a clip made in code or converted from another loader's (`buildClip`, `clipFromThree` from
+   * 'ecs-anim/three') to an added asset's clips, after the file's; returns its clip id. Characters play it by
+   * name like the file's clips. Part of the asset as snapshots see it: restore needs the same clips added in the
+   * same order. Throws AnimationError 'argument', changing nothing, for an asset not added, a value buildClip
+   * did not make, a clip added before or named as one of the asset's, channels that target nodes the asset does
+   * not have (by index and name), or a clip that drives none of its joints and morph weights.
+   */
+  addClip(asset: AnimationAsset | AssetHandle, clip: Clip): number
   /** Creates a character entity (a SceneNode root) and one SceneNode entity per asset node; returns its id. */
   addCharacter(asset: AnimationAsset | AssetHandle, options?: { parent?: number }): number
   /** Joint entity ids of a character, in joint order (parents first). */

@@ -43,16 +43,23 @@ export type { RagdollBodySpec, RagdollDescription, RagdollSkeletonView } from '.
 
 // glTF (platform-neutral)
 export type { AnimationAsset, AssetNode, Skeleton } from '../src/gltf/asset.ts'
-export { readAsset, assetFromDocument, type ReadAssetOptions } from '../src/gltf/read.ts'
+export {
+  readAsset,
+  assetFromDocument,
+  type LoadAssetOptions,
+  type ReadAssetOptions,
+} from '../src/gltf/read.ts'
 export { MAX_ACCESSOR_ELEMENTS, MAX_DECODED_BYTES, MAX_NODES } from '../src/gltf/limits.ts'
 export {
   buildClip,
   type BuildClipOptions,
   type Clip,
+  type ClipCompression,
   type ClipMarker,
   type RawChannel,
   type RawClip,
 } from '../src/clip/clip.ts'
+export { compressClip, type CompressNode, type CompressOptions } from '../src/clip/compress.ts'
 
 // Fixed step and state hash
 export { createFixedStepper, type FixedStepper, type FixedStepperOptions } from '../src/sim/fixedStep.ts'

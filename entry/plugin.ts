@@ -15,6 +15,7 @@ import { createAdvanceClockSystem } from '../systems/advanceClock.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { checkLive, createContext, type AnimationPluginOptions } from '../plugin/options.ts'
 import { addAsset, addMarker, markers } from '../plugin/assets.ts'
+import { addClip } from '../plugin/addClip.ts'
 import {
   addCharacter,
   characterIds,
@@ -89,6 +90,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     addMarker: (asset, clip, seconds, name) =>
       guard('addMarker', () => addMarker(ctx, asset, clip, seconds, name)),
     markers: (asset, clip) => guard('markers', () => markers(ctx, asset, clip)),
+    addClip: (asset, clip) => guard('addClip', () => addClip(ctx, asset, clip)),
     addCharacter: (asset, o) => guard('addCharacter', () => addCharacter(ctx, asset, o)),
     joints: (eid) => guard('joints', () => joints(ctx, eid)),
     jointEntity: (eid, node) => guard('jointEntity', () => jointEntity(ctx, eid, node)),

@@ -1,5 +1,5 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { clipOf, markerTime, type Channel, type ClipMarker } from '../src/clip/clip.ts'
+import { clipOf, markerTime, type Channel, type Clip, type ClipMarker } from '../src/clip/clip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { pathOffset, JOINT_STRIDE } from '../src/math/poseLayout.ts'
 import { buildRig } from '../src/skeleton/rig.ts'
@@ -43,23 +43,36 @@ function registerAsset(ctx: AnimationContext, asset: AnimationAsset): Registered
   const clipIds: number[] = []
   const registered: RegisteredAsset = { id, asset, ...rig, clipIds }
   ctx.assets.push(registered)
-  for (const clip of asset.clips) {
-    const rc: RegisteredClip = {
-      id: ctx.clips.length,
-      clip,
-      asset: id,
-      bindings: [],
-      morphBindings: [],
-      deltas: new Map(),
-      markers: markerList(clip.markers),
-    }
-    ctx.clips.push(rc)
-    clipIds.push(rc.id)
-    bindClip(ctx, rc, id)
-    if (clip.channels.length > ctx.morphCursors.length)
-      ctx.morphCursors = new Uint32Array(clip.channels.length)
-  }
+  for (const clip of asset.clips) registerClip(ctx, registered, clip)
   return registered
+}
+
+/** The registration `clip` gets on `registered` (made, not yet kept): its clip id, empty binding caches. */
+export function clipRegistration(
+  ctx: AnimationContext,
+  registered: RegisteredAsset,
+  clip: Clip,
+): RegisteredClip {
+  return {
+    id: ctx.clips.length,
+    clip,
+    asset: registered.id,
+    bindings: [],
+    morphBindings: [],
+    deltas: new Map(),
+    markers: markerList(clip.markers),
+  }
+}
+
+/** Registers one of an asset's clips (a file's, or addClip's): a clip id, its binding on its own asset. */
+export function registerClip(ctx: AnimationContext, registered: RegisteredAsset, clip: Clip): RegisteredClip {
+  const rc = clipRegistration(ctx, registered, clip)
+  ctx.clips.push(rc)
+  // The list is readonly to readers; registration is where it grows (the asset's handle shares it).
+  ;(registered.clipIds as number[]).push(rc.id)
+  bindClip(ctx, rc, registered.id)
+  if (clip.channels.length > ctx.morphCursors.length) ctx.morphCursors = new Uint32Array(clip.channels.length)
+  return rc
 }
 
 /**
@@ -203,7 +216,7 @@ function checkAssetShape(asset: unknown): asserts asset is AnimationAsset {
   })
 }
 
-function isBuiltChannel(channel: unknown, clip: unknown): boolean {
+export function isBuiltChannel(channel: unknown, clip: unknown): boolean {
   try {
     return clipOf(channel as Channel) === clip
   } catch {
@@ -305,6 +318,15 @@ function sourceOf(x: unknown): string | null {
   if (typeof x !== 'object' || x === null) return null
   const source = (x as { source?: unknown }).source
   return typeof source === 'string' ? showValue(source) : null
+}
+
+/** The handle of an asset added to this plugin, given the asset or that very handle; undefined otherwise. */
+export function addedHandle(ctx: AnimationContext, owner: unknown): AssetHandle | undefined {
+  if (typeof owner !== 'object' || owner === null) return undefined
+  const known = ctx.handles.get(owner as AnimationAsset)
+  if (known) return known
+  const handle = ctx.handles.get((owner as { asset?: unknown }).asset as AnimationAsset)
+  return handle === owner ? handle : undefined
 }
 
 /** A clip's own markers (sorted by buildClip) as a plugin's marker list. */

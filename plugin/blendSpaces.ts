@@ -3,6 +3,7 @@ import { gradientBandWeights } from '../src/clip/layerBlend.ts'
 import { finiteNumber, optionsObject, type OptionNames } from './checks.ts'
 import type { AnimationContext, RegisteredClip } from './context.ts'
 import { bindClip, findClip } from './assets.ts'
+import { checkClipFits } from './clipRig.ts'
 import {
   LAYER_SELECTOR,
   blockOffset,
@@ -96,7 +97,9 @@ export function playBlendSpace(
   let dims = 0
   for (let p = 0; p < list.length; p++) {
     const pt = optionsObject<BlendSpacePoint>(list[p], what, POINT_OPTIONS, `points[${p}]`)
-    clips.push(ctx.clips[findClip(ctx, asset, pt.clip as string | number, `${what}: points[${p}]`)]!)
+    const clip = ctx.clips[findClip(ctx, asset, pt.clip as string | number, `${what}: points[${p}]`)]!
+    checkClipFits(ctx, clip, asset.id, `${what}: points[${p}]`)
+    clips.push(clip)
     const at = coordinate(pt.at, what, `points[${p}].at`)
     if (dims !== 0 && at.length !== dims) {
       throw new AnimationError('argument', `${what}: points[${p}].at mixes 1D and 2D coordinates`)

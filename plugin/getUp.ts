@@ -21,6 +21,7 @@ import type { GetUpFacing } from '../systems/state.ts'
 import { checkCharacter } from './characters.ts'
 import { crossFade, PLAY_OPTIONS, playSettings, type PlayOptions } from './playback.ts'
 import { findClip } from './assets.ts'
+import { checkClipFits } from './clipRig.ts'
 import { setTransform } from './placement.ts'
 import { checkRate } from './ragdolls.ts'
 
@@ -87,6 +88,7 @@ export function getUp(ctx: AnimationContext, eid: number, options?: GetUpOptions
   const clipOf = (ref: string | number | undefined, name: string): number => {
     if (ref === undefined) return -1
     const id = findClip(ctx, asset, ref, `${what}: ${name}`)
+    checkClipFits(ctx, ctx.clips[id]!, asset.id, `${what}: ${name}`)
     playSettings(what, ctx.clips[id]!, play)
     return id
   }

@@ -3,6 +3,7 @@ import { finiteNumber, optionsObject } from './checks.ts'
 import type { AnimationContext } from './context.ts'
 import { LAYER_SELECTOR, layerIndex, type LayerSelector } from './layers.ts'
 import { checkCharacter } from './characters.ts'
+import { boundChannels } from './clipRig.ts'
 import { advancePhase, localTime } from '../src/clip/phase.ts'
 import { SAMPLER_HOLD } from '../components/Sampler.ts'
 import {
@@ -102,6 +103,17 @@ export interface LayerInfo {
   readonly source: 'none' | 'clip' | 'blend-space'
   /** The clip it plays (or fades into), or null. */
   readonly clip: string | null
+  /**
+   * How many of that clip's channels drive this character (its joints' transforms, its morph weights), of
+   * how many: a clip made for a rig with other node names binds only the channels whose names match. Null
+   * without a clip.
+   */
+  readonly channels: {
+    /** Channels that drive one of the character's joints or morph weights. */
+    readonly bound: number
+    /** All the clip's channels. */
+    readonly total: number
+  } | null
   /** Clip-local time of that clip, seconds; for a blend space its normalized phase (sync) or 0. */
   readonly time: number
   /** Playback rate (kept while paused). */
@@ -158,6 +170,7 @@ export function layerInfo(ctx: AnimationContext, eid: number, k: number): LayerI
       masked: false,
       source: 'none',
       clip: null,
+      channels: null,
       time: 0,
       speed: 1,
       paused: false,
@@ -178,6 +191,7 @@ export function layerInfo(ctx: AnimationContext, eid: number, k: number): LayerI
     masked: (k === 0 ? ctx.layers[eid]?.layers[0] : layer)?.mask != null,
     source: clip >= 0 ? 'clip' : source === SOURCE_BLEND_SPACE && bs !== null ? 'blend-space' : 'none',
     clip: name(clip),
+    channels: clip >= 0 ? clipChannels(ctx, clip, eid) : null,
     time: clip >= 0 ? localTime(Sampler.time[l]!, duration, Sampler.loop[l]!) : bs ? A.phase[l]! : 0,
     speed: Sampler.speed[l]!,
     paused: A.paused[l] === 1,
@@ -189,4 +203,9 @@ export function layerInfo(ctx: AnimationContext, eid: number, k: number): LayerI
       parameter: Array.from(bs.param.subarray(0, bs.dims)),
     },
   }
+}
+
+function clipChannels(ctx: AnimationContext, clip: number, eid: number): LayerInfo['channels'] {
+  const rc = ctx.clips[clip]!
+  return { bound: boundChannels(ctx, rc, ctx.stores.Pose.asset[eid]!), total: rc.clip.channels.length }
 }

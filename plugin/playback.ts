@@ -13,6 +13,7 @@ import {
 import { resetFade } from '../components/CrossFade.ts'
 import { planFadePaths, type AnimationContext, type AssetHandle, type RegisteredClip } from './context.ts'
 import { bindClip, findClip, resolveAsset } from './assets.ts'
+import { checkClipFits } from './clipRig.ts'
 import { checkCharacter } from './characters.ts'
 import { checkLive } from './options.ts'
 import { blockOffset, layerIndex } from './layers.ts'
@@ -61,7 +62,9 @@ export function clipId(ctx: AnimationContext, owner: number | AssetHandle, clip:
     typeof owner === 'number'
       ? ctx.assets[ctx.stores.Pose.asset[checkCharacter(ctx, owner, 'clipId')]!]!
       : resolveOwner(ctx, owner)
-  return findClip(ctx, asset, clip, 'clipId')
+  const id = findClip(ctx, asset, clip, 'clipId')
+  checkClipFits(ctx, ctx.clips[id]!, asset.id, 'clipId')
+  return id
 }
 
 /** Cuts to `clip`: no fade, sampling restarts from the rest pose. */
@@ -175,8 +178,12 @@ function resolveOwner(ctx: AnimationContext, owner: unknown) {
   return resolveAsset(ctx, known)
 }
 
+/** The clip a play call names, refused when it drives nothing on the character (checkClipFits). */
 function characterClip(ctx: AnimationContext, eid: number, clip: string | number, what: string) {
-  return ctx.clips[findClip(ctx, ctx.assets[ctx.stores.Pose.asset[eid]!]!, clip, what)]!
+  const asset = ctx.stores.Pose.asset[eid]!
+  const found = ctx.clips[findClip(ctx, ctx.assets[asset]!, clip, what)]!
+  checkClipFits(ctx, found, asset, what)
+  return found
 }
 
 /** Validates play options; returns them resolved. Throws before anything changes. */

@@ -8,7 +8,7 @@
  *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle,layered,blend-space,lod]
  *     [--alloc-steps 1000] [--no-squad]
  *     [--no-split] [--shared-process] [--json] [--out result.json] [--v8-measures] [--kernels js|wasm]
- *     [--compare-kernels] [--compare-workers [--workers 0,2]]
+ *     [--compare-kernels] [--compare-workers [--workers 0,2]] [--compare-compression]
  *
  * Each scenario (and the squad comparison) runs in a fresh child process holding one animation plugin, as a
  * game does, on the bench bundled to plain JavaScript (see BenchOptions.isolate and child.ts's bundledChildEntry:
@@ -25,6 +25,10 @@
  *   and the chosen assets' and crowds' crowds ×1000 (with --characters: every crowd at those counts), in
  *   alternating child processes (scripts/bench/workers.ts);
  *   --main-waits leaves every chunk to the workers, so the calling thread's CPU is the step's serial part.
+ * --compare-compression [--assets rig-mixamo,fox] [--children 4]: exact clips against compact ones (loadAsset's
+ *   `compress`) on the playing crowd at the largest character count: clip memory per key for both, keys kept,
+ *   the world error measured, and sampleClips' CPU per joint, in alternating child processes
+ *   (scripts/bench/compression.ts).
  * Run with --expose-gc (the npm script does) so allocation windows start from a collected heap.
  */
 import { writeFile } from 'node:fs/promises'
@@ -33,6 +37,12 @@ import { CROWD_KINDS, type CrowdKind } from './bench/crowd.ts'
 import { formatReport } from './bench/report.ts'
 import os from 'node:os'
 import { formatKernelComparisons, runKernelComparisons } from './bench/kernels.ts'
+import {
+  COMPRESSION_ASSETS,
+  formatCompressionComparisons,
+  runCompressionComparisons,
+  type CompressionAsset,
+} from './bench/compression.ts'
 import { formatWorkersComparisons, runWorkersComparisons, workersScenarios } from './bench/workers.ts'
 import { runBenchmark } from './bench/run.ts'
 import {
@@ -65,6 +75,7 @@ const { values } = parseArgs({
     kernels: { type: 'string' },
     'compare-kernels': { type: 'boolean', default: false },
     'compare-workers': { type: 'boolean', default: false },
+    'compare-compression': { type: 'boolean', default: false },
     'main-waits': { type: 'boolean', default: false },
     workers: { type: 'string' },
     children: { type: 'string' },
@@ -107,7 +118,8 @@ const options: BenchOptions = {
         ? [1, 100]
         : undefined,
   rounds: integer(values.rounds, 'rounds', 5) ?? (values.quick ? 5 : undefined),
-  assets: list<AssetName>(values.assets, ASSET_NAMES, 'assets'),
+  // --compare-compression names assets of its own (compression.ts).
+  assets: values['compare-compression'] ? undefined : list<AssetName>(values.assets, ASSET_NAMES, 'assets'),
   crowds: list<CrowdKind>(values.crowds, CROWD_KINDS, 'crowds'),
   allocSteps: integer(values['alloc-steps'], 'alloc-steps', 0) ?? (values.quick ? 200 : undefined),
   squad: !values['no-squad'],
@@ -135,6 +147,28 @@ if (values['compare-kernels']) {
           `${formatKernelComparisons(results)}\n`,
   )
   if (results.some((r) => !r.sameBits)) process.exitCode = 1
+  process.exit()
+}
+if (values['compare-compression']) {
+  const settings = benchSettings(options)
+  const assets = list<CompressionAsset>(values.assets, COMPRESSION_ASSETS, 'assets') ?? COMPRESSION_ASSETS
+  const count = Math.max(...(options.characters ?? [1000]))
+  const load = os.loadavg().map((x) => x.toFixed(2))
+  const children = integer(values.children, 'children', 2) ?? 4
+  const results = await runCompressionComparisons(
+    assets,
+    count,
+    children,
+    settings,
+    options.log ?? (() => {}),
+  )
+  if (values.out !== undefined) await writeFile(values.out, `${JSON.stringify(results, null, 2)}\n`)
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(results, null, 2)}\n`
+      : `Compact clips (load average ${load.join(' ')} at start; per child the median CPU of ${settings.rounds} rounds, then the median over children):\n\n` +
+          `${formatCompressionComparisons(results)}\n`,
+  )
   process.exit()
 }
 if (values['compare-workers']) {

@@ -65,7 +65,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  *
  * Assets: a fingerprint per registered asset, FNV-1a 64 of its node tree (names, parents, rest T/R/S), its
  * joint order and rest pose, its skins' joints, and every clip's name, duration, channel targets, paths,
- * interpolations, times and values — not its file path. Restore requires the same assets registered in the
+ * interpolations, times and values (the file's clips and those addClip added, in order) — not its file path. Restore requires the same assets registered in the
  * same order, so clip ids, asset ids and bindings mean the same thing. Markers are asset data too, checked the
  * same way rather than carried: a markers fingerprint per asset, FNV-1a 64 of each of its clips' markers as the
  * plugin has them (the file's and addMarker's, in their order); a mismatch is refused with a message that says
@@ -245,12 +245,16 @@ export function hashString(h: Hasher, s: string): void {
   h.updateNumber(bytes.length).update(bytes)
 }
 
-export const fingerprints = new WeakMap<RegisteredAsset, [number, number]>()
+/** Per asset, its fingerprint and the clip count it was made with (addClip adds clips to an asset). */
+const fingerprints = new WeakMap<RegisteredAsset, { clips: number; words: [number, number] }>()
 
-/** FNV-1a 64 of what a registered asset means to the simulation (see the header); cached per asset. */
+/**
+ * FNV-1a 64 of what a registered asset means to the simulation (see the header); cached per asset, made again
+ * when clips were added to it.
+ */
 export function assetFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [number, number] {
   const known = fingerprints.get(ra)
-  if (known) return known
+  if (known && known.clips === ra.clipIds.length) return known.words
   const h = createHasher()
   const asset = ra.asset
   h.updateNumber(asset.nodes.length)
@@ -268,10 +272,12 @@ export function assetFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [n
       h.updateNumber(ch.node).updateNumber(ch.components)
       h.updateNumber(ch.times.length).update(ch.times)
       h.updateNumber(ch.values.length).update(ch.values)
+      // A compact clip's keys (src/clip/compactClip.ts); an exact clip's channels have none.
+      if (ch.packed !== null) h.update(ch.packed).update(ch.dequant!)
     }
   }
   const words = digestWords(h)
-  fingerprints.set(ra, words)
+  fingerprints.set(ra, { clips: ra.clipIds.length, words })
   return words
 }
 

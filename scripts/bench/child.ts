@@ -11,6 +11,7 @@ import type { SceneKernels } from '../../components/SceneNode.ts'
 import type { AssetName, Settings } from './options.ts'
 import type { ScenarioDone, ScenarioJob } from './scenarioJob.ts'
 import type { WorkersScenario } from './workers.ts'
+import type { CompressionAsset } from './compression.ts'
 
 /**
  * What a child process (scenario.ts) is asked to run: one scenario, the squad-vs-slerp comparison, or the
@@ -25,6 +26,14 @@ export type ChildTask =
       asset: AssetName
       count: number
       kernels: SceneKernels
+      foxPath: string
+      settings: Settings
+    }
+  | {
+      kind: 'compression'
+      asset: CompressionAsset
+      count: number
+      compact: boolean
       foxPath: string
       settings: Settings
     }

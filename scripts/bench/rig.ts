@@ -36,6 +36,12 @@ export interface BenchRigOptions {
   seconds?: number
   /** PRNG seed. Default 1. */
   seed?: number
+  /**
+   * Key translation, rotation and scale of every joint, as a Mixamo export does (the compression benchmark's
+   * rig): translations at the joint's rest offset (the hips' moving), scales 1, each keyed at every key time.
+   * Default false: a rotation on every joint plus the hips' translation.
+   */
+  everyChannel?: boolean
 }
 
 export const RIG_MAX_JOINTS = 67
@@ -117,6 +123,13 @@ export function createBenchRig(options: BenchRigOptions = {}): AnimationAsset {
     for (const node of nodes) {
       const a = jointRotation(random, node.rotation, energy, seconds)
       channels.push(channel(node.index, node.name, 'rotation', interpolation, times, a))
+      if (!options.everyChannel) continue
+      if (node.index > 0) {
+        channels.push(
+          channel(node.index, node.name, 'translation', interpolation, times, () => [...node.translation]),
+        )
+      }
+      channels.push(channel(node.index, node.name, 'scale', interpolation, times, () => [1, 1, 1]))
     }
     return buildClip({ name, channels }, { nodeCount: nodes.length })
   })
@@ -171,7 +184,7 @@ function wave(random: () => number, amplitude: number, seconds: number): (t: num
 function channel(
   node: number,
   nodeName: string,
-  path: 'translation' | 'rotation',
+  path: 'translation' | 'rotation' | 'scale',
   interpolation: 'LINEAR' | 'CUBICSPLINE',
   times: number[],
   f: (t: number) => number[],

@@ -9,6 +9,7 @@
 import { setV8Measures } from '../../src/engine/v8.ts'
 import { createGcTracker } from './measure.ts'
 import { measureKernel } from './kernels.ts'
+import { compressionAsset, measureCompression } from './compression.ts'
 import type { ChildTask } from './child.ts'
 import { loadBenchAsset, runScenarioJob } from './scenarioJob.ts'
 import { squadVsSlerp } from './systemSplit.ts'
@@ -34,19 +35,27 @@ try {
               task.settings,
               task.mainWaits,
             )
-          : task.kind === 'kernels'
-            ? measureKernel(
-                await loadBenchAsset(task.asset, task.settings.rigJoints, task.foxPath),
+          : task.kind === 'compression'
+            ? measureCompression(
+                await compressionAsset(task.asset, task.compact, task.foxPath),
                 task.asset,
                 task.count,
-                task.kernels,
+                task.compact,
                 task.settings,
               )
-            : squadVsSlerp(
-                await loadBenchAsset('rig-linear', task.settings.rigJoints, ''),
-                task.count,
-                task.settings,
-              )
+            : task.kind === 'kernels'
+              ? measureKernel(
+                  await loadBenchAsset(task.asset, task.settings.rigJoints, task.foxPath),
+                  task.asset,
+                  task.count,
+                  task.kernels,
+                  task.settings,
+                )
+              : squadVsSlerp(
+                  await loadBenchAsset('rig-linear', task.settings.rigJoints, ''),
+                  task.count,
+                  task.settings,
+                )
   process.stdout.write(JSON.stringify(done))
 } finally {
   tracker.stop()

@@ -3,6 +3,7 @@ import { conjugateQuat, multiplyQuat } from '../math/quat.ts'
 import { buildClip, prepareSquad } from './clip.ts'
 import type { Clip, RawChannel } from './clipTypes.ts'
 import { toDeltaPose } from './layerBlend.ts'
+import { expandCompactClip } from './compactClip.ts'
 
 /**
  * An additive layer's clip made once as differences from its reference pose, per key (what three.js's
@@ -35,7 +36,8 @@ export function makeDeltaClip(
 ): DeltaClip | null {
   const base = rest.slice(0, n * JOINT_STRIDE)
   toDeltaPose(base, 0, reference, ro, n)
-  const channels: RawChannel[] = clip.channels.map((ch, c) => {
+  // A compact clip's differences are taken from its decoded keys, into an exact clip on the same tracks.
+  const channels: RawChannel[] = expandCompactClip(clip).channels.map((ch, c) => {
     const values = ch.values.slice()
     const offset = binding[c]!
     if (offset >= 0 && ch.path !== 'weights') {

@@ -17,13 +17,23 @@ import {
 } from './clipTypes.ts'
 
 /** `Channel.kind` values (src/clip/kinds.ts). */
-export { KIND_CUBIC, KIND_CUBIC_ROTATION, KIND_LINEAR, KIND_SLERP, KIND_STEP } from './kinds.ts'
+export {
+  KIND_COMPACT_FLOAT_ROTATION,
+  KIND_COMPACT_ROTATION,
+  KIND_COMPACT_VECTOR,
+  KIND_CUBIC,
+  KIND_CUBIC_ROTATION,
+  KIND_LINEAR,
+  KIND_SLERP,
+  KIND_STEP,
+} from './kinds.ts'
 
 export type {
   BuildClipOptions,
   Channel,
   ChannelPath,
   Clip,
+  ClipCompression,
   ClipMarker,
   Interpolation,
   RawChannel,
@@ -68,6 +78,7 @@ export function buildClip(raw: RawClip, options: BuildClipOptions = {}): Clip {
     channels: Object.freeze(channels),
     frameChannels: channels.slice(),
     markers,
+    compression: null,
   })
   for (const ch of channels) owners.set(ch, clip)
   return clip
@@ -254,6 +265,10 @@ function buildChannel(
     hermiteStride: 0,
     hermiteOffset: 0,
     squad: slerp ? squadHolder() : null,
+    packed: null,
+    packedStride: 0,
+    packedOffset: 0,
+    dequant: null,
   }
 }
 
@@ -270,7 +285,7 @@ function squadHolder(): SquadSegments {
  * hidden class for all of them, so the sampler's reads of channel fields stay monomorphic (channels of two
  * shapes in a clip made them polymorphic, a few percent of sampling).
  */
-function freezeChannel(c: Mutable<Channel>): Channel {
+export function freezeChannel(c: Mutable<Channel>): Channel {
   return Object.freeze({
     node: c.node,
     nodeName: c.nodeName,
@@ -288,6 +303,10 @@ function freezeChannel(c: Mutable<Channel>): Channel {
     hermiteStride: c.hermiteStride,
     hermiteOffset: c.hermiteOffset,
     squad: c.squad,
+    packed: c.packed,
+    packedStride: c.packedStride,
+    packedOffset: c.packedOffset,
+    dequant: c.dequant,
   })
 }
 

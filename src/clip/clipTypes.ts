@@ -94,6 +94,24 @@ export interface Channel {
    * it (160 bytes per key, more than the rest of the channel's data).
    */
   readonly squad: SquadSegments | null
+  /**
+   * Compact channels only (KIND_COMPACT_*, compactClip.ts; else null): the keys quantized to unsigned 16-bit
+   * integers, packed key-major per time track like `slerpSegments` (key k of every compact channel of the
+   * track side by side), `values` then empty. Component i of key k is `dequant[i] + packed[k·packedStride +
+   * packedOffset + i] · dequant[w + i]`, w the channel's width (3 for KIND_COMPACT_ROTATION, else
+   * `components`). Shared by the channels of the track.
+   */
+  readonly packed: Uint16Array | null
+  /** u16s from one key to the next in `packed` (0 when it has none). */
+  readonly packedStride: number
+  /** Index of this channel's key 0 in `packed` (0 when it has none). */
+  readonly packedOffset: number
+  /**
+   * Compact channels only (else null): per quantized component its minimum, then per component its step;
+   * KIND_COMPACT_ROTATION adds the index (0–3) of the component it drops, which it keeps ≥ 0: `[min0, min1,
+   * min2, step0, step1, step2, dropped]`.
+   */
+  readonly dequant: Float64Array | null
 }
 
 /**
@@ -133,6 +151,25 @@ export interface Clip {
    * `extras.markers` (src/gltf/clips.ts). A plugin reports them as 'marker' events, with those addMarker adds.
    */
   readonly markers: readonly ClipMarker[]
+  /**
+   * How a compact clip was made (compressClip, compress.ts), or null for an exact clip (buildClip's). A
+   * compact clip's channels are sampled by sampleCompact.ts: fewer keys, quantized, within the stated error.
+   */
+  readonly compression: ClipCompression | null
+}
+
+/** What compressClip made of a clip: its tolerance and what it measured. */
+export interface ClipCompression {
+  /** World-space tolerance, in the asset's units (metres), at `distance` from each joint. */
+  readonly tolerance: number
+  /** The distance from each joint at which the error was measured, in the asset's units. */
+  readonly distance: number
+  /** The largest world-space error measured (at `distance` from a joint, at the exact clip's key times). */
+  readonly error: number
+  /** Keys the exact clip had, over all channels. */
+  readonly keys: number
+  /** Keys kept, over all channels. */
+  readonly keptKeys: number
 }
 
 /** A named point on a clip's timeline. */

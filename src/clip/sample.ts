@@ -1,6 +1,7 @@
 import type { Channel, Clip, RotationMode } from './clip.ts'
 import {
   clipOf,
+  KIND_COMPACT_ROTATION,
   KIND_CUBIC,
   KIND_CUBIC_ROTATION,
   KIND_LINEAR,
@@ -12,6 +13,7 @@ import { seriesCoefficients } from './blendLayers.ts'
 import { ARC_SERIES } from './arcKernels.ts'
 import { closeSeries, squad, squadSeries } from './squad.ts'
 import { reg, TIME, U, WEIGHT } from './sampleScratch.ts'
+import { sampleCompactList } from './sampleCompact.ts'
 
 export { SHORT_ARC, shortArcSin, sinArcByKernel, acosArcByKernel } from './arcKernels.ts'
 
@@ -42,15 +44,18 @@ export function sampleChannel(
   reg[TIME] = time
   single[0] = channel
   // sampleList reads the cursor at cursorStart + channel.track.
-  sampleList(
-    out,
-    offset,
-    single,
-    singleBinding,
-    cursors,
-    cursorIndex - channel.track,
-    rotationMode === 'squad',
-  )
+  if (channel.kind >= KIND_COMPACT_ROTATION)
+    sampleCompactList(out, offset, single, singleBinding, cursors, cursorIndex - channel.track)
+  else
+    sampleList(
+      out,
+      offset,
+      single,
+      singleBinding,
+      cursors,
+      cursorIndex - channel.track,
+      rotationMode === 'squad',
+    )
   return out
 }
 
@@ -71,7 +76,9 @@ export function sampleChannelFrom(
 ): void {
   reg[TIME] = timeOf[timeIndex]!
   single[0] = channel
-  sampleList(out, offset, single, singleBinding, cursors, cursorIndex - channel.track, squad)
+  if (channel.kind >= KIND_COMPACT_ROTATION)
+    sampleCompactList(out, offset, single, singleBinding, cursors, cursorIndex - channel.track)
+  else sampleList(out, offset, single, singleBinding, cursors, cursorIndex - channel.track, squad)
 }
 
 const single: Channel[] = []
@@ -99,7 +106,10 @@ export function sampleClipChannels(
   squad: boolean,
 ): void {
   reg[TIME] = timeOf[timeIndex]!
-  sampleList(data, layer, clip.frameChannels, binding, cursors, cursorStart, squad)
+  // A compact clip (compactClip.ts) has a sampler of its own; squad does not apply to it.
+  if (clip.compression !== null)
+    sampleCompactList(data, layer, clip.frameChannels, binding, cursors, cursorStart)
+  else sampleList(data, layer, clip.frameChannels, binding, cursors, cursorStart, squad)
 }
 
 /**

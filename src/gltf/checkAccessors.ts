@@ -1,7 +1,7 @@
 import type { GLTF } from '@gltf-transform/core'
-import { isObject } from './container.ts'
-import { gltfError, nameOf, shown, type JsonCheck } from './gltfError.ts'
+import { gltfError, isObject, nameOf, shown, type JsonCheck } from './gltfError.ts'
 import { MAX_ACCESSOR_ELEMENTS, MAX_DECODED_BYTES } from './limits.ts'
+import { meshoptOf } from './extensions.ts'
 
 /**
  * The binary half of checkGltfJson (checkJson.ts): buffer views and accessors inside the file's bytes, and
@@ -166,10 +166,16 @@ export function checkAccessors(
 
 /**
  * The arrays made from the file's data, summed before any is made: the accessors in use (`decodedBytes` of
- * checkAccessors), the channels' copies of their keys and the nodes' morph weights, within MAX_DECODED_BYTES.
- * Expects JSON that passed checkGltfJson's reference checks.
+ * checkAccessors), the compressed buffer views they read, decoded whole (`viewDecodedBytes`, extensions.ts),
+ * the channels' copies of their keys and the nodes' morph weights, within MAX_DECODED_BYTES. Expects JSON that
+ * passed checkGltfJson's reference checks.
  */
-export function checkDecodedSize(c: JsonCheck, json: GLTF.IGLTF, decodedBytes: readonly number[]): void {
+export function checkDecodedSize(
+  c: JsonCheck,
+  json: GLTF.IGLTF,
+  decodedBytes: readonly number[],
+  viewDecodedBytes: readonly number[],
+): void {
   const { fail } = c
   const accessors = (json.accessors ?? []) as unknown as Items
   const animations = (json.animations ?? []) as unknown as Items
@@ -187,6 +193,10 @@ export function checkDecodedSize(c: JsonCheck, json: GLTF.IGLTF, decodedBytes: r
   }
   accessorsInUse(json).forEach((inUse, i) => {
     if (inUse) spend(decodedBytes[i]!, `accessor ${i}: reading its ${accessors[i]!['count']} elements`)
+  })
+  viewsInUse(json).forEach((inUse, v) => {
+    const bytes = viewDecodedBytes[v]!
+    if (inUse && bytes > 0) spend(bytes, `bufferView ${v}: decoding its compressed data`)
   })
   animations.forEach((animation, a) => {
     const samplers = animation['samplers'] as Record<string, unknown>[]
@@ -226,6 +236,22 @@ export function accessorsInUse(json: GLTF.IGLTF): boolean[] {
   return used
 }
 
+/**
+ * Which buffer views the accessors in use read (their elements, sparse indices and values), by view index: the
+ * compressed ones among them are decoded, the others are not (read.ts). Expects checked JSON.
+ */
+export function viewsInUse(json: GLTF.IGLTF): boolean[] {
+  const used = new Array<boolean>(json.bufferViews?.length ?? 0).fill(false)
+  const inUse = accessorsInUse(json)
+  ;(json.accessors ?? []).forEach((accessor, i) => {
+    if (!inUse[i]) return
+    if (accessor.bufferView !== undefined) used[accessor.bufferView] = true
+    if (accessor.sparse)
+      used[accessor.sparse.indices.bufferView] = used[accessor.sparse.values.bufferView] = true
+  })
+  return used
+}
+
 /** Morph targets of a mesh's first primitive, as read.ts counts them (0 for a malformed mesh). */
 function morphTargetCount(mesh: Record<string, unknown>): number {
   const primitive: unknown = Array.isArray(mesh['primitives']) ? mesh['primitives'][0] : undefined
@@ -247,6 +273,12 @@ export function checkSparseIndices(json: GLTF.IGLTF, buffers: readonly Uint8Arra
     const sparse = accessor.sparse
     if (!sparse || !inUse[i]) return
     const view = json.bufferViews![sparse.indices.bufferView]!
+    if (meshoptOf(view)) {
+      throw gltfError(
+        source,
+        `accessor ${i}: sparse indices in a meshopt-compressed buffer view are not supported`,
+      )
+    }
     const bytes = buffers[view.buffer]!
     const data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     const size = SPARSE_INDEX_BYTES[sparse.indices.componentType]!

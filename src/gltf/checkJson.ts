@@ -1,7 +1,7 @@
 import type { GLTF } from '@gltf-transform/core'
-import { isObject } from './container.ts'
-import { jsonCheck, nameOf, shown } from './gltfError.ts'
+import { isObject, jsonCheck, nameOf, shown } from './gltfError.ts'
 import { checkAccessors, checkBufferViews, checkDecodedSize } from './checkAccessors.ts'
+import { checkMeshoptViews, checkRequiredExtensions } from './extensions.ts'
 import { MAX_NODES } from './limits.ts'
 import { buildNodeTree } from './nodeTree.ts'
 
@@ -12,7 +12,9 @@ import { buildNodeTree } from './nodeTree.ts'
  * So every reference this project relies on is checked here, with the glTF indices still at hand for the
  * message:
  *
- *   buffer views   inside their buffer, byteStride a multiple of 4 in [4, 252]
+ *   extensions     only those the loader can honour are required (extensions.ts)
+ *   buffer views   inside their buffer, byteStride a multiple of 4 in [4, 252]; meshopt-compressed views'
+ *                  compressed bytes inside theirs, and their decoded size the view's (extensions.ts)
  *   accessors      known type, inside their buffer view (and sparse), offsets aligned to the component size,
  *                  an element fits in the view's byteStride, `normalized` a boolean and not on FLOAT
  *   nodes          at most MAX_NODES; children/mesh/skin exist, one parent at most, no cycles, finite
@@ -23,18 +25,15 @@ import { buildNodeTree } from './nodeTree.ts'
  *                  sampler and target node exist
  *   scenes         root nodes are node indices in range and have no parent; `scene` exists
  *   sizes          no accessor over MAX_ACCESSOR_ELEMENTS; what the loader will decode from the file
- *                  (accessors in use, channels' copies of their keys, nodes' morph weights) within
+ *                  (accessors in use, the compressed views they read, channels' copies of their keys,
+ *                  nodes' morph weights) within
  *                  MAX_DECODED_BYTES
  *
  * Buffer views, accessors and sizes are checked in checkAccessors.ts. Animation semantics (accessor types
  * per path, key counts, times) are checked later, on the Document.
  * Linear in the size of the JSON, without recursion. Throws AnimationError (kind 'gltf'); returns nothing.
  */
-export function checkGltfJson(
-  json: GLTF.IGLTF,
-  supportedExtensions: readonly string[],
-  source: string,
-): void {
+export function checkGltfJson(json: GLTF.IGLTF, source: string): void {
   const check = jsonCheck(source)
   const { fail, ref } = check
   const list = (key: string): Record<string, unknown>[] => {
@@ -55,11 +54,7 @@ export function checkGltfJson(
   const nodeCount = Array.isArray(json.nodes) ? json.nodes.length : 0
   if (nodeCount > MAX_NODES) fail(`the file has ${nodeCount} nodes, more than the limit of ${MAX_NODES}`)
 
-  const required = json.extensionsRequired ?? []
-  for (const name of Array.isArray(required) ? required : []) {
-    if (!supportedExtensions.includes(name))
-      fail(`requires the glTF extension "${name}", which is not supported`)
-  }
+  checkRequiredExtensions(check, json)
 
   const buffers = list('buffers')
   const bufferViews = list('bufferViews')
@@ -71,6 +66,7 @@ export function checkGltfJson(
   const scenes = list('scenes')
 
   const viewLengths = checkBufferViews(check, buffers, bufferViews)
+  const viewDecodedBytes = checkMeshoptViews(check, buffers, bufferViews, viewLengths)
   const decodedBytes = checkAccessors(check, accessors, bufferViews, viewLengths)
 
   // Nodes: references, one parent at most, finite transforms; then no cycles.
@@ -174,7 +170,7 @@ export function checkGltfJson(
   })
   if (json.scene !== undefined) ref(json.scene, scenes.length, 'default scene', 'the file', 'scenes')
 
-  checkDecodedSize(check, json, decodedBytes)
+  checkDecodedSize(check, json, decodedBytes, viewDecodedBytes)
 }
 
 /**

@@ -1,6 +1,7 @@
 import { BufferUtils } from '@gltf-transform/core'
 import type { GLTF } from '@gltf-transform/core'
-import { gltfError, describeThrown, shown } from './gltfError.ts'
+import { gltfError, describeThrown, isObject, shown } from './gltfError.ts'
+import { isFallbackBuffer } from './extensions.ts'
 
 /**
  * The file container: .glb bytes or .gltf JSON bytes → the glTF JSON and one byte array per glTF buffer.
@@ -151,6 +152,13 @@ export function resolveBuffers(
     const uri = def['uri']
     let data: Uint8Array
     let holder: string
+    // A meshopt fallback's bytes are never read (its views are decoded from other buffers): none are needed.
+    if (
+      isFallbackBuffer(def) &&
+      (typeof uri !== 'string' || (!uri.startsWith('data:') && !resources?.[uri]))
+    ) {
+      return NO_BYTES
+    }
     if (uri === undefined) {
       if (i !== 0 || !container.bin) {
         throw gltfError(source, `buffer ${i} has no uri and the file has no GLB BIN chunk to supply it`)
@@ -187,20 +195,21 @@ export function resolveBuffers(
   })
 }
 
-/** The uris of the buffers a .gltf keeps in other files (not `data:`), for a loader that can fetch them. */
+const NO_BYTES = new Uint8Array(0)
+
+/**
+ * The uris of the buffers a .gltf keeps in other files (not `data:`), for a loader that can fetch them; not
+ * those of meshopt fallback buffers, which are never read.
+ */
 export function externalBufferUris(json: GLTF.IGLTF): string[] {
   const defs: unknown = json.buffers
   if (!Array.isArray(defs)) return []
   const uris: string[] = []
   for (const def of defs) {
-    const uri = isObject(def) ? def['uri'] : undefined
+    const uri = isObject(def) && !isFallbackBuffer(def) ? def['uri'] : undefined
     if (typeof uri === 'string' && !uri.startsWith('data:') && !uris.includes(uri)) uris.push(uri)
   }
   return uris
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function readU32(bytes: Uint8Array, offset: number): number {

@@ -69,3 +69,8 @@ export function jsonCheck(source: string): JsonCheck {
 export function nameOf(item: Record<string, unknown>): string {
   return typeof item['name'] === 'string' && item['name'] !== '' ? ` "${item['name']}"` : ''
 }
+
+/** A JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

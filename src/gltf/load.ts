@@ -3,14 +3,15 @@ import { dirname, resolve } from 'node:path'
 import type { AnimationAsset } from './asset.ts'
 import { externalBufferUris, isGlb, parseContainer } from './container.ts'
 import { gltfError } from './gltfError.ts'
-import { readAsset } from './read.ts'
+import { readAsset, type LoadAssetOptions } from './read.ts'
 
 /**
  * Node only: loads a .glb or .gltf from disk. A .gltf's external buffers are read from the files its uris name,
  * relative to the .gltf (percent-decoded); external images are not read (animation needs none).
- * `path` becomes `asset.source` and the prefix of every message. Throws AnimationError (kind 'gltf' or 'clip').
+ * `path` becomes `asset.source` and the prefix of every message. `options.compress` makes compact clips
+ * (LoadAssetOptions). Throws AnimationError (kind 'gltf' or 'clip'; 'argument' for a bad option).
  */
-export async function loadAsset(path: string): Promise<AnimationAsset> {
+export async function loadAsset(path: string, options: LoadAssetOptions = {}): Promise<AnimationAsset> {
   const bytes = await readBytes(path, path, 'the file')
   const resources: Record<string, Uint8Array> = {}
   if (!isGlb(bytes)) {
@@ -31,7 +32,7 @@ export async function loadAsset(path: string): Promise<AnimationAsset> {
       )
     }
   }
-  return readAsset(bytes, path, { resources })
+  return readAsset(bytes, path, { compress: options.compress, resources })
 }
 
 async function readBytes(file: string, source: string, what: string): Promise<Uint8Array> {

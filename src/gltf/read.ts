@@ -1,8 +1,12 @@
-import { Extension, Logger, PlatformIO, Verbosity } from '@gltf-transform/core'
+import { Logger, PlatformIO, Verbosity } from '@gltf-transform/core'
 import type { Document, GLTF, JSONDocument, Node } from '@gltf-transform/core'
+import { EXTMeshoptCompression, KHRMeshQuantization } from '@gltf-transform/extensions'
 import type { AnimationAsset, AssetNode, Skeleton } from './asset.ts'
 import { checkGltfJson } from './checkJson.ts'
-import { accessorsInUse, checkSparseIndices } from './checkAccessors.ts'
+import { accessorsInUse, checkSparseIndices, viewsInUse } from './checkAccessors.ts'
+import { meshoptOf } from './extensions.ts'
+import { compressClip, type CompressOptions } from '../clip/compress.ts'
+import { AnimationError, showValue } from '../errors.ts'
 import { clipFromAnimation } from './clips.ts'
 import { parseContainer, resolveBuffers } from './container.ts'
 import { describeThrown, gltfError, shown } from './gltfError.ts'
@@ -27,12 +31,24 @@ type Vec4 = readonly [number, number, number, number]
  * starts with `source`; no partly built asset is ever returned.
  */
 
-export interface ReadAssetOptions {
+export interface ReadAssetOptions extends LoadAssetOptions {
   /**
    * Bytes of the external files a .gltf refers to, keyed by the uri exactly as written in the file
    * (e.g. `{ 'Fox.bin': bytes }`). Only buffers are read; external images are not needed and ignored.
    */
   resources?: Readonly<Record<string, Uint8Array>>
+}
+
+/** Options of loadAsset (and readAsset). */
+export interface LoadAssetOptions {
+  /**
+   * Compact clips (src/clip/compress.ts): keys that interpolation reproduces within `tolerance` of world
+   * space at `distance` from each joint removed, the rest quantized to 16 bits per component; about a tenth
+   * of an exact clip's memory. `true` takes the defaults (0.1 mm at 1 m, in the file's units: metres by glTF's
+   * convention). Clips with STEP or CUBICSPLINE channels stay exact. Default false: every clip exact, as the
+   * file has it.
+   */
+  compress?: boolean | CompressOptions
 }
 
 /**
@@ -44,9 +60,10 @@ export async function readAsset(
   source: string,
   options: ReadAssetOptions = {},
 ): Promise<AnimationAsset> {
+  const compress = compressOptions(options.compress)
   const container = parseContainer(bytes, source)
   const buffers = resolveBuffers(container, options.resources, source)
-  checkGltfJson(container.json, SUPPORTED_EXTENSIONS, source)
+  checkGltfJson(container.json, source)
   checkSparseIndices(container.json, buffers, source)
 
   const json = { ...container.json }
@@ -62,6 +79,7 @@ export async function readAsset(
       : { type: accessor.type, componentType: accessor.componentType, count: 0 },
   )
   if (Array.isArray(json.images)) json.images = json.images.map(() => ({ uri: '__image' }))
+  const compressed = decodeOnlyViewsInUse(json, viewsInUse(container.json))
   // Hand gltf-transform every buffer under a private uri ("__" marks it internal), so it never resolves one.
   const resources: Record<string, Uint8Array<ArrayBuffer>> = {}
   json.buffers = (json.buffers ?? []).map((buffer, i) => {
@@ -74,7 +92,7 @@ export async function readAsset(
 
   let document: Document
   try {
-    document = await io.readJSON(jsonDoc)
+    document = await (compressed ? meshoptIO() : io).then((reader) => reader.readJSON(jsonDoc))
   } catch (error) {
     throw gltfError(source, `gltf-transform could not read the file: ${describeThrown(error)}`, error)
   }
@@ -86,9 +104,38 @@ export async function readAsset(
       .map((node, k) => [node, kept[k]!]),
   )
   const scenes = (container.json.scenes ?? []).map((scene) => scene.nodes ?? [])
-  return buildAsset(document, source, jsonNodeTable(container.json.nodes ?? []), nodeIndex, (parents) =>
-    sceneRoots(scenes, container.json.scene ?? -1, parents, source),
+  const asset = buildAsset(
+    document,
+    source,
+    jsonNodeTable(container.json.nodes ?? []),
+    nodeIndex,
+    (parents) => sceneRoots(scenes, container.json.scene ?? -1, parents, source),
   )
+  if (compress === null) return asset
+  return Object.freeze({
+    ...asset,
+    clips: Object.freeze(asset.clips.map((clip) => compressClip(clip, asset.nodes, compress))),
+  })
+}
+
+/** The `compress` option checked: null for none. Throws AnimationError 'argument'. */
+function compressOptions(value: unknown): CompressOptions | null {
+  if (value === undefined || value === false) return null
+  if (value === true) return {}
+  const fail = (): never => {
+    throw new AnimationError(
+      'argument',
+      `readAsset: compress ${showValue(value)} is not true, false or { tolerance?, distance? } ` +
+        '(a tolerance > 0 and a distance ≥ 0, finite)',
+    )
+  }
+  if (typeof value !== 'object' || value === null) return fail()
+  const { tolerance, distance, ...rest } = value as CompressOptions
+  if (Object.keys(rest).length > 0) fail()
+  const ok = (v: unknown, min: number, open: boolean) =>
+    v === undefined || (typeof v === 'number' && Number.isFinite(v) && (open ? v > min : v >= min))
+  if (!ok(tolerance, 0, true) || !ok(distance, 0, false)) fail()
+  return { tolerance, distance }
 }
 
 /**
@@ -229,19 +276,43 @@ function explicitSparseOffsets(accessor: GLTF.IAccessor): GLTF.IAccessor {
   }
 }
 
-/** KHR_mesh_quantization only widens the allowed accessor types, which the clip reader handles; no data. */
-class MeshQuantization extends Extension {
-  static override readonly EXTENSION_NAME = 'KHR_mesh_quantization'
-  override readonly extensionName = 'KHR_mesh_quantization'
-  read(): this {
-    return this
+/**
+ * Rewrites the JSON gltf-transform reads so that it decodes only the compressed buffer views the asset reads
+ * (`inUse`, by view): EXT_meshopt_compression's reader decodes every view that carries the extension, and a
+ * mesh's views can be most of a file. Views not in use become empty; the KHR_meshopt_compression extension,
+ * the same JSON over a bitstream the decoder also reads, is handed over under the EXT name gltf-transform
+ * knows. Only the extensions gltf-transform is given readers for stay listed (checkGltfJson accepted the
+ * others as concerning meshes and textures only; KHR_mesh_quantization only widens the accessor types clips.ts
+ * reads). Returns whether any view in use is compressed.
+ */
+function decodeOnlyViewsInUse(json: GLTF.IGLTF, inUse: readonly boolean[]): boolean {
+  const asExt = <T extends { extensions?: Record<string, unknown> }>(item: T): T => {
+    const ext = meshoptOf(item)
+    return ext === undefined ? item : { ...item, extensions: { [EXTMeshoptCompression.EXTENSION_NAME]: ext } }
   }
-  write(): this {
-    return this
-  }
+  let compressed = false
+  json.bufferViews = json.bufferViews?.map((view, v) => {
+    if (!inUse[v]) return { buffer: view.buffer, byteLength: 0 }
+    compressed ||= meshoptOf(view) !== undefined
+    return asExt(view)
+  })
+  json.buffers = json.buffers?.map(asExt)
+  // Meshopt is listed (as required, so that gltf-transform decodes the views and drops the fallback buffers)
+  // exactly when a view in use is compressed; the reader without it is used otherwise.
+  const kept = (names: unknown): string[] => [
+    ...new Set(
+      (Array.isArray(names) ? (names as unknown[]) : [])
+        .map((name): string => String(name))
+        .filter((name): name is string => name === KHRMeshQuantization.EXTENSION_NAME)
+        .concat(compressed ? [MESHOPT_EXTENSION] : []),
+    ),
+  ]
+  json.extensionsUsed = kept(json.extensionsUsed)
+  json.extensionsRequired = kept(json.extensionsRequired)
+  return compressed
 }
 
-const SUPPORTED_EXTENSIONS: readonly string[] = [MeshQuantization.EXTENSION_NAME]
+const MESHOPT_EXTENSION = EXTMeshoptCompression.EXTENSION_NAME
 
 /** Reads only from memory: every buffer is handed over in `resources`, so no uri is ever fetched. */
 class MemoryIO extends PlatformIO {
@@ -256,7 +327,26 @@ class MemoryIO extends PlatformIO {
   }
 }
 
-const io = new MemoryIO().setLogger(new Logger(Verbosity.SILENT)).registerExtensions([MeshQuantization])
+const io = Promise.resolve(
+  new MemoryIO().setLogger(new Logger(Verbosity.SILENT)).registerExtensions([KHRMeshQuantization]),
+)
+
+let meshopt: Promise<PlatformIO> | undefined
+
+/**
+ * A reader that also decodes meshopt-compressed views, made on the first file that needs it: the decoder
+ * (meshoptimizer's, WebAssembly) is imported and compiled only then, so files without compression never load it.
+ */
+function meshoptIO(): Promise<PlatformIO> {
+  meshopt ??= import('meshoptimizer/decoder').then(async ({ MeshoptDecoder }) => {
+    await MeshoptDecoder.ready
+    return new MemoryIO()
+      .setLogger(new Logger(Verbosity.SILENT))
+      .registerExtensions([KHRMeshQuantization, EXTMeshoptCompression])
+      .registerDependencies({ 'meshopt.decoder': MeshoptDecoder })
+  })
+  return meshopt
+}
 
 /**
  * Every matrix of an inverse-bind-matrix accessor (numbered as in the file), including any past the joint

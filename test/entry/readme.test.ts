@@ -13,6 +13,8 @@ import { loadAsset as loadFile } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { isClipEvent } from '../../entry/index.ts'
 import { codeBlock, codeBlocks, guide, README, sections } from '../helpers/markdown.ts'
+import * as THREE from 'three'
+import { clipFromThree } from '../../adapters/three.ts'
 
 /** loadAsset for the blocks: each file read once for the whole file of tests (assets are immutable). */
 const loaded = new Map<string, Promise<AnimationAsset>>()
@@ -59,6 +61,27 @@ describe('guide layers.md, Every layer call', () => {
     expect(anim.getLayer(robot, 0).blendSpace!.weights).toEqual([0.19999999999999996, 0.8])
     expect(anim.getLayer(robot, 2).mode).toBe('additive')
     expect(face).toEqual([Math.fround(0.7), 0, 0])
+  })
+})
+
+describe('README, Loading files', () => {
+  it('runs as written: a compact Fox runs, and a three.js clip added to it nods on a layer', async () => {
+    const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
+    const run = new AsyncFunction(
+      'anim',
+      'loadAsset',
+      'THREE',
+      'clipFromThree',
+      `${codeBlock(README, 'Loading files')}\nreturn { compact, runner }`,
+    )
+    const { compact, runner } = (await run(anim, loadAsset, THREE, clipFromThree)) as {
+      compact: AnimationAsset
+      runner: number
+    }
+    expect(compact.clips.every((c) => c.compression !== null)).toBe(true)
+    anim.step()
+    expect(anim.getLayer(runner, 0).clip).toBe('Run')
+    expect(anim.getLayer(runner, 1)).toMatchObject({ clip: 'Nod', channels: { bound: 1, total: 1 } })
   })
 })
 

@@ -87,6 +87,7 @@ describe("the project's fixed-step sources", () => {
       'systems/rootMotion.ts',
       'src/math/rigid.ts',
       'src/clip/sample.ts',
+      'src/clip/sampleCompact.ts',
       'src/math/quat.ts',
       'src/physics/joint.ts',
       'src/physics/damping.ts',
