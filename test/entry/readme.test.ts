@@ -16,11 +16,12 @@ import { codeBlock, codeBlocks, guide, README, sections } from '../helpers/markd
 import * as THREE from 'three'
 import { clipFromThree } from '../../adapters/three.ts'
 
-/** loadAsset for the blocks: each file read once for the whole file of tests (assets are immutable). */
+/** loadAsset for the blocks: each file read once per options for the whole file of tests (assets are immutable). */
 const loaded = new Map<string, Promise<AnimationAsset>>()
-function loadAsset(path: string): Promise<AnimationAsset> {
-  if (!loaded.has(path)) loaded.set(path, loadFile(path))
-  return loaded.get(path)!
+function loadAsset(path: string, options?: Parameters<typeof loadFile>[1]): Promise<AnimationAsset> {
+  const key = `${path} ${JSON.stringify(options ?? {})}`
+  if (!loaded.has(key)) loaded.set(key, loadFile(path, options))
+  return loaded.get(key)!
 }
 
 const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
@@ -230,6 +231,7 @@ describe('README, three.js', () => {
 const CHECKED: Record<string, string> = {
   'README.md: Add it to an existing bitecs game':
     'test/package/pack.test.ts (compiled and run in a new project)',
+  'README.md: Loading files': 'above',
   'README.md: Layers': 'above',
   'README.md: Events': 'above',
   'README.md: Root motion': 'above',
@@ -238,6 +240,8 @@ const CHECKED: Record<string, string> = {
   'README.md: Ragdolls': 'above',
   'README.md: Rollback': 'above',
   'docs/guides/layers.md: Every layer call': 'above',
+  'docs/guides/loading.md: The three.js side of an optimized file':
+    'test/adapters/three.optimized.test.ts (the same loader set-up on the optimized Fox)',
   'docs/guides/ragdolls.md: Every ragdoll call': 'above',
   'docs/guides/rollback.md: A rollback ring': 'above',
   'docs/guides/three.md: A complete page': 'examples/three-page/example.test.ts (the file, whole)',
