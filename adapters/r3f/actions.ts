@@ -114,9 +114,19 @@ export interface AnimationActions {
 /** The events three's mixer dispatches, for the calls drei users make on `mixer`. */
 export interface ActionMixerEvents {
   /** A LoopOnce action reached its end. */
-  finished: { action: AnimationAction; direction: number }
+  finished: {
+    /** The action. */
+    action: AnimationAction
+    /** 1 played forwards, -1 backwards. */
+    direction: number
+  }
   /** A repeating action wrapped. */
-  loop: { action: AnimationAction; loopDelta: number }
+  loop: {
+    /** The action. */
+    action: AnimationAction
+    /** 1 wrapped forwards, -1 backwards. */
+    loopDelta: number
+  }
 }
 
 /** three's AnimationMixer as far as actions need it: events, and stopAllAction. */
