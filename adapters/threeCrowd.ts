@@ -340,7 +340,7 @@ function refuseNodeRenderers(renderer: unknown): void {
   if (!(renderer as { isWebGPURenderer?: boolean }).isWebGPURenderer) return
   throw new AnimationError(
     'argument',
-    "createInstancedCrowd: this crowd skins in WebGL shaders (onBeforeCompile), which WebGPURenderer never runs; make it with createInstancedCrowd from 'ecs-anim/three/webgpu' to draw it with WebGPURenderer",
+    "createInstancedCrowd: this crowd skins in WebGL shaders (onBeforeCompile), which WebGPURenderer never runs; make it with the createInstancedCrowd of 'ecs-anim/three/webgpu' to draw it with WebGPURenderer",
   )
 }
 

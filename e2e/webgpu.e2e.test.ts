@@ -85,7 +85,7 @@ describe.skipIf(!hasChromium)('the instanced crowd and the adapter under WebGPUR
   it("refuses a crowd from 'ecs-anim/three' under WebGPURenderer, naming the entry that works", async () => {
     const r = await load('?renderer=webgpu&crowd=plain')
     expect(r.refused).toBe(
-      "AnimationError: createInstancedCrowd: this crowd skins in WebGL shaders (onBeforeCompile), which WebGPURenderer never runs; make it with createInstancedCrowd from 'ecs-anim/three/webgpu' to draw it with WebGPURenderer",
+      "AnimationError: createInstancedCrowd: this crowd skins in WebGL shaders (onBeforeCompile), which WebGPURenderer never runs; make it with the createInstancedCrowd of 'ecs-anim/three/webgpu' to draw it with WebGPURenderer",
     )
     const gl = await load('?renderer=webgl&crowd=plain')
     expect(gl.crowdVsAdapter).toBeLessThan(20)
