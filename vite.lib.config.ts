@@ -30,7 +30,16 @@ export default defineConfig({
     minify: false,
     lib: { entry, formats: ['es'] },
     rollupOptions: {
-      external: [/^bitecs/, /^three/, /^cannon-es/, /^gl-matrix/, /^@gltf-transform\//, /^node:/],
+      external: [
+        /^bitecs/,
+        /^three/,
+        /^cannon-es/,
+        /^gl-matrix/,
+        /^@gltf-transform\//,
+        /^node:/,
+        /^react/,
+        /^@react-three\//,
+      ],
     },
   },
 })

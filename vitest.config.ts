@@ -11,6 +11,10 @@ const packageNames = [
   { find: /^ecs-anim$/, replacement: fileURLToPath(new URL('./entry/index.ts', import.meta.url)) },
   { find: /^ecs-anim\/node$/, replacement: fileURLToPath(new URL('./entry/node.ts', import.meta.url)) },
   { find: /^ecs-anim\/three$/, replacement: fileURLToPath(new URL('./adapters/three.ts', import.meta.url)) },
+  {
+    find: /^ecs-anim\/r3f$/,
+    replacement: fileURLToPath(new URL('./adapters/r3f/index.ts', import.meta.url)),
+  },
 ]
 
 // Three projects, all run by `vitest run` (and so by `npm test`):
@@ -37,7 +41,7 @@ export default defineConfig({
         resolve: { alias: packageNames },
         test: {
           name: 'unit',
-          include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx', 'examples/**/*.test.ts'],
           exclude: ['test/bench/**'],
           setupFiles: ['test/helpers/setup.ts'],
           // Files share a worker's modules (each still gets its own plugins): the library is loaded and

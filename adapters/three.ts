@@ -29,7 +29,12 @@ import type { AnimationPlugin } from '../entry/index.ts'
 import { createWorldSync, type WorldSyncOptions } from './worldSync.ts'
 
 // The instanced crowd: one draw call per mesh of a file for every character of it (adapters/threeCrowd.ts; its material and shader in crowdMaterial.ts).
-export { createInstancedCrowd, type InstancedCrowd, type InstancedCrowdOptions } from './threeCrowd.ts'
+export {
+  createInstancedCrowd,
+  type CrowdNodeSkinning,
+  type InstancedCrowd,
+  type InstancedCrowdOptions,
+} from './threeCrowd.ts'
 
 // The renderer-neutral half, for a renderer other than three (one 16-number target per SceneNode entity).
 export { createWorldSync, type MatrixTarget, type WorldSync, type WorldSyncOptions } from './worldSync.ts'

@@ -53,7 +53,22 @@ export interface InstancedCrowdOptions {
   capacity?: number
   /** Interpolate between the last two captured steps in render(alpha). Default true. */
   interpolate?: boolean
+  /**
+   * Skinning for three's node materials (WebGPURenderer, whose node materials never run onBeforeCompile): given
+   * a skinned mesh's material copy, the palette texture, the skin's first matrix and the mesh's bind matrix,
+   * it sets the copy's node properties. 'ecs-anim/three/webgpu' passes its own; without it, a crowd drawn by a
+   * WebGPURenderer throws an AnimationError instead of drawing unskinned meshes.
+   */
+  nodeSkinning?: CrowdNodeSkinning
 }
+
+/** Sets a crowd material copy's node properties so that node materials skin it (InstancedCrowdOptions.nodeSkinning). */
+export type CrowdNodeSkinning = (
+  material: Material,
+  palette: DataTexture,
+  start: number,
+  bindMatrix: Matrix4,
+) => void
 
 /**
  * Characters of one asset drawn instanced (createInstancedCrowd): `object` goes in the scene once; add and
@@ -140,7 +155,12 @@ export function createInstancedCrowd(
     let material: Material | Material[] = mesh.material
     if (skinned) {
       const start = layout.skins[source.nodes[node]!.skin]!.start
-      const copy = (m: Material) => crowdMaterial(m, paletteUniform, start, (mesh as SkinnedMesh).bindMatrix)
+      const bindMatrix = (mesh as SkinnedMesh).bindMatrix
+      const copy = (m: Material) => {
+        const made = crowdMaterial(m, paletteUniform, start, bindMatrix)
+        options.nodeSkinning?.(made, texture!, start, bindMatrix)
+        return made
+      }
       material = Array.isArray(material) ? material.map(copy) : copy(material)
       materials.push(...(Array.isArray(material) ? material : [material]))
     }
@@ -149,6 +169,7 @@ export function createInstancedCrowd(
     instanced.count = 0
     instanced.frustumCulled = false // instances are anywhere; the identity instance matrices say nothing
     instanced.matrixAutoUpdate = false
+    if (skinned && !options.nodeSkinning) instanced.onBeforeRender = refuseNodeRenderers
     meshes.push(instanced)
     object.add(instanced)
     if (!skinned) {
@@ -308,6 +329,19 @@ export function createInstancedCrowd(
       joints = new Int32Array(0)
     },
   }
+}
+
+/**
+ * A skinned crowd mesh's onBeforeRender without node skinning: WebGPURenderer (either backend) builds node
+ * materials and never runs the copy's onBeforeCompile, so the mesh would be drawn in its bind pose at the
+ * origin for every character. Refuse instead, saying what works.
+ */
+function refuseNodeRenderers(renderer: unknown): void {
+  if (!(renderer as { isWebGPURenderer?: boolean }).isWebGPURenderer) return
+  throw new AnimationError(
+    'argument',
+    "createInstancedCrowd: this crowd skins in WebGL shaders (onBeforeCompile), which WebGPURenderer never runs; make it with the createInstancedCrowd of 'ecs-anim/three/webgpu' to draw it with WebGPURenderer",
+  )
 }
 
 /** One kind of per-instance data: `stride` floats per instance, the last two captures and what three reads. */

@@ -24,3 +24,16 @@ export const SWIFTSHADER_ARGS = ['--use-angle=swiftshader', '--enable-unsafe-swi
 export function launchChromium(extra: readonly string[] = []): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extra] })
 }
+
+/**
+ * WebGPU on the CPU: SwiftShader's Vulkan backend for Dawn, headless, with no window surface (this machine's
+ * Debian Chromium offers an adapter with these; without the Vulkan ones its device was lost mid-frame).
+ */
+export const WEBGPU_ARGS = [
+  '--enable-unsafe-webgpu',
+  '--enable-features=Vulkan',
+  '--use-vulkan=swiftshader',
+  '--use-webgpu-adapter=swiftshader',
+  '--disable-vulkan-surface',
+  ...SWIFTSHADER_ARGS,
+]

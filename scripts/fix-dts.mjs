@@ -1,6 +1,7 @@
 // Fixes the declarations `tsc -p tsconfig.build.json` wrote into dist/types (the argument), after the build:
 //
-// 1. They keep the sources' `.ts` import specifiers; consumers resolve `./x.js` to `./x.d.ts`, so rewrite.
+// 1. They keep the sources' `.ts` and `.tsx` import specifiers; consumers resolve `./x.js` to `./x.d.ts`, so
+//    rewrite.
 // 2. They reach the declarations of @gltf-transform/core and cannon-es, which name types that a consumer's `lib` may
 //    not have: Float16Array and Float16ArrayConstructor (ES2025), RequestInit and HTMLImageElement (DOM; RequestInit
 //    is in @types/node too). With `skipLibCheck: false` (TypeScript then checks every .d.ts in the program) a
@@ -19,7 +20,7 @@ const walk = (dir) => {
     if (statSync(path).isDirectory()) walk(path)
     else if (path.endsWith('.d.ts')) {
       const text = readFileSync(path, 'utf8')
-      const fixed = text.replace(/(from\s+['"]\.{1,2}\/[^'"]*?)\.ts(['"])/g, '$1.js$2')
+      const fixed = text.replace(/(from\s+['"]\.{1,2}\/[^'"]*?)\.tsx?(['"])/g, '$1.js$2')
       if (fixed !== text) writeFileSync(path, fixed)
     }
   }

@@ -33,7 +33,7 @@ const SRC: Record<string, number> = {
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
-    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : []
+    return statSync(path).isDirectory() ? sources(path) : /\.tsx?$/.test(path) ? [path] : []
   })
 }
 

@@ -6,7 +6,15 @@
  * and an install: tens of seconds), so one file, one setup.
  */
 import { execFile } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { addComponent, addEntity, createWorld } from 'bitecs'
@@ -75,6 +83,52 @@ anim.play(fox, 'Walk', { loop: 'bounce' })
 // @ts-expect-error: loadAsset lives in 'ecs-anim/node', not in the browser-safe entry
 import { loadAsset as notHere } from 'ecs-anim'
 export const alsoUsed = notHere
+`
+
+/** The dev versions of the r3f consumer's packages (package.json's devDependencies: the ones tested here). */
+const DEV_DEPENDENCIES = (
+  JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+).devDependencies
+
+/** A TSX consumer of ecs-anim/r3f, as an r3f app writes it; the @ts-expect-error lines fail if the types were `any`. */
+const R3F_CONSUMER_TSX = `import { Canvas } from '@react-three/fiber'
+import { useRef, useEffect } from 'react'
+import type { Group } from 'three'
+import { AnimationProvider, InstancedCrowd, useAnimationPlugin, useAnimations, useCharacter } from 'ecs-anim/r3f'
+import type { GltfSource } from 'ecs-anim/r3f'
+
+declare const gltf: GltfSource & { animations: import('three').AnimationClip[] }
+
+function Fox() {
+  const { character, object } = useCharacter('/Fox.glb', { clip: 'Walk' })
+  const plugin = useAnimationPlugin()
+  useEffect(() => {
+    if (character !== null) plugin.crossFade(character, 'Run', 0.3)
+  }, [character, plugin])
+  return <primitive object={object} />
+}
+
+function Ported() {
+  const group = useRef<Group>(null)
+  const { actions } = useAnimations(gltf.animations, group)
+  useEffect(() => {
+    actions.Walk?.reset().fadeIn(0.5).play()
+    return () => void actions.Walk?.fadeOut(0.5)
+  }, [actions])
+  return <group ref={group}><primitive object={gltf.scene} /></group>
+}
+
+export const app = (
+  <Canvas>
+    <AnimationProvider options={{ capacity: 4096 }}>
+      <Fox />
+      <Ported />
+      <InstancedCrowd asset={gltf} count={24} clip="Walk" />
+    </AnimationProvider>
+  </Canvas>
+)
+// @ts-expect-error: count is required
+export const wrong = <InstancedCrowd asset={gltf} />
 `
 
 /** Runs README's snippet (compiled to main.js) for a second of frames; prints the Fox's head joint and the hash. */
@@ -162,7 +216,7 @@ describe('the packed package', () => {
 
   afterAll(() => {
     if (scratch) rmSync(scratch, { recursive: true, force: true })
-  })
+  }, 60_000)
 
   it('holds dist/ and the README only: bundles, declarations, no sources or tests', () => {
     const paths = pack.files.map((f) => f.path).sort()
@@ -192,6 +246,74 @@ describe('the packed package', () => {
       for (const [, chunk] of code.matchAll(/from\s+['"]\.\/([^'"]+)['"]/g)) browserFiles.add(`dist/${chunk}`)
     }
     expect(browserFiles.size).toBeGreaterThan(1)
+    // Nothing of ecs-anim/r3f in the other entries: no file they load imports react or @react-three.
+    const reached = new Set(['dist/index.js', 'dist/node.js', 'dist/kernels.js', 'dist/three.js'])
+    for (const file of reached) {
+      const code = readFileSync(join(installed, file), 'utf8')
+      expect(code, file).not.toMatch(/from\s+['"](react|@react-three)/)
+      for (const [, chunk] of code.matchAll(/from\s+['"]\.\/([^'"]+)['"]/g)) reached.add(`dist/${chunk}`)
+    }
+    // react and @react-three/fiber are optional peers: installing the package alone brings neither.
+    expect(existsSync(join(scratch, 'consumer/node_modules/react'))).toBe(false)
+    expect(existsSync(join(scratch, 'consumer/node_modules/@react-three/fiber'))).toBe(false)
+  })
+
+  it('ecs-anim/r3f: installs with react and @react-three/fiber, imports in node, and type-checks a TSX consumer', async () => {
+    const project = join(scratch, 'r3f-consumer')
+    mkdirSync(project)
+    await sh('npm', ['init', '-y'], project)
+    await sh('npm', ['pkg', 'set', 'type=module'], project)
+    const devVersion = (name: string) => `${name}@${DEV_DEPENDENCIES[name]}`
+    await sh(
+      'npm',
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--save-exact',
+        join(scratch, pack.filename),
+        'bitecs@0.4.0',
+        ...['react', 'react-dom', '@react-three/fiber', 'three', '@types/react', '@types/three'].map(
+          devVersion,
+        ),
+      ],
+      project,
+    )
+    // The entry loads (no DOM needed to import it) and exports the contract's names.
+    const { stdout } = await sh(
+      process.execPath,
+      ['-e', "import('ecs-anim/r3f').then((m) => console.log(Object.keys(m).sort().join(' ')))"],
+      project,
+    )
+    expect(stdout.trim().split(' ')).toEqual(
+      expect.arrayContaining([
+        'AnimationProvider',
+        'InstancedCrowd',
+        'useAnimationPlugin',
+        'useAnimations',
+        'useCharacter',
+      ]),
+    )
+    writeFileSync(join(project, 'consumer.tsx'), R3F_CONSUMER_TSX)
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'bundler',
+          jsx: 'react-jsx',
+          lib: ['ES2022', 'DOM'],
+          types: [],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+        },
+        files: ['consumer.tsx'],
+      }),
+    )
+    await expect(sh(TSC, ['--noEmit', '-p', 'tsconfig.json'], project)).resolves.toBeDefined()
   })
 
   it('runs a game loop under plain node, giving what the sources give', async () => {
