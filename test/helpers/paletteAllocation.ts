@@ -67,11 +67,22 @@ palette.run(20000) // warm: optimized
 control.run(20000)
 for (let i = 0; i < 60; i++) plugin.step()
 crowdSteps.run(10000)
+/**
+ * The least of three measurements: on a loaded machine V8's background compiler can finish after the warm-up, so
+ * a first window may still run code that allocates where the optimized code does not; an allocation of the code
+ * itself shows in every window.
+ */
+async function least(side: typeof palette): Promise<number> {
+  let best = Infinity
+  for (let k = 0; k < 3; k++)
+    best = Math.min(best, (await measureAllocation(side, 2000, tracker)).bytesPerStep)
+  return best
+}
 console.log(
   JSON.stringify({
-    palette: (await measureAllocation(palette, 2000, tracker)).bytesPerStep,
-    crowd: (await measureAllocation(crowdSteps, 2000, tracker)).bytesPerStep,
-    control: (await measureAllocation(control, 2000, tracker)).bytesPerStep,
+    palette: await least(palette),
+    crowd: await least(crowdSteps),
+    control: await least(control),
   }),
 )
 tracker.stop()
