@@ -360,7 +360,7 @@ if (values.tunings) {
       },
     },
     {
-      // cannon-es's own contact bookkeeping (src/physics/contactBook.ts replaces it): same bits, its cost.
+      // cannon-es's own contact bookkeeping (src/physics/cannonPatches/contactBook.ts replaces it): same bits, its cost.
       name: 'cannon-book',
       apply: (w) => {
         const fresh = new World()
@@ -370,7 +370,7 @@ if (values.tunings) {
         w.shapeOverlapKeeper = fresh.shapeOverlapKeeper
       },
     },
-    // cannon-es's own solver (src/physics/solver.ts iterates the same way over typed arrays): same bits.
+    // cannon-es's own solver (src/physics/cannonPatches/solver.ts iterates the same way over typed arrays): same bits.
     { name: 'gs-solver', apply: (w) => void (w.solver = new GSSolver()) },
     { name: 'sleep', apply: (w) => void (w.allowSleep = true) },
     { name: 'iter-5', apply: (w) => void ((w.solver as GSSolver).iterations = 5) },
