@@ -1,9 +1,6 @@
 import type { World } from 'bitecs'
-import type { World as PhysicsWorld } from 'cannon-es'
 import type { ResolvedBody } from '../src/physics/description.ts'
-import type { RagdollInstance } from '../src/physics/ragdoll.ts'
-import type { RagdollMotors } from '../src/physics/motors.ts'
-import type { LimbColliders } from '../src/physics/limbColliders.ts'
+import type { RagdollBodies, RagdollMotors, RagdollPhysics } from '../src/physics/api.ts'
 import type { Clip } from '../src/clip/clip.ts'
 import type { DeltaClip } from '../src/clip/additiveClip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
@@ -158,10 +155,8 @@ export interface StepState {
   morphCursors: Uint32Array
   /** Fixed steps run so far; the simulation clock. */
   step: number
-  /** The cannon-es world ragdolls live in (the plugin's own, or the game's). Stepped once per fixed step. */
-  readonly physics: PhysicsWorld
-  /** True when the plugin made `physics` itself (so it may skip stepping a world with nothing to move). */
-  readonly physicsOwned: boolean
+  /** Ragdoll physics (src/physics/api.ts): the cannon-es world ragdolls live in, stepped once per fixed step. */
+  readonly physics: RagdollPhysics
   /** Per character with a ragdoll description in use: its runtime state. */
   readonly ragdolls: (RagdollRuntime | undefined)[]
   /**
@@ -331,7 +326,8 @@ export interface RagdollRuntime {
   readonly bodies: readonly ResolvedBody[]
   /** Joint parents of the character's asset (for passing hits up to the nearest body). */
   readonly parents: Int32Array
-  instance: RagdollInstance | null
+  /** Its bodies in the physics world (src/physics/api.ts), null until the next step spawns them. */
+  instance: RagdollBodies | null
   /** Hits queued until the bodies exist: joint index and world impulse (N·s). */
   readonly impulses: { joint: number; impulse: readonly [number, number, number] }[]
   /** Scratch world transforms, 8 doubles per joint (src/physics/kinematics.ts), and the root's. */
@@ -362,11 +358,6 @@ export interface RagdollRuntime {
   motors: RagdollMotors | null
   /** Per constraint of the live instance: its motor's capacity at strength 1 (attachMotors), null for none. */
   motorCapacity: Float64Array | null
-  /**
-   * A partial ragdoll's animated body as colliders for its limb (src/physics/limbColliders.ts): derived from
-   * the description and the rig when first needed (not state: neither hashed nor snapshotted); null until then.
-   */
-  colliders: LimbColliders | null
 }
 
 /**

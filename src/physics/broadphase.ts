@@ -53,3 +53,13 @@ export class RagdollBroadphase extends SAPBroadphase {
 export function dropsRagdollLinks(broadphase: Broadphase): boolean {
   return (broadphase as { dropsRagdollLinks?: boolean }).dropsRagdollLinks === true
 }
+
+/** Marks a ragdoll's bodies with their index and the bodies of it they never collide with (restOverlaps). */
+export function markOverlaps(bodies: readonly Body[], overlaps: readonly Uint32Array[]): void {
+  bodies.forEach((body, i) => {
+    const b = body as RagdollBody
+    b.ragdollIndex = i
+    b.ragdollGroup = bodies
+    b.ragdollIgnore = overlaps[i] ?? null
+  })
+}

@@ -8,6 +8,7 @@ import {
   type Constraint,
   type World as PhysicsWorld,
 } from 'cannon-es'
+import type { RagdollBodies } from './api.ts'
 import type { ResolvedBody } from './description.ts'
 import { linkRagdoll, type RagdollInstance } from './ragdoll.ts'
 import { pushShape, shapesAdded } from './shapes.ts'
@@ -71,7 +72,7 @@ export function buildInstance(
   })
   bodies.forEach((body, b) => setStatic(body, statics.bodies[b]!))
   anchors.forEach((body, k) => setStatic(body, statics.anchors[k]!.body))
-  const instance: RagdollInstance = {
+  const instance = {
     bodies,
     constraints,
     bodyJoint,
@@ -81,7 +82,8 @@ export function buildInstance(
     anchors,
     anchorJoint: Int32Array.from(statics.anchors, (a) => a.joint),
     anchorOffset: Float64Array.from(statics.anchors.flatMap((a) => a.offset)),
-  }
+    colliders: null,
+  } as Omit<RagdollInstance, keyof RagdollBodies> as RagdollInstance
   staticBlocks.set(instance, bytes.slice(data.staticAt, data.staticAt + data.staticLength))
   return instance
 }
