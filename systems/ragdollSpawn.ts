@@ -44,7 +44,9 @@ export function characterRootWorld(
 /**
  * Spawns a runtime's bodies at the joint world transforms in rt.world (rt.previous one step earlier when
  * `moved`, for the animation's velocity; `velocities` per joint where bodies keep theirs, see spawnRagdoll),
- * anchored at rt.root's character for a partial ragdoll, and applies the hits queued on it.
+ * anchored at rt.root's character for a partial ragdoll, and applies the hits queued on it. Returns how many
+ * other ragdolls the new bodies overlap (they then pass through each other until apart: RagdollPhysics
+ * depenetrate).
  */
 export function spawnRuntime(
   physics: RagdollPhysics,
@@ -54,7 +56,7 @@ export function spawnRuntime(
   dt: number,
   moved: boolean,
   velocities: Float64Array | null,
-): void {
+): number {
   rt.instance = physics.spawn({
     bodies: rt.bodies,
     nodeJoint: asset.nodeJoint,
@@ -69,8 +71,10 @@ export function spawnRuntime(
   })
   markSelfCollisions(physics, rt, asset)
   if (rt.motors) poweredRagdoll(physics, rt, asset, dt)
+  const inside = physics.depenetrate(rt.instance)
   for (const hit of rt.impulses.splice(0))
     physics.hit(rt.instance, rt.parents, rt.world, hit.joint, hit.impulse)
+  return inside
 }
 
 /**

@@ -195,7 +195,12 @@ export interface FeatureUse {
 }
 
 /** The kinds of the problem reports (ProblemEvent). */
-export const PROBLEM_EVENT_KINDS = ['ragdoll-exploded', 'pose-non-finite', 'world-non-finite'] as const
+export const PROBLEM_EVENT_KINDS = [
+  'ragdoll-exploded',
+  'pose-non-finite',
+  'world-non-finite',
+  'ragdoll-limited',
+] as const
 /** The kinds of the clip events (ClipEvent), in the order src/clip/timeline.ts numbers its crossings. */
 export const CLIP_EVENT_KINDS = ['marker', 'loop', 'finished'] as const
 /** Every kind of AnimationEvent (the snapshot reader checks against this list). */
@@ -233,13 +238,17 @@ export const MAX_QUEUED_EVENTS = 65536
  * loop at the step the shared phase wraps: systems/advanceTracks.ts). Speed 0 reports nothing; a step that wraps several times reports every wrap and marker in order (at
  * most 16 wraps per step: src/clip/timeline.ts).
  *
- * Problem reports (ProblemEvent), each at most once per character lifetime:
+ * Problem reports (ProblemEvent), each at most once per character lifetime but for 'ragdoll-limited':
  * - 'ragdoll-exploded': a ragdoll's bodies reached non-finite or absurd velocities; it was removed
  *   (systems/stepRagdolls.ts);
  * - 'pose-non-finite': a character's output pose had non-finite values; those joints were not written into
  *   the scene graph and the pose was repaired (systems/blendPoses.ts);
  * - 'world-non-finite': finite local transforms gave a world matrix past float32's range (or a game wrote a
  *   non-finite local); those nodes kept their last world matrix (systems/reportWorldFaults.ts).
+ * - 'ragdoll-limited': a limit bounded the cost of this step's ragdolls (systems/stepRagdolls.ts), not once per
+ *   lifetime but once per ragdoll spawn or step it acted on: a ragdoll spawned inside others (it and they pass
+ *   through each other until apart: src/physics/ghosts.ts), or ragdolls waiting for a later step because this
+ *   one spawned RAGDOLL_SPAWN_BODIES bodies already (one report for them all, at the first of them).
  *
  * Get-up reports (GetUpEvent): 'ragdoll-get-up', at every getUp(), at the clock of the call: how the ragdoll
  * lies (`facing`; 'standing' for a partial ragdoll) and the clip chosen (plugin/getUp.ts).

@@ -5,6 +5,7 @@ import { POSE_ANIM, POSE_PHYS, POSE_PREV, poseOffset } from '../components/Pose.
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { forwardKinematics, WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { unbuildableBody } from '../src/physics/buildable.ts'
+import type { RagdollBodies } from '../src/physics/api.ts'
 import { rampRagdollWeight } from './ragdollWeights.ts'
 import { characterRootWorld, endRagdoll, mayRest, spawnRuntime } from './ragdollSpawn.ts'
 
@@ -23,6 +24,14 @@ export const RAGDOLL_MAX_SPEED = 200
 export const RAGDOLL_MAX_SPEED_PER_LENGTH = 400
 export const RAGDOLL_MAX_FALL_SECONDS = 20
 export const RAGDOLL_MAX_SPIN = 1000
+/**
+ * The most ragdoll bodies one step spawns (issue 33): a game that ragdolls a crowd at once has it handed over
+ * through a few steps, this many bodies a step (always at least one ragdoll), in entity order; the others keep
+ * animating until their turn, and a 'ragdoll-limited' event says so. Building a body costs ~0.1–0.15 ms of CPU
+ * with what its first steps allocate (100 humanoids at once took 160–330 ms in their hand-off step), so a step
+ * spends ~10 ms spawning at most: four Foxes or humanoids a step.
+ */
+export const RAGDOLL_SPAWN_BODIES = 64
 
 /** What stepRagdolls reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type StepRagdollsInput = Pick<
@@ -74,7 +83,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
   /** The world's ground height (−∞ for none), found again whenever bodies spawn (outside the steady state). */
   let ground = physics.groundHeight() ?? -Infinity
 
-  function spawn(eid: number, rt: RagdollRuntime): void {
+  function spawn(eid: number, rt: RagdollRuntime): number {
     ground = physics.groundHeight() ?? -Infinity
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
@@ -87,7 +96,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       // The game's root transform is not finite: there is no pose to hand over.
       despawn(eid, rt)
       report(eid, rt, `character ${eid}: its root transform is not finite; the ragdoll was not started`)
-      return
+      return 0
     }
     forwardKinematics(rt.world, data, poseOffset(base, n, POSE_ANIM), asset.jointParents, n, rt.root, 0)
     const moved = Pose.changedStep[eid] === ctx.step && ctx.step > 0
@@ -102,9 +111,9 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         rt,
         `character ${eid}: the ragdoll cannot be built at this step's pose: ${problem}; not started`,
       )
-      return
+      return 0
     }
-    spawnRuntime(physics, rt, asset, n, ctx.dt, moved, null)
+    return spawnRuntime(physics, rt, asset, n, ctx.dt, moved, null)
   }
 
   /**
@@ -113,7 +122,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
    * into PHYS, which the read-back below rewrites) —, each body on a joint that had one keeping that body's
    * velocity and the others taking the animation's; then the live bodies leave.
    */
-  function replace(eid: number, live: RagdollRuntime, next: RagdollRuntime): void {
+  function replace(eid: number, live: RagdollRuntime, next: RagdollRuntime): number {
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
     const asset = ctx.assets[Pose.asset[eid]!]!
@@ -139,7 +148,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       // The grown ragdoll cannot be built here: the live one goes on as it was.
       live.next = null
       report(eid, live, `character ${eid}: the grown ragdoll cannot be built at this step's pose: ${problem}`)
-      return
+      return 0
     }
     const velocities = new Float64Array(n * 6).fill(NaN)
     physics.velocities(old, velocities)
@@ -151,7 +160,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     next.jointWeights = live.jointWeights
     next.motors = live.motors
     ctx.ragdolls[eid] = next
-    spawnRuntime(physics, next, asset, n, ctx.dt, moved, velocities)
+    return spawnRuntime(physics, next, asset, n, ctx.dt, moved, velocities)
   }
 
   /** This step's animated world transforms of the character's joints into rt.target (rt.root set too). */
@@ -172,6 +181,14 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     rt.reported = true
     ctx.events.push({ step: ctx.step, character: eid, entity: eid, kind: 'ragdoll-exploded', message })
   }
+
+  /** A 'ragdoll-limited' report: a limit bounded this step's cost (see AnimationEvent). */
+  function limited(eid: number, message: string): void {
+    ctx.events.push({ step: ctx.step, character: eid, entity: eid, kind: 'ragdoll-limited', message })
+  }
+
+  /** The live ragdolls of this step, for settling ghosts (grown with the number of ragdolls). */
+  const liveBodies: RagdollBodies[] = []
 
   return function stepRagdolls(_world: World): void {
     commitRemovals(ctx.world)
@@ -214,6 +231,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         physics.driveMotors(r, rt!.motors, rt!.motorCapacity!, rt!.target, rt!.root, ctx.dt, jump)
     }
     physics.step(ctx.dt, true)
+    let lives = 0
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       const rt = Ragdoll.active[eid] === RAGDOLL_OFF ? undefined : ctx.ragdolls[eid]
@@ -221,17 +239,44 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       if (r === null) continue
       if (physics.anchored(r)) physics.place(r, rt!.target, rt!.root)
       if (rt!.motors?.holdRoot) physics.holdRoots(r, rt!.target)
+      liveBodies[lives++] = r
     }
+    // Ragdolls that spawned inside others and are apart from them now collide again (src/physics/ghosts.ts).
+    physics.settleGhosts(liveBodies, lives)
+    liveBodies.fill(null!, 0, lives)
 
     // Spawn after the step: new bodies hold exactly this step's animated pose, so this step reads back
     // PHYS = ANIM and the hand-off starts from zero difference. (Spawned before the step, they were one step of
     // motion ahead of the animation they were blended with: 3.5 mm off at weight 1/12 for a walking Fox.)
+    // At most RAGDOLL_SPAWN_BODIES bodies a step; a ragdoll spawned inside others passes through them.
+    let spawned = 0
+    let waiting: number[] | null = null
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       if (!awaitingBodies(ctx, eid)) continue
       const rt = ctx.ragdolls[eid]!
-      if (rt.next !== null && rt.instance !== null) replace(eid, rt, rt.next)
-      else spawn(eid, rt)
+      const grows = rt.next !== null && rt.instance !== null
+      const size = (grows ? rt.next! : rt).bodies.length
+      if (spawned > 0 && spawned + size > RAGDOLL_SPAWN_BODIES) {
+        ;(waiting ??= []).push(eid)
+        continue
+      }
+      spawned += size
+      const inside = grows ? replace(eid, rt, rt.next!) : spawn(eid, rt)
+      if (inside > 0)
+        limited(
+          eid,
+          `character ${eid}: its ragdoll spawned inside ${inside} other ragdoll${inside > 1 ? 's' : ''}; ` +
+            'they pass through each other until apart',
+        )
+    }
+    if (waiting !== null) {
+      const shown = waiting.slice(0, 8).join(', ') + (waiting.length > 8 ? ', …' : '')
+      limited(
+        waiting[0]!,
+        `${waiting.length} ragdoll${waiting.length > 1 ? 's wait' : ' waits'} for a later step (characters ` +
+          `${shown}): a step spawns at most ${RAGDOLL_SPAWN_BODIES} ragdoll bodies`,
+      )
     }
 
     const data = ctx.pool.data

@@ -158,6 +158,13 @@ export interface RagdollPhysics {
   wake(r: RagdollBodies): void
   /** Marks the pairs of the ragdoll's bodies that never collide (src/physics/selfCollision.ts restOverlaps). */
   ignorePairs(r: RagdollBodies, overlaps: readonly Uint32Array[]): void
+  /**
+   * After a spawn: when the ragdoll's shapes overlap other ragdolls', it and they pass through each other until
+   * apart (src/physics/ghosts.ts); returns how many it overlapped.
+   */
+  depenetrate(r: RagdollBodies): number
+  /** After the step: ragdolls that passed through others and are now apart from them collide again. */
+  settleGhosts(ragdolls: readonly RagdollBodies[], count: number): void
 
   // hash() and snapshots.
 

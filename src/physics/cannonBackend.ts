@@ -2,6 +2,7 @@ import { World, type Body, type Constraint } from 'cannon-es'
 import type { Hasher } from '../sim/hasher.ts'
 import type { Writer } from '../sim/byteWriter.ts'
 import type { ForeignParts, PhysicsWorld, RagdollBodies, RagdollPhysics } from './api.ts'
+import { ghostOnOverlap, GHOST_GROUP, isGhost, settleGhosts } from './ghosts.ts'
 import { RagdollJoint } from './joint.ts'
 import { collidersFor, pushOutOfBody } from './limbColliders.ts'
 import { attachMotors, driveMotors, holdRootBodies, setRootsHeld } from './motors.ts'
@@ -94,6 +95,8 @@ export function createRagdollPhysics(o: PhysicsOptions): RagdollPhysics {
     setRootsHeld: (r, hold) => setRootsHeld(instance(r), hold),
     wake: (r) => wakeRagdoll(instance(r)),
     ignorePairs: (r, overlaps) => markOverlaps(instance(r).bodies, overlaps),
+    depenetrate: (r) => ghostOnOverlap(world.bodies, instance(r)),
+    settleGhosts: (ragdolls, count) => settleGhosts(ragdolls as readonly RagdollInstance[], count),
 
     hashBodies,
     hashMotorCentres,
@@ -164,6 +167,8 @@ function hashBodies(h: Hasher, r: RagdollBodies): void {
     v[k++] = q.w
   }
   h.update(v, 0, doubles)
+  // A ghost (src/physics/ghosts.ts) collides differently: part of the state, hashed only when it is one.
+  if (isGhost(instance(r))) h.updateNumber(GHOST_GROUP)
 }
 
 function hashMotorCentres(h: Hasher, r: RagdollBodies | null): void {

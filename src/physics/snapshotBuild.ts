@@ -84,7 +84,7 @@ export function buildInstance(
     anchorOffset: Float64Array.from(statics.anchors.flatMap((a) => a.offset)),
     colliders: null,
   } as Omit<RagdollInstance, keyof RagdollBodies> as RagdollInstance
-  staticBlocks.set(instance, bytes.slice(data.staticAt, data.staticAt + data.staticLength))
+  staticBlocks.set(instance.bodies, bytes.slice(data.staticAt, data.staticAt + data.staticLength))
   return instance
 }
 

@@ -31,8 +31,9 @@ function foxes(count: number): { p: AnimationPlugin; cs: number[] } {
   return { p, cs }
 }
 
+/** Each body's sleep state; one AWAKE for a ragdoll whose bodies have not spawned yet (RAGDOLL_SPAWN_BODIES). */
 const states = (p: AnimationPlugin, c: number) =>
-  ragdollInstance(contextOf(p).ragdolls[c]!.instance)!.bodies.map((b) => b.sleepState)
+  ragdollInstance(contextOf(p).ragdolls[c]!.instance)?.bodies.map((b) => b.sleepState) ?? [Body.AWAKE]
 
 describe('ragdolls at rest sleep', () => {
   it('a limp ragdoll lying still sleeps whole, its joints out of the solver; a hit wakes all of it', () => {

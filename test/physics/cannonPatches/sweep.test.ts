@@ -1,13 +1,18 @@
 /**
  * The sweep patch (src/physics/cannonPatches/sweep.ts) against cannon-es's SAPBroadphase and Body.updateAABB:
- * the same pairs in the same order, with static and sleeping bodies mixed in, and the same bounds to the bit.
+ * the same pairs in the same order, with static, sleeping and ghost bodies mixed in, and the same bounds to the
+ * bit.
  */
 import { Body, Box, Quaternion, SAPBroadphase, Sphere, Vec3, World } from 'cannon-es'
 import { describe, expect, it } from 'vitest'
 import { sphereBounds, SweptRagdollBroadphase } from '../../../src/physics/cannonPatches/sweep.ts'
+import { GHOST_GROUP } from '../../../src/physics/ghosts.ts'
 
 describe('SweptRagdollBroadphase', () => {
-  /** 300 spheres in a line, a third static, a third asleep, at overlapping and far places (a fixed pattern). */
+  /**
+   * 300 spheres in a line, a third static, a third asleep, and across those, every fourth a ghost (its filter
+   * leaves out other ghosts: src/physics/ghosts.ts), at overlapping and far places (a fixed pattern).
+   */
   function crowd(broadphase: 'ragdoll' | 'sap'): World {
     const world = new World()
     world.broadphase = broadphase === 'ragdoll' ? new SweptRagdollBroadphase(world) : new SAPBroadphase(world)
@@ -17,11 +22,15 @@ describe('SweptRagdollBroadphase', () => {
       b.addShape(new Sphere(0.2 + ((i * 13) % 5) * 0.1))
       world.addBody(b)
       if (kind === 2) b.sleep()
+      if (i % 4 === 1) {
+        b.collisionFilterGroup = GHOST_GROUP
+        b.collisionFilterMask = ~GHOST_GROUP
+      }
     }
     return world
   }
 
-  it('finds the pairs SAPBroadphase finds, in its order, with static and sleeping bodies mixed in', () => {
+  it('finds the pairs SAPBroadphase finds, in its order, with static, sleeping and ghost bodies mixed in', () => {
     const pairs = (world: World) => {
       const p1: Body[] = []
       const p2: Body[] = []
@@ -55,6 +64,26 @@ describe('SweptRagdollBroadphase', () => {
     broadphase.collisionPairs(world, [], [])
     // SAPBroadphase tests every pair here: 300·299/2 = 44,850.
     expect(tests).toBe(0)
+  })
+
+  it('from a ghost, looks only at bodies that are none: no test when all are ghosts at one spot', () => {
+    const world = new World()
+    const broadphase = new SweptRagdollBroadphase(world)
+    world.broadphase = broadphase
+    for (let i = 0; i < 300; i++) {
+      const b = new Body({ mass: 1, position: new Vec3(0.001 * i, 0, 0) })
+      b.addShape(new Sphere(0.5))
+      b.collisionFilterGroup = GHOST_GROUP
+      b.collisionFilterMask = ~GHOST_GROUP
+      world.addBody(b)
+    }
+    let tests = 0
+    const need = broadphase.needBroadphaseCollision.bind(broadphase)
+    broadphase.needBroadphaseCollision = (x, y) => (tests++, need(x, y))
+    const p1: Body[] = []
+    broadphase.collisionPairs(world, p1, [])
+    // SAPBroadphase tests (and rejects) every pair here: 44,850.
+    expect([tests, p1.length]).toEqual([0, 0])
   })
 
   it('bounds a body of spheres to cannon-es’s bits, and any other body as cannon-es does', () => {
