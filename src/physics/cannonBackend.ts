@@ -112,7 +112,7 @@ export function createRagdollPhysics(o: PhysicsOptions): RagdollPhysics {
       readInstance(r, where, description, anchorJoints, instance(reuse)),
     readWorld: (r, foreign, sizes) => readPhysicsWorld(r, world, own(foreign), sizes),
     buildBodies: (bytes, data, description, nodeJoint, jointCount) =>
-      buildInstance(bytes, data as InstanceData, description, nodeJoint, jointCount),
+      buildInstance(world, bytes, data as InstanceData, description, nodeJoint, jointCount),
     restoreMotorCentres,
     rebuildWorld: (plan, instances, data, foreign, bytes) =>
       rebuildPhysicsWorld(

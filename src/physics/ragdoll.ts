@@ -1,6 +1,6 @@
 import { Body, Vec3, type ConeTwistConstraint, type World } from 'cannon-es'
 import { dropsRagdollLinks } from './broadphase.ts'
-import { DampedRagdollBody } from './damping.ts'
+import { ragdollBodyClass, type DampedRagdollBody } from './damping.ts'
 import type { RagdollBodies } from './api.ts'
 import type { ResolvedBody } from './description.ts'
 import type { LimbColliders } from './limbColliders.ts'
@@ -133,6 +133,7 @@ export function ragdollInstance(r: RagdollBodies | null | undefined): RagdollIns
  * per-frame call).
  */
 export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollInstance {
+  const RagdollBodyClass = ragdollBodyClass(physics)
   const n = input.bodies.length
   const bodies: DampedRagdollBody[] = []
   const constraints: ConeTwistConstraint[] = []
@@ -164,7 +165,7 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     centers[b * 3] = cx
     centers[b * 3 + 1] = cy
     centers[b * 3 + 2] = cz
-    const body = new DampedRagdollBody({
+    const body = new RagdollBodyClass({
       mass: spec.mass,
       position: new Vec3(cx, cy, cz),
       linearDamping: RAGDOLL_LINEAR_DAMPING,
@@ -220,7 +221,7 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
       const a = input.parents ? input.parents[bodyJoint[b]!]! : -1
       const src = a < 0 ? input.root! : w
       const ao = a < 0 ? 0 : a * WORLD_STRIDE
-      parent = createAnchor(src[ao]!, src[ao + 1]!, src[ao + 2]!)
+      parent = createAnchor(RagdollBodyClass, src[ao]!, src[ao + 1]!, src[ao + 2]!)
       anchors.push(parent)
       anchorJoint.push(a)
       for (let k = 0; k < 4; k++) anchorOffset.push(src[ao + 3 + k]!)
@@ -266,8 +267,13 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
  * A partial ragdoll's anchor (src/physics/partial.ts): kinematic, shapeless, in no collision group, unrotated at
  * the given point. A DampedRagdollBody like the others, so a snapshot rebuilds it the same way.
  */
-export function createAnchor(x: number, y: number, z: number): DampedRagdollBody {
-  const anchor = new DampedRagdollBody({ mass: 0, type: Body.KINEMATIC, position: new Vec3(x, y, z) })
+export function createAnchor(
+  RagdollBodyClass: typeof DampedRagdollBody,
+  x: number,
+  y: number,
+  z: number,
+): DampedRagdollBody {
+  const anchor = new RagdollBodyClass({ mass: 0, type: Body.KINEMATIC, position: new Vec3(x, y, z) })
   anchor.quaternion.set(0, 0, 0, 1)
   anchor.collisionFilterGroup = 0
   anchor.collisionFilterMask = 0

@@ -12,7 +12,7 @@ import type { RagdollBodies } from './api.ts'
 import type { ResolvedBody } from './description.ts'
 import { linkRagdoll, type RagdollInstance } from './ragdoll.ts'
 import { pushShape, shapesAdded } from './shapes.ts'
-import { DampedRagdollBody } from './damping.ts'
+import { ragdollBodyClass, type DampedRagdollBody } from './damping.ts'
 import { RagdollJoint } from './joint.ts'
 
 import {
@@ -35,6 +35,7 @@ import { bodyAt, staticBlocks } from './snapshotWrite.ts'
  * description through `nodeJoint`, as spawnRagdoll builds them.
  */
 export function buildInstance(
+  world: PhysicsWorld,
   bytes: Uint8Array,
   data: InstanceData,
   description: readonly ResolvedBody[],
@@ -44,8 +45,9 @@ export function buildInstance(
   const statics =
     data.statics ??
     readStatic(bytes, data.staticAt, data.staticLength, 'ragdoll', description, anchorJoints(data))
-  const bodies = statics.bodies.map(buildBody)
-  const anchors = statics.anchors.map((a) => buildBody(a.body))
+  const RagdollBodyClass = ragdollBodyClass(world)
+  const bodies = statics.bodies.map((d) => buildBody(RagdollBodyClass, d))
+  const anchors = statics.anchors.map((a) => buildBody(RagdollBodyClass, a.body))
   // Bodies, then anchors: a top body of a partial ragdoll hangs from its anchor.
   const all = anchors.length > 0 ? [...bodies, ...anchors] : bodies
   statics.bodies.forEach((d, b) => (bodies[b]!.ragdollParent = d.parent < 0 ? null : all[d.parent]!))
@@ -89,8 +91,8 @@ export function buildInstance(
 }
 
 /** Always a DampedRagdollBody, as spawnRagdoll makes: the damping stored is applied deterministically. */
-function buildBody(d: BodyData): DampedRagdollBody {
-  const body = new DampedRagdollBody({
+function buildBody(RagdollBodyClass: typeof DampedRagdollBody, d: BodyData): DampedRagdollBody {
+  const body = new RagdollBodyClass({
     mass: d.mass,
     linearDamping: d.damping[0],
     angularDamping: d.damping[1],

@@ -3,6 +3,8 @@ import { installContactBook } from './contactBook.ts'
 import { RagdollNarrowphase } from './narrowphase.ts'
 import { RagdollSolver } from './solver.ts'
 import { SweptRagdollBroadphase } from './sweep.ts'
+import { SphereBoundedBody } from './bounds.ts'
+import { setRagdollBodyClass } from '../damping.ts'
 
 /**
  * The project's speed-ups to cannon-es 0.20.0's internals, all of them, installed in one place. Each replaces a
@@ -11,8 +13,8 @@ import { SweptRagdollBroadphase } from './sweep.ts'
  * installed cannon-es (test/physics/cannonPatches/). docs/cannon-es-patches.md lists them with their measured
  * gains and what cannon-es upstream would need to take them.
  *
- *   sweep.ts        SAPBroadphase.collisionPairs without its quadratic walk over resting bodies; sortList's
- *                   bounds of bodies made of spheres without Body.updateAABB's general loop
+ *   sweep.ts        SAPBroadphase.collisionPairs without its quadratic walks over resting bodies and ghosts
+ *   bounds.ts       Body.updateAABB for a ragdoll body made of spheres, without its general loop
  *   contactBook.ts  World's collision matrices and overlap keepers (events only) at the cost of the contacts
  *   narrowphase.ts  Narrowphase.spherePlane tests before it takes a contact equation
  *   solver.ts       GSSolver.solve over typed arrays, with the right-hand sides (equationRows.ts) written out
@@ -27,6 +29,7 @@ import { SweptRagdollBroadphase } from './sweep.ts'
  */
 export function installCannonPatches(world: World): void {
   world.broadphase = new SweptRagdollBroadphase(world)
+  setRagdollBodyClass(world, SphereBoundedBody)
   installContactBook(world)
   world.solver = new RagdollSolver()
   world.narrowphase = new RagdollNarrowphase(world)

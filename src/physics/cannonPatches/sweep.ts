@@ -1,11 +1,11 @@
-import { Body, SAPBroadphase, Shape, Vec3, type Sphere, type World } from 'cannon-es'
+import { Body, SAPBroadphase, type World } from 'cannon-es'
 import { RagdollBroadphase } from '../broadphase.ts'
 import { GHOST_GROUP } from '../ghosts.ts'
 
 /**
- * RagdollBroadphase (the same pairs, dropped for the same reasons) with two of SAPBroadphase's internals faster:
- * its sweep, which was quadratic in resting bodies and in ghosts, and its bounds of bodies made of spheres. The same pairs in
- * the same order, the same bounds to the bit (test/physics/cannonPatches/sweep.test.ts).
+ * RagdollBroadphase (the same pairs, dropped for the same reasons) with SAPBroadphase's sweep faster: it was
+ * quadratic in resting bodies and in ghosts. The same pairs in the same order
+ * (test/physics/cannonPatches/sweep.test.ts).
  */
 export class SweptRagdollBroadphase extends RagdollBroadphase {
   /**
@@ -68,20 +68,6 @@ export class SweptRagdollBroadphase extends RagdollBroadphase {
       }
     }
   }
-
-  /**
-   * SAPBroadphase.sortList, whose first loop brings every moved body's bounds up to date (Body.updateAABB): here
-   * a body made only of spheres (a ragdoll body's capsule and riding spheres) is bounded by sphereBounds, the
-   * same bits with less work; then cannon-es's own (which finds those bounds current).
-   */
-  override sortList(): void {
-    const bodies = this.axisList
-    for (let i = 0; i < bodies.length; i++) {
-      const b = bodies[i]!
-      if (b.aabbNeedsUpdate) sphereBounds(b)
-    }
-    super.sortList()
-  }
 }
 
 /** Static or asleep: a pair of two such bodies never needs a collision test (Broadphase.needBroadphaseCollision). */
@@ -93,43 +79,3 @@ function resting(b: Body): boolean {
 function ghost(b: Body): boolean {
   return b.collisionFilterGroup === GHOST_GROUP && (b.collisionFilterMask & GHOST_GROUP) === 0
 }
-
-/**
- * Body.updateAABB for a body of spheres, the same bits with less work: each sphere's centre as cannon-es
- * computes it (the body's rotation of its offset, plus the position), ± its radius, combined by Math.min and
- * Math.max as AABB.extend does. cannon-es's loop also turns each shape's orientation, which a sphere's bounds do
- * not use, and Sphere.calculateWorldAABB reads the axes by name: the sweep and prune's bounds were ~5 % of a
- * falling ragdoll step (npm run bench:ragdoll, --cpu-prof). A body with no shape or any other shape: cannon-es's
- * own.
- */
-export function sphereBounds(body: Body): void {
-  const shapes = body.shapes
-  const n = shapes.length
-  for (let i = 0; i < n; i++) if (shapes[i]!.type !== Shape.types.SPHERE) return body.updateAABB()
-  if (n === 0) return body.updateAABB()
-  const lower = body.aabb.lowerBound
-  const upper = body.aabb.upperBound
-  for (let i = 0; i < n; i++) {
-    body.quaternion.vmult(body.shapeOffsets[i]!, centre)
-    centre.vadd(body.position, centre)
-    const r = (shapes[i] as Sphere).radius
-    if (i === 0) {
-      lower.set(centre.x - r, centre.y - r, centre.z - r)
-      upper.set(centre.x + r, centre.y + r, centre.z + r)
-    } else {
-      lower.set(
-        Math.min(lower.x, centre.x - r),
-        Math.min(lower.y, centre.y - r),
-        Math.min(lower.z, centre.z - r),
-      )
-      upper.set(
-        Math.max(upper.x, centre.x + r),
-        Math.max(upper.y, centre.y + r),
-        Math.max(upper.z, centre.z + r),
-      )
-    }
-  }
-  body.aabbNeedsUpdate = false
-}
-
-const centre = new Vec3()
