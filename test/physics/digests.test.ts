@@ -1,10 +1,11 @@
 /**
  * Ragdoll behaviour pinned bit for bit: fixed scenarios through the public API on the shipped Fox and
  * RobotExpressive (a whole-body ragdoll with a hit and getUp, hit reactions, a partial ragdoll grown whole,
- * per-joint weights, motors with a held root, a snapshot restored mid-way), each digested from every character's
- * world matrices, hash() and snapshot() bytes at checkpoints. The digests were recorded on the code before the
- * physics boundary moved (issue 32); a refactor must keep them. A change of behaviour changes them on purpose, and
- * its commit says why. `RECORD_DIGESTS=1` prints the digests instead of checking them.
+ * per-joint weights, motors with a held root, a snapshot restored mid-way), each digested twice at checkpoints:
+ * what the game sees (world matrices, events), recorded at af8285b before the physics boundary moved (issue 32),
+ * and how the state is encoded (hash(), snapshot() bytes), recorded at 13eb3c1, where the playback refactor had
+ * reshaped the state. A refactor must keep both. A change of behaviour changes them on purpose, and its commit
+ * says why. `RECORD_DIGESTS=1` prints the digests instead of checking them.
  */
 import { createHash } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -21,19 +22,24 @@ beforeAll(async () => {
   robot = await loadAsset('assets/RobotExpressive/RobotExpressive.glb')
 })
 
-/** Digests every checkpoint adds to: world matrices of the whole scene graph, hash(), snapshot() bytes. */
+/**
+ * Two digests every checkpoint adds to: what the game sees (`behaviour`: world matrices of the whole scene
+ * graph, the events) and how the state is encoded (`state`: hash(), snapshot() bytes), which a change of the
+ * state's shape may change on purpose while the behaviour stays.
+ */
 class Digest {
-  private readonly h = createHash('sha256')
+  private readonly behaviour = createHash('sha256')
+  private readonly state = createHash('sha256')
   constructor(private readonly p: AnimationPlugin) {}
   checkpoint(snapshot: boolean): void {
     const w = this.p.stores.SceneNode.world
-    this.h.update(new Uint8Array(w.buffer, w.byteOffset, w.byteLength))
-    this.h.update(this.p.hash())
-    if (snapshot) this.h.update(this.p.snapshot())
-    this.h.update(JSON.stringify(this.p.events.map((e) => [e.step, e.kind, e.entity, e.message])))
+    this.behaviour.update(new Uint8Array(w.buffer, w.byteOffset, w.byteLength))
+    this.behaviour.update(JSON.stringify(this.p.events.map((e) => [e.step, e.kind, e.entity, e.message])))
+    this.state.update(this.p.hash())
+    if (snapshot) this.state.update(this.p.snapshot())
   }
   hex(): string {
-    return this.h.digest('hex').slice(0, 24)
+    return `${this.behaviour.digest('hex').slice(0, 16)}:${this.state.digest('hex').slice(0, 16)}`
   }
 }
 
@@ -139,13 +145,13 @@ const SCENARIOS: Record<string, () => string> = {
   },
 }
 
-/** Recorded on main at af8285b, before the physics interface (issue 32) and the pile limits (issue 33). */
+/** `behaviour:state` per scenario (see the header); the restore scenario's two halves separated by a slash. */
 const EXPECTED: Record<string, string> = {
-  'Fox: ragdoll with a hit, applyImpulse, getUp; a twin animating': '9f67bc1b55b14dfdc970eb07',
-  'Fox: hit reactions, a partial ragdoll grown whole, per-joint weights': '6d555980e1a8a8306a31afaa',
+  'Fox: ragdoll with a hit, applyImpulse, getUp; a twin animating': '0324ac382f4a36c8:8d320d201447b85f',
+  'Fox: hit reactions, a partial ragdoll grown whole, per-joint weights': 'e0bb93af336bc9ac:825fa3aae17ff524',
   'Fox: motors with a held root, then limp, then strong; a snapshot restored mid-way':
-    'aff55b681d3e3f7aa93c07e7/4db42a2e31157667add14a0b',
-  'RobotExpressive: ragdoll, hit, getUp, motors, a partial ragdoll': 'bbb83f54379f6f78275105b6',
+    'd8bbd376be98fb2e:e9b89da937cf6fed/a839283dfc3ccbe2:31bb0a9cc4826574',
+  'RobotExpressive: ragdoll, hit, getUp, motors, a partial ragdoll': '1b6e2e8cab21e53a:607391984e15b477',
 }
 
 describe('ragdoll digests', () => {
