@@ -36,16 +36,7 @@ export const RAGDOLL_SPAWN_BODIES = 64
 /** What stepRagdolls reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type StepRagdollsInput = Pick<
   StepState,
-  | 'world'
-  | 'dt'
-  | 'step'
-  | 'pool'
-  | 'assets'
-  | 'sceneGraph'
-  | 'physics'
-  | 'ragdolls'
-  | 'events'
-  | 'posesUsed'
+  'world' | 'dt' | 'step' | 'pool' | 'assets' | 'sceneGraph' | 'physics' | 'ragdolls' | 'events' | 'posesUsed'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Ragdoll'>
 }
@@ -132,17 +123,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     const parents = asset.jointParents
     const phys = poseOffset(base, n, POSE_PHYS)
     ctx.posesUsed[eid] = ctx.posesUsed[eid]! | (1 << POSE_PHYS)
-    physics.readBack(
-      old,
-      data,
-      phys,
-      data,
-      poseOffset(base, n, POSE_ANIM),
-      parents,
-      n,
-      next.root,
-      next.world,
-    )
+    physics.readBack(old, data, phys, data, poseOffset(base, n, POSE_ANIM), parents, n, next.root, next.world)
     const problem = unbuildableBody(next.bodies, asset.nodeJoint, next.world)
     if (problem !== null) {
       // The grown ragdoll cannot be built here: the live one goes on as it was.
