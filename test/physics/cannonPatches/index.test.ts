@@ -69,5 +69,5 @@ describe('cannon-es patches', () => {
     // What the scene is meant to exercise: contacts (the ground and the Foxes on each other) and sleep.
     expect(contacts).toBeGreaterThan(10_000)
     expect(slept).toBeGreaterThan(16)
-  }, 120_000)
+  })
 })
