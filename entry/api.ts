@@ -3,7 +3,7 @@
  * and the option and result types its calls take.
  */
 import type { World } from 'bitecs'
-import type { World as PhysicsWorld } from 'cannon-es'
+import type { PhysicsWorld } from '../src/physics/api.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import type { Clip, ClipMarker } from '../src/clip/clip.ts'
 import type { SceneGraph, SceneNodeStore } from '../components/SceneNode.ts'

@@ -29,6 +29,7 @@ export {
 } from '../systems/state.ts'
 export type { LoopMode } from '../components/Sampler.ts'
 export { MAX_LAYERS } from '../systems/layerState.ts'
+export { RAGDOLL_SPAWN_BODIES } from '../systems/stepRagdolls.ts'
 export type { RotationMode } from '../src/clip/clip.ts'
 export type { PoseStore } from '../components/Pose.ts'
 export type { SamplerStore } from '../components/Sampler.ts'

@@ -140,7 +140,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     getTransform: (eid) => guard('getTransform', () => getTransform(ctx, eid)),
     setRootMotion: (eid, o) => guard('setRootMotion', () => setRootMotion(ctx, eid, o)),
     rootMotionDelta: (eid) => guard('rootMotionDelta', () => rootMotionDelta(ctx, eid)),
-    physics: ctx.physics,
+    physics: ctx.physics.world,
     events: ctx.events,
     get droppedEvents() {
       return ctx.droppedEvents

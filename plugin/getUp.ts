@@ -6,7 +6,6 @@ import {
   placeForGetUp,
   type GetUpPlacement,
 } from '../src/physics/getUp.ts'
-import { groundHeight } from '../src/physics/world.ts'
 import {
   decomposeMatrix,
   forwardKinematics,
@@ -195,7 +194,16 @@ function lyingPlacement(ctx: AnimationContext, eid: number, rt: RagdollRuntime):
     rt.bodies.map((b) => b.parentBody),
     rt.bodies.map((b) => asset.nodeJoint[b.node]!),
   )
-  return placeForGetUp(createGetUpPlacement(), world, rest, pelvis, chest, root, 0, groundHeight(ctx.physics))
+  return placeForGetUp(
+    createGetUpPlacement(),
+    world,
+    rest,
+    pelvis,
+    chest,
+    root,
+    0,
+    ctx.physics.groundHeight(),
+  )
 }
 
 /**

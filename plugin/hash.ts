@@ -5,18 +5,14 @@ import type { Hasher } from '../src/sim/hasher.ts'
 
 /** Words of one scene node in the hash: local translation 3, rotation 4, scale 3, parent 1, world matrix 16. */
 const NODE_WORDS = 27
-/** Doubles of one live ragdoll body in the hash: position 3, velocity 3, angular velocity 3, quaternion 4. */
-const BODY_DOUBLES = 13
 
 /** Where the node and body values are gathered before they are hashed in one update (grown as needed). */
 let nodeScratch = new Uint32Array(0)
-let bodyScratch = new Float64Array(0)
 
 /** The bits of a float32 or int32 store as words, to copy them without a conversion. */
 const wordsOf = (data: Float32Array | Int32Array): Uint32Array =>
   new Uint32Array(data.buffer, data.byteOffset, data.length)
 import { GET_UP_FACINGS, isClipEvent } from '../systems/state.ts'
-import type { RagdollJoint } from '../src/physics/joint.ts'
 
 /**
  * The state hash of a plugin: the step counter, then, for each character in ascending id order, every field of
@@ -81,25 +77,12 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
     for (const datum of ctx.characterData) datum.hash?.(h, ctx, eid)
     // A live ragdoll's bodies (a partial one's anchors after them): the physics state the next step starts from.
     const rt = ctx.ragdolls[eid]
-    const anchors = rt?.instance?.anchors ?? []
-    const bodies = rt?.instance
-      ? anchors.length > 0
-        ? [...rt.instance.bodies, ...anchors]
-        : rt.instance.bodies
-      : null
     if (rt && rt.subtrees.length > 0) for (const j of rt.subtrees) h.updateNumber(j)
     if (rt?.jointWeights) h.update(rt.jointWeights.weights).update(rt.jointWeights.targets)
     if (rt && rt.recoverRate > 0) h.updateNumber(rt.recoverRate)
     if (rt?.motors) {
       h.updateNumber(rt.motors.holdRoot ? 1 : 0).update(rt.motors.strength)
-      for (const c of rt.instance?.constraints ?? []) {
-        const q = (c as RagdollJoint).reference
-        if (q)
-          h.updateNumber((c as RagdollJoint).centred ? 1 : 0)
-            .updateNumber(q.x)
-            .updateNumber(q.y)
-        if (q) h.updateNumber(q.z).updateNumber(q.w)
-      }
+      ctx.physics.hashMotorCentres(h, rt.instance)
     }
     // A replacement under way: its roots (−1 for the whole body) and queued hits.
     if (rt?.next) {
@@ -108,25 +91,7 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
       for (const hit of rt.next.impulses) h.updateNumber(hit.joint).update(Float64Array.from(hit.impulse))
       h.updateNumber(rt.next.recoverRate)
     }
-    if (bodies) {
-      const doubles = BODY_DOUBLES * bodies.length
-      if (bodyScratch.length < doubles) bodyScratch = new Float64Array(doubles)
-      const v = bodyScratch
-      let k = 0
-      for (const b of bodies) {
-        for (const x of [b.position, b.velocity, b.angularVelocity]) {
-          v[k++] = x.x
-          v[k++] = x.y
-          v[k++] = x.z
-        }
-        const q = b.quaternion
-        v[k++] = q.x
-        v[k++] = q.y
-        v[k++] = q.z
-        v[k++] = q.w
-      }
-      h.update(v, 0, doubles)
-    }
+    if (rt?.instance) ctx.physics.hashBodies(h, rt.instance)
   }
   // The queue: what the game has not read yet is state a restore must bring back (snapshot/format.ts).
   const text = (s: string): void => {

@@ -72,7 +72,7 @@ export function hit(
       : subtreeRoots(ctx, eid, rootRef, description, what)
   if (live && (existing.next ?? existing).subtrees.length === 0) {
     // A whole-body ragdoll: the hit applies, nothing else changes.
-    queueHit(existing.next ?? existing, j, v)
+    queueHit(ctx, existing.next ?? existing, j, v)
     return
   }
   const reaction = !live || existing.recoverRate > 0

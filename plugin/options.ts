@@ -1,9 +1,8 @@
 import type { World } from 'bitecs'
-import { World as PhysicsWorldClass, type World as PhysicsWorld } from 'cannon-es'
 import { $internal } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
 import { optionsObject, type OptionNames } from './checks.ts'
-import { createPhysicsWorld } from '../src/physics/world.ts'
+import { createRagdollPhysics, isPhysicsWorld, type PhysicsWorld } from '../src/physics/api.ts'
 import { createPosePool, createPoseStore, JOINT_STRIDE, type PosePool } from '../components/Pose.ts'
 import { createSamplerStore } from '../components/Sampler.ts'
 import { createCrossFadeStore } from '../components/CrossFade.ts'
@@ -168,7 +167,7 @@ export function createContext(
     { world: true, gravity: true, ground: true },
     'physics',
   )
-  if (physicsOptions.world !== undefined && !(physicsOptions.world instanceof PhysicsWorldClass)) {
+  if (physicsOptions.world !== undefined && !isPhysicsWorld(physicsOptions.world)) {
     throw new AnimationError(
       'argument',
       `${what}: physics.world ${showValue(physicsOptions.world)} is not a cannon-es World`,
@@ -184,7 +183,7 @@ export function createContext(
     Ragdoll: createRagdollStore(capacity),
   }
   const pool = createPosePool(Math.min(maxPoseSlots, 1024), maxPoseSlots)
-  const physics = physicsOptions.world ?? createPhysicsWorld(physicsOptions)
+  const physics = createRagdollPhysics(physicsOptions)
   // Last: it registers with the world once its memory is had (kernels 'wasm' can fail for lack of it).
   const sceneGraph = createSceneGraph(world, capacity, kernels)
   if (workers > 0) shareStores(stores, pool, sceneGraph)
@@ -211,7 +210,6 @@ export function createContext(
     morphCursors: new Uint32Array(1),
     step: 0,
     physics,
-    physicsOwned: physicsOptions.world === undefined,
     ragdolls: [],
     events: [],
     droppedEvents: 0,

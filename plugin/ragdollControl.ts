@@ -1,11 +1,9 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { underAny } from '../src/physics/partial.ts'
+import { underAny } from '../src/physics/subtrees.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import type { AnimationContext, RagdollRuntime } from './context.ts'
 import { checkCharacter, jointIndex } from './characters.ts'
 import { optionsObject, type OptionNames } from './checks.ts'
-import { setRootsHeld } from '../src/physics/motors.ts'
-import { wakeRagdoll } from '../src/physics/sleep.ts'
 import { markSelfCollisions, poweredRagdoll } from '../systems/ragdollSpawn.ts'
 
 /** Setters of a live ragdoll: per-joint physics weights, motors. */
@@ -165,12 +163,12 @@ export function applyMotors(ctx: AnimationContext, eid: number, rt: RagdollRunti
   if (s.holdRoot !== undefined) motors.holdRoot = s.holdRoot
   if (rt.instance === null) return
   // A ragdoll with motors or a held root does not sleep (src/physics/sleep.ts).
-  if (motors.active || motors.holdRoot) wakeRagdoll(rt.instance)
+  if (motors.active || motors.holdRoot) ctx.physics.wake(rt.instance)
   const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
   if (rt.motorCapacity === null) {
-    poweredRagdoll(rt, asset, ctx.physics, ctx.dt)
+    poweredRagdoll(ctx.physics, rt, asset, ctx.dt)
   } else {
-    markSelfCollisions(rt, asset)
-    setRootsHeld(rt.instance, motors.holdRoot)
+    markSelfCollisions(ctx.physics, rt, asset)
+    ctx.physics.setRootsHeld(rt.instance, motors.holdRoot)
   }
 }

@@ -1,6 +1,6 @@
 import { AnimationError, showValue } from '../src/errors.ts'
 import type { ResolvedBody } from '../src/physics/description.ts'
-import { partialBodies } from '../src/physics/partial.ts'
+import { partialBodies } from '../src/physics/subtrees.ts'
 import type { AnimationContext } from './context.ts'
 import { jointIndex } from './characters.ts'
 

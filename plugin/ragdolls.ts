@@ -1,8 +1,7 @@
 import { AnimationError, showValue } from '../src/errors.ts'
 import { optionsObject, type OptionNames, vector3 } from './checks.ts'
-import { applyRagdollHit } from '../src/physics/ragdollHits.ts'
-import { despawnRagdoll, unbuildableBody } from '../src/physics/ragdoll.ts'
-import { mergeRoots, partialBodies } from '../src/physics/partial.ts'
+import { unbuildableBody } from '../src/physics/buildable.ts'
+import { mergeRoots, partialBodies } from '../src/physics/subtrees.ts'
 import {
   resolveRagdollDescription,
   skeletonViewOf,
@@ -146,7 +145,7 @@ export function startRagdoll(ctx: AnimationContext, eid: number, start: RagdollS
       else ctx.ragdolls[eid] = next
       return
     }
-    if (hit) queueHit(current, hit.joint, hit.impulse)
+    if (hit) queueHit(ctx, current, hit.joint, hit.impulse)
     return
   }
   Ragdoll.rate[eid] = rate
@@ -167,7 +166,7 @@ export function startRagdoll(ctx: AnimationContext, eid: number, start: RagdollS
 
 /**
  * Throws AnimationError('ragdoll') when the bodies of `description` that `roots` make physical could not be
- * built at the character's present animated pose (src/physics/ragdoll.ts unbuildableBody: degenerate or huge
+ * built at the character's present animated pose (src/physics/buildable.ts unbuildableBody: degenerate or huge
  * world scales, a place not finite or too far out), so such a ragdoll is never started. The step checks again
  * at the hand-off, where the pose may have moved (stepRagdolls reports it then), as it does a character root
  * that is not finite (a game's NaN, not checked here).
@@ -232,7 +231,6 @@ export function createRagdollRuntime(
     recoverRate: 0,
     motors: null,
     motorCapacity: null,
-    colliders: null,
   }
 }
 
@@ -254,7 +252,7 @@ export function applyImpulse(
   // A hit while a larger ragdoll is to replace this one goes to the replacement's bodies when they spawn.
   const target = rt.next ?? rt
   checkHitJoint(ctx, eid, rt.description, target.subtrees, j, what)
-  queueHit(target, j, v)
+  queueHit(ctx, target, j, v)
 }
 
 /**
@@ -290,18 +288,19 @@ export function checkHitJoint(
 
 /** Applies a hit now when the bodies exist (at the joint's last read-back position), else queues it. */
 export function queueHit(
+  ctx: AnimationContext,
   rt: RagdollRuntime,
   joint: number,
   impulse: readonly [number, number, number],
 ): void {
-  if (rt.instance) applyRagdollHit(rt.instance, rt.parents, rt.world, joint, impulse)
+  if (rt.instance) ctx.physics.hit(rt.instance, rt.parents, rt.world, joint, impulse)
   else rt.impulses.push({ joint, impulse })
 }
 
 /** Removes a character's bodies and constraints from the physics world and turns its ragdoll off. */
 export function dropRagdoll(ctx: AnimationContext, eid: number): void {
   const rt = ctx.ragdolls[eid]
-  if (rt?.instance) despawnRagdoll(ctx.physics, rt.instance)
+  if (rt?.instance) ctx.physics.remove(rt.instance)
   ctx.ragdolls[eid] = undefined
   const { Ragdoll } = ctx.stores
   Ragdoll.active[eid] = RAGDOLL_OFF

@@ -32,7 +32,7 @@ import { GSSolver, NaiveBroadphase, World, type World as PhysicsWorld } from 'ca
 import { parseArgs } from 'node:util'
 import { loadAsset } from '../src/gltf/load.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
-import { createAnimationPlugin, type AnimationPlugin } from '../entry/plugin.ts'
+import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../entry/plugin.ts'
 import { collectGarbage, createGcTracker, measureAllocation, median } from './bench/measure.ts'
 import { MAX_RAGDOLL_BODIES } from '../src/physics/description.ts'
 import { chainAsset, chainDescription } from '../test/helpers/chainRig.ts'
@@ -68,7 +68,7 @@ interface Scene {
 }
 
 /**
- * N walking Foxes, ragdolled at step 30 and stepped once more. apart: a 2 m grid, each hit; piled: within 0.4 m
+ * N walking Foxes, ragdolled at step 30 and stepped until every ragdoll has spawned. apart: a 2 m grid, each hit; piled: within 0.4 m
  * of one spot, 0.35 m above one another, falling onto each other; mixed: apart, a quarter each limp, partial
  * (a foreleg), powered (root held) and limp with per-joint weights. `tune` changes the cannon-es world first.
  */
@@ -103,6 +103,9 @@ function buildScene(asset: AnimationAsset, count: number, layout: Layout, tune?:
     else plugin.ragdoll(c, { impulse: hit })
   })
   plugin.step()
+  // A step spawns at most RAGDOLL_SPAWN_BODIES ragdoll bodies: the rest spawn in the next steps.
+  const ragdolls = contextOf(plugin).ragdolls
+  while (characters.some((c) => ragdolls[c]?.instance === null)) plugin.step()
   characters.forEach((c, i) => {
     if (layout === 'mixed' && i % 4 === 3) plugin.setRagdollWeight(c, { weight: 0.5, joints: 'b_Neck_04' })
   })
@@ -360,7 +363,7 @@ if (values.tunings) {
       },
     },
     {
-      // cannon-es's own contact bookkeeping (src/physics/contactBook.ts replaces it): same bits, its cost.
+      // cannon-es's own contact bookkeeping (src/physics/cannonPatches/contactBook.ts replaces it): same bits, its cost.
       name: 'cannon-book',
       apply: (w) => {
         const fresh = new World()
@@ -370,7 +373,7 @@ if (values.tunings) {
         w.shapeOverlapKeeper = fresh.shapeOverlapKeeper
       },
     },
-    // cannon-es's own solver (src/physics/solver.ts iterates the same way over typed arrays): same bits.
+    // cannon-es's own solver (src/physics/cannonPatches/solver.ts iterates the same way over typed arrays): same bits.
     { name: 'gs-solver', apply: (w) => void (w.solver = new GSSolver()) },
     { name: 'sleep', apply: (w) => void (w.allowSleep = true) },
     { name: 'iter-5', apply: (w) => void ((w.solver as GSSolver).iterations = 5) },

@@ -1,6 +1,6 @@
 /**
  * The fuzzer, long form: `npm run fuzz -- [--runs 10000] [--seed 1] [--workers 2] [--forgeries 2] [--calls 50]
- * [--validate-every 20] [--budget-ms 2000] [--first 0] [--case JSON]`. `--first N` (a multiple of 500) starts
+ * [--validate-every 20] [--pile-every 20] [--pile 40] [--budget-ms 2000] [--first 0] [--case JSON]`. `--first N` (a multiple of 500) starts
  * at case N of the seed's sample: the same cases a run from 0 has there, so a long run can be split in parts.
  *
  * Each of `runs` seeded cases is a mutant of a shipped asset file (test/helpers/mutate.ts mutations and the
@@ -8,8 +8,9 @@
  * limit (scripts/fuzz/pool.ts): load → addCharacter → play → 30 steps with a fade → ragdoll → 30 steps →
  * snapshot → restore into a fresh plugin → 10 steps (scripts/fuzz/pipeline.ts); then forged copies of that
  * snapshot with a recomputed checksum, restored (forge.ts); then random public calls with arbitrary JavaScript
- * values (calls.ts). Every `validate-every`-th case also goes to the loader judge and Khronos gltf-validator,
- * as the loader fuzzer did.
+ * values (calls.ts). Every `pile-every`-th case also piles `pile` characters of its asset 1 cm apart and
+ * ragdolls them all at once (pile.ts). Every `validate-every`-th case also goes to the loader judge and Khronos
+ * gltf-validator, as the loader fuzzer did.
  *
  * Prints the counts per stage and per mutation kind, every finding with the command that replays it, and the
  * table of the five targets (scripts/fuzz/report.ts). Cases with a run over the time budget are run once more
@@ -74,6 +75,8 @@ async function main(): Promise<void> {
     forgeries: option('forgeries', 2),
     calls: option('calls', 50),
     validateEvery: option('validate-every', 20),
+    pileEvery: option('pile-every', 20),
+    pile: option('pile', 40),
   }
   const pool = { ...DEFAULT_POOL, workers: option('workers', 2), budgetMs: option('budget-ms', 2000) }
   const specs: FuzzCaseSpec[] = []

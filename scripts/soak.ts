@@ -38,6 +38,7 @@ import type { LoopMode } from '../components/Sampler.ts'
 import { mulberry32 } from './random.ts'
 import { contextOf } from '../entry/plugin.ts'
 import { MB, formatSoak, heapVerdict, slope } from './soakReport.ts'
+import { ragdollInstance } from '../src/physics/ragdoll.ts'
 
 export const FOX_PATH = 'assets/Fox/glTF-Binary/Fox.glb'
 
@@ -217,7 +218,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     for (const c of live) {
       blocks += POSE_BUFFERS * Pose.count[c]!
       joints += Pose.count[c]!
-      const instance = contextOf(plugin).ragdolls[c]?.instance
+      const instance = ragdollInstance(contextOf(plugin).ragdolls[c]?.instance)
       if (instance) {
         ragdolls++
         bodies += instance.bodies.length

@@ -1,6 +1,5 @@
 import type { World } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
-import { rebuildPhysicsWorld } from '../src/physics/snapshot.ts'
 import { JOINT_STRIDE, poolArrays, POSE_BUFFERS_OTHER } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { readPlan, type Plan } from './read.ts'
@@ -51,7 +50,7 @@ function applyPlan(ctx: AnimationContext, plan: Plan, propagate: (world: World) 
     if (datum.snapshot) datum.snapshot.apply(ctx, bytes, plan.characters, plan.characterData[k++])
   }
   const { instances, data } = applyRagdolls(ctx, bytes, plan.characters, plan.ragdolls)
-  rebuildPhysicsWorld(ctx.physics, plan.physics, instances, data, plan.own, bytes)
+  ctx.physics.rebuildWorld(plan.physics, instances, data, plan.own, bytes)
   applyEvents(ctx, plan.events)
   applyLod(ctx, plan.lod)
   ctx.step = plan.step

@@ -1,7 +1,6 @@
 import type { ResolvedBody } from '../src/physics/description.ts'
-import type { RagdollInstance } from '../src/physics/ragdoll.ts'
+import type { RagdollBodies, ReadBodies } from '../src/physics/api.ts'
 import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
-import { buildInstance, noteInstance, writeInstance, type InstanceData } from '../src/physics/snapshot.ts'
 import { copyInto } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import type { AnimationContext, RagdollRuntime } from '../plugin/context.ts'
@@ -14,8 +13,6 @@ import {
   ragdollFlags,
   sameDescription,
 } from './ragdollFields.ts'
-import { RagdollJoint } from '../src/physics/joint.ts'
-import { attachMotors } from '../src/physics/motors.ts'
 import { markSelfCollisions } from '../systems/ragdollSpawn.ts'
 import type { CharactersData } from './readCharacters.ts'
 import type { RagdollData } from './readRagdolls.ts'
@@ -93,21 +90,8 @@ function writeRagdoll(ctx: AnimationContext, w: Writer, eid: number, rt: Ragdoll
   }
   if (!r) return
   w.raw(rt.world, 0, n * WORLD_STRIDE)
-  writeInstance(w, r, eid)
-  noteInstance(eid, r)
-  if (rt.motors) {
-    for (let k = 0; k < r.constraints.length; k++) {
-      const c = r.constraints[k]!
-      const q = c instanceof RagdollJoint ? c.reference : null
-      D[0] = q ? q.x : 0
-      D[1] = q ? q.y : 0
-      D[2] = q ? q.z : 0
-      D[3] = q ? q.w : 1
-      w.raw(D, 0, 4)
-      w.u8(c instanceof RagdollJoint && c.centred ? 1 : 0)
-      w.align(8)
-    }
-  }
+  ctx.physics.writeBodies(w, r, eid)
+  if (rt.motors) ctx.physics.writeMotorCentres(w, r)
   const next = rt.next
   if (next === null) return
   writeRoots(w, next.subtrees)
@@ -138,8 +122,8 @@ function writeHits(w: Writer, rt: RagdollRuntime): void {
 
 /** What the physics section's apply needs: each restored instance and the body states to give it. */
 export interface RestoredInstances {
-  readonly instances: Map<number, RagdollInstance>
-  readonly data: Map<number, InstanceData>
+  readonly instances: Map<number, RagdollBodies>
+  readonly data: Map<number, ReadBodies>
 }
 
 /**
@@ -155,15 +139,15 @@ export function applyRagdolls(
   ragdolls: readonly RagdollData[],
 ): RestoredInstances {
   const byEid = new Map(ragdolls.map((rd) => [rd.eid, rd]))
-  const instances = new Map<number, RagdollInstance>()
-  const data = new Map<number, InstanceData>()
+  const instances = new Map<number, RagdollBodies>()
+  const data = new Map<number, ReadBodies>()
   for (let i = 0; i < characters.count; i++) {
     const eid = characters.eids[i]!
     const assetId = characters.asset[i]!
     const current = ctx.ragdolls[eid]
     const rd = byEid.get(eid)
     if (rd === undefined) {
-      if (current?.instance) removeInstance(ctx, current.instance)
+      if (current?.instance) ctx.physics.remove(current.instance)
       ctx.ragdolls[eid] = undefined
       continue
     }
@@ -178,7 +162,7 @@ export function applyRagdolls(
         : rt.description !== fallback && sameDescription(rt.description, description)) &&
       sameRoots(rt.subtrees, rd.subtrees)
     if (rt === undefined || !same) {
-      if (rt?.instance) removeInstance(ctx, rt.instance)
+      if (rt?.instance) ctx.physics.remove(rt.instance)
       rt = createRagdollRuntime(ctx, eid, description, rd.subtrees, [], false)
     }
     rt.impulses.length = 0
@@ -209,46 +193,31 @@ export function applyRagdolls(
       // The same instance (its static bytes are the snapshot's): only its bodies' motion is set (physics apply).
       const reused = rt.instance !== null && rt.instance === rd.instance.reuse
       if (!reused) {
-        if (rt.instance) removeInstance(ctx, rt.instance)
-        rt.instance = buildInstance(bytes, rd.instance, rt.bodies, asset.nodeJoint, n)
+        if (rt.instance) ctx.physics.remove(rt.instance)
+        rt.instance = ctx.physics.buildBodies(bytes, rd.instance, rt.bodies, asset.nodeJoint, n)
       }
       const r = rt.instance!
       // Which bodies may touch follows from the description and whether motors are on (stepRagdolls).
-      if (!reused || wasPowered !== (rt.motors !== null && rt.motors.active)) markSelfCollisions(rt, asset)
+      if (!reused || wasPowered !== (rt.motors !== null && rt.motors.active))
+        markSelfCollisions(ctx.physics, rt, asset)
       // Motors as the snapshot had them; a held root's body type comes with the bodies' states.
       rt.motorCapacity = null
       const references = rd.motors?.references
       if (references) {
         // addMotors keeps a joint's motors when it has them; the capacity follows from the instance.
-        rt.motorCapacity = attachMotors(r, ctx.physics.gravity.length(), ctx.dt)
-        for (let k = 0; k < r.constraints.length; k++) {
-          const c = r.constraints[k]!
-          if (!(c instanceof RagdollJoint)) continue
-          c.centred = references[5 * k] === 1
-          c.reference!.set(
-            references[5 * k + 1]!,
-            references[5 * k + 2]!,
-            references[5 * k + 3]!,
-            references[5 * k + 4]!,
-          )
-        }
+        rt.motorCapacity = ctx.physics.attachMotors(r, ctx.dt)
+        ctx.physics.restoreMotorCentres(r, references)
       }
       instances.set(eid, r)
       data.set(eid, rd.instance)
     } else if (rt.instance) {
-      removeInstance(ctx, rt.instance)
+      ctx.physics.remove(rt.instance)
       rt.instance = null
       rt.motorCapacity = null
     }
     ctx.ragdolls[eid] = rt
   }
   return { instances, data }
-}
-
-function removeInstance(ctx: AnimationContext, r: RagdollInstance): void {
-  for (const c of r.constraints) ctx.physics.removeConstraint(c)
-  for (const b of r.bodies) ctx.physics.removeBody(b)
-  for (const b of r.anchors) ctx.physics.removeBody(b)
 }
 
 function sameRoots(a: readonly number[], b: readonly number[]): boolean {

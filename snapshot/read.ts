@@ -1,11 +1,10 @@
-import type { Body, Constraint } from 'cannon-es'
 import { commitRemovals } from 'bitecs'
 import { POSE_BUFFERS } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { hexWords, Reader, readU32Array } from '../src/sim/byteStream.ts'
 import { checksumWords } from '../src/sim/checksum.ts'
 import { invalidValue, snapshotError } from '../src/sim/valueChecks.ts'
-import { readPhysicsWorld, type PhysicsPlan } from '../src/physics/snapshot.ts'
+import type { ForeignParts, PhysicsPlan, RagdollBodies } from '../src/physics/api.ts'
 import {
   CHARACTER_ANIM_IS_LOCALS,
   CHECKSUM_FROM,
@@ -50,7 +49,7 @@ export interface Plan {
   ragdolls: RagdollData[]
   physics: PhysicsPlan
   /** The physics world's own (non-ragdoll) bodies and constraints now. */
-  own: { bodies: Body[]; constraints: Constraint[] }
+  own: ForeignParts
   events: EventsData
   lod: LodData
   structure: StructurePlan
@@ -168,7 +167,7 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
         constraints: rd.instance.constraintCount,
       })
   }
-  const physics = readPhysicsWorld(r, ctx.physics, own, sizes)
+  const physics = ctx.physics.readWorld(r, own, sizes)
   closeSection(r)
 
   openSection(r, 'EVNT', 'events')
@@ -340,19 +339,13 @@ function checkLocalSources(nodes: NodesData, chars: CharactersData): void {
 }
 
 /** The physics world's bodies and constraints that no character's ragdoll holds now, in world order. */
-function ownPhysics(ctx: AnimationContext, characters: readonly number[]): Plan['own'] {
-  const theirs = new Set<unknown>()
+function ownPhysics(ctx: AnimationContext, characters: readonly number[]): ForeignParts {
+  const live: RagdollBodies[] = []
   for (const eid of characters) {
     const r = ctx.ragdolls[eid]?.instance
-    if (!r) continue
-    for (const b of r.bodies) theirs.add(b)
-    for (const b of r.anchors) theirs.add(b)
-    for (const c of r.constraints) theirs.add(c)
+    if (r) live.push(r)
   }
-  return {
-    bodies: ctx.physics.bodies.filter((b) => !theirs.has(b)),
-    constraints: ctx.physics.constraints.filter((c) => !theirs.has(c)),
-  }
+  return ctx.physics.foreignParts(live)
 }
 
 /**

@@ -14,8 +14,8 @@ import {
   invalidValue,
   snapshotError,
 } from '../src/sim/valueChecks.ts'
-import { readInstance, type InstanceData } from '../src/physics/snapshot.ts'
-import { mergeRoots, partialBodies } from '../src/physics/partial.ts'
+import type { ReadBodies } from '../src/physics/api.ts'
+import { mergeRoots, partialBodies } from '../src/physics/subtrees.ts'
 import { defaultDescription } from '../plugin/ragdolls.ts'
 import {
   BODY_AXIS,
@@ -53,7 +53,7 @@ export interface RagdollData {
   motors: { holdRoot: boolean; strength: number[]; references: number[] | null } | null
   /** Byte offset of the read-back joint world transforms, -1 when the bodies do not exist. */
   world: number
-  instance: InstanceData | null
+  instance: ReadBodies | null
   /** The larger ragdoll that replaces it in the next step (RagdollRuntime.next), null for none. */
   next: { subtrees: number[]; impulses: RagdollData['impulses']; recoverRate: number } | null
 }
@@ -116,7 +116,7 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
       motors = { holdRoot: hold === 1, strength, references: null }
     }
     let world = -1
-    let instance: InstanceData | null = null
+    let instance: ReadBodies | null = null
     if ((flags & FLAG_BODIES) !== 0) {
       world = r.span(8 * n * WORLD_STRIDE)
       // Positions and scales are taken as they are, ±∞ and NaN included: they are an output of the last step
@@ -142,7 +142,7 @@ export function readRagdolls(ctx: AnimationContext, r: Reader, characters: Chara
         subtrees.length > 0
           ? inUse.filter((b) => b.parentBody < 0).map((b) => asset.jointParents[asset.nodeJoint[b.node]!]!)
           : null
-      instance = readInstance(r, where, inUse, anchors, same ? current.instance : null)
+      instance = ctx.physics.readBodies(r, where, inUse, anchors, same ? current.instance : null)
       if (impulses.length > 0) {
         throw invalidValue(
           where,

@@ -3,7 +3,6 @@ import { AnimationError, showValue } from '../src/errors.ts'
 import { wordsOf } from '../src/sim/byteStream.ts'
 import { WRITER_FULL, type Writer } from '../src/sim/byteWriter.ts'
 import { checksumWords } from '../src/sim/checksum.ts'
-import { writePhysicsWorld } from '../src/physics/snapshot.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import {
   beginSection,
@@ -154,7 +153,7 @@ function writeSnapshot(ctx: AnimationContext, s: SnapshotState, w: Writer): numb
   endSection(w, at)
 
   at = beginSection(w, 'PHYS')
-  writePhysicsWorld(w, ctx.physics, ctx.ragdolls)
+  ctx.physics.writeWorld(w, ctx.ragdolls)
   endSection(w, at)
 
   at = beginSection(w, 'EVNT')

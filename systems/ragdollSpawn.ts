@@ -1,14 +1,10 @@
-import type { World as PhysicsWorld } from 'cannon-es'
 import type { RagdollRuntime, RegisteredAsset } from './state.ts'
 import type { SceneNodeStore } from '../components/SceneNode.ts'
 import { composeWorld, decomposeMatrix } from '../src/physics/kinematics.ts'
-import { despawnRagdoll, spawnRagdoll } from '../src/physics/ragdoll.ts'
+import type { RagdollPhysics } from '../src/physics/api.ts'
 import { RAGDOLL_OFF, type RagdollStore } from '../components/Ragdoll.ts'
 import type { PoseStore } from '../components/Pose.ts'
-import { applyRagdollHit } from '../src/physics/ragdollHits.ts'
-import { attachMotors, setRootsHeld } from '../src/physics/motors.ts'
 import {
-  markOverlaps,
   POWERED_REST_CONTACT_MARGIN,
   REST_CONTACT_MARGIN,
   restOverlaps,
@@ -48,18 +44,20 @@ export function characterRootWorld(
 /**
  * Spawns a runtime's bodies at the joint world transforms in rt.world (rt.previous one step earlier when
  * `moved`, for the animation's velocity; `velocities` per joint where bodies keep theirs, see spawnRagdoll),
- * anchored at rt.root's character for a partial ragdoll, and applies the hits queued on it.
+ * anchored at rt.root's character for a partial ragdoll, and applies the hits queued on it. Returns how many
+ * other ragdolls the new bodies overlap (they then pass through each other until apart: RagdollPhysics
+ * depenetrate).
  */
 export function spawnRuntime(
-  physics: PhysicsWorld,
+  physics: RagdollPhysics,
   rt: RagdollRuntime,
   asset: RegisteredAsset,
   n: number,
   dt: number,
   moved: boolean,
   velocities: Float64Array | null,
-): void {
-  rt.instance = spawnRagdoll(physics, {
+): number {
+  rt.instance = physics.spawn({
     bodies: rt.bodies,
     nodeJoint: asset.nodeJoint,
     jointCount: n,
@@ -71,10 +69,12 @@ export function spawnRuntime(
     root: rt.root,
     velocities,
   })
-  markSelfCollisions(rt, asset)
-  if (rt.motors) poweredRagdoll(rt, asset, physics, dt)
+  markSelfCollisions(physics, rt, asset)
+  if (rt.motors) poweredRagdoll(physics, rt, asset, dt)
+  const inside = physics.depenetrate(rt.instance)
   for (const hit of rt.impulses.splice(0))
-    applyRagdollHit(rt.instance, rt.parents, rt.world, hit.joint, hit.impulse)
+    physics.hit(rt.instance, rt.parents, rt.world, hit.joint, hit.impulse)
+  return inside
 }
 
 /**
@@ -82,15 +82,15 @@ export function spawnRuntime(
  * powered one, and holds its root if asked.
  */
 export function poweredRagdoll(
+  physics: RagdollPhysics,
   rt: RagdollRuntime,
   asset: RegisteredAsset,
-  physics: PhysicsWorld,
   dt: number,
 ): void {
   const r = rt.instance!
-  rt.motorCapacity = attachMotors(r, physics.gravity.length(), dt)
-  markSelfCollisions(rt, asset)
-  setRootsHeld(r, rt.motors!.holdRoot)
+  rt.motorCapacity = physics.attachMotors(r, dt)
+  markSelfCollisions(physics, rt, asset)
+  physics.setRootsHeld(r, rt.motors!.holdRoot)
 }
 
 /** Whether a ragdoll may sleep at rest: whole-body, limp, its root free (src/physics/sleep.ts). */
@@ -99,11 +99,15 @@ export function mayRest(rt: RagdollRuntime): boolean {
 }
 
 /** Marks a live ragdoll's bodies with the pairs that never collide (src/physics/selfCollision.ts). */
-export function markSelfCollisions(rt: RagdollRuntime, asset: RegisteredAsset): void {
+export function markSelfCollisions(
+  physics: RagdollPhysics,
+  rt: RagdollRuntime,
+  asset: RegisteredAsset,
+): void {
   const powered = rt.motors !== null && rt.motors.active
   const margin = powered ? POWERED_REST_CONTACT_MARGIN : REST_CONTACT_MARGIN
   const overlaps = restOverlaps(rt.bodies, asset.nodeJoint, asset.rest, asset.jointParents, margin)
-  markOverlaps(rt.instance!.bodies, overlaps)
+  physics.ignorePairs(rt.instance!, overlaps)
 }
 
 /**
@@ -111,13 +115,13 @@ export function markSelfCollisions(rt: RagdollRuntime, asset: RegisteredAsset): 
  * 0), and its animated pose is written out again even if the animation itself did not move this step.
  */
 export function endRagdoll(
-  physics: PhysicsWorld,
+  physics: RagdollPhysics,
   Ragdoll: RagdollStore,
   Pose: PoseStore,
   eid: number,
   rt: RagdollRuntime,
 ): void {
-  if (rt.instance) despawnRagdoll(physics, rt.instance)
+  if (rt.instance) physics.remove(rt.instance)
   rt.instance = null
   Ragdoll.active[eid] = RAGDOLL_OFF
   Ragdoll.weight[eid] = 0

@@ -1,9 +1,6 @@
 import type { World } from 'bitecs'
-import type { World as PhysicsWorld } from 'cannon-es'
 import type { ResolvedBody } from '../src/physics/description.ts'
-import type { RagdollInstance } from '../src/physics/ragdoll.ts'
-import type { RagdollMotors } from '../src/physics/motors.ts'
-import type { LimbColliders } from '../src/physics/limbColliders.ts'
+import type { RagdollBodies, RagdollMotors, RagdollPhysics } from '../src/physics/api.ts'
 import type { Clip } from '../src/clip/clip.ts'
 import type { DeltaClip } from '../src/clip/additiveClip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
@@ -158,10 +155,8 @@ export interface StepState {
   morphCursors: Uint32Array
   /** Fixed steps run so far; the simulation clock. */
   step: number
-  /** The cannon-es world ragdolls live in (the plugin's own, or the game's). Stepped once per fixed step. */
-  readonly physics: PhysicsWorld
-  /** True when the plugin made `physics` itself (so it may skip stepping a world with nothing to move). */
-  readonly physicsOwned: boolean
+  /** Ragdoll physics (src/physics/api.ts): the cannon-es world ragdolls live in, stepped once per fixed step. */
+  readonly physics: RagdollPhysics
   /** Per character with a ragdoll description in use: its runtime state. */
   readonly ragdolls: (RagdollRuntime | undefined)[]
   /**
@@ -200,7 +195,12 @@ export interface FeatureUse {
 }
 
 /** The kinds of the problem reports (ProblemEvent). */
-export const PROBLEM_EVENT_KINDS = ['ragdoll-exploded', 'pose-non-finite', 'world-non-finite'] as const
+export const PROBLEM_EVENT_KINDS = [
+  'ragdoll-exploded',
+  'pose-non-finite',
+  'world-non-finite',
+  'ragdoll-limited',
+] as const
 /** The kinds of the clip events (ClipEvent), in the order src/clip/timeline.ts numbers its crossings. */
 export const CLIP_EVENT_KINDS = ['marker', 'loop', 'finished'] as const
 /** Every kind of AnimationEvent (the snapshot reader checks against this list). */
@@ -238,13 +238,17 @@ export const MAX_QUEUED_EVENTS = 65536
  * loop at the step the shared phase wraps: systems/advanceTracks.ts). Speed 0 reports nothing; a step that wraps several times reports every wrap and marker in order (at
  * most 16 wraps per step: src/clip/timeline.ts).
  *
- * Problem reports (ProblemEvent), each at most once per character lifetime:
+ * Problem reports (ProblemEvent), each at most once per character lifetime but for 'ragdoll-limited':
  * - 'ragdoll-exploded': a ragdoll's bodies reached non-finite or absurd velocities; it was removed
  *   (systems/stepRagdolls.ts);
  * - 'pose-non-finite': a character's output pose had non-finite values; those joints were not written into
  *   the scene graph and the pose was repaired (systems/blendPoses.ts);
  * - 'world-non-finite': finite local transforms gave a world matrix past float32's range (or a game wrote a
  *   non-finite local); those nodes kept their last world matrix (systems/reportWorldFaults.ts).
+ * - 'ragdoll-limited': a limit bounded the cost of this step's ragdolls (systems/stepRagdolls.ts), not once per
+ *   lifetime but once per ragdoll spawn or step it acted on: a ragdoll spawned inside others (it and they pass
+ *   through each other until apart: src/physics/ghosts.ts), or ragdolls waiting for a later step because this
+ *   one spawned RAGDOLL_SPAWN_BODIES bodies already (one report for them all, at the first of them).
  *
  * Get-up reports (GetUpEvent): 'ragdoll-get-up', at every getUp(), at the clock of the call: how the ragdoll
  * lies (`facing`; 'standing' for a partial ragdoll) and the clip chosen (plugin/getUp.ts).
@@ -331,7 +335,8 @@ export interface RagdollRuntime {
   readonly bodies: readonly ResolvedBody[]
   /** Joint parents of the character's asset (for passing hits up to the nearest body). */
   readonly parents: Int32Array
-  instance: RagdollInstance | null
+  /** Its bodies in the physics world (src/physics/api.ts), null until the next step spawns them. */
+  instance: RagdollBodies | null
   /** Hits queued until the bodies exist: joint index and world impulse (N·s). */
   readonly impulses: { joint: number; impulse: readonly [number, number, number] }[]
   /** Scratch world transforms, 8 doubles per joint (src/physics/kinematics.ts), and the root's. */
@@ -362,11 +367,6 @@ export interface RagdollRuntime {
   motors: RagdollMotors | null
   /** Per constraint of the live instance: its motor's capacity at strength 1 (attachMotors), null for none. */
   motorCapacity: Float64Array | null
-  /**
-   * A partial ragdoll's animated body as colliders for its limb (src/physics/limbColliders.ts): derived from
-   * the description and the rig when first needed (not state: neither hashed nor snapshotted); null until then.
-   */
-  colliders: LimbColliders | null
 }
 
 /**

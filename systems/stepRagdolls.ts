@@ -3,15 +3,9 @@ import { commitRemovals, registerQuery } from 'bitecs'
 import { awaitingBodies, type StepState, type AnimationStores, type RagdollRuntime } from './state.ts'
 import { POSE_ANIM, POSE_PHYS, POSE_PREV, poseOffset } from '../components/Pose.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../components/Ragdoll.ts'
-import { groundHeight } from '../src/physics/world.ts'
 import { forwardKinematics, WORLD_STRIDE } from '../src/physics/kinematics.ts'
-import { despawnRagdoll, unbuildableBody } from '../src/physics/ragdoll.ts'
-import { bodiesFinite, ragdollExploded, readRagdollPose } from '../src/physics/readback.ts'
-import { projectRagdollJoints } from '../src/physics/ragdollHits.ts'
-import { placeAnchors, steerAnchors } from '../src/physics/partial.ts'
-import { driveMotors, holdRootBodies } from '../src/physics/motors.ts'
-import { sleepTick, wakeOrRest } from '../src/physics/sleep.ts'
-import { collidersFor, pushOutOfBody } from '../src/physics/limbColliders.ts'
+import { unbuildableBody } from '../src/physics/buildable.ts'
+import type { RagdollBodies } from '../src/physics/api.ts'
 import { rampRagdollWeight } from './ragdollWeights.ts'
 import { characterRootWorld, endRagdoll, mayRest, spawnRuntime } from './ragdollSpawn.ts'
 
@@ -30,21 +24,19 @@ export const RAGDOLL_MAX_SPEED = 200
 export const RAGDOLL_MAX_SPEED_PER_LENGTH = 400
 export const RAGDOLL_MAX_FALL_SECONDS = 20
 export const RAGDOLL_MAX_SPIN = 1000
+/**
+ * The most ragdoll bodies one step spawns (issue 33): a game that ragdolls a crowd at once has it handed over
+ * through a few steps, this many bodies a step (always at least one ragdoll), in entity order; the others keep
+ * animating until their turn, and a 'ragdoll-limited' event says so. Building a body costs ~0.1–0.15 ms of CPU
+ * with what its first steps allocate (100 humanoids at once took 160–330 ms in their hand-off step), so a step
+ * spends ~10 ms spawning at most: four Foxes or humanoids a step.
+ */
+export const RAGDOLL_SPAWN_BODIES = 64
 
 /** What stepRagdolls reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type StepRagdollsInput = Pick<
   StepState,
-  | 'world'
-  | 'dt'
-  | 'step'
-  | 'pool'
-  | 'assets'
-  | 'sceneGraph'
-  | 'physics'
-  | 'physicsOwned'
-  | 'ragdolls'
-  | 'events'
-  | 'posesUsed'
+  'world' | 'dt' | 'step' | 'pool' | 'assets' | 'sceneGraph' | 'physics' | 'ragdolls' | 'events' | 'posesUsed'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Ragdoll'>
 }
@@ -70,10 +62,9 @@ export type StepRagdollsInput = Pick<
  */
 export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
   const { Pose, Ragdoll } = ctx.stores
+  const physics = ctx.physics
   const nodes = ctx.sceneGraph.store
   const characters = registerQuery(ctx.world, [Ragdoll, Pose])
-  /** Bodies of the plugin's own world before any ragdoll (the ground): stepping only those changes nothing. */
-  const idleBodies = ctx.physics.bodies.length
   /** Scratch for the character root's current world transform: its parent's world, its local as a pose joint. */
   const parentWorld = new Float64Array(WORLD_STRIDE)
   const rootLocal = new Float32Array(10)
@@ -81,10 +72,10 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     characterRootWorld(out, nodes, eid, parentWorld, rootLocal)
 
   /** The world's ground height (−∞ for none), found again whenever bodies spawn (outside the steady state). */
-  let ground = groundHeight(ctx.physics) ?? -Infinity
+  let ground = physics.groundHeight() ?? -Infinity
 
-  function spawn(eid: number, rt: RagdollRuntime): void {
-    ground = groundHeight(ctx.physics) ?? -Infinity
+  function spawn(eid: number, rt: RagdollRuntime): number {
+    ground = physics.groundHeight() ?? -Infinity
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
     const asset = ctx.assets[Pose.asset[eid]!]!
@@ -96,7 +87,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       // The game's root transform is not finite: there is no pose to hand over.
       despawn(eid, rt)
       report(eid, rt, `character ${eid}: its root transform is not finite; the ragdoll was not started`)
-      return
+      return 0
     }
     forwardKinematics(rt.world, data, poseOffset(base, n, POSE_ANIM), asset.jointParents, n, rt.root, 0)
     const moved = Pose.changedStep[eid] === ctx.step && ctx.step > 0
@@ -111,9 +102,9 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         rt,
         `character ${eid}: the ragdoll cannot be built at this step's pose: ${problem}; not started`,
       )
-      return
+      return 0
     }
-    spawnRuntime(ctx.physics, rt, asset, n, ctx.dt, moved, null)
+    return spawnRuntime(physics, rt, asset, n, ctx.dt, moved, null)
   }
 
   /**
@@ -122,7 +113,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
    * into PHYS, which the read-back below rewrites) —, each body on a joint that had one keeping that body's
    * velocity and the others taking the animation's; then the live bodies leave.
    */
-  function replace(eid: number, live: RagdollRuntime, next: RagdollRuntime): void {
+  function replace(eid: number, live: RagdollRuntime, next: RagdollRuntime): number {
     const n = Pose.count[eid]!
     const base = Pose.base[eid]!
     const asset = ctx.assets[Pose.asset[eid]!]!
@@ -132,47 +123,25 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     const parents = asset.jointParents
     const phys = poseOffset(base, n, POSE_PHYS)
     ctx.posesUsed[eid] = ctx.posesUsed[eid]! | (1 << POSE_PHYS)
-    readRagdollPose(
-      old,
-      data,
-      phys,
-      data,
-      poseOffset(base, n, POSE_ANIM),
-      parents,
-      n,
-      next.root,
-      0,
-      next.world,
-    )
+    physics.readBack(old, data, phys, data, poseOffset(base, n, POSE_ANIM), parents, n, next.root, next.world)
     const problem = unbuildableBody(next.bodies, asset.nodeJoint, next.world)
     if (problem !== null) {
       // The grown ragdoll cannot be built here: the live one goes on as it was.
       live.next = null
       report(eid, live, `character ${eid}: the grown ragdoll cannot be built at this step's pose: ${problem}`)
-      return
+      return 0
     }
     const velocities = new Float64Array(n * 6).fill(NaN)
-    for (let b = 0; b < old.bodies.length; b++) {
-      const body = old.bodies[b]!
-      const o = old.bodyJoint[b]! * 6
-      const v = body.velocity
-      const w = body.angularVelocity
-      velocities[o] = v.x
-      velocities[o + 1] = v.y
-      velocities[o + 2] = v.z
-      velocities[o + 3] = w.x
-      velocities[o + 4] = w.y
-      velocities[o + 5] = w.z
-    }
+    physics.velocities(old, velocities)
     const moved = Pose.changedStep[eid] === ctx.step && ctx.step > 0
     if (moved)
       forwardKinematics(next.previous, data, poseOffset(base, n, POSE_PREV), parents, n, next.root, 0)
-    despawnRagdoll(ctx.physics, old)
+    physics.remove(old)
     next.reported = live.reported
     next.jointWeights = live.jointWeights
     next.motors = live.motors
     ctx.ragdolls[eid] = next
-    spawnRuntime(ctx.physics, next, asset, n, ctx.dt, moved, velocities)
+    return spawnRuntime(physics, next, asset, n, ctx.dt, moved, velocities)
   }
 
   /** This step's animated world transforms of the character's joints into rt.target (rt.root set too). */
@@ -185,7 +154,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
   }
 
   function despawn(eid: number, rt: RagdollRuntime): void {
-    endRagdoll(ctx.physics, Ragdoll, Pose, eid, rt)
+    endRagdoll(physics, Ragdoll, Pose, eid, rt)
   }
 
   function report(eid: number, rt: RagdollRuntime, message: string): void {
@@ -193,6 +162,14 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     rt.reported = true
     ctx.events.push({ step: ctx.step, character: eid, entity: eid, kind: 'ragdoll-exploded', message })
   }
+
+  /** A 'ragdoll-limited' report: a limit bounded this step's cost (see AnimationEvent). */
+  function limited(eid: number, message: string): void {
+    ctx.events.push({ step: ctx.step, character: eid, entity: eid, kind: 'ragdoll-limited', message })
+  }
+
+  /** The live ragdolls of this step, for settling ghosts (grown with the number of ragdolls). */
+  const liveBodies: RagdollBodies[] = []
 
   return function stepRagdolls(_world: World): void {
     commitRemovals(ctx.world)
@@ -203,7 +180,7 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       if (Ragdoll.active[eid] === RAGDOLL_OFF) continue
       live++
       const rt = ctx.ragdolls[eid]
-      if (!rt?.instance || bodiesFinite(rt.instance)) continue
+      if (!rt?.instance || physics.finite(rt.instance)) continue
       despawn(eid, rt)
       report(
         eid,
@@ -213,11 +190,10 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
     }
     if (live === 0) {
       // No ragdoll: the loops below would find nothing to do (each starts from Ragdoll.active).
-      if (!ctx.physicsOwned || ctx.physics.bodies.length > idleBodies) ctx.physics.step(ctx.dt)
+      physics.step(ctx.dt, false)
       return
     }
-    const g = ctx.physics.gravity
-    const fall = RAGDOLL_MAX_FALL_SECONDS * Math.sqrt(g.x * g.x + g.y * g.y + g.z * g.z)
+    const fall = RAGDOLL_MAX_FALL_SECONDS * physics.gravity()
     const maxSpeed = fall > RAGDOLL_MAX_SPEED ? fall : RAGDOLL_MAX_SPEED
     // Anchors of partial ragdolls and held roots head for this step's animated pose (they are placed there
     // after the step); motors get their targets from it. Ragdolls at rest sleep (src/physics/sleep.ts).
@@ -226,33 +202,62 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       const rt = Ragdoll.active[eid] === RAGDOLL_OFF ? undefined : ctx.ragdolls[eid]
       const r = rt?.instance ?? null
       if (r === null) continue
-      if (mayRest(rt!)) wakeOrRest(r)
-      if (r.anchors.length === 0 && rt!.motors === null) continue
+      if (mayRest(rt!)) physics.wakeOrRest(r)
+      if (!physics.anchored(r) && rt!.motors === null) continue
       animatedWorld(eid, rt!)
-      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * r.longest
+      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * physics.longest(r)
       const jump = 0.5 * (own > maxSpeed ? own : maxSpeed)
-      steerAnchors(r, rt!.target, rt!.root, ctx.dt, jump)
-      if (rt!.motors) driveMotors(r, rt!.motors, rt!.motorCapacity!, rt!.target, rt!.root, ctx.dt, jump)
+      physics.steer(r, rt!.target, rt!.root, ctx.dt, jump)
+      if (rt!.motors)
+        physics.driveMotors(r, rt!.motors, rt!.motorCapacity!, rt!.target, rt!.root, ctx.dt, jump)
     }
-    ctx.physics.step(ctx.dt)
+    physics.step(ctx.dt, true)
+    let lives = 0
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       const rt = Ragdoll.active[eid] === RAGDOLL_OFF ? undefined : ctx.ragdolls[eid]
       const r = rt?.instance ?? null
       if (r === null) continue
-      if (r.anchors.length > 0) placeAnchors(r, rt!.target, rt!.root)
-      if (rt!.motors?.holdRoot) holdRootBodies(r, rt!.target)
+      if (physics.anchored(r)) physics.place(r, rt!.target, rt!.root)
+      if (rt!.motors?.holdRoot) physics.holdRoots(r, rt!.target)
+      liveBodies[lives++] = r
     }
+    // Ragdolls that spawned inside others and are apart from them now collide again (src/physics/ghosts.ts).
+    physics.settleGhosts(liveBodies, lives)
+    liveBodies.fill(null!, 0, lives)
 
     // Spawn after the step: new bodies hold exactly this step's animated pose, so this step reads back
     // PHYS = ANIM and the hand-off starts from zero difference. (Spawned before the step, they were one step of
     // motion ahead of the animation they were blended with: 3.5 mm off at weight 1/12 for a walking Fox.)
+    // At most RAGDOLL_SPAWN_BODIES bodies a step; a ragdoll spawned inside others passes through them.
+    let spawned = 0
+    let waiting: number[] | null = null
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
       if (!awaitingBodies(ctx, eid)) continue
       const rt = ctx.ragdolls[eid]!
-      if (rt.next !== null && rt.instance !== null) replace(eid, rt, rt.next)
-      else spawn(eid, rt)
+      const grows = rt.next !== null && rt.instance !== null
+      const size = (grows ? rt.next! : rt).bodies.length
+      if (spawned > 0 && spawned + size > RAGDOLL_SPAWN_BODIES) {
+        ;(waiting ??= []).push(eid)
+        continue
+      }
+      spawned += size
+      const inside = grows ? replace(eid, rt, rt.next!) : spawn(eid, rt)
+      if (inside > 0)
+        limited(
+          eid,
+          `character ${eid}: its ragdoll spawned inside ${inside} other ragdoll${inside > 1 ? 's' : ''}; ` +
+            'they pass through each other until apart',
+        )
+    }
+    if (waiting !== null) {
+      const shown = waiting.slice(0, 8).join(', ') + (waiting.length > 8 ? ', …' : '')
+      limited(
+        waiting[0]!,
+        `${waiting.length} ragdoll${waiting.length > 1 ? 's wait' : ' waits'} for a later step (characters ` +
+          `${shown}): a step spawns at most ${RAGDOLL_SPAWN_BODIES} ragdoll bodies`,
+      )
     }
 
     const data = ctx.pool.data
@@ -266,8 +271,8 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
       if (r === null) continue
       // Weight 0 while falling means spawned this step: the animation's state plus its hits, not yet solved.
       const spawned = state === RAGDOLL_FALLING && Ragdoll.weight[eid] === 0
-      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * r.longest
-      if (!spawned && ragdollExploded(r, own > maxSpeed ? own : maxSpeed, RAGDOLL_MAX_SPIN)) {
+      const own = RAGDOLL_MAX_SPEED_PER_LENGTH * physics.longest(r)
+      if (!spawned && physics.exploded(r, own > maxSpeed ? own : maxSpeed, RAGDOLL_MAX_SPIN)) {
         despawn(eid, rt)
         report(
           eid,
@@ -276,19 +281,18 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         )
         continue
       }
-      if (!spawned) projectRagdollJoints(r, ground)
+      if (!spawned) physics.project(r, ground)
       // Still or not by where the bodies are now, projection included (src/physics/sleep.ts).
-      if (!spawned && mayRest(rt)) sleepTick(r, ctx.physics.time, dt)
+      if (!spawned && mayRest(rt)) physics.sleepTick(r, dt)
       const n = Pose.count[eid]!
-      if (!spawned && r.anchors.length > 0) {
+      if (!spawned && physics.anchored(r)) {
         // A partial ragdoll's limb ends out of the animated body (this step's pose), after the joint projection.
-        rt.colliders = collidersFor(rt.colliders, rt.description, rt.bodies, ctx.assets[Pose.asset[eid]!]!)
-        pushOutOfBody(r, rt.colliders, rt.target)
+        physics.keepOutOfBody(r, rt.description, rt.bodies, ctx.assets[Pose.asset[eid]!]!, rt.target)
       }
       const base = Pose.base[eid]!
       rootWorld(rt.root, eid)
       ctx.posesUsed[eid] = ctx.posesUsed[eid]! | (1 << POSE_PHYS)
-      readRagdollPose(
+      physics.readBack(
         r,
         data,
         poseOffset(base, n, POSE_PHYS),
@@ -297,7 +301,6 @@ export function createStepRagdollsSystem(ctx: StepRagdollsInput) {
         ctx.assets[Pose.asset[eid]!]!.jointParents,
         n,
         rt.root,
-        0,
         rt.world,
       )
       if (rampRagdollWeight(Ragdoll, eid, rt, Ragdoll.rate[eid]! * dt)) despawn(eid, rt)

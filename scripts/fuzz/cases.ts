@@ -6,6 +6,7 @@
  *   1. the pipeline on the file (pipeline.ts);
  *   2. `forgeries` forged copies of the pipeline's snapshot, each restored into a fresh plugin (forge.ts);
  *   3. `calls` random public calls on a fresh plugin holding the loaded asset (calls.ts);
+ *   3b. with `pile`, that many characters of the asset 1 cm apart, all ragdolled at once (pile.ts);
  *   4. when `validate`: the loader judge and Khronos gltf-validator on the same file (fuzzJudges.ts), as the
  *      loader fuzzer always did; outside the run budget.
  *
@@ -30,8 +31,9 @@ import { runCalls } from './calls.ts'
 import { forge, mapSnapshot, runForgery } from './forge.ts'
 import { buildFile } from './expand.ts'
 import { describeEdit, genArb, type FileCase, type GenEdit } from './generators.ts'
-import type { Fault, MemoryPeak, Stage } from './judge.ts'
+import type { Fault, MemoryPeak, RunReport, Stage } from './judge.ts'
 import { runPipeline } from './pipeline.ts'
+import { runPile } from './pile.ts'
 import { createWorld } from 'bitecs'
 import { createAnimationPlugin } from '../../entry/index.ts'
 
@@ -42,6 +44,8 @@ export interface FuzzCaseSpec {
   seed: number
   forgeries: number
   calls: number
+  /** Characters of the pile run (pile.ts); 0 or absent: none. */
+  pile?: number
   validate: boolean
   /** Keep every refusal's message and every run's edits or call log (for a replay). */
   verbose?: boolean
@@ -52,7 +56,7 @@ export const JUDGE_STAGES = { loader: 'loader judge', validator: 'gltf-validator
 
 /** One run of a case, as the report counts it. */
 export interface RunResult {
-  run: 'pipeline' | 'forge' | 'calls'
+  run: 'pipeline' | 'forge' | 'calls' | 'pile'
   /** In the library, CPU time where it can be read (pipeline.ts RunReport); `wallMs` with the checks. */
   ms: number
   cpu: boolean
@@ -155,12 +159,15 @@ export function fileCaseArb(): fc.Arbitrary<FileCase> {
   )
 }
 
-/** `count` cases from `seed`, numbered from `first`; every `validateEvery`-th is also validated. */
+/**
+ * `count` cases from `seed`, numbered from `first`; every `validateEvery`-th is also validated, and every
+ * `pileEvery`-th (0: none) also gets a pile run of `pile` characters.
+ */
 export function makeCases(
   seed: number,
   first: number,
   count: number,
-  settings: { forgeries: number; calls: number; validateEvery: number },
+  settings: { forgeries: number; calls: number; validateEvery: number; pileEvery?: number; pile?: number },
 ): FuzzCaseSpec[] {
   const files = fc.sample(fileCaseArb(), { seed: seed * 1_000_003 + first, numRuns: count })
   return files.map((file, k) => ({
@@ -169,6 +176,8 @@ export function makeCases(
     seed: (seed * 7919 + first + k) >>> 0,
     forgeries: settings.forgeries,
     calls: settings.calls,
+    pile:
+      (settings.pileEvery ?? 0) > 0 && (first + k) % settings.pileEvery! === 0 ? (settings.pile ?? 40) : 0,
     validate: settings.validateEvery > 0 && (first + k) % settings.validateEvery === 0,
   }))
 }
@@ -176,6 +185,31 @@ export function makeCases(
 const refusalsOf = (rs: { stage: Stage; kind: string }[]): string[] => rs.map((r) => `${r.stage}:${r.kind}`)
 const messagesOf = (spec: FuzzCaseSpec, rs: { call: string; message: string }[]): string[] | undefined =>
   spec.verbose ? rs.map((r) => `${r.call}: ${r.message}`) : undefined
+
+/** A forged restore's, call sequence's or pile's result; `detail` is kept when it broke a promise (or verbose). */
+function resultOf(
+  run: RunResult['run'],
+  spec: FuzzCaseSpec,
+  r: RunReport,
+  kinds: string[],
+  outcome: string,
+  detail: string[] | null,
+): RunResult {
+  return {
+    run,
+    ms: r.ms,
+    cpu: r.cpu,
+    libraryWallMs: r.libraryWallMs,
+    wallMs: r.wallMs,
+    memory: r.memory,
+    faults: r.faults,
+    kinds,
+    outcome,
+    refusals: refusalsOf(r.refusals),
+    detail: detail !== null && (r.faults.length > 0 || spec.verbose) ? detail : undefined,
+    messages: messagesOf(spec, r.refusals),
+  }
+}
 
 /**
  * Runs one case (see the header). `onRun(label)` is called as each run starts, and with null after the last;
@@ -217,20 +251,8 @@ export async function runCase(
       onRun(`forge ${f}`)
       const r = runForgery(p.asset, p.options, forged)
       const edited = forged.edits.map((e) => e.replace(/\[.*$/, '').replace(/ .*$/, ''))
-      runs.push({
-        run: 'forge',
-        ms: r.ms,
-        cpu: r.cpu,
-        libraryWallMs: r.libraryWallMs,
-        wallMs: r.wallMs,
-        memory: r.memory,
-        faults: r.faults,
-        kinds: [...new Set(edited.map((e) => `forge.${e}`))],
-        outcome: r.outcome,
-        refusals: refusalsOf(r.refusals),
-        detail: r.faults.length > 0 || spec.verbose ? forged.edits : undefined,
-        messages: messagesOf(spec, r.refusals),
-      })
+      const kinds = [...new Set(edited.map((e) => `forge.${e}`))]
+      runs.push(resultOf('forge', spec, r, kinds, r.outcome, forged.edits))
     }
   }
 
@@ -238,20 +260,15 @@ export async function runCase(
     onRun('calls')
     const r = runCalls(p.asset, spec.seed, spec.calls)
     const called = r.log.map((l) => l.replace(/\(.*$/, ''))
-    runs.push({
-      run: 'calls',
-      ms: r.ms,
-      cpu: r.cpu,
-      libraryWallMs: r.libraryWallMs,
-      wallMs: r.wallMs,
-      memory: r.memory,
-      faults: r.faults,
-      kinds: [...new Set(called.map((c) => `call.${c}`))],
-      outcome: `${r.ok} ok, ${r.refused} refused`,
-      refusals: refusalsOf(r.refusals),
-      detail: r.faults.length > 0 || spec.verbose ? r.log : undefined,
-      messages: messagesOf(spec, r.refusals),
-    })
+    const kinds = [...new Set(called.map((c) => `call.${c}`))]
+    runs.push(resultOf('calls', spec, r, kinds, `${r.ok} ok, ${r.refused} refused`, r.log))
+  }
+
+  if (p.asset && (spec.pile ?? 0) > 0) {
+    onRun('pile')
+    const r = runPile(p.asset, spec.pile!)
+    const outcome = `${r.ragdolls} ragdolls, ${r.equationsPerBody.toFixed(1)} equations a body at most`
+    runs.push(resultOf('pile', spec, r, ['pile'], outcome, null))
   }
 
   let validation: ValidationResult | undefined
@@ -325,7 +342,7 @@ function slowEdit(edit: GenEdit): boolean {
 export function coverageCases(
   seed: number,
   perKind: number,
-  settings: { forgeries: number; calls: number; mutations: number },
+  settings: { forgeries: number; calls: number; mutations: number; pileEvery?: number; pile?: number },
 ): FuzzCaseSpec[] {
   const subjects = loadSubjects()
   const files: FileCase[] = []
@@ -356,6 +373,7 @@ export function coverageCases(
     seed: (seed * 7919 + index) >>> 0,
     forgeries: settings.forgeries,
     calls: settings.calls,
+    pile: (settings.pileEvery ?? 0) > 0 && index % settings.pileEvery! === 0 ? (settings.pile ?? 40) : 0,
     validate: false,
   }))
 }

@@ -26,15 +26,17 @@ export type Stage =
   | 'steps3'
   | 'forge'
   | 'calls'
+  | 'pile'
 
 /**
  * A broken promise. `error`: something other than an AnimationError was thrown, or step() threw;
  * `changed`: a call threw and hash() or snapshot() differ from before it; `non-finite`: a world matrix element
- * is NaN or ±∞; `diverged`: the restored plugin's hash differs from the original's.
+ * is NaN or ±∞; `diverged`: the restored plugin's hash differs from the original's; `unbounded`: a step's work
+ * grew past its bound (pile.ts), which the time target counts.
  */
 export interface Fault {
   stage: Stage
-  kind: 'error' | 'changed' | 'non-finite' | 'diverged'
+  kind: 'error' | 'changed' | 'non-finite' | 'diverged' | 'unbounded'
   detail: string
 }
 

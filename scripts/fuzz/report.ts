@@ -5,7 +5,7 @@
  *                   in gltf-validator: that is the judge broken, counted apart)
  *   over 2 s        a run spent longer than the budget in the library (its thread's CPU time, measured in the
  *                   worker, the judge's own checks left out: pipeline.ts RunReport), or the pool stopped it
- *                   (pool.ts)
+ *                   (pool.ts), or a pile step's work grew past its bound (pile.ts)
  *   over 256 MiB    a run's heap + array buffers rose by more (measured), or its worker ran out of memory
  *   non-finite      a world matrix element was NaN or ±∞ after a step or a restore
  *   changed         a call that threw changed hash() or the snapshot() bytes
@@ -60,20 +60,20 @@ interface StageRow {
 }
 
 export const replayCommand = (spec: FuzzCaseSpec): string =>
-  `npm run fuzz -- --case '${encodeSpec({ file: spec.file, seed: spec.seed, forgeries: spec.forgeries, calls: spec.calls })}'`
+  `npm run fuzz -- --case '${encodeSpec({ file: spec.file, seed: spec.seed, forgeries: spec.forgeries, calls: spec.calls, pile: spec.pile ?? 0 })}'`
 
 export class Tally {
   readonly budgetMs: number
   readonly memoryBytes: number
   cases = 0
-  readonly runs = { pipeline: 0, forge: 0, calls: 0 }
+  readonly runs = { pipeline: 0, forge: 0, calls: 0, pile: 0 }
   calls = { made: 0, ok: 0, refused: 0 }
   readonly targets = new Map<Target, Finding[]>(TARGETS.map((t) => [t.id, []]))
   readonly extras: Finding[] = []
   readonly byKind = new Map<string, KindRow>()
   readonly byStage = new Map<string, StageRow>()
   readonly forgeOutcomes = new Map<string, number>()
-  maxMs = { pipeline: 0, forge: 0, calls: 0 }
+  maxMs = { pipeline: 0, forge: 0, calls: 0, pile: 0 }
   maxMemory = 0
   validation = {
     cases: 0,
@@ -168,7 +168,13 @@ export class Tally {
     this.maxMs[run.run] = Math.max(this.maxMs[run.run], run.ms)
     this.maxMemory = Math.max(this.maxMemory, run.memory.isolate)
     const label =
-      run.run === 'pipeline' ? 'pipeline' : run.run === 'forge' ? 'forged restore' : 'call sequence'
+      run.run === 'pipeline'
+        ? 'pipeline'
+        : run.run === 'forge'
+          ? 'forged restore'
+          : run.run === 'pile'
+            ? 'pile'
+            : 'call sequence'
     if (run.ms > this.budgetMs) {
       this.slow.push({
         spec,
@@ -187,7 +193,8 @@ export class Tally {
       )
     }
     for (const f of run.faults) {
-      const target = f.kind === 'error' ? 'errors' : f.kind
+      // A step whose work grew past its bound (pile.ts) is a cost broken: the time target's.
+      const target = f.kind === 'error' ? 'errors' : f.kind === 'unbounded' ? 'over-time' : f.kind
       this.find(target, spec, label, `${f.stage}: ${f.detail}`, run.detail)
     }
     if (run.run === 'pipeline') {
@@ -209,7 +216,7 @@ export class Tally {
       else row.faults++
       if (run.run === 'forge')
         this.forgeOutcomes.set(run.outcome, (this.forgeOutcomes.get(run.outcome) ?? 0) + 1)
-      else {
+      else if (run.run === 'calls') {
         const m = /^(\d+) ok, (\d+) refused$/.exec(run.outcome)
         if (m) {
           this.calls.ok += Number(m[1])
@@ -255,18 +262,19 @@ const pad = (cells: (string | number)[], widths: number[]): string =>
 export function printReport(t: Tally, header: string): void {
   console.log(header)
   console.log(
-    `runs: ${t.runs.pipeline} pipelines, ${t.runs.forge} forged restores, ${t.runs.calls} call sequences ` +
+    `runs: ${t.runs.pipeline} pipelines, ${t.runs.forge} forged restores, ${t.runs.calls} call sequences, ` +
+      `${t.runs.pile} piles ` +
       `(${t.calls.made} calls: ${t.calls.ok} returned, ${t.calls.refused} refused with AnimationError)`,
   )
   console.log(
     `slowest: pipeline ${t.maxMs.pipeline.toFixed(0)} ms, forged restore ${t.maxMs.forge.toFixed(0)} ms, ` +
-      `call sequence ${t.maxMs.calls.toFixed(0)} ms; largest memory rise ${(t.maxMemory / 2 ** 20).toFixed(1)} MiB`,
+      `call sequence ${t.maxMs.calls.toFixed(0)} ms, pile ${t.maxMs.pile.toFixed(0)} ms; largest memory rise ${(t.maxMemory / 2 ** 20).toFixed(1)} MiB`,
   )
 
   console.log('\nBy stage (refusals are AnimationErrors, by kind):')
   const sw = [16, 9, 10, 7, 60]
   console.log(pad(['stage', 'reached', 'completed', 'faults', 'refusals'], sw))
-  for (const s of [...PIPELINE_STAGES, 'forge', 'calls', 'validate', 'setup']) {
+  for (const s of [...PIPELINE_STAGES, 'forge', 'calls', 'pile', 'validate', 'setup']) {
     const row = t.byStage.get(s)
     if (!row) continue
     const refusals = [...row.refusals]

@@ -1,4 +1,4 @@
-import { Body, type BodyOptions } from 'cannon-es'
+import { Body, type BodyOptions, type World } from 'cannon-es'
 import { RagdollBody } from './broadphase.ts'
 import { detExp, detLog } from '../math/detmath.ts'
 
@@ -56,4 +56,19 @@ export class DampedRagdollBody extends RagdollBody {
     }
     super.integrate(dt, quatNormalize, quatNormalizeFast)
   }
+}
+
+/**
+ * The ragdoll body class of a world: DampedRagdollBody, or the faster form of it the world's cannon-es patches
+ * registered (src/physics/cannonPatches/: the same bits). spawnRagdoll and a snapshot's rebuild make their
+ * bodies with it.
+ */
+const bodyClasses = new WeakMap<World, typeof DampedRagdollBody>()
+
+export function ragdollBodyClass(world: World): typeof DampedRagdollBody {
+  return bodyClasses.get(world) ?? DampedRagdollBody
+}
+
+export function setRagdollBodyClass(world: World, body: typeof DampedRagdollBody): void {
+  bodyClasses.set(world, body)
 }

@@ -1,10 +1,12 @@
 import { Body, Vec3, type ConeTwistConstraint, type World } from 'cannon-es'
 import { dropsRagdollLinks } from './broadphase.ts'
-import { DampedRagdollBody } from './damping.ts'
+import { ragdollBodyClass, type DampedRagdollBody } from './damping.ts'
+import type { RagdollBodies } from './api.ts'
 import type { ResolvedBody } from './description.ts'
+import type { LimbColliders } from './limbColliders.ts'
 import { RagdollJoint } from './joint.ts'
 import { angularVelocity, rotateVector, WORLD_STRIDE } from './kinematics.ts'
-import { addRidingSpheres, addShape, RAGDOLL_MAX_EXTENT, RAGDOLL_MIN_RADIUS } from './shapes.ts'
+import { addRidingSpheres, addShape } from './shapes.ts'
 
 /**
  * One character's live ragdoll: cannon-es bodies, the cone-twist constraints between them, and the fixed offsets
@@ -16,7 +18,7 @@ import { addRidingSpheres, addShape, RAGDOLL_MAX_EXTENT, RAGDOLL_MIN_RADIUS } fr
  *   jointOffset  | dx dy dz | ox oy oz ow |   joint position = body position + q_body·d,
  *                                            joint rotation = q_body·o
  */
-export interface RagdollInstance {
+export interface RagdollInstance extends RagdollBodies {
   readonly bodies: Body[]
   readonly constraints: ConeTwistConstraint[]
   /** Joint index (in the character's joint list) of each body. */
@@ -44,6 +46,8 @@ export interface RagdollInstance {
   readonly anchorJoint: Int32Array
   /** Per anchor, 4 doubles: o, the rotation offset of its joint in its frame (joint rotation = q_anchor·o). */
   readonly anchorOffset: Float64Array
+  /** A partial ragdoll's limb colliders (src/physics/limbColliders.ts), made on first use; null until then. */
+  colliders: LimbColliders | null
 }
 
 /**
@@ -114,11 +118,22 @@ export const RAGDOLL_LINEAR_DAMPING = 0.05
 export const RAGDOLL_ANGULAR_DAMPING = 0.1
 
 /**
+ * The instance behind a handle (every RagdollBodies is one: spawnRagdoll and buildInstance make them), for the
+ * modules of src/physics/ and for tests and tools that read its cannon-es bodies.
+ */
+export function ragdollInstance(r: RagdollBodies): RagdollInstance
+export function ragdollInstance(r: RagdollBodies | null | undefined): RagdollInstance | null
+export function ragdollInstance(r: RagdollBodies | null | undefined): RagdollInstance | null {
+  return (r ?? null) as RagdollInstance | null
+}
+
+/**
  * Builds the bodies and constraints at the animated pose, gives every body the velocity the animation had
  * (finite differences between `previous` and `world`), and adds them to `physics`. Allocates (a hand-off, not a
  * per-frame call).
  */
 export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollInstance {
+  const RagdollBodyClass = ragdollBodyClass(physics)
   const n = input.bodies.length
   const bodies: DampedRagdollBody[] = []
   const constraints: ConeTwistConstraint[] = []
@@ -150,7 +165,7 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     centers[b * 3] = cx
     centers[b * 3 + 1] = cy
     centers[b * 3 + 2] = cz
-    const body = new DampedRagdollBody({
+    const body = new RagdollBodyClass({
       mass: spec.mass,
       position: new Vec3(cx, cy, cz),
       linearDamping: RAGDOLL_LINEAR_DAMPING,
@@ -206,7 +221,7 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
       const a = input.parents ? input.parents[bodyJoint[b]!]! : -1
       const src = a < 0 ? input.root! : w
       const ao = a < 0 ? 0 : a * WORLD_STRIDE
-      parent = createAnchor(src[ao]!, src[ao + 1]!, src[ao + 2]!)
+      parent = createAnchor(RagdollBodyClass, src[ao]!, src[ao + 1]!, src[ao + 2]!)
       anchors.push(parent)
       anchorJoint.push(a)
       for (let k = 0; k < 4; k++) anchorOffset.push(src[ao + 3 + k]!)
@@ -244,53 +259,21 @@ export function spawnRagdoll(physics: World, input: RagdollSpawnInput): RagdollI
     anchors,
     anchorJoint: Int32Array.from(anchorJoint),
     anchorOffset: Float64Array.from(anchorOffset),
-  }
-}
-
-export { RAGDOLL_MAX_EXTENT, RAGDOLL_MIN_RADIUS } from './shapes.ts'
-
-/**
- * Why a ragdoll of `bodies` cannot be built at the joint world transforms `w` (8 doubles per joint,
- * kinematics.ts), naming the first body that cannot and its value; null when every body can (see
- * RAGDOLL_MAX_EXTENT). Reads the same values spawnRagdoll builds from. Allocates only the answer.
- */
-export function unbuildableBody(
-  bodies: readonly ResolvedBody[],
-  nodeJoint: Int32Array,
-  w: Float64Array,
-): string | null {
-  for (let b = 0; b < bodies.length; b++) {
-    const spec = bodies[b]!
-    const o = nodeJoint[spec.node]! * WORLD_STRIDE
-    const s = w[o + 7]!
-    const radius = Math.abs(spec.radius * s)
-    const length = Math.abs(spec.length * s)
-    let rotation = 0
-    for (let k = 3; k < 7; k++) rotation += w[o + k]! * w[o + k]!
-    const what = `body ${b} (node ${spec.node})`
-    if (!(radius >= RAGDOLL_MIN_RADIUS && radius <= RAGDOLL_MAX_EXTENT)) {
-      return `${what} would have radius ${radius} (world scale ${s}); a body's radius is from ${RAGDOLL_MIN_RADIUS} to ${RAGDOLL_MAX_EXTENT}`
-    }
-    if (!(length <= RAGDOLL_MAX_EXTENT)) {
-      return `${what} would have length ${length} (world scale ${s}); at most ${RAGDOLL_MAX_EXTENT}`
-    }
-    for (let k = 0; k < 3; k++) {
-      const x = w[o + k]!
-      if (!(x >= -RAGDOLL_MAX_EXTENT && x <= RAGDOLL_MAX_EXTENT)) {
-        return `${what} would be at ${'xyz'[k]} = ${x}; a body's coordinates are at most ${RAGDOLL_MAX_EXTENT} from the origin`
-      }
-    }
-    if (rotation - rotation !== 0) return `${what} would have a rotation that is not finite`
-  }
-  return null
+    colliders: null,
+  } as Omit<RagdollInstance, keyof RagdollBodies> as RagdollInstance
 }
 
 /**
  * A partial ragdoll's anchor (src/physics/partial.ts): kinematic, shapeless, in no collision group, unrotated at
  * the given point. A DampedRagdollBody like the others, so a snapshot rebuilds it the same way.
  */
-export function createAnchor(x: number, y: number, z: number): DampedRagdollBody {
-  const anchor = new DampedRagdollBody({ mass: 0, type: Body.KINEMATIC, position: new Vec3(x, y, z) })
+export function createAnchor(
+  RagdollBodyClass: typeof DampedRagdollBody,
+  x: number,
+  y: number,
+  z: number,
+): DampedRagdollBody {
+  const anchor = new RagdollBodyClass({ mass: 0, type: Body.KINEMATIC, position: new Vec3(x, y, z) })
   anchor.quaternion.set(0, 0, 0, 1)
   anchor.collisionFilterGroup = 0
   anchor.collisionFilterMask = 0

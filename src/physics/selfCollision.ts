@@ -1,8 +1,6 @@
-import type { Body } from 'cannon-es'
-import type { RagdollBody } from './broadphase.ts'
 import type { ResolvedBody } from './description.ts'
 import { forwardKinematics, rotateVector, WORLD_STRIDE } from './kinematics.ts'
-import { MAX_BODY_SHAPES, MAX_CAPSULE_SPHERES, withinExtent } from './shapes.ts'
+import { MAX_BODY_SHAPES, MAX_CAPSULE_SPHERES, withinExtent } from './buildable.ts'
 
 /**
  * How close two capsules of a ragdoll may be in the rest pose, in sums of their radii, and still never collide:
@@ -267,16 +265,6 @@ function inside(x: number, y: number, z: number, c: ArrayLike<number>, at: numbe
   const dy = y - c[at + 1]!
   const dz = z - c[at + 2]!
   return dx * dx + dy * dy + dz * dz <= r * r
-}
-
-/** Marks a ragdoll's bodies with their index and the bodies of it they never collide with (restOverlaps). */
-export function markOverlaps(bodies: readonly Body[], overlaps: readonly Uint32Array[]): void {
-  bodies.forEach((body, i) => {
-    const b = body as RagdollBody
-    b.ragdollIndex = i
-    b.ragdollGroup = bodies
-    b.ragdollIgnore = overlaps[i] ?? null
-  })
 }
 
 /**

@@ -1,17 +1,11 @@
 import { Box, Quaternion, Sphere, Vec3, type Body, type Shape } from 'cannon-es'
 import type { ResolvedBody } from './description.ts'
 import { WORLD_STRIDE } from './kinematics.ts'
+import { MAX_BODY_SHAPES, MAX_CAPSULE_SPHERES, withinExtent } from './buildable.ts'
+
+export { MAX_BODY_SHAPES, MAX_CAPSULE_SPHERES } from './buildable.ts'
 
 /** The shapes of ragdoll bodies: capsules as rows of spheres, boxes, and the spheres joints ride on. */
-
-/**
- * Most shapes a body is built from: a capsule's spheres and the riding spheres after them. Build time and each
- * contact's cost grow with it; the shipped rigs' bodies have at most 5 (Fox, RobotExpressive) and 13 (a long
- * thin capsule of SimpleSkin, now 8 spheres with gaps between them).
- */
-export const MAX_BODY_SHAPES = 8
-/** Most spheres a capsule body is built from (the riding spheres fill what it leaves of MAX_BODY_SHAPES). */
-export const MAX_CAPSULE_SPHERES = MAX_BODY_SHAPES
 
 /**
  * Capsule or box along the world direction d, centred on the body origin. A capsule is a row of overlapping
@@ -108,16 +102,6 @@ export function shapesAdded(body: Body): void {
 }
 
 /**
- * The sizes and places a ragdoll body may have at the hand-off, in world units: a radius of at least
- * RAGDOLL_MIN_RADIUS (0 after a zero scale gives a body no inertia, and cannon-es divides by it), and a radius,
- * length and position coordinates of at most RAGDOLL_MAX_EXTENT. Beyond that the solver's squares overflow or
- * lose every digit (nested scales of 10^5 gave bodies of radius 10^162, 52,000 contacts a step and a heap out of
- * memory), and float32 world matrices could not show the result anyway (their step is 64 units at 10^9).
- */
-export const RAGDOLL_MIN_RADIUS = 1e-9
-export const RAGDOLL_MAX_EXTENT = 1e9
-
-/**
  * For each joint without a body that rides on one (its nearest ancestor with a body) and lies outside that
  * body's shapes at the hand-off pose, a sphere of the body's largest radius there (bodies start unrotated, so
  * the offset is the world offset). At most MAX_BODY_SHAPES shapes per body, the first joints in joint order
@@ -165,13 +149,4 @@ export function addRidingSpheres(
     grown.add(body)
   }
   for (const body of grown) shapesAdded(body)
-}
-
-/** Whether the point at `p[o .. o + 3]` is within RAGDOLL_MAX_EXTENT of the origin on every axis (so finite). */
-export function withinExtent(p: Float64Array, o: number): boolean {
-  for (let k = 0; k < 3; k++) {
-    const x = p[o + k]!
-    if (!(x >= -RAGDOLL_MAX_EXTENT && x <= RAGDOLL_MAX_EXTENT)) return false
-  }
-  return true
 }

@@ -8,10 +8,11 @@ import {
   type Constraint,
   type World as PhysicsWorld,
 } from 'cannon-es'
+import type { RagdollBodies } from './api.ts'
 import type { ResolvedBody } from './description.ts'
 import { linkRagdoll, type RagdollInstance } from './ragdoll.ts'
 import { pushShape, shapesAdded } from './shapes.ts'
-import { DampedRagdollBody } from './damping.ts'
+import { ragdollBodyClass, type DampedRagdollBody } from './damping.ts'
 import { RagdollJoint } from './joint.ts'
 
 import {
@@ -34,6 +35,7 @@ import { bodyAt, staticBlocks } from './snapshotWrite.ts'
  * description through `nodeJoint`, as spawnRagdoll builds them.
  */
 export function buildInstance(
+  world: PhysicsWorld,
   bytes: Uint8Array,
   data: InstanceData,
   description: readonly ResolvedBody[],
@@ -43,8 +45,9 @@ export function buildInstance(
   const statics =
     data.statics ??
     readStatic(bytes, data.staticAt, data.staticLength, 'ragdoll', description, anchorJoints(data))
-  const bodies = statics.bodies.map(buildBody)
-  const anchors = statics.anchors.map((a) => buildBody(a.body))
+  const RagdollBodyClass = ragdollBodyClass(world)
+  const bodies = statics.bodies.map((d) => buildBody(RagdollBodyClass, d))
+  const anchors = statics.anchors.map((a) => buildBody(RagdollBodyClass, a.body))
   // Bodies, then anchors: a top body of a partial ragdoll hangs from its anchor.
   const all = anchors.length > 0 ? [...bodies, ...anchors] : bodies
   statics.bodies.forEach((d, b) => (bodies[b]!.ragdollParent = d.parent < 0 ? null : all[d.parent]!))
@@ -71,7 +74,7 @@ export function buildInstance(
   })
   bodies.forEach((body, b) => setStatic(body, statics.bodies[b]!))
   anchors.forEach((body, k) => setStatic(body, statics.anchors[k]!.body))
-  const instance: RagdollInstance = {
+  const instance = {
     bodies,
     constraints,
     bodyJoint,
@@ -81,14 +84,15 @@ export function buildInstance(
     anchors,
     anchorJoint: Int32Array.from(statics.anchors, (a) => a.joint),
     anchorOffset: Float64Array.from(statics.anchors.flatMap((a) => a.offset)),
-  }
-  staticBlocks.set(instance, bytes.slice(data.staticAt, data.staticAt + data.staticLength))
+    colliders: null,
+  } as Omit<RagdollInstance, keyof RagdollBodies> as RagdollInstance
+  staticBlocks.set(instance.bodies, bytes.slice(data.staticAt, data.staticAt + data.staticLength))
   return instance
 }
 
 /** Always a DampedRagdollBody, as spawnRagdoll makes: the damping stored is applied deterministically. */
-function buildBody(d: BodyData): DampedRagdollBody {
-  const body = new DampedRagdollBody({
+function buildBody(RagdollBodyClass: typeof DampedRagdollBody, d: BodyData): DampedRagdollBody {
+  const body = new RagdollBodyClass({
     mass: d.mass,
     linearDamping: d.damping[0],
     angularDamping: d.damping[1],

@@ -57,7 +57,7 @@ export function readInstance(
     throw invalidValue(where, 'static block length', staticLength, 'must be a multiple of 8, at least 8')
   }
   const staticAt = r.span(staticLength)
-  const known = live === null ? undefined : staticBlocks.get(live)
+  const known = live === null ? undefined : staticBlocks.get(live.bodies)
   let statics: StaticData | null = null
   let reuse: RagdollInstance | null = null
   if (known !== undefined && sameBytes(known, r.bytes, staticAt, staticLength)) reuse = live

@@ -25,10 +25,12 @@ const DW = new Int32Array(D.buffer)
 /** The cannon-es half of a snapshot: writing (layout and rationale: src/physics/snapshotFormat.ts). */
 
 /**
- * Each instance's static block as written the first time (or as a restore built it from): it stays what the
- * instance is for its life, so later snapshots copy it, and a restore into the same instance compares it.
+ * Each instance's static block as written the first time (or as a restore built it from), by the instance's
+ * bodies array: it stays what the instance is until something changes it (only a ghost ragdoll's collision
+ * filter does: src/physics/ghosts.ts, which forgets it then), so later snapshots copy it, and a restore into the
+ * same instance compares it.
  */
-export const staticBlocks = new WeakMap<RagdollInstance, Uint8Array>()
+export const staticBlocks = new WeakMap<readonly Body[], Uint8Array>()
 
 /**
  * A ragdoll instance (layout: snapshotFormat.ts). `eid` names it in the errors the format cannot carry.
@@ -37,7 +39,7 @@ export const staticBlocks = new WeakMap<RagdollInstance, Uint8Array>()
 export function writeInstance(w: Writer, r: RagdollInstance, eid: number): void {
   for (let b = 0; b < r.bodies.length; b++) checkBody(r.bodies[b]!, eid, b)
   for (let k = 0; k < r.anchors.length; k++) checkBody(r.anchors[k]!, eid, r.bodies.length + k)
-  const known = staticBlocks.get(r)
+  const known = staticBlocks.get(r.bodies)
   if (known !== undefined) {
     w.u32(known.length)
     w.u32(0)
@@ -53,7 +55,7 @@ export function writeInstance(w: Writer, r: RagdollInstance, eid: number): void 
     w.setU32(lengthAt, length)
     const block = new Uint8Array(length)
     block.set(w.buffer.subarray(w.origin + from, w.origin + from + length))
-    staticBlocks.set(r, block)
+    staticBlocks.set(r.bodies, block)
   }
   const count = r.bodies.length + r.anchors.length
   for (let b = 0; b < count; b++) {

@@ -1,20 +1,20 @@
 import { Body, Plane, Vec3, World as PhysicsWorld } from 'cannon-es'
 import { AnimationError, showValue } from '../errors.ts'
 import { RagdollBroadphase } from './broadphase.ts'
-import { installContactBook } from './contactBook.ts'
-import { RagdollNarrowphase } from './narrowphase.ts'
-import { RagdollSolver } from './solver.ts'
+import { installCannonPatches } from './cannonPatches/index.ts'
 import { INNER_SPHERE_GROUP } from './shapes.ts'
 
 /**
  * The plugin's own cannon-es world: gravity (world units per s², default [0, -9.82, 0]), the ragdoll
- * broadphase, linear-time overlap keepers, and a static ground plane at height `ground` (normal +y; default 0, false for none).
- * Throws AnimationError('argument') for gravity that is not three finite numbers or a non-finite ground.
+ * broadphase, and a static ground plane at height `ground` (normal +y; default 0, false for none), with the
+ * project's speed-ups to cannon-es installed (src/physics/cannonPatches/) unless `patched` is false: the same
+ * bits either way. Throws AnimationError('argument') for gravity that is not three finite numbers or a
+ * non-finite ground.
  */
-export function createPhysicsWorld(o: {
-  gravity?: readonly [number, number, number]
-  ground?: number | false
-}): PhysicsWorld {
+export function createPhysicsWorld(
+  o: { gravity?: readonly [number, number, number]; ground?: number | false },
+  patched = true,
+): PhysicsWorld {
   const g = o.gravity ?? [0, -9.82, 0]
   if (!Array.isArray(g) || g.length !== 3 || !g.every((x) => typeof x === 'number' && Number.isFinite(x))) {
     throw new AnimationError(
@@ -23,14 +23,9 @@ export function createPhysicsWorld(o: {
     )
   }
   const world = new PhysicsWorld({ gravity: new Vec3(g[0], g[1], g[2]) })
-  // Sweep and prune that also drops the pairs of linked ragdoll bodies (src/physics/broadphase.ts).
-  world.broadphase = new RagdollBroadphase(world)
-  // Contact bookkeeping that costs what the contacts cost (src/physics/contactBook.ts): the same bits, the same events.
-  installContactBook(world)
-  // GSSolver's iterations over typed arrays (src/physics/solver.ts): the same bits.
-  world.solver = new RagdollSolver()
-  // A sphere–plane test that takes no contact equation for a sphere off the ground (src/physics/narrowphase.ts).
-  world.narrowphase = new RagdollNarrowphase(world)
+  // Sweep and prune that also drops the pairs of linked ragdoll bodies (src/physics/broadphase.ts), patched or not.
+  if (patched) installCannonPatches(world)
+  else world.broadphase = new RagdollBroadphase(world)
   const ground = o.ground ?? 0
   if (ground !== false) {
     if (typeof ground !== 'number' || !Number.isFinite(ground)) {

@@ -2,9 +2,9 @@
  * The layers of ARCHITECTURE.md, checked on the sources: every relative import points down (or within its
  * own layer). A new folder must be given a layer here.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, normalize, relative } from 'node:path'
+import { relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { imports, sources } from '../helpers/sources.ts'
 
 /** Lower number = lower layer. src/ is one layer seen from outside; inside it, its own order. */
 const LAYERS: Record<string, number> = {
@@ -28,20 +28,6 @@ const SRC: Record<string, number> = {
   skeleton: 4,
   physics: 4,
   engine: 5,
-}
-
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? sources(path) : /\.tsx?$/.test(path) ? [path] : []
-  })
-}
-
-function imports(file: string): string[] {
-  const text = readFileSync(file, 'utf8')
-  return [...text.matchAll(/^(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'/gms)].map((m) =>
-    normalize(join(dirname(file), m[1]!)),
-  )
 }
 
 const top = (path: string) => path.split('/')[0]!

@@ -35,6 +35,7 @@ import {
   bodyState,
   worldOf,
 } from '../helpers/abuse.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 beforeAll(loadFox)
 
@@ -187,7 +188,7 @@ describe('non-finite values forced in', () => {
       plugin.ragdoll(a)
       plugin.ragdoll(b, { impulse: { joint: 'b_Hip_01', impulse: [0, 0, 2] } })
       stepN(plugin, 90) // both down on the ground
-      if (poison) contextOf(plugin).ragdolls[a]!.instance!.bodies[2]!.velocity.y = Number.NaN
+      if (poison) ragdollInstance(contextOf(plugin).ragdolls[a]!.instance)!.bodies[2]!.velocity.y = Number.NaN
       else plugin.removeCharacter(a)
       stepN(plugin, 30)
       return { plugin, a, b }
@@ -218,7 +219,7 @@ describe('non-finite values forced in', () => {
     const joints = Array.from(plugin.joints(a))
     const before = joints.map((e) => localOf(plugin, e))
     // cannon-es keeps a zero quaternion zero (finite), but a joint frame cannot be read from it.
-    contextOf(plugin).ragdolls[a]!.instance!.bodies[3]!.quaternion.set(0, 0, 0, 0)
+    ragdollInstance(contextOf(plugin).ragdolls[a]!.instance)!.bodies[3]!.quaternion.set(0, 0, 0, 0)
     const { Pose } = plugin.stores
     const phys = poseOffset(Pose.base[a]!, Pose.count[a]!, POSE_PHYS)
     const data = contextOf(plugin).pool.data

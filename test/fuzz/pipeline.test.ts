@@ -220,8 +220,9 @@ const KNOWN_SLOW: Record<string, { reason: string; file: FileCase }> = {
 }
 
 describe('the fuzzer short form', () => {
-  it('holds the five targets on every generator kind, loader mutations, forged snapshots and calls', async () => {
-    const specs = coverageCases(SEED, 6, { forgeries: 2, calls: 25, mutations: 45 })
+  it('holds the five targets on every generator kind, loader mutations, forged snapshots, calls and piles', async () => {
+    // Every 25th case also piles 30 characters of its asset 1 cm apart, all ragdolled at once (pile.ts).
+    const specs = coverageCases(SEED, 6, { forgeries: 2, calls: 25, mutations: 45, pileEvery: 25, pile: 30 })
     const tally = new Tally(DEFAULT_POOL.budgetMs, 256)
     await runPool(specs, POOL, (o) => tally.record(o))
     // Over the budget counts when a rerun is over it too (the machine may be busy).
@@ -248,6 +249,8 @@ describe('the fuzzer short form', () => {
     expect(tally.forgeOutcomes.get('refused')).toBeGreaterThan(10)
     expect(tally.calls.ok).toBeGreaterThan(200)
     expect(tally.calls.refused).toBeGreaterThan(200)
+    expect(tally.runs.pile).toBeGreaterThanOrEqual(4)
+    expect(stage('pile')?.completed).toBe(tally.runs.pile)
     const kinds = [...tally.byKind.keys()]
     for (const gen of [
       'tree.deep',

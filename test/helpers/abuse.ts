@@ -15,6 +15,7 @@ import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { POSE_BUFFERS } from '../../components/Pose.ts'
 import { RAGDOLL_OFF } from '../../components/Ragdoll.ts'
 import { createAnimationPlugin, type AnimationPlugin, contextOf } from '../../entry/plugin.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 
@@ -55,7 +56,7 @@ export function expectNoLeaks(plugin: AnimationPlugin, gameNodes = 0): void {
   for (const c of live) {
     slots += POSE_BUFFERS * Pose.count[c]!
     joints += Pose.count[c]!
-    const instance = contextOf(plugin).ragdolls[c]?.instance
+    const instance = ragdollInstance(contextOf(plugin).ragdolls[c]?.instance)
     if (instance) {
       expect(Ragdoll.active[c], `character ${c} has bodies`).not.toBe(RAGDOLL_OFF)
       bodies += instance.bodies.length
@@ -68,7 +69,10 @@ export function expectNoLeaks(plugin: AnimationPlugin, gameNodes = 0): void {
   const ground = plugin.physics.bodies.filter((b) => b.mass === 0).length
   expect(plugin.physics.bodies.length - ground, 'physics bodies').toBe(bodies)
   expect(plugin.physics.constraints.length, 'constraints').toBe(
-    live.reduce((n, c) => n + (contextOf(plugin).ragdolls[c]?.instance?.constraints.length ?? 0), 0),
+    live.reduce(
+      (n, c) => n + (ragdollInstance(contextOf(plugin).ragdolls[c]?.instance)?.constraints.length ?? 0),
+      0,
+    ),
   )
 }
 
@@ -88,7 +92,7 @@ export function foxPlugin(world: World = createWorld()) {
 
 /** Copy of a ragdoll's body states (position, orientation, velocities), for bitwise comparison. */
 export function bodyState(plugin: AnimationPlugin, c: number): Float64Array {
-  const bodies = contextOf(plugin).ragdolls[c]!.instance!.bodies
+  const bodies = ragdollInstance(contextOf(plugin).ragdolls[c]!.instance)!.bodies
   const out = new Float64Array(bodies.length * 13)
   bodies.forEach((b, i) => {
     const { position: p, quaternion: q, velocity: v, angularVelocity: w } = b

@@ -9,6 +9,7 @@ import { createWorld } from 'bitecs'
 import type { AnimationPlugin } from '../../entry/plugin.ts'
 import { contextOf, createAnimationPlugin } from '../../entry/plugin.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 /** Distance between a constraint's pivot as body A carries it and as body B carries it, world units. */
 export function jointGap(c: ConeTwistConstraint): number {
@@ -19,7 +20,7 @@ export function jointGap(c: ConeTwistConstraint): number {
 
 /** The largest joint gap of a character's live ragdoll (0 without one). */
 export function largestGap(p: AnimationPlugin, c: number): number {
-  const r = contextOf(p).ragdolls[c]?.instance
+  const r = ragdollInstance(contextOf(p).ragdolls[c]?.instance)
   if (!r) return 0
   let gap = 0
   for (const k of r.constraints) gap = Math.max(gap, jointGap(k))
@@ -28,7 +29,7 @@ export function largestGap(p: AnimationPlugin, c: number): number {
 
 /** True when every body of the character's live ragdoll has a finite position, orientation and velocity. */
 export function ragdollFinite(p: AnimationPlugin, c: number): boolean {
-  const r = contextOf(p).ragdolls[c]?.instance
+  const r = ragdollInstance(contextOf(p).ragdolls[c]?.instance)
   if (!r) return true
   return r.bodies.every((b) =>
     [b.position, b.velocity, b.angularVelocity].every((v) => Number.isFinite(v.x + v.y + v.z)),

@@ -14,6 +14,7 @@ import { loadAsset } from '../../src/gltf/load.ts'
 import { createHasher } from '../../src/sim/hasher.ts'
 import { createAnimationPlugin, type AnimationPlugin, contextOf } from '../../entry/plugin.ts'
 import { makeHumanoidAsset } from './humanoid.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 /** The Fox, loaded by `loadFox` (a test file calls it in beforeAll). */
 export let fox: AnimationAsset
@@ -89,7 +90,7 @@ export function angularVelocityOf(a: Quaternion, b: Quaternion, dt: number): Vec
 export function ragdollOf(p: AnimationPlugin, c: number) {
   const rt = contextOf(p).ragdolls[c]
   if (!rt?.instance) throw new Error(`character ${c} has no live ragdoll`)
-  return { rt, r: rt.instance }
+  return { rt, r: ragdollInstance(rt.instance) }
 }
 
 /** Cone angle between the constraint axes in world, and the twist of B relative to A about the axis (swing-twist). */

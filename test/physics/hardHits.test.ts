@@ -67,7 +67,9 @@ function hardHits(asset: AnimationAsset, scale: number, impulse: number, lying: 
       if (s >= 6 && gap > worst.gap) worst = { gap, joint: h.joint, dir: h.dir }
     }
   }
-  return { worst, finite, events: p.events.map((e) => `${e.kind}: ${e.message}`), bodies: joints.length }
+  // Ragdolls past a step's spawn budget wait a step or more (RAGDOLL_SPAWN_BODIES): no problem.
+  const events = p.events.filter((e) => e.kind !== 'ragdoll-limited' || !e.message.includes('wait'))
+  return { worst, finite, events: events.map((e) => `${e.kind}: ${e.message}`), bodies: joints.length }
 }
 
 const RIGS: [string, () => AnimationAsset, number][] = [

@@ -16,6 +16,7 @@ import { contextOf, type AnimationPlugin } from '../../entry/plugin.ts'
 import { isClipEvent } from '../../systems/state.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../../components/Ragdoll.ts'
 import { fromTwin, largestGap, restoreAndStep, twinScene, type TwinScene } from '../helpers/ragdollLimits.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 let fox: AnimationAsset
 let robot: AnimationAsset
@@ -110,7 +111,7 @@ describe('hit reactions', () => {
     expect(s.p.stores.Ragdoll.active[s.c]).toBe(RAGDOLL_FALLING)
     const run = restoreAndStep(s.p, [robot], 10)
     expect(run.diverged, 'first step whose hashes differ (0: the snapshot bytes)').toBe(-1)
-    expect(contextOf(s.p).ragdolls[s.c]!.instance!.anchors.length).toBe(2)
+    expect(ragdollInstance(contextOf(s.p).ragdolls[s.c]!.instance)!.anchors.length).toBe(2)
     for (let k = 0; k < 40; k++) s.p.step()
     expect(s.p.stores.Ragdoll.active[s.c]).toBe(RAGDOLL_OFF)
     expect(length(offset(s, 'Head'))).toBeLessThan(1e-5)
@@ -122,10 +123,10 @@ describe('hit reactions', () => {
     s.p.ragdoll(s.c)
     for (let k = 0; k < 5; k++) s.p.step()
     const rt = contextOf(s.p).ragdolls[s.c]!
-    const before = rt.instance!.bodies.map((b) => b.velocity.clone())
+    const before = ragdollInstance(rt.instance)!.bodies.map((b) => b.velocity.clone())
     const weight = s.p.stores.Ragdoll.weight[s.c]
     s.p.hit(s.c, 'b_Spine02_03', [5, 0, 0], { recoverSeconds: 0.1 })
-    expect(rt.instance!.bodies.some((b, i) => b.velocity.x - before[i]!.x > 0.1)).toBe(true)
+    expect(ragdollInstance(rt.instance)!.bodies.some((b, i) => b.velocity.x - before[i]!.x > 0.1)).toBe(true)
     expect([s.p.stores.Ragdoll.weight[s.c], s.p.stores.Ragdoll.active[s.c], rt.recoverRate]).toEqual([
       weight,
       RAGDOLL_FALLING,

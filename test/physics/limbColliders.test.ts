@@ -15,6 +15,7 @@ import { contextOf } from '../../entry/plugin.ts'
 import { isClipEvent } from '../../systems/state.ts'
 import { largestGap, restoreAndStep, twinScene, type TwinScene } from '../helpers/ragdollLimits.ts'
 import { HANG_MS } from '../helpers/hang.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 let robot: AnimationAsset
 let fox: AnimationAsset
@@ -53,11 +54,11 @@ function animatedCapsules(s: TwinScene): { a: number[]; b: number[]; r: number; 
 /** Deepest penetration (world units) of the ragdoll's spheres into the animated capsules each body may touch. */
 function penetration(s: TwinScene, skip: (body: number, capsule: number) => boolean): number {
   const rt = contextOf(s.p).ragdolls[s.c]!
-  const r = rt.instance!
+  const r = ragdollInstance(rt.instance)!
   // Less what the animation itself overlaps this step (the colliders' allowance, by ragdoll and animated body).
   const kept = new Set(rt.bodies.map((b) => b.node))
   const animated = rt.description.flatMap((spec, d) => (kept.has(spec.node) ? [] : [d]))
-  const allow = (b: number, d: number) => rt.colliders!.allowance[b * animated.length + animated.indexOf(d)]!
+  const allow = (b: number, d: number) => r.colliders!.allowance[b * animated.length + animated.indexOf(d)]!
   let worst = 0
   const at = new Vec3()
   for (const cap of animatedCapsules(s)) {
@@ -88,7 +89,7 @@ function penetration(s: TwinScene, skip: (body: number, capsule: number) => bool
  */
 function ignored(s: TwinScene): (body: number, capsule: number) => boolean {
   const rt = contextOf(s.p).ragdolls[s.c]!
-  const c = rt.colliders!
+  const c = ragdollInstance(rt.instance)!.colliders!
   const kept = new Set(rt.bodies.map((b) => b.node))
   const animated = rt.description.flatMap((spec, d) => (kept.has(spec.node) ? [] : [d]))
   return (body, capsule) => {
@@ -107,7 +108,8 @@ function knockArmAcross(
   s.p.step()
   const rt = contextOf(s.p).ragdolls[s.c]!
   s.p.step()
-  if (!colliders) rt.colliders = { ...rt.colliders!, joint: new Int32Array(0) }
+  const r = ragdollInstance(rt.instance)!
+  if (!colliders) r.colliders = { ...r.colliders!, joint: new Int32Array(0) }
   const skip = ignored(s)
   let worst = 0
   let gap = 0
@@ -140,7 +142,7 @@ describe('limb colliders', () => {
   it('a limb overlapping the body at rest is not thrown off it: the Fox’s neck, limp, stays near its pose', () => {
     const s = twinScene(fox, 0.01, 'Survey')
     s.p.ragdoll(s.c, { root: 'b_Neck_04' })
-    const r = () => contextOf(s.p).ragdolls[s.c]!.instance
+    const r = () => ragdollInstance(contextOf(s.p).ragdolls[s.c]!.instance)
     s.p.step()
     let fastest = 0
     for (let k = 0; k < 60; k++) {
@@ -162,7 +164,7 @@ describe('limb colliders', () => {
     const s = twinScene(robot, 0.4, 'Idle')
     s.p.ragdoll(s.c)
     for (let k = 0; k < 5; k++) s.p.step()
-    expect(contextOf(s.p).ragdolls[s.c]!.colliders).toBeNull()
+    expect(ragdollInstance(contextOf(s.p).ragdolls[s.c]!.instance)!.colliders).toBeNull()
   })
 })
 

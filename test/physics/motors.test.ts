@@ -18,6 +18,7 @@ import { isClipEvent } from '../../systems/state.ts'
 import { POSE_ANIM, POSE_PHYS, poseOffset } from '../../components/Pose.ts'
 import type { RagdollMotorOptions } from '../../plugin/ragdollControl.ts'
 import { characterSize, restoreAndStep, worldPosition } from '../helpers/ragdollLimits.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 let fox: AnimationAsset
 let robot: AnimationAsset
@@ -36,7 +37,7 @@ const RIGS = {
 function jointErrors(p: AnimationPlugin, c: number, names?: string[]): number[] {
   const ctx = contextOf(p)
   const rt = ctx.ragdolls[c]!
-  const r = rt.instance!
+  const r = ragdollInstance(rt.instance)!
   const { count, base } = { count: p.stores.Pose.count[c]!, base: p.stores.Pose.base[c]! }
   const data = ctx.pool.data
   const out: number[] = []
@@ -137,7 +138,7 @@ describe('powered ragdolls', () => {
       for (let s = 0; s < 5; s++) p.step()
       p.ragdoll(c, { motors, impulse: { joint: 'Torso', impulse: [8, 0, 0] } })
       for (let s = 0; s < 150; s++) p.step()
-      return contextOf(p).ragdolls[c]!.instance!.bodies.flatMap((b) => [
+      return ragdollInstance(contextOf(p).ragdolls[c]!.instance)!.bodies.flatMap((b) => [
         ...b.position.toArray(),
         b.quaternion.w,
       ])

@@ -23,6 +23,7 @@ import {
   worldPosition,
   type TwinScene,
 } from '../helpers/ragdollLimits.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 let fox: AnimationAsset
 let robot: AnimationAsset
@@ -74,8 +75,8 @@ describe('partial ragdolls', () => {
         }
         hangs = Math.max(hangs, apart(s, node(s.asset, limb)))
       }
-      expect(rt.instance!.anchors.length).toBe(1)
-      expect(rt.instance!.bodies.length).toBe(rt.bodies.length)
+      expect(ragdollInstance(rt.instance)!.anchors.length).toBe(1)
+      expect(ragdollInstance(rt.instance)!.bodies.length).toBe(rt.bodies.length)
       expect(rt.bodies.length).toBeLessThan(rt.description.length)
       expect(problems(s.p)).toEqual([])
       // Float32 world matrices of a character 4 sizes away differ in the last bits only.
@@ -139,7 +140,7 @@ describe('partial ragdolls', () => {
       const now = positions()
       expect(largestMove(now, before), JSON.stringify(grow)).toBeLessThanOrEqual(1.5 * normal)
       before = now
-      const r = ctx.ragdolls[s.c]!.instance!
+      const r = ragdollInstance(ctx.ragdolls[s.c]!.instance)!
       expect([r.bodies.length, r.anchors.length]).toEqual([bodies, anchors])
       for (let k = 0; k < 30; k++) s.p.step()
       before = positions()
@@ -196,7 +197,7 @@ describe('partial ragdolls', () => {
     s.p.applyImpulse(s.c, 'Palm1.L', [0, 1, 0])
     const run = restoreAndStep(s.p, [robot], 30)
     expect(run.diverged, 'first step whose hashes differ (0: the snapshot bytes)').toBe(-1)
-    expect(contextOf(run.copy).ragdolls[s.c]!.instance!.anchors.length).toBe(2)
+    expect(ragdollInstance(contextOf(run.copy).ragdolls[s.c]!.instance)!.anchors.length).toBe(2)
   })
 
   it('rejects a root without bodies and a hit outside the partial ragdoll, changing nothing', () => {

@@ -11,6 +11,7 @@ import { loadAsset } from '../../src/gltf/load.ts'
 import { createAnimationPlugin, contextOf, type AnimationPlugin } from '../../entry/plugin.ts'
 import { restoreAndStep } from '../helpers/ragdollLimits.ts'
 import { foxGrid, gridHit } from '../helpers/foxGrid.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 let fox: AnimationAsset
 
@@ -30,8 +31,9 @@ function foxes(count: number): { p: AnimationPlugin; cs: number[] } {
   return { p, cs }
 }
 
+/** Each body's sleep state; one AWAKE for a ragdoll whose bodies have not spawned yet (RAGDOLL_SPAWN_BODIES). */
 const states = (p: AnimationPlugin, c: number) =>
-  contextOf(p).ragdolls[c]!.instance!.bodies.map((b) => b.sleepState)
+  ragdollInstance(contextOf(p).ragdolls[c]!.instance)?.bodies.map((b) => b.sleepState) ?? [Body.AWAKE]
 
 describe('ragdolls at rest sleep', () => {
   it('a limp ragdoll lying still sleeps whole, its joints out of the solver; a hit wakes all of it', () => {
@@ -48,7 +50,7 @@ describe('ragdolls at rest sleep', () => {
     // It fell (~1 s), came to rest, and was still for a second more.
     expect(asleepAt, 'step at which every body sleeps').toBeGreaterThan(60)
     expect(asleepAt).toBeLessThan(400)
-    const r = contextOf(p).ragdolls[limp]!.instance!
+    const r = ragdollInstance(contextOf(p).ragdolls[limp]!.instance)!
     p.step()
     expect(r.constraints.every((k) => k.equations.slice(0, 5).every((e) => !e.enabled))).toBe(true)
     const before = r.bodies.map((b) => b.position.clone())

@@ -7,6 +7,7 @@ import { createAnimationPlugin } from '../../entry/plugin.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import { createHasher, type TypedArray } from '../../src/sim/hasher.ts'
 import { characterIds } from '../../plugin/characters.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 type Schedule = (plugin: AnimationPlugin, step: number, chars: number[]) => void
 
@@ -110,7 +111,7 @@ describe('determinism', () => {
       plugin.step()
     }
     const ctx = contextOf(plugin)
-    expect(ctx.ragdolls[b]!.instance!.bodies.length).toBeGreaterThan(0)
+    expect(ragdollInstance(ctx.ragdolls[b]!.instance)!.bodies.length).toBeGreaterThan(0)
     // The event queue's part of the hash (its records) is tested in test/systems/clipEvents.test.ts.
     plugin.events.length = 0
     const h = createHasher().updateNumber(ctx.step)
@@ -139,7 +140,7 @@ describe('determinism', () => {
         one(nodes.parent, e)
         one(nodes.world, e, 16)
       }
-      for (const body of ctx.ragdolls[eid]?.instance?.bodies ?? []) {
+      for (const body of ragdollInstance(ctx.ragdolls[eid]?.instance)?.bodies ?? []) {
         for (const v of [body.position, body.velocity, body.angularVelocity]) {
           h.updateNumber(v.x).updateNumber(v.y).updateNumber(v.z)
         }

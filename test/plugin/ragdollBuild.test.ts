@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { AnimationError } from '../../src/errors.ts'
 import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import { RAGDOLL_FALLING, RAGDOLL_OFF } from '../../components/Ragdoll.ts'
-import { RAGDOLL_MAX_EXTENT } from '../../src/physics/ragdoll.ts'
+import { RAGDOLL_MAX_EXTENT } from '../../src/physics/buildable.ts'
 import { makeHumanoidAsset } from '../helpers/humanoid.ts'
 import { problems } from '../helpers/ecs.ts'
 

@@ -188,7 +188,8 @@ describe('getUp: checks', () => {
     const p = newPlugin()
     const c = p.addCharacter(fox)
     const d = p.addCharacter(fox)
-    p.setTransform(d, { position: [2, 0, 1] })
+    // Apart (a Fox at scale 1 is ~100 units long): ragdolls spawned inside each other would report it.
+    p.setTransform(d, { position: [300, 0, 100] })
     p.play(c, 'Walk')
     p.step()
     p.ragdoll(c)

@@ -11,6 +11,7 @@ import { hashAnimationState } from '../../plugin/hash.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { withTravel } from '../../demo/travel.ts'
 import { CTL_DONE } from '../../systems/workers/pool.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 /**
  * The cross-engine determinism scenario (issue 7): one simulation that runs the same in Node (vitest) and in a
@@ -193,7 +194,7 @@ function checkpoint(p: AnimationPlugin, characters: readonly number[], step: num
     step,
     hash: p.hash(),
     characters: characters.map((c) => hashAnimationState(ctx, [c])),
-    bodies: characters.map((c) => (ctx.ragdolls[c]?.instance?.bodies ?? []).map(bodyHash)),
+    bodies: characters.map((c) => (ragdollInstance(ctx.ragdolls[c]?.instance)?.bodies ?? []).map(bodyHash)),
     ragdoll: characters.map((c) => p.stores.Ragdoll.active[c]!),
     fading: characters.map((c) => p.stores.CrossFade.active[c]!),
     placed: characters.map((c) => {

@@ -30,6 +30,7 @@ import {
   scene,
   buildScene,
 } from '../helpers/forgedScene.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 beforeAll(buildScene)
 
@@ -43,7 +44,7 @@ describe('forged snapshots (checksum recomputed)', () => {
     expect(view.getUint8(characterField(scene, a, 'CrossFade', 'active'))).toBe(1)
     expect(view.getFloat64(characterField(scene, b, 'Ragdoll', 'weight'), true)).toBeGreaterThan(0)
     expect(view.getFloat64(characterField(scene, b, 'Ragdoll', 'weight'), true)).toBeLessThan(1)
-    const body = contextOf(plugin).ragdolls[b]!.instance!.bodies[0]!
+    const body = ragdollInstance(contextOf(plugin).ragdolls[b]!.instance)!.bodies[0]!
     const rd = map.ragdolls.get(b)!
     expect(view.getFloat64(rd.bodies[0]!.shapes[0]!.size, true)).toBe(
       (body.shapes[0] as unknown as { radius: number }).radius,
@@ -51,7 +52,9 @@ describe('forged snapshots (checksum recomputed)', () => {
     expect(view.getFloat64(rd.bodies[0]!.position + 8, true)).toBe(body.position.y)
     // The same float found by its bits.
     expect(findFloat(bytes, body.position.y, 'f64')).toEqual([rd.bodies[0]!.position + 8])
-    expect(rd.constraints).toHaveLength(contextOf(plugin).ragdolls[b]!.instance!.constraints.length)
+    expect(rd.constraints).toHaveLength(
+      ragdollInstance(contextOf(plugin).ragdolls[b]!.instance)!.constraints.length,
+    )
     // The events section: no dropped clip events, no problem reported, then the queue (the clips loop, fade).
     expect(view.getUint32(map.events, true)).toBe(0)
     expect(view.getUint32(map.events + 4, true)).toBe(0)

@@ -25,6 +25,7 @@ import {
   entityIndex,
   groundContacts,
 } from '../helpers/snapshot.ts'
+import { ragdollInstance } from '../../src/physics/ragdoll.ts'
 
 beforeAll(loadAssets)
 
@@ -39,7 +40,7 @@ describe('snapshot and restore', () => {
     expect(plugin.stores.CrossFade.blend[a]).toBeGreaterThan(0.7)
     expect(plugin.stores.CrossFade.blend[a]).toBeLessThan(1)
     expect(plugin.stores.Ragdoll.weight[b]).toBe(1)
-    const bodiesB = contextOf(plugin).ragdolls[b]!.instance!.bodies
+    const bodiesB = ragdollInstance(contextOf(plugin).ragdolls[b]!.instance)!.bodies
     // Awake (it slept from ~220 until the script's push at 280): a sleeping ragdoll has no contacts.
     expect(bodiesB.filter((x) => x.sleepState === Body.SLEEPING)).toHaveLength(0)
     expect(groundContacts(plugin, bodiesB)).toBeGreaterThan(3)

@@ -8,7 +8,7 @@ import {
   type Mat3,
   type World,
 } from 'cannon-es'
-import { ConeLimitEquation, TwistLimitEquation } from './joint.ts'
+import { ConeLimitEquation, TwistLimitEquation } from '../joint.ts'
 import {
   computeGiMGt,
   contactB,
@@ -31,7 +31,7 @@ import {
  * solve puts what the iterations read (per equation: its two bodies' slots, the four Jacobian vectors, eps and
  * the force bounds; per body: inverse mass and inverse world inertia as the solve sees them) into typed arrays,
  * computing the right-hand sides and denominators there too for the equation classes a ragdoll world holds
- * (src/physics/equationRows.ts), iterates there, and hands vlambda, wlambda and each equation's multiplier back
+ * (equationRows.ts), iterates there, and hands vlambda, wlambda and each equation's multiplier back
  * as GSSolver leaves them. Allocation-free once its arrays have grown to the world.
  */
 export class RagdollSolver extends GSSolver {

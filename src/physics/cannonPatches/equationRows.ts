@@ -6,10 +6,10 @@ import type {
   Mat3,
   RotationalMotorEquation,
 } from 'cannon-es'
-import type { ConeLimitEquation, TwistLimitEquation } from './joint.ts'
+import type { ConeLimitEquation, TwistLimitEquation } from '../joint.ts'
 
 /**
- * The rows of RagdollSolver's typed arrays (src/physics/solver.ts): each body's state and each equation's
+ * The rows of RagdollSolver's typed arrays (src/physics/cannonPatches/solver.ts): each body's state and each equation's
  * Jacobian, right-hand side and denominator, written out as cannon-es 0.20 computes them (the same operations in
  * the same order, so the same bits).
  */
@@ -34,7 +34,7 @@ function put3(out: Float64Array, o: number, v: Vec3Like): void {
  * apart, falling). Here each body's part is read once per solve (writeBodyState), and each class's computeB is
  * the same operations in the same order on the arrays (cannon-es 0.20: ContactEquation, FrictionEquation,
  * RotationalMotorEquation; src/physics/joint.ts: the limit equations), its Jacobian written straight into the
- * solver's array; computeC is Equation's: G·M⁻¹·Gᵀ + eps. The same bits (test/physics/solver.test.ts).
+ * solver's array; computeC is Equation's: G·M⁻¹·Gᵀ + eps. The same bits (test/physics/cannonPatches/solver.test.ts).
  *
  * A body's STATE doubles: position, velocity, angular velocity (3 each), then M⁻¹·f (Vec3.scale: invMass × f)
  * and I⁻¹·τ (Mat3.vmult), as Equation.computeGiMf makes them.

@@ -2,8 +2,8 @@ import fc from 'fast-check'
 import { World } from 'cannon-es'
 import { createWorld } from 'bitecs'
 import { describe, expect, it } from 'vitest'
-import { LazyOverlapKeeper } from '../../src/physics/contactBook.ts'
-import { createAnimationPlugin } from '../../entry/index.ts'
+import { LazyOverlapKeeper } from '../../../src/physics/cannonPatches/contactBook.ts'
+import { createAnimationPlugin } from '../../../entry/index.ts'
 
 /** cannon-es's own OverlapKeeper (not exported by its entry; every World has two). */
 type Keeper = {

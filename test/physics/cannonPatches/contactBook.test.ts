@@ -1,15 +1,15 @@
 /**
- * The plugin's contact bookkeeping (src/physics/contactBook.ts) against cannon-es's own: the same answers under
+ * The plugin's contact bookkeeping (src/physics/cannonPatches/contactBook.ts) against cannon-es's own: the same answers under
  * random use (the reference: cannon-es's ArrayCollisionMatrix and OverlapKeeper), and in a plugin, the same
  * state hash every step and the same world events as a plugin whose world keeps cannon-es's.
  */
 import { createWorld } from 'bitecs'
 import { ArrayCollisionMatrix, Body, Shape, World } from 'cannon-es'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { LazyOverlapKeeper, PairSet } from '../../src/physics/contactBook.ts'
-import { loadAsset } from '../../src/gltf/load.ts'
-import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
+import { LazyOverlapKeeper, PairSet } from '../../../src/physics/cannonPatches/contactBook.ts'
+import { loadAsset } from '../../../src/gltf/load.ts'
+import type { AnimationAsset } from '../../../src/gltf/asset.ts'
+import { createAnimationPlugin, type AnimationPlugin } from '../../../entry/plugin.ts'
 
 /** A small deterministic generator (the test's own; not the step's). */
 function lcg(seed: number): () => number {

@@ -1,5 +1,5 @@
 /**
- * The plugin's solver (src/physics/solver.ts) against cannon-es's GSSolver: the same bits. Two plugins run one
+ * The plugin's solver (src/physics/cannonPatches/solver.ts) against cannon-es's GSSolver: the same bits. Two plugins run one
  * scene — whole-body ragdolls falling into each other and hit while down, a partial one (kinematic anchors), a
  * powered one with its root held (motor equations, a kinematic root), sleeping and waking — one of them with
  * GSSolver put back; their hashes, and each body's velocities, are compared every step.
@@ -7,11 +7,11 @@
 import { createWorld } from 'bitecs'
 import { Body, ContactMaterial, GSSolver, HingeConstraint, Material, Sphere, Vec3 } from 'cannon-es'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { RagdollSolver } from '../../src/physics/solver.ts'
-import { loadAsset } from '../../src/gltf/load.ts'
-import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
-import { lockstep, type LockstepScene } from '../helpers/lockstep.ts'
+import { RagdollSolver } from '../../../src/physics/cannonPatches/solver.ts'
+import { loadAsset } from '../../../src/gltf/load.ts'
+import type { AnimationAsset } from '../../../src/gltf/asset.ts'
+import { createAnimationPlugin, type AnimationPlugin } from '../../../entry/plugin.ts'
+import { lockstep, ragdollMix, type LockstepScene } from '../../helpers/lockstep.ts'
 
 let fox: AnimationAsset
 let robot: AnimationAsset
@@ -23,27 +23,16 @@ beforeAll(async () => {
 function scene(cannonSolver: boolean): LockstepScene {
   const p = createAnimationPlugin(createWorld(), { capacity: 4096 })
   if (cannonSolver) p.physics.solver = new GSSolver()
-  const foxes = [0, 1].map((i) => {
-    const c = p.addCharacter(fox)
-    p.setTransform(c, { position: [1.5 * i, 0, -2], scale: [0.01, 0.01, 0.01] })
-    p.play(c, 'Walk', { time: 0.2 * i })
-    return c
-  })
-  const robots = [0, 1].map((i) => {
-    const c = p.addCharacter(robot)
-    p.setTransform(c, { position: [3 + 2 * i, 0, 0], scale: [0.4, 0.4, 0.4] })
-    p.play(c, 'Walking')
-    return c
-  })
-  const act = (k: number): void => {
-    if (k === 3)
-      foxes.forEach((c, i) => p.ragdoll(c, { impulse: { joint: 'b_Spine02_03', impulse: [3, 0, i] } }))
-    if (k === 5)
-      p.ragdoll(robots[0]!, { root: 'UpperArm.L', impulse: { joint: 'Palm1.L', impulse: [4, 2, 0] } })
-    if (k === 7) p.ragdoll(robots[1]!, { motors: { strength: 1, holdRoot: true } })
-    if (k === 90) p.setRagdollMotors(robots[1]!, { strength: 0.4, holdRoot: false })
-    if (k === 440) p.applyImpulse(foxes[1]!, 'b_Head_05', [0, 3, 3])
-  }
+  const act = ragdollMix(
+    p,
+    fox,
+    robot,
+    [
+      [0, 0, -2],
+      [1.5, 0, -2],
+    ],
+    440,
+  )
   return { p, act }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The plugin's narrowphase (src/physics/narrowphase.ts) against cannon-es's: the same contacts to the bit, and no
+ * The plugin's narrowphase (src/physics/cannonPatches/narrowphase.ts) against cannon-es's: the same contacts to the bit, and no
  * contact equation taken for a sphere off the ground. Two plugins run one scene — Foxes knocked over and hit
  * while down, a partial hind leg, a game's ball bouncing and a game's kinematic sphere on the ground (cannon-es's
  * just-test path) — one of them with cannon-es's Narrowphase put back; their hashes and every contact's normal
@@ -8,10 +8,10 @@
 import { createWorld } from 'bitecs'
 import { Body, Equation, Narrowphase, Sphere, Vec3 } from 'cannon-es'
 import { describe, expect, it } from 'vitest'
-import { RagdollNarrowphase } from '../../src/physics/narrowphase.ts'
-import { loadAsset } from '../../src/gltf/load.ts'
-import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
-import { lockstep, type LockstepScene } from '../helpers/lockstep.ts'
+import { RagdollNarrowphase } from '../../../src/physics/cannonPatches/narrowphase.ts'
+import { loadAsset } from '../../../src/gltf/load.ts'
+import { createAnimationPlugin, type AnimationPlugin } from '../../../entry/plugin.ts'
+import { lockstep, type LockstepScene } from '../../helpers/lockstep.ts'
 
 const fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
 
