@@ -23,8 +23,8 @@ export interface AnimLayerStore {
   weightFrom: Float64Array
   weightTo: Float64Array
   weightDuration: Float64Array
-  /** Fixed steps the weight ramp has run. */
-  weightSteps: Uint32Array
+  /** Fixed steps the weight ramp has run, each the time scale's share of one. */
+  weightSteps: Float64Array
   /** 1 after stopLayer: the layer empties when its weight reaches 0. */
   stopping: Uint8Array
   /** MODE_OVERRIDE | MODE_ADDITIVE. */
@@ -47,7 +47,7 @@ export function createAnimLayerStore(rows: number): AnimLayerStore {
     weightFrom: new Float64Array(rows).fill(1),
     weightTo: new Float64Array(rows).fill(1),
     weightDuration: new Float64Array(rows),
-    weightSteps: new Uint32Array(rows),
+    weightSteps: new Float64Array(rows),
     stopping: new Uint8Array(rows),
     mode: new Uint8Array(rows),
     source: new Uint8Array(rows),

@@ -203,6 +203,16 @@ export interface AnimationPlugin {
   /** The rate the last step gave a character: 1 (sampled every step), 2 or 4; 1 with levels of detail off. */
   lodRate(character: number): number
   /**
+   * Sets the animation clock's rate, as three.js's `mixer.timeScale`: from the next step, every clip, cross-fade,
+   * layer fade and weight ramp moves by `scale` × dt seconds a step (root motion and events follow the clips); 0
+   * freezes them, 1 (the default) is the normal rate. Ragdoll physics, levels of detail and the step counter keep
+   * the fixed step. In hash() and snapshots. Throws AnimationError 'argument', changing nothing, for a scale that
+   * is not a finite number ≥ 0.
+   */
+  setTimeScale(scale: number): void
+  /** The animation clock's rate (setTimeScale); 1 by default. */
+  readonly timeScale: number
+  /**
    * Removes the character entity and its joint entities, frees its pose slots and its ragdoll bodies (bitecs's
    * removeEntity on the character does the same). Throws AnimationError 'argument' for an entity that is not a
    * character of this plugin.

@@ -39,6 +39,7 @@ import { getTransform, setTransform } from '../plugin/placement.ts'
 import { rootMotionDelta, setRootMotion } from '../plugin/rootMotion.ts'
 import { paletteLayout, writePalette } from '../plugin/palette.ts'
 import { lodRate, setLod, setLodCamera } from '../plugin/lod.ts'
+import { setTimeScale } from '../plugin/clock.ts'
 import { snapshotAnimation, snapshotAnimationInto } from '../snapshot/write.ts'
 import { CHARACTER_DATA } from '../characterData/index.ts'
 import { restoreAnimation } from '../snapshot/apply.ts'
@@ -120,6 +121,10 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
       }
     },
     lodRate: (eid) => guard('lodRate', () => lodRate(ctx, eid)),
+    setTimeScale: (scale) => guard('setTimeScale', () => setTimeScale(ctx, scale)),
+    get timeScale() {
+      return ctx.timeScale
+    },
     paletteLayout: (owner) => guard('paletteLayout', () => paletteLayout(ctx, owner)),
     writePalette(out, eid, offset) {
       // guard() without its closure: a per-frame call for every character must not allocate.

@@ -35,7 +35,7 @@ import { GET_UP_FACINGS, isClipEvent } from '../systems/state.ts'
  */
 export function hashAnimationState(ctx: AnimationContext, characters: readonly number[]): string {
   const h = createHasher()
-  h.updateNumber(ctx.step)
+  h.updateNumber(ctx.step).updateNumber(ctx.timeScale)
   const { Pose, Sampler, CrossFade, AnimLayer, Ragdoll } = ctx.stores
   const nodes = ctx.sceneGraph.store
   const T = wordsOf(nodes.translation)

@@ -190,6 +190,7 @@ export function createContext(
   const ctx: AnimationContext = {
     world,
     dt,
+    timeScale: 1,
     capacity,
     stores,
     sceneGraph,

@@ -7,6 +7,7 @@ import { applyStructure, finishStructure } from './structure.ts'
 import { applyNodeValues, recomputeWorlds } from './worlds.ts'
 import { applyCharacters } from './characters.ts'
 import { applyLod } from './lod.ts'
+import { applyClock } from './clock.ts'
 import { applyRagdolls } from './ragdolls.ts'
 import { applyEvents } from './events.ts'
 
@@ -53,6 +54,7 @@ function applyPlan(ctx: AnimationContext, plan: Plan, propagate: (world: World) 
   ctx.physics.rebuildWorld(plan.physics, instances, data, plan.own, bytes)
   applyEvents(ctx, plan.events)
   applyLod(ctx, plan.lod)
+  applyClock(ctx, plan.timeScale)
   ctx.step = plan.step
   recomputeWorlds(ctx, bytes, plan.nodes, structure.restored, propagate)
 }

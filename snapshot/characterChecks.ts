@@ -117,7 +117,8 @@ export function checkLayerRows(where: string, row: Row, clips: number, index: nu
   checkRange(where, 'CrossFade.blend', row('CrossFade.blend'), 0, 1)
   const duration = row('CrossFade.duration')
   checkRange(where, 'CrossFade.duration', duration, 0, Number.MAX_VALUE)
-  // steps: any count (the fade ends once steps·dt reaches its duration).
+  // steps: any count ≥ 0 (the fade ends once steps·dt reaches its duration).
+  checkRange(where, 'CrossFade.steps', row('CrossFade.steps'), 0, Number.MAX_VALUE)
   const active = row('CrossFade.active')
   checkChoice(where, 'CrossFade.active', active, FLAGS)
   const source = row('AnimLayer.source')
@@ -149,6 +150,7 @@ export function checkLayerRows(where: string, row: Row, clips: number, index: nu
   for (const f of ['weight', 'weightFrom', 'weightTo'])
     checkRange(where, `AnimLayer.${f}`, row(`AnimLayer.${f}`), 0, 1)
   checkRange(where, 'AnimLayer.weightDuration', row('AnimLayer.weightDuration'), 0, Number.MAX_VALUE)
+  checkRange(where, 'AnimLayer.weightSteps', row('AnimLayer.weightSteps'), 0, Number.MAX_VALUE)
   checkChoice(where, 'AnimLayer.stopping', row('AnimLayer.stopping'), FLAGS)
   checkChoice(where, 'AnimLayer.mode', row('AnimLayer.mode'), index === 0 ? [0] : FLAGS)
   checkChoice(where, 'AnimLayer.paused', row('AnimLayer.paused'), FLAGS)

@@ -44,18 +44,24 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  *   NODE nodes      every SceneNode: ids, parents, flags, local transforms, and only the world matrices a
  *                   restore cannot recompute (snapshot/nodes.ts)
  *   CHAR characters store columns, clips, key cursors, joints, pose layers, fade paths (snapshot/characters.ts)
+ *   then a section per kind of per-character state that has one, in ctx.characterData's order
+ *   (characterData/index.ts; plugin/characterData.ts CharacterSection):
  *   LAYR layers     per character with animation layers: its layer stack (snapshot/layers.ts)
- *   MRPH morphs     per character with morph targets: its game and current morph weights (snapshot/morphs.ts)
- *   RMOT rootMotion per character with root motion on: its mode, joint, flag and numbers (snapshot/rootMotion.ts)
+ *   MRPH morphs     per character with morph targets: its game and current morph weights
+ *                   (characterData/morphs.ts)
+ *   RMOT rootMotion per character with root motion on: its mode, joint, flag and numbers
+ *                   (characterData/rootMotion.ts)
  *   RAGD ragdolls   per ragdoll runtime: description, partial roots, queued hits, joint weights, recovery,
  *                   motors, bodies (snapshot/ragdolls.ts)
  *   PHYS physics    where ragdoll bodies and constraints sit in the cannon-es world (src/physics/snapshot.ts)
  *   EVNT events     the queue, the dropped count, the problem reports made (snapshot/events.ts)
  *   LODS lod        levels of detail: whether set, on or off, the camera, near and far (snapshot/lod.ts)
+ *   CLCK clock      the animation clock's time scale (snapshot/clock.ts)
  *
- * A new kind of state is one more section: its tag and place here, a file with its writer, a reader that checks
- * every value (changing nothing) and an apply step (that cannot throw), and one line in each of write.ts,
- * read.ts (and its Plan) and apply.ts, which run the sections in this order.
+ * A new kind of per-character state is a CharacterDatum (its section among them); other state is one more
+ * section: its tag and place here, a file with its writer, a reader that checks every value (changing nothing)
+ * and an apply step (that cannot throw), and one line in each of write.ts, read.ts (and its Plan) and apply.ts,
+ * which run the sections in this order.
  *
  * Derived, not stored: world matrices (recomputed by the plugin's own propagation pass after a restore, the
  * same bits, except those of nodes whose world is not their parent's times their local: nodes.ts), a joint's
@@ -105,6 +111,8 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  */
 
 /**
+ * 9: the animation clock's time scale (CLCK section); CrossFade.steps and AnimLayer.weightSteps count scaled
+ * steps (float64).
  * 8: one playback model (issue 32): every layer is rows of Sampler, CrossFade (with the track its fade leaves,
  * CrossFade.from) and AnimLayer — a character's layer 0 at its id, among the characters section's columns; a
  * layer other than 0 at its slot, in the layers section — and a blend space's points are tracks.
@@ -118,7 +126,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  * not stored twice, a word checksum; restore in place; root motion, levels of detail. 3: layers, morph weights,
  * clip events.
  */
-export const SNAPSHOT_VERSION = 8
+export const SNAPSHOT_VERSION = 9
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
 export const CHECKSUM_FROM = 20

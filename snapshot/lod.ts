@@ -5,7 +5,7 @@ import { checkChoice, checkFinite, checkNonNegative, checkRange } from '../src/s
 import { LOD_FAR, LOD_NEAR, LOD_SETTINGS } from '../systems/scheduleLod.ts'
 
 /**
- * The snapshot's LODS section (levels of detail, last): u8 touched (a LOD call was made: hash() covers the
+ * The snapshot's LODS section (levels of detail, before CLCK): u8 touched (a LOD call was made: hash() covers the
  * settings only then), u8 enabled (0, 1), zeros to a multiple of 8, f64×3 camera, f64 near, f64 far. The
  * per-character schedule is not carried: each step derives it from these, the world matrices and the clock.
  */

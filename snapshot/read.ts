@@ -23,6 +23,7 @@ import { readNodes, type NodesData } from './readNodes.ts'
 import { readCharacters, type CharactersData } from './readCharacters.ts'
 import { checkRagdollStates, readRagdolls, type RagdollData } from './readRagdolls.ts'
 import { readLod, type LodData } from './lod.ts'
+import { readClock } from './clock.ts'
 import { readEvents, type EventsData } from './events.ts'
 import { planStructure, type StructurePlan } from './structure.ts'
 import { snapshotState } from './state.ts'
@@ -52,6 +53,8 @@ export interface Plan {
   own: ForeignParts
   events: EventsData
   lod: LodData
+  /** The animation clock's rate (the CLCK section). */
+  timeScale: number
   structure: StructurePlan
 }
 
@@ -177,6 +180,10 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
   openSection(r, 'LODS', 'lod')
   const lod = readLod(r)
   closeSection(r)
+
+  openSection(r, 'CLCK', 'clock')
+  const timeScale = readClock(r)
+  closeSection(r)
   if (r.at() !== bytes.length) {
     throw snapshotError(`has ${bytes.length - r.at()} unread bytes after its last section`)
   }
@@ -199,6 +206,7 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
     own,
     events,
     lod,
+    timeScale,
     structure,
   }
 }

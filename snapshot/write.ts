@@ -20,6 +20,7 @@ import { writeEntities } from './entities.ts'
 import { writeNodes } from './nodes.ts'
 import { markCharacters, writeCharacters } from './characters.ts'
 import { writeLod } from './lod.ts'
+import { writeClock } from './clock.ts'
 import { writeRagdolls } from './ragdolls.ts'
 import { writeEvents } from './events.ts'
 
@@ -162,6 +163,10 @@ function writeSnapshot(ctx: AnimationContext, s: SnapshotState, w: Writer): numb
 
   at = beginSection(w, 'LODS')
   writeLod(ctx, w)
+  endSection(w, at)
+
+  at = beginSection(w, 'CLCK')
+  writeClock(ctx, w)
   endSection(w, at)
 
   const total = w.at()

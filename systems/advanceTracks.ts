@@ -23,7 +23,16 @@ import type { BlendSpaceState, Layer } from './layerState.ts'
 /** What advanceTracks reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type AdvanceTracksInput = Pick<
   StepState,
-  'world' | 'dt' | 'assets' | 'clips' | 'binding' | 'fromBinding' | 'layers' | 'rootMotion' | 'uses'
+  | 'world'
+  | 'dt'
+  | 'timeScale'
+  | 'assets'
+  | 'clips'
+  | 'binding'
+  | 'fromBinding'
+  | 'layers'
+  | 'rootMotion'
+  | 'uses'
 > &
   RampInput &
   ClipEventsInput & {
@@ -50,6 +59,8 @@ export function createAdvanceTracksSystem(ctx: AdvanceTracksInput) {
   const emit = createClipEventEmitter(ctx)
   /** The clip events' inputs (systems/clipEvents.ts EMIT_*), through memory. */
   const motion = new Float64Array(EMIT_INPUT_LENGTH)
+  /** [0]: this step's animation time, dt × the time scale, seconds (a float kept in a closure is boxed). */
+  const clock = new Float64Array(1)
   /** A track's share of its layer (its root motion's weight), through memory. */
   const share = new Float64Array(1)
   /** A blend space's share of its layer (1, or its fade's blend) and the layer's weight, through memory. */
@@ -64,7 +75,7 @@ export function createAdvanceTracksSystem(ctx: AdvanceTracksInput) {
     const clip = ctx.clips[clipId]!.clip
     const flags = Sampler.reset[eid]!
     const hold = (flags & SAMPLER_HOLD) !== 0
-    motion[EMIT_DELTA] = hold || AnimLayer.paused[eid] === 1 ? 0 : ctx.dt * Sampler.speed[eid]!
+    motion[EMIT_DELTA] = hold || AnimLayer.paused[eid] === 1 ? 0 : clock[0]! * Sampler.speed[eid]!
     advanceTrack(Sampler, eid, motion, clip, hold)
     const fading = CrossFade.active[eid] === 1
     motion[EMIT_WEIGHT] = fading ? CrossFade.blend[eid]! : 1
@@ -85,7 +96,7 @@ export function createAdvanceTracksSystem(ctx: AdvanceTracksInput) {
     const fromId = from.clip[l]!
     const clip = ctx.clips[fromId]!.clip
     // pause holds the clip a fade leaves as well as the one it enters.
-    motion[EMIT_DELTA] = AnimLayer.paused[l] === 1 ? 0 : ctx.dt * from.speed[l]!
+    motion[EMIT_DELTA] = AnimLayer.paused[l] === 1 ? 0 : clock[0]! * from.speed[l]!
     advanceTrack(from, l, motion, clip, false)
     share[0] = 1 - CrossFade.blend[l]!
     motion[EMIT_WEIGHT] = index === 0 ? share[0]! : AnimLayer.weight[l]! * share[0]!
@@ -98,7 +109,7 @@ export function createAdvanceTracksSystem(ctx: AdvanceTracksInput) {
     const clipId = Sampler.clip[l]!
     const clip = ctx.clips[clipId]!.clip
     const hold = (Sampler.reset[l]! & SAMPLER_HOLD) !== 0
-    motion[EMIT_DELTA] = hold || AnimLayer.paused[l] === 1 ? 0 : ctx.dt * Sampler.speed[l]!
+    motion[EMIT_DELTA] = hold || AnimLayer.paused[l] === 1 ? 0 : clock[0]! * Sampler.speed[l]!
     advanceTrack(Sampler, l, motion, clip, hold)
     Sampler.reset[l] = 0
     advanceFade(ctx, l, layer)
@@ -132,7 +143,7 @@ export function createAdvanceTracksSystem(ctx: AdvanceTracksInput) {
       let next = phase
       let step = 0
       if (duration > 0 && !hold) {
-        step = (ctx.dt * rate) / duration
+        step = (clock[0]! * rate) / duration
         // advancePhase(phase, step, 1, LOOP_REPEAT) written out, the same operations (p / 1 and × 1 are exact):
         // its float arguments and result were boxed where V8 did not inline it (48 B per character per step).
         let p = phase + step
@@ -152,7 +163,7 @@ export function createAdvanceTracksSystem(ctx: AdvanceTracksInput) {
       return
     }
     for (let p = 0; p < m; p++) {
-      motion[EMIT_DELTA] = hold ? 0 : ctx.dt * rate
+      motion[EMIT_DELTA] = hold ? 0 : clock[0]! * rate
       advanceTrack(points, p, motion, ctx.clips[points.clip[p]!]!.clip, hold)
       reportPoint(eid, layer, bs, p, hold)
     }
@@ -214,6 +225,8 @@ export function createAdvanceTracksSystem(ctx: AdvanceTracksInput) {
 
   return function advanceTracks(_world: World): void {
     commitRemovals(ctx.world)
+    // At the normal rate, dt · 1 is dt: the same bits as before time scales existed.
+    clock[0] = ctx.dt * ctx.timeScale
     const dense = characters.dense
     for (let i = 0; i < dense.length; i++) advanceBase(dense[i]!)
     if (!ctx.uses.layers) return

@@ -102,6 +102,11 @@ export interface StepState {
   readonly world: World
   /** Fixed step, seconds. */
   readonly dt: number
+  /**
+   * The animation clock's rate (setTimeScale): each step moves clips, fades and layer weight ramps by
+   * timeScale · dt seconds; 1 normal, 0 frozen. Ragdoll physics and the step counter keep the fixed step.
+   */
+  timeScale: number
   /** Store length: every entity id the plugin touches must be below it. */
   readonly capacity: number
   readonly stores: AnimationStores

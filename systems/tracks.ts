@@ -40,7 +40,7 @@ export function advanceTrack(
 }
 
 /** What the fade and weight ramps read and write. */
-export type RampInput = Pick<StepState, 'dt' | 'binding' | 'fromBinding'> & {
+export type RampInput = Pick<StepState, 'dt' | 'timeScale' | 'binding' | 'fromBinding'> & {
   readonly stores: Pick<AnimationStores, 'Sampler' | 'CrossFade' | 'AnimLayer'>
 }
 

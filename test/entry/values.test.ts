@@ -220,6 +220,7 @@ const CALLS: Record<string, Call> = {
   'setLod({ near: 1, far: 2, camera: v })': (p, v) => p.setLod({ near: 1, far: 2, camera: v as never }),
   'setLodCamera(v)': (p, v) => p.setLodCamera(v as never),
   'lodRate(v)': (p, v) => p.lodRate(v as never),
+  'setTimeScale(v)': (p, v) => p.setTimeScale(v as never),
   'paletteLayout(v)': (p, v) => p.paletteLayout(v as never),
   'writePalette(v, a)': (p, v, { a }) => p.writePalette(v as never, a),
   'writePalette(out, v)': (p, v) => p.writePalette(new Float32Array(64), v as never),
