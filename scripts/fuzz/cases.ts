@@ -4,7 +4,8 @@
  * snapshots and the random calls, and how many of each. Running it (in a worker, see worker.ts):
  *
  *   1. the pipeline on the file (pipeline.ts);
- *   2. `forgeries` forged copies of the pipeline's snapshot, each restored into a fresh plugin (forge.ts);
+ *   2. `forgeries` forged copies of the pipeline's snapshot, each restored into a fresh plugin, and one corrupt
+ *      copy (forge.ts);
  *   3. `calls` random public calls on a fresh plugin holding the loaded asset (calls.ts);
  *   4. when `validate`: the loader judge and Khronos gltf-validator on the same file (fuzzJudges.ts), as the
  *      loader fuzzer always did; outside the run budget.
@@ -27,7 +28,7 @@ import {
   type Mutation,
 } from '../../test/helpers/mutate.ts'
 import { runCalls } from './calls.ts'
-import { forge, mapSnapshot, runForgery } from './forge.ts'
+import { corrupt, forge, mapSnapshot, runForgery } from './forge.ts'
 import { buildFile } from './expand.ts'
 import { describeEdit, genArb, type FileCase, type GenEdit } from './generators.ts'
 import type { Fault, MemoryPeak, Stage } from './judge.ts'
@@ -212,11 +213,15 @@ export async function runCase(
     const layoutPlugin = createAnimationPlugin(createWorld(), p.options)
     const targets = mapSnapshot(p.snapshot, layoutPlugin, p.options.capacity)
     layoutPlugin.dispose()
-    for (let f = 0; f < spec.forgeries; f++) {
-      const forged = forge(p.snapshot, targets, (spec.seed * 31 + f) >>> 0)
+    // The forgeries, then (when there are any) one corrupt copy: bits flipped, the checksum as written.
+    const copies = spec.forgeries > 0 ? spec.forgeries + 1 : 0
+    for (let f = 0; f < copies; f++) {
+      const seed = (spec.seed * 31 + f) >>> 0
+      const forged = f < spec.forgeries ? forge(p.snapshot, targets, seed) : corrupt(p.snapshot, seed)
       onRun(`forge ${f}`)
       const r = runForgery(p.asset, p.options, forged)
-      const edited = forged.edits.map((e) => e.replace(/\[.*$/, '').replace(/ .*$/, ''))
+      const edited =
+        f < spec.forgeries ? forged.edits.map((e) => e.replace(/\[.*$/, '').replace(/ .*$/, '')) : ['corrupt']
       runs.push({
         run: 'forge',
         ms: r.ms,
