@@ -65,7 +65,8 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  *
  * Assets: a fingerprint per registered asset, FNV-1a 64 of its node tree (names, parents, rest T/R/S), its
  * joint order and rest pose, its skins' joints, and every clip's name, duration, channel targets, paths,
- * interpolations, times and values (the file's clips and those addClip added, in order) — not its file path. Restore requires the same assets registered in the
+ * interpolations, times and values (each array by a digest of its own, made once; the file's clips and those
+ * addClip added, in order) — not its file path. Restore requires the same assets registered in the
  * same order, so clip ids, asset ids and bindings mean the same thing. Markers are asset data too, checked the
  * same way rather than carried: a markers fingerprint per asset, FNV-1a 64 of each of its clips' markers as the
  * plugin has them (the file's and addMarker's, in their order); a mismatch is refused with a message that says
@@ -270,10 +271,11 @@ export function assetFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [n
     hashString(h, clip.name)
     h.updateNumber(clip.duration).updateNumber(clip.channels.length)
     for (const ch of clip.channels) {
-      hashString(h, `${ch.path}/${ch.interpolation}`)
+      h.updateNumber(PATH_CODES[ch.path]).updateNumber(INTERPOLATION_CODES[ch.interpolation])
       h.updateNumber(ch.node).updateNumber(ch.components)
-      h.updateNumber(ch.times.length).update(ch.times)
-      h.updateNumber(ch.values.length).update(ch.values)
+      const times = arrayDigest(ch.times)
+      const values = arrayDigest(ch.values)
+      h.updateNumber(times[0]).updateNumber(times[1]).updateNumber(values[0]).updateNumber(values[1])
       // A compact clip's keys (src/clip/compactClip.ts); an exact clip's channels have none.
       if (ch.packed !== null) h.update(ch.packed).update(ch.dequant!)
     }
@@ -282,6 +284,26 @@ export function assetFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [n
   fingerprints.set(ra, { clips: ra.clipIds.length, words })
   return words
 }
+
+const PATH_CODES = { translation: 0, rotation: 1, scale: 2, weights: 3 } as const
+const INTERPOLATION_CODES = { STEP: 0, LINEAR: 1, CUBICSPLINE: 2 } as const
+
+/**
+ * FNV-1a 64 of a clip array's length and floats, once per array: clips of a file's copies of an animation share
+ * their channels, and channels of a time track share their times, so an asset's fingerprint costs time in its
+ * distinct data, not in its clip count times its keys (4,000 copies of a clip: 0.6 s).
+ */
+function arrayDigest(data: Float32Array): readonly [number, number] {
+  let words = digests.get(data)
+  if (words === undefined) {
+    const h = createHasher()
+    h.updateNumber(data.length).update(data)
+    words = digestWords(h)
+    digests.set(data, words)
+  }
+  return words
+}
+const digests = new WeakMap<Float32Array, readonly [number, number]>()
 
 /** A markers fingerprint and the marker lists it was made from (addMarker replaces a clip's list whole). */
 const markerPrints = new WeakMap<RegisteredAsset, { lists: ClipMarkers[]; words: [number, number] }>()
