@@ -298,8 +298,9 @@ async function validate(spec: FuzzCaseSpec, onProgress: (label: string) => void)
 
 /**
  * Generator edits the short form leaves out, as each takes seconds (test/fuzz/pipeline.test.ts lists why):
- * trees of more than a thousand nodes, extras of more than 300,000 numbers, and any rest scale of 10 or more,
- * on which a generated ragdoll's capsules become chains of millions of spheres.
+ * trees of more than a thousand nodes, extras of more than 300,000 numbers, any rest scale of 10 or more,
+ * on which a generated ragdoll's capsules become chains of millions of spheres, and more than a hundred copies
+ * of an animation.
  */
 function slowEdit(edit: GenEdit): boolean {
   switch (edit.gen) {
@@ -317,6 +318,8 @@ function slowEdit(edit: GenEdit): boolean {
       return edit.field !== 'translation' && Math.abs(edit.value) >= 10
     case 'scale.nested':
       return Math.abs(edit.value) >= 10
+    case 'anims.copies':
+      return edit.copies > 100
     default:
       return false
   }

@@ -262,6 +262,7 @@ describe('the fuzzer short form', () => {
       'times.scaled',
       'json.deep',
       'json.wide',
+      'anims.copies',
     ])
       expect(kinds).toContain(`gen.${gen}`)
     expect(kinds.filter((k) => k.startsWith('forge.')).length).toBeGreaterThan(20)
