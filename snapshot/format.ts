@@ -27,7 +27,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  *     4     2  format version (SNAPSHOT_VERSION); a snapshot of another version is refused
  *     6     2  0 (reserved)
  *     8     4  total length in bytes (a multiple of 8; a shorter buffer is "truncated")
- *    12     8  CRC-64/XZ of bytes [20, total) (checksumWords, src/sim/checksum.ts), high u32 then low u32
+ *    12     8  CRC-64 of bytes [20, total) (checksumWords, src/sim/checksum.ts), high u32 then low u32
  *    20     8  schema: FNV-1a 64 of the store layouts (field names, types, strides) and pose constants
  *    28     8  dt, seconds (f64)          \
  *    36     4  capacity                    |  must equal the restoring plugin's options
@@ -106,7 +106,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  */
 
 /**
- * 9: the checksum is CRC-64/XZ (src/sim/checksum.ts); the word sums before it missed two opposite flips of one
+ * 9: the checksum is a CRC-64 (src/sim/checksum.ts); the word sums before it missed two opposite flips of one
  * bit 32 words apart.
  * 8: one playback model (issue 32): every layer is rows of Sampler, CrossFade (with the track its fade leaves,
  * CrossFade.from) and AnimLayer — a character's layer 0 at its id, among the characters section's columns; a

@@ -1,7 +1,8 @@
 /**
- * The snapshot checksum (src/sim/checksum.ts) is CRC-64/XZ and detects what a CRC guarantees: every one- and
- * two-bit error, every odd number of flipped bits, every burst of up to 64 bits; and, by its odds, the errors the
- * old sum missed (two opposite flips 32 words apart, issue 33 #3) and random multi-bit errors.
+ * The snapshot checksum (src/sim/checksum.ts) is the CRC of g = x^64 + x^23 + x^8 + 1 and detects what its
+ * generator guarantees (checked here: g = (x + 1)·p, p primitive): every one- and two-bit error, every odd number
+ * of flipped bits, every burst of up to 64 bits; and, by its odds, the errors the old sum missed (two opposite
+ * flips 32 words apart, issue 33 #3) and random multi-bit errors.
  */
 import { describe, expect, it } from 'vitest'
 import { checksumWords } from '../../src/sim/checksum.ts'
@@ -18,14 +19,16 @@ function words(n: number, seed: number): Int32Array {
   return Int32Array.from({ length: n }, () => Math.floor(random() * 2 ** 32) | 0)
 }
 
-/** CRC-64/XZ bit by bit, in BigInt: the textbook definition, independent of the tables. */
+/** The CRC bit by bit, in BigInt: the textbook reflected form (g's terms below x^64 at bits 63 − t). */
 function reference(bytes: Uint8Array): string {
-  const poly = 0xc96c5795d7870f42n
+  const poly = (1n << 63n) | (1n << (63n - 8n)) | (1n << (63n - 23n))
   const mask = (1n << 64n) - 1n
   let crc = mask
   for (const byte of bytes) {
-    crc ^= BigInt(byte)
-    for (let bit = 0; bit < 8; bit++) crc = crc & 1n ? (crc >> 1n) ^ poly : crc >> 1n
+    for (let bit = 0; bit < 8; bit++) {
+      crc ^= BigInt((byte >> bit) & 1)
+      crc = crc & 1n ? (crc >> 1n) ^ poly : crc >> 1n
+    }
   }
   return (crc ^ mask).toString(16).padStart(16, '0')
 }
@@ -34,18 +37,51 @@ function bytesOf(w: Int32Array, from: number, to: number): Uint8Array {
   return new Uint8Array(w.buffer, w.byteOffset + from * 4, (to - from) * 4)
 }
 
+/** GF(2) polynomials as BigInt bits: degree, product modulo m, and x to a power modulo m. */
+const degree = (a: bigint): number => a.toString(2).length - 1
+function mulMod(a: bigint, b: bigint, m: bigint): bigint {
+  let r = 0n
+  for (; b; b >>= 1n) {
+    if (b & 1n) r ^= a
+    a <<= 1n
+    if (degree(a) === degree(m)) a ^= m
+  }
+  return r
+}
+function powX(e: bigint, m: bigint): bigint {
+  let r = 1n
+  for (let b = 2n; e > 0n; e >>= 1n, b = mulMod(b, b, m)) if (e & 1n) r = mulMod(r, b, m)
+  return r
+}
+
 describe('checksumWords', () => {
-  it('is CRC-64/XZ: the catalogue check value, and the bitwise definition on words', () => {
-    expect(reference(new TextEncoder().encode('123456789'))).toBe('995dc9bbdf1939fa')
-    // "12345678" as two little-endian words, against the reference on the same bytes.
-    const w = new Int32Array(new TextEncoder().encode('12345678').buffer)
-    expect(sum(w, 0)).toBe(reference(bytesOf(w, 0, 2)))
+  it('has a generator that guarantees it: (x + 1) times a primitive polynomial of degree 63', () => {
+    const g = (1n << 64n) | (1n << 23n) | (1n << 8n) | 1n
+    // g / (x + 1) by long division.
+    let rest = g
+    let p = 0n
+    while (rest !== 0n && degree(rest) >= 1) {
+      const s = BigInt(degree(rest) - 1)
+      p ^= 1n << s
+      rest ^= 3n << s
+    }
+    expect(rest).toBe(0n)
+    expect(degree(p)).toBe(63)
+    // x has order 2^63 − 1 modulo p, so p is irreducible and primitive (2^63 − 1 = 7² · 73 · 127 · 337 · 92737 ·
+    // 649657).
+    const order = (1n << 63n) - 1n
+    expect(7n * 7n * 73n * 127n * 337n * 92737n * 649657n).toBe(order)
+    expect(powX(order, p)).toBe(1n)
+    for (const q of [7n, 73n, 127n, 337n, 92737n, 649657n]) expect(powX(order / q, p)).not.toBe(1n)
+  })
+
+  it('is the bitwise definition on words', () => {
     for (const seed of [1, 2, 3]) {
       const v = words(5 + 67, seed)
       for (let i = 5; i < 20; i++) v[i] = i % 3 === 0 ? -1 : i % 3 === 1 ? -0x80000000 : 0
-      // Even and odd counts of words (pairs and a last single word), and none.
-      for (const to of [v.length, v.length - 1, 6, 7, 5])
+      for (const to of [v.length, v.length - 1, 6, 7, 5]) {
         expect(sum(v, 5, to)).toBe(reference(bytesOf(v, 5, to)))
+      }
     }
   })
 
