@@ -217,10 +217,16 @@ function checkAssetShape(asset: unknown): asserts asset is AnimationAsset {
 
 /** The most channels of any of the asset's own clips (at least 1): a character's key cursor half. */
 export function maxChannels(ctx: AnimationContext, asset: RegisteredAsset): number {
-  let m = 1
-  for (const id of asset.clipIds) m = Math.max(m, ctx.clips[id]!.clip.channels.length)
+  let m = channelsMost.get(asset)
+  if (m === undefined) {
+    m = 1
+    for (const id of asset.clipIds) m = Math.max(m, ctx.clips[id]!.clip.channels.length)
+    channelsMost.set(asset, m)
+  }
   return m
 }
+/** maxChannels per registered asset, whose clips do not change (a restore asks once a character). */
+const channelsMost = new WeakMap<RegisteredAsset, number>()
 
 /**
  * Puts a marker named `name` at `seconds` on a clip (by name or asset clip index, looked up as play looks it

@@ -193,12 +193,7 @@ export function readCharacters(
     structure: NO_STRUCTURE, // the checked structure, set once the joints are read
   }
   // Cursor slots: at least the asset's own clips' channels (addCharacter), grown for a clip with more.
-  let maxClipChannels = 1
-  let maxKeys = 1
-  for (const rc of ctx.clips) {
-    maxClipChannels = Math.max(maxClipChannels, rc.clip.channels.length)
-    for (const ch of rc.clip.channels) maxKeys = Math.max(maxKeys, ch.times.length)
-  }
+  const { maxClipChannels, maxKeys } = clipExtents(ctx)
   let total = 0
   for (let i = 0; i < count; i++) total += Math.max(0, element(r, cols.count, i))
   // While the characters are the memo's, their joints are the memo's list (read, never written); a list of
@@ -387,6 +382,27 @@ export function readCharacters(
   d.structure = memo.characters!
   return d
 }
+
+/**
+ * The most channels of any registered clip, and the most keys of any of their channels, worked out again only
+ * when clips were registered since (a restore would otherwise walk every channel of every clip: thousands of
+ * clips in a file of copies).
+ */
+export function clipExtents(ctx: AnimationContext): { maxClipChannels: number; maxKeys: number } {
+  let known = extents.get(ctx)
+  if (known === undefined || known.clips !== ctx.clips.length) {
+    let maxClipChannels = 1
+    let maxKeys = 1
+    for (const rc of ctx.clips) {
+      maxClipChannels = Math.max(maxClipChannels, rc.clip.channels.length)
+      for (const ch of rc.clip.channels) maxKeys = Math.max(maxKeys, ch.times.length)
+    }
+    known = { clips: ctx.clips.length, maxClipChannels, maxKeys }
+    extents.set(ctx, known)
+  }
+  return known
+}
+const extents = new WeakMap<AnimationContext, { clips: number; maxClipChannels: number; maxKeys: number }>()
 
 /** Key cursor k of a character's cursors at byte `at`, `width` bytes each. */
 function cursorAt(r: Reader, at: number, width: number, k: number): number {
