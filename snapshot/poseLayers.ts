@@ -280,6 +280,13 @@ export function scatterPoseLayer(
   rest: Int32Array,
   n: number,
 ): void {
+  // Every path stored (a rig whose clips drive every channel): the floats are the layer as the pool lays it out.
+  let all = 7
+  for (let j = 0; j < n; j++) all &= bytes[masksAt + j]!
+  if (all === 7) {
+    dst.set(src.subarray(k, k + 10 * n), o)
+    return
+  }
   // Literals for the path bits and stride (see pathMasks).
   for (let j = 0; j < n; j++) {
     const m = bytes[masksAt + j]!
