@@ -95,7 +95,7 @@ try {
     const write = [
       '--import',
       'tsx',
-      'scripts/bench/rigFile.ts',
+      'scripts/bench/writeRigFile.ts',
       join(tree, 'rig-all.glb'),
       values['rig-joints'],
     ]

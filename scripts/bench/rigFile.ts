@@ -5,13 +5,10 @@
  * back (readAsset) gives the rig as the loader makes an asset of a file: what the snapshot bench measures
  * (a Mixamo-sized file: 67 joints, every channel animated) and the loader bench reads.
  *
- *   node --import tsx scripts/bench/rigFile.ts <out.glb> [joints]   writes that rig (default 67 joints)
+ * writeRigFile.ts writes one from the command line.
  */
-import { writeFileSync } from 'node:fs'
-import { pathToFileURL } from 'node:url'
 import { Document, NodeIO, type Node } from '@gltf-transform/core'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import { createBenchRig } from './rig.ts'
 
 export async function writeRigFile(asset: AnimationAsset): Promise<Uint8Array> {
   const doc = new Document()
@@ -58,11 +55,4 @@ export async function writeRigFile(asset: AnimationAsset): Promise<Uint8Array> {
     }
   }
   return new NodeIO().writeBinary(doc)
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const [out, joints] = process.argv.slice(2)
-  if (!out) throw new Error('usage: rigFile.ts <out.glb> [joints]')
-  const rig = createBenchRig({ joints: joints === undefined ? 67 : Number(joints), channels: 'all' })
-  writeFileSync(out, await writeRigFile(rig))
 }
