@@ -275,17 +275,21 @@ export function readCharacters(
     // A cursor is a key index the sampler searches from (it copes with any), and always one of a real track.
     // As int32s, 0 <= key < maxKeys exactly when neither key nor maxKeys - 1 - key has its sign bit set: one OR
     // a cursor, no branch (the loop is a tenth of reading the characters).
+    // The views in locals: V8 may read a property again at every turn of a loop.
     let outside = 0
+    const last = maxKeys - 1
     if (width === 4) {
+      const ints = r.ints
       const first = cursorsAt >>> 2
-      for (let k = 0; k < cursorCount; k++) {
-        const key = r.ints[first + k]!
-        outside |= key | (maxKeys - 1 - key)
-      }
+      for (let k = 0; k < cursorCount; k++) outside |= ints[first + k]! | (last - ints[first + k]!)
     } else if (width === 2) {
+      const halves = r.halves
       const first = cursorsAt >>> 1
-      for (let k = 0; k < cursorCount; k++) outside |= maxKeys - 1 - r.halves[first + k]!
-    } else for (let k = 0; k < cursorCount; k++) outside |= maxKeys - 1 - r.bytes[cursorsAt + k]!
+      for (let k = 0; k < cursorCount; k++) outside |= last - halves[first + k]!
+    } else {
+      const bytes = r.bytes
+      for (let k = cursorsAt; k < cursorsAt + cursorCount; k++) outside |= last - bytes[k]!
+    }
     if (outside < 0) {
       for (let k = 0; k < cursorCount; k++) {
         const key = cursorAt(r, cursorsAt, width, k)
