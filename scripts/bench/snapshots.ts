@@ -1,7 +1,8 @@
 /**
- * The benchmark's "snapshot / restore" section: what a rollback game pays. A crowd of the generated rig (67
- * joints, as a Mixamo character: rig.ts) playing with half of it cross-fading (crowd.ts's moving crowd), and the
- * same crowd with every tenth character in a ragdoll (knocked over 1 s before the timing, falling and landing):
+ * The benchmark's "snapshot / restore" section: what a rollback game pays. A crowd of a Mixamo-sized rig read from
+ * a file (the generated rig, rig.ts: 67 joints, every channel animated as a Mixamo export's are, written as a
+ * .glb by rigFile.ts and loaded by readAsset) playing with half of it cross-fading (crowd.ts's moving crowd), and
+ * the same crowd with every tenth character in a ragdoll (knocked over 1 s before the timing, falling and landing):
  *
  *   snapshot()       a new buffer each time
  *   snapshotInto     into one of a ring of buffers made once (allocation measured too: 0 B in steady state)
@@ -11,10 +12,15 @@
  *                    rollbacks per second = 1000 / its ms
  *
  * CPU ms per call (process.cpuUsage), median of interleaved rounds, in a fresh process running the bundled
- * bench (run.ts), as the crowd scenarios are. Bytes: the snapshot's length.
+ * bench (run.ts), as the crowd scenarios are. Bytes: the snapshot's length; and the snapshot's length for each
+ * feature's crowd of the same 100 characters (featureSizes: playing, half fading, with 10 ragdolling, three
+ * layers, a three-point blend space), for the README's table of what each costs.
  */
 import { createBenchRig } from './rig.ts'
-import { makeCrowdPlan } from './crowd.ts'
+import { writeRigFile } from './rigFile.ts'
+import { readAsset } from '../../src/gltf/read.ts'
+import type { AnimationAsset } from '../../src/gltf/asset.ts'
+import { makeCrowdPlan, type CrowdKind } from './crowd.ts'
 import { createOurCrowd } from './ours.ts'
 import {
   measureAllocation,
@@ -45,6 +51,8 @@ export interface SnapshotCrowdResult {
   rounds: Record<'snapshot' | 'snapshotInto' | 'restore' | 'step' | 'rollback', number[]>
   /** Heap bytes per snapshotInto (steady state). */
   allocation: Allocation
+  /** The first crowd's only: snapshot bytes of each feature's crowd (see the header). */
+  featureSizes?: { feature: string; bytes: number }[]
 }
 
 export interface SnapshotSettings {
@@ -61,30 +69,67 @@ export async function measureSnapshots(
   log: (line: string) => void,
 ): Promise<SnapshotCrowdResult[]> {
   const out: SnapshotCrowdResult[] = []
+  const asset = await mixamoSizedRig()
   for (const ragdolls of [0, 10]) {
-    const r = await measureCrowd(ragdolls, settings, tracker)
+    const r = await measureCrowd(asset, ragdolls, settings, tracker)
     log(
       `snapshot / restore, ${r.crowd}: ${r.bytes} bytes, snapshot ${r.snapshotMs.toFixed(3)} ms, snapshotInto ` +
         `${r.snapshotIntoMs.toFixed(3)} ms, restore ${r.restoreMs.toFixed(3)} ms, ${r.rollbacksPerSecond.toFixed(0)} rollbacks/s`,
     )
     out.push(r)
   }
+  out[0]!.featureSizes = featureSizes(asset)
   return out
 }
 
+/** The generated rig with every channel animated, through a .glb and readAsset (see the header). */
+export async function mixamoSizedRig(): Promise<AnimationAsset> {
+  const rig = createBenchRig({ joints: SNAPSHOT_JOINTS, channels: 'all' })
+  return readAsset(await writeRigFile(rig), `${rig.source}.glb`)
+}
+
+/** A crowd of `kind` (ragdolling every tenth character, up to `ragdolls`), 60 steps on. */
+function crowdOf(asset: AnimationAsset, kind: CrowdKind, ragdolls: number) {
+  const plan = makeCrowdPlan(asset, SNAPSHOT_CHARACTERS, kind, {
+    clipA: 0,
+    clipB: 1,
+    clipC: 2,
+    mask: ['chest'],
+    blendClips: [2, 0, 1],
+  })
+  const crowd = createOurCrowd(plan)
+  for (let i = 0; i < ragdolls; i++) {
+    crowd.plugin.ragdoll(crowd.characters[10 * i]!, { impulse: { joint: 'spine1', impulse: [5, 1, 0] } })
+  }
+  crowd.run(60)
+  return crowd
+}
+
+/** Snapshot bytes of each feature's crowd of SNAPSHOT_CHARACTERS. */
+export function featureSizes(asset: AnimationAsset): { feature: string; bytes: number }[] {
+  const cases: [string, CrowdKind, number][] = [
+    ['playing', 'playing', 0],
+    ['half cross-fading', 'moving', 0],
+    ['half cross-fading, 10 ragdolling', 'moving', 10],
+    ['three layers (masked override, additive)', 'layered', 0],
+    ['a three-point blend space', 'blend-space', 0],
+  ]
+  return cases.map(([feature, kind, ragdolls]) => {
+    const crowd = crowdOf(asset, kind, ragdolls)
+    const bytes = crowd.plugin.snapshot().length
+    crowd.plugin.dispose()
+    return { feature, bytes }
+  })
+}
+
 async function measureCrowd(
+  asset: AnimationAsset,
   ragdolls: number,
   settings: SnapshotSettings,
   tracker: GcTracker,
 ): Promise<SnapshotCrowdResult> {
-  const asset = createBenchRig({ joints: SNAPSHOT_JOINTS })
-  const plan = makeCrowdPlan(asset, SNAPSHOT_CHARACTERS, 'moving', { clipA: 0, clipB: 1 })
-  const crowd = createOurCrowd(plan)
+  const crowd = crowdOf(asset, 'moving', ragdolls)
   const { plugin } = crowd
-  for (let i = 0; i < ragdolls; i++) {
-    plugin.ragdoll(crowd.characters[10 * i]!, { impulse: { joint: 'spine1', impulse: [5, 1, 0] } })
-  }
-  crowd.run(60)
   const size = plugin.snapshot().length
   const buffer = new Uint8Array(2 * size)
   const ring = Array.from({ length: ROLLBACK_STEPS }, () => new Uint8Array(2 * size))
@@ -246,6 +291,17 @@ export function formatSnapshots(results: readonly SnapshotCrowdResult[], rounds:
         r.allocation.bytesPerStep.toFixed(1),
       ]),
     )
+  }
+  const sizes = results[0]!.featureSizes ?? []
+  if (sizes.length > 0) {
+    lines.push(
+      '',
+      row(['crowd of the same characters', 'bytes', 'bytes a character']),
+      row(Array(3).fill('---')),
+    )
+    for (const f of sizes) {
+      lines.push(row([f.feature, String(f.bytes), (f.bytes / results[0]!.characters).toFixed(0)]))
+    }
   }
   return lines
 }
