@@ -12,15 +12,14 @@
  *                    rollbacks per second = 1000 / its ms
  *
  * CPU ms per call (process.cpuUsage), median of interleaved rounds, in a fresh process running the bundled
- * bench (run.ts), as the crowd scenarios are. Bytes: the snapshot's length; and the snapshot's length for each
- * feature's crowd of the same 100 characters (featureSizes: playing, half fading, with 10 ragdolling, three
- * layers, a three-point blend space), for the README's table of what each costs.
+ * bench (run.ts), as the crowd scenarios are. Bytes: the snapshot's length (what each feature adds:
+ * scripts/snapshotSizes.ts).
  */
 import { createBenchRig } from './rig.ts'
 import { writeRigFile } from './rigFile.ts'
 import { readAsset } from '../../src/gltf/read.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
-import { makeCrowdPlan, type CrowdKind } from './crowd.ts'
+import { makeCrowdPlan } from './crowd.ts'
 import { createOurCrowd } from './ours.ts'
 import {
   measureAllocation,
@@ -51,8 +50,6 @@ export interface SnapshotCrowdResult {
   rounds: Record<'snapshot' | 'snapshotInto' | 'restore' | 'step' | 'rollback', number[]>
   /** Heap bytes per snapshotInto (steady state). */
   allocation: Allocation
-  /** The first crowd's only: snapshot bytes of each feature's crowd (see the header). */
-  featureSizes?: { feature: string; bytes: number }[]
 }
 
 export interface SnapshotSettings {
@@ -78,7 +75,6 @@ export async function measureSnapshots(
     )
     out.push(r)
   }
-  out[0]!.featureSizes = featureSizes(asset)
   return out
 }
 
@@ -88,15 +84,9 @@ export async function mixamoSizedRig(): Promise<AnimationAsset> {
   return readAsset(await writeRigFile(rig), `${rig.source}.glb`)
 }
 
-/** A crowd of `kind` (ragdolling every tenth character, up to `ragdolls`), 60 steps on. */
-function crowdOf(asset: AnimationAsset, kind: CrowdKind, ragdolls: number) {
-  const plan = makeCrowdPlan(asset, SNAPSHOT_CHARACTERS, kind, {
-    clipA: 0,
-    clipB: 1,
-    clipC: 2,
-    mask: ['chest'],
-    blendClips: [2, 0, 1],
-  })
+/** The timed crowd (ragdolling every tenth character, up to `ragdolls`), 60 steps on. */
+function crowdOf(asset: AnimationAsset, ragdolls: number) {
+  const plan = makeCrowdPlan(asset, SNAPSHOT_CHARACTERS, 'moving', { clipA: 0, clipB: 1 })
   const crowd = createOurCrowd(plan)
   for (let i = 0; i < ragdolls; i++) {
     crowd.plugin.ragdoll(crowd.characters[10 * i]!, { impulse: { joint: 'spine1', impulse: [5, 1, 0] } })
@@ -105,30 +95,13 @@ function crowdOf(asset: AnimationAsset, kind: CrowdKind, ragdolls: number) {
   return crowd
 }
 
-/** Snapshot bytes of each feature's crowd of SNAPSHOT_CHARACTERS. */
-export function featureSizes(asset: AnimationAsset): { feature: string; bytes: number }[] {
-  const cases: [string, CrowdKind, number][] = [
-    ['playing', 'playing', 0],
-    ['half cross-fading', 'moving', 0],
-    ['half cross-fading, 10 ragdolling', 'moving', 10],
-    ['three layers (masked override, additive)', 'layered', 0],
-    ['a three-point blend space', 'blend-space', 0],
-  ]
-  return cases.map(([feature, kind, ragdolls]) => {
-    const crowd = crowdOf(asset, kind, ragdolls)
-    const bytes = crowd.plugin.snapshot().length
-    crowd.plugin.dispose()
-    return { feature, bytes }
-  })
-}
-
 async function measureCrowd(
   asset: AnimationAsset,
   ragdolls: number,
   settings: SnapshotSettings,
   tracker: GcTracker,
 ): Promise<SnapshotCrowdResult> {
-  const crowd = crowdOf(asset, 'moving', ragdolls)
+  const crowd = crowdOf(asset, ragdolls)
   const { plugin } = crowd
   const size = plugin.snapshot().length
   const buffer = new Uint8Array(2 * size)
@@ -291,17 +264,6 @@ export function formatSnapshots(results: readonly SnapshotCrowdResult[], rounds:
         r.allocation.bytesPerStep.toFixed(1),
       ]),
     )
-  }
-  const sizes = results[0]!.featureSizes ?? []
-  if (sizes.length > 0) {
-    lines.push(
-      '',
-      row(['crowd of the same characters', 'bytes', 'bytes a character']),
-      row(Array(3).fill('---')),
-    )
-    for (const f of sizes) {
-      lines.push(row([f.feature, String(f.bytes), (f.bytes / results[0]!.characters).toFixed(0)]))
-    }
   }
   return lines
 }
