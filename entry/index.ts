@@ -50,7 +50,14 @@ export {
   type LoadAssetOptions,
   type ReadAssetOptions,
 } from '../src/gltf/read.ts'
-export { MAX_ACCESSOR_ELEMENTS, MAX_DECODED_BYTES, MAX_NODES } from '../src/gltf/limits.ts'
+export {
+  MAX_ACCESSOR_ELEMENTS,
+  MAX_CHANNELS,
+  MAX_CLIPS,
+  MAX_DECODED_BYTES,
+  MAX_KEYS,
+  MAX_NODES,
+} from '../src/gltf/limits.ts'
 export {
   buildClip,
   type BuildClipOptions,

@@ -52,7 +52,8 @@ export type * from './api.ts'
  * Throws AnimationError('argument') for bad options, before anything registers with the world.
  */
 export function createAnimationPlugin(world: World, options?: AnimationPluginOptions): AnimationPlugin {
-  const ctx = guard('createAnimationPlugin', () => createContext(world, options, CHARACTER_DATA))
+  const ctx = guardCall('createAnimationPlugin', () => createContext(world, options, CHARACTER_DATA))
+  const guard = <T>(what: string, call: () => T): T => guardCall(what, call, ctx)
   // Restore recomputes world matrices with the step's own pass (the same bits).
   const propagate = createPropagateTransformsSystem(ctx)
   const systems = [
@@ -114,10 +115,11 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     morphWeights: (eid) => guard('morphWeights', () => morphWeights(ctx, eid)),
     setLod: (o) => guard('setLod', () => setLod(ctx, o)),
     setLodCamera(position) {
+      const removals = ctx.removals.count
       try {
         setLodCamera(ctx, position)
       } catch (error) {
-        throw asAnimationError('setLodCamera', error)
+        throw asAnimationError('setLodCamera', error, ctx, removals)
       }
     },
     lodRate: (eid) => guard('lodRate', () => lodRate(ctx, eid)),
@@ -128,10 +130,11 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     paletteLayout: (owner) => guard('paletteLayout', () => paletteLayout(ctx, owner)),
     writePalette(out, eid, offset) {
       // guard() without its closure: a per-frame call for every character must not allocate.
+      const removals = ctx.removals.count
       try {
         writePalette(ctx, out, eid, offset)
       } catch (error) {
-        throw asAnimationError('writePalette', error)
+        throw asAnimationError('writePalette', error, ctx, removals)
       }
     },
     ragdoll: (eid, o) => guard('ragdoll', () => ragdoll(ctx, eid, o)),
@@ -183,18 +186,34 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
 /**
  * Runs a public call. The calls check every value they read and throw AnimationError before changing anything;
  * a value that throws when read (a Proxy, a throwing getter) surfaces here as AnimationError('argument') too,
- * with what it threw as `cause`.
+ * with what it threw as `cause`. With `ctx`, a call that throws after an argument's getter removed a character
+ * says so (whatever the call then tripped on is the `cause`).
  */
-function guard<T>(what: string, call: () => T): T {
+function guardCall<T>(what: string, call: () => T, ctx?: AnimationContext): T {
+  const removals = ctx === undefined ? 0 : ctx.removals.count
   try {
     return call()
   } catch (error) {
-    throw asAnimationError(what, error)
+    throw asAnimationError(what, error, ctx, removals)
   }
 }
 
-/** A call's error as an AnimationError: itself, or 'argument' for a throw while reading an argument. */
-function asAnimationError(what: string, error: unknown): AnimationError {
+/**
+ * A call's error as an AnimationError: a removal during the call (ctx.removals moved past `removals`), the
+ * error itself, or 'argument' for a throw while reading an argument.
+ */
+function asAnimationError(
+  what: string,
+  error: unknown,
+  ctx?: AnimationContext,
+  removals = 0,
+): AnimationError {
+  if (ctx !== undefined && ctx.removals.count !== removals) {
+    const removed = `character ${ctx.removals.last} was removed during the call`
+    return new AnimationError('argument', `${what}: ${removed} (by a getter or Proxy of an argument)`, {
+      cause: error,
+    })
+  }
   if (error instanceof AnimationError) return error
   const message = error instanceof Error ? error.message : showValue(error)
   return new AnimationError('argument', `${what}: reading an argument threw: ${message}`, { cause: error })

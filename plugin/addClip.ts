@@ -2,7 +2,8 @@ import { AnimationError, showValue } from '../src/errors.ts'
 import type { Clip } from '../src/clip/clip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import type { AnimationContext, AssetHandle } from './context.ts'
-import { addedHandle, clipRegistration, isBuiltChannel, registerClip } from './assets.ts'
+import { addedHandle, clipRegistration, registerClip } from './assets.ts'
+import { isBuiltClip } from '../src/clip/clip.ts'
 import { checkClipFits } from './clipRig.ts'
 import { checkLive } from './options.ts'
 
@@ -20,8 +21,7 @@ export function addClip(ctx: AnimationContext, owner: AnimationAsset | AssetHand
   checkLive(ctx, 'addClip')
   const name = typeof clip === 'object' && clip !== null ? (clip as { name?: unknown }).name : undefined
   const what = `addClip(${typeof name === 'string' ? `"${name}"` : showValue(clip)})`
-  const channels = (clip as { channels?: unknown } | null)?.channels
-  if (!Array.isArray(channels) || !channels.every((ch) => isBuiltChannel(ch, clip))) {
+  if (!isBuiltClip(clip)) {
     throw new AnimationError('argument', `${what}: ${showValue(clip)} is not a clip made by buildClip`)
   }
   const handle = addedHandle(ctx, owner)

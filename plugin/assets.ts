@@ -1,5 +1,5 @@
 import { AnimationError, showValue } from '../src/errors.ts'
-import { clipOf, markerTime, type Channel, type Clip, type ClipMarker } from '../src/clip/clip.ts'
+import { isBuiltClip, markerTime, type Clip, type ClipMarker } from '../src/clip/clip.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import { pathOffset, JOINT_STRIDE } from '../src/math/poseLayout.ts'
 import { buildRig } from '../src/skeleton/rig.ts'
@@ -158,10 +158,12 @@ export function findClip(
   }
   for (const id of asset.clipIds) if (ctx.clips[id]!.clip.name === clip) return id
   for (const rc of ctx.clips) if (rc.clip.name === clip) return rc.id
-  const names = asset.clipIds.map((id) => `"${ctx.clips[id]!.clip.name}"`).join(', ')
+  // The first names only: a file may have thousands of clips (MAX_CLIPS).
+  const shown = asset.clipIds.slice(0, 16).map((id) => showValue(ctx.clips[id]!.clip.name))
+  if (asset.clipIds.length > 16) shown.push(`… (${asset.clipIds.length} clips)`)
   throw new AnimationError(
     'argument',
-    `${what}: no clip named "${clip}" (${asset.asset.source} has ${names || 'none'})`,
+    `${what}: no clip named ${showValue(clip)} (${asset.asset.source} has ${shown.join(', ') || 'none'})`,
   )
 }
 
@@ -209,27 +211,22 @@ function checkAssetShape(asset: unknown): asserts asset is AnimationAsset {
     }
   })
   ;(a.clips as unknown[]).forEach((clip, i) => {
-    const channels = (clip as { channels?: unknown } | null)?.channels
-    if (!Array.isArray(channels) || channels.some((ch) => !isBuiltChannel(ch, clip))) {
-      fail(`${where}: clip ${i} was not made by buildClip (or readAsset)`)
-    }
+    if (!isBuiltClip(clip)) fail(`${where}: clip ${i} was not made by buildClip (or readAsset)`)
   })
-}
-
-export function isBuiltChannel(channel: unknown, clip: unknown): boolean {
-  try {
-    return clipOf(channel as Channel) === clip
-  } catch {
-    return false
-  }
 }
 
 /** The most channels of any of the asset's own clips (at least 1): a character's key cursor half. */
 export function maxChannels(ctx: AnimationContext, asset: RegisteredAsset): number {
-  let m = 1
-  for (const id of asset.clipIds) m = Math.max(m, ctx.clips[id]!.clip.channels.length)
+  let m = channelsMost.get(asset)
+  if (m === undefined) {
+    m = 1
+    for (const id of asset.clipIds) m = Math.max(m, ctx.clips[id]!.clip.channels.length)
+    channelsMost.set(asset, m)
+  }
   return m
 }
+/** maxChannels per registered asset, whose clips do not change (a restore asks once a character). */
+const channelsMost = new WeakMap<RegisteredAsset, number>()
 
 /**
  * Puts a marker named `name` at `seconds` on a clip (by name or asset clip index, looked up as play looks it

@@ -212,6 +212,8 @@ export function releaseCharacter(ctx: AnimationContext, eid: number): void {
   const { Pose, Sampler } = ctx.stores
   const n = Pose.count[eid]!
   if (n === 0) return
+  ctx.removals.count++
+  ctx.removals.last = eid
   dropRagdoll(ctx, eid)
   const base = Pose.base[eid]!
   const jointEids = ctx.pool.joints

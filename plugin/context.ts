@@ -36,6 +36,11 @@ export interface AnimationContext extends StepState {
   readonly jointOwner: Int32Array
   /** Per asset id: how its skinning palette is made (plugin/palette.ts), on first use. */
   readonly palettes: (PalettePlan | undefined)[]
+  /**
+   * Characters released so far and the last one's id (releaseCharacter counts them), so a public call that
+   * throws after an argument's getter removed a character says that rather than what it then tripped on.
+   */
+  readonly removals: { count: number; last: number }
   /** Set by dispose(); every public call then throws. */
   disposed: boolean
 }

@@ -219,6 +219,7 @@ export function createContext(
     handles: new Map(),
     ragdollDescriptions: [],
     palettes: [],
+    removals: { count: 0, last: 0 },
     jointOwner: new Int32Array(capacity),
     poseReported: new Uint8Array(capacity),
     worldReported: new Uint8Array(capacity),

@@ -3,11 +3,18 @@
 // 2× between processes, and even within one (README, Performance); two versions run side by side in one process
 // see the same conditions round by round, so their ratio is good to a few per cent where separate runs were not.
 // The base version is checked out into a temporary git worktree (sharing this checkout's node_modules); each
-// version's scripts/bench/abSide.ts is bundled on its own (this checkout's file is copied into an older one that
-// has none), and both bundles are loaded here. Plain node, not tsx (see bundle.mjs for why).
+// version's code is bundled on its own with this checkout's scripts/bench/abSide.ts (copied into the other, so
+// both are timed by the same harness), and both bundles are loaded here. Plain node, not tsx (see bundle.mjs for
+// why).
 //
-//   npm run bench:ab -- --base main [--asset fox|rig-linear|rig-cubic] [--crowd layered] [--characters 1000]
-//                       [--rounds 9] [--steps 100] [--warmup 200] [--rig-joints 64] [--instances 2]
+//   npm run bench:ab -- --base main [--asset fox|rig-linear|rig-cubic|rig-all] [--crowd layered]
+//                       [--characters 1000] [--rounds 9] [--steps 100] [--warmup 200] [--rig-joints 64]
+//                       [--instances 2] [--measure step|snapshotInto|restore] [--ragdolls 0]
+//
+// --asset rig-all: the rig with every channel animated (a Mixamo export's), written once as a .glb here and
+// loaded by each side with its own loader. --measure snapshotInto|restore: instead of steps, that call on the
+// crowd as it is after 60 steps (--ragdolls: every tenth character knocked over first, up to that many), `--steps`
+// calls a round; the snapshot bench's figures, compared.
 //
 // Each side runs `--instances` crowds (made in ABBA order, timed in a palindromic order: bench/abRounds.mjs), as
 // the crowd made later in a process ran ~1–3 % faster in same-code runs.
@@ -15,7 +22,7 @@
 // Prints each side's median CPU ms per step, the per-round ratios and their median, and whether both sides end
 // with the same state hash (a change meant to keep every bit can be checked this way too).
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -34,6 +41,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '200' },
     'rig-joints': { type: 'string', default: '64' },
     instances: { type: 'string', default: '2' },
+    measure: { type: 'string', default: 'step' },
+    ragdolls: { type: 'string', default: '0' },
   },
 })
 if (values.base === undefined) {
@@ -57,6 +66,11 @@ const counts = {
   steps: positive('steps'),
   warmup: positive('warmup'),
 }
+const ragdolls = Number(values.ragdolls)
+if (!Number.isInteger(ragdolls) || ragdolls < 0) {
+  process.stderr.write(`--ragdolls: ${values.ragdolls} is not a whole number ≥ 0\n`)
+  process.exit(2)
+}
 const root = fileURLToPath(new URL('../', import.meta.url))
 const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim()
 const commit = git('rev-parse', '--verify', `${values.base}^{commit}`)
@@ -67,7 +81,7 @@ const side = 'scripts/bench/abSide.ts'
 try {
   git('worktree', 'add', '--detach', '--quiet', tree, commit)
   symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'), 'dir')
-  if (!existsSync(join(tree, side))) copyFileSync(join(root, side), join(tree, side))
+  copyFileSync(join(root, side), join(tree, side))
   try {
     await bundleForNode(join(tree, side), bundles[0])
   } catch {
@@ -77,12 +91,26 @@ try {
   }
   await bundleForNode(join(root, side), bundles[1])
   const [base, work] = await Promise.all(bundles.map((b) => import(pathToFileURL(b).href)))
+  if (values.asset === 'rig-all') {
+    const write = [
+      '--import',
+      'tsx',
+      'scripts/bench/writeRigFile.ts',
+      join(tree, 'rig-all.glb'),
+      values['rig-joints'],
+    ]
+    execFileSync(process.execPath, write, { cwd: root, stdio: 'inherit' })
+  }
+  const allChannels = values.asset === 'rig-all'
   const options = {
-    asset: values.asset,
+    asset: allChannels ? 'rig-linear' : values.asset,
     crowd: values.crowd,
     characters: counts.characters,
     foxPath: join(root, 'assets/Fox/glTF-Binary/Fox.glb'),
     rigJoints: counts.rigJoints,
+    file: allChannels ? join(tree, 'rig-all.glb') : undefined,
+    measure: values.measure,
+    ragdolls,
   }
   let refused = null
   try {
@@ -101,9 +129,18 @@ try {
       for (const i of [first, 1 - first]) sides[i].push(await (i === 0 ? base : work).createAbSide(options))
     }
     const result = runAb(sides, counts)
-    const what = `${options.asset} ${options.crowd} × ${options.characters}`
+    const measured =
+      values.measure === 'step'
+        ? ''
+        : `, ${values.measure}${ragdolls > 0 ? ` with ${ragdolls} ragdolling` : ''}`
+    const what = `${values.asset} ${options.crowd} × ${options.characters}${measured}`
     process.stdout.write(
-      formatAb(result, [`base ${values.base} (${commit.slice(0, 7)})`, 'this checkout'], what),
+      formatAb(
+        result,
+        [`base ${values.base} (${commit.slice(0, 7)})`, 'this checkout'],
+        what,
+        values.measure === 'step' ? 'step' : 'call',
+      ),
     )
   }
 } finally {

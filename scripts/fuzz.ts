@@ -7,10 +7,11 @@
  * generators of scripts/fuzz/generators.ts) run through the whole library in a worker with a time and memory
  * limit (scripts/fuzz/pool.ts): load → addCharacter → play → 30 steps with a fade → ragdoll → 30 steps →
  * snapshot → restore into a fresh plugin → 10 steps (scripts/fuzz/pipeline.ts); then forged copies of that
- * snapshot with a recomputed checksum, restored (forge.ts); then random public calls with arbitrary JavaScript
- * values (calls.ts). Every `pile-every`-th case also piles `pile` characters of its asset 1 cm apart and
- * ragdolls them all at once (pile.ts). Every `validate-every`-th case also goes to the loader judge and Khronos
- * gltf-validator, as the loader fuzzer did.
+ * snapshot with a recomputed checksum, restored, and one corrupt copy (bits flipped, checksum as written), which
+ * must be refused (forge.ts); then random public calls with arbitrary JavaScript values (calls.ts). Every
+ * `pile-every`-th case also piles `pile` characters of its asset 1 cm apart and ragdolls them all at once
+ * (pile.ts). Every `validate-every`-th case also goes to the loader judge and Khronos gltf-validator, as the
+ * loader fuzzer did.
  *
  * Prints the counts per stage and per mutation kind, every finding with the command that replays it, and the
  * table of the five targets (scripts/fuzz/report.ts). Cases with a run over the time budget are run once more

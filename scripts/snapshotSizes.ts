@@ -1,7 +1,9 @@
 /**
- * What each feature adds to a snapshot, on the bench's Mixamo-sized rig (67 joints, scripts/bench/rig.ts):
- * `characters` characters set up the same way, stepped 60 times, then `snapshot().length`. Bytes are exact
- * and the same on every machine (no timing), so the README's table is this script's output:
+ * What each feature adds to a snapshot, on a Mixamo-sized file: the bench's rig (67 joints, every channel
+ * animated, as a Mixamo export's: scripts/bench/rig.ts) written as a .glb and read by readAsset (bench/
+ * snapshots.ts mixamoSizedRig). `characters` characters set up the same way, stepped 60 times, then
+ * `snapshot().length`. Bytes are exact and the same on every machine (no timing), so the README's table is this
+ * script's output:
  *
  *   npx tsx scripts/snapshotSizes.ts            # 100 characters, a Markdown table
  *
@@ -11,6 +13,8 @@
 import { createWorld } from 'bitecs'
 import { createAnimationPlugin, type AnimationPlugin } from '../entry/index.ts'
 import { createBenchRig, RIG_UPPER_BODY } from './bench/rig.ts'
+import { mixamoSizedRig } from './bench/snapshots.ts'
+import type { AnimationAsset } from '../src/gltf/asset.ts'
 
 export interface SnapshotSizeRow {
   feature: string
@@ -61,8 +65,12 @@ export const FEATURES: readonly { feature: string; setup: Setup }[] = [
   },
 ]
 
-function snapshotBytes(characters: number, setup: Setup | null, steps: number): number {
-  const asset = createBenchRig({ joints: 67 })
+function snapshotBytes(
+  asset: AnimationAsset,
+  characters: number,
+  setup: Setup | null,
+  steps: number,
+): number {
   // Characters apart on a grid, so ragdolls do not pile up.
   const anim = createAnimationPlugin(createWorld(), {
     capacity: 128 + characters * 70,
@@ -77,11 +85,18 @@ function snapshotBytes(characters: number, setup: Setup | null, steps: number): 
   return anim.snapshot().length
 }
 
-/** Snapshot bytes of every feature's crowd of `characters`, after `steps` steps. */
-export function snapshotSizes(characters = 100, steps = 60): SnapshotSizeRow[] {
-  const empty = snapshotBytes(0, null, 0)
+/**
+ * Snapshot bytes of every feature's crowd of `characters`, after `steps` steps, of `asset` (default: the rig with
+ * every channel animated, made in memory: the same clips the file holds).
+ */
+export function snapshotSizes(
+  characters = 100,
+  steps = 60,
+  asset: AnimationAsset = createBenchRig({ joints: 67, channels: 'all' }),
+): SnapshotSizeRow[] {
+  const empty = snapshotBytes(asset, 0, null, 0)
   const rows = FEATURES.map(({ feature, setup }) => {
-    const bytes = snapshotBytes(characters, setup, steps)
+    const bytes = snapshotBytes(asset, characters, setup, steps)
     return { feature, bytes, perCharacter: (bytes - empty) / characters, overPlaying: 0 }
   })
   for (const row of rows) row.overPlaying = row.perCharacter - rows[0]!.perCharacter
@@ -103,5 +118,5 @@ export function formatSnapshotSizes(rows: readonly SnapshotSizeRow[], characters
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const characters = Number(process.argv[2] ?? 100)
-  console.log(formatSnapshotSizes(snapshotSizes(characters), characters))
+  console.log(formatSnapshotSizes(snapshotSizes(characters, 60, await mixamoSizedRig()), characters))
 }

@@ -67,7 +67,7 @@ export const TRACK_FIELDS = [
   'rotation',
   'speed',
   'time',
-]
+] as const
 export const LAYER_CHECKED: Readonly<Record<string, readonly string[]>> = {
   Sampler: TRACK_FIELDS,
   CrossFade: ['active', 'blend', 'duration', 'steps', ...TRACK_FIELDS.map((f) => `from.${f}`)],
@@ -93,18 +93,36 @@ export const LAYER_CHECKED: Readonly<Record<string, readonly string[]>> = {
  * last sampled NaN when none was).
  */
 export function checkTrack(where: string, prefix: string, row: Row, clips: number): void {
-  checkClip(where, `${prefix}clip`, row(`${prefix}clip`), clips)
-  checkNumber(where, `${prefix}time`, row(`${prefix}time`))
-  checkNumber(where, `${prefix}speed`, row(`${prefix}speed`))
-  checkNumber(where, `${prefix}local`, row(`${prefix}local`))
-  checkChoice(where, `${prefix}loop`, row(`${prefix}loop`), LOOPS)
-  checkChoice(where, `${prefix}rotation`, row(`${prefix}rotation`), ROTATIONS)
-  checkChoice(where, `${prefix}finished`, row(`${prefix}finished`), FLAGS)
-  checkFlags(where, `${prefix}reset`, row(`${prefix}reset`), SAMPLER_RESET_REST | SAMPLER_HOLD)
+  const n = trackNames(prefix)
+  checkClip(where, n.clip, row(n.clip), clips)
+  checkNumber(where, n.time, row(n.time))
+  checkNumber(where, n.speed, row(n.speed))
+  checkNumber(where, n.local, row(n.local))
+  checkChoice(where, n.loop, row(n.loop), LOOPS)
+  checkChoice(where, n.rotation, row(n.rotation), ROTATIONS)
+  checkChoice(where, n.finished, row(n.finished), FLAGS)
+  checkFlags(where, n.reset, row(n.reset), SAMPLER_RESET_REST | SAMPLER_HOLD)
   // NaN means "not sampled yet" (it forces a sample).
-  const last = row(`${prefix}lastTime`)
-  if (!Number.isNaN(last)) checkNumber(where, `${prefix}lastTime`, last)
+  const last = row(n.lastTime)
+  if (!Number.isNaN(last)) checkNumber(where, n.lastTime, last)
 }
+
+/**
+ * A track's field names under `prefix`, made once per prefix: a name built at each call is a new string, which a
+ * Map hashes again at each lookup (a restore looks up some forty a character).
+ */
+function trackNames(prefix: string): Readonly<Record<(typeof TRACK_FIELDS)[number], string>> {
+  let names = trackNameCache.get(prefix)
+  if (names === undefined) {
+    names = Object.fromEntries(TRACK_FIELDS.map((f) => [f, `${prefix}${f}`])) as Record<
+      (typeof TRACK_FIELDS)[number],
+      string
+    >
+    trackNameCache.set(prefix, names)
+  }
+  return names
+}
+const trackNameCache = new Map<string, Readonly<Record<(typeof TRACK_FIELDS)[number], string>>>()
 
 /**
  * A layer's rows: its track, its fade (active only towards a clip or a blend space, with a duration > 0; the
@@ -147,8 +165,9 @@ export function checkLayerRows(where: string, row: Row, clips: number, index: nu
       'must be -1 when no fade is active',
     )
   }
-  for (const f of ['weight', 'weightFrom', 'weightTo'])
-    checkRange(where, `AnimLayer.${f}`, row(`AnimLayer.${f}`), 0, 1)
+  for (const f of ['AnimLayer.weight', 'AnimLayer.weightFrom', 'AnimLayer.weightTo']) {
+    checkRange(where, f, row(f), 0, 1)
+  }
   checkRange(where, 'AnimLayer.weightDuration', row('AnimLayer.weightDuration'), 0, Number.MAX_VALUE)
   checkRange(where, 'AnimLayer.weightSteps', row('AnimLayer.weightSteps'), 0, Number.MAX_VALUE)
   checkChoice(where, 'AnimLayer.stopping', row('AnimLayer.stopping'), FLAGS)

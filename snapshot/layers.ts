@@ -28,6 +28,7 @@ import {
 import type { SnapshotCharacters } from '../plugin/characterData.ts'
 import { snapshotState } from './state.ts'
 import { layoutsOf } from './format.ts'
+import { clipExtents } from './readCharacters.ts'
 import { checkLayerRows, element, type Column } from './characterChecks.ts'
 import {
   checkPoseLayerPaths,
@@ -136,8 +137,7 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Snapsho
   const seen = new Set<number>()
   const slotsSeen = new Set<number>()
   const { first, count: slotCount } = ctx.layerSlots
-  let maxKeys = 1
-  for (const rc of ctx.clips) for (const ch of rc.clip.channels) maxKeys = Math.max(maxKeys, ch.times.length)
+  const { maxKeys } = clipExtents(ctx)
   for (let count = r.u32(); count > 0; count--) {
     const eid = r.u32()
     const where = `section "layers", character ${eid}`

@@ -77,9 +77,21 @@ export function writePoseLayer(
     w.view(whole)
     return
   }
-  const o = w.reserve(4 * count) >>> 2
-  const out = w.wordBuffer
-  let k = o
+  // Reserved first: reserving may grow the writer's buffer.
+  const k = w.reserve(4 * count) >>> 2
+  gatherPaths(w.wordBuffer, k, data, at, n, masks, mo)
+}
+
+/** The stored paths' words of the layer at word `at` of `data` (n joints, masks from `mo`) into `out` from `k`. */
+function gatherPaths(
+  out: Int32Array,
+  k: number,
+  data: Int32Array,
+  at: number,
+  n: number,
+  masks: Uint8Array,
+  mo: number,
+): void {
   // Literals for the path bits and stride (see pathMasks).
   for (let j = 0; j < n; j++) {
     const m = masks[mo + j]!
@@ -107,10 +119,13 @@ export function writePoseLayer(
 }
 
 /**
- * Writes the layer at word `at` of `data` (n joints) as stored, comparing and copying in one pass, into room
- * reserved for every path (the writer must fit 44·n bytes more: Writer.fits); returns its floats. A layer that
- * is the rest pose (0) is left out unless `keep` (then its masks are written, all 0). The same bytes as
- * pathMasks then writePoseLayer.
+ * Writes the layer at word `at` of `data` (n joints) as stored into room reserved for every path (the writer
+ * must fit 44·n bytes more: Writer.fits); returns its floats. A layer that is the rest pose (0) is left out
+ * unless `keep` (then its masks are written, all 0). The same bytes as pathMasks then writePoseLayer.
+ *
+ * Compared and copied in one pass; but a layer whose first joint differs from rest in every path (a rig whose
+ * clips drive every channel), given `whole` (its bytes), is compared first and, when every path of every joint
+ * differs, copied natively.
  */
 export function writePoseLayerOnce(
   w: Writer,
@@ -119,7 +134,21 @@ export function writePoseLayerOnce(
   rest: Int32Array,
   n: number,
   keep: boolean,
+  whole: Uint8Array | null,
 ): number {
+  if (whole !== null && n > 0 && differsEverywhere(data, at, rest)) {
+    const from = w.at()
+    const mo = w.reserve(n + 3 + 40 * n)
+    const bytes = w.buffer
+    // The floats start at a multiple of 4 from the snapshot's start, a multiple of 8 in the buffer.
+    const k0 = (mo + n + 3) >>> 2
+    for (let b = mo + n; b < 4 * k0; b++) bytes[b] = 0
+    const count = pathMasks(data, at, rest, n, bytes, mo)
+    if (count === 10 * n) bytes.set(whole, 4 * k0)
+    else gatherPaths(w.wordBuffer, k0, data, at, n, bytes, mo)
+    w.truncate(from + (4 * (k0 + count) - mo))
+    return count
+  }
   const from = w.at()
   const mo = w.reserve(n + 3 + 40 * n)
   const bytes = w.buffer
@@ -172,6 +201,18 @@ export function writePoseLayerOnce(
   return count
 }
 
+/** Whether the joint at word `at` differs from the rest's first joint in each of its three paths. */
+function differsEverywhere(data: Int32Array, at: number, rest: Int32Array): boolean {
+  return (
+    (data[at] !== rest[0] || data[at + 1] !== rest[1] || data[at + 2] !== rest[2]) &&
+    (data[at + 3] !== rest[3] ||
+      data[at + 4] !== rest[4] ||
+      data[at + 5] !== rest[5] ||
+      data[at + 6] !== rest[6]) &&
+    (data[at + 7] !== rest[7] || data[at + 8] !== rest[8] || data[at + 9] !== rest[9])
+  )
+}
+
 /**
  * Writes a layer as stored (writePoseLayerOnce where the writer has room for every path, else pathMasks into
  * `scratch` (n bytes at least) then writePoseLayer); returns its floats.
@@ -186,7 +227,7 @@ export function writeLayerPaths(
   scratch: Uint8Array,
   whole: Uint8Array | null,
 ): number {
-  if (w.fits(44 * n + 3)) return writePoseLayerOnce(w, data, at, rest, n, keep)
+  if (w.fits(44 * n + 3)) return writePoseLayerOnce(w, data, at, rest, n, keep, whole)
   const count = pathMasks(data, at, rest, n, scratch, 0)
   if (count > 0 || keep) writePoseLayer(w, data, at, n, scratch, 0, count, whole)
   return count
@@ -280,6 +321,13 @@ export function scatterPoseLayer(
   rest: Int32Array,
   n: number,
 ): void {
+  // Every path stored (a rig whose clips drive every channel): the floats are the layer as the pool lays it out.
+  let all = 7
+  for (let j = 0; j < n; j++) all &= bytes[masksAt + j]!
+  if (all === 7) {
+    dst.set(src.subarray(k, k + 10 * n), o)
+    return
+  }
   // Literals for the path bits and stride (see pathMasks).
   for (let j = 0; j < n; j++) {
     const m = bytes[masksAt + j]!

@@ -193,12 +193,7 @@ export function readCharacters(
     structure: NO_STRUCTURE, // the checked structure, set once the joints are read
   }
   // Cursor slots: at least the asset's own clips' channels (addCharacter), grown for a clip with more.
-  let maxClipChannels = 1
-  let maxKeys = 1
-  for (const rc of ctx.clips) {
-    maxClipChannels = Math.max(maxClipChannels, rc.clip.channels.length)
-    for (const ch of rc.clip.channels) maxKeys = Math.max(maxKeys, ch.times.length)
-  }
+  const { maxClipChannels, maxKeys } = clipExtents(ctx)
   let total = 0
   for (let i = 0; i < count; i++) total += Math.max(0, element(r, cols.count, i))
   // While the characters are the memo's, their joints are the memo's list (read, never written); a list of
@@ -280,17 +275,21 @@ export function readCharacters(
     // A cursor is a key index the sampler searches from (it copes with any), and always one of a real track.
     // As int32s, 0 <= key < maxKeys exactly when neither key nor maxKeys - 1 - key has its sign bit set: one OR
     // a cursor, no branch (the loop is a tenth of reading the characters).
+    // The views in locals: V8 may read a property again at every turn of a loop.
     let outside = 0
+    const last = maxKeys - 1
     if (width === 4) {
+      const ints = r.ints
       const first = cursorsAt >>> 2
-      for (let k = 0; k < cursorCount; k++) {
-        const key = r.ints[first + k]!
-        outside |= key | (maxKeys - 1 - key)
-      }
+      for (let k = 0; k < cursorCount; k++) outside |= ints[first + k]! | (last - ints[first + k]!)
     } else if (width === 2) {
+      const halves = r.halves
       const first = cursorsAt >>> 1
-      for (let k = 0; k < cursorCount; k++) outside |= maxKeys - 1 - r.halves[first + k]!
-    } else for (let k = 0; k < cursorCount; k++) outside |= maxKeys - 1 - r.bytes[cursorsAt + k]!
+      for (let k = 0; k < cursorCount; k++) outside |= last - halves[first + k]!
+    } else {
+      const bytes = r.bytes
+      for (let k = cursorsAt; k < cursorsAt + cursorCount; k++) outside |= last - bytes[k]!
+    }
     if (outside < 0) {
       for (let k = 0; k < cursorCount; k++) {
         const key = cursorAt(r, cursorsAt, width, k)
@@ -387,6 +386,27 @@ export function readCharacters(
   d.structure = memo.characters!
   return d
 }
+
+/**
+ * The most channels of any registered clip, and the most keys of any of their channels, worked out again only
+ * when clips were registered since (a restore would otherwise walk every channel of every clip: thousands of
+ * clips in a file of copies).
+ */
+export function clipExtents(ctx: AnimationContext): { maxClipChannels: number; maxKeys: number } {
+  let known = extents.get(ctx)
+  if (known === undefined || known.clips !== ctx.clips.length) {
+    let maxClipChannels = 1
+    let maxKeys = 1
+    for (const rc of ctx.clips) {
+      maxClipChannels = Math.max(maxClipChannels, rc.clip.channels.length)
+      for (const ch of rc.clip.channels) maxKeys = Math.max(maxKeys, ch.times.length)
+    }
+    known = { clips: ctx.clips.length, maxClipChannels, maxKeys }
+    extents.set(ctx, known)
+  }
+  return known
+}
+const extents = new WeakMap<AnimationContext, { clips: number; maxClipChannels: number; maxKeys: number }>()
 
 /** Key cursor k of a character's cursors at byte `at`, `width` bytes each. */
 function cursorAt(r: Reader, at: number, width: number, k: number): number {

@@ -19,4 +19,4 @@ export function runAb(
   settings: { rounds: number; steps: number; warmup: number },
 ): AbResult
 export function median(values: readonly number[]): number
-export function formatAb(result: AbResult, names: readonly string[], what: string): string
+export function formatAb(result: AbResult, names: readonly string[], what: string, unit?: string): string

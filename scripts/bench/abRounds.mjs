@@ -53,16 +53,16 @@ export function median(values) {
 }
 
 /** The report: a line per side (median and rounds), the ratios, the hashes' verdict. */
-export function formatAb(result, names, what) {
+export function formatAb(result, names, what, unit = 'step') {
   const f = (x) => x.toFixed(3)
-  const lines = [`${what}: CPU ms per step, median of ${result.ms[0].length} alternated rounds`]
+  const lines = [`${what}: CPU ms per ${unit}, median of ${result.ms[0].length} alternated rounds`]
   names.forEach((name, i) => {
     lines.push(`  ${name}: ${f(result.medians[i])}   rounds ${result.ms[i].map(f).join(' ')}`)
   })
   const change = (1 / result.ratio - 1) * 100
   lines.push(
     `  base ÷ this checkout, per round: ${result.ratios.map((x) => x.toFixed(3)).join(' ')}; median ` +
-      `${result.ratio.toFixed(3)} (${change <= 0 ? '' : '+'}${change.toFixed(1)} % step time)`,
+      `${result.ratio.toFixed(3)} (${change <= 0 ? '' : '+'}${change.toFixed(1)} % ${unit} time)`,
   )
   const same = result.hashes[0] === result.hashes[1]
   lines.push(

@@ -3,7 +3,9 @@
  * arms with four-segment fingers) and three looping clips of equal length, "Walk", "Run" and "Idle" (a calmer
  * motion, made after the other two so their keys are what they were when the rig had two), keyed like exported mocap:
  * `keysPerSecond` keys per second over `seconds` (default 30 keys/s × 2 s = 61 keys), a rotation channel on
- * every joint plus the hips' translation. LINEAR or CUBICSPLINE (with analytic-rate tangents, units per second).
+ * every joint plus the hips' translation (or a translation, rotation and scale on every joint: `everyChannel`,
+ * at rest, or `channels: 'all'`, moving). LINEAR or CUBICSPLINE (with analytic-rate tangents, units per second). `writeRigFile` (rigFile.ts)
+ * writes the rig as a .glb, for benchmarks of the loader and of what a file read from disk gives.
  *
  * Deterministic: a seeded PRNG (mulberry32) picks bone offsets, rest rotations, axes, amplitudes and phases, so
  * every run benchmarks the same data. Setup code, not a fixed-step path: Math.sin/cos are fine here.
@@ -42,6 +44,13 @@ export interface BenchRigOptions {
    * Default false: a rotation on every joint plus the hips' translation.
    */
   everyChannel?: boolean
+  /**
+   * Like `everyChannel`, but moving: 'all' gives every joint a translation and a scale that move a little around
+   * the rest pose's (so no sampled value is the rest pose's and a pose layer stores every path: the snapshot
+   * bench's Mixamo-sized file), from a PRNG of their own; 'rotation' (default) adds nothing. Not with
+   * everyChannel.
+   */
+  channels?: 'rotation' | 'all'
 }
 
 export const RIG_MAX_JOINTS = 67
@@ -86,6 +95,11 @@ export function createBenchRig(options: BenchRigOptions = {}): AnimationAsset {
   const interpolation = options.interpolation ?? 'LINEAR'
   const keysPerSecond = options.keysPerSecond ?? 30
   const seconds = options.seconds ?? 2
+  if (options.everyChannel && options.channels === 'all') {
+    throw new Error(
+      "createBenchRig: everyChannel and channels: 'all' both key every joint's translation and scale",
+    )
+  }
   if (!Number.isInteger(joints) || joints < 1 || joints > RIG_MAX_JOINTS) {
     throw new Error(`createBenchRig: joints ${joints} must be an integer in 1..${RIG_MAX_JOINTS}`)
   }
@@ -109,6 +123,7 @@ export function createBenchRig(options: BenchRigOptions = {}): AnimationAsset {
     }
   })
 
+  const extra = mulberry32((options.seed ?? 1) + 0x9e3779b9)
   const keyCount = Math.round(keysPerSecond * seconds) + 1
   const times = Array.from({ length: keyCount }, (_, k) => (k * seconds) / (keyCount - 1))
   const clips = RIG_CLIPS.map((name, clipIndex) => {
@@ -131,11 +146,28 @@ export function createBenchRig(options: BenchRigOptions = {}): AnimationAsset {
       }
       channels.push(channel(node.index, node.name, 'scale', interpolation, times, () => [1, 1, 1]))
     }
+    // From a PRNG of their own, so the rig's other channels are the same whatever `channels` is.
+    if (options.channels === 'all') {
+      for (const node of nodes.slice(1)) {
+        const shift = motion(extra, energy * 0.002, seconds)
+        channels.push(
+          channel(node.index, node.name, 'translation', interpolation, times, (t) =>
+            addVec(node.translation, shift(t)),
+          ),
+        )
+      }
+      for (const node of nodes) {
+        const grow = motion(extra, energy * 0.01, seconds)
+        channels.push(
+          channel(node.index, node.name, 'scale', interpolation, times, (t) => addVec([1, 1, 1], grow(t))),
+        )
+      }
+    }
     return buildClip({ name, channels }, { nodeCount: nodes.length })
   })
 
   return {
-    source: `bench-rig-${joints}-${interpolation}`,
+    source: `bench-rig-${joints}-${interpolation}${options.channels === 'all' ? '-all' : ''}`,
     nodes,
     roots: [0],
     skeletons: [],

@@ -1,7 +1,8 @@
 /**
- * The benchmark's "snapshot / restore" section: what a rollback game pays. A crowd of the generated rig (67
- * joints, as a Mixamo character: rig.ts) playing with half of it cross-fading (crowd.ts's moving crowd), and the
- * same crowd with every tenth character in a ragdoll (knocked over 1 s before the timing, falling and landing):
+ * The benchmark's "snapshot / restore" section: what a rollback game pays. A crowd of a Mixamo-sized rig read from
+ * a file (the generated rig, rig.ts: 67 joints, every channel animated as a Mixamo export's are, written as a
+ * .glb by rigFile.ts and loaded by readAsset) playing with half of it cross-fading (crowd.ts's moving crowd), and
+ * the same crowd with every tenth character in a ragdoll (knocked over 1 s before the timing, falling and landing):
  *
  *   snapshot()       a new buffer each time
  *   snapshotInto     into one of a ring of buffers made once (allocation measured too: 0 B in steady state)
@@ -11,9 +12,13 @@
  *                    rollbacks per second = 1000 / its ms
  *
  * CPU ms per call (process.cpuUsage), median of interleaved rounds, in a fresh process running the bundled
- * bench (run.ts), as the crowd scenarios are. Bytes: the snapshot's length.
+ * bench (run.ts), as the crowd scenarios are. Bytes: the snapshot's length (what each feature adds:
+ * scripts/snapshotSizes.ts).
  */
 import { createBenchRig } from './rig.ts'
+import { writeRigFile } from './rigFile.ts'
+import { readAsset } from '../../src/gltf/read.ts'
+import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { makeCrowdPlan } from './crowd.ts'
 import { createOurCrowd } from './ours.ts'
 import {
@@ -61,8 +66,9 @@ export async function measureSnapshots(
   log: (line: string) => void,
 ): Promise<SnapshotCrowdResult[]> {
   const out: SnapshotCrowdResult[] = []
+  const asset = await mixamoSizedRig()
   for (const ragdolls of [0, 10]) {
-    const r = await measureCrowd(ragdolls, settings, tracker)
+    const r = await measureCrowd(asset, ragdolls, settings, tracker)
     log(
       `snapshot / restore, ${r.crowd}: ${r.bytes} bytes, snapshot ${r.snapshotMs.toFixed(3)} ms, snapshotInto ` +
         `${r.snapshotIntoMs.toFixed(3)} ms, restore ${r.restoreMs.toFixed(3)} ms, ${r.rollbacksPerSecond.toFixed(0)} rollbacks/s`,
@@ -72,19 +78,31 @@ export async function measureSnapshots(
   return out
 }
 
+/** The generated rig with every channel animated, through a .glb and readAsset (see the header). */
+export async function mixamoSizedRig(): Promise<AnimationAsset> {
+  const rig = createBenchRig({ joints: SNAPSHOT_JOINTS, channels: 'all' })
+  return readAsset(await writeRigFile(rig), `${rig.source}.glb`)
+}
+
+/** The timed crowd (ragdolling every tenth character, up to `ragdolls`), 60 steps on. */
+function crowdOf(asset: AnimationAsset, ragdolls: number) {
+  const plan = makeCrowdPlan(asset, SNAPSHOT_CHARACTERS, 'moving', { clipA: 0, clipB: 1 })
+  const crowd = createOurCrowd(plan)
+  for (let i = 0; i < ragdolls; i++) {
+    crowd.plugin.ragdoll(crowd.characters[10 * i]!, { impulse: { joint: 'spine1', impulse: [5, 1, 0] } })
+  }
+  crowd.run(60)
+  return crowd
+}
+
 async function measureCrowd(
+  asset: AnimationAsset,
   ragdolls: number,
   settings: SnapshotSettings,
   tracker: GcTracker,
 ): Promise<SnapshotCrowdResult> {
-  const asset = createBenchRig({ joints: SNAPSHOT_JOINTS })
-  const plan = makeCrowdPlan(asset, SNAPSHOT_CHARACTERS, 'moving', { clipA: 0, clipB: 1 })
-  const crowd = createOurCrowd(plan)
+  const crowd = crowdOf(asset, ragdolls)
   const { plugin } = crowd
-  for (let i = 0; i < ragdolls; i++) {
-    plugin.ragdoll(crowd.characters[10 * i]!, { impulse: { joint: 'spine1', impulse: [5, 1, 0] } })
-  }
-  crowd.run(60)
   const size = plugin.snapshot().length
   const buffer = new Uint8Array(2 * size)
   const ring = Array.from({ length: ROLLBACK_STEPS }, () => new Uint8Array(2 * size))

@@ -4,7 +4,8 @@
  * snapshots and the random calls, and how many of each. Running it (in a worker, see worker.ts):
  *
  *   1. the pipeline on the file (pipeline.ts);
- *   2. `forgeries` forged copies of the pipeline's snapshot, each restored into a fresh plugin (forge.ts);
+ *   2. `forgeries` forged copies of the pipeline's snapshot, each restored into a fresh plugin, and one corrupt
+ *      copy (forge.ts);
  *   3. `calls` random public calls on a fresh plugin holding the loaded asset (calls.ts);
  *   3b. with `pile`, that many characters of the asset 1 cm apart, all ragdolled at once (pile.ts);
  *   4. when `validate`: the loader judge and Khronos gltf-validator on the same file (fuzzJudges.ts), as the
@@ -28,7 +29,7 @@ import {
   type Mutation,
 } from '../../test/helpers/mutate.ts'
 import { runCalls } from './calls.ts'
-import { forge, mapSnapshot, runForgery } from './forge.ts'
+import { corrupt, forge, mapSnapshot, runForgery } from './forge.ts'
 import { buildFile } from './expand.ts'
 import { describeEdit, genArb, type FileCase, type GenEdit } from './generators.ts'
 import type { Fault, MemoryPeak, RunReport, Stage } from './judge.ts'
@@ -246,11 +247,15 @@ export async function runCase(
     const layoutPlugin = createAnimationPlugin(createWorld(), p.options)
     const targets = mapSnapshot(p.snapshot, layoutPlugin, p.options.capacity)
     layoutPlugin.dispose()
-    for (let f = 0; f < spec.forgeries; f++) {
-      const forged = forge(p.snapshot, targets, (spec.seed * 31 + f) >>> 0)
+    // The forgeries, then (when there are any) one corrupt copy: bits flipped, the checksum as written.
+    const copies = spec.forgeries > 0 ? spec.forgeries + 1 : 0
+    for (let f = 0; f < copies; f++) {
+      const seed = (spec.seed * 31 + f) >>> 0
+      const forged = f < spec.forgeries ? forge(p.snapshot, targets, seed) : corrupt(p.snapshot, seed)
       onRun(`forge ${f}`)
       const r = runForgery(p.asset, p.options, forged)
-      const edited = forged.edits.map((e) => e.replace(/\[.*$/, '').replace(/ .*$/, ''))
+      const edited =
+        f < spec.forgeries ? forged.edits.map((e) => e.replace(/\[.*$/, '').replace(/ .*$/, '')) : ['corrupt']
       const kinds = [...new Set(edited.map((e) => `forge.${e}`))]
       runs.push(resultOf('forge', spec, r, kinds, r.outcome, forged.edits))
     }
@@ -310,8 +315,9 @@ async function validate(spec: FuzzCaseSpec, onProgress: (label: string) => void)
 
 /**
  * Generator edits the short form leaves out, as each takes seconds (test/fuzz/pipeline.test.ts lists why):
- * trees of more than a thousand nodes, extras of more than 300,000 numbers, and any rest scale of 10 or more,
- * on which a generated ragdoll's capsules become chains of millions of spheres.
+ * trees of more than a thousand nodes, extras of more than 300,000 numbers, any rest scale of 10 or more,
+ * on which a generated ragdoll's capsules become chains of millions of spheres, and more than a hundred copies
+ * of an animation.
  */
 function slowEdit(edit: GenEdit): boolean {
   switch (edit.gen) {
@@ -329,6 +335,8 @@ function slowEdit(edit: GenEdit): boolean {
       return edit.field !== 'translation' && Math.abs(edit.value) >= 10
     case 'scale.nested':
       return Math.abs(edit.value) >= 10
+    case 'anims.copies':
+      return edit.copies > 100
     default:
       return false
   }

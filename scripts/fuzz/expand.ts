@@ -229,6 +229,26 @@ export function expandEdit(subject: Subject, edit: GenEdit): Mutation[] {
       const times = readFloats(subject, edit.input)
       return times.map((t, k) => floats(kind, edit.input, k, 0, [Math.fround(t * edit.factor)]))
     }
+    case 'anims.copies': {
+      const accessors: JsonValue[] = structuredClone(json.accessors ?? [])
+      const first = json.animations[0] as Json
+      const animations = Array.from({ length: edit.copies }, (_, k) => {
+        const copy: Json = { ...structuredClone(first), name: `copy${k}` }
+        if (edit.alias) {
+          copy['samplers'] = (copy['samplers'] as Json[]).map((sampler) => {
+            const aliased = { ...sampler }
+            for (const key of ['input', 'output']) {
+              accessors.push(structuredClone(accessors[sampler[key] as number]!))
+              aliased[key] = accessors.length - 1
+            }
+            return aliased
+          })
+        }
+        return copy
+      })
+      const out = [set(kind, ['animations'], animations)]
+      return edit.alias ? [set(kind, ['accessors'], accessors), ...out] : out
+    }
     case 'json.deep':
     case 'json.wide':
       return []

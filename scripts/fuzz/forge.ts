@@ -11,6 +11,10 @@
  * format lays them out, from the plugin's public stores), binding clips, flags, cursors, joint entities and pose
  * floats; and any byte, u32, f32 or f64 in what follows (layers, ragdolls, physics, events); truncation and growth
  * with the length field fixed.
+ *
+ * Corrupt snapshots (`corrupt`): bits flipped with the checksum left as written, which restore must refuse
+ * whatever the bits hold: one bit of two words 32·k words apart (issue 33: a sum of words missed those when the
+ * flips were opposite), a burst of up to 64 bits, or a few bits anywhere past the header's first 20 bytes.
  */
 import { mulberry32 } from '../random.ts'
 import type { AnimationAsset, AnimationPlugin } from '../../entry/index.ts'
@@ -338,16 +342,58 @@ export function forgeFields(
   return { bytes: out, edits: edits.map((e) => `${e.label}[${e.element ?? 0}] = ${e.value}`) }
 }
 
+/** One corrupt copy of `bytes` (see the header) and what was flipped; the checksum is not recomputed. */
+export function corrupt(
+  bytes: Uint8Array,
+  seed: number,
+): { bytes: Uint8Array; edits: string[]; sealed: false } {
+  const random = mulberry32(seed)
+  const out = bytes.slice()
+  const words = new Int32Array(out.buffer, 0, out.length >>> 2)
+  // Words 0..4 are the magic, version, length and checksum, refused by other checks.
+  const first = 5
+  const bits = (words.length - first) * 32
+  const flip = (bit: number): void => void (words[first + (bit >>> 5)]! ^= 1 << (bit & 31))
+  const roll = random()
+  let edit: string
+  if (roll < 0.5 && words.length - first > 32) {
+    const span = Math.floor((words.length - first - 1) / 32)
+    const k = 1 + Math.floor(random() * span)
+    const i = first + Math.floor(random() * (words.length - first - 32 * k))
+    const bit = random() < 0.5 ? 30 : Math.floor(random() * 32)
+    words[i]! ^= 1 << bit
+    words[i + 32 * k]! ^= 1 << bit
+    edit = `flip bit ${bit} of words ${i} and ${i + 32 * k}`
+  } else if (roll < 0.75) {
+    const length = Math.min(bits, 2 + Math.floor(random() * 63))
+    const start = Math.floor(random() * (bits - length + 1))
+    flip(start)
+    flip(start + length - 1)
+    for (let b = 1; b < length - 1; b++) if (random() < 0.5) flip(start + b)
+    edit = `burst of ${length} bits from bit ${start} of word ${first}`
+  } else {
+    const n = 2 + Math.floor(random() * 7)
+    const flipped = new Set<number>()
+    while (flipped.size < Math.min(n, bits)) flipped.add(Math.floor(random() * bits))
+    for (const b of flipped) flip(b)
+    edit = `flip bits ${[...flipped].join(', ')} from word ${first}`
+  }
+  return { bytes: out, edits: [edit], sealed: false }
+}
+
 export interface ForgeReport extends RunReport {
   edits: string[]
   outcome: 'refused' | 'restored' | 'fault'
 }
 
-/** Restores one forgery into a fresh plugin and judges it (see the header). */
+/**
+ * Restores one forgery into a fresh plugin and judges it (see the header); a corrupt one (`sealed: false`)
+ * restored is a fault of its own.
+ */
 export function runForgery(
   asset: AnimationAsset,
   options: { capacity: number },
-  forged: { bytes: Uint8Array; edits: string[] },
+  forged: { bytes: Uint8Array; edits: string[]; sealed?: boolean },
 ): ForgeReport {
   const judge = new Judge()
   judge.stage = 'forge'
@@ -355,7 +401,9 @@ export function runForgery(
   let outcome: ForgeReport['outcome'] = 'fault'
   if (plugin) {
     const [ok] = judge.call(plugin, 'restore(forged)', () => plugin.restore(forged.bytes))
-    if (ok) {
+    if (ok && forged.sealed === false) {
+      judge.fault('corrupt', `restored a corrupt snapshot (${forged.edits.join('; ')})`)
+    } else if (ok) {
       outcome = 'restored'
       if (judge.finite(plugin, 'after the restore')) {
         for (let i = 0; i < 10; i++) if (!judge.step(plugin, `step ${i + 1} after the restore`)) break

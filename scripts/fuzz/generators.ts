@@ -3,7 +3,7 @@
  * thousands of nodes deep or wide (and bushy ones a generated ragdoll gives hundreds of bodies), huge and
  * negative scales and translations that overflow float32 down a chain, non-finite and huge floats in
  * animation outputs and inverse bind matrices, key times scaled to the edges of float32, and JSON nested or
- * widened past what a recursive reader survives.
+ * widened past what a recursive reader survives, and a file's animations copied thousands of times.
  *
  * Each edit is small plain data (`GenEdit`, so a case prints and replays as a line of JSON) and expands into
  * mutate.ts `Mutation`s on one subject (expand.ts: expandEdit, and buildFile, which writes a case's file).
@@ -58,6 +58,11 @@ export type GenEdit =
   | { gen: 'json.deep'; depth: number; open: '[' | '{"a":'; at: 'root' | 'node' }
   /** An extras array of `width` numbers. */
   | { gen: 'json.wide'; width: number; at: 'root' | 'node' }
+  /**
+   * The animations replaced by `copies` copies of the first (issue 33: load time grew faster than the file);
+   * `alias`: each copy's samplers read accessors of their own over the same bytes, so nothing is shared.
+   */
+  | { gen: 'anims.copies'; copies: number; alias: boolean }
 
 /** A case of this fuzzer's own: a subject, mutate.ts mutations (maybe none) and generator edits. */
 export interface FileCase extends FuzzCase {
@@ -141,6 +146,19 @@ export function genArb(subject: Subject): fc.Arbitrary<GenEdit> {
       at: fc.constantFrom('root' as const, 'node' as const),
     }),
   ]
+  if ((subject.json.animations?.length ?? 0) > 0) {
+    arbs.push(
+      fc.record({
+        gen: fc.constant('anims.copies' as const),
+        // Mostly tens to a thousand; now and then the most a file may have (MAX_CLIPS), or more.
+        copies: fc.oneof(
+          { weight: 8, arbitrary: fc.constantFrom(10, 100, 1000) },
+          { weight: 1, arbitrary: fc.constantFrom(4096, 5000) },
+        ),
+        alias: fc.boolean(),
+      }),
+    )
+  }
   if (children.length > 0) {
     arbs.push(
       fc.record({

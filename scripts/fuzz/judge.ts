@@ -32,11 +32,12 @@ export type Stage =
  * A broken promise. `error`: something other than an AnimationError was thrown, or step() threw;
  * `changed`: a call threw and hash() or snapshot() differ from before it; `non-finite`: a world matrix element
  * is NaN or ±∞; `diverged`: the restored plugin's hash differs from the original's; `unbounded`: a step's work
- * grew past its bound (pile.ts), which the time target counts.
+ * grew past its bound (pile.ts), which the time target counts; `corrupt`: a snapshot with bits flipped and its
+ * checksum as written was restored.
  */
 export interface Fault {
   stage: Stage
-  kind: 'error' | 'changed' | 'non-finite' | 'diverged' | 'unbounded'
+  kind: 'error' | 'changed' | 'non-finite' | 'diverged' | 'unbounded' | 'corrupt'
   detail: string
 }
 

@@ -1,5 +1,5 @@
 /**
- * The fuzzer's counts, and the tables `npm run fuzz` prints. The five targets (the issue's contract):
+ * The fuzzer's counts, and the tables `npm run fuzz` prints. The six targets (the issues' contract):
  *
  *   errors          a run threw something other than an AnimationError, step() threw, or a worker died (not
  *                   in gltf-validator: that is the judge broken, counted apart)
@@ -9,6 +9,7 @@
  *   over 256 MiB    a run's heap + array buffers rose by more (measured), or its worker ran out of memory
  *   non-finite      a world matrix element was NaN or ±∞ after a step or a restore
  *   changed         a call that threw changed hash() or the snapshot() bytes
+ *   corrupt         a snapshot with bits flipped (its checksum as written) was restored (forge.ts corrupt)
  *
  * Each counts runs (a case has a pipeline run, its forged restores and its call sequence), each run at most
  * once per target. Also counted, outside the targets: restored plugins that diverged from their original, and
@@ -25,7 +26,7 @@ import {
 } from './cases.ts'
 import { PIPELINE_STAGES } from './pipeline.ts'
 
-export type Target = 'errors' | 'over-time' | 'over-memory' | 'non-finite' | 'changed'
+export type Target = 'errors' | 'over-time' | 'over-memory' | 'non-finite' | 'changed' | 'corrupt'
 
 export const TARGETS: { id: Target; label: string }[] = [
   { id: 'errors', label: 'errors other than AnimationError (or any from step())' },
@@ -33,6 +34,7 @@ export const TARGETS: { id: Target; label: string }[] = [
   { id: 'over-memory', label: 'allocations over 256 MiB' },
   { id: 'non-finite', label: 'non-finite values in a world matrix' },
   { id: 'changed', label: 'failed calls that changed hash() or snapshot()' },
+  { id: 'corrupt', label: 'corrupt snapshots restored (bits flipped)' },
 ]
 
 export interface Finding {

@@ -1,5 +1,4 @@
 import { AnimationError, showValue } from '../errors.ts'
-import { buildSlerpSegmentsOnly } from './rotationCache.ts'
 import { packSegments } from './segments.ts'
 import { KIND_CUBIC, KIND_CUBIC_ROTATION, KIND_LINEAR, KIND_SLERP, KIND_STEP } from './kinds.ts'
 import {
@@ -65,7 +64,7 @@ export function buildClip(raw: RawClip, options: BuildClipOptions = {}): Clip {
     throw new AnimationError('clip', `clip "${name}": channels must be an array`)
   }
   // One time track per distinct key-time array; channels with equal times share the first one's array.
-  const tracks: { times: Float32Array; index: number }[] = []
+  const tracks: Tracks = new Map()
   const parts = raw.channels.map((ch, i) => buildChannel(name, i, ch, options, tracks))
   packSegments(parts)
   const channels = parts.map(freezeChannel)
@@ -81,7 +80,20 @@ export function buildClip(raw: RawClip, options: BuildClipOptions = {}): Clip {
     compression: null,
   })
   for (const ch of channels) owners.set(ch, clip)
+  built.add(clip)
   return clip
+}
+
+/**
+ * A clip with `clip`'s channels (the same frozen objects: nothing is checked or built again), duration and
+ * compression under another name, with its own markers (checked as buildClip checks them): a file's copy of an
+ * animation.
+ */
+export function clipWithChannels(clip: Clip, name: string, markers?: unknown): Clip {
+  const own = String(name)
+  const copy: Clip = Object.freeze({ ...clip, name: own, markers: buildMarkers(own, markers, clip.duration) })
+  built.add(copy)
+  return copy
 }
 
 /**
@@ -124,12 +136,22 @@ const EMPTY_MARKERS: readonly ClipMarker[] = Object.freeze([])
 /** The clip each channel was built in (for prepareSquad from a lone channel). */
 const owners = new WeakMap<Channel, Clip>()
 
+/** The clips buildClip and clipWithChannels made (frozen, so their channels are the ones they were made with). */
+const built = new WeakSet<object>()
+
+/** Whether buildClip (or clipWithChannels) made `clip`: its channels were checked and built here. */
+export function isBuiltClip(clip: unknown): boolean {
+  return typeof clip === 'object' && clip !== null && built.has(clip)
+}
+
 /**
- * Takes a structured clone of a built clip (a worker thread's copy: systems/workers/worker.ts) as built here,
- * so its channels find their clip (clipOf, for squad's segments made on first use).
+ * Takes a clip as built here: a structured clone of a built clip (a worker thread's copy:
+ * systems/workers/worker.ts), or one made here from built channels (compactClip.ts). Its channels then find
+ * their clip (clipOf, for squad's segments made on first use), and isBuiltClip knows it.
  */
 export function adoptClip(clip: Clip): void {
   for (const ch of clip.channels) owners.set(ch, clip)
+  built.add(clip)
 }
 
 /** The clip `channel` belongs to. Throws for a channel buildClip did not make. */
@@ -144,7 +166,7 @@ function buildChannel(
   index: number,
   raw: RawChannel,
   options: BuildClipOptions,
-  tracks: { times: Float32Array; index: number }[],
+  tracks: Tracks,
 ): Mutable<Channel> {
   const nodeName = raw.nodeName ?? ''
   const label = `${nodeName || `node ${raw.node}`}.${raw.path}`
@@ -170,17 +192,21 @@ function buildChannel(
   const keyCount = raw.times?.length ?? 0
   if (keyCount === 0) fail('has no keys')
   const times = new Float32Array(keyCount)
-  for (let k = 0; k < keyCount; k++) {
-    const t = Number(raw.times[k])
-    times[k] = t
-    if (!Number.isFinite(t)) fail(`key ${k} time ${t} is not finite`)
-    if (!Number.isFinite(times[k]!)) fail(`key ${k} time ${t} is not finite as a float32`)
-    if (t < 0) fail(`key ${k} time ${t} is negative`)
-    // Compared as stored (float32), reported as given: distinct doubles can round to one float32.
-    if (k > 0 && !(times[k]! > times[k - 1]!)) {
-      const prev = Number(raw.times[k - 1])
-      const rounded = t > prev ? ` (both round to the float32 ${times[k]})` : ''
-      fail(`key ${k} time ${t} is not after key ${k - 1} time ${prev}${rounded}`)
+  // A file's keys come as a Float32Array: copied whole and checked in one pass. Anything else, or a problem
+  // found there, goes through the loop that names it.
+  if (!(raw.times instanceof Float32Array && copyTimes(times, raw.times))) {
+    for (let k = 0; k < keyCount; k++) {
+      const t = Number(raw.times[k])
+      times[k] = t
+      if (!Number.isFinite(t)) fail(`key ${k} time ${t} is not finite`)
+      if (!Number.isFinite(times[k]!)) fail(`key ${k} time ${t} is not finite as a float32`)
+      if (t < 0) fail(`key ${k} time ${t} is negative`)
+      // Compared as stored (float32), reported as given: distinct doubles can round to one float32.
+      if (k > 0 && !(times[k]! > times[k - 1]!)) {
+        const prev = Number(raw.times[k - 1])
+        const rounded = t > prev ? ` (both round to the float32 ${times[k]})` : ''
+        fail(`key ${k} time ${t} is not after key ${k - 1} time ${prev}${rounded}`)
+      }
     }
   }
 
@@ -216,13 +242,15 @@ function buildChannel(
   }
 
   const values = new Float32Array(expected)
-  for (let i = 0; i < expected; i++) {
-    const v = Number(raw.values[i])
-    values[i] = v
-    if (!Number.isFinite(values[i]!)) {
-      const element = Math.floor(i / components)
-      const why = Number.isFinite(v) ? ', not finite as a float32' : ''
-      fail(`${describeElement(element, perKey)} component ${i % components} is ${v}${why}`)
+  if (!(raw.values instanceof Float32Array && copyFinite(values, raw.values))) {
+    for (let i = 0; i < expected; i++) {
+      const v = Number(raw.values[i])
+      values[i] = v
+      if (!Number.isFinite(values[i]!)) {
+        const element = Math.floor(i / components)
+        const why = Number.isFinite(v) ? ', not finite as a float32' : ''
+        fail(`${describeElement(element, perKey)} component ${i % components} is ${v}${why}`)
+      }
     }
   }
 
@@ -239,12 +267,14 @@ function buildChannel(
   }
 
   const slerp = path === 'rotation' && interpolation === 'LINEAR'
-  const slerpSegments = slerp ? buildSlerpSegmentsOnly(values, keyCount) : null
 
-  let track = tracks.find((tr) => sameTimes(tr.times, times))
+  const key = timesKey(times)
+  const same = tracks.get(key)
+  let track = same?.find((tr) => sameTimes(tr.times, times))
   if (!track) {
     track = { times, index }
-    tracks.push(track)
+    if (same) same.push(track)
+    else tracks.set(key, [track])
   }
 
   return {
@@ -257,8 +287,8 @@ function buildChannel(
     track: track.index,
     kind: kindOf(path, interpolation),
     values,
-    slerpSegments,
-    // Strides and offsets of the per-segment arrays are set when they are packed per track (packSegments).
+    // The per-segment arrays, their strides and offsets are made when they are packed per track (packSegments).
+    slerpSegments: null,
     slerpStride: 0,
     slerpOffset: 0,
     hermiteSegments: null,
@@ -308,6 +338,44 @@ export function freezeChannel(c: Mutable<Channel>): Channel {
     packedOffset: c.packedOffset,
     dequant: c.dequant,
   })
+}
+
+/**
+ * A clip's time tracks by timesKey: one per distinct key-time array, channels with equal times sharing the
+ * first one's. Looked up by a hash of the times, so a clip of many channels with times of their own costs
+ * time in its keys, not in channels × tracks.
+ */
+type Tracks = Map<number, { times: Float32Array; index: number }[]>
+
+/** A 32-bit hash of key times' float32 bits and count (tracks with equal times have equal keys). */
+function timesKey(times: Float32Array): number {
+  const bits = new Int32Array(times.buffer, times.byteOffset, times.length)
+  let h = times.length
+  for (let k = 0; k < bits.length; k++) h = Math.imul(h ^ bits[k]!, 0x9e3779b1) ^ (h >>> 15)
+  return h
+}
+
+/**
+ * `from` into `times`, and whether they are finite, not negative and increasing (buildChannel's loop checks the
+ * same, naming what is wrong).
+ */
+function copyTimes(times: Float32Array, from: Float32Array): boolean {
+  times.set(from)
+  let previous = -1
+  for (let k = 0; k < times.length; k++) {
+    const t = times[k]!
+    // t - t is 0 for every finite t, NaN for NaN and ±∞.
+    if (t - t !== 0 || t < 0 || !(t > previous)) return false
+    previous = t
+  }
+  return true
+}
+
+/** `from` into `values`, and whether every value is finite. */
+function copyFinite(values: Float32Array, from: Float32Array): boolean {
+  values.set(from)
+  for (let i = 0; i < values.length; i++) if (values[i]! - values[i]! !== 0) return false
+  return true
 }
 
 function sameTimes(a: Float32Array, b: Float32Array): boolean {

@@ -145,12 +145,14 @@ export function buildSquadCaches(values: Float32Array, keyCount: number, times?:
 }
 
 /**
- * `slerpSegments` of buildRotationCaches, alone: what every LINEAR rotation channel gets at load; the squad data
- * is built only when squad first samples the clip (clip.ts's prepareSquad, with buildSquadCaches).
+ * `slerpSegments` of buildRotationCaches, alone: what every LINEAR rotation channel gets at load (packed per
+ * track by segments.ts's packSegments, which writes them in place with writeSlerpSegments); the squad data is
+ * built only when squad first samples the clip (clip.ts's prepareSquad, with buildSquadCaches).
  */
 export function buildSlerpSegmentsOnly(values: Float32Array, keyCount: number): Float64Array {
-  const sigma = keySigns(values, keyCount)
-  return buildSlerpSegments(signedKeys(values, keyCount, sigma), keyCount, sigma)
+  const out = new Float64Array(Math.max(0, keyCount - 1) * SLERP_SEGMENT_STRIDE)
+  writeSlerpSegments(out, SLERP_SEGMENT_STRIDE, 0, values, keyCount)
+  return out
 }
 
 /** σ_k: σ_0 = 1, σ_{k+1} = −σ_k when cos(key k, key k+1) < 0, else σ_k (see `aligned`). */
@@ -173,22 +175,36 @@ function signedKeys(values: Float32Array, n: number, sigma: Float64Array): Float
 }
 
 /**
- * `slerpSegments` from the aligned keys and their signs σ_k: per segment `[theta, weight, key k, key k+1]` with
- * the two keys normalized in double (the float32 keys are unit only to float32 precision), theta their
- * half-angle and weight σ_k / sin θ, as in `slerpCache` but from the normalized keys; for an nlerp segment
- * `[−cos, σ_k]` (the kernel normalizes nlerp's weights from cos). Slerp of exactly unit keys with exact weights
- * is unit to double rounding, so the kernel stores it without renormalizing (~4% of the sampling).
+ * `slerpSegments` of `n` keys into `out`, segment k at k·stride + offset: per segment `[theta, weight, key k,
+ * key k+1]` with the two keys σ-signed (see `aligned`: σ_k is found on the way, as keySigns finds it) and
+ * normalized in double (the float32 keys are unit only to float32 precision), theta their half-angle and weight
+ * σ_k / sin θ, as in `slerpCache` but from the normalized keys; for an nlerp segment `[−cos, σ_k]` (the kernel
+ * normalizes nlerp's weights from cos). Slerp of exactly unit keys with exact weights is unit to double
+ * rounding, so the kernel stores it without renormalizing (~4% of the sampling).
  */
-function buildSlerpSegments(keys: Float32Array, n: number, sigma: Float64Array): Float64Array {
-  const out = new Float64Array(Math.max(0, n - 1) * SLERP_SEGMENT_STRIDE)
+export function writeSlerpSegments(
+  out: Float64Array,
+  stride: number,
+  offset: number,
+  values: Float32Array,
+  n: number,
+): void {
+  let sigma = 1
   for (let k = 0; k + 1 < n; k++) {
-    const o = k * SLERP_SEGMENT_STRIDE
+    const o = k * stride + offset
+    const a = k * 4
+    // σ_{k+1} from the stored keys (as keySigns): the sign the next segment's first key takes.
+    let dot = 0
+    for (let j = 0; j < 4; j++) dot += values[a + j]! * values[a + 4 + j]!
+    const next = dot < 0 ? -sigma : sigma
     for (let e = 0; e < 2; e++) {
-      const q = (k + e) * 4
-      const x = keys[q]!
-      const y = keys[q + 1]!
-      const z = keys[q + 2]!
-      const w = keys[q + 3]!
+      const q = a + e * 4
+      const s = e === 0 ? sigma : next
+      // σ · a float32 is exact, so these are the float32 `aligned` keys.
+      const x = s * values[q]!
+      const y = s * values[q + 1]!
+      const z = s * values[q + 2]!
+      const w = s * values[q + 3]!
       const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w)
       out[o + 2 + e * 4] = x * inv
       out[o + 3 + e * 4] = y * inv
@@ -201,12 +217,12 @@ function buildSlerpSegments(keys: Float32Array, n: number, sigma: Float64Array):
     cos = Math.min(1, Math.abs(cos))
     if (cos > SLERP_NLERP_COS) {
       out[o] = -cos
-      out[o + 1] = sigma[k]!
+      out[o + 1] = sigma
     } else {
       const theta = detAcos(cos)
       out[o] = theta
-      out[o + 1] = sigma[k]! * (1 / detSin(theta))
+      out[o + 1] = sigma * (1 / detSin(theta))
     }
+    sigma = next
   }
-  return out
 }

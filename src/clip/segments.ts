@@ -1,6 +1,6 @@
 import type { Channel, Clip, Mutable, SquadSegments } from './clip.ts'
 import { KIND_CUBIC_ROTATION, KIND_SLERP } from './kinds.ts'
-import { buildSquadCaches, SLERP_SEGMENT_STRIDE } from './rotationCache.ts'
+import { buildSquadCaches, SLERP_SEGMENT_STRIDE, writeSlerpSegments } from './rotationCache.ts'
 
 /**
  * The segment-major per-track arrays of clip channels: slerp and Hermite segments packed at load (packSegments),
@@ -10,8 +10,8 @@ import { buildSquadCaches, SLERP_SEGMENT_STRIDE } from './rotationCache.ts'
 /**
  * Packs per-segment data of the channels of one kind, segment-major per time track: for each track, one array of
  * `segments × members × width` numbers where segment k of member `slot` starts at k·stride + slot·width (stride
- * = members × width), filled by `fill(channel, k, array, start)`; `set` stores the array, stride and offset on
- * each member. Load time only.
+ * = members × width), filled by `fill(channel, array, stride, slot · width)`; `set` stores the array, stride and
+ * offset on each member. Load time only.
  */
 function packByTrack<
   C extends Pick<Channel, 'kind' | 'track' | 'times'>,
@@ -21,7 +21,7 @@ function packByTrack<
   kind: number,
   width: number,
   make: (length: number) => A,
-  fill: (ch: C, k: number, block: A, start: number) => void,
+  fill: (ch: C, block: A, stride: number, offset: number) => void,
   set: (ch: C, block: A, stride: number, offset: number) => void,
 ): void {
   const groups = new Map<number, C[]>()
@@ -36,14 +36,14 @@ function packByTrack<
     const stride = members.length * width
     const block = make(segments * stride)
     members.forEach((ch, slot) => {
-      for (let k = 0; k < segments; k++) fill(ch, k, block, k * stride + slot * width)
+      fill(ch, block, stride, slot * width)
       set(ch, block, stride, slot * width)
     })
   }
 }
 
 /** Floats per segment in `Channel.hermiteSegments`; doubles per segment in `Channel.squad` (SquadSegments). */
-const HERMITE_SEGMENT_STRIDE = 16
+export const HERMITE_SEGMENT_STRIDE = 16
 const SQUAD_SEGMENT_STRIDE = 20
 
 /** The segment-major per-track arrays of Channel built at load: `slerpSegments`, `hermiteSegments`. */
@@ -53,10 +53,7 @@ export function packSegments(channels: Mutable<Channel>[]): void {
     KIND_SLERP,
     SLERP_SEGMENT_STRIDE,
     (n) => new Float64Array(n),
-    (ch, k, block, o) => {
-      const own = ch.slerpSegments!
-      block.set(own.subarray(k * SLERP_SEGMENT_STRIDE, (k + 1) * SLERP_SEGMENT_STRIDE), o)
-    },
+    (ch, block, stride, offset) => writeSlerpSegments(block, stride, offset, ch.values, ch.times.length),
     (ch, block, stride, offset) => {
       ch.slerpSegments = block
       ch.slerpStride = stride
@@ -69,7 +66,12 @@ export function packSegments(channels: Mutable<Channel>[]): void {
     HERMITE_SEGMENT_STRIDE,
     (n) => new Float32Array(n),
     // Key k's triplet (a, v, b) starts at 12k, so segment k's v_k, b_k, a_{k+1}, v_{k+1} are 16 floats from 12k + 4.
-    (ch, k, block, o) => block.set(ch.values.subarray(12 * k + 4, 12 * k + 20), o),
+    (ch, block, stride, offset) => {
+      const values = ch.values
+      for (let k = 0, o = offset; k + 1 < ch.times.length; k++, o += stride) {
+        for (let j = 0, from = 12 * k + 4; j < 16; j++) block[o + j] = values[from + j]!
+      }
+    },
     (ch, block, stride, offset) => {
       ch.hermiteSegments = block
       ch.hermiteStride = stride
@@ -93,16 +95,18 @@ export function prepareSquad(clip: Clip): void {
     KIND_SLERP,
     SQUAD_SEGMENT_STRIDE,
     (n) => new Float64Array(n),
-    (ch, k, block, o) => {
+    (ch, block, stride, offset) => {
       const { slerpCache, controlCache, squad } = caches.get(ch)!
       const n = ch.times.length
-      block[o] = slerpCache[2 * k]!
-      block[o + 1] = slerpCache[2 * k + 1]!
-      block[o + 2] = controlCache[2 * k]!
-      block[o + 3] = controlCache[2 * k + 1]!
-      for (let j = 0; j < 8; j++) {
-        block[o + 4 + j] = squad[4 * k + j]!
-        block[o + 12 + j] = squad[4 * n + 4 * k + j]!
+      for (let k = 0, o = offset; k + 1 < n; k++, o += stride) {
+        block[o] = slerpCache[2 * k]!
+        block[o + 1] = slerpCache[2 * k + 1]!
+        block[o + 2] = controlCache[2 * k]!
+        block[o + 3] = controlCache[2 * k + 1]!
+        for (let j = 0; j < 8; j++) {
+          block[o + 4 + j] = squad[4 * k + j]!
+          block[o + 12 + j] = squad[4 * n + 4 * k + j]!
+        }
       }
     },
     (ch, block, stride, offset) => {

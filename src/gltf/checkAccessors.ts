@@ -1,7 +1,10 @@
 import type { GLTF } from '@gltf-transform/core'
 import { gltfError, isObject, nameOf, shown, type JsonCheck } from './gltfError.ts'
-import { MAX_ACCESSOR_ELEMENTS, MAX_DECODED_BYTES } from './limits.ts'
+import { MAX_ACCESSOR_ELEMENTS, MAX_DECODED_BYTES, MAX_KEYS } from './limits.ts'
 import { meshoptOf } from './extensions.ts'
+import { animationCopies } from './animationCopies.ts'
+import { HERMITE_SEGMENT_STRIDE } from '../clip/segments.ts'
+import { SLERP_SEGMENT_STRIDE } from '../clip/rotationCache.ts'
 
 /**
  * The binary half of checkGltfJson (checkJson.ts): buffer views and accessors inside the file's bytes, and
@@ -167,8 +170,10 @@ export function checkAccessors(
 /**
  * The arrays made from the file's data, summed before any is made: the accessors in use (`decodedBytes` of
  * checkAccessors), the compressed buffer views they read, decoded whole (`viewDecodedBytes`, extensions.ts),
- * the channels' copies of their keys and the nodes' morph weights, within MAX_DECODED_BYTES. Expects JSON that
- * passed checkGltfJson's reference checks.
+ * the channels' copies of their keys (and a rotation's segments) and the nodes' morph weights, within
+ * MAX_DECODED_BYTES; the keys of the channels built within MAX_KEYS. Channels of an animation that copies an
+ * earlier one's (animationCopies.ts) are not built and do not count. Expects JSON that passed checkGltfJson's
+ * reference checks.
  */
 export function checkDecodedSize(
   c: JsonCheck,
@@ -182,6 +187,7 @@ export function checkDecodedSize(
   const nodes = (json.nodes ?? []) as unknown as Items
   const meshes = (json.meshes ?? []) as unknown as Items
   let decoded = 0
+  let keys = 0
   const spend = (bytes: number, what: string): void => {
     decoded += bytes
     if (decoded > MAX_DECODED_BYTES) {
@@ -198,7 +204,10 @@ export function checkDecodedSize(
     const bytes = viewDecodedBytes[v]!
     if (inUse && bytes > 0) spend(bytes, `bufferView ${v}: decoding its compressed data`)
   })
+  // A copy of an earlier animation builds nothing (clips.ts): only the others' channels count.
+  const firstOf = animationCopies(json)
   animations.forEach((animation, a) => {
+    if (firstOf[a] !== a) return
     const samplers = animation['samplers'] as Record<string, unknown>[]
     ;(animation['channels'] as Record<string, unknown>[]).forEach((channel, c) => {
       // clips.ts skips a channel without a target node.
@@ -206,11 +215,30 @@ export function checkDecodedSize(
       const sampler = samplers[channel['sampler'] as number]!
       const input = accessors[sampler['input'] as number]!
       const output = accessors[sampler['output'] as number]!
-      const keys = input['count'] as number
+      const count = input['count'] as number
       const values = (output['count'] as number) * TYPE_COMPONENTS[output['type'] as string]!
+      const where = `animation ${a}${nameOf(animation)} channel ${c}`
+      keys += count
+      if (keys > MAX_KEYS) {
+        fail(
+          `${where}: its ${count} keys bring the keys to build to ${keys}, more than the limit of ${MAX_KEYS}`,
+        )
+      }
+      // A rotation's segments for the sampler: slerp's (LINEAR) or Hermite's (CUBICSPLINE), per key but the last.
+      const interpolation = sampler['interpolation'] ?? 'LINEAR'
+      const perSegment =
+        (channel['target'] as Record<string, unknown>)['path'] !== 'rotation'
+          ? 0
+          : interpolation === 'LINEAR'
+            ? 8 * SLERP_SEGMENT_STRIDE
+            : interpolation === 'CUBICSPLINE'
+              ? 4 * HERMITE_SEGMENT_STRIDE
+              : 0
+      const segments = perSegment * Math.max(0, count - 1)
       spend(
-        4 * (keys + values),
-        `animation ${a}${nameOf(animation)} channel ${c}: copying its ${keys} key times and ${values} values`,
+        4 * (count + values) + segments,
+        `${where}: copying its ${count} key times and ${values} values` +
+          (segments > 0 ? ' and making its rotation segments' : ''),
       )
     })
   })
@@ -253,7 +281,7 @@ export function viewsInUse(json: GLTF.IGLTF): boolean[] {
 }
 
 /** Morph targets of a mesh's first primitive, as read.ts counts them (0 for a malformed mesh). */
-function morphTargetCount(mesh: Record<string, unknown>): number {
+export function morphTargetCount(mesh: Record<string, unknown>): number {
   const primitive: unknown = Array.isArray(mesh['primitives']) ? mesh['primitives'][0] : undefined
   return isObject(primitive) && Array.isArray(primitive['targets']) ? primitive['targets'].length : 0
 }
@@ -307,10 +335,11 @@ export function checkSparseIndices(json: GLTF.IGLTF, buffers: readonly Uint8Arra
 
 /** Bytes per component, by glTF componentType. */
 const COMPONENT_BYTES: Record<number, number> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 }
-const SPARSE_INDEX_BYTES: Record<number, number> = { 5121: 1, 5123: 2, 5125: 4 }
+/** Bytes per sparse index, by its componentType. */
+export const SPARSE_INDEX_BYTES: Record<number, number> = { 5121: 1, 5123: 2, 5125: 4 }
 
 /** Components per element, by glTF accessor type. */
-const TYPE_COMPONENTS: Record<string, number> = {
+export const TYPE_COMPONENTS: Record<string, number> = {
   SCALAR: 1,
   VEC2: 2,
   VEC3: 3,

@@ -1,8 +1,8 @@
 import type { GLTF } from '@gltf-transform/core'
-import { isObject, jsonCheck, nameOf, shown } from './gltfError.ts'
+import { isObject, jsonCheck, nameOf, shown, type JsonCheck } from './gltfError.ts'
 import { checkAccessors, checkBufferViews, checkDecodedSize } from './checkAccessors.ts'
 import { checkMeshoptViews, checkRequiredExtensions } from './extensions.ts'
-import { MAX_NODES } from './limits.ts'
+import { MAX_CHANNELS, MAX_CLIPS, MAX_NODES } from './limits.ts'
 import { buildNodeTree } from './nodeTree.ts'
 
 /**
@@ -24,10 +24,10 @@ import { buildNodeTree } from './nodeTree.ts'
  *                  given, is a non-empty string (gltf-transform reads null, 0 or "" as LINEAR); channels'
  *                  sampler and target node exist
  *   scenes         root nodes are node indices in range and have no parent; `scene` exists
- *   sizes          no accessor over MAX_ACCESSOR_ELEMENTS; what the loader will decode from the file
- *                  (accessors in use, the compressed views they read, channels' copies of their keys,
- *                  nodes' morph weights) within
- *                  MAX_DECODED_BYTES
+ *   sizes          at most MAX_CLIPS animations and MAX_CHANNELS channels (checked first); no accessor over
+ *                  MAX_ACCESSOR_ELEMENTS; the keys the loader will build within MAX_KEYS, and what it will
+ *                  decode from the file (accessors in use, the compressed views they read, channels' copies
+ *                  of their keys, nodes' morph weights) within MAX_DECODED_BYTES
  *
  * Buffer views, accessors and sizes are checked in checkAccessors.ts. Animation semantics (accessor types
  * per path, key counts, times) are checked later, on the Document.
@@ -50,9 +50,10 @@ export function checkGltfJson(json: GLTF.IGLTF, source: string): void {
     return value as Record<string, unknown>[]
   }
 
-  // Before anything per node, so an oversized file costs nothing more.
+  // Before anything per node or animation, so an oversized file costs nothing more.
   const nodeCount = Array.isArray(json.nodes) ? json.nodes.length : 0
   if (nodeCount > MAX_NODES) fail(`the file has ${nodeCount} nodes, more than the limit of ${MAX_NODES}`)
+  checkAnimationCounts(check, json)
 
   checkRequiredExtensions(check, json)
 
@@ -171,6 +172,26 @@ export function checkGltfJson(json: GLTF.IGLTF, source: string): void {
   if (json.scene !== undefined) ref(json.scene, scenes.length, 'default scene', 'the file', 'scenes')
 
   checkDecodedSize(check, json, decodedBytes, viewDecodedBytes)
+}
+
+/**
+ * The animation and channel counts within MAX_CLIPS and MAX_CHANNELS, looking at no channel: the time it takes
+ * is in the number of animations, which the first check bounds.
+ */
+function checkAnimationCounts(check: JsonCheck, json: GLTF.IGLTF): void {
+  const animations: unknown = json.animations
+  if (!Array.isArray(animations)) return
+  if (animations.length > MAX_CLIPS) {
+    check.fail(`the file has ${animations.length} animations, more than the limit of ${MAX_CLIPS}`)
+  }
+  let channels = 0
+  for (const animation of animations) {
+    const list: unknown = isObject(animation) ? animation['channels'] : undefined
+    if (Array.isArray(list)) channels += list.length
+  }
+  if (channels > MAX_CHANNELS) {
+    check.fail(`the file's animations have ${channels} channels, more than the limit of ${MAX_CHANNELS}`)
+  }
 }
 
 /**

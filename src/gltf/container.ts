@@ -204,12 +204,12 @@ const NO_BYTES = new Uint8Array(0)
 export function externalBufferUris(json: GLTF.IGLTF): string[] {
   const defs: unknown = json.buffers
   if (!Array.isArray(defs)) return []
-  const uris: string[] = []
+  const uris = new Set<string>()
   for (const def of defs) {
     const uri = isObject(def) && !isFallbackBuffer(def) ? def['uri'] : undefined
-    if (typeof uri === 'string' && !uri.startsWith('data:') && !uris.includes(uri)) uris.push(uri)
+    if (typeof uri === 'string' && !uri.startsWith('data:')) uris.add(uri)
   }
-  return uris
+  return [...uris]
 }
 
 function readU32(bytes: Uint8Array, offset: number): number {

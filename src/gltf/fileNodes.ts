@@ -54,10 +54,10 @@ export function jsonNodeTable(nodes: readonly GLTF.INode[]): NodeTable {
 }
 
 /**
- * The JSON gltf-transform is given: only the nodes animation channels and skins name (as empty nodes,
- * renumbered), and no scenes; the asset's nodes come from jsonNodeTable. gltf-transform builds a property with
- * events and edges per node: a file with a 16,000-node chain spent most of its load there (0.8 of 1.2 s of
- * CPU). `kept[k]` is the file's index of the Document's node k.
+ * The JSON gltf-transform is given: only the nodes skins name (as empty nodes, renumbered), no scenes and no
+ * animations; the asset's nodes come from jsonNodeTable, its clips from clips.ts. gltf-transform builds a
+ * property with events and edges per node: a file with a 16,000-node chain spent most of its load there (0.8 of
+ * 1.2 s of CPU). `kept[k]` is the file's index of the Document's node k.
  */
 export function documentJson(json: GLTF.IGLTF): { json: GLTF.IGLTF; kept: Int32Array } {
   const nodes = json.nodes ?? []
@@ -65,11 +65,6 @@ export function documentJson(json: GLTF.IGLTF): { json: GLTF.IGLTF; kept: Int32A
   for (const skin of json.skins ?? []) {
     for (const joint of skin.joints) named[joint] = 1
     if (skin.skeleton !== undefined) named[skin.skeleton] = 1
-  }
-  for (const animation of json.animations ?? []) {
-    for (const channel of animation.channels) {
-      if (channel.target.node !== undefined) named[channel.target.node] = 1
-    }
   }
   const renumber = new Int32Array(nodes.length).fill(-1)
   const kept: number[] = []
@@ -86,19 +81,11 @@ export function documentJson(json: GLTF.IGLTF): { json: GLTF.IGLTF; kept: Int32A
       joints: skin.joints.map((joint) => renumber[joint]!),
       ...(skin.skeleton === undefined ? {} : { skeleton: renumber[skin.skeleton]! }),
     })),
-    animations: json.animations?.map((animation) => ({
-      ...animation,
-      channels: animation.channels.map((channel) =>
-        channel.target.node === undefined
-          ? channel
-          : { ...channel, target: { ...channel.target, node: renumber[channel.target.node]! } },
-      ),
-    })),
   }
   delete reduced.scenes
   delete reduced.scene
+  delete reduced.animations
   if (reduced.skins === undefined) delete reduced.skins
-  if (reduced.animations === undefined) delete reduced.animations
   return { json: reduced, kept: Int32Array.from(kept) }
 }
 

@@ -3,11 +3,13 @@ import type { Document, GLTF, JSONDocument, Node } from '@gltf-transform/core'
 import { EXTMeshoptCompression, KHRMeshQuantization } from '@gltf-transform/extensions'
 import type { AnimationAsset, AssetNode, Skeleton } from './asset.ts'
 import { checkGltfJson } from './checkJson.ts'
-import { accessorsInUse, checkSparseIndices, viewsInUse } from './checkAccessors.ts'
+import { checkSparseIndices, morphTargetCount } from './checkAccessors.ts'
 import { meshoptOf } from './extensions.ts'
 import { compressClip, type CompressOptions } from '../clip/compress.ts'
+import { clipWithChannels, type Clip } from '../clip/clip.ts'
 import { AnimationError, showValue } from '../errors.ts'
-import { clipFromAnimation } from './clips.ts'
+import { createAccessorReader, type MeshoptDecoder } from './accessorData.ts'
+import { clipFromAnimation, clipsFromJson, type ClipContext } from './clips.ts'
 import { parseContainer, resolveBuffers } from './container.ts'
 import { describeThrown, gltfError, shown } from './gltfError.ts'
 import { MAX_NODES } from './limits.ts'
@@ -21,11 +23,13 @@ type Vec4 = readonly [number, number, number, number]
 /**
  * glTF 2.0 → AnimationAsset, platform-neutral (no fs, no fetch: the browser demo imports this file).
  *
- *   bytes ──parseContainer──▶ JSON + buffers ──checkGltfJson──▶ gltf-transform readJSON ──▶ Document
- *         ──assetFromDocument──▶ AnimationAsset (nodes, roots, skeletons, clips)
+ *   bytes ──parseContainer──▶ JSON + buffers ──checkGltfJson──▶ gltf-transform readJSON ──▶ Document (skins,
+ *         meshes) ──buildAsset──▶ AnimationAsset (nodes and clips from the JSON and buffers, skeletons)
  *
- * checkGltfJson bounds every size before gltf-transform allocates anything (limits.ts); gltf-transform is
- * then handed only the accessors the asset reads (animations', skins'), the others empty, and no image data.
+ * checkGltfJson bounds every size before anything is allocated (limits.ts); gltf-transform is then handed
+ * only the skins, the accessors they read (the others empty), the nodes they name, the meshes and no image
+ * data. The nodes come from the JSON (fileNodes.ts), the clips from the JSON and buffers (clips.ts,
+ * accessorData.ts), each for its own reason of time.
  *
  * All or nothing: any problem throws AnimationError (kind 'gltf', or 'clip' from buildClip) whose message
  * starts with `source`; no partly built asset is ever returned.
@@ -66,27 +70,40 @@ export async function readAsset(
   checkGltfJson(container.json, source)
   checkSparseIndices(container.json, buffers, source)
 
-  const json = { ...container.json }
-  // The root's extras are the application's, and the asset holds none; gltf-transform spreads them into a new
-  // object key by key, so an extras array of 300,000 numbers took 0.2–1 s of a load (npm run fuzz, json.wide).
-  delete json.extras
-  // gltf-transform decodes every accessor and copies every image, but the asset holds no image or mesh data:
-  // the accessors it does not read go in empty, the images without data.
-  const inUse = accessorsInUse(container.json)
-  json.accessors = json.accessors?.map((accessor, i) =>
-    inUse[i]
-      ? explicitSparseOffsets(accessor)
-      : { type: accessor.type, componentType: accessor.componentType, count: 0 },
-  )
-  if (Array.isArray(json.images)) json.images = json.images.map(() => ({ uri: '__image' }))
-  const compressed = decodeOnlyViewsInUse(json, viewsInUse(container.json))
-  // Hand gltf-transform every buffer under a private uri ("__" marks it internal), so it never resolves one.
-  const resources: Record<string, Uint8Array<ArrayBuffer>> = {}
-  json.buffers = (json.buffers ?? []).map((buffer, i) => {
-    resources[`__buffer${i}`] = buffers[i] as Uint8Array<ArrayBuffer>
-    return { ...buffer, uri: `__buffer${i}` }
+  // gltf-transform is handed the skins alone: the nodes they name (documentJson), the inverse bind matrices'
+  // accessors (renumbered) and the buffers. The asset's nodes, meshes and clips come from the JSON: each of
+  // these, handed over, cost time in its number (a property with events and graph edges each, ~20–40 µs).
+  const accessors = container.json.accessors ?? []
+  const ibm = new Map<number, number>()
+  const skins = (container.json.skins ?? []).map((skin) => {
+    const matrices = skin.inverseBindMatrices
+    if (matrices === undefined) return { ...skin, extras: undefined, extensions: undefined }
+    if (!ibm.has(matrices)) ibm.set(matrices, ibm.size)
+    return { ...skin, inverseBindMatrices: ibm.get(matrices)!, extras: undefined, extensions: undefined }
   })
-  // gltf-transform makes only the nodes animations and skins name; the asset's nodes come from the JSON.
+  // Every buffer under a private uri ("__" marks it internal), so gltf-transform never resolves one.
+  const resources: Record<string, Uint8Array<ArrayBuffer>> = {}
+  const json: GLTF.IGLTF = {
+    asset: container.json.asset,
+    buffers: (container.json.buffers ?? []).map((buffer, i) => {
+      resources[`__buffer${i}`] = buffers[i] as Uint8Array<ArrayBuffer>
+      return { ...buffer, uri: `__buffer${i}` }
+    }),
+    bufferViews: container.json.bufferViews,
+    accessors: [...ibm.keys()].map((i) => explicitSparseOffsets(accessors[i]!)),
+    nodes: container.json.nodes,
+    skins,
+    extensionsUsed: container.json.extensionsUsed,
+    extensionsRequired: container.json.extensionsRequired,
+  }
+  if (json.skins!.length === 0) delete json.skins
+  if (json.bufferViews === undefined) delete json.bufferViews
+  const compressed = decodeOnlyViewsInUse(json, viewsOf(json))
+  // The clips' accessors are read here (accessorData.ts), compressed views decoded with meshopt's decoder.
+  const clipViews = viewsOf({ ...container.json, skins: [] })
+  const clipDecoder = container.json.bufferViews?.some((v, i) => clipViews[i] && meshoptOf(v) !== undefined)
+    ? await meshoptDecoder()
+    : null
   const reduced = documentJson(json)
   const jsonDoc: JSONDocument = { json: reduced.json, resources }
 
@@ -109,13 +126,50 @@ export async function readAsset(
     source,
     jsonNodeTable(container.json.nodes ?? []),
     nodeIndex,
+    (container.json.meshes ?? []).map((mesh) => ({
+      targets: morphTargetCount(mesh as unknown as Record<string, unknown>),
+      weights: mesh.weights ?? [],
+    })),
     (parents) => sceneRoots(scenes, container.json.scene ?? -1, parents, source),
+    (context) =>
+      clipsFromJson(
+        container.json,
+        createAccessorReader(container.json, buffers, source, clipDecoder),
+        context,
+      ),
   )
   if (compress === null) return asset
-  return Object.freeze({
-    ...asset,
-    clips: Object.freeze(asset.clips.map((clip) => compressClip(clip, asset.nodes, compress))),
+  // A copy of an animation (its channels another clip's) is compressed once: the copies share the result.
+  const compact = new Map<readonly unknown[], Clip>()
+  const clips = asset.clips.map((clip) => {
+    const first = compact.get(clip.channels)
+    if (first !== undefined) return clipWithChannels(first, clip.name, clip.markers)
+    const made = compressClip(clip, asset.nodes, compress)
+    compact.set(clip.channels, made)
+    return made
   })
+  return Object.freeze({ ...asset, clips: Object.freeze(clips) })
+}
+
+/** The buffer views the accessors of `json`'s animations and skins read (by view; sparse parts included). */
+function viewsOf(json: GLTF.IGLTF): boolean[] {
+  const used = new Array<boolean>(json.bufferViews?.length ?? 0).fill(false)
+  const accessors = json.accessors ?? []
+  const mark = (i: number | undefined): void => {
+    const accessor = i === undefined ? undefined : accessors[i]
+    if (accessor === undefined) return
+    if (accessor.bufferView !== undefined) used[accessor.bufferView] = true
+    if (accessor.sparse)
+      used[accessor.sparse.indices.bufferView] = used[accessor.sparse.values.bufferView] = true
+  }
+  for (const animation of json.animations ?? []) {
+    for (const sampler of animation.samplers) {
+      mark(sampler.input)
+      mark(sampler.output)
+    }
+  }
+  for (const skin of json.skins ?? []) mark(skin.inverseBindMatrices)
+  return used
 }
 
 /** The `compress` option checked: null for none. Throws AnimationError 'argument'. */
@@ -166,21 +220,34 @@ export function assetFromDocument(document: Document, source: string): Animation
   const scenes = root.listScenes()
   const sceneNodes = scenes.map((scene) => scene.listChildren().map((node) => nodeIndex.get(node)!))
   const defaultScene = root.getDefaultScene()
-  return buildAsset(document, source, table, nodeIndex, (parents) =>
-    sceneRoots(sceneNodes, defaultScene ? scenes.indexOf(defaultScene) : -1, parents, source),
+  return buildAsset(
+    document,
+    source,
+    table,
+    nodeIndex,
+    root.listMeshes().map((mesh) => ({
+      targets: mesh.listPrimitives()[0]?.listTargets().length ?? 0,
+      weights: mesh.getWeights(),
+    })),
+    (parents) => sceneRoots(sceneNodes, defaultScene ? scenes.indexOf(defaultScene) : -1, parents, source),
+    (context) =>
+      root.listAnimations().map((animation, a) => clipFromAnimation(animation, a, nodeIndex, context)),
   )
 }
 
 /**
  * The asset of a Document whose nodes are `table`'s: `nodeIndex` gives the glTF index of each Document node that
- * skins and animations name, `roots` the scene's roots once the parents are known.
+ * skins name, `meshes` each mesh's morph target count (of its first primitive) and default weights, `roots`
+ * the scene's roots once the parents are known, `clips` the clips.
  */
 function buildAsset(
   document: Document,
   source: string,
   table: NodeTable,
   nodeIndex: ReadonlyMap<Node, number>,
+  meshes: readonly { targets: number; weights: readonly number[] }[],
   roots: (parents: Int32Array) => number[],
+  clips: (context: ClipContext) => Clip[],
 ): AnimationAsset {
   const root = document.getRoot()
   const count = table.count
@@ -193,10 +260,7 @@ function buildAsset(
     }
   }
 
-  // Per mesh, not per node: listing a mesh's targets takes time in their number.
-  const meshes = root.listMeshes()
-  const meshTargets = meshes.map((mesh) => mesh.listPrimitives()[0]?.listTargets().length ?? 0)
-  const morphTargets = Array.from({ length: count }, (_, i) => meshTargets[table.mesh(i)] ?? 0)
+  const morphTargets = Array.from({ length: count }, (_, i) => meshes[table.mesh(i)]?.targets ?? 0)
   const nodes: AssetNode[] = Array.from({ length: count }, (_, i) => {
     const mesh = table.mesh(i)
     return Object.freeze({
@@ -208,7 +272,7 @@ function buildAsset(
       rotation: unitQuaternion(table.rotation(i) as Vec4, source, i),
       scale: finite(table.scale(i) as Vec3, source, i, 'scale'),
       weights: Object.freeze(
-        defaultWeights(table.weights(i), meshes[mesh]?.getWeights() ?? [], morphTargets[i]!, source, i),
+        defaultWeights(table.weights(i), meshes[mesh]?.weights ?? [], morphTargets[i]!, source, i),
       ),
       skin: table.skin(i),
       mesh,
@@ -242,19 +306,16 @@ function buildAsset(
 
   const context = {
     source,
-    nodeIndex,
     nodeCount: count,
     nodeNames: nodes.map((node) => node.name),
     morphTargets,
   }
-  const clips = root.listAnimations().map((animation, a) => clipFromAnimation(animation, a, context))
-
   return Object.freeze({
     source,
     nodes: Object.freeze(nodes),
     roots: Object.freeze(roots(parents)),
     skeletons: Object.freeze(skeletons),
-    clips: Object.freeze(clips),
+    clips: Object.freeze(clips(context)),
   })
 }
 
@@ -338,14 +399,24 @@ let meshopt: Promise<PlatformIO> | undefined
  * (meshoptimizer's, WebAssembly) is imported and compiled only then, so files without compression never load it.
  */
 function meshoptIO(): Promise<PlatformIO> {
-  meshopt ??= import('meshoptimizer/decoder').then(async ({ MeshoptDecoder }) => {
-    await MeshoptDecoder.ready
-    return new MemoryIO()
+  meshopt ??= meshoptDecoder().then((decoder) =>
+    new MemoryIO()
       .setLogger(new Logger(Verbosity.SILENT))
       .registerExtensions([KHRMeshQuantization, EXTMeshoptCompression])
-      .registerDependencies({ 'meshopt.decoder': MeshoptDecoder })
-  })
+      .registerDependencies({ 'meshopt.decoder': decoder }),
+  )
   return meshopt
+}
+
+let decoder: Promise<MeshoptDecoder> | undefined
+
+/** meshoptimizer's decoder, imported and compiled on first use (see meshoptIO). */
+function meshoptDecoder(): Promise<MeshoptDecoder> {
+  decoder ??= import('meshoptimizer/decoder').then(async ({ MeshoptDecoder }) => {
+    await MeshoptDecoder.ready
+    return MeshoptDecoder
+  })
+  return decoder
 }
 
 /**

@@ -96,7 +96,11 @@ describe('bench:ab rounds', () => {
   it('refuses an asset or crowd the benchmark does not have, naming the choices', () => {
     expect(() => checkAbSideOptions({ asset: 'rig-linear', crowd: 'layered' })).not.toThrow()
     expect(() => checkAbSideOptions({ asset: 'rig', crowd: 'layered' })).toThrow(
-      '--asset rig: one of fox, rig-linear, rig-cubic',
+      '--asset rig: one of fox, rig-linear, rig-cubic, rig-all',
+    )
+    expect(() => checkAbSideOptions({ asset: 'fox', crowd: 'layered', measure: 'restore' })).not.toThrow()
+    expect(() => checkAbSideOptions({ asset: 'fox', crowd: 'layered', measure: 'snapshot' })).toThrow(
+      '--measure snapshot: one of step, snapshotInto, restore',
     )
     expect(() => checkAbSideOptions({ asset: 'fox', crowd: 'walking' })).toThrow(
       /--crowd walking: one of playing, /,

@@ -20,7 +20,7 @@ import {
   stepN,
   problems,
 } from '../helpers/ecs.ts'
-import { contextOf } from '../../entry/plugin.ts'
+import { contextOf, type AnimationPlugin } from '../../entry/plugin.ts'
 import { loadFox, nonFiniteNodes, characters, expectNoLeaks, foxPlugin, bodyState } from '../helpers/abuse.ts'
 
 beforeAll(loadFox)
@@ -197,4 +197,67 @@ describe('capacity', () => {
     expect(getAllEntities(world).length).toBe(12)
     expectWorldMatchesThree(plugin)
   })
+})
+
+describe('a character removed by an argument while the call reads it', () => {
+  // Each call reads an options object whose first property read removes its character (the game's getter,
+  // through the plugin or through bitecs); the call then stops on the missing character's state.
+  const calls: Record<string, (plugin: AnimationPlugin, c: number, o: object) => unknown> = {
+    play: (plugin, c, o) => plugin.play(c, 'Nod', o),
+    crossFade: (plugin, c, o) => plugin.crossFade(c, 'Nod', 0.5, o),
+    setLayer: (plugin, c, o) => plugin.setLayer(c, 1, o),
+    setSpeed: (plugin, c, o) => plugin.setSpeed(c, 1, o),
+    ragdoll: (plugin, c, o) => plugin.ragdoll(c, o),
+    hit: (plugin, c, o) => plugin.hit(c, 'head', [0, 0, 1], o),
+    setRagdollMotors: (plugin, c, o) => plugin.setRagdollMotors(c, o),
+    playBlendSpace: (plugin, c, o) =>
+      plugin.playBlendSpace(
+        c,
+        [
+          { clip: 'Nod', at: 0 },
+          { clip: 'Turn', at: 1 },
+        ],
+        o as { parameter: number },
+      ),
+  }
+  for (const [name, call] of Object.entries(calls)) {
+    for (const how of ['removeCharacter', 'removeEntity'] as const) {
+      it(`${name}, ${how} in a getter: says the character was removed during the call`, () => {
+        const { world, plugin, handle } = createTestPlugin()
+        const a = plugin.addCharacter(handle)
+        const b = plugin.addCharacter(handle)
+        for (const c of [a, b]) plugin.play(c, 'Turn')
+        plugin.step()
+        let reads = 0
+        const remover = new Proxy(
+          {},
+          {
+            get() {
+              if (reads++ === 0) {
+                if (how === 'removeCharacter') plugin.removeCharacter(a)
+                else removeEntity(world, a)
+              }
+              return undefined
+            },
+          },
+        )
+        let thrown: unknown
+        try {
+          call(plugin, a, remover)
+        } catch (error) {
+          thrown = error
+        }
+        expect(reads).toBeGreaterThan(0)
+        expect(thrown).toBeInstanceOf(AnimationError)
+        expect((thrown as AnimationError).kind).toBe('argument')
+        expect((thrown as AnimationError).message).toBe(
+          `${name}: character ${a} was removed during the call (by a getter or Proxy of an argument)`,
+        )
+        expect(characters(plugin)).toEqual([b])
+        expectNoLeaks(plugin)
+        stepN(plugin, 2)
+        expect(problems(plugin)).toEqual([])
+      })
+    }
+  }
 })

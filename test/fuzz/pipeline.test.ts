@@ -3,9 +3,10 @@
  * generator kind of scripts/fuzz/generators.ts on the asset files, loader mutations (test/helpers/mutate.ts)
  * and both, each through the pipeline (load → addCharacter → play → 30 steps with a fade → ragdoll → 30 steps →
  * snapshot → restore into a fresh plugin → 10 steps), two forged snapshots and a random call sequence, in
- * workers with a time and memory limit (scripts/fuzz/pool.ts). The five targets must hold: no error but
+ * workers with a time and memory limit (scripts/fuzz/pool.ts). The six targets must hold: no error but
  * AnimationError (and none from step()), no run over 2 s, none over 256 MiB, no non-finite world matrix, no
- * failed call that changes hash() or snapshot(); and a restored plugin steps on as its original does.
+ * failed call that changes hash() or snapshot(), no corrupt snapshot restored; and a restored plugin steps on as
+ * its original does.
  *
  * KNOWN_FAILURES are bugs the fuzzer found (ragdoll building, snapshot restore), all fixed since: each keeps
  * its pinned case as a regression test asserting the target. KNOWN_SLOW are findings of the time target on
@@ -17,7 +18,7 @@ import { describe, expect, it } from 'vitest'
 import { createAnimationPlugin, type AnimationPlugin } from '../../entry/index.ts'
 import { loadAsset } from '../../entry/node.ts'
 import { coverageCases, runCase, type FuzzCaseSpec } from '../../scripts/fuzz/cases.ts'
-import { forgeFields, mapSnapshot, runForgery } from '../../scripts/fuzz/forge.ts'
+import { corrupt, forgeFields, mapSnapshot, runForgery } from '../../scripts/fuzz/forge.ts'
 import type { FileCase } from '../../scripts/fuzz/generators.ts'
 import { runPipeline } from '../../scripts/fuzz/pipeline.ts'
 import { DEFAULT_POOL, runPool, type CaseOutcome } from '../../scripts/fuzz/pool.ts'
@@ -220,7 +221,7 @@ const KNOWN_SLOW: Record<string, { reason: string; file: FileCase }> = {
 }
 
 describe('the fuzzer short form', () => {
-  it('holds the five targets on every generator kind, loader mutations, forged snapshots, calls and piles', async () => {
+  it('holds the six targets on every generator kind, loader mutations, forged snapshots, calls and piles', async () => {
     // Every 25th case also piles 30 characters of its asset 1 cm apart, all ragdolled at once (pile.ts).
     const specs = coverageCases(SEED, 6, { forgeries: 2, calls: 25, mutations: 45, pileEvery: 25, pile: 30 })
     const tally = new Tally(DEFAULT_POOL.budgetMs, 256)
@@ -264,10 +265,29 @@ describe('the fuzzer short form', () => {
       'times.scaled',
       'json.deep',
       'json.wide',
+      'anims.copies',
     ])
       expect(kinds).toContain(`gen.${gen}`)
     expect(kinds.filter((k) => k.startsWith('forge.')).length).toBeGreaterThan(20)
+    expect(kinds).toContain('forge.corrupt')
     expect(kinds.filter((k) => k.startsWith('call.')).length).toBeGreaterThan(10)
+  })
+
+  it('refuses every corrupt copy: bits flipped in pairs 32·k words apart, bursts, a few anywhere', async () => {
+    const written = applyCase({ subject: subjectOf(FOX), mutations: [] })
+    const p = await runPipeline({ name: written.source, bytes: written.bytes, resources: written.resources })
+    const outcomes = new Map<string, number>()
+    for (let seed = 0; seed < 200; seed++) {
+      const copy = corrupt(p.snapshot!, seed)
+      const report = runForgery(p.asset!, p.options!, copy)
+      expect(report.faults, copy.edits[0]).toEqual([])
+      expect(report.refusals[0]?.message, copy.edits[0]).toMatch(/is corrupt: checksum/)
+      const kind = copy.edits[0]!.split(' ')[0]!
+      outcomes.set(kind, (outcomes.get(kind) ?? 0) + 1)
+    }
+    // Each kind drawn often: the pairs (half of them at bit 30) a sum of words missed when opposite.
+    expect(outcomes.get('flip')).toBeGreaterThan(100)
+    expect(outcomes.get('burst')).toBeGreaterThan(20)
   })
 })
 

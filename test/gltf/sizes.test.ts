@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { AnimationError } from '../../src/errors.ts'
-import { MAX_ACCESSOR_ELEMENTS, MAX_DECODED_BYTES } from '../../src/gltf/limits.ts'
+import { MAX_ACCESSOR_ELEMENTS, MAX_DECODED_BYTES, MAX_KEYS } from '../../src/gltf/limits.ts'
 import { readAsset } from '../../src/gltf/read.ts'
 import type { Json } from '../helpers/gltfFiles.ts'
 import { cpuMsAsync } from '../helpers/cpuTime.ts'
@@ -224,35 +224,55 @@ describe('sizes checked before allocating', () => {
     )
   })
 
-  it('rejects 300 animations whose channels all copy the same 65,536-key track', async () => {
+  describe('300 animations over the same 65,536-key track', () => {
     const keys = 2 ** 16
     const data = new Float32Array(5 * keys)
     for (let k = 0; k < keys; k++) {
       data[k] = k
       data[keys + 4 * k + 3] = 1 // identity rotations
     }
-    const json = skinned({
-      buffers: [{ byteLength: data.byteLength }],
-      bufferViews: [
-        { buffer: 0, byteLength: 4 * keys },
-        { buffer: 0, byteOffset: 4 * keys, byteLength: 16 * keys },
-      ],
-      accessors: [
+    /** `animations` animations of one rotation channel; each its own pair of accessors over the data if `alias`. */
+    const file = (animations: number, alias: boolean): Uint8Array => {
+      const pair = [
         { bufferView: 0, componentType: 5126, type: 'SCALAR', count: keys, min: [0], max: [keys - 1] },
         { bufferView: 1, componentType: 5126, type: 'VEC4', count: keys },
-      ],
-      animations: Array.from({ length: 300 }, () => ({
-        samplers: [{ input: 0, output: 1 }],
-        channels: [{ sampler: 0, target: { node: 0, path: 'rotation' } }],
-      })),
+      ]
+      const json = skinned({
+        buffers: [{ byteLength: data.byteLength }],
+        bufferViews: [
+          { buffer: 0, byteLength: 4 * keys },
+          { buffer: 0, byteOffset: 4 * keys, byteLength: 16 * keys },
+        ],
+        accessors: alias ? Array.from({ length: animations }, () => pair).flat() : pair,
+        animations: Array.from({ length: animations }, (_, a) => ({
+          samplers: [{ input: alias ? 2 * a : 0, output: alias ? 2 * a + 1 : 1 }],
+          channels: [{ sampler: 0, target: { node: 0, path: 'rotation' } }],
+        })),
+      })
+      return joinGlb(json, new Uint8Array(data.buffer))
+    }
+
+    it('builds one clip when they are copies of one another, and shares it', async () => {
+      const bytes = file(300, false)
+      expect(bytes.length).toBeLessThan(2 * MiB)
+      const { outcome, grew } = await measured(bytes, 'copies.glb')
+      const clips = (outcome as { clips: { name: string; channels: unknown }[] }).clips
+      expect(clips.map((c) => c.name)).toEqual(Array.from({ length: 300 }, (_, a) => `animation${a}`))
+      for (const clip of clips) expect(clip.channels).toBe(clips[0]!.channels)
+      // The accessors (1.25 MiB) and one channel's copies of them (and its slerp segments, 5 MiB).
+      expect(grew).toBeLessThan(32 * MiB)
     })
-    const bytes = joinGlb(json, new Uint8Array(data.buffer))
-    expect(bytes.length).toBeLessThan(2 * MiB)
-    // Reading the two accessors (1.25 MiB), then 1.25 MiB per channel: the 204th crosses the limit.
-    expect((await rejection(bytes, 'channels.glb')).message).toBe(
-      'channels.glb: animation 203 channel 0: copying its 65536 key times and 262144 values (1310720 bytes) ' +
-        `would bring the data decoded from the file to 268697600 bytes, ${LIMIT}`,
-    )
+
+    it('counts each as its own when each reads accessors of its own, refusing it past MAX_KEYS', async () => {
+      const bytes = file(40, true)
+      // Reading the 80 accessors (50 MiB) and the first 32 channels' keys and slerp segments (210 MB) passes;
+      // the keys of the 33rd are over 2^21.
+      expect(MAX_KEYS).toBe(2 ** 21)
+      expect((await rejection(bytes, 'aliases.glb')).message).toBe(
+        `aliases.glb: animation 32 channel 0: its ${keys} keys bring the keys to build to ${33 * keys}, ` +
+          `more than the limit of ${MAX_KEYS}`,
+      )
+    })
   })
 
   it('rejects 2000 nodes sharing a mesh of 20,000 morph targets (their default weights)', async () => {

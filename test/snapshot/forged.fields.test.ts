@@ -127,6 +127,15 @@ describe('forged snapshots (checksum recomputed)', () => {
       [u8(c.cursors + 3, 255)],
       says(`section "characters", character ${a}`, 'key cursor 3', '255'),
     )
+    // One key past the most any channel has (83), anywhere among the 42 cursors.
+    expect(c.cursorCount % 4).toBe(2)
+    for (const k of [0, 5, c.cursorCount - 3, c.cursorCount - 1]) {
+      refused(
+        scene,
+        [u8(c.cursors + k, 83)],
+        says(`section "characters", character ${a}`, `key cursor ${k}`, '83'),
+      )
+    }
     // The width, after the section's character count and ids.
     const body = map.sections.get('CHAR')!
     const widthAt = body + 4 + 4 * map.characters.size

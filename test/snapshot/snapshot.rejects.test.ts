@@ -106,6 +106,27 @@ describe('restore rejects, changing nothing', () => {
     )
   })
 
+  it('a corrupt snapshot (bit 30 flipped both ways in two words 32·k apart, which a sum misses)', () => {
+    const target = fresh()
+    const pristine = target.plugin.hash()
+    const w = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2)
+    let pairs = 0
+    for (let i = 12; i + 32 < w.length && pairs < 300; i += 5) {
+      for (let j = i + 32; j < w.length && pairs < 300; j += 32 * 7) {
+        // Opposite flips: one word's bit goes 0 → 1, the other's 1 → 0, so a sum of the words stays the same.
+        if (((w[i]! ^ w[j]!) & (1 << 30)) === 0) continue
+        const flipped = bytes.slice()
+        const v = new Int32Array(flipped.buffer)
+        v[i]! ^= 1 << 30
+        v[j]! ^= 1 << 30
+        rejects(() => target.plugin.restore(flipped), /is corrupt: checksum/)
+        pairs++
+      }
+    }
+    expect(pairs).toBe(300)
+    expect(target.plugin.hash()).toBe(pristine)
+  })
+
   it('a plugin with another capacity, dt or pose pool size', () => {
     rejects(() => fresh({ capacity: 2048 }).plugin.restore(bytes), /has capacity 1024, this plugin 2048/)
     rejects(
