@@ -3,8 +3,8 @@
  * RobotExpressive (a whole-body ragdoll with a hit and getUp, hit reactions, a partial ragdoll grown whole,
  * per-joint weights, motors with a held root, a snapshot restored mid-way), each digested twice at checkpoints:
  * what the game sees (world matrices, events), recorded at af8285b before the physics boundary moved (issue 32),
- * and how the state is encoded (hash(), snapshot() bytes), recorded at 13eb3c1, where the playback refactor had
- * reshaped the state. A refactor must keep both. A change of behaviour changes them on purpose, and its commit
+ * and how the state is encoded (hash(), snapshot() bytes), recorded again after the time scale and the CRC-64
+ * checksum joined the state (issues 36, 33). A refactor must keep both. A change of behaviour changes them on purpose, and its commit
  * says why. `RECORD_DIGESTS=1` prints the digests instead of checking them.
  */
 import { createHash } from 'node:crypto'
@@ -147,11 +147,11 @@ const SCENARIOS: Record<string, () => string> = {
 
 /** `behaviour:state` per scenario (see the header); the restore scenario's two halves separated by a slash. */
 const EXPECTED: Record<string, string> = {
-  'Fox: ragdoll with a hit, applyImpulse, getUp; a twin animating': '0324ac382f4a36c8:8d320d201447b85f',
-  'Fox: hit reactions, a partial ragdoll grown whole, per-joint weights': 'e0bb93af336bc9ac:825fa3aae17ff524',
+  'Fox: ragdoll with a hit, applyImpulse, getUp; a twin animating': '0324ac382f4a36c8:e5b49d1ad73257c1',
+  'Fox: hit reactions, a partial ragdoll grown whole, per-joint weights': 'e0bb93af336bc9ac:92f7dc97ed516213',
   'Fox: motors with a held root, then limp, then strong; a snapshot restored mid-way':
-    'd8bbd376be98fb2e:e9b89da937cf6fed/a839283dfc3ccbe2:31bb0a9cc4826574',
-  'RobotExpressive: ragdoll, hit, getUp, motors, a partial ragdoll': '1b6e2e8cab21e53a:607391984e15b477',
+    'd8bbd376be98fb2e:f8497acb5aace705/a839283dfc3ccbe2:a9dbbc33efc1837a',
+  'RobotExpressive: ragdoll, hit, getUp, motors, a partial ragdoll': '1b6e2e8cab21e53a:9324adc844458bb9',
 }
 
 describe('ragdoll digests', () => {

@@ -114,7 +114,7 @@ describe('determinism', () => {
     expect(ragdollInstance(ctx.ragdolls[b]!.instance)!.bodies.length).toBeGreaterThan(0)
     // The event queue's part of the hash (its records) is tested in test/systems/clipEvents.test.ts.
     plugin.events.length = 0
-    const h = createHasher().updateNumber(ctx.step)
+    const h = createHasher().updateNumber(ctx.step).updateNumber(ctx.timeScale)
     const nodes = ctx.sceneGraph.store
     const one = (arr: TypedArray, e: number, width = 1) => h.update(arr, e * width, e * width + width)
     // A store row: its fields in name order, CrossFade.from's fields where `from` sorts.
