@@ -12,12 +12,13 @@ import { solveAtKeys, solvedChannel } from './solve.ts'
  * (solve.ts).
  */
 
-/** Per source joint, its first rotation and translation channels (-1) and whether any channel drives it. */
+/** Per source joint, its first rotation, translation and scale channels (-1) and whether any drives it. */
 function sourceChannels(plan: RetargetPlan, clip: Clip) {
   const rig = plan.source.rig
   const n = rig.jointNodes.length
   const rotation = new Int32Array(n).fill(-1)
   const translation = new Int32Array(n).fill(-1)
+  const scale = new Int32Array(n).fill(-1)
   const driven = new Uint8Array(n)
   clip.channels.forEach((ch, c) => {
     const j = ch.node < rig.nodeJoint.length ? rig.nodeJoint[ch.node]! : -1
@@ -25,8 +26,9 @@ function sourceChannels(plan: RetargetPlan, clip: Clip) {
     driven[j] = 1
     if (ch.path === 'rotation' && rotation[j]! < 0) rotation[j] = c
     if (ch.path === 'translation' && translation[j]! < 0) translation[j] = c
+    if (ch.path === 'scale' && scale[j]! < 0) scale[j] = c
   })
-  return { rotation, translation, driven }
+  return { rotation, translation, scale, driven }
 }
 
 /** Bakes `clip` (of the plan's source) into a clip of the target named `name` carrying `markers`. */
@@ -68,6 +70,9 @@ export function bakeClip(plan: RetargetPlan, clip: Clip, name: string, markers: 
     if (rotKind[j] === DIRECT) channels.push(directRotation(plan, j, clip.channels[rc]!))
     else if (rotKind[j] === GENERAL) channels.push(solvedChannel(plan, solved!, j, 'rotation'))
     if (trKind[j] === COPY) channels.push({ ...copyOf(clip.channels[tc]!), ...targetNode(plan, j) })
+    const sc = ch.scale[map[j]!] ?? -1
+    if (plan.translation === 'all' && sc >= 0)
+      channels.push({ ...copyOf(clip.channels[sc]!), ...targetNode(plan, j) })
     else if (trKind[j] === DIRECT) channels.push(directTranslation(plan, j, clip.channels[tc]!))
     else if (trKind[j] === GENERAL) channels.push(solvedChannel(plan, solved!, j, 'translation'))
   }

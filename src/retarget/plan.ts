@@ -12,12 +12,14 @@ import { computeWorld, createWorldPose, toLocalPoint, type WorldPose } from './p
  *   targetWorld_j(t) · targetRestWorld_j⁻¹ = sourceWorld_s(t) · sourceRestWorld_s⁻¹
  *
  * and j's local rotation follows from its parent's world rotation at t (the parent's own retargeted rotation,
- * or its rest pose when unmapped). Unmapped joints keep the target's rest pose; scales stay the target's.
+ * or its rest pose when unmapped). Unmapped joints keep the target's rest pose; scales stay the target's
+ * (but in 'all').
  * Translations, by `TranslationMode`:
  * - 'hips-scaled': the hips' world place moves from the target's rest place as the source hips move from
  *   theirs, times `scale` (the target's hips height over the source's: hipsHeight); the rest keep the
  *   target's rest translations (bone lengths are the target's);
- * - 'none': rest translations everywhere; 'all': mapped joints take the source joint's local translation.
+ * - 'none': rest translations everywhere; 'all': mapped joints take the source joint's local translation
+ *   and scale (rigs of the same proportions; a rig onto itself then plays its clips bit for bit).
  * In every mode a mapped joint hung elsewhere than the map implies (RobotExpressive's feet are IK targets
  * under the armature, not under the shins) keeps its rest place relative to the target joint that the
  * source joint's nearest mapped ancestor maps to (it is "pinned" to it), so it moves with the leg.
@@ -36,7 +38,13 @@ import { computeWorld, createWorldPose, toLocalPoint, type WorldPose } from './p
  * carries the markers it is given. Only `+ - * /` and square roots: the same bits on every engine.
  */
 
+/**
+ * How a retargeted clip moves joints (see the header): 'hips-scaled' carries the hips' motion scaled by the
+ * two rigs' hips heights; 'none' keeps every rest translation; 'all' copies mapped joints' local translations
+ * and scales (rigs of the same proportions).
+ */
 export type TranslationMode = 'hips-scaled' | 'none' | 'all'
+/** The translation modes retarget takes. */
 export const TRANSLATION_MODES: readonly TranslationMode[] = ['hips-scaled', 'none', 'all']
 
 /** What a clip's baking needs of a source, a target and a map, made once per retarget call (planRetarget). */
@@ -64,16 +72,22 @@ export interface RetargetPlan {
 
 /**
  * The hips' height at rest: their world y above the lowest joint of the rig (of its skins' joints when it has
- * skins), so rigs need not stand at y = 0. 0 for joint -1.
+ * skins), so rigs need not stand at y = 0. 0 for joint -1, and for hips within a thousandth of the rig's
+ * height of its lowest joint (no height to scale by).
  */
 export function hipsHeight(view: RigView, rest: WorldPose, hips: number): number {
   if (hips < 0) return 0
   const { rig } = view
   const skinned = rig.skinJoint.includes(1)
   let low = Infinity
-  for (let j = 0; j < rig.jointNodes.length; j++)
-    if (!skinned || rig.skinJoint[j] === 1) low = Math.min(low, rest.mat[16 * j + 13]!)
-  return rest.mat[16 * hips + 13]! - low
+  let high = -Infinity
+  for (let j = 0; j < rig.jointNodes.length; j++) {
+    if (skinned && rig.skinJoint[j] !== 1) continue
+    low = Math.min(low, rest.mat[16 * j + 13]!)
+    high = Math.max(high, rest.mat[16 * j + 13]!)
+  }
+  const height = rest.mat[16 * hips + 13]! - low
+  return height > 1e-3 * (high - low) ? height : 0
 }
 
 /**

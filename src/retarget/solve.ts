@@ -107,7 +107,7 @@ export function solveAtKeys(plan: RetargetPlan, clip: Clip, rotKind: Uint8Array,
           y = tRest.mat[16 * j + 13]! + plan.scale * (sWorld.mat[a + 1]! - sRest.mat[a + 1]!)
           z = tRest.mat[16 * j + 14]! + plan.scale * (sWorld.mat[a + 2]! - sRest.mat[a + 2]!)
         }
-        if (trKind[j] === COPY && pin[j]! < 0) tLocal.set([x, y, z], lo)
+        if (trKind[j] === COPY) tLocal.set([x, y, z], lo)
         else toLocalPoint(tLocal, lo, tWorld.mat, p < 0 ? -1 : 16 * p, x, y, z)
         translations.set(tLocal.subarray(lo, lo + 3), 3 * (i * n + j))
       }
