@@ -250,8 +250,28 @@ function checkAutoMap(
   }
 }
 
-/** Whether a channel's keys change (a constant channel only holds a pose). */
+/**
+ * Whether a channel's keys change beyond float rounding (a constant channel only holds a pose; an exporter's
+ * constant rotations differ in their last bits): a rotation key more than 1e-4 rad from the first (the sign of
+ * a quaternion aside), a translation component more than a millionth of its size off the first's.
+ */
 function varies(values: Float32Array, components: number): boolean {
-  for (let i = components; i < values.length; i++) if (values[i] !== values[i % components]) return true
+  for (let o = components; o + components <= values.length; o += components) {
+    if (components === 4) {
+      // sin²(θ/2) = 1 − cos²(θ/2), cos(θ/2) = a·b / (|a||b|): well conditioned for keys a part in 10⁷ off unit.
+      let dot = 0
+      let aa = 0
+      let bb = 0
+      for (let k = 0; k < 4; k++) {
+        dot += values[o + k]! * values[k]!
+        aa += values[k]! * values[k]!
+        bb += values[o + k]! * values[o + k]!
+      }
+      if (1 - (dot * dot) / (aa * bb) > 2.5e-9) return true
+    } else {
+      for (let k = 0; k < components; k++)
+        if (Math.abs(values[o + k]! - values[k]!) > 1e-6 * (Math.abs(values[k]!) + 1e-3)) return true
+    }
+  }
   return false
 }
