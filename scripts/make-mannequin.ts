@@ -211,6 +211,7 @@ function boxMesh(doc: Document, accessor: MakeAccessor, s: HumanoidSkeleton) {
       doc
         .createMaterial('Clay')
         .setBaseColorFactor([0.55, 0.62, 0.72, 1])
+        .setMetallicFactor(0)
         .setRoughnessFactor(0.8)
         .setDoubleSided(true),
     )
