@@ -653,6 +653,15 @@ describe('demo in headless Chromium', () => {
   })
 
   it("Retarget: RobotExpressive plays the Mannequin's Mixamo clips; the Fox's are refused, saying why", async () => {
+    // A fresh robot (the ragdoll and layer steps above leave theirs in states of their own).
+    const old = await page.evaluate(() => window.__demo.assetId())
+    await page.click('button[data-model=RobotExpressive]')
+    await until(
+      'a fresh RobotExpressive',
+      ([old]) => window.__demo.assetId() !== old && window.__demo.currentClip() === 'Idle',
+      20_000,
+      [old],
+    )
     const before = await page.evaluate(() => window.__demo.clipNames().length)
     await page.selectOption('#retarget-source', 'Fox')
     await page.click('#retarget')
