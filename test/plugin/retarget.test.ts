@@ -278,6 +278,26 @@ describe('retarget', () => {
   })
 })
 
+describe('retarget and worker threads', () => {
+  it('clips retargeted while characters play reach the workers: the same bits with 2 as with none', () => {
+    const hashes = [0, 2].map((workers) => {
+      const anim = createAnimationPlugin(createWorld(), { capacity: 4096, workers })
+      anim.addAsset(mannequin)
+      anim.addAsset(robot)
+      const crowd = Array.from({ length: 6 }, () => anim.addCharacter(robot))
+      for (const eid of crowd) anim.play(eid, 'Walking')
+      anim.step()
+      anim.retarget(mannequin, robot, { prefix: 'mx ' })
+      crowd.forEach((eid, i) => anim.crossFade(eid, i % 2 === 0 ? 'mx Run' : 'mx Walk', 0.2))
+      for (let i = 0; i < 40; i++) anim.step()
+      const hash = anim.hash()
+      anim.dispose()
+      return hash
+    })
+    expect(hashes[1]).toBe(hashes[0])
+  })
+})
+
 describe('retarget and snapshots', () => {
   /** A plugin that retargets as `calls` says, with a character playing `clip` for 20 steps. */
   function scene(calls: (anim: AnimationPlugin) => void, clip = 'mx Walk') {
