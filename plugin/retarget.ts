@@ -1,5 +1,6 @@
 import { AnimationError, showValue } from '../src/errors.ts'
 import type { Clip, ClipMarker } from '../src/clip/clip.ts'
+import { expandCompactClip } from '../src/clip/compactClip.ts'
 import {
   autoJointMap,
   defaultHips,
@@ -82,31 +83,19 @@ export function retarget(
   checkNames(ctx, to, names, what)
   const sv = view(from)
   const tv = view(to)
+  // Compact clips decoded once: the auto map's checks read their keys, the baking their values.
+  const exact = clips.map((c) => expandCompactClip(c.clip))
   let map: Int32Array
   let hips: number
   if (o.map === undefined || o.map === 'auto') {
     ;({ map, hips } = autoJointMap(sv, tv))
-    checkAutoMap(
-      sv,
-      tv,
-      map,
-      hips,
-      clips.map((c) => c.clip),
-      what,
-    )
+    checkAutoMap(sv, tv, map, hips, exact, what)
   } else {
     map = resolveJointMap(sv, tv, o.map, what)
-    hips = defaultHips(
-      tv,
-      map,
-      translatedJoints(
-        sv,
-        clips.map((c) => c.clip),
-      ),
-    )
+    hips = defaultHips(tv, map, translatedJoints(sv, exact))
   }
   const plan = planRetarget(sv, tv, map, hips, translation, what)
-  const baked = clips.map((c, i) => bakeClip(plan, c.clip, names[i]!, markersOf(c.markers)))
+  const baked = exact.map((clip, i) => bakeClip(plan, clip, names[i]!, markersOf(clips[i]!.markers)))
   for (const clip of baked) {
     retargeted.add(clip)
     registerClip(ctx, to, clip)

@@ -1,5 +1,6 @@
 import { AnimationError } from '../errors.ts'
 import { buildClip, type Clip, type ClipMarker, type RawChannel } from '../clip/clip.ts'
+import { expandCompactClip } from '../clip/compactClip.ts'
 import { conjugateQuat, multiplyQuat, normalizeQuat } from '../math/quat.ts'
 import { JOINT_STRIDE } from '../math/poseLayout.ts'
 import { COPY, DIRECT, GENERAL, NONE, targetNode, type RetargetPlan } from './plan.ts'
@@ -31,8 +32,17 @@ function sourceChannels(plan: RetargetPlan, clip: Clip) {
   return { rotation, translation, scale, driven }
 }
 
-/** Bakes `clip` (of the plan's source) into a clip of the target named `name` carrying `markers`. */
-export function bakeClip(plan: RetargetPlan, clip: Clip, name: string, markers: readonly ClipMarker[]): Clip {
+/**
+ * Bakes `clip` (of the plan's source) into a clip of the target named `name` carrying `markers`. A compact
+ * clip (src/clip/compactClip.ts) is decoded first: the baked clip is exact.
+ */
+export function bakeClip(
+  plan: RetargetPlan,
+  given: Clip,
+  name: string,
+  markers: readonly ClipMarker[],
+): Clip {
+  const clip = expandCompactClip(given)
   const { source, target, map, anchor } = plan
   const sParents = source.rig.jointParents
   const n = target.rig.jointNodes.length

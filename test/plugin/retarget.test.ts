@@ -10,6 +10,7 @@ import { loadAsset } from '../../src/gltf/load.ts'
 import { AnimationError } from '../../src/errors.ts'
 import { isClipEvent } from '../../systems/state.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
+import { samplePose } from '../../src/retarget/pose.ts'
 
 let mannequin: AnimationAsset
 let robot: AnimationAsset
@@ -127,6 +128,31 @@ describe('retarget', () => {
       'mx Walk:footstep.R',
       'mx Walk:footstep.L',
     ])
+  })
+
+  it('bakes a compact source clip from its decoded keys, as the exact one within the compression', async () => {
+    const compact = await loadAsset('assets/Mannequin/Mannequin.glb', { compress: { tolerance: 0.001 } })
+    const anim = plugin()
+    anim.addAsset(compact)
+    anim.retarget(mannequin, robot, { clips: ['Walk'], prefix: 'exact ' })
+    anim.retarget(compact, robot, { clips: ['Walk'], prefix: 'compact ' })
+    const ctx = contextOf(anim)
+    const clip = (name: string) => ctx.clips[anim.clipId(anim.addAsset(robot), name)]!.clip
+    const [exact, packed] = [clip('exact Walk'), clip('compact Walk')]
+    expect(compact.clips[0]!.compression).not.toBeNull()
+    expect(packed.compression).toBeNull()
+    expect(packed.channels.map((c) => [c.node, c.path])).toEqual(exact.channels.map((c) => [c.node, c.path]))
+    // Sampled through the walk, the two robots' poses agree within the compression's tolerance.
+    const rig = contextOf(anim).assets[anim.addAsset(robot).id]!
+    const [a, b] = [new Float32Array(rig.rest.length), new Float32Array(rig.rest.length)]
+    let worst = 0
+    for (let t = 0; t <= 1; t += 0.05) {
+      samplePose(a, rig, exact, t, new Uint32Array(exact.channels.length))
+      samplePose(b, rig, packed, t, new Uint32Array(packed.channels.length))
+      a.forEach((v, k) => (worst = Math.max(worst, Math.abs(v - b[k]!))))
+    }
+    expect(worst).toBeGreaterThan(0)
+    expect(worst).toBeLessThan(0.01)
   })
 
   it('retargetMap gives the auto map by name; passed back as map, it bakes the same clips', () => {
