@@ -69,6 +69,8 @@ export function createHook(s: HookSources) {
     hero: () => s.hero()?.eid ?? -1,
     /** The picker's name of the model on stage, or null for a file of the user's. */
     model: () => s.shipped()?.name ?? null,
+    /** The plugin's asset id of the model on stage (every load adds the file again: a new id), or -1. */
+    assetId: () => s.model()?.handle.id ?? -1,
     clipNames: () => s.model()?.clipNames ?? [],
     currentClip: () => {
       const hero = s.hero()

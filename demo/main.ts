@@ -19,6 +19,7 @@ import { withTravel } from './travel.ts'
 import { fileName, SHIPPED, type ShippedModel } from './shipped.ts'
 import { createRagdollPanel } from './ragdolls.ts'
 import { createReadout } from './readout.ts'
+import { createRetargetPanel } from './retarget.ts'
 
 /**
  * The demo: one hero character (a shipped model from the picker, the Fox first, or any .glb you drop) you can
@@ -140,6 +141,30 @@ const footsteps = createFootsteps(stage.scene, plugin)
 const ragdollRoot = document.createElement('section')
 document.getElementById('ragdoll')!.parentElement!.after(ragdollRoot)
 const ragdolls = createRagdollPanel(ragdollRoot, plugin, { act, hero: () => hero?.eid ?? -1 })
+const retarget = createRetargetPanel(ui.retargetPanel, plugin, {
+  act,
+  report: (error) => void report(error),
+  retargeted(names) {
+    if (!model) return
+    // Retargeted clips are clips of the model's asset, after its own: the Clips buttons grow by them.
+    model = { ...model, clipNames: [...model.clipNames, ...names] }
+    showModel()
+    playClip(model.clipNames.indexOf(names[0]!))
+  },
+})
+/** The model line, the picker, the credit and the Clips buttons of the model on stage. */
+function showModel(): void {
+  if (!model) return
+  ui.setModel(
+    `${model.source} · scale ${model.scale} · ${model.handle.asset.nodes.length} nodes`,
+    model.clipNames,
+    shipped?.name ?? null,
+    // A file of the user's: its name, and no credit claimed for it.
+    shipped
+      ? { text: shipped.credit, license: shipped.license }
+      : { text: `${model.source} (your own file)` },
+  )
+}
 
 /** Cross-fades the hero's base layer into clip `i`: once for a one-shot, else looping (and remembered). */
 function playClip(i: number): void {
@@ -219,6 +244,7 @@ async function useModel(
     layers.show(null)
     motion.show(null)
     footsteps.clear()
+    retarget.show(null)
     if (hero) despawn(plugin, adapter, hero)
     if (model) disposeModel(model)
     hero = null
@@ -234,13 +260,8 @@ async function useModel(
     motion.show({ eid: hero.eid, travel: travelled, shipped: entry !== null })
     const skin = model.handle.asset.skeletons[0]
     hitJoints = skin ? Array.from(skin.joints) : model.handle.asset.nodes.map((n) => n.index)
-    ui.setModel(
-      `${source} · scale ${model.scale} · ${model.handle.asset.nodes.length} nodes`,
-      clips,
-      entry?.name ?? null,
-      // A file of the user's: its name, and no credit claimed for it.
-      entry ? { text: entry.credit, license: entry.license } : { text: `${source} (your own file)` },
-    )
+    showModel()
+    retarget.show(model.handle)
     const asset = model.handle.asset
     const gltf = model.gltf
     const setup = entry?.layers ?? layerDemoFor(asset, (node) => morphTargetNames(gltf, node))

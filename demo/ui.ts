@@ -2,7 +2,8 @@
  * The control panel and the credit line: plain DOM, no framework. Element ids are stable (the e2e test uses
  * them): clip buttons `button[data-clip=i]`, `#fade`, `#rotation`, `#rate`, `#strength`, `#ragdoll`, `#getup`,
  * model buttons `button[data-model=name]`, `#file`, `#crowd`, `#stats`, `#status`, `#plot`, `#credit`; the
- * Layers panel (demo/layers.ts) fills `#layers`, the Root motion and Placement panels (demo/motion.ts) `#motion`.
+ * Layers panel (demo/layers.ts) fills `#layers`, the Root motion and Placement panels (demo/motion.ts) `#motion`,
+ * the Retarget panel (demo/retarget.ts) `#retarget-panel`.
  */
 export type RotationChoice = 'slerp' | 'squad'
 
@@ -30,6 +31,8 @@ export interface Ui {
   readonly layersPanel: HTMLElement
   /** The Root motion and Placement sections, below the layers (demo/motion.ts fills them). */
   readonly motionPanel: HTMLElement
+  /** The Retarget section, below the model picker (demo/retarget.ts fills it). */
+  readonly retargetPanel: HTMLElement
   /**
    * The model on stage: its description line, its clips, which picker button (if any) is lit, and the credit
    * line (text, and a licence file to link to, or none).
@@ -122,6 +125,7 @@ export function createUi(
   crowd.input.addEventListener('change', () => on.onCrowd(Number(crowd.input.value)))
   const layers = el('section', { id: 'layers', hidden: true })
   const motion = el('section', { id: 'motion', hidden: true })
+  const retarget = el('section', { id: 'retarget-panel', hidden: true })
   const plot = el('canvas', { id: 'plot', width: 240, height: 80 })
   const stats = el('pre', { id: 'stats' })
   const status = el('div', { id: 'status' })
@@ -143,6 +147,7 @@ export function createUi(
     el('h2', {}, 'Model'),
     picker,
     el('label', { className: 'file' }, 'Your own .glb (pick one, or drop it anywhere) ', file),
+    retarget,
     el('h2', {}, 'Crowd'),
     crowd.row,
     plot,
@@ -174,6 +179,7 @@ export function createUi(
     plotCanvas: plot,
     layersPanel: layers,
     motionPanel: motion,
+    retargetPanel: retarget,
     setModel(name, names, picked, credit) {
       source.textContent = name
       for (const b of picker.querySelectorAll<HTMLButtonElement>('button[data-model]')) {

@@ -7,10 +7,11 @@
  * Get up stands → a click on the body knocks it over → the picker's RobotExpressive (credit, clips, a clip,
  * a one-shot, knocked over and up face-down or face-up, a click in hit mode as a hit reaction, a powered fall
  * and the motor slider) → its Layers panel (base states, upper-body emotes, the additive nod, the face
- * sliders, the walk↔run blend space) → the picker's Fox again (a Layers panel made from its clips): its footstep
- * flashes, root motion on its travelling walk, placement by the fields and by Shift-drag → files dropped in
- * through the file field play, a Mixamo-style one with Layers controls made from its clip names (idle ↔ walk ↔
- * run, its emotes) → crowd → the Fox's crowd of 1000, instanced (one draw call) and not.
+ * sliders, the walk↔run blend space) → the Mannequin's clips retargeted onto it (and the Fox's refused) → the
+ * picker's Fox again (a Layers panel made from its clips): its footstep flashes, root motion on its travelling
+ * walk, placement by the fields and by Shift-drag → files dropped in through the file field play, a Mixamo-style
+ * one with Layers controls made from its clip names (idle ↔ walk ↔ run, its emotes), one playing clips from
+ * another file → crowd → the Fox's crowd of 1000, instanced (one draw call) and not.
  * A screenshot of every state goes to artifacts/. The page driver (build, serve, open, read) is e2e/demoPage.ts.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -48,6 +49,17 @@ import {
 
 beforeAll(openDemo)
 afterAll(closeDemo)
+
+/** The hero's base layer paused at `seconds` into its clip: the world positions of `nodes` (index or name). */
+async function heldAt(seconds: number, nodes: (number | string)[]): Promise<number[][]> {
+  await page.evaluate((t) => {
+    const d = window.__demo
+    d.plugin.pause(d.hero())
+    d.plugin.setTime(d.hero(), t)
+  }, seconds)
+  await afterFrames(2)
+  return page.evaluate((nodes) => nodes.map((n) => window.__demo.nodePosition(n)), nodes)
+}
 
 describe('demo in headless Chromium', () => {
   let standing = 0
@@ -640,6 +652,69 @@ describe('demo in headless Chromium', () => {
     expect(problems).toEqual([])
   })
 
+  it("Retarget: RobotExpressive plays the Mannequin's Mixamo clips; the Fox's are refused, saying why", async () => {
+    // A fresh robot (the ragdoll and layer steps above leave theirs in states of their own).
+    const old = await page.evaluate(() => window.__demo.assetId())
+    await page.click('button[data-model=RobotExpressive]')
+    await until(
+      'a fresh RobotExpressive',
+      ([old]) => window.__demo.assetId() !== old && window.__demo.currentClip() === 'Idle',
+      20_000,
+      [old],
+    )
+    const before = await page.evaluate(() => window.__demo.clipNames().length)
+    await page.selectOption('#retarget-source', 'Fox')
+    await page.click('#retarget')
+    await until('the refusal in the status line', () =>
+      document.getElementById('status')!.textContent!.includes('finds no hips'),
+    )
+    expect(await page.evaluate(() => window.__demo.clipNames().length)).toBe(before)
+
+    await page.selectOption('#retarget-source', 'Mannequin')
+    await page.click('#retarget')
+    await until('the Mannequin clips on the robot', () => window.__demo.currentClip() === 'Mannequin: Walk')
+    const state = await page.evaluate(() => ({
+      clips: window.__demo.clipNames(),
+      buttons: [...document.querySelectorAll('button[data-clip]')].map((b) => b.textContent),
+      line: document.getElementById('retarget-line')!.textContent,
+      status: document.getElementById('status')!.className,
+    }))
+    expect(state.clips.slice(before)).toEqual([
+      'Mannequin: Walk',
+      'Mannequin: Run',
+      'Mannequin: Idle',
+      'Mannequin: Wave',
+    ])
+    expect(state.buttons).toEqual(state.clips)
+    expect(state.line).toMatch(/^4 clips from Mannequin, 34 joints mapped: .*Body ← mixamorig:Hips/)
+    expect(state.status).not.toContain('error')
+    // The robot walks the Mannequin's walk: its body bobs, its legs and (pinned) IK feet swing.
+    await afterFrames(20) // past the cross-fade
+    // Body, the left knee and the left IK foot at ten times through the walk (1 s), held at each.
+    const walk: number[][][] = []
+    for (let i = 0; i < 10; i++) {
+      walk.push(await heldAt(i / 10, [6, 57, 3]))
+    }
+    await hold(false)
+    await shot('9g-retarget-walk')
+    const range = (k: number, axis: number) => {
+      const v = walk.map((p) => p[k]![axis]!)
+      return Math.max(...v) - Math.min(...v)
+    }
+    expect(range(0, 1)).toBeGreaterThan(0.01) // Body's height
+    expect(range(1, 2)).toBeGreaterThan(0.1) // the left knee, forward and back
+    expect(range(2, 2)).toBeGreaterThan(0.1) // the left foot
+    await grab('retarget-walk')
+    await clipButton('Mannequin: Wave').click()
+    await until('the wave', () => window.__demo.currentClip() === 'Mannequin: Wave')
+    await afterFrames(40)
+    await grab('retarget-wave')
+    await shot('9h-retarget-wave')
+    const [change] = await changes([['retarget-walk', 'retarget-wave']])
+    expect(change).toBeGreaterThan(0.02)
+    expect(problems).toEqual([])
+  })
+
   it('the picker brings the Fox back, with its credit', async () => {
     await page.click('button[data-model=Fox]')
     await until('the Fox to load', () => window.__demo.source === 'Fox.glb')
@@ -850,6 +925,34 @@ describe('demo in headless Chromium', () => {
       return l.clip === 'Waving' && l.masked && l.weight === 1
     })
     await shot('7b-mixamo-style-waving')
+    expect(problems).toEqual([])
+  })
+
+  it('a character of the user\'s plays clips from another file ("clips from…"): the Mannequin, RobotExpressive\'s', async () => {
+    await page.setInputFiles('#file', join(ASSETS, 'Mannequin/Mannequin.glb'))
+    await until('the Mannequin to load', () => window.__demo.source === 'Mannequin.glb')
+    expect((await modelState()).credit).toBe('Mannequin.glb (your own file)')
+    await page.setInputFiles('#retarget-file', join(ASSETS, 'RobotExpressive/RobotExpressive.glb'))
+    await until('the robot clips on the Mannequin', () =>
+      window.__demo.clipNames().includes('RobotExpressive.glb: Walking'),
+    )
+    await clipButton('RobotExpressive.glb: Running').click()
+    await until('the run', () => window.__demo.currentClip() === 'RobotExpressive.glb: Running')
+    await afterFrames(20)
+    const hips: number[] = []
+    const knee: number[] = []
+    for (let i = 0; i < 10; i++) {
+      const [h, k] = await heldAt((i / 10) * 0.96, ['mixamorig:Hips', 'mixamorig:LeftLeg']) // the run: 0.96 s
+      hips.push(h![1]!)
+      knee.push(k![2]!)
+    }
+    await hold(false)
+    await shot('7b-mannequin-robot-run')
+    expect(Math.max(...hips) - Math.min(...hips)).toBeGreaterThan(0.01)
+    expect(Math.max(...knee) - Math.min(...knee)).toBeGreaterThan(0.05)
+    const line = await page.evaluate(() => document.getElementById('retarget-line')!.textContent)
+    expect(line).toMatch(/^14 clips from RobotExpressive\.glb, \d+ joints mapped: mixamorig:Hips ← Body/)
+    expect((await page.evaluate(() => window.__demo.probeHero())).differing).toBeGreaterThan(100)
     expect(problems).toEqual([])
   })
 

@@ -58,6 +58,7 @@ interface DemoHook {
   steps: number
   hero(): number
   model(): string | null
+  assetId(): number
   clipNames(): string[]
   currentClip(): string | null
   blend(): number | null

@@ -23,6 +23,8 @@ import type { CharacterTransform } from '../plugin/placement.ts'
 import type { RootMotionDelta, RootMotionMode, RootMotionOptions } from '../plugin/rootMotion.ts'
 import type { PaletteLayout, PaletteSkin } from '../plugin/palette.ts'
 import type { LodOptions } from '../plugin/lod.ts'
+import type { RetargetOptions } from '../plugin/retarget.ts'
+import type { TranslationMode } from '../src/retarget/plan.ts'
 
 export type {
   LodOptions,
@@ -49,6 +51,8 @@ export type {
   RootMotionDelta,
   RootMotionMode,
   RootMotionOptions,
+  RetargetOptions,
+  TranslationMode,
 }
 
 /**
@@ -102,6 +106,26 @@ export interface AnimationPlugin {
    * not have (by index and name), or a clip that drives none of its joints and morph weights.
    */
   addClip(asset: AnimationAsset | AssetHandle, clip: Clip): number
+  /**
+   * Bakes clips of `source` onto `target` (added assets or their handles) and returns their names, now clips of
+   * `target` that every character of it plays like its own (play, crossFade, layers, blend spaces, events,
+   * root motion). For every mapped joint, its world rotation relative to its rest pose follows the source
+   * joint's; unmapped joints keep their rest pose; translations by `translation`. Baked once, here: the step is
+   * unchanged. The clips carry the source clips' markers and are part of the target as snapshots see it:
+   * restore needs the same retarget calls. Throws AnimationError 'argument', changing nothing, for a bad
+   * argument, a name clash, an 'auto' map that leaves the hips or more than a third of the source's animated
+   * joints unmatched (naming them). docs/guides/retargeting.md.
+   */
+  retarget(
+    source: AnimationAsset | AssetHandle,
+    target: AnimationAsset | AssetHandle,
+    options?: RetargetOptions,
+  ): string[]
+  /** The map `retarget(source, target, { map: 'auto' })` would use, `{ [targetJoint]: sourceJoint }` by name. */
+  retargetMap(
+    source: AnimationAsset | AssetHandle,
+    target: AnimationAsset | AssetHandle,
+  ): Record<string, string>
   /** Creates a character entity (a SceneNode root) and one SceneNode entity per asset node; returns its id. */
   addCharacter(asset: AnimationAsset | AssetHandle, options?: { parent?: number }): number
   /** Joint entity ids of a character, in joint order (parents first). */

@@ -16,6 +16,7 @@ import type { AnimationContext } from '../plugin/context.ts'
 import { checkLive, createContext, type AnimationPluginOptions } from '../plugin/options.ts'
 import { addAsset, addMarker, markers } from '../plugin/assets.ts'
 import { addClip } from '../plugin/addClip.ts'
+import { retarget, retargetMap } from '../plugin/retarget.ts'
 import {
   addCharacter,
   characterIds,
@@ -93,6 +94,8 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
       guard('addMarker', () => addMarker(ctx, asset, clip, seconds, name)),
     markers: (asset, clip) => guard('markers', () => markers(ctx, asset, clip)),
     addClip: (asset, clip) => guard('addClip', () => addClip(ctx, asset, clip)),
+    retarget: (source, target, o) => guard('retarget', () => retarget(ctx, source, target, o)),
+    retargetMap: (source, target) => guard('retargetMap', () => retargetMap(ctx, source, target)),
     addCharacter: (asset, o) => guard('addCharacter', () => addCharacter(ctx, asset, o)),
     joints: (eid) => guard('joints', () => joints(ctx, eid)),
     jointEntity: (eid, node) => guard('jointEntity', () => jointEntity(ctx, eid, node)),

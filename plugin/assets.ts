@@ -215,12 +215,26 @@ function checkAssetShape(asset: unknown): asserts asset is AnimationAsset {
   })
 }
 
-/** The most channels of any of the asset's own clips (at least 1): a character's key cursor half. */
+export function isBuiltChannel(channel: unknown, clip: unknown): boolean {
+  try {
+    return clipOf(channel as Channel) === clip
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The most channels of any of the asset's own clips, those of its file (at least 1): a character's key cursor
+ * half. Clips added (addClip) or retargeted (retarget) onto the asset later do not count: a character made
+ * before them has its cursors, and its snapshots must restore; playing one grows the cursors as a clip of
+ * another asset does.
+ */
 export function maxChannels(ctx: AnimationContext, asset: RegisteredAsset): number {
   let m = channelsMost.get(asset)
   if (m === undefined) {
     m = 1
-    for (const id of asset.clipIds) m = Math.max(m, ctx.clips[id]!.clip.channels.length)
+    for (let i = 0; i < asset.asset.clips.length; i++)
+      m = Math.max(m, ctx.clips[asset.clipIds[i]!]!.clip.channels.length)
     channelsMost.set(asset, m)
   }
   return m

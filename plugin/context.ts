@@ -51,7 +51,10 @@ export interface AssetHandle {
   readonly id: number
   /** The asset object added (the same object, not a copy). */
   readonly asset: AnimationAsset
-  /** Clip ids in the asset's file order; `clips[i]` is the asset's clip i. */
+  /**
+   * Clip ids in the asset's file order (`clips[i]` is the asset's clip i), then the clips `retarget` made for
+   * it, in the order it made them (the array grows with them).
+   */
   readonly clips: readonly number[]
 }
 

@@ -6,6 +6,8 @@ import { WORLD_STRIDE } from '../src/physics/kinematics.ts'
 import { JOINT_STRIDE, POSE_BUFFERS } from '../components/Pose.ts'
 import type { AnimationContext, RegisteredAsset } from '../plugin/context.ts'
 import type { ClipMarkers } from '../systems/state.ts'
+import type { Clip } from '../src/clip/clip.ts'
+import { isRetargeted } from '../plugin/retarget.ts'
 import { digestWords, type Reader } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import { snapshotError } from '../src/sim/valueChecks.ts'
@@ -37,8 +39,8 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  *              zero bytes to a multiple of 8. Inside a body, a run of values of one size starts at a multiple
  *              of that size (zero bytes before it), so a restore reads it in place through a typed view.
  *
- *   ASET assets     u16 count; per asset (registration order): u32×2 fingerprint, u32×2 markers fingerprint,
- *                   u16 joints, u16 clips
+ *   ASET assets     u16 count; per asset (registration order): u32×2 fingerprint, u32×2 retargets
+ *                   fingerprint, u32×2 markers fingerprint, u16 joints, u16 clips
  *   ENTS entities   bitecs's entity index (snapshot/entities.ts)
  *   POOL pool       u32 slots, u32 used, u32 ranges, u32[2·ranges] free (start, length)
  *   NODE nodes      every SceneNode: ids, parents, flags, local transforms, and only the world matrices a
@@ -76,7 +78,8 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  * same order, so clip ids, asset ids and bindings mean the same thing. Markers are asset data too, checked the
  * same way rather than carried: a markers fingerprint per asset, FNV-1a 64 of each of its clips' markers as the
  * plugin has them (the file's and addMarker's, in their order); a mismatch is refused with a message that says
- * so (a marker list that differs would change which events the next steps report).
+ * which (other clips, or clip ids in other places, or a marker list that differs would change what the next
+ * steps play and report).
  *
  * Entity ids (snapshot/entities.ts, snapshot/structure.ts). The plugin's entities are its characters and their
  * joints; every other entity is the game's. Into a fresh world (`createWorld()`, no entity ever created) a
@@ -112,6 +115,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  */
 
 /**
+ * 11: a retargets fingerprint per asset (ASET).
  * 10: the animation clock's time scale (CLCK section); CrossFade.steps and AnimLayer.weightSteps count scaled
  * steps (float64).
  * 9: the checksum is a CRC-64 (src/sim/checksum.ts); the word sums before it missed two opposite flips of one
@@ -129,7 +133,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  * not stored twice, a word checksum; restore in place; root motion, levels of detail. 3: layers, morph weights,
  * clip events.
  */
-export const SNAPSHOT_VERSION = 10
+export const SNAPSHOT_VERSION = 11
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
 export const CHECKSUM_FROM = 20
@@ -273,21 +277,10 @@ export function assetFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [n
   h.update(ra.jointNodes).update(ra.jointParents).update(ra.rest)
   h.updateNumber(asset.skeletons.length)
   for (const s of asset.skeletons) h.update(s.joints)
-  h.updateNumber(ra.clipIds.length)
-  for (const id of ra.clipIds) {
-    const clip = ctx.clips[id]!.clip
-    hashString(h, clip.name)
-    h.updateNumber(clip.duration).updateNumber(clip.channels.length)
-    for (const ch of clip.channels) {
-      h.updateNumber(PATH_CODES[ch.path]).updateNumber(INTERPOLATION_CODES[ch.interpolation])
-      h.updateNumber(ch.node).updateNumber(ch.components)
-      const times = arrayDigest(ch.times)
-      const values = arrayDigest(ch.values)
-      h.updateNumber(times[0]).updateNumber(times[1]).updateNumber(values[0]).updateNumber(values[1])
-      // A compact clip's keys (src/clip/compactClip.ts); an exact clip's channels have none.
-      if (ch.packed !== null) h.update(ch.packed).update(ch.dequant!)
-    }
-  }
+  // The file's clips and addClip's, in order; the retargeted ones have a fingerprint of their own.
+  const own = ra.clipIds.filter((id) => !isRetargeted(ctx.clips[id]!.clip))
+  h.updateNumber(own.length)
+  for (const id of own) hashClip(h, ctx.clips[id]!.clip)
   const words = digestWords(h)
   fingerprints.set(ra, { clips: ra.clipIds.length, words })
   return words
@@ -295,6 +288,20 @@ export function assetFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [n
 
 const PATH_CODES = { translation: 0, rotation: 1, scale: 2, weights: 3 } as const
 const INTERPOLATION_CODES = { STEP: 0, LINEAR: 1, CUBICSPLINE: 2 } as const
+
+function hashClip(h: Hasher, clip: Clip): void {
+  hashString(h, clip.name)
+  h.updateNumber(clip.duration).updateNumber(clip.channels.length)
+  for (const ch of clip.channels) {
+    h.updateNumber(PATH_CODES[ch.path]).updateNumber(INTERPOLATION_CODES[ch.interpolation])
+    h.updateNumber(ch.node).updateNumber(ch.components)
+    const times = arrayDigest(ch.times)
+    const values = arrayDigest(ch.values)
+    h.updateNumber(times[0]).updateNumber(times[1]).updateNumber(values[0]).updateNumber(values[1])
+    // A compact clip's keys (src/clip/compactClip.ts); an exact clip's channels have none.
+    if (ch.packed !== null) h.update(ch.packed).update(ch.dequant!)
+  }
+}
 
 /**
  * FNV-1a 64 of a clip array's length and floats, once per array: clips of a file's copies of an animation share
@@ -312,6 +319,28 @@ function arrayDigest(data: Float32Array): readonly [number, number] {
   return words
 }
 const digests = new WeakMap<Float32Array, readonly [number, number]>()
+
+/** The clips retargeted onto an asset so far: how many it hashed, and the words. */
+const retargetPrints = new WeakMap<RegisteredAsset, { count: number; words: [number, number] }>()
+
+/**
+ * FNV-1a 64 of the clips retargeted onto a registered asset (see the header), remade only when retarget added
+ * some (it only appends).
+ */
+export function retargetsFingerprint(ctx: AnimationContext, ra: RegisteredAsset): [number, number] {
+  const known = retargetPrints.get(ra)
+  if (known !== undefined && known.count === ra.clipIds.length) return known.words
+  const h = createHasher()
+  const retargeted = ra.clipIds.filter((id) => isRetargeted(ctx.clips[id]!.clip))
+  h.updateNumber(retargeted.length)
+  for (const id of retargeted) {
+    h.updateNumber(id)
+    hashClip(h, ctx.clips[id]!.clip)
+  }
+  const words = digestWords(h)
+  retargetPrints.set(ra, { count: ra.clipIds.length, words })
+  return words
+}
 
 /** A markers fingerprint and the marker lists it was made from (addMarker replaces a clip's list whole). */
 const markerPrints = new WeakMap<RegisteredAsset, { lists: ClipMarkers[]; words: [number, number] }>()

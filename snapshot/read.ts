@@ -17,6 +17,7 @@ import {
   assetFingerprint,
   layoutsOf,
   markersFingerprint,
+  retargetsFingerprint,
 } from './format.ts'
 import { readEntities, type EntitiesData } from './entities.ts'
 import { readNodes, type NodesData } from './readNodes.ts'
@@ -253,6 +254,7 @@ function readAssets(ctx: AnimationContext, r: Reader): void {
   const count = r.u16()
   for (let i = 0; i < count; i++) {
     const words: [number, number] = [r.u32(), r.u32()]
+    const retargetWords: [number, number] = [r.u32(), r.u32()]
     const markerWords: [number, number] = [r.u32(), r.u32()]
     const joints = r.u16()
     const clips = r.u16()
@@ -264,6 +266,17 @@ function readAssets(ctx: AnimationContext, r: Reader): void {
         `asset ${i} (${joints} joints, ${clips} clips, fingerprint ${hexWords(words)}) differs from this ` +
           `plugin's asset ${i}, ${ra.asset.source} (${ra.jointNodes.length} joints, ${ra.clipIds.length} clips, ` +
           `fingerprint ${hexWords(mine)}): add the same assets in the same order before restoring`,
+      )
+    }
+    const myRetargets = retargetsFingerprint(ctx, ra)
+    if (myRetargets[0] !== retargetWords[0] || myRetargets[1] !== retargetWords[1]) {
+      const own = ra.asset.clips.length
+      const names = ra.clipIds.slice(own).map((id) => JSON.stringify(ctx.clips[id]!.clip.name))
+      throw snapshotError(
+        `asset ${i}'s retargeted clips (${clips - own}, fingerprint ${hexWords(retargetWords)}) differ from ` +
+          `those of this plugin's asset ${i}, ${ra.asset.source} (${names.length}${names.length > 0 ? `: ${names.join(', ')}` : ''}; ` +
+          `fingerprint ${hexWords(myRetargets)}): make the same retarget calls, in the same order among the ` +
+          'addAsset calls, before restoring',
       )
     }
     const myMarkers = markersFingerprint(ctx, ra)

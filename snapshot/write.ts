@@ -14,6 +14,7 @@ import {
   entityIndexOf,
   layoutsOf,
   markersFingerprint,
+  retargetsFingerprint,
 } from './format.ts'
 import { snapshotState, type SnapshotState } from './state.ts'
 import { writeEntities } from './entities.ts'
@@ -24,7 +25,7 @@ import { writeClock } from './clock.ts'
 import { writeRagdolls } from './ragdolls.ts'
 import { writeEvents } from './events.ts'
 
-const U = new Uint32Array(4)
+const U = new Uint32Array(6)
 const D = new Float64Array(1)
 
 /** The plugin's scratch for snapshot(): grown to the largest snapshot so far, kept. */
@@ -106,12 +107,15 @@ function writeSnapshot(ctx: AnimationContext, s: SnapshotState, w: Writer): numb
   for (let a = 0; a < ctx.assets.length; a++) {
     const ra = ctx.assets[a]!
     const asset = assetFingerprint(ctx, ra)
+    const retargets = retargetsFingerprint(ctx, ra)
     const markers = markersFingerprint(ctx, ra)
     U[0] = asset[0]
     U[1] = asset[1]
-    U[2] = markers[0]
-    U[3] = markers[1]
-    w.raw(U, 0, 4)
+    U[2] = retargets[0]
+    U[3] = retargets[1]
+    U[4] = markers[0]
+    U[5] = markers[1]
+    w.raw(U, 0, 6)
     w.u16(ra.jointNodes.length)
     w.u16(ra.clipIds.length)
   }

@@ -24,8 +24,12 @@ import type { Parallel } from './workers/pool.ts'
 export interface RegisteredAsset extends Rig {
   readonly id: number
   readonly asset: AnimationAsset
-  /** Ids of the clips that came with the asset, in file order. */
-  readonly clipIds: readonly number[]
+  /**
+   * Ids of the asset's clips: those that came with it, in file order (`asset.clips.length` of them), then
+   * those addClip added and retarget made for it (plugin/addClip.ts, plugin/retarget.ts), in the order they
+   * came. Only appended to.
+   */
+  readonly clipIds: number[]
 }
 
 /**

@@ -6,14 +6,18 @@ import type { V8Measures } from '../../src/engine/v8.ts'
 import type { SceneKernels } from '../../components/SceneNode.ts'
 import { CROWD_KINDS, type CrowdKind } from './crowd.ts'
 import type { SnapshotCrowdResult } from './snapshots.ts'
+import type { RetargetCrowdResult } from './retargetCrowd.ts'
 import type { Allocation } from './measure.ts'
 
 export type AssetName = 'fox' | 'rig-linear' | 'rig-cubic'
 export const ASSET_NAMES: readonly AssetName[] = ['fox', 'rig-linear', 'rig-cubic']
 
-/** The bench's sections: the crowds against three.js, and snapshot / restore (snapshots.ts). */
-export type SectionName = 'crowds' | 'snapshots'
-export const SECTION_NAMES: readonly SectionName[] = ['crowds', 'snapshots']
+/**
+ * The bench's sections: the crowds against three.js, snapshot / restore (snapshots.ts), and a retargeted crowd
+ * against a native one (retargetCrowd.ts).
+ */
+export type SectionName = 'crowds' | 'snapshots' | 'retarget'
+export const SECTION_NAMES: readonly SectionName[] = ['crowds', 'snapshots', 'retarget']
 
 export interface BenchOptions {
   /** Sections to run. Default both. */
@@ -172,6 +176,8 @@ export interface BenchResult {
   squad: SquadResult | null
   /** The snapshot / restore section (snapshots.ts), when it ran. */
   snapshots: SnapshotCrowdResult[]
+  /** The retargeted crowd section (retargetCrowd.ts), when it ran. */
+  retarget: RetargetCrowdResult | null
   targets: Target[]
   /** Every correctness check passed. */
   ok: boolean

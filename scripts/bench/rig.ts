@@ -26,6 +26,7 @@
 import { buildClip, type RawChannel } from '../../src/clip/clip.ts'
 import type { AnimationAsset, AssetNode } from '../../src/gltf/asset.ts'
 import { mulberry32 } from '../random.ts'
+import { axisAngle, mulQuat } from '../humanoid/skeleton.ts'
 
 export interface BenchRigOptions {
   /** Joints, 1..67 (a prefix of the list above). Default 64. */
@@ -239,23 +240,6 @@ function channel(
 
 function addVec(a: readonly number[], b: readonly number[]): Vec3 {
   return [a[0]! + b[0]!, a[1]! + b[1]!, a[2]! + b[2]!]
-}
-
-function axisAngle(axis: readonly number[], angle: number): Quat {
-  const s = Math.sin(angle / 2)
-  return [axis[0]! * s, axis[1]! * s, axis[2]! * s, Math.cos(angle / 2)]
-}
-
-/** Hamilton product a·b (apply b first), `[x, y, z, w]`. */
-function mulQuat(a: readonly number[], b: readonly number[]): Quat {
-  const [ax, ay, az, aw] = a as Quat
-  const [bx, by, bz, bw] = b as Quat
-  return [
-    aw * bx + ax * bw + ay * bz - az * by,
-    aw * by - ax * bz + ay * bw + az * bx,
-    aw * bz + ax * by - ay * bx + az * bw,
-    aw * bw - ax * bx - ay * by - az * bz,
-  ]
 }
 
 function randomUnit(random: () => number): Vec3 {

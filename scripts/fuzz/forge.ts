@@ -119,7 +119,7 @@ export function mapSnapshot(bytes: Uint8Array, plugin: AnimationPlugin, capacity
     return true
   }
   if (!section('assets') || !fits(2)) return done()
-  at += 2 + 20 * view.getUint16(at, true) // assets: fingerprint, markers fingerprint, joints, clips
+  at += 2 + 28 * view.getUint16(at, true) // assets: fingerprint, retargets and markers fingerprints, joints, clips
   if (!section('entities') || !fits(12)) return done()
   targets.push(one('entities.maxId', at, 4, 'u'), one('entities.alive', at + 4, 4, 'u'))
   at += 8

@@ -261,6 +261,7 @@ function buildChannel(
       const o = e * 4
       const len = Math.sqrt(values[o]! ** 2 + values[o + 1]! ** 2 + values[o + 2]! ** 2 + values[o + 3]! ** 2)
       if (!(len > 1e-6)) fail(`${describeElement(e, perKey)} is a zero-length quaternion (length ${len})`)
+      if (options.keepUnitRotations === true && Math.abs(len - 1) <= 1e-6) continue
       const inv = 1 / len
       for (let j = 0; j < 4; j++) values[o + j] = values[o + j]! * inv
     }

@@ -221,4 +221,11 @@ export interface RawClip {
 export interface BuildClipOptions {
   /** Number of nodes in the asset; a channel whose node is outside [0, nodeCount) is rejected. */
   nodeCount?: number
+  /**
+   * Keep rotation keys that are unit to float32 precision (length within 1e-6 of 1) as given rather than
+   * normalize them again; others are still normalized. For clips made from another built clip's keys (a
+   * retargeted clip), which must keep their bits: normalizing is not idempotent in float32 (about 1 key in 70
+   * moves by an ulp). Default false.
+   */
+  keepUnitRotations?: boolean
 }

@@ -28,6 +28,7 @@ const SRC: Record<string, number> = {
   skeleton: 4,
   physics: 4,
   engine: 5,
+  retarget: 5,
 }
 
 const top = (path: string) => path.split('/')[0]!

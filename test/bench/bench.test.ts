@@ -178,6 +178,21 @@ describe('benchmark', () => {
     ).toHaveLength(2)
   })
 
+  it('runs the retargeted crowd section alone and reports a native and a retargeted walk', async () => {
+    const result = await runBenchmark({ sections: ['retarget'], characters: [3], rounds: 2, roundSteps: 2 })
+    const r = result.retarget!
+    expect([r.characters, r.joints]).toEqual([3, 66])
+    // The retargeted Walk drives the joints the auto map matched (no finger tips or end joints), same keys.
+    expect(r.native.channels).toBe(66)
+    expect(r.retargeted.channels).toBeGreaterThan(40)
+    expect(r.retargeted.channels).toBeLessThan(66)
+    expect(r.retargeted.keys).toBe(r.native.keys)
+    expect(r.native.rounds).toHaveLength(2)
+    expect(r.ratio).toBeCloseTo(r.retargeted.msPerStep / r.native.msPerStep, 9)
+    expect(result.targets.map((t) => t.name)).toEqual(['retargeted crowd 3×66'])
+    expect(formatReport(result)).toContain('| retargeted Walk | ')
+  })
+
   it('--kernels wasm passes the checks; --compare-kernels measures both kernels in alternating children', async () => {
     const result = await runBenchmark({
       characters: [2],

@@ -79,6 +79,29 @@ describe('buildClip: valid input', () => {
     expect(Array.from(cubic.subarray(12, 16))).toEqual([5, 6, 7, 8])
   })
 
+  it('keepUnitRotations keeps keys that are unit to float32 precision bit for bit, and normalizes others', () => {
+    // Keys once normalized in float32 that normalizing again moves by an ulp (about 1 in 70 are).
+    const moved: number[] = []
+    for (let i = 1; moved.length < 8; i++) {
+      const q = new Float32Array([Math.sin(i), Math.cos(3 * i), Math.sin(7 * i), 0.5])
+      const once = buildClip({ name: 'a', channels: [{ node: 0, path: 'rotation', times: [0], values: q }] })
+      const key = once.channels[0]!.values
+      const twice = buildClip({
+        name: 'b',
+        channels: [{ node: 0, path: 'rotation', times: [0], values: key }],
+      })
+      if (twice.channels[0]!.values.some((v, k) => v !== key[k])) moved.push(...key)
+    }
+    const raw = [...moved, 0, 0, 0, 2]
+    const times = Array.from({ length: raw.length / 4 }, (_, k) => k)
+    const kept = buildClip(
+      { name: 'k', channels: [{ node: 0, path: 'rotation', times, values: raw }] },
+      { keepUnitRotations: true },
+    ).channels[0]!.values
+    expect(Array.from(kept.subarray(0, moved.length))).toEqual(Array.from(new Float32Array(moved)))
+    expect(Array.from(kept.subarray(moved.length))).toEqual([0, 0, 0, 1])
+  })
+
   it('does not modify the input arrays and does not share them', () => {
     const times = new Float32Array([0, 1])
     const values = [0, 0, 0, 2, 0, 0, 3, 0]

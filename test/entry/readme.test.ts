@@ -7,7 +7,12 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { createWorld } from 'bitecs'
 import { describe, expect, it } from 'vitest'
-import { contextOf, createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
+import {
+  contextOf,
+  createAnimationPlugin,
+  type AnimationPlugin,
+  type AssetHandle,
+} from '../../entry/plugin.ts'
 import { RAGDOLL_GETTING_UP } from '../../components/Ragdoll.ts'
 import { loadAsset as loadFile } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
@@ -100,6 +105,32 @@ describe('README, Root motion', () => {
     expect(anim.getTransform(walker)).toEqual(walked)
     expect(delta.translation.some((x) => x !== 0)).toBe(true)
     expect(Math.hypot(...delta.rotation)).toBeCloseTo(1, 12)
+  })
+})
+
+describe('README, Retargeting', () => {
+  it("runs as written: the Mannequin's clips play on the robot, and the map names its hips", async () => {
+    const { anim, names, bot, map } = await runBlock<{
+      names: string[]
+      bot: number
+      map: Record<string, string>
+    }>(codeBlock(README, 'Retargeting'), 'names, bot, map')
+    expect(names).toEqual(['mixamo Walk', 'mixamo Run', 'mixamo Idle', 'mixamo Wave'])
+    expect(map.Body).toBe('mixamorig:Hips')
+    for (let i = 0; i < 30; i++) anim.step()
+    expect(anim.stores.Sampler.clip[bot]).toBe(anim.clipId(bot, 'mixamo Run'))
+  })
+})
+
+describe('guide retargeting.md, The call', () => {
+  it('runs as written: two clips, named by the prefix, clips of the robot', async () => {
+    const { anim, names, robot } = await runBlock<{ names: string[]; robot: AssetHandle }>(
+      codeBlock(guide('retargeting'), 'The call'),
+      'names, robot',
+    )
+    expect(names).toEqual(['mixamo Walk', 'mixamo Run'])
+    expect(robot.clips.slice(-2)).toEqual(names.map((n) => anim.clipId(robot, n)))
+    anim.step()
   })
 })
 
@@ -235,6 +266,7 @@ const CHECKED: Record<string, string> = {
   'README.md: Layers': 'above',
   'README.md: Events': 'above',
   'README.md: Root motion': 'above',
+  'README.md: Retargeting': 'above',
   'README.md: Placing characters': 'above',
   'README.md: three.js': 'above',
   'README.md: Ragdolls': 'above',
@@ -244,6 +276,7 @@ const CHECKED: Record<string, string> = {
     'test/adapters/three.optimized.test.ts (the same loader set-up on the optimized Fox)',
   'docs/guides/ragdolls.md: Every ragdoll call': 'above',
   'docs/guides/rollback.md: A rollback ring': 'above',
+  'docs/guides/retargeting.md: The call': 'above',
   'docs/guides/three.md: A complete page': 'examples/three-page/example.test.ts (the file, whole)',
 }
 

@@ -97,6 +97,21 @@ const CALLS: Record<string, Call> = {
   'markers(handle, v)': (p, v) => p.markers(p.addAsset(OTHER), v as never),
   'addClip(v, clip)': (p, v) => p.addClip(v as never, OTHER.clips[0]!),
   'addClip(handle, v)': (p, v) => p.addClip(p.addAsset(OTHER), v as never),
+  'retarget(v, other)': (p, v) => p.retarget(v as never, p.addAsset(OTHER)),
+  'retarget(other, v)': (p, v) => p.retarget(p.addAsset(OTHER), v as never),
+  'retarget(other, other, v)': (p, v) => p.retarget(p.addAsset(OTHER), p.addAsset(OTHER), v as never),
+  'retarget(other, other, { map: v })': (p, v) =>
+    p.retarget(p.addAsset(OTHER), p.addAsset(OTHER), { map: v as never, prefix: 'm' }),
+  'retarget(other, other, { clips: v })': (p, v) =>
+    p.retarget(p.addAsset(OTHER), p.addAsset(OTHER), { clips: v as never, prefix: 'c' }),
+  'retarget(other, other, { clips: [v] })': (p, v) =>
+    p.retarget(p.addAsset(OTHER), p.addAsset(OTHER), { clips: [v as never], prefix: 'd' }),
+  'retarget(other, other, { prefix: v })': (p, v) =>
+    p.retarget(p.addAsset(OTHER), p.addAsset(OTHER), { prefix: v as never }),
+  'retarget(other, other, { translation: v })': (p, v) =>
+    p.retarget(p.addAsset(OTHER), p.addAsset(OTHER), { translation: v as never, prefix: 't' }),
+  'retargetMap(v, other)': (p, v) => p.retargetMap(v as never, p.addAsset(OTHER)),
+  'retargetMap(other, v)': (p, v) => p.retargetMap(p.addAsset(OTHER), v as never),
   'addCharacter(v)': (p, v) => p.addCharacter(v as never),
   'addCharacter(handle, v)': (p, v) => p.addCharacter(p.addAsset(OTHER), v as never),
   'addCharacter(handle, { parent: v })': (p, v, { a }) =>

@@ -159,7 +159,7 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
   }
 
   section() // ASET
-  take(20 * u16())
+  take(28 * u16())
   section() // ENTS
   take(8)
   take(8 * u32())

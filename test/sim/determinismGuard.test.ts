@@ -58,6 +58,20 @@ function forbiddenUses(source: string): string[] {
  * transitively (not types).
  */
 function fixedStepFiles(): string[] {
+  return importClosure(systemRoots())
+}
+
+/**
+ * What makes data the step plays, outside it: the retarget baking (src/retarget/), whose clips' bits must be
+ * the same on every engine as much as the step's.
+ */
+function bakingFiles(): string[] {
+  return importClosure(
+    ['bake', 'map', 'names', 'plan', 'pose', 'solve'].map((f) => resolve(ROOT, 'src/retarget', `${f}.ts`)),
+  )
+}
+
+function systemRoots(): string[] {
   const systems = [
     'scheduleLod',
     'advanceTracks',
@@ -68,12 +82,16 @@ function fixedStepFiles(): string[] {
     'blendPoses',
     'propagateTransforms',
   ]
-  const seen = new Set<string>()
   // The ragdoll physics the step calls through its RagdollPhysics (src/physics/api.ts), and what that imports.
-  const stack = [
+  return [
     ...systems.map((s) => resolve(ROOT, 'systems', `${s}.ts`)),
     resolve(ROOT, 'src/physics/cannonBackend.ts'),
   ]
+}
+
+function importClosure(roots: string[]): string[] {
+  const seen = new Set<string>()
+  const stack = [...roots]
   while (stack.length > 0) {
     const file = stack.pop()!
     if (seen.has(file)) continue
@@ -111,6 +129,22 @@ describe("the project's fixed-step sources", () => {
     })
     // One known exception, not step math: SceneNode's capacity bound 2 ** 24 (an exact power of two).
     expect(found.map((f) => f.replace(/:\d+:/, ':'))).toEqual(['components/sceneNodeStore.ts: ** 24'])
+  })
+
+  it('nor does the retarget baking, whose clips the step plays', () => {
+    const files = bakingFiles()
+    for (const f of ['src/retarget/solve.ts', 'src/retarget/names.ts', 'src/clip/sample.ts'])
+      expect(files).toContain(f)
+    const found = files.flatMap((f) =>
+      forbiddenUses(readFileSync(resolve(ROOT, f), 'utf8')).map((u) => `${f}:${u}`),
+    )
+    // Known, not math: the loader's limits (exact powers of two) that the rig's joint bound comes from.
+    expect(found.map((f) => f.replace(/:\d+:/, ':'))).toEqual([
+      'src/gltf/limits.ts: ** 24',
+      'src/gltf/limits.ts: ** 28',
+      'src/gltf/limits.ts: ** 18',
+      'src/gltf/limits.ts: ** 21',
+    ])
   })
 
   it('the check catches each way a transcendental, a pow, randomness or a clock could come in', () => {

@@ -242,7 +242,7 @@ describe('snapshot and restore', () => {
         const pool = contextOf(plugin).pool
         const expected =
           48 + // header
-          section(2 + 20) + // one asset
+          section(2 + 28) + // one asset
           section(12 + 8) + // the entity index: one run of ids
           section(12 + 4 * pool.free.length) + // pose pool
           // Scene nodes: one run of ids, parents, flags, no link order; the 10 character nodes' locals (each a
