@@ -1,6 +1,6 @@
 import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
-import { sampleClipChannels } from '../src/clip/sample.ts'
+import { sampleClipChannels } from '../src/engine/sample.ts'
 import type { Clip } from '../src/clip/clip.ts'
 import type { AnimationStores, MorphState, RegisteredClip, StepState } from './state.ts'
 import { MODE_ADDITIVE, SOURCE_BLEND_SPACE, SOURCE_CLIP, type Layer } from './layerState.ts'

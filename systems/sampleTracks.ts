@@ -1,6 +1,6 @@
 import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
-import { sampleClipChannels } from '../src/clip/sample.ts'
+import { sampleClipChannels } from '../src/engine/sample.ts'
 import { primeSampler } from '../src/engine/v8.ts'
 import { blendJointLayers } from '../src/clip/blendLayers.ts'
 import { blendWeightedPoses, toDeltaPose } from '../src/clip/layerBlend.ts'
@@ -90,7 +90,6 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
       used[eid] = used[eid]! | (1 << POSE_PREV)
     }
     const squad = Sampler.rotation[eid] === ROTATION_SQUAD
-    // The time goes to the kernels through the store (sampleClipChannels reads it there).
     Sampler.lastTime[eid] = t
     const cursors = ctx.cursors[eid]!
     if (fading) used[eid] = used[eid]! | (1 << POSE_FROM) | (1 << POSE_TO)
@@ -117,14 +116,14 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
         )
       }
       const to = poseOffset(base, n, POSE_TO)
-      sampleClipChannels(data, to, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
+      sampleClipChannels(data, to, clip, ctx.binding[eid]!, Sampler.local, eid, cursors, 0, squad)
       const paths = layered ? null : (ctx.fadePaths[eid] ?? null)
       blendJointLayers(data, anim, data, fromAt, data, to, n, CrossFade.blend, eid, paths)
     } else {
       if ((flags & SAMPLER_RESET_REST) !== 0 || layered) data.set(ctx.assets[Pose.asset[eid]!]!.rest, anim)
       // With workers, the sample itself waits for the parallel phase at the end (the same kernel).
       if (parallel !== null && !layered) parallel.queueSample(eid)
-      else sampleClipChannels(data, anim, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
+      else sampleClipChannels(data, anim, clip, ctx.binding[eid]!, Sampler.local, eid, cursors, 0, squad)
     }
     Sampler.reset[eid] = 0
     Pose.changed[eid] = 1

@@ -199,7 +199,7 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
       Pose: { base: ctx.stores.Pose.base, count: ctx.stores.Pose.count },
       Sampler: {
         clip: ctx.stores.Sampler.clip,
-        lastTime: ctx.stores.Sampler.lastTime,
+        local: ctx.stores.Sampler.local,
         rotation: ctx.stores.Sampler.rotation,
       },
       CrossFade: {
