@@ -21,5 +21,5 @@ export {
 export { sampleChannel, findSegment } from '../src/clip/sample.ts'
 export { sampleNodeTransforms, type NodeTransform } from '../src/skeleton/nodeTransforms.ts'
 export { catmullRomTangents, bezierToHermite, toCubicSplineValues } from '../src/clip/tangents.ts'
-export { BLEND_S, BLEND_T, blendJointLayers, blendPaths } from '../src/clip/blendLayers.ts'
+export { BLEND_S, BLEND_T, blendPoses, blendPaths } from '../src/clip/blendPoses.ts'
 export { JOINT_STRIDE, T_OFFSET, R_OFFSET, S_OFFSET } from '../src/math/poseLayout.ts'

@@ -1,6 +1,6 @@
 import type { Channel, Clip } from '../clip/clip.ts'
 import { clipOf, KIND_COMPACT_ROTATION, KIND_CUBIC, prepareSquad } from '../clip/clip.ts'
-import { seriesCoefficients } from '../clip/blendLayers.ts'
+import { seriesCoefficients } from './blend.ts'
 import { ARC_SERIES } from '../clip/arcKernels.ts'
 import { closeSeries, squad, squadSeries } from './squad.ts'
 import { reg, TIME, U, WEIGHT } from './sampleScratch.ts'
@@ -128,7 +128,7 @@ function sampleList(
           h11 = (u3 - u2) * span
           if (useSquad) {
             // Squad's outer slerp weight 2u(1 − u) is the same for every channel of the track: its half-angle
-            // series coefficients (see blendLayers.ts) are made once here.
+            // series coefficients (slerpSeries.ts) are made once here.
             reg[WEIGHT] = 2 * u * (1 - u)
             seriesCoefficients(squadSeries, reg, WEIGHT, 2)
             seriesCoefficients(closeSeries, reg, WEIGHT, 1)

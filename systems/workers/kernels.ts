@@ -11,7 +11,7 @@
 import type { Clip } from '../../src/clip/clip.ts'
 import { sampleClipChannels } from '../../src/engine/sample.ts'
 import { POSE_ANIM, POSE_FROM, POSE_TO, poseOffset } from '../../components/Pose.ts'
-import { blendJointLayers } from '../../src/clip/blendLayers.ts'
+import { blendPosesAt } from '../../src/engine/blend.ts'
 import { ROTATION_SQUAD } from '../../components/Sampler.ts'
 import type { PoseWriter } from '../poseWriter.ts'
 import type { PropagationPass } from '../propagationPass.ts'
@@ -143,7 +143,7 @@ function sampleFade(v: WorkView, eid: number): void {
   const clip = v.clips[Sampler.clip[eid]!]!
   sampleClipChannels(data, to, clip, v.binding[eid]!, Sampler.local, eid, cursors, 0, squad)
   const anim = poseOffset(base, n, POSE_ANIM)
-  blendJointLayers(data, anim, data, from, data, to, n, CrossFade.blend, eid, v.fadePaths[eid] ?? null)
+  blendPosesAt(data, anim, data, from, data, to, n, CrossFade.blend, eid, v.fadePaths[eid] ?? null)
 }
 
 /** blendPoses's write-out of a character's ANIM layer into its joints' nodes (no ragdoll weight). */

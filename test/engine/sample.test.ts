@@ -20,11 +20,9 @@ import { detAcosArc } from '../../src/math/detmath.ts'
 import { createBenchRig } from '../../scripts/bench/rig.ts'
 import { mulberry32 } from '../../scripts/random.ts'
 import { clipArb, mixedClip } from '../helpers/sampledClips.ts'
+import { bits } from '../helpers/poseArbs.ts'
 
 const STRIDE = 8
-
-/** The bits of a float array (NaN and −0 compared exactly). */
-const bits = (a: Float32Array) => Array.from(new Uint32Array(a.buffer, a.byteOffset, a.length))
 
 /** Both samplers on one clip at one time, from the same cursors: the same output bits and cursors. */
 function expectSameSample(
