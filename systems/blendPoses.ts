@@ -13,11 +13,12 @@ import {
   poseOffset,
 } from '../components/Pose.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
-import { poseWriter } from './poseWriter.ts'
+import { poseWriter } from '../src/engine/poseWriter.ts'
 import { endRagdoll } from './ragdollSpawn.ts'
 import { PHASE_WRITE } from './workers/pool.ts'
 
-export { applyPoseToSceneGraph, poseWriter, type PoseWriter } from './poseWriter.ts'
+export { poseWriter, type PoseWriter } from '../src/engine/poseWriter.ts'
+export { applyPoseToSceneGraph } from '../src/skeleton/sceneNodes.ts'
 
 /** What blendPoses reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type BlendPosesInput = Pick<

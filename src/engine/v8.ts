@@ -31,6 +31,8 @@ import type { Clip } from '../clip/clip.ts'
 import { buildClip, prepareSquad } from '../clip/clip.ts'
 import { sampleClipChannels } from './sample.ts'
 import { JOINT_STRIDE } from '../math/poseLayout.ts'
+import type { SceneNodeStore } from '../skeleton/sceneNodes.ts'
+import type { PoseWriter } from './poseWriter.ts'
 
 export interface V8Measures {
   primeSampler: boolean
@@ -53,24 +55,6 @@ const measures: V8Measures = { primeSampler: true, primeWriter: true, chunkPropa
 export function v8Measures(): Readonly<V8Measures> {
   return measures
 }
-
-/** The slice of a scene-node store primeWriter touches (one entity slot, put back afterwards). */
-export interface PrimedStore {
-  readonly translation: Float32Array
-  readonly rotation: Float32Array
-  readonly scale: Float32Array
-  readonly dirty: Uint8Array
-}
-
-/** A pose writer's signature (systems/blendPoses.ts PoseWriter). */
-export type PrimedWriter = (
-  pose: Float32Array,
-  jointIndices: ArrayLike<number>,
-  poseOffset: number,
-  jointStart: number,
-  count: number,
-  nonFinite: Uint32Array | null,
-) => number
 
 /**
  * Switches measures on or off for systems made afterwards (all on by default). For benchmarks: call it before
@@ -159,7 +143,7 @@ const PRIME_CALLS = 4000
  * Gets a new writer compiled as a whole before a crowd runs it: a few thousand calls on two joints (short loops), through every path (changed, unchanged, a joint with NaN, entity 0, with
  * and without the `nonFinite` counter). The writes go to one entity slot, which is put back bit for bit.
  */
-export function primeWriter(writer: PrimedWriter, nodes: PrimedStore): void {
+export function primeWriter(writer: PoseWriter, nodes: SceneNodeStore): void {
   if (!measures.primeWriter) return
   const e = nodes.dirty.length - 1
   const saved = {

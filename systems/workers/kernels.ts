@@ -13,8 +13,8 @@ import { sampleClipChannels } from '../../src/engine/sample.ts'
 import { POSE_ANIM, POSE_FROM, POSE_TO, poseOffset } from '../../components/Pose.ts'
 import { blendPosesAt } from '../../src/engine/blend.ts'
 import { ROTATION_SQUAD } from '../../components/Sampler.ts'
-import type { PoseWriter } from '../poseWriter.ts'
-import type { PropagationPass } from '../propagationPass.ts'
+import type { PoseWriter } from '../../src/engine/poseWriter.ts'
+import type { PropagationPass } from '../../src/engine/propagate.ts'
 import { PROPAGATION_CHUNK } from '../../src/engine/v8.ts'
 
 /** Control words (an Int32Array on shared memory) of the barrier and the phases. */
