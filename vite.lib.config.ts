@@ -34,7 +34,6 @@ export default defineConfig({
         /^bitecs/,
         /^three/,
         /^cannon-es/,
-        /^gl-matrix/,
         /^@gltf-transform\//,
         /^node:/,
         /^react/,

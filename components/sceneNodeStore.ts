@@ -1,41 +1,8 @@
 import { AnimationError } from '../src/errors.ts'
 import { createPropagationKernel, kernelLayout, type PropagationKernel } from '../src/engine/wasmKernels.ts'
+import type { SceneNodeStore } from '../src/skeleton/sceneNodes.ts'
 
-/**
- * SceneNode: one node of a transform hierarchy (every skeleton joint is one). SoA, indexed by entity id `e`,
- * valid for `1 <= e < capacity` (bitecs never issues id 0, so 0 means "no parent"):
- *
- *   translation  Float32Array(capacity*3)   [e*3 .. e*3+3)    local x y z
- *   rotation     Float32Array(capacity*4)   [e*4 .. e*4+4)    local unit quaternion x y z w
- *   scale        Float32Array(capacity*3)   [e*3 .. e*3+3)    local x y z
- *   parent       Int32Array(capacity)       [e]               parent SceneNode eid, 0 = root   (read-only: use
- *                                                             setSceneNodeParent, which keeps the graph valid)
- *   dirty        Uint8Array(capacity)       [e]               1 = local T/R/S changed since the last propagation;
- *                                                             whoever writes the local sets it, propagation clears it
- *   changed      Uint8Array(capacity)       [e]               1 = world was recomputed by the last propagation
- *   world        Float32Array(capacity*16)  [e*16 .. e*16+16) world matrix, column-major (see math/transform.ts);
- *                                                             output of propagation (read-only for games): its
- *                                                             last row, 0 0 0 1, is written only when the node
- *                                                             is added
- */
-export interface SceneNodeStore {
-  /** Local translation, 3 floats per entity at `e*3`. Writable: set `dirty[e] = 1` after writing. */
-  readonly translation: Float32Array
-  /** Local rotation, unit quaternion [x, y, z, w] at `e*4`. Writable: set `dirty[e] = 1` after writing. */
-  readonly rotation: Float32Array
-  /** Local scale, 3 floats per entity at `e*3`. Writable: set `dirty[e] = 1` after writing. */
-  readonly scale: Float32Array
-  /** Parent SceneNode entity, 0 for a root. Read-only: change it with setSceneNodeParent. */
-  readonly parent: Int32Array
-  /** 1 when the local transform changed since the last propagation; the writer sets it, propagation clears it. */
-  readonly dirty: Uint8Array
-  /** 1 when the last propagation recomputed the node's world matrix (what a renderer needs to upload). */
-  readonly changed: Uint8Array
-  /**
-   * World matrix, 16 floats column-major at `e*16`, always finite. Written by propagation; read-only for games.
-   */
-  readonly world: Float32Array
-}
+export type { SceneNodeStore } from '../src/skeleton/sceneNodes.ts'
 
 /** Largest capacity accepted: bitecs's versioned ids keep the id in the low 24 bits. */
 export const MAX_SCENE_CAPACITY = 2 ** 24

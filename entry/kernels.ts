@@ -1,7 +1,9 @@
 /**
  * ecs-anim/kernels: the lower-level pieces the plugin is built from, for tools that sample or blend without
- * the ECS (an offline baker, a clip inspector, a custom system). Each takes its output first (gl-matrix style),
- * allocates nothing, and trusts its inputs (clips are validated by buildClip).
+ * the ECS (an offline baker, a clip inspector, a custom system). Each is the plain reference form, gl-matrix
+ * style: output first, arrays and offsets, a weight or a time as a number; it allocates nothing and trusts its
+ * inputs (clips are validated by buildClip). The plugin's systems run faster twins of these (src/engine/),
+ * which give the same bits.
  *
  * @module
  */
@@ -18,8 +20,9 @@ export {
   type RotationMode,
   type SquadSegments,
 } from '../src/clip/clip.ts'
-export { sampleChannel, findSegment } from '../src/clip/sample.ts'
+export { sampleChannel, sampleClip, findSegment } from '../src/clip/sample.ts'
 export { sampleNodeTransforms, type NodeTransform } from '../src/skeleton/nodeTransforms.ts'
 export { catmullRomTangents, bezierToHermite, toCubicSplineValues } from '../src/clip/tangents.ts'
-export { BLEND_S, BLEND_T, blendJointLayers, blendPaths } from '../src/clip/blendLayers.ts'
+export { BLEND_S, BLEND_T, blendPoses, blendPaths, overridePose } from '../src/clip/blendPoses.ts'
+export { addDeltaPose, blendWeightedPoses, toDeltaPose } from '../src/clip/layerBlend.ts'
 export { JOINT_STRIDE, T_OFFSET, R_OFFSET, S_OFFSET } from '../src/math/poseLayout.ts'

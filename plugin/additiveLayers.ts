@@ -1,7 +1,7 @@
 import type { AnimationContext } from './context.ts'
 import { bindClip } from './assets.ts'
 import { makeDeltaClip } from '../src/clip/additiveClip.ts'
-import { sampleClipChannels } from '../src/clip/sample.ts'
+import { sampleClip } from '../src/clip/sample.ts'
 import { MODE_ADDITIVE, SOURCE_CLIP, type Layer } from '../systems/layerState.ts'
 
 /**
@@ -66,8 +66,6 @@ export function referencePose(
     if (d >= 0) for (const o of bindClip(ctx, ctx.clips[d]!, assetId)) driven.add(o)
   }
   const binding = bindClip(ctx, clip, assetId).map((o) => (o >= 0 && driven.has(o) ? o : -1))
-  const t = Float64Array.of(Math.min(Math.max(time, 0), clip.clip.duration))
-  const cursors = new Uint32Array(clip.clip.channels.length)
-  sampleClipChannels(out, at, clip.clip, binding, t, 0, cursors, 0, false)
-  return out
+  const t = Math.min(Math.max(time, 0), clip.clip.duration)
+  return sampleClip(out, at, clip.clip, binding, t, new Uint32Array(clip.clip.channels.length), 0)
 }

@@ -215,14 +215,6 @@ function checkAssetShape(asset: unknown): asserts asset is AnimationAsset {
   })
 }
 
-export function isBuiltChannel(channel: unknown, clip: unknown): boolean {
-  try {
-    return clipOf(channel as Channel) === clip
-  } catch {
-    return false
-  }
-}
-
 /**
  * The most channels of any of the asset's own clips, those of its file (at least 1): a character's key cursor
  * half. Clips added (addClip) or retargeted (retarget) onto the asset later do not count: a character made

@@ -3,7 +3,7 @@ import type { InternalWorld, World } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
 import { optionsObject, type OptionNames } from './checks.ts'
 import type { AnimationAsset } from '../src/gltf/asset.ts'
-import { BLEND_S, BLEND_T } from '../src/clip/blendLayers.ts'
+import { BLEND_S, BLEND_T } from '../src/clip/blendPoses.ts'
 import { findJoint } from '../src/skeleton/rig.ts'
 import {
   allocatePoseSlots,

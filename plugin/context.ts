@@ -1,6 +1,6 @@
 import type { AnimationAsset } from '../src/gltf/asset.ts'
 import type { ResolvedBody } from '../src/physics/description.ts'
-import { blendPaths } from '../src/clip/blendLayers.ts'
+import { blendPaths } from '../src/clip/blendPoses.ts'
 import { POSE_FROM, POSE_TO, poseOffset } from '../components/Pose.ts'
 import type { StepState } from '../systems/state.ts'
 import type { PalettePlan } from './palette.ts'

@@ -1,7 +1,7 @@
 // Assembles the hand-written WebAssembly kernels (src/engine/*.wat) with wabt and writes each as a base64 string
 // in a TypeScript module beside it (propagate.wat → propagateModule.ts), so the library carries its kernels as
 // plain code: no loader or asset plugin in a game's bundler, and a synchronous compile when a plugin is made.
-// `node scripts/build-wasm.mjs` regenerates them; test/engine/propagateWasm.test.ts fails while a committed
+// `node scripts/build-wasm.mjs` regenerates them; test/engine/propagate.test.ts fails while a committed
 // module differs from its source.
 import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'

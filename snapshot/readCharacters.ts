@@ -26,7 +26,7 @@ import {
   CHARACTER_JOINTS_RUN,
   type Layouts,
 } from './format.ts'
-import { BLEND_S, BLEND_T } from '../src/clip/blendLayers.ts'
+import { BLEND_S, BLEND_T } from '../src/clip/blendPoses.ts'
 import { maxChannels } from '../plugin/assets.ts'
 import type { EntitiesData } from './entities.ts'
 import type { NodesData } from './readNodes.ts'

@@ -1,7 +1,8 @@
 import type { World } from 'bitecs'
 import { commitRemovals, registerQuery } from 'bitecs'
 import type { StepState, AnimationStores } from './state.ts'
-import { BLEND_S, BLEND_T, blendJointLayers } from '../src/clip/blendLayers.ts'
+import { BLEND_S, BLEND_T } from '../src/clip/blendPoses.ts'
+import { blendPosesAt } from '../src/engine/blend.ts'
 import {
   JOINT_STRIDE,
   POSE_ANIM,
@@ -12,11 +13,12 @@ import {
   poseOffset,
 } from '../components/Pose.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
-import { poseWriter } from './poseWriter.ts'
+import { poseWriter } from '../src/engine/poseWriter.ts'
 import { endRagdoll } from './ragdollSpawn.ts'
 import { PHASE_WRITE } from './workers/pool.ts'
 
-export { applyPoseToSceneGraph, poseWriter, type PoseWriter } from './poseWriter.ts'
+export { poseWriter, type PoseWriter } from '../src/engine/poseWriter.ts'
+export { applyPoseToSceneGraph } from '../src/skeleton/sceneNodes.ts'
 
 /** What blendPoses reads and writes: a slice of the plugin's context (tests may pass just this). */
 export type BlendPosesInput = Pick<
@@ -119,14 +121,14 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
     const phys = poseOffset(base, n, POSE_PHYS)
     const joints = ctx.ragdolls[eid]?.jointWeights ?? null
     if (joints === null) {
-      blendJointLayers(scratch, 0, data, anim, data, phys, n, Ragdoll.weight, eid)
+      blendPosesAt(scratch, 0, data, anim, data, phys, n, Ragdoll.weight, eid)
     } else {
       // Per-joint weights: one blend per run of joints with equal weight (a subtree is a run).
       const w = joints.weights
       for (let start = 0, end = 1; start < n; start = end, end = start + 1) {
         while (end < n && w[end] === w[start]) end++
         const o = start * JOINT_STRIDE
-        blendJointLayers(scratch, o, data, anim + o, data, phys + o, end - start, w, start)
+        blendPosesAt(scratch, o, data, anim + o, data, phys + o, end - start, w, start)
       }
     }
   }

@@ -21,8 +21,8 @@ import {
 export type ClipEventsInput = Pick<StepState, 'clips' | 'events' | 'step' | 'droppedEvents' | 'eventPool'>
 
 /**
- * The float inputs of one emitClipEvents call, passed through memory (V8 boxes a float argument of a call it
- * does not inline, ARCHITECTURE.md); the caller owns the array:
+ * The float inputs of one emitClipEvents call, passed through memory (src/engine/v8.ts); the caller owns the
+ * array:
  *
  *   | 0 phase before the step (s) | 1 delta: dt · speed (s, signed; 0 when the phase was held) |
  *   | 2 phase after: advancePhase's result, as stored | 3 the clip's weight in the pose (0..1) |
@@ -85,7 +85,7 @@ export function createClipEventEmitter(ctx: ClipEventsInput): ClipEventEmitter {
       return
     }
     const marker = crossing === CROSS_MARKER
-    // Fields written here rather than through a call: V8 boxes a float argument of a call it does not inline.
+    // Fields written here rather than through a call (v8.ts).
     const r = takeClipEvent(ctx)
     r.kind = CLIP_EVENT_KINDS[crossing]!
     r.step = ctx.step

@@ -1,5 +1,5 @@
-import { blendJointLayers } from '../src/clip/blendLayers.ts'
-import { addDeltaPose } from '../src/clip/layerBlend.ts'
+import { addDeltaPoseRuns } from '../src/engine/layerBlend.ts'
+import { blendPosesAt } from '../src/engine/blend.ts'
 import { JOINT_STRIDE, POSE_ANIM, poseOffset } from '../components/Pose.ts'
 import { MODE_ADDITIVE, SOURCE_NONE, type AnimLayerStore } from '../components/AnimLayer.ts'
 import type { StepState, AnimationStores } from './state.ts'
@@ -37,7 +37,7 @@ export function createComposeLayers(ctx: ComposeLayersInput) {
       // ANIM already holds layer 0's clip when it has one (OUT is its copy, kept for crossFade).
       if (Sampler.clip[eid]! < 0) data.copyWithin(anim, out0, out0 + len)
     } else if (isFullOverride(AnimLayer, base0)) {
-      // Weight 1 over the whole body shows OUT exactly (blendJointLayers copies at weight 1).
+      // Weight 1 over the whole body shows OUT exactly (blendPoses copies at weight 1).
       data.copyWithin(anim, out0, out0 + len)
     } else {
       data.set(ctx.assets[Pose.asset[eid]!]!.rest, anim)
@@ -91,12 +91,12 @@ function applyLayer(
   const rw = scratch.weights
   for (let r = 0; r < count; r++) rw[r] = w * rm[r]!
   if (A.mode[layer.slot] === MODE_ADDITIVE) {
-    addDeltaPose(data, anim, data, out, runs, count, rw)
+    addDeltaPoseRuns(data, anim, data, out, runs, count, rw)
     return
   }
   for (let r = 0; r < count; r++) {
     const o = runs[2 * r]! * JOINT_STRIDE
-    // nearUnit: no square root on the rotation's chain (blendJointLayers); fades keep the default.
-    blendJointLayers(data, anim + o, data, anim + o, data, out + o, runs[2 * r + 1]!, rw, r, null, true)
+    // nearUnit: overridePose's normalization (src/clip/blendPoses.ts).
+    blendPosesAt(data, anim + o, data, anim + o, data, out + o, runs[2 * r + 1]!, rw, r, null, true)
   }
 }

@@ -1,10 +1,8 @@
 import type { World } from 'bitecs'
 import type { SceneGraph, SceneKernels } from '../components/SceneNode.ts'
 import { propagationKernel, refreshSceneOrder } from '../components/SceneNode.ts'
-import { createPropagationPass } from './propagationPass.ts'
 import type { Parallel } from './workers/pool.ts'
-import type { PropagationKernel } from '../src/engine/wasmKernels.ts'
-import { PROPAGATION_CHUNK, v8Measures } from '../src/engine/v8.ts'
+import { choosePropagation } from '../src/engine/propagate.ts'
 
 /**
  * propagateTransforms: world = parentWorld · T·R·S(local) for every node whose local is dirty and for all of
@@ -24,51 +22,19 @@ import { PROPAGATION_CHUNK, v8Measures } from '../src/engine/v8.ts'
  * added (identity) and every matrix composed from T/R/S keeps them, so they are not rewritten (~8% of the pass).
  * Allocates nothing unless the hierarchy changed. Never throws.
  *
- * A graph made with kernels 'wasm' runs the WebAssembly twin of `pass` below (src/engine/propagate.wat), which
- * gives the same bits; this one is the reference. `kernels` 'js' runs this one over such a graph too (the
- * benchmark compares the two over one store: scripts/bench/kernels.ts).
+ * The pass is src/skeleton/sceneNodes.ts's propagateWorldMatrices, in the fast form src/engine/propagate.ts
+ * picks when the system is made (choosePropagation): the WebAssembly pass for a graph made with kernels 'wasm',
+ * else the JavaScript pass, on the `workers` or in chunks. `kernels` 'js' runs the JavaScript pass over a 'wasm'
+ * graph too (the benchmark compares the two over one store: scripts/bench/kernels.ts).
  */
 export function createPropagateTransformsSystem(
   ctx: { readonly sceneGraph: SceneGraph; readonly parallel?: Parallel | null },
   kernels: SceneKernels = ctx.sceneGraph.kernels,
 ) {
   const graph = ctx.sceneGraph
-  const kernel = propagationKernel(graph)
-  if (kernels === 'wasm' && kernel !== null) return createWasmPropagation(graph, kernel)
-  const { pass, takeRefused } = createPropagationPass(
-    graph.store,
-    graph.order,
-    graph.refusedNodes,
-    graph.kept,
-  )
-
-  const chunk = v8Measures().chunkPropagation ? PROPAGATION_CHUNK : 0x7fffffff
-
-  const parallel = ctx.parallel ?? null
-  const propagation = { pass, takeRefused }
+  const kernel = kernels === 'wasm' ? propagationKernel(graph) : null
+  const propagate = choosePropagation(graph, kernel, ctx.parallel ?? null)
   return function propagateTransforms(_world: World): void {
-    const n = refreshSceneOrder(graph)
-    // With workers: subtree-aligned ranges of the order, shared among the threads (systems/workers/pool.ts).
-    if (parallel !== null) return parallel.propagate(graph, propagation, n)
-    let recomputed = 0
-    for (let start = 0; start < n; start += chunk)
-      recomputed += pass(start, start + chunk < n ? start + chunk : n)
-    graph.stats.recomputed = recomputed
-    graph.stats.refused = takeRefused()
-  }
-}
-
-/** propagateTransforms with the WebAssembly pass: one call over the whole order (it is compiled ahead). */
-function createWasmPropagation(graph: SceneGraph, kernel: PropagationKernel) {
-  const { pass, refusedCount, refusedNodes } = kernel
-  const kept = graph.kept
-  return function propagateTransforms(_world: World): void {
-    const n = refreshSceneOrder(graph)
-    refusedCount[0] = 0
-    graph.stats.recomputed = pass(0, n)
-    const refused = refusedCount[0]!
-    graph.stats.refused = refused
-    // As the JavaScript pass marks them (the kernel lists every refused node: its list is sized for all).
-    for (let i = 0; i < refused && i < refusedNodes.length; i++) kept[refusedNodes[i]!] = 1
+    propagate(refreshSceneOrder(graph))
   }
 }

@@ -1,5 +1,5 @@
 import type { Clip } from '../src/clip/clip.ts'
-import { sampleChannelFrom } from '../src/clip/sample.ts'
+import { sampleChannelFrom } from '../src/engine/sample.ts'
 import { multiplyQuat, normalizeQuat } from '../src/math/quat.ts'
 import {
   accumulateRigid,

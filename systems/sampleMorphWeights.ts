@@ -1,6 +1,6 @@
 import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
-import { sampleClipChannels } from '../src/clip/sample.ts'
+import { sampleClipChannels } from '../src/engine/sample.ts'
 import type { Clip } from '../src/clip/clip.ts'
 import type { AnimationStores, MorphState, RegisteredClip, StepState } from './state.ts'
 import { MODE_ADDITIVE, SOURCE_BLEND_SPACE, SOURCE_CLIP, type Layer } from './layerState.ts'
@@ -34,8 +34,8 @@ export function createSampleMorphWeightsSystem(ctx: SampleMorphWeightsInput) {
   // Characters with morph targets only (a character whose Pose the game removed keeps the tag: skipped below).
   const characters = registerQuery(ctx.world, [ctx.morphed])
   /**
-   * Floats handed to the helpers below through memory, not as arguments (V8 boxes a float passed to a call it
-   * does not inline: a heap number per call): [0] the time sampleOver samples at, [1] a source's clip-local
+   * Floats handed to the helpers below through memory, not as arguments (src/engine/v8.ts): [0] the time
+   * sampleOver samples at, [1] a source's clip-local
    * time, [2] its fade's outgoing clip-local time, [3] the fade's blend.
    */
   const time = new Float64Array(4)

@@ -1,9 +1,10 @@
 import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
-import { sampleClipChannels } from '../src/clip/sample.ts'
+import { sampleClipChannels } from '../src/engine/sample.ts'
 import { primeSampler } from '../src/engine/v8.ts'
-import { blendJointLayers } from '../src/clip/blendLayers.ts'
-import { blendWeightedPoses, toDeltaPose } from '../src/clip/layerBlend.ts'
+import { blendPosesAt } from '../src/engine/blend.ts'
+import { blendWeightedPoses } from '../src/engine/layerBlend.ts'
+import { toDeltaPose } from '../src/clip/layerBlend.ts'
 import { JOINT_STRIDE, POSE_ANIM, POSE_FROM, POSE_PREV, POSE_TO, poseOffset } from '../components/Pose.ts'
 import { ROTATION_SQUAD, SAMPLER_RESET_REST } from '../components/Sampler.ts'
 import { MODE_ADDITIVE, SOURCE_CLIP, SOURCE_NONE } from '../components/AnimLayer.ts'
@@ -90,7 +91,6 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
       used[eid] = used[eid]! | (1 << POSE_PREV)
     }
     const squad = Sampler.rotation[eid] === ROTATION_SQUAD
-    // The time goes to the kernels through the store (sampleClipChannels reads it there).
     Sampler.lastTime[eid] = t
     const cursors = ctx.cursors[eid]!
     if (fading) used[eid] = used[eid]! | (1 << POSE_FROM) | (1 << POSE_TO)
@@ -117,14 +117,14 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
         )
       }
       const to = poseOffset(base, n, POSE_TO)
-      sampleClipChannels(data, to, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
+      sampleClipChannels(data, to, clip, ctx.binding[eid]!, Sampler.local, eid, cursors, 0, squad)
       const paths = layered ? null : (ctx.fadePaths[eid] ?? null)
-      blendJointLayers(data, anim, data, fromAt, data, to, n, CrossFade.blend, eid, paths)
+      blendPosesAt(data, anim, data, fromAt, data, to, n, CrossFade.blend, eid, paths)
     } else {
       if ((flags & SAMPLER_RESET_REST) !== 0 || layered) data.set(ctx.assets[Pose.asset[eid]!]!.rest, anim)
       // With workers, the sample itself waits for the parallel phase at the end (the same kernel).
       if (parallel !== null && !layered) parallel.queueSample(eid)
-      else sampleClipChannels(data, anim, clip, ctx.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
+      else sampleClipChannels(data, anim, clip, ctx.binding[eid]!, Sampler.local, eid, cursors, 0, squad)
     }
     Sampler.reset[eid] = 0
     Pose.changed[eid] = 1
@@ -210,13 +210,13 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
 
   /**
    * A layer fading in (a blend space, playBlendSpace's fadeSeconds): OUT blended from the frozen FROM by the
-   * fade's blend (blendJointLayers: lerp, shortest-arc slerp). Nothing once the fade has ended.
+   * fade's blend (blendPosesAt: lerp, shortest-arc slerp). Nothing once the fade has ended.
    */
   function blendFadeIn(data: Float32Array, layer: Layer, out: number, n: number): void {
     const l = layer.slot
     if (CrossFade.active[l] !== 1) return
     const from = (layer.base + BLOCK_FROM * n) * JOINT_STRIDE
-    blendJointLayers(data, out, data, from, data, out, n, CrossFade.blend, l)
+    blendPosesAt(data, out, data, from, data, out, n, CrossFade.blend, l)
   }
 
   /** A clip layer other than 0 (and the fade inside it) into its OUT. */
@@ -258,9 +258,9 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
         toDeltaPose(data, delta, data, block + BLOCK_REF_FROM * stride, n)
         data.copyWithin(out, to, to + stride)
         toDeltaPose(data, out, data, block + BLOCK_REF_TO * stride, n)
-        blendJointLayers(data, out, data, delta, data, out, n, CrossFade.blend, l)
+        blendPosesAt(data, out, data, delta, data, out, n, CrossFade.blend, l)
       } else {
-        blendJointLayers(data, out, data, block + BLOCK_FROM * stride, data, to, n, CrossFade.blend, l)
+        blendPosesAt(data, out, data, block + BLOCK_FROM * stride, data, to, n, CrossFade.blend, l)
       }
       return
     }

@@ -129,7 +129,7 @@ export interface StepState {
   /** The slots of layers other than 0 (systems/layerState.ts). */
   readonly layerSlots: LayerSlots
   /**
-   * Per character, one byte per joint: which translations and scales its cross-fade blends (blendJointLayers'
+   * Per character, one byte per joint: which translations and scales its cross-fade blends (blendPoses'
    * `paths`, made by planFadePaths when a fade starts or a snapshot is restored; all set before a character's
    * first fade and after a repair).
    */

@@ -17,8 +17,7 @@ import { setLayerBinding, setLayerFromBinding, type Layer } from './layerState.t
  * Advances track `t` of `tracks` by `input[EMIT_DELTA]` seconds (the caller's dt · speed, 0 when paused or
  * held), or holds it at its phase when `hold` (the step after play or setTime shows the start time): writes the
  * phase (a non-finite result restarts the clip at 0), its clip-local time, and the clip event emitter's inputs
- * (systems/clipEvents.ts: phase before and after). Only integers and objects cross the call: a float passed to or
- * returned from a call V8 does not inline is boxed (an allocation per track a step).
+ * (systems/clipEvents.ts: phase before and after). Only integers and objects cross the call (src/engine/v8.ts).
  */
 export function advanceTrack(
   tracks: SamplerStore,

@@ -24,8 +24,7 @@ export function rampFraction(steps: number, dt: number, duration: number): numbe
  * One step of ramp `l`: `steps[l]` counts it — by `clock.timeScale`, 1 for a step of animation time at the normal
  * rate, so whole steps stay exact integers — and `out[o]` gets the fraction done (rampFraction, of the ramp's
  * `durations[l]` seconds at `clock.dt` a step). Returns whether the ramp has ended (the fraction is then exactly
- * 1). Through memory: a float passed to or returned from a call V8 does not inline is boxed (an allocation a
- * ramp a step).
+ * 1). Through memory, not a returned float (src/engine/v8.ts).
  */
 export function stepRamp(
   clock: { readonly dt: number; readonly timeScale: number },

@@ -48,8 +48,7 @@ const ONCE = 0
 const PINGPONG = 2
 
 /**
- * The step's motion, read by crossTimeline, written by the caller (floats pass through memory: V8 boxes a float
- * argument of a call it does not inline, ARCHITECTURE.md):
+ * The step's motion, read by crossTimeline, written by the caller (floats through memory: src/engine/v8.ts):
  *
  *   | 0 phase before (s) | 1 delta: dt · speed (s, signed) | 2 phase after (s) | 3 clip duration (s) |
  *
@@ -97,8 +96,8 @@ export function crossTimeline(span: Float64Array, loop: number, times: Float64Ar
   if (!(boundaries > 0)) boundaries = 0
   if (boundaries === 0) {
     // The common case: the head stays inside one segment, and meets a marker only between its two local times.
-    // Looked for here, without a call, so that the walks below run only when something is met: called rarely,
-    // they are the last thing V8 inlines into the step (where a call it did not inline would box floats).
+    // Looked for here, without a call, so that the walks below run only when something is met (they are large,
+    // and a call V8 does not inline boxes floats: src/engine/v8.ts).
     let from = pingpong && before > d ? 2 * d - before : before
     // Leaving a boundary backwards starts from the end of the segment before it (walkBackward).
     if (!forward && onBoundary0) from = pingpong && s0 === 0 ? 0 : d

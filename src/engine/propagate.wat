@@ -1,5 +1,5 @@
 ;; World-matrix propagation over a SceneNode store that lives in this module's memory: the WebAssembly twin of
-;; `pass` in systems/propagateTransforms.ts, which is the reference. The same operations in the same order, in
+;; propagateWorldMatrices in src/skeleton/sceneNodes.ts, the reference. The same operations in the same order, in
 ;; f64 (f32 loads promoted exactly), rounded to f32 only where the JavaScript rounds (Math.fround, the store), so
 ;; every result is the same bits in every engine: IEEE + - * and f32<->f64 conversions are exact or correctly
 ;; rounded, and WebAssembly never fuses a multiply and an add. No other instructions are used.

@@ -1,25 +1,38 @@
 /**
- * The engine-specific measures of the hot path that can be switched off, in one place, so a benchmark can show
- * what each one still buys (`npm run bench -- --v8-measures`). They change speed only, never results: the same
- * inputs give the same bits with any setting. The measures that are the code's shape rather than a switch
- * (float scratch instead of call arguments, constants read into locals, one object literal per channel kind,
- * closures over one store's arrays) are listed in ARCHITECTURE.md.
+ * src/engine/ holds the fast forms of the hot kernels, and this is where why they look the way they do is said,
+ * once. Every kernel is written once plainly in src/ (src/clip/sample.ts, blendPoses.ts, layerBlend.ts,
+ * src/skeleton/…): out first, arrays and offsets, scalar weights and times. That form is the reference and the
+ * public one ('ecs-anim/kernels'); the systems call the twin here, which test/engine/ holds to it bit for bit.
+ * The twins are shaped for V8 (Node, Chromium), measured on the benchmark's crowds:
  *
- * V8 compiles a function either as a whole, once it has been called often enough, or "on stack" (OSR) inside a
- * loop that ran long in the unoptimized tiers; a function left with only on-stack code then runs every call from
- * its unoptimized entry into the loop. The hot kernels meet crowds in long loops, so:
- * - primeSampler: the clip sampler is called a few thousand times on a small clip of every channel kind when the
- *   first sampling system is made (primeSampler, below), and that clip is kept alive (its squad
- *   holders keep a hidden class the optimized code checks);
- * - primeWriter: each scene graph's pose writer is called a few thousand times on two joints when it is made
- *   (primeWriter, below);
- * - chunkPropagation: world-matrix propagation runs in calls of PROPAGATION_CHUNK nodes rather than one loop
- *   over the whole graph (systems/propagateTransforms.ts).
+ * - No float crosses a call V8 may not inline. Arguments and results are tagged values: a double passed to or
+ *   returned from a call that is not inlined is boxed (a heap number, 16 bytes), per call, so per channel or
+ *   joint a crowd step allocates megabytes. Twins take a weight or a time as `(array, index)`
+ *   (`CrossFade.blend, eid`), hand floats between their parts through a scratch array (sampleScratch.ts
+ *   `reg`), write small functions out inline, and keep integers int32 (`| 0`: a uint32 past 2³¹ is a double).
+ * - Module constants are read into locals, or written as literals: V8 reads a module-level binding from its
+ *   context at every use, with a type check (an import also a dead-zone check), ~8 % of a sampling loop.
+ * - Per-store kernels are closures over one store's arrays (the pose writer, the propagation pass): with one
+ *   plugin in the process V8 specializes a closure to the arrays it closed over.
+ * - Priming and chunks, the switches below: V8 compiles a function either as a whole, once it has been called
+ *   often enough, or "on stack" (OSR) inside a loop that ran long in the unoptimized tiers; a function left with
+ *   only on-stack code runs every later call from its unoptimized entry into the loop. The hot kernels meet
+ *   crowds in long loops, so:
+ *   - primeSampler: the clip sampler is called a few thousand times on a small clip of every channel kind when
+ *     the first sampling system is made, and that clip is kept alive (its squad holders keep a hidden class
+ *     the optimized code checks);
+ *   - primeWriter: each scene graph's pose writer is called a few thousand times on two joints when it is made;
+ *   - chunkPropagation: world-matrix propagation runs in calls of PROPAGATION_CHUNK nodes rather than one loop
+ *     over the whole graph.
+ *
+ * The switches change speed only, never results (`npm run bench -- --v8-measures` shows what each still buys).
  */
 import type { Clip } from '../clip/clip.ts'
 import { buildClip, prepareSquad } from '../clip/clip.ts'
-import { sampleClipChannels } from '../clip/sample.ts'
+import { sampleClipChannels } from './sample.ts'
 import { JOINT_STRIDE } from '../math/poseLayout.ts'
+import type { SceneNodeStore } from '../skeleton/sceneNodes.ts'
+import type { PoseWriter } from './poseWriter.ts'
 
 export interface V8Measures {
   primeSampler: boolean
@@ -43,24 +56,6 @@ export function v8Measures(): Readonly<V8Measures> {
   return measures
 }
 
-/** The slice of a scene-node store primeWriter touches (one entity slot, put back afterwards). */
-export interface PrimedStore {
-  readonly translation: Float32Array
-  readonly rotation: Float32Array
-  readonly scale: Float32Array
-  readonly dirty: Uint8Array
-}
-
-/** A pose writer's signature (systems/blendPoses.ts PoseWriter). */
-export type PrimedWriter = (
-  pose: Float32Array,
-  jointIndices: ArrayLike<number>,
-  poseOffset: number,
-  jointStart: number,
-  count: number,
-  nonFinite: Uint32Array | null,
-) => number
-
 /**
  * Switches measures on or off for systems made afterwards (all on by default). For benchmarks: call it before
  * the first plugin of the process is created (priming happens once per process).
@@ -73,10 +68,9 @@ export function setV8Measures(changes: Partial<V8Measures>): void {
 }
 
 /**
- * Gets the sampler compiled as a whole before a crowd runs it, once per process (primeSampler
- * above; later calls return at once; sampleTracks calls it when created): a small clip of every channel
- * kind sampled a few thousand times (short loops, type feedback for every kind). No state is touched but a
- * private scratch pose.
+ * Gets the sampler compiled as a whole before a crowd runs it, once per process (later calls return at once;
+ * sampleTracks calls it when created): a small clip of every channel kind sampled a few thousand times (short
+ * loops, type feedback for every kind). No state is touched but a private scratch pose.
  */
 export function primeSampler(): void {
   if (primeClip !== null || !measures.primeSampler) return
@@ -146,11 +140,10 @@ let primeClip: Clip | null = null
 const PRIME_CALLS = 4000
 
 /**
- * Gets a new writer compiled as a whole before a crowd runs it (primeWriter above): a few thousand
- * calls on two joints (short loops), through every path (changed, unchanged, a joint with NaN, entity 0, with
+ * Gets a new writer compiled as a whole before a crowd runs it: a few thousand calls on two joints (short loops), through every path (changed, unchanged, a joint with NaN, entity 0, with
  * and without the `nonFinite` counter). The writes go to one entity slot, which is put back bit for bit.
  */
-export function primeWriter(writer: PrimedWriter, nodes: PrimedStore): void {
+export function primeWriter(writer: PoseWriter, nodes: SceneNodeStore): void {
   if (!measures.primeWriter) return
   const e = nodes.dirty.length - 1
   const saved = {

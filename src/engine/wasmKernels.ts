@@ -1,8 +1,9 @@
 /**
  * The WebAssembly kernels (the `kernels: 'wasm'` option): a SceneNode store laid out in one WebAssembly memory,
  * sized for the plugin's capacity when it is made and never grown (so the store's views are never detached),
- * and the world-matrix propagation pass over it (propagate.wat, the twin of systems/propagateTransforms.ts's
- * `pass`, which stays the reference: the same bits in every engine, test/engine/propagateWasm.test.ts).
+ * and the world-matrix propagation pass over it (propagate.wat, a twin of propagateWorldMatrices in
+ * src/skeleton/sceneNodes.ts, which stays the reference: the same bits in every engine,
+ * test/engine/propagate.test.ts).
  *
  * The module is carried as base64 (propagateModule.ts, generated from propagate.wat by scripts/build-wasm.mjs)
  * and compiled synchronously once per process: it is small (Chromium refuses a synchronous compile of more

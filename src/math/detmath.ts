@@ -546,8 +546,7 @@ export function detLog(x: number): number {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Arc functions for the per-frame kernels (slerp, squad, pose blends). Small and branch-light so that V8 inlines
-// them into their callers: a float passed to or returned from a call V8 does not inline is boxed (allocated), and
-// the per-frame path must not allocate. Same operations as above (+ - * / and sqrt), so the same bits everywhere;
+// them into their callers (src/engine/v8.ts: the per-frame path must not allocate). Same operations as above (+ - * / and sqrt), so the same bits everywhere;
 // accurate to a few ulps on the ranges slerp needs (see the tests).
 
 // The sine's Taylor coefficients S3..S17 (above), continued to x²¹; each rounded once from the exact rational.

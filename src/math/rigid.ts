@@ -4,7 +4,7 @@ import { multiplyQuat, normalizeQuat } from './quat.ts'
  * Rigid transforms (a rotation, then a translation) as 7 doubles `[tx, ty, tz, qx, qy, qz, qw]` at an offset,
  * for root motion (systems/rootMotion.ts). Out-first on `(array, offset)` pairs like quat.ts; every kernel
  * reads its inputs into locals first, so `out` may alias any input. Only + − × ÷ and Math.sqrt: the same bits
- * in every engine. Allocation-free; no float crosses a call (V8 boxes those it does not inline).
+ * in every engine. Allocation-free; no float crosses a call (src/engine/v8.ts).
  *
  *   a·b  applies b first, then a: p ↦ a.t + a.q·(b.t + b.q·p)
  */
@@ -74,8 +74,8 @@ export function invertMultiplyRigid(
 }
 
 /**
- * out = a^k for an integer k ≥ 0 held in `count[ci]` (an integer as a double, so any size crosses no call
- * boxed), by squaring: at most 2·log2(k) products. `scratch[so .. so + 7)` is working space (not `out`'s).
+ * out = a^k for an integer k ≥ 0 held in `count[ci]` (an integer as a double, read from memory: v8.ts), by
+ * squaring: at most 2·log2(k) products. `scratch[so .. so + 7)` is working space (not `out`'s).
  */
 export function powerRigid(
   out: Float64Array,

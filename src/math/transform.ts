@@ -122,3 +122,28 @@ export function multiplyMatrices(
   }
   return out
 }
+
+/**
+ * out = a · b for affine matrices (last rows 0 0 0 1): the 12 affine elements of out, from those of a and b (the
+ * last rows are neither read nor written). `out` may be `b` (each column of b is read before it is written), not
+ * `a`. world = parentWorld · local, as propagation computes it.
+ */
+export function multiplyAffine(
+  out: FloatArray,
+  oo: number,
+  a: FloatArray,
+  ao: number,
+  b: FloatArray,
+  bo: number,
+): FloatArray {
+  for (let c = 0; c < 16; c += 4) {
+    const b0 = b[bo + c]!
+    const b1 = b[bo + c + 1]!
+    const b2 = b[bo + c + 2]!
+    for (let r = 0; r < 3; r++) {
+      const v = a[ao + r]! * b0 + a[ao + 4 + r]! * b1 + a[ao + 8 + r]! * b2
+      out[oo + c + r] = c === 12 ? v + a[ao + 12 + r]! : v
+    }
+  }
+  return out
+}

@@ -9,12 +9,12 @@
  * bit; what depends on order (the refused nodes' list) is kept per range and merged in range order.
  */
 import type { Clip } from '../../src/clip/clip.ts'
-import { sampleClipChannels } from '../../src/clip/sample.ts'
+import { sampleClipChannels } from '../../src/engine/sample.ts'
 import { POSE_ANIM, POSE_FROM, POSE_TO, poseOffset } from '../../components/Pose.ts'
-import { blendJointLayers } from '../../src/clip/blendLayers.ts'
+import { blendPosesAt } from '../../src/engine/blend.ts'
 import { ROTATION_SQUAD } from '../../components/Sampler.ts'
-import type { PoseWriter } from '../poseWriter.ts'
-import type { PropagationPass } from '../propagationPass.ts'
+import type { PoseWriter } from '../../src/engine/poseWriter.ts'
+import type { PropagationPass } from '../../src/engine/propagate.ts'
 import { PROPAGATION_CHUNK } from '../../src/engine/v8.ts'
 
 /** Control words (an Int32Array on shared memory) of the barrier and the phases. */
@@ -62,7 +62,8 @@ export interface WorkView {
   readonly Pose: { readonly base: Uint32Array; readonly count: Uint16Array }
   readonly Sampler: {
     readonly clip: Int32Array
-    readonly lastTime: Float64Array
+    /** A track's clip-local time this step (advanceTracks's). */
+    readonly local: Float64Array
     readonly rotation: Uint8Array
   }
   /** The fades (layer 0's at the character's id) and the tracks they leave (their clip-local time this step). */
@@ -110,7 +111,7 @@ export function sampleItems(v: WorkView, start: number, end: number): void {
     const anim = poseOffset(Pose.base[eid]!, Pose.count[eid]!, POSE_ANIM)
     const squad = Sampler.rotation[eid] === ROTATION_SQUAD
     const clip = clips[Sampler.clip[eid]!]!
-    sampleClipChannels(data, anim, clip, binding[eid]!, Sampler.lastTime, eid, cursors[eid]!, 0, squad)
+    sampleClipChannels(data, anim, clip, binding[eid]!, Sampler.local, eid, cursors[eid]!, 0, squad)
   }
 }
 
@@ -140,9 +141,9 @@ function sampleFade(v: WorkView, eid: number): void {
   const to = poseOffset(base, n, POSE_TO)
   const squad = Sampler.rotation[eid] === ROTATION_SQUAD
   const clip = v.clips[Sampler.clip[eid]!]!
-  sampleClipChannels(data, to, clip, v.binding[eid]!, Sampler.lastTime, eid, cursors, 0, squad)
+  sampleClipChannels(data, to, clip, v.binding[eid]!, Sampler.local, eid, cursors, 0, squad)
   const anim = poseOffset(base, n, POSE_ANIM)
-  blendJointLayers(data, anim, data, from, data, to, n, CrossFade.blend, eid, v.fadePaths[eid] ?? null)
+  blendPosesAt(data, anim, data, from, data, to, n, CrossFade.blend, eid, v.fadePaths[eid] ?? null)
 }
 
 /** blendPoses's write-out of a character's ANIM layer into its joints' nodes (no ragdoll weight). */

@@ -17,10 +17,9 @@
  */
 import type { Clip } from '../../src/clip/clip.ts'
 import { sharedCopy } from '../../src/engine/shared.ts'
-import type { SceneGraph } from '../../components/SceneNode.ts'
 import type { StepState } from '../state.ts'
-import type { PropagationPass } from '../propagationPass.ts'
-import { poseWriter } from '../poseWriter.ts'
+import type { PropagatedGraph, PropagationPass } from '../../src/engine/propagate.ts'
+import { poseWriter } from '../../src/engine/poseWriter.ts'
 import {
   CTL_ANY_REFUSED,
   CTL_COUNT,
@@ -127,7 +126,7 @@ export interface Parallel {
   /** 1 when the last write phase refused a joint. */
   anyRefused(): boolean
   /** Propagation over order[0, n) in subtree-aligned ranges (this thread's with `pass`), stats and list merged. */
-  propagate(graph: SceneGraph, pass: PropagationPass, n: number): void
+  propagate(graph: PropagatedGraph, pass: PropagationPass, n: number): void
   /** Items (characters and ranges) the phases ran since the workers started. */
   readonly dispatched: () => number
   /**
@@ -199,7 +198,7 @@ export function createParallel(ctx: StepState, workers: number): Parallel {
       Pose: { base: ctx.stores.Pose.base, count: ctx.stores.Pose.count },
       Sampler: {
         clip: ctx.stores.Sampler.clip,
-        lastTime: ctx.stores.Sampler.lastTime,
+        local: ctx.stores.Sampler.local,
         rotation: ctx.stores.Sampler.rotation,
       },
       CrossFade: {

@@ -12,8 +12,8 @@
 import { adoptClip, type Clip } from '../../src/clip/clip.ts'
 import { primeSampler } from '../../src/engine/v8.ts'
 import type { SceneNodeStore } from '../../components/SceneNode.ts'
-import { poseWriter } from '../poseWriter.ts'
-import { createPropagationPass } from '../propagationPass.ts'
+import { poseWriter } from '../../src/engine/poseWriter.ts'
+import { createPropagationPass } from '../../src/engine/propagate.ts'
 import {
   CTL_DONE,
   CTL_GENERATION,

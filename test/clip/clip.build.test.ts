@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { buildClip, prepareSquad, type Channel, type RawChannel, type RawClip } from '../../src/clip/clip.ts'
-import { sampleChannel, sampleClipChannels } from '../../src/clip/sample.ts'
+import { sampleChannel, sampleClip } from '../../src/clip/sample.ts'
 import { buildRotationCaches, SLERP_SEGMENT_STRIDE } from '../../src/clip/rotationCache.ts'
 import { expectQuatClose } from '../helpers/quat.ts'
 import { translation } from '../helpers/clipBuild.ts'
@@ -281,16 +281,15 @@ describe('buildClip: slerp segments of one time track, packed', () => {
     const clip = buildClip({ name: 'P', channels: [rotation(0, 0), rotation(1, 1)] })
     const cursors = new Uint32Array(2)
     const at = (squad: boolean) =>
-      sampleClipChannels(
+      sampleClip(
         new Float32Array(8),
         0,
         clip,
         Int32Array.of(0, 4),
-        Float64Array.of(0.3),
-        0,
+        0.3,
         cursors,
         0,
-        squad,
+        squad ? 'squad' : 'slerp',
       )
     at(false)
     expect(clip.channels[0]!.squad!.segments).toBeNull()

@@ -1,7 +1,7 @@
 /**
  * The plugin's `kernels: 'wasm'` option on real characters: the same world matrices, hashes and snapshots as
  * kernels 'js' at every step (Foxes and the bench's 64-joint rig playing, fading, a ragdoll; the cross-engine
- * scenario), snapshots across the two, and its failures. The kernel itself: test/engine/propagateWasm.test.ts.
+ * scenario), snapshots across the two, and its failures. The kernel itself: test/engine/propagate.test.ts.
  */
 import { addEntity, createWorld } from 'bitecs'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'

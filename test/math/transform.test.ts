@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { mat4 } from 'gl-matrix'
 import { describe, expect, it } from 'vitest'
-import { composeMatrix, identityMatrix, multiplyMatrices } from '../../src/math/transform.ts'
+import { composeMatrix, identityMatrix, multiplyAffine, multiplyMatrices } from '../../src/math/transform.ts'
 import { unitQuatArb } from '../helpers/quat.ts'
 
 const SENTINEL = -7.25
@@ -141,5 +141,43 @@ describe('multiplyMatrices', () => {
     multiplyMatrices(out, 0, T, 0, R, 0)
     // Point (1, 0, 0): R gives (0, 1, 0), T gives (10, 1, 0). Column 0 + column 3 = image of (1, 0, 0, 1).
     expect([out[0]! + out[12]!, out[1]! + out[13]!, out[2]! + out[14]!]).toEqual([10, 1, 0])
+  })
+})
+
+describe('multiplyAffine', () => {
+  /** An affine matrix: any 12 elements, the last row 0 0 0 1. */
+  const affine = matArb.map((m) => m.map((v, i) => (i % 4 === 3 ? (i === 15 ? 1 : 0) : v)))
+
+  it('equals gl-matrix multiply on affine matrices (its + 0·a₃ terms aside), leaving the last row alone', () => {
+    fc.assert(
+      fc.property(affine, affine, offsetArb, (a, b, o) => {
+        const expected = mat4.multiply(new Float64Array(16), Float64Array.from(a), Float64Array.from(b))
+        const out = new Float64Array(o + 16).fill(SENTINEL)
+        multiplyAffine(out, o, Float64Array.from(a), 0, Float64Array.from(b), 0)
+        for (let k = 0; k < 16; k++) {
+          if (k % 4 === 3) expect(out[o + k]).toBe(SENTINEL)
+          // ±0 aside: gl-matrix adds b's last-row 0 times a's translation, which turns a −0 sum into +0.
+          else expect(out[o + k] === expected[k], `element ${k}`).toBe(true)
+        }
+      }),
+    )
+  })
+
+  it('may write over b', () => {
+    fc.assert(
+      fc.property(affine, affine, (a, b) => {
+        const fresh = multiplyAffine(
+          new Float64Array(16),
+          0,
+          Float64Array.from(a),
+          0,
+          Float64Array.from(b),
+          0,
+        )
+        const over = Float64Array.from(b)
+        multiplyAffine(over, 0, Float64Array.from(a), 0, over, 0)
+        expect(Array.from(over)).toEqual(Array.from(fresh).map((v, k) => (k % 4 === 3 ? b[k] : v)))
+      }),
+    )
   })
 })

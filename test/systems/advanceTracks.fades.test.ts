@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { JOINT_STRIDE, POSE_ANIM, POSE_FROM, POSE_TO, poseOffset } from '../../components/Pose.ts'
-import { BLEND_S, BLEND_T, blendJointLayers } from '../../src/clip/blendLayers.ts'
+import { BLEND_S, BLEND_T, blendPoses } from '../../src/clip/blendPoses.ts'
 import {
   animLayer,
   animOffset,
@@ -308,7 +308,7 @@ describe('a fade blends only the paths that can change, with the same bits as a 
     const out = new Float32Array(n * JOINT_STRIDE)
     const from = poseOffset(base, n, POSE_FROM)
     const to = poseOffset(base, n, POSE_TO)
-    return blendJointLayers(out, 0, data, from, data, to, n, CrossFade.blend, e)
+    return blendPoses(out, 0, data, from, data, to, n, CrossFade.blend[e]!)
   }
 
   it('ANIM equals the full blend of FROM and TO every step: paths only one clip drives, a frozen pose, a repair', () => {

@@ -1,7 +1,7 @@
 /**
- * The WebAssembly propagation kernel (src/engine/propagate.wat, kernels 'wasm') against the JavaScript pass of
- * systems/propagateTransforms.ts, the reference: the same bits in every world matrix, the same flags, counts
- * and refusals, on random forests with any float32 locals (NaN, ±∞, −0, subnormals, products past float32's
+ * The fast propagation passes, JavaScript (src/engine/propagate.ts) and WebAssembly (src/engine/propagate.wat,
+ * kernels 'wasm'), against the clean one (src/skeleton/sceneNodes.ts propagateWorldMatrices), the reference: the
+ * same bits in every world matrix, the same flags, counts and refusals, on random forests with any float32 locals (NaN, ±∞, −0, subnormals, products past float32's
  * range) and on real characters through the plugin; and the committed module is the WAT source assembled.
  * test/systems/propagateTransforms.test.ts runs its cases on both kernels too.
  */
@@ -15,11 +15,13 @@ import {
   createSceneGraph,
   MAX_REFUSED_NODES,
   propagationKernel,
+  refreshSceneOrder,
   setSceneNodeParent,
   type SceneGraph,
   type SceneKernels,
 } from '../../components/SceneNode.ts'
 import { createPropagateTransformsSystem } from '../../systems/propagateTransforms.ts'
+import { propagateWorldMatrices } from '../../src/skeleton/sceneNodes.ts'
 import { decodeBase64 } from '../../src/engine/wasmKernels.ts'
 import { WASM_BASE64 } from '../../src/engine/propagateModule.ts'
 
@@ -64,23 +66,46 @@ describe('the committed WebAssembly module', () => {
   })
 })
 
-/** One scene graph per kernel kind, built by the same calls (so the same entity ids). */
+/** One scene graph per kernel kind ('clean': a 'js' graph the clean pass runs over), built by the same calls. */
 interface Twin {
   graph: SceneGraph
   propagate: () => void
   eids: number[]
 }
 
-function twin(kernels: SceneKernels, parents: readonly number[]): Twin {
+function twin(kernels: SceneKernels | 'clean', parents: readonly number[]): Twin {
   const world = createWorld()
-  const graph = createSceneGraph(world, parents.length + 8, kernels)
+  const graph = createSceneGraph(world, parents.length + 8, kernels === 'clean' ? 'js' : kernels)
   const eids = parents.map(() => addEntity(world))
   for (const e of eids) addSceneNode(graph, e)
   parents.forEach((p, i) => {
     if (p >= 0) setSceneNodeParent(graph, eids[i]!, eids[p]!)
   })
+  if (kernels === 'clean') return { graph, propagate: () => cleanPropagation(graph), eids }
   const system = createPropagateTransformsSystem({ sceneGraph: graph })
   return { graph, propagate: () => system(world), eids }
+}
+
+/** propagateTransforms with the clean pass: one call over the whole order, stats as the system sets them. */
+function cleanPropagation(graph: SceneGraph): void {
+  const n = refreshSceneOrder(graph)
+  const refused = new Int32Array(1)
+  graph.stats.recomputed = propagateWorldMatrices(
+    graph.store,
+    graph.order,
+    0,
+    n,
+    graph.kept,
+    graph.refusedNodes,
+    refused,
+  )
+  graph.stats.refused = refused[0]!
+}
+
+/** Both fast passes leave what the clean one does. */
+function expectSameOutcomes(twins: readonly Twin[]): void {
+  const [clean, ...fast] = twins.map(outcome)
+  for (const f of fast) expect(f).toEqual(clean)
 }
 
 /** Writes the same 10 float32 locals (T xyz, R xyzw, S xyz) to node i of both twins and marks it dirty. */
@@ -157,7 +182,7 @@ const forest = fc
   .array(fc.nat(), { minLength: 1, maxLength: 48 })
   .map((picks) => picks.map((k, i) => (i === 0 || k % 5 === 0 ? -1 : Math.floor(k / 5) % i)))
 
-describe('kernels: the WebAssembly pass gives the JavaScript pass’s bits', () => {
+describe('kernels: the JavaScript and WebAssembly passes give the clean pass’s bits', () => {
   it('on random forests with any locals, over passes that dirty random subsets', () => {
     const scenario = forest.chain((parents) =>
       fc.tuple(
@@ -171,12 +196,12 @@ describe('kernels: the WebAssembly pass gives the JavaScript pass’s bits', () 
     let refusals = 0
     fc.assert(
       fc.property(scenario, ([parents, passes]) => {
-        const twins = [twin('js', parents), twin('wasm', parents)]
-        expect(propagationKernel(twins[1]!.graph)).not.toBeNull()
+        const twins = [twin('clean', parents), twin('js', parents), twin('wasm', parents)]
+        expect(propagationKernel(twins[2]!.graph)).not.toBeNull()
         for (const writes of passes) {
           for (const [i, v] of writes) writeLocal(twins, i, v)
           for (const t of twins) t.propagate()
-          expect(outcome(twins[1]!)).toEqual(outcome(twins[0]!))
+          expectSameOutcomes(twins)
           refusals += twins[0]!.graph.stats.refused
         }
       }),
@@ -208,7 +233,7 @@ describe('kernels: the WebAssembly pass gives the JavaScript pass’s bits', () 
     fc.assert(
       fc.property(scene, ([parentWorlds, children]) => {
         const parents = [-1, -1, ...children.map((_, i) => i % 2)]
-        const twins = [twin('js', parents), twin('wasm', parents)]
+        const twins = [twin('clean', parents), twin('js', parents), twin('wasm', parents)]
         for (const t of twins) {
           t.propagate() // every node identity, clean
           parentWorlds.forEach((w, i) => {
@@ -218,7 +243,7 @@ describe('kernels: the WebAssembly pass gives the JavaScript pass’s bits', () 
         }
         children.forEach((v, i) => writeLocal(twins, i + 2, v))
         for (const t of twins) t.propagate()
-        expect(outcome(twins[1]!)).toEqual(outcome(twins[0]!))
+        expectSameOutcomes(twins)
       }),
       { numRuns: 200 },
     )
@@ -231,7 +256,7 @@ describe('kernels: the WebAssembly pass gives the JavaScript pass’s bits', () 
     // fourth solved (in f64, then rounded) to cancel one of the nine; scales 0.5 to 2.
     const roots = 6000
     const parents = Array.from({ length: roots }, () => -1)
-    const twins = [twin('js', parents), twin('wasm', parents)]
+    const twins = [twin('clean', parents), twin('js', parents), twin('wasm', parents)]
     let seed = 7
     const random = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32) * 2 - 1
     for (let i = 0; i < roots; i++) {
@@ -274,7 +299,7 @@ describe('kernels: the WebAssembly pass gives the JavaScript pass’s bits', () 
       )
     }
     for (const t of twins) t.propagate()
-    expect(outcome(twins[1]!)).toEqual(outcome(twins[0]!))
+    expectSameOutcomes(twins)
     // The cancellations happened: many elements far below their terms.
     const world = twins[0]!.graph.store.world
     let tiny = 0
@@ -286,16 +311,18 @@ describe('kernels: the WebAssembly pass gives the JavaScript pass’s bits', () 
   it('refuses a product past float32 (keeps the last matrix), counts past 64 and lists the first 64 in order', () => {
     // 100 children under one root; each child's scale times the root's overflows float32 (1e30 · 1e30).
     const parents = [-1, ...Array.from({ length: 100 }, () => 0)]
-    const twins = [twin('js', parents), twin('wasm', parents)]
+    const twins = [twin('clean', parents), twin('js', parents), twin('wasm', parents)]
     for (let i = 0; i <= 100; i++) writeLocal(twins, i, [i, 0, 0, 0, 0, 0, 1, 1, 1, 1])
     for (const t of twins) t.propagate()
     const before = twins.map((t) => Array.from(bitsOf(t.graph.store.world)))
     expect(before[1]).toEqual(before[0])
+    expect(before[2]).toEqual(before[0])
     writeLocal(twins, 0, [0, 0, 0, 0, 0, 0, 1, 1e30, 1e30, 1e30])
     for (let i = 1; i <= 100; i++) writeLocal(twins, i, [i, 0, 0, 0, 0, 0, 1, 1e30, 1, 1])
     for (const t of twins) t.propagate()
-    const [js, wasm] = twins.map(outcome)
-    expect(wasm).toEqual(js)
+    const [js, wasm, clean] = [1, 2, 0].map((i) => outcome(twins[i]!))
+    expect(js).toEqual(clean)
+    expect(wasm).toEqual(clean)
     expect(js!.refused).toBe(100)
     expect(js!.recomputed).toBe(1) // the root alone
     // The first 64 refused in the pass's (parents-first) order, each with its matrix of before.

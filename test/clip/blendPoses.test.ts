@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { BLEND_S, BLEND_T, blendJointLayers, blendPaths } from '../../src/clip/blendLayers.ts'
+import { BLEND_S, BLEND_T, blendPaths, blendPoses, overridePose } from '../../src/clip/blendPoses.ts'
 import { JOINT_STRIDE } from '../../src/math/poseLayout.ts'
 import { expectQuatClose, refSlerp, unitQuatArb } from '../helpers/quat.ts'
 
@@ -24,7 +24,7 @@ function turned(q: readonly number[], angle: number): number[] {
   ]
 }
 
-describe('blendJointLayers', () => {
+describe('blendPoses', () => {
   it('lerps translation and scale and slerps rotation (series and arc paths) to 1e-6 of a Math.* slerp', () => {
     fc.assert(
       fc.property(
@@ -38,7 +38,7 @@ describe('blendJointLayers', () => {
           const a = Float32Array.from(joint([1, 2, 3], q, [1, 1, 1]))
           const b = Float32Array.from(joint([3, -2, 5], b0, [2, 0.5, 1]))
           const out = new Float32Array(JOINT_STRIDE)
-          blendJointLayers(out, 0, a, 0, b, 0, 1, Float64Array.of(w), 0)
+          blendPoses(out, 0, a, 0, b, 0, 1, w)
           for (const [k, lo, hi] of [
             [0, 1, 3],
             [1, 2, -2],
@@ -57,7 +57,7 @@ describe('blendJointLayers', () => {
     )
   })
 
-  it('nearUnit (layers) gives the default rotation to within one float32 ulp, the rest bit for bit', () => {
+  it('overridePose (layers) gives blendPoses’ rotation to within one float32 ulp, the rest bit for bit', () => {
     let differing = 0
     fc.assert(
       fc.property(
@@ -76,8 +76,9 @@ describe('blendJointLayers', () => {
           )
           const plain = new Float32Array(JOINT_STRIDE)
           const near = new Float32Array(JOINT_STRIDE)
-          blendJointLayers(plain, 0, a, 0, b, 0, 1, Float64Array.of(w), 0)
-          blendJointLayers(near, 0, a, 0, b, 0, 1, Float64Array.of(w), 0, null, true)
+          blendPoses(plain, 0, a, 0, b, 0, 1, w)
+          near.set(a)
+          overridePose(near, 0, b, 0, 1, w)
           for (const k of [0, 1, 2, 7, 8, 9]) expect(near[k]).toBe(plain[k])
           for (let k = 3; k < 7; k++) {
             const ulp = 2 ** (Math.floor(Math.log2(Math.max(Math.abs(plain[k]!), 2 ** -126))) - 23)
@@ -96,14 +97,14 @@ describe('blendJointLayers', () => {
     const a = Float32Array.from(joint([1, 2, 3], [0, 0, 0.6, 0.8], [1, 1, 1]))
     const b = Float32Array.from(joint([4, 5, 6], [0.6, 0, 0, 0.8], [2, 2, 2]))
     const out = new Float32Array(JOINT_STRIDE)
-    blendJointLayers(out, 0, a, 0, b, 0, 1, Float64Array.of(0), 0)
+    blendPoses(out, 0, a, 0, b, 0, 1, 0)
     expect(out).toEqual(a)
-    blendJointLayers(out, 0, a, 0, b, 0, 1, Float64Array.of(1), 0)
+    blendPoses(out, 0, a, 0, b, 0, 1, 1)
     expect(out).toEqual(b)
     const copy = a.slice()
-    blendJointLayers(copy, 0, copy, 0, b, 0, 1, Float64Array.of(0.5), 0)
+    blendPoses(copy, 0, copy, 0, b, 0, 1, 0.5)
     const fresh = new Float32Array(JOINT_STRIDE)
-    blendJointLayers(fresh, 0, a, 0, b, 0, 1, Float64Array.of(0.5), 0)
+    blendPoses(fresh, 0, a, 0, b, 0, 1, 0.5)
     expect(copy).toEqual(fresh)
   })
 })
@@ -147,8 +148,8 @@ describe('blendPaths', () => {
             }
           }
           // out starts as a (a fade's ANIM starts as its FROM): masked and full blends agree bit for bit.
-          const full = blendJointLayers(a.slice(), 0, a, 0, b, 0, n, Float64Array.of(w), 0)
-          const masked = blendJointLayers(a.slice(), 0, a, 0, b, 0, n, Float64Array.of(w), 0, paths)
+          const full = blendPoses(a.slice(), 0, a, 0, b, 0, n, w)
+          const masked = blendPoses(a.slice(), 0, a, 0, b, 0, n, w, paths)
           for (let i = 0; i < full.length; i++) expect(Object.is(masked[i], full[i]), `float ${i}`).toBe(true)
         },
       ),

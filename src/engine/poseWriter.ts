@@ -1,29 +1,12 @@
-import type { SceneNodeStore } from '../components/SceneNode.ts'
-import { JOINT_STRIDE } from '../components/Pose.ts'
-import { primeWriter } from '../src/engine/v8.ts'
+import type { SceneNodeStore } from '../skeleton/sceneNodes.ts'
+import { JOINT_STRIDE } from '../math/poseLayout.ts'
+import { primeWriter } from './v8.ts'
 
 /**
- * Writes a pose into the scene graph: joint j's 10 floats (`pose[poseOffset + j·10 ..]`, layout of
- * src/math/poseLayout.ts) become the local T/R/S of SceneNode entity `jointIndices[jointStart + j]`, for
- * j < count. A node is written and marked dirty only when a value actually changed (compared by value as
- * float32), so still joints cost no world-matrix work downstream. Returns how many nodes changed.
- *
- * The last line of defence against non-finite values: a joint whose 10 floats are not all finite is not written
- * (its node keeps its last good local transform) and is counted in `nonFinite[0]` when that is given (set, not
- * added to). Entity 0 (bitecs never issues it) marks a joint whose entity is gone and is skipped.
- * Allocation-free; otherwise trusts its arguments (entities are SceneNodes, offsets in range).
+ * The fast form of the pose write-out, applyPoseToSceneGraph (src/skeleton/sceneNodes.ts, which says what it
+ * does): one writer per scene-node store, a closure over its arrays, primed when made (v8.ts says why).
+ * test/engine/poseWriter.test.ts holds it to the clean form bit for bit.
  */
-export function applyPoseToSceneGraph(
-  nodes: SceneNodeStore,
-  pose: Float32Array,
-  jointIndices: ArrayLike<number>,
-  poseOffset = 0,
-  jointStart = 0,
-  count = jointIndices.length - jointStart,
-  nonFinite: Uint32Array | null = null,
-): number {
-  return poseWriter(nodes)(pose, jointIndices, poseOffset, jointStart, count, nonFinite)
-}
 
 /** applyPoseToSceneGraph bound to one scene graph's store (all arguments required). */
 export type PoseWriter = (
@@ -37,11 +20,7 @@ export type PoseWriter = (
 
 const writers = new WeakMap<SceneNodeStore, PoseWriter>()
 
-/**
- * The one PoseWriter of a scene graph's store (made on first use). A closure over the store's arrays rather
- * than a function taking them: with one plugin in the process V8 specializes a closure's code to the arrays it
- * closed over (about a tenth of this loop; see propagateTransforms).
- */
+/** The one PoseWriter of a scene graph's store (made on first use). */
 export function poseWriter(nodes: SceneNodeStore): PoseWriter {
   let writer = writers.get(nodes)
   if (!writer) {
@@ -55,8 +34,6 @@ export function poseWriter(nodes: SceneNodeStore): PoseWriter {
 function createPoseWriter(nodes: SceneNodeStore): PoseWriter {
   const { translation: tr, rotation: rot, scale: sc, dirty } = nodes
   return function writePose(pose, jointIndices, poseOffset, jointStart, count, nonFinite) {
-    // Read once into a local: V8 11 reads an imported binding from the module context, with a check, at every
-    // use (8% of this loop).
     const STRIDE = JOINT_STRIDE
     let changed = 0
     let rejected = 0

@@ -1,9 +1,6 @@
 /**
- * Float arguments of the sampling kernels (sample.ts, squad.ts, arcKernels.ts) travel through this scratch rather than call arguments: V8
- * boxes (allocates 16 bytes for) every float passed to or returned from a call it does not inline, and sampling
- * runs for every channel of every character every step. JavaScript is single-threaded and these kernels do not
- * re-enter, so one scratch is safe. The hot kinds (lerp, slerp, Hermite) are written inline in `sampleList`,
- * whose float locals never cross a call; only the rarer paths below are calls.
+ * The fast sampler's floats in memory rather than in call arguments (sample.ts, squad.ts, arcKernels.ts; why:
+ * src/engine/v8.ts). The kernels do not re-enter, and each thread has its own module, so one scratch is safe.
  *   [0] time   clip-local seconds being sampled
  *   [1] u      position in the current segment, [0, 1)
  *   [2] weight a slerp's fraction t (squad's outer slerp: its series coefficients, its wide-arc path)

@@ -1,18 +1,13 @@
 /**
- * sampleClipChannels samples a whole clip of every kind of channel in one pass, as
- * sampleChannel does each alone; LINEAR rotation: aligned keys and the folded sign.
+ * sampleClip keeps a cursor per time track; LINEAR rotation: aligned keys and the folded sign.
  * Tests use Math.* freely: they are the independent side of the comparison, not the deterministic path.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { buildClip, type Channel, type Clip } from '../../src/clip/clip.ts'
-import {
-  findSegment,
-  sampleChannel,
-  sampleClipChannels,
-  SHORT_ARC,
-  shortArcSin,
-} from '../../src/clip/sample.ts'
+import { buildClip, type Channel } from '../../src/clip/clip.ts'
+import { findSegment, sampleChannel, sampleClip } from '../../src/clip/sample.ts'
+import { SHORT_ARC, shortArcSin } from '../../src/clip/arcKernels.ts'
+import { mixedClip } from '../helpers/sampledClips.ts'
 import { detAcos, detSin, detSinArc } from '../../src/math/detmath.ts'
 import { slerpQuat, slerpQuatNoFlip } from '../../src/math/quat.ts'
 import {
@@ -28,124 +23,18 @@ import { buildRotationCaches } from '../../src/clip/rotationCache.ts'
 
 const f32 = (x: number) => Math.fround(x)
 
-/**
- * A clip mixing every kind, three time tracks interleaved (A B A C B A ...), a single-key channel, and a LINEAR
- * rotation whose keys include a negated one and one exactly 90° from a negated predecessor.
- */
-function mixedClip(): Clip {
-  const A = [0.25, 0.5, 1.25, 3]
-  const B = [0, 0.4, 0.8, 1.6, 2, 2.9]
-  const C = [1]
-  const q = (k: number, axis: number[]) => quatFromAxisAngle(axis, 0.4 + 0.7 * k)
-  const keysA = A.map((_, k) => (k === 2 ? q(k, [1, k - 1, 2]).map((x) => -x) : q(k, [1, k - 1, 2])))
-  const tangents = (n: number, c: number) => Array.from({ length: n * c }, (_, i) => Math.cos(2.3 * i) * 2)
-  const cubic = (keys: number[][], c: number) =>
-    keys.flatMap((v, k) => [...tangents(1, c).map((x) => x + k), ...v, ...tangents(1, c).map((x) => x - k)])
-  const vec = (n: number, c: number) =>
-    Array.from({ length: n }, (_, k) =>
-      Array.from({ length: c }, (_, j) => Math.sin(1.7 * k + 0.9 * j) * 3 + j),
-    )
-  const orthogonal = [
-    [0, 0, 0, 1],
-    [0, 0, 0.6, -0.8], // dot with the first < 0: negated when aligned
-    [0, 0, 0.8, 0.6], // exactly 90° from the second (dot 0)
-    [0.6, 0, 0, 0.8],
-  ]
-  return buildClip({
-    name: 'Mixed',
-    channels: [
-      { node: 0, path: 'translation', times: A, values: vec(4, 3).flat() },
-      { node: 0, path: 'rotation', times: B, values: B.flatMap((_, k) => q(k, [0, 1, k])) },
-      { node: 1, path: 'rotation', times: A, values: keysA.flat() },
-      { node: 1, path: 'scale', interpolation: 'STEP', times: A, values: vec(4, 3).flat() },
-      { node: 2, path: 'translation', times: C, values: [1, 2, 3] },
-      {
-        node: 2,
-        path: 'rotation',
-        interpolation: 'CUBICSPLINE',
-        times: B,
-        values: cubic(
-          B.map((_, k) => q(k, [2, 1, 0])),
-          4,
-        ),
-      },
-      { node: 3, path: 'weights', times: A, values: vec(4, 5).flat() },
-      { node: 3, path: 'translation', interpolation: 'CUBICSPLINE', times: B, values: cubic(vec(6, 3), 3) },
-      { node: 4, path: 'rotation', times: [0, 1, 2, 3], values: orthogonal.flat() },
-      {
-        node: 4,
-        path: 'rotation',
-        interpolation: 'STEP',
-        times: B,
-        values: B.flatMap((_, k) => q(k, [1, 1, 1])),
-      },
-    ],
-  })
-}
-
-describe('sampleClipChannels: the whole clip in one pass', () => {
+describe('sampleClip', () => {
   const clip = mixedClip()
   const n = clip.channels.length
-  const stride = 5
-  const times = [-1, 0, 0.1, 0.25, 0.3, 0.4, 0.5, 0.77, 1, 1.25, 1.6, 1.61, 2, 2.5, 2.9, 2.95, 3, 3.5, NaN]
-  for (let i = 0; i < 60; i++) times.push(((i * 0.6180339887) % 1) * 3.2 - 0.1)
 
-  /** Each channel alone with a fresh cursor: the reference. */
-  function perChannel(t: number, mode: 'slerp' | 'squad', binding: Int32Array): Float32Array {
-    const out = new Float32Array(n * stride).fill(-7)
-    clip.channels.forEach((ch, c) => {
-      if (binding[c]! >= 0) sampleChannel(out, binding[c]!, ch, t, new Uint32Array(1), 0, mode)
-    })
-    return out
-  }
-
-  it.each(['slerp', 'squad'] as const)(
-    '%s: equals sampling each channel alone, bit for bit, with stale cursors, every kind and boundary',
-    (mode) => {
-      // Channel 0 (the first of track A) unbound: the channels after it on track A still find their segment.
-      for (const unbound of [-1, 0, 2]) {
-        const binding = Int32Array.from({ length: n }, (_, c) => (c === unbound ? -1 : c * stride))
-        const cursors = new Uint32Array(2 * n)
-        const time = new Float64Array(1)
-        for (const t of [...times, ...times.slice().reverse()]) {
-          const out = new Float32Array(n * stride).fill(-7)
-          time[0] = t
-          sampleClipChannels(out, 0, clip, binding, time, 0, cursors, n, mode === 'squad')
-          expect(Array.from(out), `t = ${t}, unbound ${unbound}`).toEqual(
-            Array.from(perChannel(t, mode, binding)),
-          )
-          // Only the track leaders' cursor slots (in the half starting at n) are written.
-          for (let c = 0; c < n; c++) if (clip.channels[c]!.track !== c) expect(cursors[n + c]).toBe(0)
-          expect(Array.from(cursors.subarray(0, n)).every((x) => x === 0)).toBe(true)
-        }
-      }
-    },
-  )
-
-  it('keeps one cursor per track at cursorStart + track, equal to findSegment', () => {
-    const binding = Int32Array.from({ length: n }, (_, c) => c * stride)
-    const cursors = new Uint32Array(n)
-    const time = new Float64Array([1.3])
-    sampleClipChannels(new Float32Array(n * stride), 0, clip, binding, time, 0, cursors, 0, false)
-    for (const ch of clip.channels) {
-      if (ch.track !== clip.channels.indexOf(ch) || ch.times.length < 2) continue
-      expect(cursors[ch.track]).toBe(findSegment(ch.times, 1.3, 0))
-    }
-  })
-
-  it('garbage cursors (above 2^31, past the end) give the same result as fresh ones', () => {
-    const binding = Int32Array.from({ length: n }, (_, c) => c * stride)
-    const time = new Float64Array(1)
-    for (const junk of [0xffffffff, 0x80000000, 0x7fffffff, 1000]) {
-      for (const t of times) {
-        const cursors = new Uint32Array(n).fill(junk)
-        const out = new Float32Array(n * stride).fill(-7)
-        time[0] = t
-        sampleClipChannels(out, 0, clip, binding, time, 0, cursors, 0, false)
-        expect(Array.from(out), `t = ${t}, cursor ${junk}`).toEqual(
-          Array.from(perChannel(t, 'slerp', binding)),
-        )
-      }
+  it('keeps one cursor per track at cursorStart + track, equal to findSegment; the others untouched', () => {
+    const binding = Int32Array.from({ length: n }, (_, c) => c * 5)
+    const cursors = new Uint32Array(2 * n)
+    sampleClip(new Float32Array(n * 5), 0, clip, binding, 1.3, cursors, n)
+    expect(Array.from(cursors.subarray(0, n)).every((x) => x === 0)).toBe(true)
+    for (const [c, ch] of clip.channels.entries()) {
+      if (ch.track !== c) expect(cursors[n + c]).toBe(0)
+      else if (ch.times.length > 1) expect(cursors[n + c]).toBe(findSegment(ch.times, 1.3, 0))
     }
   })
 })

@@ -1,10 +1,23 @@
-import type { SceneNodeStore } from '../components/SceneNode.ts'
+import type { SceneNodeStore } from '../skeleton/sceneNodes.ts'
+import type { PropagationKernel } from './wasmKernels.ts'
+import { PROPAGATION_CHUNK, v8Measures } from './v8.ts'
 
 /**
- * The world-matrix propagation pass of propagateTransforms over one scene-node store, its parents-first `order`,
- * the list refused nodes go to (`refusedNodes`: the first as many as it holds) and `kept`. A pass over a
- * range of `order` that starts at a root and ends before one (or at the end) reads and writes only that range's
- * subtrees, so the worker threads of the `workers` option run disjoint ranges with passes of their own.
+ * World-matrix propagation's fast forms, and the one place that picks among them. The clean form is
+ * propagateWorldMatrices (src/skeleton/sceneNodes.ts, which says what propagation computes); here:
+ * - createPropagationPass: the same pass as a closure over one store's arrays with the matrix products written
+ *   out, run in chunks (v8.ts says why);
+ * - the WebAssembly pass of the `kernels: 'wasm'` option (wasmKernels.ts, propagate.wat);
+ * - the JavaScript pass split among worker threads (the `workers` option; the runner is systems/workers/pool.ts).
+ * choosePropagation picks one when the propagation system is made. test/engine/propagate.test.ts holds the
+ * JavaScript and the WebAssembly passes to the clean form bit for bit.
+ */
+
+/**
+ * propagateWorldMatrices over one scene-node store, its parents-first `order`, the list refused nodes go to
+ * (`refusedNodes`: the first as many as it holds) and `kept`, counting refusals itself. A pass over a range of
+ * `order` that starts at a root and ends before one (or at the end) reads and writes only that range's subtrees,
+ * so the worker threads of the `workers` option run disjoint ranges with passes of their own.
  */
 export interface PropagationPass {
   /** The pass over order[start, end): returns the nodes it recomputed. */
@@ -20,13 +33,6 @@ export function createPropagationPass(
   kept: Uint8Array,
 ): PropagationPass {
   const { translation, rotation, scale, parent, dirty, changed, world } = store
-  /**
-   * The pass over order[start, end). A function of its own, called on chunks of nodes (src/engine/v8.ts
-   * chunkPropagation): a loop over a whole crowd runs long enough in V8's unoptimized tiers to be compiled only
-   * on stack, and a chunk's loop is short, so the function is optimized as a whole. A closure over the store's
-   * arrays, not a module function taking them as arguments: with one plugin in the process V8 specializes the
-   * closure to those arrays.
-   */
   const fround = Math.fround
   const maxRefused = refusedNodes.length
   /** Nodes refused so far in this step's passes. */
@@ -41,9 +47,7 @@ export function createPropagationPass(
         changed[e] = 0
         continue
       }
-      // world = parentWorld · T·R·S with the parent affine (4th row 0 0 0 1), or T·R·S for a root (the formulas
-      // of composeMatrix, the same bits), written out: as calls (not inlined by V8 at this size) they cost a
-      // third of this loop.
+      // world = parentWorld · T·R·S (composeMatrix and multiplyAffine written out), or T·R·S for a root.
       const oo = e * 16
       const ro = e * 4
       const to = e * 3
@@ -114,12 +118,10 @@ export function createPropagationPass(
         m13 = p10 * tx + p11 * ty + p12 * tz + world[po + 13]!
         m14 = p20 * tx + p21 * ty + p22 * tz + world[po + 14]!
       }
-      // Finite locals can still give a product past float32's range: such a node keeps its last world matrix,
-      // and so (unchanged) do its descendants that are not dirty themselves. Rounded to float32 (as the store
-      // will), an element is ±∞ exactly when |m| ≥ F32_OVERFLOW, and then the sum of squares is at least
-      // F32_OVERFLOW² (rounding is monotone), as it is for a NaN (no comparison holds): only then are the
-      // elements rounded and summed, a NaN or ∞ anywhere making the sum NaN or ∞ (twelve finite float32 values
-      // sum finite). The squares cost half what twelve roundings do, on every node.
+      // Refused when an element rounds to ±∞ in float32 or is NaN: that is when |m| ≥ F32_OVERFLOW, and then
+      // the sum of squares is at least F32_OVERFLOW² (rounding is monotone), as it is for a NaN (no comparison
+      // holds): only then are the elements rounded and summed, a NaN or ∞ anywhere making the sum NaN or ∞
+      // (twelve finite float32 values sum finite). The squares cost half what twelve roundings do.
       const q =
         m0 * m0 +
         m1 * m1 +
@@ -175,3 +177,61 @@ export function createPropagationPass(
  */
 const F32_OVERFLOW = 3.4028235677973366e38 // 2^128 − 2^103 (a literal: the step uses no `**`)
 const F32_OVERFLOW_SQUARED = F32_OVERFLOW * F32_OVERFLOW
+
+/** What a propagation reads and writes of a scene graph (components/SceneNode.ts SceneGraph). */
+export interface PropagatedGraph {
+  readonly store: SceneNodeStore
+  readonly order: Int32Array
+  readonly refusedNodes: Int32Array
+  readonly kept: Uint8Array
+  readonly stats: { recomputed: number; refused: number }
+}
+
+/** Propagation split among worker threads (systems/workers/pool.ts Parallel), this thread running `pass`. */
+export interface ParallelPropagation {
+  propagate(graph: PropagatedGraph, pass: PropagationPass, n: number): void
+}
+
+/**
+ * The propagation of `graph` over order[0, n): world matrices, `graph.stats` and its refused list, as
+ * propagateWorldMatrices gives them.
+ */
+export type Propagate = (n: number) => void
+
+/**
+ * Picks the propagation once, when the system is made: the WebAssembly pass when `kernel` is given (a graph laid
+ * out in its memory, kernels 'wasm'), else the JavaScript pass, split among the workers when `parallel` is
+ * given, else run in chunks of PROPAGATION_CHUNK nodes (v8.ts chunkPropagation).
+ */
+export function choosePropagation(
+  graph: PropagatedGraph,
+  kernel: PropagationKernel | null,
+  parallel: ParallelPropagation | null,
+): Propagate {
+  if (kernel !== null) return wasmPropagation(graph, kernel)
+  const propagation = createPropagationPass(graph.store, graph.order, graph.refusedNodes, graph.kept)
+  if (parallel !== null) return (n) => parallel.propagate(graph, propagation, n)
+  const chunk = v8Measures().chunkPropagation ? PROPAGATION_CHUNK : 0x7fffffff
+  const { pass, takeRefused } = propagation
+  return function propagateInChunks(n: number): void {
+    let recomputed = 0
+    for (let start = 0; start < n; start += chunk)
+      recomputed += pass(start, start + chunk < n ? start + chunk : n)
+    graph.stats.recomputed = recomputed
+    graph.stats.refused = takeRefused()
+  }
+}
+
+/** The WebAssembly pass: one call over the whole order (it is compiled ahead, so no chunks). */
+function wasmPropagation(graph: PropagatedGraph, kernel: PropagationKernel): Propagate {
+  const { pass, refusedCount, refusedNodes } = kernel
+  const kept = graph.kept
+  return function propagateWasm(n: number): void {
+    refusedCount[0] = 0
+    graph.stats.recomputed = pass(0, n)
+    const refused = refusedCount[0]!
+    graph.stats.refused = refused
+    // As the JavaScript pass marks them (the kernel lists every refused node: its list is sized for all).
+    for (let i = 0; i < refused && i < refusedNodes.length; i++) kept[refusedNodes[i]!] = 1
+  }
+}
