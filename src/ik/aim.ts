@@ -1,0 +1,158 @@
+import { detSinCos } from '../math/detmath.ts'
+import { multiplyQuat } from '../math/quat.ts'
+import {
+  cross,
+  identityQuat,
+  invertMatrix,
+  quatFromAxisCos,
+  quatFromVectors,
+  rotateVector,
+  transformPoint,
+  transformVector,
+  weightQuat,
+} from './ikMath.ts'
+import { UNIT_TOLERANCE_SQ } from './twoBone.ts'
+
+/**
+ * Aim IK, ozz-animation's IKAimJob ported: the rotation of one joint that points a direction fixed in it
+ * (`forward`, from `offset`: a head's eyes) at a target, keeping its `up` on the side of `pole`.
+ *
+ * Inputs:
+ *   joint        the joint's model matrix, 16 doubles column-major (any transform; a singular one gives the
+ *                identity)
+ *   target       the point to aim at, model space (3 doubles)
+ *   forward      the aiming direction, joint-local, unit length (default +x)
+ *   offset       where the aim starts, joint-local (default the joint's origin)
+ *   up           joint-local; its turn about the aim line is chosen so it lies in the plane of `pole` and the
+ *                aim line (default +y; zero: no such turn)
+ *   pole         model space (default +y); the result flips where target and pole are aligned
+ *   twistAngle   radians about the aim line (default 0)
+ *   weight       in [0, 1] (clamped; default 1): normalized lerp from the identity
+ * Outputs (caller-owned): `correction`, 4 doubles, w ≥ 0, the local-space correction (`local · correction`);
+ * `reached`, false when the target lies inside the offset's sphere (then the correction is the identity).
+ *
+ * runAimJob returns false, writing nothing, for a job validateAimJob refuses. Deviation from ozz: a weight
+ * below 1 lerps from the w ≥ 0 form (ozz lerps the unflipped one, the long way round when its w < 0). Doubles,
+ * exact reciprocals, no arc cosine. Allocates nothing.
+ */
+export interface AimJob {
+  joint: Float64Array | null
+  readonly target: Float64Array
+  readonly forward: Float64Array
+  readonly offset: Float64Array
+  readonly up: Float64Array
+  readonly pole: Float64Array
+  twistAngle: number
+  weight: number
+  correction: Float64Array | null
+  reached: boolean
+}
+
+/** A job with ozz's defaults: forward +x, up +y, pole +y, no offset, twist or matrix, weight 1. */
+export function createAimJob(): AimJob {
+  return {
+    joint: null,
+    target: new Float64Array(3),
+    forward: Float64Array.of(1, 0, 0),
+    offset: new Float64Array(3),
+    up: Float64Array.of(0, 1, 0),
+    pole: Float64Array.of(0, 1, 0),
+    twistAngle: 0,
+    weight: 1,
+    correction: null,
+    reached: false,
+  }
+}
+
+/** Whether the job can run: a matrix of 16, an output of 4, a unit forward (ozz's Validate). */
+export function validateAimJob(job: AimJob): boolean {
+  const f = job.forward
+  const len2 = f[0]! * f[0]! + f[1]! * f[1]! + f[2]! * f[2]!
+  return (
+    job.joint !== null &&
+    job.joint.length >= 16 &&
+    job.correction !== null &&
+    job.correction.length >= 4 &&
+    Math.abs(len2 - 1) < UNIT_TOLERANCE_SQ
+  )
+}
+
+/** Scratch: the inverse, vectors in joint space (js), quaternions, numbers. */
+const INV = 0
+const TARGET_JS = 16
+const FORWARD = 19
+const UP = 22
+const POLE_JS = 25
+const REF = 28
+const NORMAL = 31
+const AXIS = 34
+const AIM = 38
+const PLANE = 42
+const TWIST = 46
+const NUM = 50
+const s = new Float64Array(54)
+const sinCos = new Float64Array(2)
+
+export function runAimJob(job: AimJob): boolean {
+  if (!validateAimJob(job)) return false
+  const out = job.correction!
+  invertMatrix(s, INV, job.joint!, 0)
+  transformPoint(s, TARGET_JS, s, INV, job.target, 0)
+  const target2 = len2(TARGET_JS)
+  const reached = offsettedForward(job, target2)
+  job.reached = reached
+  if (!reached || target2 === 0) {
+    identityQuat(out, 0)
+    return true
+  }
+  quatFromVectors(s, AIM, s, FORWARD, s, TARGET_JS)
+  rotateVector(s, UP, s, AIM, job.up, 0)
+  transformVector(s, POLE_JS, s, INV, job.pole, 0)
+  cross(s, REF, s, POLE_JS, s, TARGET_JS)
+  cross(s, NORMAL, s, UP, s, TARGET_JS)
+  const ref2 = len2(REF)
+  const normal2 = len2(NORMAL)
+  const rt = 1 / Math.sqrt(target2)
+  for (let k = 0; k < 3; k++) s[AXIS + k] = s[TARGET_JS + k]! * rt
+  if (normal2 !== 0 && ref2 !== 0) {
+    // Turn about the aim line that brings up's plane onto the pole's; the axis flipped by the side up is on.
+    s[NUM] = dotAt(NORMAL, REF) / Math.sqrt(normal2 * ref2)
+    const flip = dotAt(REF, UP) < 0 ? -1 : 1
+    for (let k = 0; k < 3; k++) s[TWIST + k] = s[AXIS + k]! * flip
+    quatFromAxisCos(s, PLANE, s, TWIST, s, NUM)
+    multiplyQuat(s, AIM, s, PLANE, s, AIM)
+  }
+  if (job.twistAngle !== 0) {
+    detSinCos(sinCos, 0.5 * job.twistAngle)
+    for (let k = 0; k < 3; k++) s[TWIST + k] = s[AXIS + k]! * sinCos[0]!
+    s[TWIST + 3] = sinCos[1]!
+    multiplyQuat(s, AIM, s, TWIST, s, AIM)
+  }
+  s[NUM + 1] = job.weight
+  weightQuat(out, 0, s, AIM, s, NUM + 1)
+  return true
+}
+
+function len2(o: number): number {
+  return s[o]! * s[o]! + s[o + 1]! * s[o + 1]! + s[o + 2]! * s[o + 2]!
+}
+
+function dotAt(a: number, b: number): number {
+  return s[a]! * s[b]! + s[a + 1]! * s[b + 1]! + s[a + 2]! * s[b + 2]!
+}
+
+/**
+ * FORWARD: the direction from the joint to where the line from `offset` along `forward` meets the sphere through
+ * the target (centred on the joint), so that aiming it at the target aims the offset's line there. False when the
+ * offset's line misses that sphere (the target is too close). See ozz's media/doc/src/ik_aim_offset.svg.
+ */
+function offsettedForward(job: AimJob, r2: number): boolean {
+  const f = job.forward
+  const o = job.offset
+  const ao = f[0]! * o[0]! + f[1]! * o[1]! + f[2]! * o[2]!
+  const ac2 = o[0]! * o[0]! + o[1]! * o[1]! + o[2]! * o[2]! - ao * ao
+  if (ac2 > r2) return false
+  const ai = Math.sqrt(r2 - ac2)
+  for (let k = 0; k < 3; k++) s[FORWARD + k] = o[k]! + f[k]! * (ai - ao)
+  return true
+}

@@ -1,0 +1,281 @@
+import type { FloatArray } from '../math/quat.ts'
+
+/**
+ * The vector, quaternion and 4×4 matrix helpers the IK jobs share, on `(array, offset)` pairs in doubles,
+ * out first (gl-matrix style). Floats never cross these calls as arguments: V8 boxes a double passed to or
+ * returned from a call it does not inline (an allocation per call in the fixed step). Matrices are
+ * column-major (src/math/transform.ts); quaternions [x, y, z, w]. Only + - * / and Math.sqrt: the same bits in
+ * every engine. Each writes `out` after reading its inputs, so `out` may alias an input of the same layout.
+ * Nothing here allocates.
+ */
+
+/** `out[oo..oo+16)` = inverse of `m[mo..)`, or all zeros when `m` is not invertible (ozz's Invert). */
+export function invertMatrix(out: Float64Array, oo: number, m: FloatArray, mo: number): Float64Array {
+  const a00 = m[mo]!
+  const a01 = m[mo + 1]!
+  const a02 = m[mo + 2]!
+  const a03 = m[mo + 3]!
+  const a10 = m[mo + 4]!
+  const a11 = m[mo + 5]!
+  const a12 = m[mo + 6]!
+  const a13 = m[mo + 7]!
+  const a20 = m[mo + 8]!
+  const a21 = m[mo + 9]!
+  const a22 = m[mo + 10]!
+  const a23 = m[mo + 11]!
+  const a30 = m[mo + 12]!
+  const a31 = m[mo + 13]!
+  const a32 = m[mo + 14]!
+  const a33 = m[mo + 15]!
+  const b00 = a00 * a11 - a01 * a10
+  const b01 = a00 * a12 - a02 * a10
+  const b02 = a00 * a13 - a03 * a10
+  const b03 = a01 * a12 - a02 * a11
+  const b04 = a01 * a13 - a03 * a11
+  const b05 = a02 * a13 - a03 * a12
+  const b06 = a20 * a31 - a21 * a30
+  const b07 = a20 * a32 - a22 * a30
+  const b08 = a20 * a33 - a23 * a30
+  const b09 = a21 * a32 - a22 * a31
+  const b10 = a21 * a33 - a23 * a31
+  const b11 = a22 * a33 - a23 * a32
+  const det = b00 * b11 - b01 * b10 + b02 * b09 + b03 * b08 - b04 * b07 + b05 * b06
+  if (det === 0 || det - det !== 0) {
+    out.fill(0, oo, oo + 16)
+    return out
+  }
+  const d = 1 / det
+  out[oo] = (a11 * b11 - a12 * b10 + a13 * b09) * d
+  out[oo + 1] = (a02 * b10 - a01 * b11 - a03 * b09) * d
+  out[oo + 2] = (a31 * b05 - a32 * b04 + a33 * b03) * d
+  out[oo + 3] = (a22 * b04 - a21 * b05 - a23 * b03) * d
+  out[oo + 4] = (a12 * b08 - a10 * b11 - a13 * b07) * d
+  out[oo + 5] = (a00 * b11 - a02 * b08 + a03 * b07) * d
+  out[oo + 6] = (a32 * b02 - a30 * b05 - a33 * b01) * d
+  out[oo + 7] = (a20 * b05 - a22 * b02 + a23 * b01) * d
+  out[oo + 8] = (a10 * b10 - a11 * b08 + a13 * b06) * d
+  out[oo + 9] = (a01 * b08 - a00 * b10 - a03 * b06) * d
+  out[oo + 10] = (a30 * b04 - a31 * b02 + a33 * b00) * d
+  out[oo + 11] = (a21 * b02 - a20 * b04 - a23 * b00) * d
+  out[oo + 12] = (a11 * b07 - a10 * b09 - a12 * b06) * d
+  out[oo + 13] = (a00 * b09 - a01 * b07 + a02 * b06) * d
+  out[oo + 14] = (a31 * b01 - a30 * b03 - a32 * b00) * d
+  out[oo + 15] = (a20 * b03 - a21 * b01 + a22 * b00) * d
+  return out
+}
+
+/** out = m · (v, 1): the point `v[vo..vo+3)` through matrix `m[mo..)` (affine: the last row is 0 0 0 1). */
+export function transformPoint(
+  out: Float64Array,
+  oo: number,
+  m: FloatArray,
+  mo: number,
+  v: FloatArray,
+  vo: number,
+): Float64Array {
+  const x = v[vo]!
+  const y = v[vo + 1]!
+  const z = v[vo + 2]!
+  out[oo] = m[mo]! * x + m[mo + 4]! * y + m[mo + 8]! * z + m[mo + 12]!
+  out[oo + 1] = m[mo + 1]! * x + m[mo + 5]! * y + m[mo + 9]! * z + m[mo + 13]!
+  out[oo + 2] = m[mo + 2]! * x + m[mo + 6]! * y + m[mo + 10]! * z + m[mo + 14]!
+  return out
+}
+
+/** out = m · (v, 0): the direction `v[vo..vo+3)` through matrix `m[mo..)` (no translation). */
+export function transformVector(
+  out: Float64Array,
+  oo: number,
+  m: FloatArray,
+  mo: number,
+  v: FloatArray,
+  vo: number,
+): Float64Array {
+  const x = v[vo]!
+  const y = v[vo + 1]!
+  const z = v[vo + 2]!
+  out[oo] = m[mo]! * x + m[mo + 4]! * y + m[mo + 8]! * z
+  out[oo + 1] = m[mo + 1]! * x + m[mo + 5]! * y + m[mo + 9]! * z
+  out[oo + 2] = m[mo + 2]! * x + m[mo + 6]! * y + m[mo + 10]! * z
+  return out
+}
+
+/** out = q · v · q⁻¹: vector `v[vo..)` rotated by the unit quaternion `q[qo..)`. */
+export function rotateVector(
+  out: Float64Array,
+  oo: number,
+  q: FloatArray,
+  qo: number,
+  v: FloatArray,
+  vo: number,
+): Float64Array {
+  const qx = q[qo]!
+  const qy = q[qo + 1]!
+  const qz = q[qo + 2]!
+  const qw = q[qo + 3]!
+  const vx = v[vo]!
+  const vy = v[vo + 1]!
+  const vz = v[vo + 2]!
+  const tx = 2 * (qy * vz - qz * vy)
+  const ty = 2 * (qz * vx - qx * vz)
+  const tz = 2 * (qx * vy - qy * vx)
+  out[oo] = vx + qw * tx + (qy * tz - qz * ty)
+  out[oo + 1] = vy + qw * ty + (qz * tx - qx * tz)
+  out[oo + 2] = vz + qw * tz + (qx * ty - qy * tx)
+  return out
+}
+
+/** out = a × b. */
+export function cross(
+  out: Float64Array,
+  oo: number,
+  a: FloatArray,
+  ao: number,
+  b: FloatArray,
+  bo: number,
+): Float64Array {
+  const ax = a[ao]!
+  const ay = a[ao + 1]!
+  const az = a[ao + 2]!
+  const bx = b[bo]!
+  const by = b[bo + 1]!
+  const bz = b[bo + 2]!
+  out[oo] = ay * bz - az * by
+  out[oo + 1] = az * bx - ax * bz
+  out[oo + 2] = ax * by - ay * bx
+  return out
+}
+
+/**
+ * The quaternion that turns direction `from[fo..)` into `to[to_..)` about the axis perpendicular to both
+ * (ozz's SimdQuaternion::FromVectors, lolengine's method): the identity when either is (near) zero; for
+ * opposite directions, a half turn about an axis perpendicular to `from`. Neither needs to be unit length.
+ */
+export function quatFromVectors(
+  out: Float64Array,
+  oo: number,
+  from: FloatArray,
+  fo: number,
+  to: FloatArray,
+  to_: number,
+): Float64Array {
+  const fx = from[fo]!
+  const fy = from[fo + 1]!
+  const fz = from[fo + 2]!
+  const tx = to[to_]!
+  const ty = to[to_ + 1]!
+  const tz = to[to_ + 2]!
+  const norms = Math.sqrt((fx * fx + fy * fy + fz * fz) * (tx * tx + ty * ty + tz * tz))
+  if (!(norms >= 1e-6)) return identityQuat(out, oo)
+  const real = norms + fx * tx + fy * ty + fz * tz
+  let x: number
+  let y: number
+  let z: number
+  let w: number
+  if (real < 1e-6 * norms) {
+    // Opposite: any axis perpendicular to `from` (normalized below with the rest).
+    w = 0
+    if (Math.abs(fx) > Math.abs(fz)) {
+      x = -fy
+      y = fx
+      z = 0
+    } else {
+      x = 0
+      y = -fz
+      z = fy
+    }
+  } else {
+    x = fy * tz - fz * ty
+    y = fz * tx - fx * tz
+    z = fx * ty - fy * tx
+    w = real
+  }
+  const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w)
+  out[oo] = x * inv
+  out[oo + 1] = y * inv
+  out[oo + 2] = z * inv
+  out[oo + 3] = w * inv
+  return out
+}
+
+/**
+ * The rotation about the unit `axis[ao..)` whose angle has cosine `cs[co]` in [-1, 1] (clamped), its angle in
+ * [0, π] (ozz's FromAxisCosAngle): sin and cos of the half angle from the half-angle formulas, no arc cosine.
+ */
+export function quatFromAxisCos(
+  out: Float64Array,
+  oo: number,
+  axis: FloatArray,
+  ao: number,
+  cs: FloatArray,
+  co: number,
+): Float64Array {
+  const c = cs[co]!
+  const clamped = c > 1 ? 1 : c < -1 ? -1 : c
+  const halfCos2 = (1 + clamped) * 0.5
+  const halfSin = Math.sqrt(1 - halfCos2)
+  out[oo] = axis[ao]! * halfSin
+  out[oo + 1] = axis[ao + 1]! * halfSin
+  out[oo + 2] = axis[ao + 2]! * halfSin
+  out[oo + 3] = Math.sqrt(halfCos2)
+  return out
+}
+
+/** Writes the identity quaternion. */
+export function identityQuat(out: Float64Array, oo: number): Float64Array {
+  out[oo] = 0
+  out[oo + 1] = 0
+  out[oo + 2] = 0
+  out[oo + 3] = 1
+  return out
+}
+
+/**
+ * The weighted correction: `q[qo..)` with w made ≥ 0 (the short way from the identity), then, for a weight
+ * `weight[wo]` below 1, normalized lerp from the identity by max(0, weight) (ozz's WeightOutput).
+ */
+export function weightQuat(
+  out: Float64Array,
+  oo: number,
+  q: FloatArray,
+  qo: number,
+  weight: FloatArray,
+  wo: number,
+): Float64Array {
+  const sign = q[qo + 3]! < 0 ? -1 : 1
+  let x = q[qo]! * sign
+  let y = q[qo + 1]! * sign
+  let z = q[qo + 2]! * sign
+  let w = q[qo + 3]! * sign
+  const t = weight[wo]!
+  if (t < 1) {
+    const k = t > 0 ? t : 0
+    x *= k
+    y *= k
+    z *= k
+    w = 1 + (w - 1) * k
+    const inv = 1 / Math.sqrt(x * x + y * y + z * z + w * w)
+    x *= inv
+    y *= inv
+    z *= inv
+    w *= inv
+  }
+  out[oo] = x
+  out[oo + 1] = y
+  out[oo + 2] = z
+  out[oo + 3] = w
+  return out
+}
+
+/** |v|² of `v[vo..vo+3)`. */
+export function lengthSquared(v: FloatArray, vo: number): number {
+  const x = v[vo]!
+  const y = v[vo + 1]!
+  const z = v[vo + 2]!
+  return x * x + y * y + z * z
+}
+
+/** a · b of two 3-vectors. */
+export function dot(a: FloatArray, ao: number, b: FloatArray, bo: number): number {
+  return a[ao]! * b[bo]! + a[ao + 1]! * b[bo + 1]! + a[ao + 2]! * b[bo + 2]!
+}
