@@ -56,7 +56,7 @@ function jobFor(bones: Bone[], target: Vec3, method: number, iterations: number)
 
 /** World positions of the chain after the job's corrections, rebuilt from the local transforms. */
 function solvedPositions(spec: ChainSpec, job: ChainJob): Vec3[] {
-  let world = new Float64Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1])
+  let world: Float64Array = new Float64Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1])
   const out: Vec3[] = []
   spec.offsets.forEach((o, i) => {
     const q = new Quaternion(...spec.turns[i]!).normalize()
