@@ -279,3 +279,58 @@ export function lengthSquared(v: FloatArray, vo: number): number {
 export function dot(a: FloatArray, ao: number, b: FloatArray, bo: number): number {
   return a[ao]! * b[bo]! + a[ao + 1]! * b[bo + 1]! + a[ao + 2]! * b[bo + 2]!
 }
+
+/**
+ * The rotation of matrix `m[mo..)` as a unit quaternion (columns normalized first, so a scaled matrix gives its
+ * rotation; Shepperd's method). A mirrored matrix has no such rotation: the result is then meaningless.
+ */
+export function quatFromMatrix(out: Float64Array, oo: number, m: FloatArray, mo: number): Float64Array {
+  const c0 = 1 / Math.sqrt(m[mo]! * m[mo]! + m[mo + 1]! * m[mo + 1]! + m[mo + 2]! * m[mo + 2]!)
+  const c1 = 1 / Math.sqrt(m[mo + 4]! * m[mo + 4]! + m[mo + 5]! * m[mo + 5]! + m[mo + 6]! * m[mo + 6]!)
+  const c2 = 1 / Math.sqrt(m[mo + 8]! * m[mo + 8]! + m[mo + 9]! * m[mo + 9]! + m[mo + 10]! * m[mo + 10]!)
+  const m00 = m[mo]! * c0
+  const m10 = m[mo + 1]! * c0
+  const m20 = m[mo + 2]! * c0
+  const m01 = m[mo + 4]! * c1
+  const m11 = m[mo + 5]! * c1
+  const m21 = m[mo + 6]! * c1
+  const m02 = m[mo + 8]! * c2
+  const m12 = m[mo + 9]! * c2
+  const m22 = m[mo + 10]! * c2
+  const trace = m00 + m11 + m22
+  let x: number
+  let y: number
+  let z: number
+  let w: number
+  if (trace > 0) {
+    const k = 0.5 / Math.sqrt(trace + 1)
+    w = 0.25 / k
+    x = (m21 - m12) * k
+    y = (m02 - m20) * k
+    z = (m10 - m01) * k
+  } else if (m00 > m11 && m00 > m22) {
+    const k = 2 * Math.sqrt(1 + m00 - m11 - m22)
+    w = (m21 - m12) / k
+    x = 0.25 * k
+    y = (m01 + m10) / k
+    z = (m02 + m20) / k
+  } else if (m11 > m22) {
+    const k = 2 * Math.sqrt(1 + m11 - m00 - m22)
+    w = (m02 - m20) / k
+    x = (m01 + m10) / k
+    y = 0.25 * k
+    z = (m12 + m21) / k
+  } else {
+    const k = 2 * Math.sqrt(1 + m22 - m00 - m11)
+    w = (m10 - m01) / k
+    x = (m02 + m20) / k
+    y = (m12 + m21) / k
+    z = 0.25 * k
+  }
+  const n = 1 / Math.sqrt(x * x + y * y + z * z + w * w)
+  out[oo] = x * n
+  out[oo + 1] = y * n
+  out[oo + 2] = z * n
+  out[oo + 3] = w * n
+  return out
+}

@@ -1,0 +1,175 @@
+import { RaycastResult, Vec3, type RayOptions } from 'cannon-es'
+import { conjugateQuat, multiplyQuat } from '../src/math/quat.ts'
+import {
+  invertMatrix,
+  quatFromMatrix,
+  quatFromVectors,
+  transformVector,
+  weightQuat,
+} from '../src/ik/ikMath.ts'
+import { JOINT_STRIDE, POSE_ANIM, poseOffset } from '../components/Pose.ts'
+import { beginEdit, jointWorld } from './poseEdits.ts'
+import { applyCorrection, reachTwoBone, TWO_BONE_TARGET, worldInto, type IKInput } from './ik.ts'
+import {
+  F_LEFT_REST_AXIS,
+  F_RIGHT_REST_AXIS,
+  F_WEIGHT,
+  GROUND_FUNCTION,
+  I_GROUND,
+  type IKSolver,
+} from './ikState.ts'
+
+/**
+ * Foot placement ('feet'): each foot to the ground under it, the pelvis lowered so both reach, each foot turned
+ * to the ground's slope. The ground is world +y up: under each foot's animated position (x, z), its height and
+ * normal come from a ray down the plugin's cannon-es world (from a leg's length above the character's origin to
+ * a leg's length below; every body counts) or from the game's height function (the normal by central
+ * differences a twentieth of the leg apart). The animated feet stand on the character's ground plane (its
+ * entity's height): each foot rises or sinks by the ground's height there above that plane; the pelvis sinks by
+ * the lower of the two (never rises); then each leg reaches its foot's place by two-bone IK (bending as
+ * animated), and the foot turns by the shortest arc from +y to the normal (not on slopes over 45°). The
+ * solver's weight scales the heights and the turn. A foot with no ground (a ray that hits nothing, a height
+ * that is not finite) stays as animated. Throws only what the game's function throws.
+ */
+export function solveFeet(ctx: IKInput, eid: number, s: IKSolver): void {
+  const weight = s.f[F_WEIGHT]!
+  const joints = s.joints
+  jointWorld(ctx, eid, joints[0]!)
+  const rootY = ctx.poseEdits.world.root[13]!
+  for (let leg = 0; leg < 2; leg++) {
+    const o = 3 * leg
+    const hip = jointWorld(ctx, eid, joints[o]!)
+    const knee = jointWorld(ctx, eid, joints[o + 1]!)
+    const foot = jointWorld(ctx, eid, joints[o + 2]!)
+    const m = ctx.poseEdits.world.matrices
+    const length = distance(m, hip, m, knee) + distance(m, knee, m, foot)
+    for (let k = 0; k < 3; k++) feet[8 * leg + k] = m[foot + 12 + k]!
+    quatFromMatrix(feet, 8 * leg + 3, m, foot)
+    ground(ctx, s, feet[8 * leg]!, feet[8 * leg + 2]!, rootY, length, leg)
+  }
+  const drop = Math.min(0, heights[0]!, heights[1]!) * weight
+  if (drop < 0) lowerPelvis(ctx, eid, joints[6]!, drop)
+  for (let leg = 0; leg < 2; leg++) {
+    const rise = heights[leg]! * weight
+    const tilt = normals[4 * leg + 3]! > 0
+    if (rise === 0 && drop === 0 && !tilt) continue
+    const t = TWO_BONE_TARGET
+    t[0] = feet[8 * leg]!
+    t[1] = feet[8 * leg + 1]! + rise
+    t[2] = feet[8 * leg + 2]!
+    reachTwoBone(
+      ctx,
+      eid,
+      joints,
+      3 * leg,
+      s.f,
+      leg === 0 ? F_LEFT_REST_AXIS : F_RIGHT_REST_AXIS,
+      false,
+      1,
+      0,
+      1,
+    )
+    if (tilt) alignFoot(ctx, eid, joints[3 * leg + 2]!, leg, weight)
+  }
+}
+
+/** Per foot (8 each): its animated world position and world rotation. */
+const feet = new Float64Array(16)
+/** Per foot: the ground's height above the character's plane (0 for none). */
+const heights = new Float64Array(2)
+/** Per foot (4 each): the ground's normal, and 1 in [3] when the foot is to turn to it. */
+const normals = new Float64Array(8)
+const UP = Float64Array.of(0, 1, 0)
+/** cos 45°: steeper ground does not turn the foot. */
+const MAX_TILT_COS = Math.SQRT1_2
+
+const from = new Vec3()
+const to = new Vec3()
+const hit = new RaycastResult()
+const noop = (): void => {}
+// One options object for every ray: raycastClosest writes its fields, and a missing callback allocates one.
+const ray: RayOptions = { skipBackfaces: true, callback: noop }
+
+/** The ground under (x, z): heights[leg] and normals[4·leg..] (see solveFeet). */
+function ground(
+  ctx: IKInput,
+  s: IKSolver,
+  x: number,
+  z: number,
+  rootY: number,
+  length: number,
+  leg: number,
+): void {
+  heights[leg] = 0
+  normals[4 * leg + 3] = 0
+  let y: number
+  const n = normals
+  const o = 4 * leg
+  if (s.i[I_GROUND] === GROUND_FUNCTION) {
+    const g = s.ground!
+    y = g(x, z)
+    const e = length > 0 ? 0.05 * length : 1e-3
+    const dx = (g(x + e, z) - g(x - e, z)) / (2 * e)
+    const dz = (g(x, z + e) - g(x, z - e)) / (2 * e)
+    n[o] = -dx
+    n[o + 1] = 1
+    n[o + 2] = -dz
+  } else {
+    from.set(x, rootY + length, z)
+    to.set(x, rootY - length, z)
+    if (!ctx.physics.raycastClosest(from, to, ray, hit)) return
+    y = hit.hitPointWorld.y
+    n[o] = hit.hitNormalWorld.x
+    n[o + 1] = hit.hitNormalWorld.y
+    n[o + 2] = hit.hitNormalWorld.z
+  }
+  if (typeof y !== 'number' || y - y !== 0) return
+  heights[leg] = y - rootY
+  const l = Math.sqrt(n[o]! * n[o]! + n[o + 1]! * n[o + 1]! + n[o + 2]! * n[o + 2]!)
+  if (!(l > 0) || n[o + 1]! / l < MAX_TILT_COS) return
+  for (let k = 0; k < 3; k++) n[o + k] = n[o + k]! / l
+  // Flat ground turns nothing.
+  n[o + 3] = n[o + 1]! < 1 ? 1 : 0
+}
+
+const scratch = new Float64Array(32)
+
+/** The pelvis moved `drop` (≤ 0) along world y: its local translation by its parent's inverse. */
+function lowerPelvis(ctx: IKInput, eid: number, pelvis: number, drop: number): void {
+  const { Pose } = ctx.stores
+  const parent = ctx.assets[Pose.asset[eid]!]!.jointParents[pelvis]!
+  if (parent < 0) for (let k = 0; k < 16; k++) scratch[k] = ctx.poseEdits.world.root[k]!
+  else worldInto(ctx, eid, parent, scratch)
+  invertMatrix(scratch, 0, scratch, 0)
+  scratch[16] = 0
+  scratch[17] = drop
+  scratch[18] = 0
+  transformVector(scratch, 19, scratch, 0, scratch, 16)
+  beginEdit(ctx, eid, pelvis)
+  const at = poseOffset(Pose.base[eid]!, Pose.count[eid]!, POSE_ANIM) + pelvis * JOINT_STRIDE
+  const data = ctx.pool.data
+  for (let k = 0; k < 3; k++) data[at + k] = data[at + k]! + scratch[19 + k]!
+}
+
+/**
+ * The foot's world rotation made (weighted) the shortest arc from +y to the ground normal times its animated
+ * one: a local correction conj(now) · wanted.
+ */
+function alignFoot(ctx: IKInput, eid: number, foot: number, leg: number, weight: number): void {
+  quatFromVectors(scratch, 0, UP, 0, normals, 4 * leg)
+  scratch[4] = weight
+  weightQuat(scratch, 0, scratch, 0, scratch, 4)
+  multiplyQuat(scratch, 8, scratch, 0, feet, 8 * leg + 3)
+  const m = ctx.poseEdits.world.matrices
+  quatFromMatrix(scratch, 12, m, jointWorld(ctx, eid, foot))
+  conjugateQuat(scratch, 12, scratch, 12)
+  multiplyQuat(scratch, 16, scratch, 12, scratch, 8)
+  applyCorrection(ctx, eid, foot, scratch, 16)
+}
+
+function distance(a: Float64Array, ao: number, b: Float64Array, bo: number): number {
+  const x = a[ao + 12]! - b[bo + 12]!
+  const y = a[ao + 13]! - b[bo + 13]!
+  const z = a[ao + 14]! - b[bo + 14]!
+  return Math.sqrt(x * x + y * y + z * z)
+}
