@@ -25,7 +25,6 @@ import type { AnimationContext, AssetHandle, RegisteredAsset } from './context.t
 import { checkLive } from './options.ts'
 import { maxChannels, resolveAsset } from './assets.ts'
 import { dropRagdoll } from './ragdolls.ts'
-import { attachPoseEdits, releasePoseEdits } from '../systems/poseEdits.ts'
 
 /**
  * A character's entities: the character entity (a SceneNode root, or a child of `parent`) and one SceneNode
@@ -155,7 +154,6 @@ export function attachCharacter(
   if (ctx.blendScratch.length < n * JOINT_STRIDE) ctx.blendScratch = new Float32Array(n * JOINT_STRIDE)
   ctx.poseReported[eid] = 0
   ctx.worldReported[eid] = 0
-  attachPoseEdits(ctx.poseEdits, eid, n)
   // Sampled every step until the next step schedules it (systems/scheduleLod.ts).
   ctx.lod.rate[eid] = 1
   ctx.lod.skip[eid] = 0
@@ -228,7 +226,6 @@ export function releaseCharacter(ctx: AnimationContext, eid: number): void {
   freePoseSlots(ctx.pool, base, POSE_BUFFERS * n)
   // Layers, morph weights, root motion, …: each kind of per-character state frees its own.
   for (const datum of ctx.characterData) datum.release?.(ctx, eid)
-  releasePoseEdits(ctx.poseEdits, eid)
   // Its once-per-lifetime reports end with it (the id may next hold a game's node, reported on its own).
   ctx.poseReported[eid] = 0
   ctx.worldReported[eid] = 0

@@ -180,6 +180,7 @@ export function setIK(ctx: AnimationContext, eid: number, name: string, options:
   rampWeight(solver, old, options.weight ?? 1, options.fadeSeconds ?? 0, what)
   if (solver.kind === IK_CHAIN) growChainScratch(solver.joints.length)
   // Checked whole: from here nothing throws.
+  if (solver.ground !== null) state.grounds.set(name, solver.ground)
   if (ik === undefined) {
     state.ik[eid] = { solvers: [solver] }
     state.ikCount++

@@ -32,6 +32,8 @@ import {
  * that is not finite) stays as animated. Throws only what the game's function throws.
  */
 export function solveFeet(ctx: IKInput, eid: number, s: IKSolver): void {
+  // A restored solver whose ground function the game has not given again rests.
+  if (s.i[I_GROUND] === GROUND_FUNCTION && s.ground === null) return
   const weight = s.f[F_WEIGHT]!
   const joints = s.joints
   jointWorld(ctx, eid, joints[0]!)

@@ -87,6 +87,11 @@ export interface PoseEditState {
   readonly ik: (IKCharacter | undefined)[]
   /** Characters with IK solvers: runPoseStages skips IK altogether while it is 0. */
   ikCount: number
+  /**
+   * The ground function last given to a 'feet' solver of each name (setIK): a restore binds a solver the
+   * snapshot lists with a ground function to this one (snapshots hold no functions). Not simulation state.
+   */
+  readonly grounds: Map<string, (x: number, z: number) => number>
   /** Counts stage calls (a log's `writer`): a throwing stage's edits are the logs it wrote last. */
   call: number
   /** True while stages run: step() refuses to run inside one. */
@@ -122,6 +127,7 @@ export function createPoseEditState(capacity: number): PoseEditState {
     restoredCount: 0,
     ik: [],
     ikCount: 0,
+    grounds: new Map(),
     call: 0,
     running: false,
     world: {
@@ -215,7 +221,8 @@ export function undoEdits(ctx: PoseEditInput, eid: number, stash: boolean): void
   if (state.world.character === eid) state.world.serial++
 }
 
-function removeEdited(state: PoseEditState, eid: number): void {
+/** Takes character `eid` off the edited list (a linear search: undo of a throwing stage, and release). */
+export function removeEdited(state: PoseEditState, eid: number): void {
   const list = state.edited
   for (let i = 0; i < state.editedCount; i++) {
     if (list[i] !== eid) continue
@@ -323,23 +330,4 @@ function characterRoot(ctx: PoseEditInput, eid: number, out: Float64Array): void
   if (p === 0) {
     for (let k = 0; k < 16; k++) out[k] = local[k]!
   } else multiplyMatrices(out, 0, nodes.world, p * 16, local, 0)
-}
-
-/** A character's pose-edit state at attach (adding and restoring): none, and room in the world memo. */
-export function attachPoseEdits(state: PoseEditState, eid: number, n: number): void {
-  for (const a of [state.logs, state.ik] as unknown[][]) while (a.length <= eid) a.push(undefined)
-  state.logs[eid] = undefined
-  state.ik[eid] = undefined
-  growWorldMemo(state, n)
-}
-
-/** A leaving character's pose-edit state: its log and solvers dropped, it off the edited and restored lists. */
-export function releasePoseEdits(state: PoseEditState, eid: number): void {
-  const log = state.logs[eid]
-  if (log !== undefined && log.count > 0) removeEdited(state, eid)
-  for (let i = 0; i < state.restoredCount; i++) if (state.restored[i] === eid) state.restored[i] = 0
-  state.logs[eid] = undefined
-  if (state.ik[eid] !== undefined) state.ikCount--
-  state.ik[eid] = undefined
-  if (state.world.character === eid) forgetWorld(state)
 }
