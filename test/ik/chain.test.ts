@@ -165,9 +165,9 @@ describe('chain job vs three.js CCDIKSolver', () => {
     fc.assert(
       fc.property(
         fc.tuple(
-          fc.double({ min: -4, max: 4 }),
-          fc.double({ min: -4, max: 4 }),
-          fc.double({ min: -4, max: 4 }),
+          fc.double({ min: -4, max: 4, noNaN: true }),
+          fc.double({ min: -4, max: 4, noNaN: true }),
+          fc.double({ min: -4, max: 4, noNaN: true }),
         ),
         fc.constantFrom(CHAIN_FABRIK, CHAIN_CCD),
         fc.integer({ min: 1, max: 20 }),
