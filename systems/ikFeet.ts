@@ -53,25 +53,15 @@ export function solveFeet(ctx: IKInput, eid: number, s: IKSolver): void {
   if (drop < 0) lowerPelvis(ctx, eid, joints[6]!, drop)
   for (let leg = 0; leg < 2; leg++) {
     const rise = heights[leg]! * weight
-    const tilt = normals[4 * leg + 3]! > 0
-    if (rise === 0 && drop === 0 && !tilt) continue
+    if (rise === 0 && drop === 0 && normals[4 * leg + 1] === 1) continue
     const t = TWO_BONE_TARGET
     t[0] = feet[8 * leg]!
     t[1] = feet[8 * leg + 1]! + rise
     t[2] = feet[8 * leg + 2]!
-    reachTwoBone(
-      ctx,
-      eid,
-      joints,
-      3 * leg,
-      s.f,
-      leg === 0 ? F_LEFT_REST_AXIS : F_RIGHT_REST_AXIS,
-      false,
-      1,
-      0,
-      1,
-    )
-    if (tilt) alignFoot(ctx, eid, joints[3 * leg + 2]!, leg, weight)
+    const rest = leg === 0 ? F_LEFT_REST_AXIS : F_RIGHT_REST_AXIS
+    reachTwoBone(ctx, eid, joints, 3 * leg, s.f, rest, false, 1, 0, 1)
+    // The leg turned the foot with it: its world rotation is the animated one, turned to the slope.
+    alignFoot(ctx, eid, joints[3 * leg + 2]!, leg, weight)
   }
 }
 
@@ -79,7 +69,7 @@ export function solveFeet(ctx: IKInput, eid: number, s: IKSolver): void {
 const feet = new Float64Array(16)
 /** Per foot: the ground's height above the character's plane (0 for none). */
 const heights = new Float64Array(2)
-/** Per foot (4 each): the ground's normal, and 1 in [3] when the foot is to turn to it. */
+/** Per foot (4 each): the normal the foot turns to: the ground's, or +y (none, or steeper than 45°). */
 const normals = new Float64Array(8)
 const UP = Float64Array.of(0, 1, 0)
 /** cos 45°: steeper ground does not turn the foot. */
@@ -103,10 +93,12 @@ function ground(
   leg: number,
 ): void {
   heights[leg] = 0
-  normals[4 * leg + 3] = 0
   let y: number
   const n = normals
   const o = 4 * leg
+  n[o] = 0
+  n[o + 1] = 1
+  n[o + 2] = 0
   if (s.i[I_GROUND] === GROUND_FUNCTION) {
     const g = s.ground!
     y = g(x, z)
@@ -125,13 +117,20 @@ function ground(
     n[o + 1] = hit.hitNormalWorld.y
     n[o + 2] = hit.hitNormalWorld.z
   }
-  if (typeof y !== 'number' || y - y !== 0) return
-  heights[leg] = y - rootY
   const l = Math.sqrt(n[o]! * n[o]! + n[o + 1]! * n[o + 1]! + n[o + 2]! * n[o + 2]!)
-  if (!(l > 0) || n[o + 1]! / l < MAX_TILT_COS) return
-  for (let k = 0; k < 3; k++) n[o + k] = n[o + k]! / l
-  // Flat ground turns nothing.
-  n[o + 3] = n[o + 1]! < 1 ? 1 : 0
+  if (l > 0 && n[o + 1]! / l >= MAX_TILT_COS) for (let k = 0; k < 3; k++) n[o + k] = n[o + k]! / l
+  else {
+    n[o] = 0
+    n[o + 1] = 1
+    n[o + 2] = 0
+  }
+  if (typeof y !== 'number' || y - y !== 0) {
+    n[o] = 0
+    n[o + 1] = 1
+    n[o + 2] = 0
+    return
+  }
+  heights[leg] = y - rootY
 }
 
 const scratch = new Float64Array(32)
