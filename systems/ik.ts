@@ -129,7 +129,11 @@ twoBone.mid = new Float64Array(16)
 twoBone.end = new Float64Array(16)
 twoBone.startCorrection = new Float64Array(4)
 twoBone.midCorrection = new Float64Array(4)
-const v = new Float64Array(24)
+/** reachTwoBone's inputs and scratch (floats through memory: see stepRamp). */
+const v = new Float64Array(27)
+const SOFTEN = 24
+const TWIST = 25
+const WEIGHT = 26
 const inverse = new Float64Array(16)
 
 /**
@@ -137,6 +141,7 @@ const inverse = new Float64Array(16)
  * applies its corrections. The bend: the middle joint's hinge is the animated chain's plane, or where that is
  * straight the rest pose's (`restAxis` at f[ro], NaN for none), or else the plane of the pole; the pole is
  * `pole` (a world point, when `hasPole`) or the hinge's own side, so with no pole the knee bends as animated.
+ * Soften, twist and weight come from TWO_BONE_TARGET[24..27).
  */
 export function reachTwoBone(
   ctx: IKInput,
@@ -146,9 +151,6 @@ export function reachTwoBone(
   f: Float64Array,
   ro: number,
   hasPole: boolean,
-  soften: number,
-  twist: number,
-  weight: number,
 ): void {
   const job = twoBone
   const a = joints[jo]!
@@ -190,32 +192,27 @@ export function reachTwoBone(
   if (hasPole) for (let k = 0; k < 3; k++) job.pole[k] = v[3 + k]! - s[12 + k]!
   else cross(job.pole, 0, v, 12, v, 15)
   for (let k = 0; k < 3; k++) job.target[k] = v[k]!
-  job.soften = soften
-  job.twistAngle = twist
-  job.weight = weight
+  job.soften = v[SOFTEN]!
+  job.twistAngle = v[TWIST]!
+  job.weight = v[WEIGHT]!
   if (!runTwoBoneJob(job)) return
   applyCorrection(ctx, eid, a, job.startCorrection!, 0)
   applyCorrection(ctx, eid, b, job.midCorrection!, 0)
 }
 
-/** The two-bone point where reachTwoBone reads its target (the caller writes it first). */
+/**
+ * Where reachTwoBone reads its inputs: the target at [0, 3), the pole point at [3, 6), soften, twist and weight
+ * at [24, 27) (the caller writes them first).
+ */
 export const TWO_BONE_TARGET = v
 
 function solveTwoBone(ctx: IKInput, eid: number, s: IKSolver): void {
   if (!worldPoint(ctx, s, F_TARGET, I_TARGET_ENTITY, v, 0)) return
   const hasPole = worldPoint(ctx, s, F_POLE, I_POLE_ENTITY, v, 3)
-  reachTwoBone(
-    ctx,
-    eid,
-    s.joints,
-    0,
-    s.f,
-    F_REST_AXIS,
-    hasPole,
-    s.f[F_SOFTEN]!,
-    s.f[F_TWIST]!,
-    s.f[F_WEIGHT]!,
-  )
+  v[SOFTEN] = s.f[F_SOFTEN]!
+  v[TWIST] = s.f[F_TWIST]!
+  v[WEIGHT] = s.f[F_WEIGHT]!
+  reachTwoBone(ctx, eid, s.joints, 0, s.f, F_REST_AXIS, hasPole)
 }
 
 const chain = createChainJob()
@@ -293,7 +290,8 @@ function solveAim(ctx: IKInput, eid: number, s: IKSolver): void {
       transformVector(a, 12, head, 0, f, F_UP)
       transformVector(aim.up, 0, inverse, 0, a, 12)
     } else aim.up.fill(0)
-    aimAt(ctx, eid, joints[c]!, share)
+    aim.weight = share
+    aimAt(ctx, eid, joints[c]!)
   }
   worldInto(ctx, eid, joints[0]!, head)
   clampAim(f, head)
@@ -303,15 +301,16 @@ function solveAim(ctx: IKInput, eid: number, s: IKSolver): void {
     aim.up[k] = hasUp ? f[F_UP + k]! : 0
   }
   aim.offset.fill(0)
-  aimAt(ctx, eid, joints[0]!, weight)
+  aim.weight = weight
+  aimAt(ctx, eid, joints[0]!)
 }
 
-function aimAt(ctx: IKInput, eid: number, j: number, weight: number): void {
+/** Runs the aim job (its weight set) at a[0..3) and applies its correction to joint j. */
+function aimAt(ctx: IKInput, eid: number, j: number): void {
   aim.pole[0] = 0
   aim.pole[1] = 1
   aim.pole[2] = 0
   for (let k = 0; k < 3; k++) aim.target[k] = a[k]!
-  aim.weight = weight
   aim.twistAngle = 0
   if (runAimJob(aim)) applyCorrection(ctx, eid, j, aim.correction!, 0)
 }

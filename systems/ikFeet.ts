@@ -1,4 +1,4 @@
-import { RaycastResult, Vec3, type RayOptions } from 'cannon-es'
+import { groundRay } from '../src/physics/groundRay.ts'
 import { conjugateQuat, multiplyQuat } from '../src/math/quat.ts'
 import {
   invertMatrix,
@@ -44,13 +44,23 @@ export function solveFeet(ctx: IKInput, eid: number, s: IKSolver): void {
     const knee = jointWorld(ctx, eid, joints[o + 1]!)
     const foot = jointWorld(ctx, eid, joints[o + 2]!)
     const m = ctx.poseEdits.world.matrices
-    const length = distance(m, hip, m, knee) + distance(m, knee, m, foot)
+    let thigh = 0
+    let shin = 0
+    for (let k = 12; k < 15; k++) {
+      thigh += (m[hip + k]! - m[knee + k]!) ** 2
+      shin += (m[knee + k]! - m[foot + k]!) ** 2
+    }
+    const length = Math.sqrt(thigh) + Math.sqrt(shin)
     for (let k = 0; k < 3; k++) feet[8 * leg + k] = m[foot + 12 + k]!
     quatFromMatrix(feet, 8 * leg + 3, m, foot)
-    ground(ctx, s, feet[8 * leg]!, feet[8 * leg + 2]!, rootY, length, leg)
+    numbers[ROOT_Y] = rootY
+    numbers[LENGTH] = length
+    ground(ctx, s, leg)
   }
   const drop = Math.min(0, heights[0]!, heights[1]!) * weight
-  if (drop < 0) lowerPelvis(ctx, eid, joints[6]!, drop)
+  numbers[WEIGHT] = weight
+  numbers[DROP] = drop
+  if (drop < 0) lowerPelvis(ctx, eid, joints[6]!)
   for (let leg = 0; leg < 2; leg++) {
     const rise = heights[leg]! * weight
     if (rise === 0 && drop === 0 && normals[4 * leg + 1] === 1) continue
@@ -59,9 +69,12 @@ export function solveFeet(ctx: IKInput, eid: number, s: IKSolver): void {
     t[1] = feet[8 * leg + 1]! + rise
     t[2] = feet[8 * leg + 2]!
     const rest = leg === 0 ? F_LEFT_REST_AXIS : F_RIGHT_REST_AXIS
-    reachTwoBone(ctx, eid, joints, 3 * leg, s.f, rest, false, 1, 0, 1)
+    t[24] = 1
+    t[25] = 0
+    t[26] = 1
+    reachTwoBone(ctx, eid, joints, 3 * leg, s.f, rest, false)
     // The leg turned the foot with it: its world rotation is the animated one, turned to the slope.
-    alignFoot(ctx, eid, joints[3 * leg + 2]!, leg, weight)
+    alignFoot(ctx, eid, joints[3 * leg + 2]!, leg)
   }
 }
 
@@ -75,23 +88,19 @@ const UP = Float64Array.of(0, 1, 0)
 /** cos 45°: steeper ground does not turn the foot. */
 const MAX_TILT_COS = Math.SQRT1_2
 
-const from = new Vec3()
-const to = new Vec3()
-const hit = new RaycastResult()
-const noop = (): void => {}
-// One options object for every ray: raycastClosest writes its fields, and a missing callback allocates one.
-const ray: RayOptions = { skipBackfaces: true, callback: noop }
+/** A ray's [x, top, bottom, z] and what it hit: [height, normal]. */
+const ray = new Float64Array(4)
+const hit = new Float64Array(4)
 
-/** The ground under (x, z): heights[leg] and normals[4·leg..] (see solveFeet). */
-function ground(
-  ctx: IKInput,
-  s: IKSolver,
-  x: number,
-  z: number,
-  rootY: number,
-  length: number,
-  leg: number,
-): void {
+/**
+ * The ground under the foot of `leg` (feet[8·leg..]), from numbers[ROOT_Y] and numbers[LENGTH]: heights[leg]
+ * and normals[4·leg..] (see solveFeet).
+ */
+function ground(ctx: IKInput, s: IKSolver, leg: number): void {
+  const x = feet[8 * leg]!
+  const z = feet[8 * leg + 2]!
+  const rootY = numbers[ROOT_Y]!
+  const length = numbers[LENGTH]!
   heights[leg] = 0
   let y: number
   const n = normals
@@ -109,13 +118,15 @@ function ground(
     n[o + 1] = 1
     n[o + 2] = -dz
   } else {
-    from.set(x, rootY + length, z)
-    to.set(x, rootY - length, z)
-    if (!ctx.physics.raycastClosest(from, to, ray, hit)) return
-    y = hit.hitPointWorld.y
-    n[o] = hit.hitNormalWorld.x
-    n[o + 1] = hit.hitNormalWorld.y
-    n[o + 2] = hit.hitNormalWorld.z
+    ray[0] = x
+    ray[1] = rootY + length
+    ray[2] = rootY - length
+    ray[3] = z
+    if (!groundRay(hit, ctx.physics, ray)) return
+    y = hit[0]!
+    n[o] = hit[1]!
+    n[o + 1] = hit[2]!
+    n[o + 2] = hit[3]!
   }
   const l = Math.sqrt(n[o]! * n[o]! + n[o + 1]! * n[o + 1]! + n[o + 2]! * n[o + 2]!)
   if (l > 0 && n[o + 1]! / l >= MAX_TILT_COS) for (let k = 0; k < 3; k++) n[o + k] = n[o + k]! / l
@@ -134,16 +145,22 @@ function ground(
 }
 
 const scratch = new Float64Array(32)
+/** The solve's numbers, through memory (floats cross no call: V8 boxes them, see stepRamp). */
+const numbers = new Float64Array(4)
+const WEIGHT = 0
+const DROP = 1
+const ROOT_Y = 2
+const LENGTH = 3
 
 /** The pelvis moved `drop` (≤ 0) along world y: its local translation by its parent's inverse. */
-function lowerPelvis(ctx: IKInput, eid: number, pelvis: number, drop: number): void {
+function lowerPelvis(ctx: IKInput, eid: number, pelvis: number): void {
   const { Pose } = ctx.stores
   const parent = ctx.assets[Pose.asset[eid]!]!.jointParents[pelvis]!
   if (parent < 0) for (let k = 0; k < 16; k++) scratch[k] = ctx.poseEdits.world.root[k]!
   else worldInto(ctx, eid, parent, scratch)
   invertMatrix(scratch, 0, scratch, 0)
   scratch[16] = 0
-  scratch[17] = drop
+  scratch[17] = numbers[DROP]!
   scratch[18] = 0
   transformVector(scratch, 19, scratch, 0, scratch, 16)
   beginEdit(ctx, eid, pelvis)
@@ -156,21 +173,13 @@ function lowerPelvis(ctx: IKInput, eid: number, pelvis: number, drop: number): v
  * The foot's world rotation made (weighted) the shortest arc from +y to the ground normal times its animated
  * one: a local correction conj(now) · wanted.
  */
-function alignFoot(ctx: IKInput, eid: number, foot: number, leg: number, weight: number): void {
+function alignFoot(ctx: IKInput, eid: number, foot: number, leg: number): void {
   quatFromVectors(scratch, 0, UP, 0, normals, 4 * leg)
-  scratch[4] = weight
-  weightQuat(scratch, 0, scratch, 0, scratch, 4)
+  weightQuat(scratch, 0, scratch, 0, numbers, WEIGHT)
   multiplyQuat(scratch, 8, scratch, 0, feet, 8 * leg + 3)
   const m = ctx.poseEdits.world.matrices
   quatFromMatrix(scratch, 12, m, jointWorld(ctx, eid, foot))
   conjugateQuat(scratch, 12, scratch, 12)
   multiplyQuat(scratch, 16, scratch, 12, scratch, 8)
   applyCorrection(ctx, eid, foot, scratch, 16)
-}
-
-function distance(a: Float64Array, ao: number, b: Float64Array, bo: number): number {
-  const x = a[ao + 12]! - b[bo + 12]!
-  const y = a[ao + 13]! - b[bo + 13]!
-  const z = a[ao + 14]! - b[bo + 14]!
-  return Math.sqrt(x * x + y * y + z * z)
 }

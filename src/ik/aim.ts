@@ -1,4 +1,3 @@
-import { detSinCos } from '../math/detmath.ts'
 import { multiplyQuat } from '../math/quat.ts'
 import {
   cross,
@@ -11,7 +10,7 @@ import {
   transformVector,
   weightQuat,
 } from './ikMath.ts'
-import { UNIT_TOLERANCE_SQ } from './twoBone.ts'
+import { halfTwist, twist, UNIT_TOLERANCE_SQ } from './twoBone.ts'
 
 /**
  * Aim IK, ozz-animation's IKAimJob ported: the rotation of one joint that points a direction fixed in it
@@ -89,17 +88,20 @@ const AXIS = 34
 const AIM = 38
 const PLANE = 42
 const TWIST = 46
-const NUM = 50
+/** Numbers, through memory (V8 boxes a double passed to or returned from a call it does not inline). */
+const COS_PLANE = 50
+const WEIGHT = 51
+const TARGET2 = 52
 const s = new Float64Array(54)
-const sinCos = new Float64Array(2)
 
 export function runAimJob(job: AimJob): boolean {
   if (!validateAimJob(job)) return false
   const out = job.correction!
   invertMatrix(s, INV, job.joint!, 0)
   transformPoint(s, TARGET_JS, s, INV, job.target, 0)
-  const target2 = len2(TARGET_JS)
-  const reached = offsettedForward(job, target2)
+  const target2 = s[TARGET_JS]! ** 2 + s[TARGET_JS + 1]! ** 2 + s[TARGET_JS + 2]! ** 2
+  s[TARGET2] = target2
+  const reached = offsettedForward(job)
   job.reached = reached
   if (!reached || target2 === 0) {
     identityQuat(out, 0)
@@ -110,35 +112,29 @@ export function runAimJob(job: AimJob): boolean {
   transformVector(s, POLE_JS, s, INV, job.pole, 0)
   cross(s, REF, s, POLE_JS, s, TARGET_JS)
   cross(s, NORMAL, s, UP, s, TARGET_JS)
-  const ref2 = len2(REF)
-  const normal2 = len2(NORMAL)
+  const ref2 = s[REF]! ** 2 + s[REF + 1]! ** 2 + s[REF + 2]! ** 2
+  const normal2 = s[NORMAL]! ** 2 + s[NORMAL + 1]! ** 2 + s[NORMAL + 2]! ** 2
   const rt = 1 / Math.sqrt(target2)
   for (let k = 0; k < 3; k++) s[AXIS + k] = s[TARGET_JS + k]! * rt
   if (normal2 !== 0 && ref2 !== 0) {
     // Turn about the aim line that brings up's plane onto the pole's; the axis flipped by the side up is on.
-    s[NUM] = dotAt(NORMAL, REF) / Math.sqrt(normal2 * ref2)
-    const flip = dotAt(REF, UP) < 0 ? -1 : 1
+    const cosine = s[NORMAL]! * s[REF]! + s[NORMAL + 1]! * s[REF + 1]! + s[NORMAL + 2]! * s[REF + 2]!
+    s[COS_PLANE] = cosine / Math.sqrt(normal2 * ref2)
+    const side = s[REF]! * s[UP]! + s[REF + 1]! * s[UP + 1]! + s[REF + 2]! * s[UP + 2]!
+    const flip = side < 0 ? -1 : 1
     for (let k = 0; k < 3; k++) s[TWIST + k] = s[AXIS + k]! * flip
-    quatFromAxisCos(s, PLANE, s, TWIST, s, NUM)
+    quatFromAxisCos(s, PLANE, s, TWIST, s, COS_PLANE)
     multiplyQuat(s, AIM, s, PLANE, s, AIM)
   }
   if (job.twistAngle !== 0) {
-    detSinCos(sinCos, 0.5 * job.twistAngle)
-    for (let k = 0; k < 3; k++) s[TWIST + k] = s[AXIS + k]! * sinCos[0]!
-    s[TWIST + 3] = sinCos[1]!
+    halfTwist(job)
+    for (let k = 0; k < 3; k++) s[TWIST + k] = s[AXIS + k]! * twist[1]!
+    s[TWIST + 3] = twist[2]!
     multiplyQuat(s, AIM, s, TWIST, s, AIM)
   }
-  s[NUM + 1] = job.weight
-  weightQuat(out, 0, s, AIM, s, NUM + 1)
+  s[WEIGHT] = job.weight
+  weightQuat(out, 0, s, AIM, s, WEIGHT)
   return true
-}
-
-function len2(o: number): number {
-  return s[o]! * s[o]! + s[o + 1]! * s[o + 1]! + s[o + 2]! * s[o + 2]!
-}
-
-function dotAt(a: number, b: number): number {
-  return s[a]! * s[b]! + s[a + 1]! * s[b + 1]! + s[a + 2]! * s[b + 2]!
 }
 
 /**
@@ -146,7 +142,8 @@ function dotAt(a: number, b: number): number {
  * the target (centred on the joint), so that aiming it at the target aims the offset's line there. False when the
  * offset's line misses that sphere (the target is too close). See ozz's media/doc/src/ik_aim_offset.svg.
  */
-function offsettedForward(job: AimJob, r2: number): boolean {
+function offsettedForward(job: AimJob): boolean {
+  const r2 = s[TARGET2]!
   const f = job.forward
   const o = job.offset
   const ao = f[0]! * o[0]! + f[1]! * o[1]! + f[2]! * o[2]!

@@ -89,6 +89,7 @@ const A = 0
 const B = 3
 const Q = 6
 const W = 10
+const DIST = 11
 
 export function runChainJob(job: ChainJob): boolean {
   if (!validateChainJob(job)) return false
@@ -115,7 +116,7 @@ export function runChainJob(job: ChainJob): boolean {
   const dx = w[tip]! - job.target[0]!
   const dy = w[tip + 1]! - job.target[1]!
   const dz = w[tip + 2]! - job.target[2]!
-  job.reached = Math.sqrt(dx * dx + dy * dy + dz * dz) <= job.tolerance && job.weight >= 1
+  job.reached = dx * dx + dy * dy + dz * dz <= job.tolerance * job.tolerance && job.weight >= 1
   v[W] = job.weight
   for (let i = 0; i < n - 1; i++) weightQuat(out, 4 * i, out, 4 * i, v, W)
   return true
@@ -154,12 +155,14 @@ function fabrik(job: ChainJob, w: Float64Array, n: number): void {
   const t = job.target
   let total = 0
   for (let i = 0; i < n - 1; i++) {
-    w[len + i] = distance(w, pos + 3 * i, w, pos + 3 * (i + 1))
-    total += w[len + i]!
+    distance(w, pos + 3 * i, w, pos + 3 * (i + 1))
+    w[len + i] = v[DIST]!
+    total += v[DIST]!
   }
-  if (distance(w, pos, t, 0) >= total) {
+  distance(w, pos, t, 0)
+  if (v[DIST]! >= total) {
     // Out of reach: straight, pointing at the target.
-    for (let i = 0; i < n - 1; i++) place(w, pos + 3 * (i + 1), w, pos + 3 * i, t, 0, w[len + i]!, true)
+    for (let i = 0; i < n - 1; i++) place(w, pos + 3 * (i + 1), w, pos + 3 * i, t, 0, len + i, true)
     return
   }
   const rx = w[pos]!
@@ -167,21 +170,23 @@ function fabrik(job: ChainJob, w: Float64Array, n: number): void {
   const rz = w[pos + 2]!
   const tip = pos + 3 * (n - 1)
   for (let it = 0; it < job.iterations; it++) {
-    if (distance(w, tip, t, 0) <= job.tolerance) return
+    distance(w, tip, t, 0)
+    if (v[DIST]! <= job.tolerance) return
     for (let k = 0; k < 3; k++) w[tip + k] = t[k]!
     for (let i = n - 2; i >= 0; i--)
-      place(w, pos + 3 * i, w, pos + 3 * (i + 1), w, pos + 3 * i, w[len + i]!, false)
+      place(w, pos + 3 * i, w, pos + 3 * (i + 1), w, pos + 3 * i, len + i, false)
     w[pos] = rx
     w[pos + 1] = ry
     w[pos + 2] = rz
     for (let i = 0; i < n - 1; i++)
-      place(w, pos + 3 * (i + 1), w, pos + 3 * i, w, pos + 3 * (i + 1), w[len + i]!, false)
+      place(w, pos + 3 * (i + 1), w, pos + 3 * i, w, pos + 3 * (i + 1), len + i, false)
   }
 }
 
 /**
- * out = from + length · (towards − from)/|towards − from|; when that direction is zero, the point stays where it
- * is (`keep` false) or goes along the old bone direction (`keep` true: out's own position minus from).
+ * out = from + length · (towards − from)/|towards − from|, the length at out[li]; when that direction is zero,
+ * the point stays where it is (`keep` false) or goes along the old bone direction (`keep` true: out's own
+ * position minus from).
  */
 function place(
   out: Float64Array,
@@ -190,9 +195,10 @@ function place(
   fo: number,
   towards: Float64Array,
   to: number,
-  length: number,
+  li: number,
   keep: boolean,
 ): void {
+  const length = out[li]!
   let dx = towards[to]! - from[fo]!
   let dy = towards[to + 1]! - from[fo + 1]!
   let dz = towards[to + 2]! - from[fo + 2]!
@@ -210,11 +216,12 @@ function place(
   out[oo + 2] = from[fo + 2]! + dz * k
 }
 
-function distance(a: Float64Array, ao: number, b: Float64Array, bo: number): number {
+/** v[DIST] = |a − b| (through memory: a double returned from a call V8 does not inline is boxed). */
+function distance(a: Float64Array, ao: number, b: Float64Array, bo: number): void {
   const dx = a[ao]! - b[bo]!
   const dy = a[ao + 1]! - b[bo + 1]!
   const dz = a[ao + 2]! - b[bo + 2]!
-  return Math.sqrt(dx * dx + dy * dy + dz * dz)
+  v[DIST] = Math.sqrt(dx * dx + dy * dy + dz * dz)
 }
 
 /**
@@ -242,6 +249,9 @@ function ccd(job: ChainJob, w: Float64Array, n: number): void {
       turned = true
     }
     if (!turned) return
-    if (job.tolerance > 0 && distance(w, tip, t, 0) <= job.tolerance) return
+    if (job.tolerance > 0) {
+      distance(w, tip, t, 0)
+      if (v[DIST]! <= job.tolerance) return
+    }
   }
 }

@@ -110,7 +110,13 @@ const MID_ROT = 62
 const START_ROT = 66
 const PLANE = 70
 const TWIST = 74
-const NUM = 78
+/** Numbers, through memory (V8 boxes a double passed to or returned from a call it does not inline). */
+const TARGET2 = 78
+const WEIGHT = 79
+const COS_PLANE = 80
+const START_MID2 = 81
+const MID_END2 = 82
+const START_END2 = 83
 const s = new Float64Array(84)
 
 export function runTwoBoneJob(job: TwoBoneJob): boolean {
@@ -136,38 +142,34 @@ export function runTwoBoneJob(job: TwoBoneJob): boolean {
     s[START_MID_MS + k] = -s[START_MS + k]!
     s[MID_END_SS + k] = s[END_SS + k]! - s[MID_SS + k]!
   }
-  const startMid2 = len2(MID_SS)
-  const midEnd2 = len2(MID_END_SS)
-  const startEnd2 = len2(END_SS)
-  const reached = softenTarget(job, startMid2, midEnd2)
+  s[START_MID2] = s[MID_SS]! ** 2 + s[MID_SS + 1]! ** 2 + s[MID_SS + 2]! ** 2
+  s[MID_END2] = s[MID_END_SS]! ** 2 + s[MID_END_SS + 1]! ** 2 + s[MID_END_SS + 2]! ** 2
+  s[START_END2] = s[END_SS]! ** 2 + s[END_SS + 1]! ** 2 + s[END_SS + 2]! ** 2
+  const reached = softenTarget(job)
   job.reached = reached && job.weight >= 1
-  const target2 = s[NUM]!
-  if (!midJoint(job, startMid2, midEnd2, startEnd2, target2)) {
+  if (!midJoint(job)) {
     // A bone of zero length: nothing to bend.
     identityQuat(startCorrection, 0)
     identityQuat(midCorrection, 0)
     return true
   }
-  startJoint(job, target2)
-  s[NUM + 1] = job.weight
-  weightQuat(startCorrection, 0, s, START_ROT, s, NUM + 1)
-  weightQuat(midCorrection, 0, s, MID_ROT, s, NUM + 1)
+  startJoint(job)
+  s[WEIGHT] = job.weight
+  weightQuat(startCorrection, 0, s, START_ROT, s, WEIGHT)
+  weightQuat(midCorrection, 0, s, MID_ROT, s, WEIGHT)
   return true
 }
 
-function len2(o: number): number {
-  return s[o]! * s[o]! + s[o + 1]! * s[o + 1]! + s[o + 2]! * s[o + 2]!
-}
-
 /**
- * The target in start space into TARGET_SS, its squared distance into s[NUM], pulled in (soften) when further
- * than soften × the chain's length: the approach 1 − 3⁴/(α + 3)⁴ of the rest. Returns whether it is reachable.
+ * The target in start space into TARGET_SS, its squared distance into s[TARGET2], pulled in (soften) when
+ * further than soften × the chain's length: the approach 1 − 3⁴/(α + 3)⁴ of the rest. Returns whether it is
+ * reachable.
  */
-function softenTarget(job: TwoBoneJob, startMid2: number, midEnd2: number): boolean {
+function softenTarget(job: TwoBoneJob): boolean {
   transformPoint(s, TARGET_SS, s, INV_START, job.target, 0)
-  const target2 = len2(TARGET_SS)
-  const l1 = Math.sqrt(startMid2)
-  const l2 = Math.sqrt(midEnd2)
+  const target2 = s[TARGET_SS]! ** 2 + s[TARGET_SS + 1]! ** 2 + s[TARGET_SS + 2]! ** 2
+  const l1 = Math.sqrt(s[START_MID2]!)
+  const l2 = Math.sqrt(s[MID_END2]!)
   const distance = Math.sqrt(target2)
   const diff = Math.abs(l1 - l2)
   const chain = l1 + l2
@@ -175,7 +177,7 @@ function softenTarget(job: TwoBoneJob, startMid2: number, midEnd2: number): bool
   const da = chain * soften
   const ds = chain - da
   const beyond = distance > da
-  s[NUM] = target2
+  s[TARGET2] = target2
   if (beyond && distance > 0 && ds > 0) {
     const alpha = (distance - da) / ds
     const op = alpha + 3
@@ -184,7 +186,7 @@ function softenTarget(job: TwoBoneJob, startMid2: number, midEnd2: number): bool
     const length = da + ds - ds * ratio
     const scale = length / distance
     for (let k = 0; k < 3; k++) s[TARGET_SS + k] = s[TARGET_SS + k]! * scale
-    s[NUM] = length * length
+    s[TARGET2] = length * length
   }
   return !beyond && distance > diff
 }
@@ -194,19 +196,19 @@ function softenTarget(job: TwoBoneJob, startMid2: number, midEnd2: number): bool
  * distance (law of cosines), the angle now negative when the chain is bent against midAxis. False for a zero
  * bone length.
  */
-function midJoint(
-  job: TwoBoneJob,
-  startMid2: number,
-  midEnd2: number,
-  startEnd2: number,
-  target2: number,
-): boolean {
+function midJoint(job: TwoBoneJob): boolean {
+  const startMid2 = s[START_MID2]!
+  const midEnd2 = s[MID_END2]!
+  const target2 = s[TARGET2]!
+  const startEnd2 = s[START_END2]!
   const product = startMid2 * midEnd2
   if (!(product > 0)) return false
   const halfRlen = 0.5 / Math.sqrt(product)
   const sum = startMid2 + midEnd2
-  const cosCorrected = clamp((sum - target2) * halfRlen)
-  const cosInitial = clamp((sum - startEnd2) * halfRlen)
+  let cosCorrected = (sum - target2) * halfRlen
+  let cosInitial = (sum - startEnd2) * halfRlen
+  cosCorrected = cosCorrected > 1 ? 1 : cosCorrected < -1 ? -1 : cosCorrected
+  cosInitial = cosInitial > 1 ? 1 : cosInitial < -1 ? -1 : cosInitial
   // Half angles of θ in [0, π] from its cosine: cos θ/2 = √((1 + c)/2), sin θ/2 = √((1 − c)/2).
   const cc = Math.sqrt((1 + cosCorrected) * 0.5)
   const sc = Math.sqrt((1 - cosCorrected) * 0.5)
@@ -225,13 +227,12 @@ function midJoint(
   return true
 }
 
-const clamp = (c: number): number => (c > 1 ? 1 : c < -1 ? -1 : c)
-
 /**
  * START_ROT: the start joint's turn that puts the (corrected) end on the target line, then turns the chain's
  * plane to the pole's about that line, then twists about it.
  */
-function startJoint(job: TwoBoneJob, target2: number): void {
+function startJoint(job: TwoBoneJob): void {
+  const target2 = s[TARGET2]!
   const mid = job.mid!
   transformVector(s, POLE_SS, s, INV_START, job.pole, 0)
   // The mid-to-end bone after MID_ROT, in start space.
@@ -243,28 +244,42 @@ function startJoint(job: TwoBoneJob, target2: number): void {
   if (!(target2 > 0)) return
   // The reference plane's normal (target × pole) and the chain's (its mid axis, turned), both in start space.
   cross(s, V1, s, TARGET_SS, s, POLE_SS)
-  const ref2 = len2(V1)
+  const ref2 = s[V1]! ** 2 + s[V1 + 1]! ** 2 + s[V1 + 2]! ** 2
   transformVector(s, V2, mid, 0, job.midAxis, 0)
   transformVector(s, PLANE, s, INV_START, s, V2)
   rotateVector(s, V2, s, START_ROT, s, PLANE)
-  const joint2 = len2(V2)
+  const joint2 = s[V2]! ** 2 + s[V2 + 1]! ** 2 + s[V2 + 2]! ** 2
   if (!(ref2 > 0) || !(joint2 > 0)) return
   const rt = 1 / Math.sqrt(target2)
   const rr = 1 / Math.sqrt(ref2)
   const rj = 1 / Math.sqrt(joint2)
-  s[NUM + 2] = (s[V1]! * s[V2]! + s[V1 + 1]! * s[V2 + 1]! + s[V1 + 2]! * s[V2 + 2]!) * rr * rj
+  s[COS_PLANE] = (s[V1]! * s[V2]! + s[V1 + 1]! * s[V2 + 1]! + s[V1 + 2]! * s[V2 + 2]!) * rr * rj
   // The axis is the target line, flipped when the chain's normal points away from the pole.
   const towards = s[V2]! * s[POLE_SS]! + s[V2 + 1]! * s[POLE_SS + 1]! + s[V2 + 2]! * s[POLE_SS + 2]!
   const flip = towards < 0 ? -rt : rt
   for (let k = 0; k < 3; k++) s[V1 + k] = s[TARGET_SS + k]! * flip
-  quatFromAxisCos(s, PLANE, s, V1, s, NUM + 2)
+  quatFromAxisCos(s, PLANE, s, V1, s, COS_PLANE)
   multiplyQuat(s, START_ROT, s, PLANE, s, START_ROT)
   if (job.twistAngle === 0) return
   // Twist about the unflipped target line: twist · plane · start.
-  detSinCos(sinCos, 0.5 * job.twistAngle)
-  for (let k = 0; k < 3; k++) s[TWIST + k] = s[TARGET_SS + k]! * rt * sinCos[0]!
-  s[TWIST + 3] = sinCos[1]!
+  halfTwist(job)
+  for (let k = 0; k < 3; k++) s[TWIST + k] = s[TARGET_SS + k]! * rt * twist[1]!
+  s[TWIST + 3] = twist[2]!
   multiplyQuat(s, START_ROT, s, TWIST, s, START_ROT)
 }
 
+/**
+ * twist[1], twist[2]: sin and cos of half the job's twist angle, computed again only when the angle changes
+ * (a game's twist is usually constant: the step then calls no sine).
+ */
+export function halfTwist(job: { readonly twistAngle: number }): void {
+  if (job.twistAngle === twist[0]) return
+  twist[0] = job.twistAngle
+  detSinCos(sinCos, 0.5 * twist[0]!)
+  twist[1] = sinCos[0]!
+  twist[2] = sinCos[1]!
+}
+
+/** [angle, sin, cos] of the last twist angle's half (see halfTwist). */
+export const twist = Float64Array.of(0, 0, 1)
 const sinCos = new Float64Array(2)
