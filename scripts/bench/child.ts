@@ -21,6 +21,7 @@ export type ChildTask =
   | { kind: 'scenario'; job: ScenarioJob; settings: Settings }
   | { kind: 'squad'; count: number; settings: Settings }
   | { kind: 'snapshots'; settings: Settings }
+  | { kind: 'ik'; settings: Settings }
   | {
       kind: 'kernels'
       asset: AssetName

@@ -6,14 +6,15 @@ import type { V8Measures } from '../../src/engine/v8.ts'
 import type { SceneKernels } from '../../components/SceneNode.ts'
 import { CROWD_KINDS, type CrowdKind } from './crowd.ts'
 import type { SnapshotCrowdResult } from './snapshots.ts'
+import type { IKResult } from './ik.ts'
 import type { Allocation } from './measure.ts'
 
 export type AssetName = 'fox' | 'rig-linear' | 'rig-cubic'
 export const ASSET_NAMES: readonly AssetName[] = ['fox', 'rig-linear', 'rig-cubic']
 
-/** The bench's sections: the crowds against three.js, and snapshot / restore (snapshots.ts). */
-export type SectionName = 'crowds' | 'snapshots'
-export const SECTION_NAMES: readonly SectionName[] = ['crowds', 'snapshots']
+/** The bench's sections: the crowds against three.js, snapshot / restore (snapshots.ts), IK's cost (ik.ts). */
+export type SectionName = 'crowds' | 'snapshots' | 'ik'
+export const SECTION_NAMES: readonly SectionName[] = ['crowds', 'snapshots', 'ik']
 
 export interface BenchOptions {
   /** Sections to run. Default both. */
@@ -172,6 +173,8 @@ export interface BenchResult {
   squad: SquadResult | null
   /** The snapshot / restore section (snapshots.ts), when it ran. */
   snapshots: SnapshotCrowdResult[]
+  /** The IK section (ik.ts), when it ran. */
+  ik: IKResult | null
   targets: Target[]
   /** Every correctness check passed. */
   ok: boolean

@@ -1,6 +1,7 @@
 /** Plain-text (Markdown) tables of a benchmark result, for the terminal and the README. */
 import type { BenchResult, SideResult } from './options.ts'
 import { formatSnapshots } from './snapshots.ts'
+import { formatIK } from './ik.ts'
 
 export function formatReport(r: BenchResult): string {
   const m = r.machine
@@ -94,6 +95,7 @@ export function formatReport(r: BenchResult): string {
     )
   }
   if (r.snapshots.length > 0) lines.push('', ...formatSnapshots(r.snapshots, r.settings.rounds))
+  if (r.ik !== null) lines.push('', ...formatIK(r.ik, r.settings.rounds))
   lines.push('')
   lines.push(row(['target', 'goal', 'measured', 'met']))
   lines.push(row(['---', '---', '---', '---']))

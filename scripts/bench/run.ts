@@ -17,6 +17,7 @@ import os from 'node:os'
 import { REVISION } from 'three'
 import { createGcTracker } from './measure.ts'
 import { measureSnapshots, snapshotTargets, type SnapshotCrowdResult } from './snapshots.ts'
+import { ikTargets, measureIK, type IKResult } from './ik.ts'
 import { removeChildEntry, runInChild, runScenarioInChild } from './child.ts'
 import { clipPair, fadeCheck, loadBenchAsset, runScenarioJob, type ScenarioJob } from './scenarioJob.ts'
 import { squadVsSlerp } from './systemSplit.ts'
@@ -42,6 +43,7 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
     splits: [],
     squad: null,
     snapshots: [],
+    ik: null,
     targets: [],
     ok: true,
   }
@@ -78,6 +80,11 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
         ? await runInChild<SnapshotCrowdResult[]>({ kind: 'snapshots', settings }, log)
         : await measureSnapshots(settings, tracker, log)
     }
+    if (settings.sections.includes('ik')) {
+      result.ik = settings.isolate
+        ? await runInChild<IKResult>({ kind: 'ik', settings }, log)
+        : await measureIK(settings, tracker, log)
+    }
     if (crowds && settings.squad) {
       result.squad = settings.isolate
         ? await runInChild<SquadResult>({ kind: 'squad', count: largest, settings }, log)
@@ -90,6 +97,7 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
   }
   result.targets = crowds ? targets(result, largest, settings.rigJoints) : []
   result.targets.push(...snapshotTargets(result.snapshots))
+  result.targets.push(...ikTargets(result.ik))
   return result
 }
 
