@@ -127,7 +127,7 @@ export function writePoseEdits(ctx: AnimationContext, w: Writer, characters: rea
     w.u32(ik === undefined ? 0 : ik.solvers.length)
     if (m > 0) {
       w.raw(log!.joints, 0, m)
-      for (let i = 0; i < m; i++) w.raw(log!.saved, log!.joints[i]! * JOINT_STRIDE, JOINT_STRIDE)
+      w.raw(log!.saved, 0, m * JOINT_STRIDE)
     }
     if (ik === undefined) continue
     for (let k = 0; k < ik.solvers.length; k++) {
@@ -278,9 +278,8 @@ export function applyPoseEdits(
       for (let i = 0; i < m; i++) {
         const j = d.joints[i]!
         log.joints[i] = j
-        log.logged[j] = 1
-        log.saved.set(d.saved.subarray(i * JOINT_STRIDE, (i + 1) * JOINT_STRIDE), j * JOINT_STRIDE)
       }
+      log.saved.set(d.saved)
       log.count = m
       state.logs[d.eid] = log
       state.edited[state.editedCount++] = d.eid

@@ -124,9 +124,6 @@ export function worldInto(ctx: IKInput, eid: number, j: number, out: Float64Arra
 }
 
 const twoBone = createTwoBoneJob()
-twoBone.start = new Float64Array(16)
-twoBone.mid = new Float64Array(16)
-twoBone.end = new Float64Array(16)
 twoBone.startCorrection = new Float64Array(4)
 twoBone.midCorrection = new Float64Array(4)
 /** reachTwoBone's inputs and scratch (floats through memory: see stepRamp). */
@@ -156,26 +153,31 @@ export function reachTwoBone(
   const a = joints[jo]!
   const b = joints[jo + 1]!
   const c = joints[jo + 2]!
-  worldInto(ctx, eid, a, job.start!)
-  worldInto(ctx, eid, b, job.mid!)
-  worldInto(ctx, eid, c, job.end!)
-  const s = job.start!
-  const m = job.mid!
-  const e = job.end!
+  // The memo's matrices in place, as (array, offset) pairs.
+  const w = ctx.poseEdits.world.matrices
+  const so = jointWorld(ctx, eid, a)
+  const mo = jointWorld(ctx, eid, b)
+  const eo = jointWorld(ctx, eid, c)
+  job.start = w
+  job.mid = w
+  job.end = w
+  job.startOffset = so
+  job.midOffset = mo
+  job.endOffset = eo
   // v: 0 target, 3 pole point, 6 start−mid, 9 end−mid, 12 hinge (world), 15 end−start, 18 pole vector
   for (let k = 0; k < 3; k++) {
-    v[6 + k] = s[12 + k]! - m[12 + k]!
-    v[9 + k] = e[12 + k]! - m[12 + k]!
-    v[15 + k] = e[12 + k]! - s[12 + k]!
+    v[6 + k] = w[so + 12 + k]! - w[mo + 12 + k]!
+    v[9 + k] = w[eo + 12 + k]! - w[mo + 12 + k]!
+    v[15 + k] = w[eo + 12 + k]! - w[so + 12 + k]!
   }
   cross(v, 12, v, 6, v, 9)
   const bend2 = v[12]! ** 2 + v[13]! ** 2 + v[14]! ** 2
   const l2 = (v[6]! ** 2 + v[7]! ** 2 + v[8]! ** 2) * (v[9]! ** 2 + v[10]! ** 2 + v[11]! ** 2)
   if (!(bend2 > 1e-8 * l2)) {
-    if (f[ro]! - f[ro]! === 0) transformVector(v, 12, m, 0, f, ro)
+    if (f[ro]! - f[ro]! === 0) transformVector(v, 12, w, mo, f, ro)
     else {
       // Straight now and at rest: the plane of the pole (given, or the character's forward, +z).
-      if (hasPole) for (let k = 0; k < 3; k++) v[18 + k] = v[3 + k]! - s[12 + k]!
+      if (hasPole) for (let k = 0; k < 3; k++) v[18 + k] = v[3 + k]! - w[so + 12 + k]!
       else {
         const root = ctx.poseEdits.world.root
         for (let k = 0; k < 3; k++) v[18 + k] = root[8 + k]!
@@ -183,13 +185,13 @@ export function reachTwoBone(
       cross(v, 12, v, 15, v, 18)
     }
   }
-  invertMatrix(inverse, 0, m, 0)
+  invertMatrix(inverse, 0, w, mo)
   transformVector(job.midAxis, 0, inverse, 0, v, 12)
   const axis2 = job.midAxis[0]! ** 2 + job.midAxis[1]! ** 2 + job.midAxis[2]! ** 2
   if (!(axis2 > 0)) return
   const inv = 1 / Math.sqrt(axis2)
   for (let k = 0; k < 3; k++) job.midAxis[k] = job.midAxis[k]! * inv
-  if (hasPole) for (let k = 0; k < 3; k++) job.pole[k] = v[3 + k]! - s[12 + k]!
+  if (hasPole) for (let k = 0; k < 3; k++) job.pole[k] = v[3 + k]! - w[so + 12 + k]!
   else cross(job.pole, 0, v, 12, v, 15)
   for (let k = 0; k < 3; k++) job.target[k] = v[k]!
   job.soften = v[SOFTEN]!

@@ -8,7 +8,7 @@ import {
   weightQuat,
 } from '../src/ik/ikMath.ts'
 import { JOINT_STRIDE, POSE_ANIM, poseOffset } from '../components/Pose.ts'
-import { beginEdit, jointWorld } from './poseEdits.ts'
+import { jointWorld, logJoint, moveWorldBelow } from './poseEdits.ts'
 import { applyCorrection, reachTwoBone, TWO_BONE_TARGET, worldInto, type IKInput } from './ik.ts'
 import {
   F_LEFT_REST_AXIS,
@@ -163,7 +163,9 @@ function lowerPelvis(ctx: IKInput, eid: number, pelvis: number): void {
   scratch[17] = numbers[DROP]!
   scratch[18] = 0
   transformVector(scratch, 19, scratch, 0, scratch, 16)
-  beginEdit(ctx, eid, pelvis)
+  logJoint(ctx, eid, pelvis)
+  // The whole body under the pelvis moves down with it: its world matrices too.
+  moveWorldBelow(ctx, eid, pelvis, scratch, 16)
   const at = poseOffset(Pose.base[eid]!, Pose.count[eid]!, POSE_ANIM) + pelvis * JOINT_STRIDE
   const data = ctx.pool.data
   for (let k = 0; k < 3; k++) data[at + k] = data[at + k]! + scratch[19 + k]!

@@ -21,14 +21,15 @@ import type { IKCharacter } from './ikState.ts'
  * back into it, so a ragdoll starting on a stage-edited character takes the edited pose's velocity.
  */
 export interface PoseEditLog {
-  /** The joints edited this step (composed values in `saved`), first `count`, in the order first edited. */
+  /** The joints edited this step, first `count`, in the order first edited (a few: looked up by a scan). */
   readonly joints: Int32Array
   count: number
-  /** 1 for a joint in `joints[0, count)`. */
-  readonly logged: Uint8Array
-  /** Per joint (10 floats at j·10): its composed value, for the logged joints. */
+  /**
+   * The composed value of joints[i] at i·10 (by log position, so a character's log is a few cache lines, not
+   * spread over its whole rig).
+   */
   readonly saved: Float32Array
-  /** Per joint: its edited value when restorePoses restored it (for PREV), for joints[0, restored). */
+  /** The edited value of joints[i] at i·10 when restorePoses restored it (for PREV), for i < `restored`. */
   readonly stash: Float32Array
   /** Joints restorePoses restored this step (the first entries of `joints`, until the stages run). */
   restored: number
@@ -163,6 +164,12 @@ export type PoseEditInput = Pick<StepState, 'pool' | 'assets' | 'capacity' | 'po
  * character lifetime). Call before writing ANIM.
  */
 export function beginEdit(ctx: PoseEditInput, eid: number, j: number): void {
+  logJoint(ctx, eid, j)
+  forgetWorldBelow(ctx, eid, j)
+}
+
+/** beginEdit without forgetting world matrices: for an edit that updates them itself (moveWorldBelow). */
+export function logJoint(ctx: PoseEditInput, eid: number, j: number): void {
   const state = ctx.poseEdits
   let log = state.logs[eid]
   const { Pose } = ctx.stores
@@ -173,21 +180,19 @@ export function beginEdit(ctx: PoseEditInput, eid: number, j: number): void {
   }
   if (log.count === 0) state.edited[state.editedCount++] = eid
   log.writer = state.call
-  if (log.logged[j] === 0) {
-    log.logged[j] = 1
-    log.joints[log.count++] = j
-    const at = poseOffset(Pose.base[eid]!, n, POSE_ANIM) + j * JOINT_STRIDE
-    const data = ctx.pool.data
-    for (let k = 0; k < JOINT_STRIDE; k++) log.saved[j * JOINT_STRIDE + k] = data[at + k]!
-  }
-  forgetWorldBelow(ctx, eid, j)
+  const joints = log.joints
+  for (let i = 0; i < log.count; i++) if (joints[i] === j) return
+  const i = log.count++
+  joints[i] = j
+  const at = poseOffset(Pose.base[eid]!, n, POSE_ANIM) + j * JOINT_STRIDE
+  const data = ctx.pool.data
+  for (let k = 0; k < JOINT_STRIDE; k++) log.saved[i * JOINT_STRIDE + k] = data[at + k]!
 }
 
 export function createLog(n: number): PoseEditLog {
   return {
     joints: new Int32Array(n),
     count: 0,
-    logged: new Uint8Array(n),
     saved: new Float32Array(n * JOINT_STRIDE),
     stash: new Float32Array(n * JOINT_STRIDE),
     restored: 0,
@@ -196,10 +201,12 @@ export function createLog(n: number): PoseEditLog {
 }
 
 /**
- * Gives every logged joint of character `eid` its composed value back and empties its log (it leaves the
- * edited list). With `stash`, the edited values are kept in `stash` for PREV (restorePoses). Never throws.
+ * Gives every logged joint of character `eid` its composed value back and empties its log. With `restoring`
+ * (restorePoses, which empties the whole edited list at once: one search each was quadratic in a crowd) it
+ * stays on the list, and with `stash` its edited values are kept in `stash` for PREV; otherwise it leaves the
+ * list. Never throws.
  */
-export function undoEdits(ctx: PoseEditInput, eid: number, stash: boolean): void {
+export function undoEdits(ctx: PoseEditInput, eid: number, restoring: boolean, stash: boolean): void {
   const state = ctx.poseEdits
   const log = state.logs[eid]
   if (log === undefined || log.count === 0) return
@@ -210,14 +217,13 @@ export function undoEdits(ctx: PoseEditInput, eid: number, stash: boolean): void
     const j = log.joints[i]!
     const at = anim + j * JOINT_STRIDE
     for (let k = 0; k < JOINT_STRIDE; k++) {
-      if (stash) log.stash[j * JOINT_STRIDE + k] = data[at + k]!
-      data[at + k] = log.saved[j * JOINT_STRIDE + k]!
+      if (stash) log.stash[i * JOINT_STRIDE + k] = data[at + k]!
+      data[at + k] = log.saved[i * JOINT_STRIDE + k]!
     }
-    log.logged[j] = 0
   }
   log.restored = stash ? log.count : 0
   log.count = 0
-  removeEdited(state, eid)
+  if (!restoring) removeEdited(state, eid)
   if (state.world.character === eid) state.world.serial++
 }
 
@@ -243,7 +249,30 @@ export function stashIntoPrevious(ctx: PoseEditInput, eid: number, log: PoseEdit
   for (let i = 0; i < log.restored; i++) {
     const j = log.joints[i]!
     for (let k = 0; k < JOINT_STRIDE; k++)
-      data[prev + j * JOINT_STRIDE + k] = log.stash[j * JOINT_STRIDE + k]!
+      data[prev + j * JOINT_STRIDE + k] = log.stash[i * JOINT_STRIDE + k]!
+  }
+}
+
+/**
+ * Moves the memo's world matrices of joint `j`'s subtree by the world translation v[vo..vo+3) (an edit that
+ * moves the joint in world space without turning it: every matrix under it moves the same).
+ */
+export function moveWorldBelow(
+  ctx: PoseEditInput,
+  eid: number,
+  j: number,
+  v: Float64Array,
+  vo: number,
+): void {
+  const w = ctx.poseEdits.world
+  if (w.character !== eid) return
+  const end = subtreeEnds(ctx, ctx.stores.Pose.asset[eid]!)[j]!
+  const m = w.matrices
+  for (let k = j; k < end; k++) {
+    if (w.stamp[k] !== w.serial) continue
+    m[16 * k + 12] = m[16 * k + 12]! + v[vo]!
+    m[16 * k + 13] = m[16 * k + 13]! + v[vo + 1]!
+    m[16 * k + 14] = m[16 * k + 14]! + v[vo + 2]!
   }
 }
 
@@ -304,11 +333,38 @@ export function jointWorld(ctx: PoseEditInput, eid: number, j: number): number {
     const p = parents[c]!
     const at = anim + c * JOINT_STRIDE
     composeMatrix(m, 16 * c, data, at, data, at + 3, data, at + 7)
-    if (p < 0) multiplyMatrices(m, 16 * c, w.root, 0, m, 16 * c)
-    else multiplyMatrices(m, 16 * c, m, 16 * p, m, 16 * c)
+    if (p < 0) multiplyAffine(m, 16 * c, w.root, 0)
+    else multiplyAffine(m, 16 * c, m, 16 * p)
     w.stamp[c] = w.serial
   }
   return 16 * j
+}
+
+/**
+ * m[o..o+16) ← a[ao..) · m[o..): both affine (last row 0 0 0 1), so 36 products where a full product takes 64.
+ * Not the propagation's bits (a world matrix here is what a stage reads and IK solves on, not what it writes).
+ */
+function multiplyAffine(m: Float64Array, o: number, a: Float64Array, ao: number): void {
+  const a00 = a[ao]!
+  const a01 = a[ao + 1]!
+  const a02 = a[ao + 2]!
+  const a10 = a[ao + 4]!
+  const a11 = a[ao + 5]!
+  const a12 = a[ao + 6]!
+  const a20 = a[ao + 8]!
+  const a21 = a[ao + 9]!
+  const a22 = a[ao + 10]!
+  for (let c = 0; c < 16; c += 4) {
+    const b0 = m[o + c]!
+    const b1 = m[o + c + 1]!
+    const b2 = m[o + c + 2]!
+    m[o + c] = b0 * a00 + b1 * a10 + b2 * a20
+    m[o + c + 1] = b0 * a01 + b1 * a11 + b2 * a21
+    m[o + c + 2] = b0 * a02 + b1 * a12 + b2 * a22
+  }
+  m[o + 12] = m[o + 12]! + a[ao + 12]!
+  m[o + 13] = m[o + 13]! + a[ao + 13]!
+  m[o + 14] = m[o + 14]! + a[ao + 14]!
 }
 
 /** Forgets every memoized world matrix (the character entity moved, or a restore). */

@@ -30,12 +30,13 @@ export function createRestorePosesSystem(ctx: PoseStagesInput) {
   const state = ctx.poseEdits
   return function restorePoses(_world: World): void {
     if (state.editedCount === 0) return
-    // undoEdits takes each character off the edited list: walk it from its end.
-    while (state.editedCount > 0) {
-      const eid = state.edited[state.editedCount - 1]!
+    for (let i = 0; i < state.editedCount; i++) {
+      const eid = state.edited[i]!
       state.restored[state.restoredCount++] = eid
-      undoEdits(ctx, eid, true)
+      // The edited values are kept only for a ragdoll about to start (its hand-off reads PREV this step).
+      undoEdits(ctx, eid, true, awaitingBodies(ctx, eid))
     }
+    state.editedCount = 0
   }
 }
 
@@ -75,7 +76,7 @@ export function createRunPoseStagesSystem(ctx: PoseStagesInput) {
   function undoCall(): void {
     for (let i = state.editedCount - 1; i >= 0; i--) {
       const eid = state.edited[i]!
-      if (state.logs[eid]!.writer === state.call) undoEdits(ctx, eid, false)
+      if (state.logs[eid]!.writer === state.call) undoEdits(ctx, eid, false, false)
     }
   }
 

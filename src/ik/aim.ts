@@ -17,8 +17,8 @@ import { halfTwist, twist, UNIT_TOLERANCE_SQ } from './twoBone.ts'
  * (`forward`, from `offset`: a head's eyes) at a target, keeping its `up` on the side of `pole`.
  *
  * Inputs:
- *   joint        the joint's model matrix, 16 doubles column-major (any transform; a singular one gives the
- *                identity)
+ *   joint        the joint's model matrix, 16 doubles column-major from jointOffset (default 0); any affine
+ *                transform (a singular one gives the identity)
  *   target       the point to aim at, model space (3 doubles)
  *   forward      the aiming direction, joint-local, unit length (default +x)
  *   offset       where the aim starts, joint-local (default the joint's origin)
@@ -36,6 +36,7 @@ import { halfTwist, twist, UNIT_TOLERANCE_SQ } from './twoBone.ts'
  */
 export interface AimJob {
   joint: Float64Array | null
+  jointOffset: number
   readonly target: Float64Array
   readonly forward: Float64Array
   readonly offset: Float64Array
@@ -51,6 +52,7 @@ export interface AimJob {
 export function createAimJob(): AimJob {
   return {
     joint: null,
+    jointOffset: 0,
     target: new Float64Array(3),
     forward: Float64Array.of(1, 0, 0),
     offset: new Float64Array(3),
@@ -69,7 +71,9 @@ export function validateAimJob(job: AimJob): boolean {
   const len2 = f[0]! * f[0]! + f[1]! * f[1]! + f[2]! * f[2]!
   return (
     job.joint !== null &&
-    job.joint.length >= 16 &&
+    Number.isInteger(job.jointOffset) &&
+    job.jointOffset >= 0 &&
+    job.joint.length >= job.jointOffset + 16 &&
     job.correction !== null &&
     job.correction.length >= 4 &&
     Math.abs(len2 - 1) < UNIT_TOLERANCE_SQ
@@ -97,7 +101,7 @@ const s = new Float64Array(54)
 export function runAimJob(job: AimJob): boolean {
   if (!validateAimJob(job)) return false
   const out = job.correction!
-  invertMatrix(s, INV, job.joint!, 0)
+  invertMatrix(s, INV, job.joint!, job.jointOffset)
   transformPoint(s, TARGET_JS, s, INV, job.target, 0)
   const target2 = s[TARGET_JS]! ** 2 + s[TARGET_JS + 1]! ** 2 + s[TARGET_JS + 2]! ** 2
   s[TARGET2] = target2

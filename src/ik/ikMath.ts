@@ -9,58 +9,57 @@ import type { FloatArray } from '../math/quat.ts'
  * Nothing here allocates.
  */
 
-/** `out[oo..oo+16)` = inverse of `m[mo..)`, or all zeros when `m` is not invertible (ozz's Invert). */
+/**
+ * `out[oo..oo+16)` = inverse of the affine matrix `m[mo..)` (its last row 0 0 0 1, as every transform here), or
+ * all zeros when it is not invertible (ozz's Invert): the 3×3 part by cofactors, the translation after it.
+ */
 export function invertMatrix(out: Float64Array, oo: number, m: FloatArray, mo: number): Float64Array {
   const a00 = m[mo]!
   const a01 = m[mo + 1]!
   const a02 = m[mo + 2]!
-  const a03 = m[mo + 3]!
   const a10 = m[mo + 4]!
   const a11 = m[mo + 5]!
   const a12 = m[mo + 6]!
-  const a13 = m[mo + 7]!
   const a20 = m[mo + 8]!
   const a21 = m[mo + 9]!
   const a22 = m[mo + 10]!
-  const a23 = m[mo + 11]!
-  const a30 = m[mo + 12]!
-  const a31 = m[mo + 13]!
-  const a32 = m[mo + 14]!
-  const a33 = m[mo + 15]!
-  const b00 = a00 * a11 - a01 * a10
-  const b01 = a00 * a12 - a02 * a10
-  const b02 = a00 * a13 - a03 * a10
-  const b03 = a01 * a12 - a02 * a11
-  const b04 = a01 * a13 - a03 * a11
-  const b05 = a02 * a13 - a03 * a12
-  const b06 = a20 * a31 - a21 * a30
-  const b07 = a20 * a32 - a22 * a30
-  const b08 = a20 * a33 - a23 * a30
-  const b09 = a21 * a32 - a22 * a31
-  const b10 = a21 * a33 - a23 * a31
-  const b11 = a22 * a33 - a23 * a32
-  const det = b00 * b11 - b01 * b10 + b02 * b09 + b03 * b08 - b04 * b07 + b05 * b06
+  const tx = m[mo + 12]!
+  const ty = m[mo + 13]!
+  const tz = m[mo + 14]!
+  const c00 = a11 * a22 - a12 * a21
+  const c01 = a02 * a21 - a01 * a22
+  const c02 = a01 * a12 - a02 * a11
+  const det = a00 * c00 + a10 * c01 + a20 * c02
   if (det === 0 || det - det !== 0) {
     out.fill(0, oo, oo + 16)
     return out
   }
   const d = 1 / det
-  out[oo] = (a11 * b11 - a12 * b10 + a13 * b09) * d
-  out[oo + 1] = (a02 * b10 - a01 * b11 - a03 * b09) * d
-  out[oo + 2] = (a31 * b05 - a32 * b04 + a33 * b03) * d
-  out[oo + 3] = (a22 * b04 - a21 * b05 - a23 * b03) * d
-  out[oo + 4] = (a12 * b08 - a10 * b11 - a13 * b07) * d
-  out[oo + 5] = (a00 * b11 - a02 * b08 + a03 * b07) * d
-  out[oo + 6] = (a32 * b02 - a30 * b05 - a33 * b01) * d
-  out[oo + 7] = (a20 * b05 - a22 * b02 + a23 * b01) * d
-  out[oo + 8] = (a10 * b10 - a11 * b08 + a13 * b06) * d
-  out[oo + 9] = (a01 * b08 - a00 * b10 - a03 * b06) * d
-  out[oo + 10] = (a30 * b04 - a31 * b02 + a33 * b00) * d
-  out[oo + 11] = (a21 * b02 - a20 * b04 - a23 * b00) * d
-  out[oo + 12] = (a11 * b07 - a10 * b09 - a12 * b06) * d
-  out[oo + 13] = (a00 * b09 - a01 * b07 + a02 * b06) * d
-  out[oo + 14] = (a31 * b01 - a30 * b03 - a32 * b00) * d
-  out[oo + 15] = (a20 * b03 - a21 * b01 + a22 * b00) * d
+  const b00 = c00 * d
+  const b01 = c01 * d
+  const b02 = c02 * d
+  const b10 = (a12 * a20 - a10 * a22) * d
+  const b11 = (a00 * a22 - a02 * a20) * d
+  const b12 = (a02 * a10 - a00 * a12) * d
+  const b20 = (a10 * a21 - a11 * a20) * d
+  const b21 = (a01 * a20 - a00 * a21) * d
+  const b22 = (a00 * a11 - a01 * a10) * d
+  out[oo] = b00
+  out[oo + 1] = b01
+  out[oo + 2] = b02
+  out[oo + 3] = 0
+  out[oo + 4] = b10
+  out[oo + 5] = b11
+  out[oo + 6] = b12
+  out[oo + 7] = 0
+  out[oo + 8] = b20
+  out[oo + 9] = b21
+  out[oo + 10] = b22
+  out[oo + 11] = 0
+  out[oo + 12] = -(b00 * tx + b10 * ty + b20 * tz)
+  out[oo + 13] = -(b01 * tx + b11 * ty + b21 * tz)
+  out[oo + 14] = -(b02 * tx + b12 * ty + b22 * tz)
+  out[oo + 15] = 1
   return out
 }
 

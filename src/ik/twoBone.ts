@@ -18,9 +18,10 @@ import {
  * middle joint bending the way `midAxis` says and the chain's plane turned towards `pole`.
  *
  * Inputs (model space: whatever space the three matrices share, e.g. world):
- *   start, mid, end   the joints' model matrices, 16 doubles column-major each; any transform (scaled, mirrored;
- *                     a singular one gives identity corrections). The three are ancestors in this order, not
- *                     necessarily direct ones (joints between them keep their local transforms).
+ *   start, mid, end   the joints' model matrices, 16 doubles column-major each from startOffset, midOffset,
+ *                     endOffset (default 0; ozz's pointers as (array, offset) pairs); any affine transform
+ *                     (scaled, mirrored; a singular one gives identity corrections). The three are ancestors in
+ *                     this order, not necessarily direct ones (joints between them keep their local transforms).
  *   target            the point the end joint reaches for (3 doubles)
  *   pole              the direction the middle joint points to (3 doubles, model space; default +y). The result
  *                     flips where target and pole are aligned: the caller keeps them apart.
@@ -44,6 +45,9 @@ export interface TwoBoneJob {
   start: Float64Array | null
   mid: Float64Array | null
   end: Float64Array | null
+  startOffset: number
+  midOffset: number
+  endOffset: number
   readonly target: Float64Array
   readonly pole: Float64Array
   readonly midAxis: Float64Array
@@ -61,6 +65,9 @@ export function createTwoBoneJob(): TwoBoneJob {
     start: null,
     mid: null,
     end: null,
+    startOffset: 0,
+    midOffset: 0,
+    endOffset: 0,
     target: new Float64Array(3),
     pole: Float64Array.of(0, 1, 0),
     midAxis: Float64Array.of(0, 0, 1),
@@ -81,16 +88,17 @@ export function validateTwoBoneJob(job: TwoBoneJob): boolean {
   const a = job.midAxis
   const len2 = a[0]! * a[0]! + a[1]! * a[1]! + a[2]! * a[2]!
   return (
-    matrix(job.start) &&
-    matrix(job.mid) &&
-    matrix(job.end) &&
+    matrix(job.start, job.startOffset) &&
+    matrix(job.mid, job.midOffset) &&
+    matrix(job.end, job.endOffset) &&
     quat(job.startCorrection) &&
     quat(job.midCorrection) &&
     Math.abs(len2 - 1) < UNIT_TOLERANCE_SQ
   )
 }
 
-const matrix = (m: Float64Array | null): boolean => m !== null && m.length >= 16
+const matrix = (m: Float64Array | null, o: number): boolean =>
+  m !== null && Number.isInteger(o) && o >= 0 && m.length >= o + 16
 const quat = (q: Float64Array | null): boolean => q !== null && q.length >= 4
 
 /** Scratch, in one array: inverses, vectors in start (ss) and mid (ms) space, quaternions, numbers. */
@@ -132,12 +140,15 @@ export function runTwoBoneJob(job: TwoBoneJob): boolean {
   const start = job.start!
   const mid = job.mid!
   const end = job.end!
-  invertMatrix(s, INV_START, start, 0)
-  invertMatrix(s, INV_MID, mid, 0)
-  transformPoint(s, START_MS, s, INV_MID, start, 12)
-  transformPoint(s, END_MS, s, INV_MID, end, 12)
-  transformPoint(s, MID_SS, s, INV_START, mid, 12)
-  transformPoint(s, END_SS, s, INV_START, end, 12)
+  const so = job.startOffset
+  const mo = job.midOffset
+  const eo = job.endOffset
+  invertMatrix(s, INV_START, start, so)
+  invertMatrix(s, INV_MID, mid, mo)
+  transformPoint(s, START_MS, s, INV_MID, start, so + 12)
+  transformPoint(s, END_MS, s, INV_MID, end, eo + 12)
+  transformPoint(s, MID_SS, s, INV_START, mid, mo + 12)
+  transformPoint(s, END_SS, s, INV_START, end, eo + 12)
   for (let k = 0; k < 3; k++) {
     s[START_MID_MS + k] = -s[START_MS + k]!
     s[MID_END_SS + k] = s[END_SS + k]! - s[MID_SS + k]!
@@ -234,10 +245,11 @@ function midJoint(job: TwoBoneJob): boolean {
 function startJoint(job: TwoBoneJob): void {
   const target2 = s[TARGET2]!
   const mid = job.mid!
+  const mo = job.midOffset
   transformVector(s, POLE_SS, s, INV_START, job.pole, 0)
   // The mid-to-end bone after MID_ROT, in start space.
   rotateVector(s, V1, s, MID_ROT, s, END_MS)
-  transformVector(s, V2, mid, 0, s, V1)
+  transformVector(s, V2, mid, mo, s, V1)
   transformVector(s, V1, s, INV_START, s, V2)
   for (let k = 0; k < 3; k++) s[V1 + k] = s[V1 + k]! + s[MID_SS + k]!
   quatFromVectors(s, START_ROT, s, V1, s, TARGET_SS)
@@ -245,7 +257,7 @@ function startJoint(job: TwoBoneJob): void {
   // The reference plane's normal (target × pole) and the chain's (its mid axis, turned), both in start space.
   cross(s, V1, s, TARGET_SS, s, POLE_SS)
   const ref2 = s[V1]! ** 2 + s[V1 + 1]! ** 2 + s[V1 + 2]! ** 2
-  transformVector(s, V2, mid, 0, job.midAxis, 0)
+  transformVector(s, V2, mid, mo, job.midAxis, 0)
   transformVector(s, PLANE, s, INV_START, s, V2)
   rotateVector(s, V2, s, START_ROT, s, PLANE)
   const joint2 = s[V2]! ** 2 + s[V2 + 1]! ** 2 + s[V2 + 2]! ** 2
