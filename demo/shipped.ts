@@ -1,5 +1,6 @@
 import type { FootstepMarkers } from './footsteps.ts'
 import type { Travel } from './travel.ts'
+import type { IKDemo } from './ik.ts'
 
 /**
  * The models the picker offers: files shipped in assets/ (served at the site root), with what the files do not
@@ -28,6 +29,8 @@ export interface ShippedModel {
   readonly footsteps?: FootstepMarkers
   /** Clips to get up into, lying face-down and face-up (demo/ragdolls.ts); none: the looping clip chosen. */
   readonly getUp?: { readonly prone: string; readonly supine: string }
+  /** The IK panel's joints (demo/ik.ts); none: the panel is hidden. */
+  readonly ik?: IKDemo
 }
 
 /**
@@ -115,6 +118,24 @@ export const SHIPPED: readonly ShippedModel[] = [
       additive: { label: 'nod', clip: 'Yes', mask: ['Neck'] },
       blend: ['Walking', 'Running'],
       face: { node: 'Head', targets: ['Angry', 'Surprised', 'Sad'] }, // the mesh "Head", not the bone
+    },
+  },
+  {
+    name: 'RiggedFigure',
+    path: 'RiggedFigure/glTF-Binary/RiggedFigure.glb',
+    scale: 1, // metres: 1.45 m tall
+    firstClip: 'animation0',
+    once: [],
+    credit: 'Rigged Figure (CC BY 4.0), © 2017 Cesium, from the Khronos glTF sample assets',
+    license: 'RiggedFigure/LICENSE.md',
+    // A humanoid facing +z whose head's local −z looks forward; legs and arms are chains of three joints.
+    ik: {
+      head: 'neck_joint_2',
+      axis: [0, 0, -1],
+      up: [0, 1, 0],
+      neck: 'neck_joint_1',
+      hand: 'arm_joint_L_3',
+      feet: ['leg_joint_L_3', 'leg_joint_R_3'],
     },
   },
 ]
