@@ -1,6 +1,7 @@
 /**
  * ecs-anim/kernels: the lower-level pieces the plugin is built from, for tools that sample or blend without
- * the ECS (an offline baker, a clip inspector, a custom system). Each takes its output first (gl-matrix style),
+ * the ECS (an offline baker, a clip inspector, a custom system), and the IK jobs the built-in solvers run. Each
+ * takes its output first (gl-matrix style),
  * allocates nothing, and trusts its inputs (clips are validated by buildClip).
  *
  * @module
@@ -23,3 +24,14 @@ export { sampleNodeTransforms, type NodeTransform } from '../src/skeleton/nodeTr
 export { catmullRomTangents, bezierToHermite, toCubicSplineValues } from '../src/clip/tangents.ts'
 export { BLEND_S, BLEND_T, blendJointLayers, blendPaths } from '../src/clip/blendLayers.ts'
 export { JOINT_STRIDE, T_OFFSET, R_OFFSET, S_OFFSET } from '../src/math/poseLayout.ts'
+export { createTwoBoneJob, runTwoBoneJob, validateTwoBoneJob, type TwoBoneJob } from '../src/ik/twoBone.ts'
+export { createAimJob, runAimJob, validateAimJob, type AimJob } from '../src/ik/aim.ts'
+export {
+  CHAIN_CCD,
+  CHAIN_FABRIK,
+  chainScratchLength,
+  createChainJob,
+  runChainJob,
+  validateChainJob,
+  type ChainJob,
+} from '../src/ik/chain.ts'

@@ -98,6 +98,7 @@ const WEIGHT = 51
 const TARGET2 = 52
 const s = new Float64Array(54)
 
+/** Runs the job: writes its correction and `reached`; false, writing nothing, for a job it refuses. */
 export function runAimJob(job: AimJob): boolean {
   if (!validateAimJob(job)) return false
   const out = job.correction!

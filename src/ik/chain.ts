@@ -40,7 +40,9 @@ export interface ChainJob {
   reached: boolean
 }
 
+/** ChainJob.method: forward and backward reaching. */
 export const CHAIN_FABRIK = 0
+/** ChainJob.method: cyclic coordinate descent. */
 export const CHAIN_CCD = 1
 
 /** A job with no chain yet: FABRIK, 10 passes, tolerance 0, weight 1. */
@@ -91,6 +93,7 @@ const Q = 6
 const W = 10
 const DIST = 11
 
+/** Runs the job: writes its corrections and `reached`; false, writing nothing, for a job it refuses. */
 export function runChainJob(job: ChainJob): boolean {
   if (!validateChainJob(job)) return false
   const n = job.count

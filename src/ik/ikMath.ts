@@ -266,19 +266,6 @@ export function weightQuat(
   return out
 }
 
-/** |v|² of `v[vo..vo+3)`. */
-export function lengthSquared(v: FloatArray, vo: number): number {
-  const x = v[vo]!
-  const y = v[vo + 1]!
-  const z = v[vo + 2]!
-  return x * x + y * y + z * z
-}
-
-/** a · b of two 3-vectors. */
-export function dot(a: FloatArray, ao: number, b: FloatArray, bo: number): number {
-  return a[ao]! * b[bo]! + a[ao + 1]! * b[bo + 1]! + a[ao + 2]! * b[bo + 2]!
-}
-
 /**
  * The rotation of matrix `m[mo..)` as a unit quaternion (columns normalized first, so a scaled matrix gives its
  * rotation; Shepperd's method). A mirrored matrix has no such rotation: the result is then meaningless.

@@ -127,6 +127,7 @@ const MID_END2 = 82
 const START_END2 = 83
 const s = new Float64Array(84)
 
+/** Runs the job: writes its corrections and `reached`; false, writing nothing, for a job it refuses. */
 export function runTwoBoneJob(job: TwoBoneJob): boolean {
   if (!validateTwoBoneJob(job)) return false
   const startCorrection = job.startCorrection!
