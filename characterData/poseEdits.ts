@@ -92,7 +92,7 @@ function hashPoseEdits(h: Hasher, state: PoseEditState, eid: number): void {
   for (const s of ik.solvers) {
     h.updateNumber(s.name.length)
     for (let k = 0; k < s.name.length; k++) h.updateNumber(s.name.charCodeAt(k))
-    h.updateNumber(s.kind).update(s.joints).update(s.f).update(s.i)
+    h.updateNumber(s.kind).update(s.joints).update(s.f).update(s.i).update(s.steps)
   }
 }
 
@@ -103,7 +103,8 @@ function hashPoseEdits(h: Hasher, state: PoseEditState, eid: number): void {
  *   u32 eid, u32 m edited joints, u32 s solvers,
  *   i32[m] the edited joints (in the order first edited), f32[10·m] their composed values (systems/poseEdits.ts),
  *   s × (text name, u8 kind (IK_KINDS' index), u8 ground (0, GROUND_PHYSICS or GROUND_FUNCTION), u16 k joints,
- *        u16 l numbers, zeros to 4, i32[k] joints, u32[I_LENGTH] integers, zeros to 8, f64[l] numbers)
+ *        u16 l numbers, zeros to 4, i32[k] joints, u32[I_LENGTH] integers, zeros to 8, f64[l] numbers, f64 its
+ *        ramp's steps)
  *
  * (systems/ikState.ts draws a solver's numbers and integers.) A text is u32 byte length and UTF-8 bytes. The
  * game's pose stages are not here, nor a 'feet' solver's ground function: a restore binds a solver that had one
@@ -142,6 +143,7 @@ export function writePoseEdits(ctx: AnimationContext, w: Writer, characters: rea
       w.raw(s.i, 0, I_LENGTH)
       w.align(8)
       w.raw(s.f, 0, s.f.length)
+      w.raw(s.steps, 0, 1)
     }
   }
   w.setU32(countAt, count)
@@ -231,6 +233,9 @@ function readSolver(
   r.align(8)
   const f = new Float64Array(l)
   copyInto(f, 0, r.bytes, r.span(8 * l), l)
+  const steps = new Float64Array(1)
+  copyInto(steps, 0, r.bytes, r.span(8), 1)
+  checkRange(where, 'ramp steps', steps[0]!, 0, Number.MAX_VALUE)
   checkFinite(
     where,
     'numbers',
@@ -250,7 +255,7 @@ function readSolver(
     if (!Number.isNaN(f[F_UP]!)) checkUnit(where, 'up', f, F_UP, 3)
   }
   const fn = ground === GROUND_FUNCTION ? (ctx.poseEdits.grounds.get(name) ?? null) : null
-  return { name, kind, joints, f, i, ground: fn }
+  return { name, kind, joints, f, i, steps, ground: fn }
 }
 
 /**

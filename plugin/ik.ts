@@ -36,7 +36,6 @@ import {
   I_LENGTH,
   I_METHOD,
   I_POLE_ENTITY,
-  I_RAMP_STEPS,
   I_TARGET_ENTITY,
   IK_AIM,
   IK_CHAIN,
@@ -208,13 +207,13 @@ function rampWeight(
   const f = s.f
   if (old !== undefined && (old.f[F_RAMP_DURATION]! > 0 ? old.f[F_WEIGHT_TO] : old.f[F_WEIGHT]) === w) {
     for (const k of [F_RAMP_DURATION, F_WEIGHT, F_WEIGHT_FROM, F_WEIGHT_TO]) f[k] = old.f[k]!
-    s.i[I_RAMP_STEPS] = old.i[I_RAMP_STEPS]!
+    s.steps[0] = old.steps[0]!
     return
   }
   const from = old === undefined ? 0 : old.f[F_WEIGHT]!
   f[F_WEIGHT_TO] = w
   f[F_WEIGHT_FROM] = from
-  s.i[I_RAMP_STEPS] = 0
+  s.steps[0] = 0
   if (seconds > 0 && from !== w) {
     f[F_WEIGHT] = from
     f[F_RAMP_DURATION] = seconds
@@ -359,7 +358,7 @@ function makeSolver(
   if (kind !== IK_FEET) target(ctx, o.target, what, 'target', i, I_TARGET_ENTITY, extra, F_TARGET, false)
   const f = new Float64Array(length).fill(NaN)
   for (const set of extra) set(f)
-  return { name, kind, joints: Int32Array.from(joints), f, i, ground }
+  return { name, kind, joints: Int32Array.from(joints), f, i, steps: new Float64Array(1), ground }
 }
 
 /** A target or pole: a point (three numbers finite in float32) or { entity } of a live scene node. */

@@ -30,7 +30,6 @@ import {
   I_ITERATIONS,
   I_METHOD,
   I_POLE_ENTITY,
-  I_RAMP_STEPS,
   I_TARGET_ENTITY,
   IK_AIM,
   IK_CHAIN,
@@ -47,7 +46,7 @@ import {
  * are world points. The math is the jobs' (src/ik/): two-bone and aim are ozz-animation's, chain FABRIK or CCD.
  * Throws only what a game's ground function throws (runPoseStages catches it). Allocation-free.
  */
-export type IKInput = PoseEditInput & Pick<StepState, 'world' | 'dt' | 'physics'>
+export type IKInput = PoseEditInput & Pick<StepState, 'world' | 'dt' | 'timeScale' | 'physics'>
 
 export function solveCharacterIK(ctx: IKInput, eid: number, ik: IKCharacter): void {
   const solvers = ik.solvers
@@ -66,7 +65,7 @@ export function solveCharacterIK(ctx: IKInput, eid: number, ik: IKCharacter): vo
 function stepWeight(ctx: IKInput, s: IKSolver): void {
   const f = s.f
   if (f[F_RAMP_DURATION] === 0) return
-  if (stepRamp(ctx, s.i, f, I_RAMP_STEPS, fraction, 0)) {
+  if (stepRamp(ctx, s.steps, f, 0, fraction, 0)) {
     f[F_WEIGHT] = f[F_WEIGHT_TO]!
     f[F_RAMP_DURATION] = 0
   } else f[F_WEIGHT] = f[F_WEIGHT_FROM]! + (f[F_WEIGHT_TO]! - f[F_WEIGHT_FROM]!) * fraction[0]!

@@ -1,4 +1,3 @@
-import { groundRay } from '../src/physics/groundRay.ts'
 import { conjugateQuat, multiplyQuat } from '../src/math/quat.ts'
 import {
   invertMatrix,
@@ -122,7 +121,7 @@ function ground(ctx: IKInput, s: IKSolver, leg: number): void {
     ray[1] = rootY + length
     ray[2] = rootY - length
     ray[3] = z
-    if (!groundRay(hit, ctx.physics, ray)) return
+    if (!ctx.physics.groundRay(hit, ray)) return
     y = hit[0]!
     n[o] = hit[1]!
     n[o + 1] = hit[2]!

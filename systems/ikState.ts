@@ -20,7 +20,9 @@
  *      chain      10 TOLERANCE (world units; NaN: 1e-4 × the chain's length)
  *      feet       10 the left leg's REST_AXIS xyz, 13 the right leg's (as two-bone's)
  *
- * Its integers, `i` (Uint32Array): 0 RAMP_STEPS (the ramp's step count), 1 TARGET_ENTITY and 2 POLE_ENTITY
+ * Its ramp's step count, `steps` (one double: steps of animation time, by the clock's time scale, as a layer's).
+ *
+ * Its integers, `i` (Uint32Array): 0 (unused), 1 TARGET_ENTITY and 2 POLE_ENTITY
  * (scene node entities followed, 0 for a point), 3 per kind: chain ITERATIONS, feet GROUND (GROUND_PHYSICS or
  * GROUND_FUNCTION); 4 chain METHOD (CHAIN_FABRIK, CHAIN_CCD).
  *
@@ -33,6 +35,8 @@ export interface IKSolver {
   readonly joints: Int32Array
   readonly f: Float64Array
   readonly i: Uint32Array
+  /** The weight ramp's steps so far (see stepRamp), at [0]. */
+  readonly steps: Float64Array
   /** The game's ground height function of a 'feet' solver with one; null otherwise. Not simulation state. */
   ground: ((x: number, z: number) => number) | null
 }
@@ -72,7 +76,6 @@ export const F_TOLERANCE = 10
 /** Numbers of a solver of each kind (aim: plus one per chain joint). */
 export const F_LENGTH = [16, 15, 11, 22] as const
 
-export const I_RAMP_STEPS = 0
 export const I_TARGET_ENTITY = 1
 export const I_POLE_ENTITY = 2
 export const I_ITERATIONS = 3

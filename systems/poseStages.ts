@@ -1,9 +1,14 @@
 import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
-import { findJoint } from '../src/skeleton/rig.ts'
 import { JOINT_STRIDE, POSE_ANIM, poseOffset } from '../components/Pose.ts'
-import { awaitingBodies, MAX_QUEUED_EVENTS, type AnimationStores, type StepState } from './state.ts'
+import {
+  awaitingBodies,
+  MAX_QUEUED_EVENTS,
+  type AnimationStores,
+  type RegisteredAsset,
+  type StepState,
+} from './state.ts'
 import {
   beginEdit,
   forgetWorld,
@@ -17,7 +22,10 @@ import { solveCharacterIK } from './ik.ts'
 
 /** What restorePoses and runPoseStages read and write: a slice of the plugin's context. */
 export type PoseStagesInput = PoseEditInput &
-  Pick<StepState, 'world' | 'step' | 'dt' | 'physics' | 'events' | 'droppedEvents' | 'ragdolls'> & {
+  Pick<
+    StepState,
+    'world' | 'step' | 'dt' | 'timeScale' | 'physics' | 'events' | 'droppedEvents' | 'ragdolls'
+  > & {
     readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'Ragdoll'>
   }
 
@@ -139,7 +147,7 @@ const FLOAT32_MAX = 3.4028234663852886e38
 /** The PoseAccess of a plugin: one object, its calls allocation-free for joint indices and known names. */
 function createPoseAccess(ctx: PoseStagesInput): StageAccess {
   const { Pose } = ctx.stores
-  /** Per asset: node name → joint, or -1 where findJoint must decide (several nodes, or it throws). */
+  /** Per asset: node name → joint, made at the first name looked up (-1: several nodes, none alone a skin joint). */
   const names: (Map<string, number> | undefined)[] = []
 
   function character(eid: number, what: string): void {
@@ -156,20 +164,19 @@ function createPoseAccess(ctx: PoseStagesInput): StageAccess {
       const j = rig.nodeJoint[joint]!
       if (j >= 0) return j
     } else if (typeof joint === 'string') {
-      let map = names[id]
-      if (map === undefined) {
-        map = new Map()
-        for (const node of rig.asset.nodes) {
-          if (rig.nodeJoint[node.index]! < 0) continue
-          map.set(node.name, map.has(node.name) ? -1 : rig.nodeJoint[node.index]!)
-        }
-        while (names.length <= id) names.push(undefined)
-        names[id] = map
-      }
-      const j = map.get(joint)
+      const j = (names[id] ??= jointNames(ctx.assets[id]!)).get(joint)
       if (j !== undefined && j >= 0) return j
+      if (j !== undefined) {
+        throw new AnimationError(
+          'argument',
+          `${what}: ${rig.asset.source} has several scene nodes named ${JSON.stringify(joint)}, none alone a ` +
+            'skin joint; pass the node index',
+        )
+      }
     }
-    return findJoint(rig, rig.asset, joint, what)
+    const shown =
+      typeof joint === 'string' || typeof joint === 'number' ? JSON.stringify(joint) : typeof joint
+    throw new AnimationError('argument', `${what}: ${rig.asset.source} has no scene node ${shown}`)
   }
 
   /** Float offset of the joint's part `part` (0 T, 3 R, 7 S) in ANIM, the character and joint checked. */
@@ -267,6 +274,26 @@ function createPoseAccess(ctx: PoseStagesInput): StageAccess {
     },
   }
   return access
+}
+
+/**
+ * A rig's scene nodes by name → joint, as src/skeleton/rig.ts's findJoint resolves them: a name of one node is
+ * its joint; of several, the one skin joint among them, or -1 when that does not settle it.
+ */
+function jointNames(rig: RegisteredAsset): Map<string, number> {
+  const nodes = new Map<string, number[]>()
+  for (const node of rig.asset.nodes) {
+    if (rig.nodeJoint[node.index]! < 0) continue
+    const list = nodes.get(node.name)
+    if (list) list.push(rig.nodeJoint[node.index]!)
+    else nodes.set(node.name, [rig.nodeJoint[node.index]!])
+  }
+  const out = new Map<string, number>()
+  for (const [name, joints] of nodes) {
+    const skin = joints.filter((j) => rig.skinJoint[j] === 1)
+    out.set(name, joints.length === 1 ? joints[0]! : skin.length === 1 ? skin[0]! : -1)
+  }
+  return out
 }
 
 function badValue(v: unknown, what: string, name: string): AnimationError {

@@ -347,7 +347,7 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
       align(4)
       take(4 * joints + 4 * 5)
       align(8)
-      take(8 * numbers)
+      take(8 * numbers + 8) // its numbers, then its ramp's steps
     }
   }
   section() // RAGD

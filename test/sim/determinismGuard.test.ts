@@ -115,13 +115,8 @@ describe("the project's fixed-step sources", () => {
       const uses = forbiddenUses(readFileSync(resolve(ROOT, f), 'utf8'))
       return uses.map((u) => `${f}:${u}`)
     })
-    // Known exceptions, not step math, each an exact power of two: SceneNode's capacity bound 2 ** 24, and the
-    // loader's limits (src/gltf/limits.ts), which the pose stages reach through the rig's joint look-up.
-    expect(found.map((f) => f.replace(/:\d+:/, ':'))).toEqual([
-      'components/sceneNodeStore.ts: ** 24',
-      'src/gltf/limits.ts: ** 24',
-      'src/gltf/limits.ts: ** 28',
-    ])
+    // One known exception, not step math: SceneNode's capacity bound 2 ** 24 (an exact power of two).
+    expect(found.map((f) => f.replace(/:\d+:/, ':'))).toEqual(['components/sceneNodeStore.ts: ** 24'])
   })
 
   it('the check catches each way a transcendental, a pow, randomness or a clock could come in', () => {
