@@ -35,16 +35,27 @@ import { halfTwist, twist, UNIT_TOLERANCE_SQ } from './twoBone.ts'
  * exact reciprocals, no arc cosine. Allocates nothing.
  */
 export interface AimJob {
+  /** The joint's model matrix (16 doubles from jointOffset); null: the job is refused. */
   joint: Float64Array | null
+  /** Where `joint`'s 16 doubles begin (default 0). */
   jointOffset: number
+  /** The point to aim at, model space. */
   readonly target: Float64Array
+  /** The aiming direction, joint-local, unit length (default +x). */
   readonly forward: Float64Array
+  /** Where the aim starts, joint-local (default the joint's origin). */
   readonly offset: Float64Array
+  /** Joint-local; kept in the plane of `pole` and the aim line (default +y; zero: not kept). */
   readonly up: Float64Array
+  /** Model space (default +y). */
   readonly pole: Float64Array
+  /** Radians about the aim line (default 0). */
   twistAngle: number
+  /** In [0, 1], clamped (default 1). */
   weight: number
+  /** Output: the joint's local correction, 4 doubles [x, y, z, w]. */
   correction: Float64Array | null
+  /** Output: false when the target lies inside the offset's sphere. */
   reached: boolean
 }
 

@@ -28,15 +28,25 @@ import { identityQuat, invertMatrix, quatFromVectors, transformVector, weightQua
  * Allocates nothing.
  */
 export interface ChainJob {
+  /** The chain's model matrices, root first, 16 doubles each; null: the job is refused. */
   joints: Float64Array | null
+  /** Joints in the chain, ≥ 2. */
   count: number
+  /** The point the last joint reaches for, model space. */
   readonly target: Float64Array
+  /** CHAIN_FABRIK or CHAIN_CCD. */
   method: number
+  /** Passes at most, an integer ≥ 1. */
   iterations: number
+  /** Model units: a pass ending this close to the target ends the solve (0: every pass). */
   tolerance: number
+  /** In [0, 1], clamped. */
   weight: number
+  /** Output: each joint's local correction, 4 doubles each (the last one's the identity). */
   corrections: Float64Array | null
+  /** Working memory of the caller's: chainScratchLength(count) doubles. */
   scratch: Float64Array | null
+  /** Output: whether the tip ended within the tolerance (weight 1). */
   reached: boolean
 }
 

@@ -42,20 +42,35 @@ import {
  * (half angles from half-angle formulas). Allocates nothing.
  */
 export interface TwoBoneJob {
+  /** The start joint's model matrix (16 doubles from startOffset); null: the job is refused. */
   start: Float64Array | null
+  /** The middle joint's model matrix (from midOffset). */
   mid: Float64Array | null
+  /** The end joint's model matrix (from endOffset). */
   end: Float64Array | null
+  /** Where `start`'s 16 doubles begin (default 0). */
   startOffset: number
+  /** Where `mid`'s 16 doubles begin (default 0). */
   midOffset: number
+  /** Where `end`'s 16 doubles begin (default 0). */
   endOffset: number
+  /** The point the end joint reaches for, model space. */
   readonly target: Float64Array
+  /** The direction the middle joint points to, model space (default +y). */
   readonly pole: Float64Array
+  /** The middle joint's bend axis, its local space, unit length (default +z). */
   readonly midAxis: Float64Array
+  /** Radians about the start-to-target line (default 0). */
   twistAngle: number
+  /** In [0, 1], clamped (default 1: no softening). */
   soften: number
+  /** In [0, 1], clamped (default 1). */
   weight: number
+  /** Output: the start joint's local correction, 4 doubles [x, y, z, w]. */
   startCorrection: Float64Array | null
+  /** Output: the middle joint's local correction. */
   midCorrection: Float64Array | null
+  /** Output: whether the end joint reaches the target (weight 1). */
   reached: boolean
 }
 
