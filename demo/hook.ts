@@ -7,6 +7,7 @@ import type { ShippedModel } from './shipped.ts'
 import type { Stage } from './stage.ts'
 import { probe } from './probe.ts'
 import type { Crowd } from './crowd.ts'
+import type { IKProbe } from './ik.ts'
 
 const RAGDOLL_STATES = ['off', 'falling', 'getting up'] as const
 
@@ -27,6 +28,8 @@ export interface HookSources {
   crowd(): Crowd
   frames(): number
   steps(): number
+  /** The IK panel's points and its obstacles' heights (demo/ik.ts). */
+  readonly ik: IKProbe
 }
 
 /**
@@ -122,5 +125,12 @@ export function createHook(s: HookSources) {
     probeFlashes: () => probe(stage, footsteps.shown(), (visible) => footsteps.setVisible(visible)),
     /** The hero's placement (plugin.getTransform). */
     transform: () => plugin.getTransform(heroId()),
+    /** The IK panel's look-at point, ball, and ground height under (x, z) by three's raycaster (demo/ik.ts). */
+    ik: s.ik,
+    /** World matrix of one of the hero's nodes, column-major (the last step's). */
+    nodeMatrix: (node: number | string): number[] => {
+      const o = plugin.jointEntity(heroId(), node) * 16
+      return Array.from(SceneNode.world.subarray(o, o + 16))
+    },
   }
 }

@@ -20,6 +20,7 @@ import { fileName, SHIPPED, type ShippedModel } from './shipped.ts'
 import { createRagdollPanel } from './ragdolls.ts'
 import { createReadout } from './readout.ts'
 import { createRetargetPanel } from './retarget.ts'
+import { createIKPanel } from './ik.ts'
 
 /**
  * The demo: one hero character (a shipped model from the picker, the Fox first, or any .glb you drop) you can
@@ -165,6 +166,11 @@ function showModel(): void {
       : { text: `${model.source} (your own file)` },
   )
 }
+const ikRoot = document.createElement('section')
+ikRoot.id = 'ik'
+ikRoot.hidden = true
+ui.motionPanel.after(ikRoot)
+const ik = createIKPanel(ikRoot, plugin, stage, { act })
 
 /** Cross-fades the hero's base layer into clip `i`: once for a one-shot, else looping (and remembered). */
 function playClip(i: number): void {
@@ -243,6 +249,7 @@ async function useModel(
     crowd.clear()
     layers.show(null)
     motion.show(null)
+    ik.show(null)
     footsteps.clear()
     retarget.show(null)
     if (hero) despawn(plugin, adapter, hero)
@@ -258,6 +265,7 @@ async function useModel(
     if (entry?.footsteps) footsteps.addMarkers(model.handle, entry.footsteps)
     const travelled = entry?.travel ? { clip: entry.travel.name, hint: entry.travel.hint } : null
     motion.show({ eid: hero.eid, travel: travelled, shipped: entry !== null })
+    ik.show(entry?.ik ? { eid: hero.eid, ik: entry.ik } : null)
     const skin = model.handle.asset.skeletons[0]
     hitJoints = skin ? Array.from(skin.joints) : model.handle.asset.nodes.map((n) => n.index)
     showModel()
@@ -325,6 +333,7 @@ let steps = 0
 let captureMs = 0
 
 function stepOnce(): void {
+  ik.beforeStep()
   plugin.step()
   const t0 = performance.now()
   adapter.capture()
@@ -363,6 +372,7 @@ function drawFrame(elapsed: number): void {
   captureMs = 0
   footsteps.update(elapsed / 1000)
   motion.afterFrame()
+  ik.afterFrame()
   frames++
   stats.countFrame(elapsed)
   if (frames % 6 === 0) {
@@ -388,6 +398,7 @@ const hook = createHook({
   crowd: () => crowd,
   frames: () => frames,
   steps: () => steps,
+  ik: ik.probe,
 })
 ;(window as unknown as { __demo: typeof hook }).__demo = hook
 const readout = createReadout({

@@ -11,7 +11,8 @@
  * picker's Fox again (a Layers panel made from its clips): its footstep flashes, root motion on its travelling
  * walk, placement by the fields and by Shift-drag → files dropped in through the file field play, a Mixamo-style
  * one with Layers controls made from its clip names (idle ↔ walk ↔ run, its emotes), one playing clips from
- * another file → crowd → the Fox's crowd of 1000, instanced (one draw call) and not.
+ * another file → crowd → the Fox's crowd of 1000, instanced (one draw call) and not → the picker's RiggedFigure
+ * with its IK panel.
  * A screenshot of every state goes to artifacts/. The page driver (build, serve, open, read) is e2e/demoPage.ts.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -1074,6 +1075,75 @@ describe('demo in headless Chromium', () => {
     expect(single.instanced).toBeGreaterThan(5_000)
     expect(single.iou).toBeGreaterThan(0.97)
     expect(single.colour).toBeLessThan(12)
+    expect(problems).toEqual([])
+  })
+
+  it("the picker's RiggedFigure and its IK panel: the head follows the pointer, feet on a step and a slope, a hand reaches the ball", async () => {
+    await page.$eval('#crowd', (el) => {
+      ;(el as HTMLInputElement).value = '0'
+      el.dispatchEvent(new Event('change'))
+    })
+    await page.click('button[data-model=RiggedFigure]')
+    await until('RiggedFigure to load', () => window.__demo.source === 'RiggedFigure.glb', 20_000)
+    expect(await page.isVisible('#ik')).toBe(true)
+    // Paused, so what IK changes is all that changes.
+    await page.evaluate(() => window.__demo.plugin.pause(window.__demo.hero()))
+    await afterFrames(5)
+    const ankles = () =>
+      page.evaluate(() => ['leg_joint_L_3', 'leg_joint_R_3'].map((n) => window.__demo.nodePosition(n)))
+    const before = await ankles()
+
+    // Feet: each ankle rises by the height of what is under it (three's own raycaster on the meshes).
+    await page.check('#ik-feet')
+    await afterFrames(10)
+    const feet = await page.evaluate((before) => {
+      const now = ['leg_joint_L_3', 'leg_joint_R_3'].map((n) => window.__demo.nodePosition(n))
+      return now.map((p, i) => ({
+        rise: p[1]! - before[i]![1]!,
+        ground: window.__demo.ik.groundAt(before[i]![0]!, before[i]![2]!),
+      }))
+    }, before)
+    for (const f of feet) {
+      expect(f.ground).toBeGreaterThan(0.02)
+      expect(Math.abs(f.rise - f.ground)).toBeLessThan(2e-3)
+    }
+
+    // The head follows the pointer: its forward (local −z) points at the look-at node, wherever the pointer goes.
+    await page.check('#ik-look')
+    const box = (await page.locator('#view canvas').boundingBox())!
+    const forwardError = () =>
+      page.evaluate(() => {
+        const m = window.__demo.nodeMatrix('neck_joint_2')
+        const f = [-m[8]!, -m[9]!, -m[10]!]
+        const d = window.__demo.ik.look.map((x, k) => x - m[12 + k]!)
+        const l = Math.hypot(...d) * Math.hypot(...f)
+        return Math.acos(Math.min(1, (f[0]! * d[0]! + f[1]! * d[1]! + f[2]! * d[2]!) / l))
+      })
+    const looks: number[][] = []
+    for (const x of [0.4, 0.6]) {
+      await page.mouse.move(box.x + x * box.width, box.y + 0.35 * box.height)
+      await afterFrames(40)
+      expect(await forwardError()).toBeLessThan(0.02)
+      looks.push(await page.evaluate(() => window.__demo.ik.look))
+    }
+    expect(Math.abs(looks[0]![0]! - looks[1]![0]!)).toBeGreaterThan(0.1)
+
+    // The hand reaches the ball as it circles.
+    await page.check('#ik-reach')
+    await afterFrames(40)
+    for (let i = 0; i < 3; i++) {
+      const gap = await page.evaluate(() => {
+        const hand = window.__demo.nodePosition('arm_joint_L_3')
+        return Math.hypot(...hand.map((x, k) => x - window.__demo.ik.ball[k]!))
+      })
+      expect(gap).toBeLessThan(2e-3)
+      await afterFrames(7)
+    }
+    await shot('9-ik')
+    await page.uncheck('#ik-feet')
+    await page.uncheck('#ik-look')
+    await page.uncheck('#ik-reach')
+    await afterFrames(5)
     expect(problems).toEqual([])
   })
 

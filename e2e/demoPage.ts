@@ -79,6 +79,8 @@ interface DemoHook {
   probeFlashes(): { pixels: number; differing: number; mean: number[]; box: Record<string, number> }
   footsteps(): number
   transform(): { position: [number, number, number]; rotation: number[]; scale: number[] }
+  ik: { look: number[]; ball: number[]; groundAt(x: number, z: number): number }
+  nodeMatrix(node: number | string): number[]
   screenOf(node: number): { x: number; y: number }
   plugin: {
     stores: { Sampler: { rotation: Uint8Array } }

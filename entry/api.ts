@@ -25,8 +25,27 @@ import type { PaletteLayout, PaletteSkin } from '../plugin/palette.ts'
 import type { LodOptions } from '../plugin/lod.ts'
 import type { RetargetOptions } from '../plugin/retarget.ts'
 import type { TranslationMode } from '../src/retarget/plan.ts'
+import type { PoseAccess, PoseStage } from '../systems/poseEdits.ts'
+import type {
+  AimIKOptions,
+  ChainIKOptions,
+  FeetIKOptions,
+  IKOptions,
+  IKTarget,
+  IKWeightOptions,
+  TwoBoneIKOptions,
+} from '../plugin/ik.ts'
 
 export type {
+  AimIKOptions,
+  ChainIKOptions,
+  FeetIKOptions,
+  IKOptions,
+  IKTarget,
+  IKWeightOptions,
+  PoseAccess,
+  PoseStage,
+  TwoBoneIKOptions,
   LodOptions,
   PaletteLayout,
   PaletteSkin,
@@ -306,6 +325,26 @@ export interface AnimationPlugin {
     impulse: readonly [number, number, number],
     options?: HitOptions,
   ): void
+  /**
+   * Adds a pose stage: `stage(pose)` runs once every step, after the stages added before it, on the freshly
+   * composed animated pose (after layers, morph weights and root motion; before the ragdoll and the world
+   * matrices), also for a paused clip or a pose levels of detail hold, so edits never build up (see PoseAccess).
+   * Its edits are what the ragdoll hand-off and motors see, and are in hash() and snapshots. A stage that throws
+   * is caught and reported ('pose-stage-error'); the characters it edited keep the pose the layers made. It may
+   * not call step, restore, addCharacter, removeCharacter or dispose. Returns the function that removes it.
+   * Stages are the game's code: a snapshot does not hold them, so a restore needs the same stages added.
+   */
+  addPoseStage(stage: PoseStage): () => void
+  /**
+   * Sets (null removes) a character's built-in IK solver `name`, from the next step, run after the game's pose
+   * stages: 'two-bone' (a hand or foot reaches a target, its parent and grandparent bending towards an optional
+   * pole), 'aim' (a joint's axis turns to a target, spread over a chain of ancestors, within yaw and pitch
+   * limits), 'chain' (FABRIK or CCD over any chain) or 'feet' (each foot on the ground under it, aligned to its
+   * slope, the pelvis lowered so both reach). Targets are world points or scene nodes ({ entity }). The weight
+   * ramps like a layer's; everything is deterministic and in hash() and snapshots, but a 'feet' ground
+   * function (a restore needs the same setIK call). Throws AnimationError for a bad value, changing nothing.
+   */
+  setIK(character: number, name: string, options: IKOptions | null): void
   /** The cannon-es world ragdolls live in. */
   readonly physics: PhysicsWorld
   /**

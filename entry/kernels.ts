@@ -1,9 +1,9 @@
 /**
  * ecs-anim/kernels: the lower-level pieces the plugin is built from, for tools that sample or blend without
- * the ECS (an offline baker, a clip inspector, a custom system). Each is the plain reference form, gl-matrix
- * style: output first, arrays and offsets, a weight or a time as a number; it allocates nothing and trusts its
- * inputs (clips are validated by buildClip). The plugin's systems run faster twins of these (src/engine/),
- * which give the same bits.
+ * the ECS (an offline baker, a clip inspector, a custom system), and the IK jobs the built-in solvers run. Each
+ * is the plain reference form, gl-matrix style: output first, arrays and offsets, a weight or a time as a
+ * number; it allocates nothing and trusts its inputs (clips are validated by buildClip). The plugin's systems
+ * run faster twins of the sampling and blending ones (src/engine/), which give the same bits.
  *
  * @module
  */
@@ -26,3 +26,14 @@ export { catmullRomTangents, bezierToHermite, toCubicSplineValues } from '../src
 export { BLEND_S, BLEND_T, blendPoses, blendPaths, overridePose } from '../src/clip/blendPoses.ts'
 export { addDeltaPose, blendWeightedPoses, toDeltaPose } from '../src/clip/layerBlend.ts'
 export { JOINT_STRIDE, T_OFFSET, R_OFFSET, S_OFFSET } from '../src/math/poseLayout.ts'
+export { createTwoBoneJob, runTwoBoneJob, validateTwoBoneJob, type TwoBoneJob } from '../src/ik/twoBone.ts'
+export { createAimJob, runAimJob, validateAimJob, type AimJob } from '../src/ik/aim.ts'
+export {
+  CHAIN_CCD,
+  CHAIN_FABRIK,
+  chainScratchLength,
+  createChainJob,
+  runChainJob,
+  validateChainJob,
+  type ChainJob,
+} from '../src/ik/chain.ts'

@@ -12,6 +12,7 @@ import { createBlendPosesSystem } from '../systems/blendPoses.ts'
 import { createPropagateTransformsSystem } from '../systems/propagateTransforms.ts'
 import { createReportWorldFaultsSystem } from '../systems/reportWorldFaults.ts'
 import { createAdvanceClockSystem } from '../systems/advanceClock.ts'
+import { createRestorePosesSystem, createRunPoseStagesSystem } from '../systems/poseStages.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { checkLive, createContext, type AnimationPluginOptions } from '../plugin/options.ts'
 import { addAsset, addMarker, markers } from '../plugin/assets.ts'
@@ -41,6 +42,8 @@ import { rootMotionDelta, setRootMotion } from '../plugin/rootMotion.ts'
 import { paletteLayout, writePalette } from '../plugin/palette.ts'
 import { lodRate, setLod, setLodCamera } from '../plugin/lod.ts'
 import { setTimeScale } from '../plugin/clock.ts'
+import { addPoseStage, checkNotInStage } from '../plugin/poseStages.ts'
+import { setIK } from '../plugin/ik.ts'
 import { snapshotAnimation, snapshotAnimationInto } from '../snapshot/write.ts'
 import { CHARACTER_DATA } from '../characterData/index.ts'
 import { restoreAnimation } from '../snapshot/apply.ts'
@@ -60,9 +63,11 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
   const systems = [
     createScheduleLodSystem(ctx),
     createAdvanceTracksSystem(ctx),
+    createRestorePosesSystem(ctx),
     createSampleTracksSystem(ctx),
     createSampleMorphWeightsSystem(ctx),
     createExtractRootMotionSystem(ctx),
+    createRunPoseStagesSystem(ctx),
     createStepRagdollsSystem(ctx),
     createBlendPosesSystem(ctx),
     propagate,
@@ -87,6 +92,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     systems,
     step() {
       checkLive(ctx, 'step')
+      checkNotInStage(ctx, 'step')
       for (let i = 0; i < systems.length; i++) systems[i]!(world)
     },
     addAsset: (asset) => guard('addAsset', () => addAsset(ctx, asset)),
@@ -96,13 +102,23 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     addClip: (asset, clip) => guard('addClip', () => addClip(ctx, asset, clip)),
     retarget: (source, target, o) => guard('retarget', () => retarget(ctx, source, target, o)),
     retargetMap: (source, target) => guard('retargetMap', () => retargetMap(ctx, source, target)),
-    addCharacter: (asset, o) => guard('addCharacter', () => addCharacter(ctx, asset, o)),
+    addCharacter: (asset, o) =>
+      guard('addCharacter', () => {
+        checkNotInStage(ctx, 'addCharacter')
+        return addCharacter(ctx, asset, o)
+      }),
     joints: (eid) => guard('joints', () => joints(ctx, eid)),
     jointEntity: (eid, node) => guard('jointEntity', () => jointEntity(ctx, eid, node)),
     clipId: (owner, clip) => guard('clipId', () => clipId(ctx, owner, clip)),
     play: (eid, clip, o) => guard('play', () => play(ctx, eid, clip, o)),
     crossFade: (eid, clip, seconds, o) => guard('crossFade', () => crossFade(ctx, eid, clip, seconds, o)),
-    removeCharacter: (eid) => guard('removeCharacter', () => removeCharacter(ctx, eid)),
+    removeCharacter: (eid) =>
+      guard('removeCharacter', () => {
+        checkNotInStage(ctx, 'removeCharacter')
+        removeCharacter(ctx, eid)
+      }),
+    addPoseStage: (stage) => guard('addPoseStage', () => addPoseStage(ctx, stage)),
+    setIK: (eid, name, o) => guard('setIK', () => setIK(ctx, eid, name, o)),
     setLayer: (eid, k, o) => guard('setLayer', () => setLayer(ctx, eid, k, o)),
     stopLayer: (eid, k, seconds) => guard('stopLayer', () => stopLayer(ctx, eid, k, seconds)),
     playBlendSpace: (eid, points, o) => guard('playBlendSpace', () => playBlendSpace(ctx, eid, points, o)),
@@ -172,10 +188,12 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     },
     restore(bytes) {
       checkLive(ctx, 'restore')
+      guard('restore', () => checkNotInStage(ctx, 'restore'))
       guard('restore', () => restoreAnimation(ctx, bytes, propagate))
     },
     dispose() {
       if (ctx.disposed) return
+      checkNotInStage(ctx, 'dispose')
       for (const eid of characterIds(ctx)) removeCharacter(ctx, eid)
       for (const off of unobserve) off()
       ctx.parallel?.dispose()

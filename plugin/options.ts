@@ -21,6 +21,7 @@ import type { AnimationContext } from './context.ts'
 import type { CharacterDatum } from './characterData.ts'
 import { createClipEventPool } from '../systems/clipEvents.ts'
 import { createLodState } from '../systems/scheduleLod.ts'
+import { createPoseEditState } from '../systems/poseEdits.ts'
 
 /**
  * Options of createAnimationPlugin; every field is optional. All are checked before anything registers with the
@@ -207,6 +208,7 @@ export function createContext(
     morphs: [],
     morphed: {},
     rootMotion: [],
+    poseEdits: createPoseEditState(capacity),
     uses: { layers: false, rootMotion: false },
     morphCursors: new Uint32Array(1),
     step: 0,

@@ -3,7 +3,7 @@
  * (see scripts/bench/run.ts for the method). Prints Markdown tables; `--json` prints the JSON result instead,
  * `--out <file>` also writes it to a file. Exits 1 when a correctness check failed.
  *
- *   node --expose-gc --import tsx scripts/bench.ts [--quick] [--sections crowds,snapshots,retarget]
+ *   node --expose-gc --import tsx scripts/bench.ts [--quick] [--sections crowds,snapshots,retarget,ik]
  *     [--characters 1,100,1000] [--rounds 7]
  *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle,layered,blend-space,lod]
  *     [--alloc-steps 1000] [--no-squad]
@@ -16,6 +16,8 @@
  * --quick: characters 1,100, 5 rounds, 200 allocation steps (a smoke run; targets at 1000 are not measured).
  * --sections snapshots: only the snapshot / restore section (scripts/bench/snapshots.ts), no crowd scenarios;
  * --sections retarget: only the retargeted crowd against a native one (scripts/bench/retargetCrowd.ts).
+ *   --sections ik: only IK's cost (feet + aim on the rig's walking crowd at the largest --characters, with and
+ *   without: scripts/bench/ik.ts).
  * --v8-measures: what each engine measure of src/engine/v8.ts buys (the scenarios with each off, and all off).
  * --kernels: the plugin's `kernels` option in every scenario (default js).
  * --compare-kernels [--children 4]: world-matrix propagation with each kernel on the playing crowd, for the

@@ -53,6 +53,8 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  *                   (characterData/morphs.ts)
  *   RMOT rootMotion per character with root motion on: its mode, joint, flag and numbers
  *                   (characterData/rootMotion.ts)
+ *   IKPS poseEdits  per character with pose edits or IK solvers: the joints edited this step with their composed
+ *                   values, the solvers (characterData/poseEdits.ts); not the game's stages or ground functions
  *   RAGD ragdolls   per ragdoll runtime: description, partial roots, queued hits, joint weights, recovery,
  *                   motors, bodies (snapshot/ragdolls.ts)
  *   PHYS physics    where ragdoll bodies and constraints sit in the cannon-es world (src/physics/snapshot.ts)
@@ -115,6 +117,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  */
 
 /**
+ * 12: the IKPS section (pose stages' and IK solvers' edits, and the solvers; issue 37).
  * 11: a retargets fingerprint per asset (ASET).
  * 10: the animation clock's time scale (CLCK section); CrossFade.steps and AnimLayer.weightSteps count scaled
  * steps (float64).
@@ -133,7 +136,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  * not stored twice, a word checksum; restore in place; root motion, levels of detail. 3: layers, morph weights,
  * clip events.
  */
-export const SNAPSHOT_VERSION = 11
+export const SNAPSHOT_VERSION = 12
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
 export const CHECKSUM_FROM = 20

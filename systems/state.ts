@@ -15,6 +15,7 @@ import type { LayerSlots, LayerStack } from './layerState.ts'
 import type { ClipEventPool } from './clipEvents.ts'
 import type { RootMotionState } from './rootMotion.ts'
 import type { LodState } from './scheduleLod.ts'
+import type { PoseEditState } from './poseEdits.ts'
 import type { Parallel } from './workers/pool.ts'
 
 /**
@@ -150,6 +151,11 @@ export interface StepState {
   readonly morphs: (MorphState | undefined)[]
   /** Per character with root motion on (setRootMotion): its mode, joint and last delta (systems/rootMotion.ts). */
   readonly rootMotion: (RootMotionState | undefined)[]
+  /**
+   * Pose stages and IK: the game's stages, the edits they and the IK solvers made to each character's ANIM this
+   * step (with what they covered), the solvers (systems/poseEdits.ts, systems/ikState.ts).
+   */
+  readonly poseEdits: PoseEditState
   /** Whether `layers` and `rootMotion` ever held a character (see FeatureUse). */
   readonly uses: FeatureUse
   /**
@@ -209,6 +215,7 @@ export const PROBLEM_EVENT_KINDS = [
   'pose-non-finite',
   'world-non-finite',
   'ragdoll-limited',
+  'pose-stage-error',
 ] as const
 /** The kinds of the clip events (ClipEvent), in the order src/clip/timeline.ts numbers its crossings. */
 export const CLIP_EVENT_KINDS = ['marker', 'loop', 'finished'] as const
@@ -247,7 +254,8 @@ export const MAX_QUEUED_EVENTS = 65536
  * loop at the step the shared phase wraps: systems/advanceTracks.ts). Speed 0 reports nothing; a step that wraps several times reports every wrap and marker in order (at
  * most 16 wraps per step: src/clip/timeline.ts).
  *
- * Problem reports (ProblemEvent), each at most once per character lifetime but for 'ragdoll-limited':
+ * Problem reports (ProblemEvent), each at most once per character lifetime but for 'ragdoll-limited' and
+ * 'pose-stage-error':
  * - 'ragdoll-exploded': a ragdoll's bodies reached non-finite or absurd velocities; it was removed
  *   (systems/stepRagdolls.ts);
  * - 'pose-non-finite': a character's output pose had non-finite values; those joints were not written into
@@ -257,7 +265,11 @@ export const MAX_QUEUED_EVENTS = 65536
  * - 'ragdoll-limited': a limit bounded the cost of this step's ragdolls (systems/stepRagdolls.ts), not once per
  *   lifetime but once per ragdoll spawn or step it acted on: a ragdoll spawned inside others (it and they pass
  *   through each other until apart: src/physics/ghosts.ts), or ragdolls waiting for a later step because this
- *   one spawned RAGDOLL_SPAWN_BODIES bodies already (one report for them all, at the first of them).
+ *   one spawned RAGDOLL_SPAWN_BODIES bodies already (one report for them all, at the first of them);
+ * - 'pose-stage-error': a pose stage (addPoseStage) threw, or a 'feet' solver's ground function did: the
+ *   characters it had edited that step keep the pose the layers made (systems/poseStages.ts); one per throw,
+ *   `character` the one the stage last touched (0 for none), and counted against MAX_QUEUED_EVENTS like clip
+ *   events (a stage that throws every step would otherwise fill the queue).
  *
  * Get-up reports (GetUpEvent): 'ragdoll-get-up', at every getUp(), at the clock of the call: how the ragdoll
  * lies (`facing`; 'standing' for a partial ragdoll) and the clip chosen (plugin/getUp.ts).

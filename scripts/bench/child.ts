@@ -22,6 +22,7 @@ export type ChildTask =
   | { kind: 'squad'; count: number; settings: Settings }
   | { kind: 'snapshots'; settings: Settings }
   | { kind: 'retarget'; settings: Settings }
+  | { kind: 'ik'; settings: Settings }
   | {
       kind: 'kernels'
       asset: AssetName

@@ -7,17 +7,18 @@ import type { SceneKernels } from '../../components/SceneNode.ts'
 import { CROWD_KINDS, type CrowdKind } from './crowd.ts'
 import type { SnapshotCrowdResult } from './snapshots.ts'
 import type { RetargetCrowdResult } from './retargetCrowd.ts'
+import type { IKResult } from './ik.ts'
 import type { Allocation } from './measure.ts'
 
 export type AssetName = 'fox' | 'rig-linear' | 'rig-cubic'
 export const ASSET_NAMES: readonly AssetName[] = ['fox', 'rig-linear', 'rig-cubic']
 
 /**
- * The bench's sections: the crowds against three.js, snapshot / restore (snapshots.ts), and a retargeted crowd
- * against a native one (retargetCrowd.ts).
+ * The bench's sections: the crowds against three.js, snapshot / restore (snapshots.ts), a retargeted crowd
+ * against a native one (retargetCrowd.ts), IK's cost (ik.ts).
  */
-export type SectionName = 'crowds' | 'snapshots' | 'retarget'
-export const SECTION_NAMES: readonly SectionName[] = ['crowds', 'snapshots', 'retarget']
+export type SectionName = 'crowds' | 'snapshots' | 'retarget' | 'ik'
+export const SECTION_NAMES: readonly SectionName[] = ['crowds', 'snapshots', 'retarget', 'ik']
 
 export interface BenchOptions {
   /** Sections to run. Default both. */
@@ -178,6 +179,8 @@ export interface BenchResult {
   snapshots: SnapshotCrowdResult[]
   /** The retargeted crowd section (retargetCrowd.ts), when it ran. */
   retarget: RetargetCrowdResult | null
+  /** The IK section (ik.ts), when it ran. */
+  ik: IKResult | null
   targets: Target[]
   /** Every correctness check passed. */
   ok: boolean

@@ -2,6 +2,7 @@
 import type { BenchResult, SideResult } from './options.ts'
 import { formatSnapshots } from './snapshots.ts'
 import { formatRetargetCrowd } from './retargetCrowd.ts'
+import { formatIK } from './ik.ts'
 
 export function formatReport(r: BenchResult): string {
   const m = r.machine
@@ -96,6 +97,7 @@ export function formatReport(r: BenchResult): string {
   }
   if (r.snapshots.length > 0) lines.push('', ...formatSnapshots(r.snapshots, r.settings.rounds))
   if (r.retarget) lines.push('', ...formatRetargetCrowd(r.retarget, r.settings.rounds))
+  if (r.ik !== null) lines.push('', ...formatIK(r.ik, r.settings.rounds))
   lines.push('')
   lines.push(row(['target', 'goal', 'measured', 'met']))
   lines.push(row(['---', '---', '---', '---']))

@@ -18,6 +18,7 @@ import { REVISION } from 'three'
 import { createGcTracker } from './measure.ts'
 import { measureSnapshots, snapshotTargets, type SnapshotCrowdResult } from './snapshots.ts'
 import { measureRetargetCrowd, retargetTargets, type RetargetCrowdResult } from './retargetCrowd.ts'
+import { ikTargets, measureIK, type IKResult } from './ik.ts'
 import { removeChildEntry, runInChild, runScenarioInChild } from './child.ts'
 import { clipPair, fadeCheck, loadBenchAsset, runScenarioJob, type ScenarioJob } from './scenarioJob.ts'
 import { squadVsSlerp } from './systemSplit.ts'
@@ -44,6 +45,7 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
     squad: null,
     snapshots: [],
     retarget: null,
+    ik: null,
     targets: [],
     ok: true,
   }
@@ -85,6 +87,11 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
         ? await runInChild<RetargetCrowdResult>({ kind: 'retarget', settings }, log)
         : measureRetargetCrowd(settings, log)
     }
+    if (settings.sections.includes('ik')) {
+      result.ik = settings.isolate
+        ? await runInChild<IKResult>({ kind: 'ik', settings }, log)
+        : await measureIK(settings, tracker, log)
+    }
     if (crowds && settings.squad) {
       result.squad = settings.isolate
         ? await runInChild<SquadResult>({ kind: 'squad', count: largest, settings }, log)
@@ -97,6 +104,7 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
   }
   result.targets = crowds ? targets(result, largest, settings.rigJoints) : []
   result.targets.push(...snapshotTargets(result.snapshots), ...retargetTargets(result.retarget))
+  result.targets.push(...ikTargets(result.ik))
   return result
 }
 

@@ -36,7 +36,10 @@ export function stepRamp(
 ): boolean {
   const k = steps[l]! + clock.timeScale
   steps[l] = k
-  const t = rampFraction(k, clock.dt, durations[l]!)
+  // rampFraction written out (the same bits): its result, returned from a call V8 did not always inline, was
+  // boxed, an allocation per ramp a step (seen in the IK allocation test's sampling profile).
+  const r = (k * clock.dt) / durations[l]!
+  const t = r > 0 && r < 1 - FADE_END_TOLERANCE ? r : 1
   out[o] = t
   return t === 1
 }

@@ -67,6 +67,12 @@ export interface RagdollPhysics {
   /** The highest static +y plane's height (the plugin's ground), null for none. O(bodies): not per step. */
   groundHeight(): number | null
   /**
+   * The ground under a point: a ray straight down, `q` = [x, top y, bottom y, z], the nearest surface met from
+   * above into `out` = [height, normal x, y, z]; false for none (src/physics/groundRay.ts: the feet's ground).
+   * Allocates nothing for planes, boxes and spheres.
+   */
+  groundRay(out: Float64Array, q: Float64Array): boolean
+  /**
    * Advances the world by dt with `world.step(dt)` (never the forms that read the clock). With no live ragdoll,
    * a world the plugin owns that holds nothing but what it started with is not stepped (nothing could move).
    */

@@ -24,6 +24,7 @@ import {
 import type { InstanceData } from './snapshotFormat.ts'
 import type { OwnPhysics } from './snapshotRead.ts'
 import { createPhysicsWorld, groundHeight } from './world.ts'
+import { groundRay } from './groundRay.ts'
 
 /**
  * RagdollPhysics on cannon-es (src/physics/api.ts): the plugin's ragdolls as cannon-es bodies and joints
@@ -61,6 +62,7 @@ export function createRagdollPhysics(o: PhysicsOptions): RagdollPhysics {
       return Math.sqrt(g.x * g.x + g.y * g.y + g.z * g.z)
     },
     groundHeight: () => groundHeight(world),
+    groundRay: (out, q) => groundRay(out, world, q),
     step: (dt, ragdollsLive) => {
       if (ragdollsLive || !owned || world.bodies.length > idleBodies) world.step(dt)
     },

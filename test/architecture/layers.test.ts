@@ -24,6 +24,7 @@ const SRC: Record<string, number> = {
   math: 1,
   sim: 1,
   clip: 2,
+  ik: 2,
   gltf: 3,
   skeleton: 4,
   physics: 4,

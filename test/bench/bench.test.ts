@@ -73,7 +73,7 @@ describe('benchmark', () => {
     expect(result.scenarios.find((s) => s.asset === 'rig-cubic')!.interpolation).toBe('CUBICSPLINE')
     expect(result.splits).toHaveLength(18)
     const systems = createAnimationPlugin(createWorld()).systems.map((f) => f.name)
-    expect(systems).toHaveLength(10)
+    expect(systems).toHaveLength(12)
     for (const split of result.splits) expect(split.systems.map((s) => s.name)).toEqual(systems)
     expect(result.squad!.ratio).toBeCloseTo(result.squad!.squadMsPerStep / result.squad!.slerpMsPerStep, 9)
     expect(result.targets.map((t) => t.name)).toEqual([
@@ -131,7 +131,7 @@ describe('benchmark', () => {
     expect([s.asset, s.crowd, s.characters, s.joints]).toEqual(['rig-linear', 'moving', 2, 8])
     expect(s.check.ok).toBe(true)
     expect(s.ours!.rounds).toHaveLength(2)
-    expect(result.splits.map((x) => x.systems.length)).toEqual([10])
+    expect(result.splits.map((x) => x.systems.length)).toEqual([12])
     // The squad comparison ran in a child too (two crowds of 2 characters).
     expect(result.squad!.characters).toBe(2)
     expect(result.squad!.ratio).toBeGreaterThan(0)
@@ -192,6 +192,27 @@ describe('benchmark', () => {
     expect(result.targets.map((t) => t.name)).toEqual(['retargeted crowd 3×66'])
     expect(formatReport(result)).toContain('| retargeted Walk | ')
   })
+
+  it('runs the IK section alone, in a child process: the crowd with and without feet + aim', async () => {
+    const result = await runBenchmark({
+      sections: ['ik'],
+      characters: [3],
+      rounds: 2,
+      roundSteps: 2,
+      allocSteps: 5,
+      isolate: true,
+    })
+    expect(result.scenarios).toEqual([])
+    const r = result.ik!
+    expect([r.characters, r.joints, r.rounds.with.length, r.rounds.without.length]).toEqual([3, 64, 2, 2])
+    expect(r.overhead).toBeCloseTo(r.withMs / r.withoutMs - 1, 9)
+    expect(r.usPerCharacter).toBeCloseTo(((r.withMs - r.withoutMs) * 1000) / 3, 9)
+    expect(result.targets.map((t) => t.name)).toEqual([
+      'ik: 3×64 with feet + aim',
+      'ik: 3×64 with feet + aim: allocation',
+    ])
+    expect(formatReport(result)).toContain('| with feet + aim |')
+  }, 120_000)
 
   it('--kernels wasm passes the checks; --compare-kernels measures both kernels in alternating children', async () => {
     const result = await runBenchmark({

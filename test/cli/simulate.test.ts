@@ -61,6 +61,7 @@ describe('simulate', () => {
     expect(result.eventsByKind).toEqual({
       'ragdoll-exploded': 0,
       'pose-non-finite': 0,
+      'pose-stage-error': 0,
       'world-non-finite': 0,
       'ragdoll-limited': 0,
       'ragdoll-get-up': 0,
@@ -120,6 +121,7 @@ describe('simulate', () => {
     expect(exploded.eventsByKind).toEqual({
       'ragdoll-exploded': 2,
       'pose-non-finite': 0,
+      'pose-stage-error': 0,
       'world-non-finite': 0,
       'ragdoll-limited': 0,
       'ragdoll-get-up': 0,

@@ -134,6 +134,38 @@ describe('guide retargeting.md, The call', () => {
   })
 })
 
+describe('README, IK', () => {
+  it('runs as written: every solver and the stage change the pose; the stage is removable', async () => {
+    const { anim, figure, removeLean } = await runBlock<{ figure: number; removeLean: () => void }>(
+      codeBlock(README, 'IK'),
+      'figure, removeLean',
+    )
+    const world = (joint: string): number[] => {
+      const e = anim.jointEntity(figure, joint)
+      return Array.from(anim.stores.SceneNode.world.subarray(16 * e, 16 * e + 16))
+    }
+    const hand = world('arm_joint_L_3')
+    expect(Math.hypot(hand[12]! - 0.3, hand[13]! - 1, hand[14]! - 0.25)).toBeLessThan(1e-4)
+    const arm = world('arm_joint_R_3')
+    expect(Math.hypot(arm[12]! + 0.3, arm[13]! - 0.9, arm[14]! - 0.3)).toBeLessThan(1e-3)
+    // The same character without IK and stage, for what they changed.
+    const plain: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
+    const other = plain.addCharacter(await loadAsset('assets/RiggedFigure/glTF-Binary/RiggedFigure.glb'))
+    plain.play(other, 'animation0')
+    for (let i = 0; i < 30; i++) plain.step()
+    const plainWorld = (joint: string): number[] => {
+      const e = plain.jointEntity(other, joint)
+      return Array.from(plain.stores.SceneNode.world.subarray(16 * e, 16 * e + 16))
+    }
+    for (const j of ['neck_joint_2', 'leg_joint_L_3', 'torso_joint_2'])
+      expect(world(j)).not.toEqual(plainWorld(j))
+    removeLean()
+    anim.setIK(figure, 'look', null)
+    anim.step()
+    expect(anim.events.filter((e) => e.kind === 'pose-stage-error')).toEqual([])
+  })
+})
+
 describe('README, Placing characters', () => {
   it('runs as written: placed, read back, moved again with the rest kept', async () => {
     const { anim, guard, placed } = await runBlock<{
@@ -267,6 +299,7 @@ const CHECKED: Record<string, string> = {
   'README.md: Events': 'above',
   'README.md: Root motion': 'above',
   'README.md: Retargeting': 'above',
+  'README.md: IK': 'above',
   'README.md: Placing characters': 'above',
   'README.md: three.js': 'above',
   'README.md: Ragdolls': 'above',

@@ -240,6 +240,47 @@ const CALLS: Record<string, Call> = {
   'writePalette(v, a)': (p, v, { a }) => p.writePalette(v as never, a),
   'writePalette(out, v)': (p, v) => p.writePalette(new Float32Array(64), v as never),
   'writePalette(out, a, v)': (p, v, { a }) => p.writePalette(new Float32Array(64), a, v as never),
+  'addPoseStage(v)': (p, v) => p.addPoseStage(v as never),
+  'setIK(v, "x", two-bone)': (p, v) =>
+    p.setIK(v as never, 'x', { kind: 'two-bone', joint: 'head', target: [0, 1, 0] }),
+  'setIK(a, v, two-bone)': (p, v, { a }) =>
+    p.setIK(a, v as never, { kind: 'two-bone', joint: 'head', target: [0, 1, 0] }),
+  'setIK(a, "x", v)': (p, v, { a }) => p.setIK(a, 'x', v as never),
+  'setIK(a, "x", { two-bone, joint: v })': (p, v, { a }) =>
+    p.setIK(a, 'x', { kind: 'two-bone', joint: v as never, target: [0, 1, 0] }),
+  'setIK(a, "x", { two-bone, target: v })': (p, v, { a }) =>
+    p.setIK(a, 'x', { kind: 'two-bone', joint: 'head', target: v as never }),
+  'setIK(a, "x", { two-bone, pole: v, weight: v })': (p, v, { a }) =>
+    p.setIK(a, 'x', {
+      kind: 'two-bone',
+      joint: 'head',
+      target: [0, 1, 0],
+      pole: v as never,
+      weight: v as never,
+    }),
+  'setIK(a, "x", { aim, axis: v })': (p, v, { a }) =>
+    p.setIK(a, 'x', { kind: 'aim', joint: 'head', target: [0, 1, 0], axis: v as never }),
+  'setIK(a, "x", { aim, limits: v, chain: v })': (p, v, { a }) =>
+    p.setIK(a, 'x', {
+      kind: 'aim',
+      joint: 'head',
+      target: [0, 1, 0],
+      axis: [0, 0, 1],
+      limits: v as never,
+      chain: v as never,
+    }),
+  'setIK(a, "x", { chain, joints: v })': (p, v, { a }) =>
+    p.setIK(a, 'x', { kind: 'chain', joints: v as never, target: [0, 1, 0] }),
+  'setIK(a, "x", { chain, iterations: v, tolerance: v })': (p, v, { a }) =>
+    p.setIK(a, 'x', {
+      kind: 'chain',
+      joints: ['hips', 'spine', 'head'],
+      target: [0, 1, 0],
+      iterations: v as never,
+      tolerance: v as never,
+    }),
+  'setIK(a, "x", { feet, ground: v })': (p, v, { a }) =>
+    p.setIK(a, 'x', { kind: 'feet', left: 'head', right: 'tail', ground: v as never }),
 }
 
 describe('public calls with any JavaScript value', () => {

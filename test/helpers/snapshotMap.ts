@@ -333,6 +333,23 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
     align(8)
     rootMotion.set(eid, { joint, mode, apply, numbers: take(8 * RM_FLOATS) })
   }
+  section() // IKPS: per character eid, m edited joints, s solvers, i32[m], f32[10·m], then the solvers.
+  for (let i = u32(); i > 0; i--) {
+    take(4)
+    const m = u32()
+    const s = u32()
+    take(44 * m)
+    for (let k = 0; k < s; k++) {
+      take(u32()) // name
+      take(2) // kind, ground
+      const joints = u16()
+      const numbers = u16()
+      align(4)
+      take(4 * joints + 4 * 5)
+      align(8)
+      take(8 * numbers + 8) // its numbers, then its ramp's steps
+    }
+  }
   section() // RAGD
   const ragdolls = new Map<number, RagdollMap>()
   for (let i = u32(); i > 0; i--) {

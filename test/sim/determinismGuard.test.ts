@@ -78,6 +78,7 @@ function systemRoots(): string[] {
     'sampleTracks',
     'sampleMorphWeights',
     'extractRootMotion',
+    'poseStages',
     'stepRagdolls',
     'blendPoses',
     'propagateTransforms',
@@ -121,6 +122,11 @@ describe("the project's fixed-step sources", () => {
       'src/physics/motors.ts',
       'src/physics/cannonPatches/solver.ts',
       'components/sceneNodeStore.ts',
+      'systems/ik.ts',
+      'systems/ikFeet.ts',
+      'src/ik/twoBone.ts',
+      'src/ik/aim.ts',
+      'src/ik/chain.ts',
     ])
       expect(files).toContain(f)
     const found = files.flatMap((f) => {
