@@ -14,6 +14,7 @@ import {
   type LayerSelector,
 } from './layers.ts'
 import { cancelStop } from './layerPlayback.ts'
+import type { LayerReferences } from './additiveLayers.ts'
 import { checkCharacter } from './characters.ts'
 import { JOINT_STRIDE } from '../components/Pose.ts'
 import { SAMPLER_HOLD } from '../components/Sampler.ts'
@@ -24,7 +25,10 @@ import {
   SOURCE_BLEND_SPACE,
   SOURCE_NONE,
   createBlendSpaceState,
+  restartBlendSpace,
   setLayerBinding,
+  type BlendSpaceState,
+  type Layer,
 } from '../systems/layerState.ts'
 
 /** A point of a blend space: a clip and where it sits, a number (1D) or [x, y] (2D). */
@@ -121,19 +125,43 @@ export function playBlendSpace(
       `${what}: parameter ${showValue(o.parameter)} must have the points' ${dims} dimension(s)`,
     )
   }
-  const m = clips.length
-  // Layer 0 always shows a pose (the rest pose at least); another layer only while it plays something.
-  const existing = ctx.layers[eid]?.layers[k]
-  const shown =
-    k === 0 || (existing !== undefined && ctx.stores.AnimLayer.source[existing.slot] !== SOURCE_NONE)
-  const layer = layerFor(ctx, eid, k, m)
-  const l = layer.slot
+  const shown = layerShows(ctx, eid, k)
+  const layer = layerFor(ctx, eid, k, clips.length)
+  const bs = makeBlendSpace(
+    ctx,
+    eid,
+    layer,
+    clips,
+    coords,
+    dims,
+    o.sync === false ? 0 : 1,
+    param[0]!,
+    param[1] ?? 0,
+  )
+  startBlendSpace(ctx, eid, layer, bs, speed, fadeSeconds, shown, null)
+}
+
+/**
+ * A new blend space of character `eid` on `layer` (its pose block has room for the points): checked clips at
+ * `coords` ([x, y]; y 0 in 1D) of `dims` dimensions, synchronized when `sync` is 1, at parameter (x, y).
+ * Setup code (allocates).
+ */
+export function makeBlendSpace(
+  ctx: AnimationContext,
+  eid: number,
+  layer: Layer,
+  clips: readonly RegisteredClip[],
+  coords: readonly (readonly [number, number])[],
+  dims: number,
+  sync: number,
+  x: number,
+  y: number,
+): BlendSpaceState {
   const n = ctx.stores.Pose.count[eid]!
   const assetId = ctx.stores.Pose.asset[eid]!
-  const rest = asset.rest
-  const bs = createBlendSpaceState({
+  return createBlendSpaceState({
     dims,
-    sync: o.sync === false ? 0 : 1,
+    sync,
     clips: clips.map((c) => c.id),
     xs: coords.map((c) => c[0]),
     ys: coords.map((c) => c[1]),
@@ -141,11 +169,61 @@ export function playBlendSpace(
     times: null,
     cursors: clips.map((c) => new Uint32Array(c.clip.channels.length)),
     offsets: clips.map((_, p) => blockOffset(layer, BLOCK_POINTS + p, n)),
-    param: [param[0]!, param[1] ?? 0],
+    param: [x, y],
     bindings: clips.map((c) => bindClip(ctx, c, assetId)),
     joints: n,
-    rest,
+    rest: ctx.assets[assetId]!.rest,
   })
+}
+
+/**
+ * playBlendSpace after its checks, with a blend space made before (by createBlendSpaceState for this character's
+ * asset, with the same points, on layer k): restarts it at parameter (x, y) and plays it as playBlendSpace plays
+ * a new one, in the same bits. For an additive layer, `known` holds its references (layerReferences). Allocates
+ * nothing once the layer's pose block has room for the points (a state machine's transitions call it in the
+ * step: systems/evaluateGraphs.ts); never throws.
+ */
+export function replayBlendSpace(
+  ctx: AnimationContext,
+  eid: number,
+  k: number,
+  bs: BlendSpaceState,
+  x: number,
+  y: number,
+  speed: number,
+  fadeSeconds: number,
+  known: LayerReferences | null,
+): void {
+  const m = bs.points.clip.length
+  const shown = layerShows(ctx, eid, k)
+  const layer = layerFor(ctx, eid, k, m)
+  const n = ctx.stores.Pose.count[eid]!
+  for (let p = 0; p < m; p++) bs.offsets[p] = blockOffset(layer, BLOCK_POINTS + p, n)
+  restartBlendSpace(bs, x, y)
+  startBlendSpace(ctx, eid, layer, bs, speed, fadeSeconds, shown, known)
+}
+
+/** Whether layer k shows something now: layer 0 always (the rest pose at least), another while it plays. */
+function layerShows(ctx: AnimationContext, eid: number, k: number): boolean {
+  const existing = ctx.layers[eid]?.layers[k]
+  return k === 0 || (existing !== undefined && ctx.stores.AnimLayer.source[existing.slot] !== SOURCE_NONE)
+}
+
+/** The layer plays `bs` (fading from what it showed when `shown` and fadeSeconds > 0). */
+function startBlendSpace(
+  ctx: AnimationContext,
+  eid: number,
+  layer: Layer,
+  bs: BlendSpaceState,
+  speed: number,
+  fadeSeconds: number,
+  shown: boolean,
+  known: LayerReferences | null,
+): void {
+  const l = layer.slot
+  const n = ctx.stores.Pose.count[eid]!
+  const rest = ctx.assets[ctx.stores.Pose.asset[eid]!]!.rest
+  const m = bs.points.clip.length
   for (let p = 0; p < m; p++) ctx.pool.data.set(rest, bs.offsets[p]!)
   const { Sampler, CrossFade, AnimLayer } = ctx.stores
   Sampler.clip[l] = -1
@@ -167,7 +245,7 @@ export function playBlendSpace(
   Sampler.speed[l] = speed
   Sampler.reset[l] = SAMPLER_HOLD
   layer.blendSpace = bs
-  updateReferences(ctx, eid, layer)
+  updateReferences(ctx, eid, layer, true, known)
 }
 
 /** Moves a blend space's parameter; the weights change from the next step. */
@@ -190,8 +268,13 @@ export function setBlendParameter(
       `${what}: value ${showValue(value)} must have ${bs.dims} dimension(s)`,
     )
   }
-  bs.param[0] = v[0]!
-  bs.param[1] = v[1] ?? 0
+  moveBlendParameter(bs, v[0]!, v[1] ?? 0)
+}
+
+/** setBlendParameter after its checks: the parameter (x, y; y 0 in 1D) and its weights. Allocates nothing. */
+export function moveBlendParameter(bs: BlendSpaceState, x: number, y: number): void {
+  bs.param[0] = x
+  bs.param[1] = y
   gradientBandWeights(bs.weights, bs.xs, bs.ys, bs.points.clip.length, bs.param)
 }
 

@@ -1,5 +1,5 @@
 import type { AnimationContext, RegisteredClip } from './context.ts'
-import { bindClip } from './assets.ts'
+import { bindClip, maxChannels } from './assets.ts'
 import { blockOffset, endLayerFade, identityPose, layerFor, updateReferences } from './layers.ts'
 import { JOINT_STRIDE } from '../components/Pose.ts'
 import { advancePhase } from '../src/clip/phase.ts'
@@ -37,7 +37,8 @@ export function playOnLayer(
 ): void {
   const layer = layerFor(ctx, eid, k)
   const binding = bindClip(ctx, clip, ctx.stores.Pose.asset[eid]!)
-  const cursors = new Uint32Array(2 * clip.clip.channels.length)
+  const cursors = layerCursors(ctx, eid, layer.slot, clip.clip.channels.length)
+  cursors.fill(0)
   endLayerFade(ctx, layer)
   startLayerClip(ctx, layer, clip, s, binding, cursors)
   layer.blendSpace = null
@@ -70,8 +71,8 @@ export function crossFadeOnLayer(
   const l = layer.slot
   const binding = bindClip(ctx, clip, ctx.stores.Pose.asset[eid]!)
   const old = ctx.cursors[l] ?? NO_CURSORS
-  const channels = Math.max(clip.clip.channels.length, old.length >>> 1)
-  const cursors = new Uint32Array(2 * channels)
+  const cursors = layerCursors(ctx, eid, l, Math.max(clip.clip.channels.length, old.length >>> 1))
+  const half = cursors.length >>> 1
   const n = ctx.stores.Pose.count[eid]!
   const data = ctx.pool.data
   const rest = ctx.assets[ctx.stores.Pose.asset[eid]!]!.rest
@@ -83,7 +84,9 @@ export function crossFadeOnLayer(
     // The clip playing now goes on as the track the fade leaves.
     copyTrack(CrossFade.from, l, Sampler, l)
     setLayerFromBinding(ctx, layer, ctx.binding[l])
-    cursors.set(old.subarray(0, old.length >>> 1), channels)
+    // The outgoing clip's cursors move to the second half (a reused array: its first half onto its second).
+    if (cursors === old) cursors.copyWithin(half, 0, half)
+    else cursors.set(old.subarray(0, old.length >>> 1), half)
     // The outgoing clip is sampled again each step over what it showed (or, additive, over the rest pose;
     // its difference is taken against its own reference).
     if (additive) {
@@ -100,6 +103,7 @@ export function crossFadeOnLayer(
     if (additive) identityPose(data, blockOffset(layer, BLOCK_REF_FROM, n), n)
   }
   layer.blendSpace = null
+  cursors.fill(0, 0, half)
   startLayerClip(ctx, layer, clip, s, binding, cursors)
   data.set(rest, blockOffset(layer, BLOCK_TO, n))
   CrossFade.active[l] = 1
@@ -148,6 +152,19 @@ export function cancelStop(ctx: AnimationContext, layer: Layer): void {
   const l = layer.slot
   if (A.stopping[l] !== 1) return
   startWeightRamp(A, l, A.weight[l]!, 1, A.weightDuration[l]!, 0)
+}
+
+/**
+ * Key cursors for layer slot `l` playing a clip of `channels` channels (StepState.cursors: `| its clip's | the
+ * clip its fade leaves |`, each half `length / 2`): the slot's own array when it has room, reused, so a state
+ * machine's transitions in the step allocate nothing; else a new one (zeros) sized for the larger of `channels`
+ * and the character's asset's largest clip. The caller zeroes what it starts afresh.
+ */
+function layerCursors(ctx: AnimationContext, eid: number, l: number, channels: number): Uint32Array {
+  const old = ctx.cursors[l]
+  if (old !== undefined && old.length >>> 1 >= channels) return old
+  const largest = maxChannels(ctx, ctx.assets[ctx.stores.Pose.asset[eid]!]!)
+  return new Uint32Array(2 * Math.max(channels, largest))
 }
 
 /** The cursors of a layer that never played a clip. */

@@ -2,10 +2,10 @@ import { AnimationError, showValue } from '../src/errors.ts'
 import { finiteNumber, optionsObject, type OptionNames } from './checks.ts'
 import type { AnimationContext } from './context.ts'
 import { findClip } from './assets.ts'
-import { referencePose, setLayerDelta } from './additiveLayers.ts'
+import { referencePose, setLayerDelta, type LayerReferences } from './additiveLayers.ts'
 import { checkCharacter, jointIndex, packLayerSlots } from './characters.ts'
 import { allocatePoseSlots, freePoseSlots, JOINT_STRIDE } from '../components/Pose.ts'
-import { resetAnimLayer } from '../components/AnimLayer.ts'
+import { resetAnimLayer, type AnimLayerStore } from '../components/AnimLayer.ts'
 import { resetTrack } from '../components/Sampler.ts'
 import { resetFade } from '../components/CrossFade.ts'
 import { emptyLayer } from '../systems/tracks.ts'
@@ -238,17 +238,23 @@ export function setLayer(
   // A fade inside the layer that changes mode ends (its frozen side is a pose of the old mode).
   if (modeChanged && ctx.stores.CrossFade.active[l] === 1) endLayerFade(ctx, layer)
   if (k > 0 && (modeChanged || s.reference !== undefined)) updateReferences(ctx, eid, layer)
-  if (s.weight !== undefined) {
-    if (s.fadeSeconds > 0) {
-      startWeightRamp(A, l, A.weight[l]!, s.weight, s.fadeSeconds, 0)
-    } else {
-      A.stopping[l] = 0
-      A.weight[l] = s.weight
-      A.weightFrom[l] = s.weight
-      A.weightTo[l] = s.weight
-      A.weightDuration[l] = 0
-    }
+  if (s.weight !== undefined) setLayerWeight(A, l, s.weight, s.fadeSeconds)
+}
+
+/**
+ * setLayer's weight after its checks: layer slot `l`'s weight goes to `weight` (in [0, 1]) over `fadeSeconds`
+ * (≥ 0; 0 at once), and a stop under way is called off. Allocates nothing, never throws.
+ */
+export function setLayerWeight(A: AnimLayerStore, l: number, weight: number, fadeSeconds: number): void {
+  if (fadeSeconds > 0) {
+    startWeightRamp(A, l, A.weight[l]!, weight, fadeSeconds, 0)
+    return
   }
+  A.stopping[l] = 0
+  A.weight[l] = weight
+  A.weightFrom[l] = weight
+  A.weightTo[l] = weight
+  A.weightDuration[l] = 0
 }
 
 /** Fades a layer's weight to 0 over `fadeSeconds` (default 0: at once) and empties it then. */
@@ -265,8 +271,13 @@ export function stopLayer(ctx: AnimationContext, eid: number, index: number, fad
     )
   }
   const layer = ctx.layers[eid]?.layers[k]
+  if (layer !== undefined) stopLayerResolved(ctx, layer, seconds)
+}
+
+/** stopLayer after its checks, on a layer other than 0 (`seconds` ≥ 0). Allocates nothing, never throws. */
+export function stopLayerResolved(ctx: AnimationContext, layer: Layer, seconds: number): void {
   const A = ctx.stores.AnimLayer
-  if (layer === undefined || A.source[layer.slot] === SOURCE_NONE) return
+  if (A.source[layer.slot] === SOURCE_NONE) return
   // At once: what the step does when a stopLayer fade reaches 0.
   if (seconds === 0) emptyLayer(ctx, layer)
   else startWeightRamp(A, layer.slot, A.weight[layer.slot]!, 0, seconds, 1)
@@ -295,22 +306,35 @@ export function identityPose(data: Float32Array, at: number, n: number): void {
 
 /**
  * The additive references of a layer: REF_TO for the clip (or blend space) it shows, and, when `both`, REF_FROM
- * for the clip it fades from: the reference clip of setLayer, or each clip itself, at the reference time.
+ * for the clip it fades from: the reference clip of setLayer, or each clip itself, at the reference time. With
+ * `known` (layerReferences' for what the layer now shows, with no reference clip set) REF_TO and the delta clip
+ * come from there, the same bits, and nothing is allocated unless `both` finds a clip faded from.
  */
-export function updateReferences(ctx: AnimationContext, eid: number, layer: Layer, both = true): void {
-  setLayerDelta(ctx, eid, layer)
+export function updateReferences(
+  ctx: AnimationContext,
+  eid: number,
+  layer: Layer,
+  both = true,
+  known: LayerReferences | null = null,
+): void {
+  setLayerDelta(ctx, eid, layer, known)
   const A = ctx.stores.AnimLayer
   const l = layer.slot
   if (A.mode[l] !== MODE_ADDITIVE || layer.index === 0) return
   const n = ctx.stores.Pose.count[eid]!
   const refClip = A.refClip[l]!
   const time = A.refTime[l]!
-  const shown: ArrayLike<number> =
-    A.source[l] === SOURCE_BLEND_SPACE ? (layer.blendSpace?.points.clip ?? []) : [ctx.stores.Sampler.clip[l]!]
-  const ref = refClip >= 0 ? refClip : shown.length > 0 ? shown[0]! : -1
   const assetId = ctx.stores.Pose.asset[eid]!
   const data = ctx.pool.data
-  referencePose(ctx, data, blockOffset(layer, BLOCK_REF_TO, n), assetId, ref, time, shown)
+  if (known !== null) data.set(known.refTo, blockOffset(layer, BLOCK_REF_TO, n))
+  else {
+    const shown: ArrayLike<number> =
+      A.source[l] === SOURCE_BLEND_SPACE
+        ? (layer.blendSpace?.points.clip ?? [])
+        : [ctx.stores.Sampler.clip[l]!]
+    const ref = refClip >= 0 ? refClip : shown.length > 0 ? shown[0]! : -1
+    referencePose(ctx, data, blockOffset(layer, BLOCK_REF_TO, n), assetId, ref, time, shown)
+  }
   const from = ctx.stores.CrossFade.from.clip[l]!
   if (both && ctx.stores.CrossFade.active[l] === 1 && from >= 0) {
     const fromRef = refClip >= 0 ? refClip : from

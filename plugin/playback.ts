@@ -73,12 +73,19 @@ export function play(ctx: AnimationContext, eid: number, clipRef: string | numbe
   const clip = characterClip(ctx, eid, clipRef, 'play')
   const what = `play(${eid}, "${clip.clip.name}")`
   const s = playSettings(what, clip, o)
-  const k = layerIndex(o?.layer, what)
-  if (k > 0) {
-    playOnLayer(ctx, eid, k, clip, s)
-    return
-  }
-  playClip(ctx, eid, clip, s)
+  playResolved(ctx, eid, layerIndex(o?.layer, what), clip, s)
+}
+
+/** play after its checks: cuts layer k of a character to `clip` with checked settings. */
+export function playResolved(
+  ctx: AnimationContext,
+  eid: number,
+  k: number,
+  clip: RegisteredClip,
+  s: PlaySettings,
+): void {
+  if (k > 0) playOnLayer(ctx, eid, k, clip, s)
+  else playClip(ctx, eid, clip, s)
 }
 
 /**
@@ -105,7 +112,22 @@ export function crossFade(
     )
   }
   const s = playSettings(what, clip, o)
-  const k = layerIndex(o?.layer, what)
+  crossFadeResolved(ctx, eid, layerIndex(o?.layer, what), clip, durationSeconds, s)
+}
+
+/**
+ * crossFade after its checks: layer k of a character fades into `clip` over `durationSeconds` (finite, ≥ 0) with
+ * checked settings. Never throws; allocates nothing once the layer exists and its cursors have room (a state
+ * machine's transitions call it in the step: systems/evaluateGraphs.ts).
+ */
+export function crossFadeResolved(
+  ctx: AnimationContext,
+  eid: number,
+  k: number,
+  clip: RegisteredClip,
+  durationSeconds: number,
+  s: PlaySettings,
+): void {
   if (k > 0) {
     crossFadeOnLayer(ctx, eid, k, clip, durationSeconds, s)
     return
