@@ -2,6 +2,7 @@ import type { CharacterDatum } from '../plugin/characterData.ts'
 import { layersDatum } from './layers.ts'
 import { morphsDatum } from './morphs.ts'
 import { rootMotionDatum } from './rootMotion.ts'
+import { graphsDatum } from './graphs.ts'
 
 /**
  * Every kind of per-character state besides the store rows, in the order adding a character, hash() and the
@@ -11,4 +12,5 @@ export const CHARACTER_DATA: readonly CharacterDatum[] = [
   layersDatum as CharacterDatum,
   morphsDatum as CharacterDatum,
   rootMotionDatum as CharacterDatum,
+  graphsDatum as CharacterDatum,
 ]

@@ -34,19 +34,19 @@ export function setLayerDelta(
   if (layer.index === 0 || A.mode[l] !== MODE_ADDITIVE || A.source[l] !== SOURCE_CLIP) return
   const clipId = ctx.stores.Sampler.clip[l]!
   const refClip = A.refClip[l]! >= 0 ? A.refClip[l]! : clipId
-  layer.delta = known !== null ? known.delta : deltaClipFor(ctx, eid, clipId, refClip, A.refTime[l]!)
+  const assetId = ctx.stores.Pose.asset[eid]!
+  layer.delta = known !== null ? known.delta : deltaClipFor(ctx, assetId, clipId, refClip, A.refTime[l]!)
   layer.deltaClip = clipId
 }
 
-/** Clip `clipId`'s delta clip on the character's asset against `refClip` at `time`, made once and cached. */
-function deltaClipFor(ctx: AnimationContext, eid: number, clipId: number, refClip: number, time: number) {
+/** Clip `clipId`'s delta clip on asset `assetId` against `refClip` at `time`, made once and cached. */
+function deltaClipFor(ctx: AnimationContext, assetId: number, clipId: number, refClip: number, time: number) {
   const clip = ctx.clips[clipId]!
-  const assetId = ctx.stores.Pose.asset[eid]!
   const key = `${assetId}/${refClip}/${time}`
   let delta = clip.deltas.get(key)
   if (delta === undefined) {
     const rest = ctx.assets[assetId]!.rest
-    const n = ctx.stores.Pose.count[eid]!
+    const n = ctx.assets[assetId]!.jointNodes.length
     delta = makeDeltaClip(
       clip.clip,
       bindClip(ctx, clip, assetId),
@@ -61,18 +61,17 @@ function deltaClipFor(ctx: AnimationContext, eid: number, clipId: number, refCli
 }
 
 /**
- * The references updateReferences gives an additive layer (other than 0, with no reference clip set) of
- * character `eid` that shows `clips` — one clip, or a blend space's points (`blendSpace`) — made ahead: a state
- * machine makes them for each of its states when it is set, so entering a state in the step allocates nothing
- * and gives the same bits. Setup code (allocates).
+ * The references updateReferences gives an additive layer (other than 0, with no reference clip set) of a
+ * character of asset `assetId` that shows `clips` — one clip, or a blend space's points (`blendSpace`) — made
+ * ahead: a state machine makes them for each of its states when it is compiled, so entering a state in the step
+ * allocates nothing and gives the same bits. Setup code (allocates).
  */
 export function layerReferences(
   ctx: AnimationContext,
-  eid: number,
+  assetId: number,
   clips: readonly number[],
   blendSpace: boolean,
 ): LayerReferences {
-  const assetId = ctx.stores.Pose.asset[eid]!
   const refTo = referencePose(
     ctx,
     new Float32Array(ctx.assets[assetId]!.rest.length),
@@ -82,7 +81,7 @@ export function layerReferences(
     0,
     clips,
   )
-  return { refTo, delta: blendSpace ? null : deltaClipFor(ctx, eid, clips[0]!, clips[0]!, 0) }
+  return { refTo, delta: blendSpace ? null : deltaClipFor(ctx, assetId, clips[0]!, clips[0]!, 0) }
 }
 
 /**

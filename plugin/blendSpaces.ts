@@ -138,7 +138,7 @@ export function playBlendSpace(
     param[0]!,
     param[1] ?? 0,
   )
-  startBlendSpace(ctx, eid, layer, bs, speed, fadeSeconds, shown, null)
+  startBlendSpace(ctx, eid, layer, bs, Float64Array.of(0, 0, speed, fadeSeconds), shown, null)
 }
 
 /**
@@ -177,9 +177,9 @@ export function makeBlendSpace(
 }
 
 /**
- * playBlendSpace after its checks, with a blend space made before (by createBlendSpaceState for this character's
- * asset, with the same points, on layer k): restarts it at parameter (x, y) and plays it as playBlendSpace plays
- * a new one, in the same bits. For an additive layer, `known` holds its references (layerReferences). Allocates
+ * playBlendSpace after its checks, with a blend space made before (makeBlendSpace, for this character, with the
+ * same points, on layer k): restarts it at the parameter in `args` (REPLAY_*) and plays it as playBlendSpace
+ * plays a new one at args' rate and fade, in the same bits. For an additive layer, `known` holds its references (layerReferences). Allocates
  * nothing once the layer's pose block has room for the points (a state machine's transitions call it in the
  * step: systems/evaluateGraphs.ts); never throws.
  */
@@ -188,10 +188,7 @@ export function replayBlendSpace(
   eid: number,
   k: number,
   bs: BlendSpaceState,
-  x: number,
-  y: number,
-  speed: number,
-  fadeSeconds: number,
+  args: Float64Array,
   known: LayerReferences | null,
 ): void {
   const m = bs.points.clip.length
@@ -199,9 +196,19 @@ export function replayBlendSpace(
   const layer = layerFor(ctx, eid, k, m)
   const n = ctx.stores.Pose.count[eid]!
   for (let p = 0; p < m; p++) bs.offsets[p] = blockOffset(layer, BLOCK_POINTS + p, n)
-  restartBlendSpace(bs, x, y)
-  startBlendSpace(ctx, eid, layer, bs, speed, fadeSeconds, shown, known)
+  restartBlendSpace(bs, args)
+  startBlendSpace(ctx, eid, layer, bs, args, shown, known)
 }
+
+/**
+ * replayBlendSpace's numbers, through memory (a float argument of a call is boxed): the parameter x, y (0 in
+ * 1D), the rate and the fade's seconds.
+ */
+export const REPLAY_X = 0
+export const REPLAY_Y = 1
+export const REPLAY_SPEED = 2
+export const REPLAY_FADE = 3
+export const REPLAY_ARGS = 4
 
 /** Whether layer k shows something now: layer 0 always (the rest pose at least), another while it plays. */
 function layerShows(ctx: AnimationContext, eid: number, k: number): boolean {
@@ -209,14 +216,13 @@ function layerShows(ctx: AnimationContext, eid: number, k: number): boolean {
   return k === 0 || (existing !== undefined && ctx.stores.AnimLayer.source[existing.slot] !== SOURCE_NONE)
 }
 
-/** The layer plays `bs` (fading from what it showed when `shown` and fadeSeconds > 0). */
+/** The layer plays `bs` at args' rate, fading from what it showed (when `shown`) over args' seconds (if > 0). */
 function startBlendSpace(
   ctx: AnimationContext,
   eid: number,
   layer: Layer,
   bs: BlendSpaceState,
-  speed: number,
-  fadeSeconds: number,
+  args: Float64Array,
   shown: boolean,
   known: LayerReferences | null,
 ): void {
@@ -229,20 +235,20 @@ function startBlendSpace(
   Sampler.clip[l] = -1
   setLayerBinding(ctx, layer, undefined)
   endLayerFade(ctx, layer)
-  if (fadeSeconds > 0 && shown) {
+  if (args[REPLAY_FADE]! > 0 && shown) {
     // What the layer shows now (layer 0: its own pose, kept in its OUT; additive: its difference) is frozen as
     // the pose faded from (sampleTracks blends it out).
     const out = blockOffset(layer, BLOCK_OUT, n)
     ctx.pool.data.copyWithin(blockOffset(layer, BLOCK_FROM, n), out, out + n * JOINT_STRIDE)
     CrossFade.active[l] = 1
-    CrossFade.duration[l] = fadeSeconds
+    CrossFade.duration[l] = args[REPLAY_FADE]!
   }
   cancelStop(ctx, layer)
   AnimLayer.source[l] = SOURCE_BLEND_SPACE
   AnimLayer.paused[l] = 0
   AnimLayer.phase[l] = 0
   // The layer's rate is its Sampler row's; the step after this one shows the points' start.
-  Sampler.speed[l] = speed
+  Sampler.speed[l] = args[REPLAY_SPEED]!
   Sampler.reset[l] = SAMPLER_HOLD
   layer.blendSpace = bs
   updateReferences(ctx, eid, layer, true, known)
@@ -268,13 +274,16 @@ export function setBlendParameter(
       `${what}: value ${showValue(value)} must have ${bs.dims} dimension(s)`,
     )
   }
-  moveBlendParameter(bs, v[0]!, v[1] ?? 0)
+  bs.param[0] = v[0]!
+  bs.param[1] = v[1] ?? 0
+  updateBlendWeights(bs)
 }
 
-/** setBlendParameter after its checks: the parameter (x, y; y 0 in 1D) and its weights. Allocates nothing. */
-export function moveBlendParameter(bs: BlendSpaceState, x: number, y: number): void {
-  bs.param[0] = x
-  bs.param[1] = y
+/**
+ * setBlendParameter after its checks: the blend space's weights for the parameter now in `bs.param` (x, y; y 0
+ * in 1D). Allocates nothing (the parameter goes through memory: a float argument of a call is boxed).
+ */
+export function updateBlendWeights(bs: BlendSpaceState): void {
   gradientBandWeights(bs.weights, bs.xs, bs.ys, bs.points.clip.length, bs.param)
 }
 

@@ -1,4 +1,5 @@
 import type { AnimationContext, RegisteredClip } from './context.ts'
+import type { LayerReferences } from './additiveLayers.ts'
 import { bindClip, maxChannels } from './assets.ts'
 import { blockOffset, endLayerFade, identityPose, layerFor, updateReferences } from './layers.ts'
 import { JOINT_STRIDE } from '../components/Pose.ts'
@@ -27,13 +28,14 @@ export interface LayerPlay {
   readonly rotation: number
 }
 
-/** Cuts layer k (> 0) to `clip`. */
+/** Cuts layer k (> 0) to `clip`; `known`: an additive layer's references made ahead (updateReferences). */
 export function playOnLayer(
   ctx: AnimationContext,
   eid: number,
   k: number,
   clip: RegisteredClip,
   s: LayerPlay,
+  known: LayerReferences | null = null,
 ): void {
   const layer = layerFor(ctx, eid, k)
   const binding = bindClip(ctx, clip, ctx.stores.Pose.asset[eid]!)
@@ -42,7 +44,7 @@ export function playOnLayer(
   endLayerFade(ctx, layer)
   startLayerClip(ctx, layer, clip, s, binding, cursors)
   layer.blendSpace = null
-  updateReferences(ctx, eid, layer)
+  updateReferences(ctx, eid, layer, true, known)
 }
 
 /**
@@ -56,6 +58,7 @@ export function crossFadeOnLayer(
   clip: RegisteredClip,
   seconds: number,
   s: LayerPlay,
+  known: LayerReferences | null = null,
 ): void {
   const { Sampler, CrossFade, AnimLayer } = ctx.stores
   const existing = ctx.layers[eid]?.layers[k]
@@ -63,7 +66,7 @@ export function crossFadeOnLayer(
   const same = existing !== undefined && AnimLayer.source[e] === SOURCE_CLIP && Sampler.clip[e] === clip.id
   if (same && Sampler.finished[e] === 0) return
   if (seconds === 0 || existing === undefined || AnimLayer.source[e] === SOURCE_NONE) {
-    playOnLayer(ctx, eid, k, clip, s)
+    playOnLayer(ctx, eid, k, clip, s, known)
     if (seconds > 0) fadeLayerIn(ctx, ctx.layers[eid]!.layers[k]!, seconds)
     return
   }
@@ -110,7 +113,7 @@ export function crossFadeOnLayer(
   CrossFade.steps[l] = 0
   CrossFade.blend[l] = 0
   CrossFade.duration[l] = seconds
-  updateReferences(ctx, eid, layer, false)
+  updateReferences(ctx, eid, layer, false, known)
 }
 
 function startLayerClip(

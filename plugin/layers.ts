@@ -1,9 +1,10 @@
 import { AnimationError, showValue } from '../src/errors.ts'
 import { finiteNumber, optionsObject, type OptionNames } from './checks.ts'
-import type { AnimationContext } from './context.ts'
+import type { AnimationContext, RegisteredAsset } from './context.ts'
 import { findClip } from './assets.ts'
 import { referencePose, setLayerDelta, type LayerReferences } from './additiveLayers.ts'
-import { checkCharacter, jointIndex, packLayerSlots } from './characters.ts'
+import { checkCharacter, packLayerSlots } from './characters.ts'
+import { findJoint } from '../src/skeleton/rig.ts'
 import { allocatePoseSlots, freePoseSlots, JOINT_STRIDE } from '../components/Pose.ts'
 import { resetAnimLayer, type AnimLayerStore } from '../components/AnimLayer.ts'
 import { resetTrack } from '../components/Sampler.ts'
@@ -361,12 +362,13 @@ function layerSettings(ctx: AnimationContext, eid: number, what: string, options
   const fadeSeconds = o.fadeSeconds === undefined ? 0 : finiteNumber(o.fadeSeconds, what, 'fadeSeconds', ' s')
   if (fadeSeconds < 0)
     throw new AnimationError('argument', `${what}: fadeSeconds ${fadeSeconds} s must be ≥ 0`)
-  const mask = o.mask === undefined ? undefined : o.mask === null ? null : maskWeights(ctx, eid, what, o.mask)
+  const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+  const mask =
+    o.mask === undefined ? undefined : o.mask === null ? null : maskWeights(ctx, asset, what, o.mask)
   let reference: LayerSettings['reference']
   if (o.reference === null) reference = null
   else if (o.reference !== undefined) {
     const r = optionsObject<LayerReference>(o.reference, what, REFERENCE_OPTIONS, 'reference')
-    const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
     const clip = r.clip === undefined ? -1 : findClip(ctx, asset, r.clip, `${what}: reference`)
     const time = r.time === undefined ? 0 : finiteNumber(r.time, what, 'reference.time', ' s')
     reference = { clip, time }
@@ -374,12 +376,21 @@ function layerSettings(ctx: AnimationContext, eid: number, what: string, options
   return { weight, mode, mask, fadeSeconds, reference }
 }
 
-/** Per joint weights of a mask: each entry's joint and its subtree, deeper entries over their ancestors'. */
-function maskWeights(ctx: AnimationContext, eid: number, what: string, mask: unknown): Float32Array {
+/**
+ * Per joint weights of a mask on characters of `rig`: each entry's joint and its subtree, deeper entries over
+ * their ancestors'. Messages name the mask `name` (setLayer's `mask`, a graph layer's path). Setup code.
+ */
+export function maskWeights(
+  ctx: AnimationContext,
+  rig: RegisteredAsset,
+  what: string,
+  mask: unknown,
+  name = 'mask',
+): Float32Array {
   if (!Array.isArray(mask)) {
     throw new AnimationError(
       'argument',
-      `${what}: mask ${showValue(mask)} must be an array of joints or null`,
+      `${what}: ${name} ${showValue(mask)} must be an array of joints or null`,
     )
   }
   const entries: { joint: number; weight: number }[] = []
@@ -391,20 +402,19 @@ function maskWeights(ctx: AnimationContext, eid: number, what: string, mask: unk
     if (typeof item === 'object' && item !== null) {
       const entry = item as { joint?: unknown; weight?: unknown }
       node = entry.joint
-      weight = entry.weight === undefined ? 1 : finiteNumber(entry.weight, what, `mask[${e}].weight`)
+      weight = entry.weight === undefined ? 1 : finiteNumber(entry.weight, what, `${name}[${e}].weight`)
       if (!(weight >= 0 && weight <= 1)) {
-        throw new AnimationError('argument', `${what}: mask[${e}].weight ${weight} must be in [0, 1]`)
+        throw new AnimationError('argument', `${what}: ${name}[${e}].weight ${weight} must be in [0, 1]`)
       }
     }
     if (typeof node !== 'string' && typeof node !== 'number') {
       throw new AnimationError(
         'argument',
-        `${what}: mask[${e}] ${showValue(item)} is not a joint name or node index`,
+        `${what}: ${name}[${e}] ${showValue(item)} is not a joint name or node index`,
       )
     }
-    entries.push({ joint: jointIndex(ctx, eid, node, `${what}: mask[${e}]`), weight })
+    entries.push({ joint: findJoint(rig, rig.asset, node, `${what}: ${name}[${e}]`), weight })
   }
-  const rig = ctx.assets[ctx.stores.Pose.asset[eid]!]!
   const n = rig.jointParents.length
   const size = new Int32Array(n).fill(1)
   for (let j = n - 1; j > 0; j--) {

@@ -18,6 +18,7 @@ import { checkCharacter } from './characters.ts'
 import { checkLive } from './options.ts'
 import { blockOffset, layerIndex } from './layers.ts'
 import { crossFadeOnLayer, playOnLayer } from './layerPlayback.ts'
+import type { LayerReferences } from './additiveLayers.ts'
 import { BLOCK_OUT, SOURCE_BLEND_SPACE, SOURCE_CLIP } from '../systems/layerState.ts'
 
 /**
@@ -76,15 +77,19 @@ export function play(ctx: AnimationContext, eid: number, clipRef: string | numbe
   playResolved(ctx, eid, layerIndex(o?.layer, what), clip, s)
 }
 
-/** play after its checks: cuts layer k of a character to `clip` with checked settings. */
+/**
+ * play after its checks: cuts layer k of a character to `clip` with checked settings (`known`: an additive
+ * layer's references made ahead, plugin/additiveLayers.ts layerReferences).
+ */
 export function playResolved(
   ctx: AnimationContext,
   eid: number,
   k: number,
   clip: RegisteredClip,
   s: PlaySettings,
+  known: LayerReferences | null = null,
 ): void {
-  if (k > 0) playOnLayer(ctx, eid, k, clip, s)
+  if (k > 0) playOnLayer(ctx, eid, k, clip, s, known)
   else playClip(ctx, eid, clip, s)
 }
 
@@ -117,8 +122,8 @@ export function crossFade(
 
 /**
  * crossFade after its checks: layer k of a character fades into `clip` over `durationSeconds` (finite, ≥ 0) with
- * checked settings. Never throws; allocates nothing once the layer exists and its cursors have room (a state
- * machine's transitions call it in the step: systems/evaluateGraphs.ts).
+ * checked settings (`known` as playResolved's). Never throws; allocates nothing once the layer exists and its
+ * cursors have room (a state machine's transitions call it in the step: systems/evaluateGraphs.ts).
  */
 export function crossFadeResolved(
   ctx: AnimationContext,
@@ -127,9 +132,10 @@ export function crossFadeResolved(
   clip: RegisteredClip,
   durationSeconds: number,
   s: PlaySettings,
+  known: LayerReferences | null = null,
 ): void {
   if (k > 0) {
-    crossFadeOnLayer(ctx, eid, k, clip, durationSeconds, s)
+    crossFadeOnLayer(ctx, eid, k, clip, durationSeconds, s, known)
     return
   }
   const { Pose, Sampler, CrossFade, AnimLayer } = ctx.stores

@@ -51,6 +51,8 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  *                   (characterData/morphs.ts)
  *   RMOT rootMotion per character with root motion on: its mode, joint, flag and numbers
  *                   (characterData/rootMotion.ts)
+ *   GRPH graphs     the state machines characters run (their text) and per character its run: parameters,
+ *                   pending triggers, states, transitions and times (characterData/graphs.ts)
  *   RAGD ragdolls   per ragdoll runtime: description, partial roots, queued hits, joint weights, recovery,
  *                   motors, bodies (snapshot/ragdolls.ts)
  *   PHYS physics    where ragdoll bodies and constraints sit in the cannon-es world (src/physics/snapshot.ts)
@@ -112,6 +114,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  */
 
 /**
+ * 11: state machines (issue 38): the graphs section, and their events in the events section.
  * 10: the animation clock's time scale (CLCK section); CrossFade.steps and AnimLayer.weightSteps count scaled
  * steps (float64).
  * 9: the checksum is a CRC-64 (src/sim/checksum.ts); the word sums before it missed two opposite flips of one
@@ -129,7 +132,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  * not stored twice, a word checksum; restore in place; root motion, levels of detail. 3: layers, morph weights,
  * clip events.
  */
-export const SNAPSHOT_VERSION = 10
+export const SNAPSHOT_VERSION = 11
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
 export const CHECKSUM_FROM = 20

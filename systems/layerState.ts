@@ -160,7 +160,7 @@ export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
     offsets,
     paths,
   }
-  restartBlendSpace(bs, init.param[0]!, init.param[1]!)
+  restartBlendSpace(bs, Float64Array.of(init.param[0]!, init.param[1]!))
   if (init.times !== null) points.time.set(init.times)
   for (let p = 0; p < m; p++) cursors[p]!.set(init.cursors[p]!)
   return bs
@@ -168,10 +168,10 @@ export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
 
 /**
  * Puts a blend space back as createBlendSpaceState makes it (every point at its start, no cursor hint, the
- * parameter (x, y) and its weights), keeping its points, clips and offsets: a state machine re-enters a
+ * parameter `param[0..2)` (x, y) and its weights), keeping its points, clips and offsets: a state machine re-enters a
  * blend-space state with the one it made, allocating nothing, in the same bits as a new one.
  */
-export function restartBlendSpace(bs: BlendSpaceState, x: number, y: number): void {
+export function restartBlendSpace(bs: BlendSpaceState, param: Float64Array): void {
   const t = bs.points
   t.time.fill(0)
   t.speed.fill(1)
@@ -182,8 +182,8 @@ export function restartBlendSpace(bs: BlendSpaceState, x: number, y: number): vo
   t.reset.fill(0)
   t.finished.fill(0)
   for (let p = 0; p < bs.cursors.length; p++) bs.cursors[p]!.fill(0)
-  bs.param[0] = x
-  bs.param[1] = y
+  bs.param[0] = param[0]!
+  bs.param[1] = param[1]!
   gradientBandWeights(bs.weights, bs.xs, bs.ys, t.clip.length, bs.param)
 }
 

@@ -1,0 +1,88 @@
+/**
+ * The layer calls a state machine makes when a layer enters a state (systems/evaluateGraphs.ts GraphPlayback):
+ * crossFade / play into a clip, playBlendSpace into a blend space (and setBlendParameter as its parameters
+ * move), stopLayer into an empty state, and on a layer other than 0 setLayer's weight — the same functions the
+ * public calls end in, after their checks, with everything resolved when the graph was compiled, so a graph
+ * plays exactly what a game calling them at the same steps plays, and allocates nothing in the step.
+ */
+import type { AnimationContext } from './context.ts'
+import type { PlannedGraph } from './graphCompile.ts'
+import { crossFadeResolved, playResolved } from './playback.ts'
+import {
+  REPLAY_ARGS,
+  REPLAY_FADE,
+  REPLAY_SPEED,
+  REPLAY_X,
+  REPLAY_Y,
+  replayBlendSpace,
+  updateBlendWeights,
+} from './blendSpaces.ts'
+import { setLayerWeight, stopLayerResolved } from './layers.ts'
+import { SOURCE_NONE } from '../systems/layerState.ts'
+import { STATE_CLIP, STATE_EMPTY, type GraphRun } from '../systems/graphState.ts'
+import type { GraphPlayback } from '../systems/evaluateGraphs.ts'
+
+/** The plugin's GraphPlayback (see enterState and followParameters). */
+export function createGraphPlayback(ctx: AnimationContext): GraphPlayback {
+  const args = new Float64Array(REPLAY_ARGS)
+  return {
+    enter: (eid, run, g, s, t) => enterState(ctx, eid, run, g, s, t, args),
+    follow: (eid, run, g, s) => followParameters(run, g, s),
+  }
+}
+
+/**
+ * Layer g of character `eid`'s run enters state s by transition t (-1: a cut, setGraph's entry), over the
+ * transition's duration: a clip state is crossFade's (a cut: play's) with the state's options; a blend space
+ * is playBlendSpace's at the parameters' values, fading; an empty state is stopLayer's. On a layer other than 0,
+ * a layer that showed nothing starts at weight 0, and the weight then goes to the graph layer's over the
+ * duration (setLayer's weight and fadeSeconds). `args` is the scratch replayBlendSpace reads. Never throws;
+ * allocates nothing (the layers and blend spaces were made when the graph was set).
+ */
+export function enterState(
+  ctx: AnimationContext,
+  eid: number,
+  run: GraphRun,
+  g: number,
+  s: number,
+  t: number,
+  args: Float64Array,
+): void {
+  const layer = (run.plan as PlannedGraph).layers[g]!
+  const k = layer.index
+  const kind = layer.kind[s]
+  const target = k === 0 ? undefined : ctx.layers[eid]!.layers[k]!
+  args[REPLAY_FADE] = t < 0 ? 0 : layer.fade[t]!
+  if (kind === STATE_EMPTY) {
+    stopLayerResolved(ctx, target!, args[REPLAY_FADE]!)
+    return
+  }
+  const A = ctx.stores.AnimLayer
+  if (target !== undefined && A.source[target.slot] === SOURCE_NONE) setLayerWeight(A, target.slot, 0, 0)
+  const refs = layer.references[s]!
+  if (kind === STATE_CLIP) {
+    const clip = layer.clips[s]!
+    const settings = layer.settings[s]!
+    if (t < 0) playResolved(ctx, eid, k, clip, settings, refs)
+    else crossFadeResolved(ctx, eid, k, clip, args[REPLAY_FADE]!, settings, refs)
+  } else {
+    args[REPLAY_X] = run.params[layer.paramX[s]!]!
+    args[REPLAY_Y] = layer.paramY[s]! >= 0 ? run.params[layer.paramY[s]!]! : 0
+    args[REPLAY_SPEED] = layer.speed[s]!
+    replayBlendSpace(ctx, eid, k, run.blendSpaces[g]![s]!, args, refs)
+  }
+  if (target !== undefined) setLayerWeight(A, target.slot, layer.weight, args[REPLAY_FADE]!)
+}
+
+/** The blend space of state s of layer g takes its parameters' values, if they moved (setBlendParameter's). */
+export function followParameters(run: GraphRun, g: number, s: number): void {
+  const layer = run.plan.layers[g]!
+  const bs = run.blendSpaces[g]![s]!
+  const x = run.params[layer.paramX[s]!]!
+  const py = layer.paramY[s]!
+  const y = py >= 0 ? run.params[py]! : 0
+  if (bs.param[0] === x && bs.param[1] === y) return
+  bs.param[0] = x
+  bs.param[1] = y
+  updateBlendWeights(bs)
+}
