@@ -240,7 +240,8 @@ export interface AnimationPlugin {
    * `from` is its state or 'any' (never to the state it is in or heading to from 'any' unless
    * canTransitionToSelf), whose conditions all hold and whose exit time (the normalized time of the state it
    * leaves, ≥) is reached; a running transition may be interrupted only as its `interruption` says ('none',
-   * the default; 'current' or 'next': transitions from the state it leaves or goes to, and from 'any'; 'both').
+   * the default; 'current' or 'next': transitions from the state it leaves or goes to, and from 'any'; 'both'),
+   * by a transition to another state than the one it goes to (unless canTransitionToSelf).
    * A transition is the layer call a game would make at that step: a crossFade into a clip state (with its play
    * options), a fading playBlendSpace into a blend-space state (its parameter follows the graph's from then on),
    * a stopLayer into an empty state, over its duration; on a layer other than 0 the weight fades to the graph

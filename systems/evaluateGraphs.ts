@@ -56,9 +56,10 @@ export type EvaluateGraphsInput = Pick<StepState, 'world' | 'dt' | 'graphs' | 'u
  * 3. a running transition whose fade ends this step (rampFraction of its steps, as the layer's fade) ends:
  *    'state-exit' of the state it left, 'transition-end';
  * 4. the first transition in list order that may go, goes: its `from` is the layer's state, or 'any' (not to
- *    the state the layer is in or heading to unless canTransitionToSelf); while a transition runs, only as its
- *    interruption allows ('current': from the state it leaves, 'next': from the state it heads to, 'both':
- *    either, and 'any' with each; 'none': nothing); every condition holds; the exit time, if any, is reached (the
+ *    the state the layer is in unless canTransitionToSelf); while a transition runs, only as its interruption
+ *    allows ('current': from the state it leaves, 'next': from the state it heads to, 'both': either, and 'any'
+ *    with each; 'none': nothing), and not to the state it heads to unless canTransitionToSelf; every condition
+ *    holds; the exit time, if any, is reached (the
  *    normalized time of the state it leaves: the one heading to when from it, else the layer's, ≥ exitTime).
  *    Its triggers are used up, an interrupted transition ends first (its 'state-exit', 'transition-end'), and the
  *    layer enters the state as the game's calls would (GraphPlayback.enter): 'transition-start', 'state-enter'.
@@ -112,9 +113,11 @@ export function createEvaluateGraphsSystem(ctx: EvaluateGraphsInput, playback: G
     const f = g * RUN_FLOATS
     for (let t = 0; t < layer.from.length; t++) {
       const from = layer.from[t]!
+      // Not (again) to the state the layer heads to, from 'any' or mid-transition (PlayCanvas skips every
+      // transition to its active state), unless the transition says it may.
+      if (layer.to[t] === heading && layer.toSelf[t] === 0 && (from === FROM_ANY || running >= 0)) continue
       let time: number
       if (from === FROM_ANY) {
-        if (layer.to[t] === heading && layer.toSelf[t] === 0) continue
         time = run.f[f + RUN_CURRENT_NORMALIZED]!
       } else if (fromCurrent && from === current) time = run.f[f + RUN_CURRENT_NORMALIZED]!
       else if (fromNext && from === next) time = run.f[f + RUN_NEXT_NORMALIZED]!
