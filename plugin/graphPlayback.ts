@@ -18,16 +18,34 @@ import {
   updateBlendWeights,
 } from './blendSpaces.ts'
 import { setLayerWeight, stopLayerResolved } from './layers.ts'
-import { SOURCE_NONE } from '../systems/layerState.ts'
+import { RAMP_LENGTH, RAMP_SECONDS, RAMP_TO, SOURCE_NONE } from '../systems/layerState.ts'
 import { STATE_CLIP, STATE_EMPTY, type GraphRun } from '../systems/graphState.ts'
 import type { GraphPlayback } from '../systems/evaluateGraphs.ts'
 
 /** The plugin's GraphPlayback (see enterState and followParameters). */
 export function createGraphPlayback(ctx: AnimationContext): GraphPlayback {
-  const args = new Float64Array(REPLAY_ARGS)
+  const args = createEnterArgs()
   return {
     enter: (eid, run, g, s, t) => enterState(ctx, eid, run, g, s, t, args),
     follow: (eid, run, g, s) => followParameters(run, g, s),
+  }
+}
+
+/**
+ * enterState's scratch: the numbers of the calls it makes, through memory (a float argument of a call V8 does
+ * not inline is boxed): the fade's seconds, setLayerWeight's, replayBlendSpace's.
+ */
+export interface EnterArgs {
+  readonly fade: Float64Array
+  readonly ramp: Float64Array
+  readonly blend: Float64Array
+}
+
+export function createEnterArgs(): EnterArgs {
+  return {
+    fade: new Float64Array(1),
+    ramp: new Float64Array(RAMP_LENGTH),
+    blend: new Float64Array(REPLAY_ARGS),
   }
 }
 
@@ -36,7 +54,7 @@ export function createGraphPlayback(ctx: AnimationContext): GraphPlayback {
  * transition's duration: a clip state is crossFade's (a cut: play's) with the state's options; a blend space
  * is playBlendSpace's at the parameters' values, fading; an empty state is stopLayer's. On a layer other than 0,
  * a layer that showed nothing starts at weight 0, and the weight then goes to the graph layer's over the
- * duration (setLayer's weight and fadeSeconds). `args` is the scratch replayBlendSpace reads. Never throws;
+ * duration (setLayer's weight and fadeSeconds). `args`: the calls' numbers (EnterArgs). Never throws;
  * allocates nothing (the layers and blend spaces were made when the graph was set).
  */
 export function enterState(
@@ -46,43 +64,55 @@ export function enterState(
   g: number,
   s: number,
   t: number,
-  args: Float64Array,
+  args: EnterArgs,
 ): void {
   const layer = (run.plan as PlannedGraph).layers[g]!
   const k = layer.index
   const kind = layer.kind[s]
   const target = k === 0 ? undefined : ctx.layers[eid]!.layers[k]!
-  args[REPLAY_FADE] = t < 0 ? 0 : layer.fade[t]!
+  const seconds = t < 0 ? 0 : layer.fade[t]!
+  args.fade[0] = seconds
+  args.ramp[RAMP_SECONDS] = seconds
   if (kind === STATE_EMPTY) {
-    stopLayerResolved(ctx, target!, args[REPLAY_FADE]!)
+    stopLayerResolved(ctx, target!, args.ramp)
     return
   }
   const A = ctx.stores.AnimLayer
-  if (target !== undefined && A.source[target.slot] === SOURCE_NONE) setLayerWeight(A, target.slot, 0, 0)
+  if (target !== undefined && A.source[target.slot] === SOURCE_NONE) {
+    args.ramp[RAMP_TO] = 0
+    args.ramp[RAMP_SECONDS] = 0
+    setLayerWeight(A, target.slot, args.ramp)
+  }
   const refs = layer.references[s]!
   if (kind === STATE_CLIP) {
     const clip = layer.clips[s]!
     const settings = layer.settings[s]!
     if (t < 0) playResolved(ctx, eid, k, clip, settings, refs)
-    else crossFadeResolved(ctx, eid, k, clip, args[REPLAY_FADE]!, settings, refs)
+    else crossFadeResolved(ctx, eid, k, clip, args.fade, settings, refs)
   } else {
-    args[REPLAY_X] = run.params[layer.paramX[s]!]!
-    args[REPLAY_Y] = layer.paramY[s]! >= 0 ? run.params[layer.paramY[s]!]! : 0
-    args[REPLAY_SPEED] = layer.speed[s]!
-    replayBlendSpace(ctx, eid, k, run.blendSpaces[g]![s]!, args, refs)
+    const blend = args.blend
+    blend[REPLAY_FADE] = seconds
+    blend[REPLAY_X] = run.params[layer.paramX[s]!]!
+    blend[REPLAY_Y] = layer.paramY[s]! >= 0 ? run.params[layer.paramY[s]!]! : 0
+    blend[REPLAY_SPEED] = layer.speed[s]!
+    replayBlendSpace(ctx, eid, k, run.blendSpaces[g]![s]!, blend, refs)
   }
-  if (target !== undefined) setLayerWeight(A, target.slot, layer.weight, args[REPLAY_FADE]!)
+  if (target !== undefined) {
+    args.ramp[RAMP_TO] = layer.weight
+    args.ramp[RAMP_SECONDS] = seconds
+    setLayerWeight(A, target.slot, args.ramp)
+  }
 }
 
 /** The blend space of state s of layer g takes its parameters' values, if they moved (setBlendParameter's). */
 export function followParameters(run: GraphRun, g: number, s: number): void {
   const layer = run.plan.layers[g]!
   const bs = run.blendSpaces[g]![s]!
-  const x = run.params[layer.paramX[s]!]!
+  const px = layer.paramX[s]!
   const py = layer.paramY[s]!
-  const y = py >= 0 ? run.params[py]! : 0
-  if (bs.param[0] === x && bs.param[1] === y) return
-  bs.param[0] = x
-  bs.param[1] = y
+  // Read from and written to typed arrays only: a float that meets an integer in one variable is boxed.
+  if (bs.param[0] === run.params[px] && (py < 0 || bs.param[1] === run.params[py])) return
+  bs.param[0] = run.params[px]!
+  if (py >= 0) bs.param[1] = run.params[py]!
   updateBlendWeights(bs)
 }

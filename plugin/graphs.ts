@@ -30,9 +30,9 @@ import {
 import { emitGraphEvent } from '../systems/graphEvents.ts'
 import { checkGraph } from './graphCheck.ts'
 import { graphPlan, type PlannedGraph } from './graphCompile.ts'
-import { enterState } from './graphPlayback.ts'
+import { createEnterArgs, enterState } from './graphPlayback.ts'
 import { layerFor, setLayer, type LayerOptions } from './layers.ts'
-import { makeBlendSpace, REPLAY_ARGS } from './blendSpaces.ts'
+import { makeBlendSpace } from './blendSpaces.ts'
 
 /** What getState reports of a graph layer. */
 export interface GraphStateInfo {
@@ -62,7 +62,7 @@ export function setGraph(ctx: AnimationContext, eid: number, graph: unknown): vo
   leaveGraph(ctx, eid)
   prepareLayers(ctx, eid, plan)
   const run = attachGraph(ctx, eid, plan)
-  const args = new Float64Array(REPLAY_ARGS)
+  const args = createEnterArgs()
   for (let g = 0; g < plan.layers.length; g++) {
     const layer = plan.layers[g]!
     enterState(ctx, eid, run, g, layer.entry, -1, args)

@@ -3,7 +3,6 @@ import type { LayerReferences } from './additiveLayers.ts'
 import { bindClip, maxChannels } from './assets.ts'
 import { blockOffset, endLayerFade, identityPose, layerFor, updateReferences } from './layers.ts'
 import { JOINT_STRIDE } from '../components/Pose.ts'
-import { advancePhase } from '../src/clip/phase.ts'
 import { copyTrack, SAMPLER_HOLD } from '../components/Sampler.ts'
 import {
   BLOCK_FROM,
@@ -18,6 +17,10 @@ import {
   setLayerBinding,
   setLayerFromBinding,
   startWeightRamp,
+  RAMP_FROM,
+  RAMP_LENGTH,
+  RAMP_SECONDS,
+  RAMP_TO,
 } from '../systems/layerState.ts'
 
 /** Settings of play/crossFade on a layer (plugin/playback.ts checks them). */
@@ -25,6 +28,8 @@ export interface LayerPlay {
   readonly speed: number
   readonly loop: number
   readonly phase: number
+  /** The phase the clip starts at (PlaySettings.start). */
+  readonly start: number
   readonly rotation: number
 }
 
@@ -48,7 +53,7 @@ export function playOnLayer(
 }
 
 /**
- * Fades layer k (> 0) from what it shows into `clip` over `seconds` (> 0). No-op when it plays `clip` already,
+ * Fades layer k (> 0) from what it shows into `clip` over `fade[0]` seconds (≥ 0; 0 cuts). No-op when it plays `clip` already,
  * unless that is a finished 'once' clip (holding its last pose), which is faded into again from its start.
  */
 export function crossFadeOnLayer(
@@ -56,7 +61,7 @@ export function crossFadeOnLayer(
   eid: number,
   k: number,
   clip: RegisteredClip,
-  seconds: number,
+  fade: Float64Array,
   s: LayerPlay,
   known: LayerReferences | null = null,
 ): void {
@@ -65,9 +70,9 @@ export function crossFadeOnLayer(
   const e = existing?.slot ?? -1
   const same = existing !== undefined && AnimLayer.source[e] === SOURCE_CLIP && Sampler.clip[e] === clip.id
   if (same && Sampler.finished[e] === 0) return
-  if (seconds === 0 || existing === undefined || AnimLayer.source[e] === SOURCE_NONE) {
+  if (fade[0] === 0 || existing === undefined || AnimLayer.source[e] === SOURCE_NONE) {
     playOnLayer(ctx, eid, k, clip, s, known)
-    if (seconds > 0) fadeLayerIn(ctx, ctx.layers[eid]!.layers[k]!, seconds)
+    if (fade[0]! > 0) fadeLayerIn(ctx, ctx.layers[eid]!.layers[k]!, fade)
     return
   }
   const layer = layerFor(ctx, eid, k)
@@ -112,7 +117,7 @@ export function crossFadeOnLayer(
   CrossFade.active[l] = 1
   CrossFade.steps[l] = 0
   CrossFade.blend[l] = 0
-  CrossFade.duration[l] = seconds
+  CrossFade.duration[l] = fade[0]!
   updateReferences(ctx, eid, layer, false, known)
 }
 
@@ -135,26 +140,35 @@ function startLayerClip(
   AnimLayer.paused[l] = 0
   Sampler.reset[l] = SAMPLER_HOLD
   Sampler.speed[l] = s.speed
-  Sampler.time[l] = advancePhase(0, s.phase, clip.clip.duration, s.loop)
+  Sampler.time[l] = s.start
   setLayerBinding(ctx, layer, binding)
   ctx.cursors[l] = cursors
 }
 
 /**
  * A layer that showed nothing fades in from the layers below: its weight ramps from 0 to the weight it is set
- * to (setLayer's, 1 by default and after a stop) over `seconds`, as setLayer's `fadeSeconds` ramps.
+ * to (setLayer's, 1 by default and after a stop) over `fade[0]` seconds, as setLayer's `fadeSeconds` ramps.
  */
-function fadeLayerIn(ctx: AnimationContext, layer: Layer, seconds: number): void {
+function fadeLayerIn(ctx: AnimationContext, layer: Layer, fade: Float64Array): void {
   const A = ctx.stores.AnimLayer
-  startWeightRamp(A, layer.slot, 0, A.weightTo[layer.slot]!, seconds, 0)
+  RAMP[RAMP_FROM] = 0
+  RAMP[RAMP_TO] = A.weightTo[layer.slot]!
+  RAMP[RAMP_SECONDS] = fade[0]!
+  startWeightRamp(A, layer.slot, RAMP, 0)
 }
+
+/** The weight ramps this file starts (startWeightRamp's numbers). */
+const RAMP = new Float64Array(RAMP_LENGTH)
 
 /** A clip played on a layer that stopLayer is fading out keeps it: the weight ramps back up to 1 instead. */
 export function cancelStop(ctx: AnimationContext, layer: Layer): void {
   const A = ctx.stores.AnimLayer
   const l = layer.slot
   if (A.stopping[l] !== 1) return
-  startWeightRamp(A, l, A.weight[l]!, 1, A.weightDuration[l]!, 0)
+  RAMP[RAMP_FROM] = A.weight[l]!
+  RAMP[RAMP_TO] = 1
+  RAMP[RAMP_SECONDS] = A.weightDuration[l]!
+  startWeightRamp(A, l, RAMP, 0)
 }
 
 /**

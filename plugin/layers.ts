@@ -29,6 +29,10 @@ import {
   type LayerMode,
   setLayerFromBinding,
   startWeightRamp,
+  RAMP_FROM,
+  RAMP_LENGTH,
+  RAMP_SECONDS,
+  RAMP_TO,
 } from '../systems/layerState.ts'
 
 /** A joint of a layer mask (node name or glTF node index) with its subtree, at weight 1 or the one given. */
@@ -239,18 +243,28 @@ export function setLayer(
   // A fade inside the layer that changes mode ends (its frozen side is a pose of the old mode).
   if (modeChanged && ctx.stores.CrossFade.active[l] === 1) endLayerFade(ctx, layer)
   if (k > 0 && (modeChanged || s.reference !== undefined)) updateReferences(ctx, eid, layer)
-  if (s.weight !== undefined) setLayerWeight(A, l, s.weight, s.fadeSeconds)
+  if (s.weight !== undefined) {
+    RAMP[RAMP_TO] = s.weight
+    RAMP[RAMP_SECONDS] = s.fadeSeconds
+    setLayerWeight(A, l, RAMP)
+  }
 }
 
+/** setLayer's and stopLayer's weight ramp (RAMP_*), on its way to setLayerWeight and stopLayerResolved. */
+const RAMP = new Float64Array(RAMP_LENGTH)
+
 /**
- * setLayer's weight after its checks: layer slot `l`'s weight goes to `weight` (in [0, 1]) over `fadeSeconds`
- * (≥ 0; 0 at once), and a stop under way is called off. Allocates nothing, never throws.
+ * setLayer's weight after its checks: layer slot `l`'s weight goes to `ramp[RAMP_TO]` (in [0, 1]) over
+ * `ramp[RAMP_SECONDS]` (≥ 0; 0 at once), and a stop under way is called off. Writes `ramp[RAMP_FROM]`.
+ * Allocates nothing (the numbers come through memory), never throws.
  */
-export function setLayerWeight(A: AnimLayerStore, l: number, weight: number, fadeSeconds: number): void {
-  if (fadeSeconds > 0) {
-    startWeightRamp(A, l, A.weight[l]!, weight, fadeSeconds, 0)
+export function setLayerWeight(A: AnimLayerStore, l: number, ramp: Float64Array): void {
+  if (ramp[RAMP_SECONDS]! > 0) {
+    ramp[RAMP_FROM] = A.weight[l]!
+    startWeightRamp(A, l, ramp, 0)
     return
   }
+  const weight = ramp[RAMP_TO]!
   A.stopping[l] = 0
   A.weight[l] = weight
   A.weightFrom[l] = weight
@@ -272,16 +286,25 @@ export function stopLayer(ctx: AnimationContext, eid: number, index: number, fad
     )
   }
   const layer = ctx.layers[eid]?.layers[k]
-  if (layer !== undefined) stopLayerResolved(ctx, layer, seconds)
+  RAMP[RAMP_SECONDS] = seconds
+  if (layer !== undefined) stopLayerResolved(ctx, layer, RAMP)
 }
 
-/** stopLayer after its checks, on a layer other than 0 (`seconds` ≥ 0). Allocates nothing, never throws. */
-export function stopLayerResolved(ctx: AnimationContext, layer: Layer, seconds: number): void {
+/**
+ * stopLayer after its checks, on a layer other than 0, over `ramp[RAMP_SECONDS]` (≥ 0; writes the ramp's other
+ * numbers). Allocates nothing, never throws.
+ */
+export function stopLayerResolved(ctx: AnimationContext, layer: Layer, ramp: Float64Array): void {
   const A = ctx.stores.AnimLayer
   if (A.source[layer.slot] === SOURCE_NONE) return
   // At once: what the step does when a stopLayer fade reaches 0.
-  if (seconds === 0) emptyLayer(ctx, layer)
-  else startWeightRamp(A, layer.slot, A.weight[layer.slot]!, 0, seconds, 1)
+  if (ramp[RAMP_SECONDS] === 0) {
+    emptyLayer(ctx, layer)
+    return
+  }
+  ramp[RAMP_FROM] = A.weight[layer.slot]!
+  ramp[RAMP_TO] = 0
+  startWeightRamp(A, layer.slot, ramp, 1)
 }
 
 /** Ends the fade inside a layer now: the clip it left (or the frozen pose) is dropped. */

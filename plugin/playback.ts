@@ -53,6 +53,8 @@ export interface PlaySettings {
   readonly loop: number
   /** The start time, clamped for a once-clip. */
   readonly phase: number
+  /** The phase the clip starts at: advancePhase from 0 by `phase` (wrapped or clamped as playback would). */
+  readonly start: number
   readonly rotation: number
 }
 
@@ -117,25 +119,30 @@ export function crossFade(
     )
   }
   const s = playSettings(what, clip, o)
-  crossFadeResolved(ctx, eid, layerIndex(o?.layer, what), clip, durationSeconds, s)
+  FADE[0] = durationSeconds
+  crossFadeResolved(ctx, eid, layerIndex(o?.layer, what), clip, FADE, s)
 }
 
+/** crossFade's duration on its way to crossFadeResolved. */
+const FADE = new Float64Array(1)
+
 /**
- * crossFade after its checks: layer k of a character fades into `clip` over `durationSeconds` (finite, ≥ 0) with
+ * crossFade after its checks: layer k of a character fades into `clip` over `fade[0]` seconds (finite, ≥ 0) with
  * checked settings (`known` as playResolved's). Never throws; allocates nothing once the layer exists and its
- * cursors have room (a state machine's transitions call it in the step: systems/evaluateGraphs.ts).
+ * cursors have room (a state machine's transitions call it in the step: systems/evaluateGraphs.ts). The
+ * duration comes through memory: a float argument of a call V8 does not inline is boxed.
  */
 export function crossFadeResolved(
   ctx: AnimationContext,
   eid: number,
   k: number,
   clip: RegisteredClip,
-  durationSeconds: number,
+  fade: Float64Array,
   s: PlaySettings,
   known: LayerReferences | null = null,
 ): void {
   if (k > 0) {
-    crossFadeOnLayer(ctx, eid, k, clip, durationSeconds, s, known)
+    crossFadeOnLayer(ctx, eid, k, clip, fade, s, known)
     return
   }
   const { Pose, Sampler, CrossFade, AnimLayer } = ctx.stores
@@ -143,7 +150,7 @@ export function crossFadeResolved(
   if (current === clip.id && Sampler.finished[eid] === 0) return
   const base0 = ctx.layers[eid]?.layers[0]
   const fromBlendSpace = current < 0 && AnimLayer.source[eid] === SOURCE_BLEND_SPACE
-  if (durationSeconds === 0 || (current < 0 && !fromBlendSpace)) {
+  if (fade[0] === 0 || (current < 0 && !fromBlendSpace)) {
     playClip(ctx, eid, clip, s)
     return
   }
@@ -170,7 +177,7 @@ export function crossFadeResolved(
   }
   CrossFade.blend[eid] = 0
   CrossFade.steps[eid] = 0
-  CrossFade.duration[eid] = durationSeconds
+  CrossFade.duration[eid] = fade[0]!
   CrossFade.active[eid] = 1
   data.set(ctx.assets[Pose.asset[eid]!]!.rest, poseOffset(base, n, POSE_TO))
   startClip(ctx, eid, clip, s)
@@ -236,7 +243,8 @@ export function playSettings(
     throw new AnimationError('argument', `${what}: rotation ${showValue(rotationName)} is not slerp or squad`)
   }
   const phase = loop === 0 ? Math.min(Math.max(time, 0), clip.clip.duration) : time
-  return { speed, loop, phase, rotation: rotationName === 'squad' ? ROTATION_SQUAD : ROTATION_SLERP }
+  const start = advancePhase(0, phase, clip.clip.duration, loop)
+  return { speed, loop, phase, start, rotation: rotationName === 'squad' ? ROTATION_SQUAD : ROTATION_SLERP }
 }
 
 /** Cuts to `clip` (validated settings): no fade, sampling restarts from the rest pose. */
@@ -258,8 +266,7 @@ function startClip(ctx: AnimationContext, eid: number, clip: RegisteredClip, s: 
   Sampler.loop[eid] = s.loop
   Sampler.rotation[eid] = s.rotation
   if (s.rotation === ROTATION_SQUAD) prepareSquad(clip.clip)
-  // advancePhase from 0 wraps (or clamps) the start time exactly as playback would.
-  Sampler.time[eid] = advancePhase(0, s.phase, clip.clip.duration, s.loop)
+  Sampler.time[eid] = s.start
   Sampler.lastTime[eid] = NaN
   // Each play arms its own 'finished' (systems/clipEvents.ts).
   Sampler.finished[eid] = 0

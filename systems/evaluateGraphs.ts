@@ -1,6 +1,6 @@
 import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
-import { rampFraction } from '../src/clip/ramp.ts'
+import { rampEnded } from '../src/clip/ramp.ts'
 import type { AnimationStores, StepState } from './state.ts'
 import { emitGraphEvent, type GraphEventsInput } from './graphEvents.ts'
 import {
@@ -10,7 +10,6 @@ import {
   INTERRUPT_CURRENT,
   INTERRUPT_NEXT,
   INTERRUPT_NONE,
-  normalized,
   RUN_CURRENT,
   RUN_CURRENT_NORMALIZED,
   RUN_CURRENT_STEPS,
@@ -53,7 +52,7 @@ export type EvaluateGraphsInput = Pick<StepState, 'world' | 'dt' | 'graphs' | 'u
  *    its start time, not wrapped (a 'once' clip's stops at its end); a blend space's normalized time by dt × rate
  *    over its cycle's length (the weighted mean of its clips'); an empty state's normalized time is 1;
  * 2. the blend space the layer heads to takes its parameters' values;
- * 3. a running transition whose fade ends this step (rampFraction of its steps, as the layer's fade) ends:
+ * 3. a running transition whose fade ends this step (rampEnded of its steps, as the layer's fade) ends:
  *    'state-exit' of the state it left, 'transition-end';
  * 4. the first transition in list order that may go, goes: its `from` is the layer's state, or 'any' (not to
  *    the state the layer is in unless canTransitionToSelf); while a transition runs, only as its interruption
@@ -87,16 +86,23 @@ export function createEvaluateGraphsSystem(ctx: EvaluateGraphsInput, playback: G
       let t = layer.start[s]! + (steps > 0 ? steps : 0) * rate
       if (layer.once[s] === 1) t = t < 0 ? 0 : t > duration ? duration : t
       run.f[o] = t
-      run.f[o + 1] = normalized(t, duration)
+      // normalized(t, duration) written out: a float returned from a call V8 does not inline is boxed.
+      run.f[o + 1] = duration > 0 ? t / duration : 1
     } else if (kind === STATE_BLEND_SPACE) {
       run.f[o] = (steps > 0 ? steps : 0) * rate
-      if (steps > 0) {
-        const bs = run.blendSpaces[g]![s]!
-        let cycle = 0
-        for (let p = 0; p < bs.weights.length; p++) cycle += bs.weights[p]! * bs.durations[p]!
-        if (cycle > 0) run.f[o + 1] = run.f[o + 1]! + rate / cycle
-      }
+      if (steps > 0) advanceCycles(run, layer, g, s, o + 1)
     } else run.f[o] = (steps > 0 ? steps : 0) * ctx.dt
+  }
+
+  /**
+   * A blend space's normalized time at `run.f[at]` one step on: dt × rate over its cycle's length now (the
+   * weighted mean of its clips'). Only integers and objects cross the call (a float argument is boxed).
+   */
+  function advanceCycles(run: GraphRun, layer: GraphLayerPlan, g: number, s: number, at: number): void {
+    const bs = run.blendSpaces[g]![s]!
+    let cycle = 0
+    for (let p = 0; p < bs.weights.length; p++) cycle += bs.weights[p]! * bs.durations[p]!
+    if (cycle > 0) run.f[at] = run.f[at]! + (ctx.dt * layer.speed[s]!) / cycle
   }
 
   /** The first transition of layer g that may go this step, or -1. */
@@ -164,7 +170,7 @@ export function createEvaluateGraphsSystem(ctx: EvaluateGraphsInput, playback: G
     emitGraphEvent(ctx, 'state-enter', eid, layer.index, layer.name, from, layer.stateNames[to]!)
     playback.enter(eid, run, g, to, t)
     // This step shows the fade's first step; a fade of at most one step ends in it.
-    if (rampFraction(1, ctx.dt, layer.fade[t]!) === 1) finish(eid, run, layer, g)
+    if (rampEnded(ctx, 1, layer.fade, t)) finish(eid, run, layer, g)
   }
 
   function evaluate(eid: number, run: GraphRun): void {
@@ -180,7 +186,7 @@ export function createEvaluateGraphsSystem(ctx: EvaluateGraphsInput, playback: G
       if (running >= 0) {
         const steps = run.i[i + RUN_TRANSITION_STEPS]! + 1
         run.i[i + RUN_TRANSITION_STEPS] = steps
-        if (rampFraction(steps, ctx.dt, layer.fade[running]!) === 1) finish(eid, run, layer, g)
+        if (rampEnded(ctx, steps, layer.fade, running)) finish(eid, run, layer, g)
       }
       const t = choose(run, layer, g)
       if (t >= 0) start(eid, run, layer, g, t)

@@ -263,23 +263,23 @@ export function createLayer(index: number, slot: number): Layer {
   }
 }
 
+/** A weight ramp's numbers (startWeightRamp), through memory: a float argument of a call is boxed. */
+export const RAMP_FROM = 0
+export const RAMP_TO = 1
+export const RAMP_SECONDS = 2
+export const RAMP_LENGTH = 3
+
 /**
- * Starts a ramp of layer slot `l`'s weight from `from` (shown from now) to `to` over `seconds` (> 0), which the
- * step advances (advanceTracks); `stopping` 1 empties the layer when the ramp ends at 0 (stopLayer). setLayer's
- * fadeSeconds, stopLayer, a clip played during a stop and a fade into an empty layer all start here.
+ * Starts a ramp of layer slot `l`'s weight from `ramp[RAMP_FROM]` (shown from now) to `ramp[RAMP_TO]` over
+ * `ramp[RAMP_SECONDS]` seconds (> 0), which the step advances (advanceTracks); `stopping` 1 empties the layer when
+ * the ramp ends at 0 (stopLayer). setLayer's fadeSeconds, stopLayer, a clip played during a stop and a fade into
+ * an empty layer all start here.
  */
-export function startWeightRamp(
-  s: AnimLayerStore,
-  l: number,
-  from: number,
-  to: number,
-  seconds: number,
-  stopping: number,
-): void {
-  s.weight[l] = from
-  s.weightFrom[l] = from
-  s.weightTo[l] = to
-  s.weightDuration[l] = seconds
+export function startWeightRamp(s: AnimLayerStore, l: number, ramp: Float64Array, stopping: number): void {
+  s.weight[l] = ramp[RAMP_FROM]!
+  s.weightFrom[l] = ramp[RAMP_FROM]!
+  s.weightTo[l] = ramp[RAMP_TO]!
+  s.weightDuration[l] = ramp[RAMP_SECONDS]!
   s.weightSteps[l] = 0
   s.stopping[l] = stopping
 }
