@@ -22,6 +22,14 @@ export type ChildTask =
   | { kind: 'squad'; count: number; settings: Settings }
   | { kind: 'snapshots'; settings: Settings }
   | {
+      kind: 'graphs'
+      side: 'graph' | 'hand'
+      count: number
+      recording: string
+      foxPath: string
+      settings: Settings
+    }
+  | {
       kind: 'kernels'
       asset: AssetName
       count: number

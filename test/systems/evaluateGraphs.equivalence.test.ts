@@ -10,6 +10,7 @@ import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { isClipEvent } from '../../entry/index.ts'
 import {
+  entryEntries,
   graphPlugin,
   prepareByHand,
   recordingStep,
@@ -55,16 +56,8 @@ describe('a graph and the same calls by hand', () => {
           graphed.setGraph(a[c]!, ROBOT_GRAPH)
         }
         // setGraph's entry states, as the hand makes them: each layer cut to its entry.
-        const entries = (eid: number): GraphEntry[] =>
-          ROBOT_GRAPH.layers.map((layer, g) => ({
-            kind: 'enter',
-            eid,
-            g,
-            s: Object.keys(layer.states).indexOf(layer.entry),
-            t: -1,
-          }))
         for (let c = 0; c < CHARACTERS; c++)
-          replayEntries(hand, ROBOT_GRAPH, entries(b[c]!), () => params[c]!)
+          replayEntries(hand, ROBOT_GRAPH, entryEntries(ROBOT_GRAPH, b[c]!), () => params[c]!)
         const byStep = new Map<number, typeof inputs>()
         for (const i of inputs) byStep.set(i.step, [...(byStep.get(i.step) ?? []), i])
         let entered = 0
