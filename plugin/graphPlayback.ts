@@ -18,8 +18,15 @@ import {
   updateBlendWeights,
 } from './blendSpaces.ts'
 import { setLayerWeight, stopLayerResolved } from './layers.ts'
-import { RAMP_LENGTH, RAMP_SECONDS, RAMP_TO, SOURCE_NONE } from '../systems/layerState.ts'
-import { STATE_CLIP, STATE_EMPTY, type GraphRun } from '../systems/graphState.ts'
+import {
+  BLOCK_POINTS,
+  type Layer,
+  RAMP_LENGTH,
+  RAMP_SECONDS,
+  RAMP_TO,
+  SOURCE_NONE,
+} from '../systems/layerState.ts'
+import { STATE_BLEND_SPACE, STATE_CLIP, STATE_EMPTY, type GraphRun } from '../systems/graphState.ts'
 import type { GraphPlayback } from '../systems/evaluateGraphs.ts'
 
 /** The plugin's GraphPlayback (see enterState and followParameters). */
@@ -69,7 +76,8 @@ export function enterState(
   const layer = (run.plan as PlannedGraph).layers[g]!
   const k = layer.index
   const kind = layer.kind[s]
-  const target = k === 0 ? undefined : ctx.layers[eid]!.layers[k]!
+  const target = k === 0 ? undefined : ctx.layers[eid]?.layers[k]
+  if (!canPlay(ctx, eid, run, g, s, target)) return
   const seconds = t < 0 ? 0 : layer.fade[t]!
   args.fade[0] = seconds
   args.ramp[RAMP_SECONDS] = seconds
@@ -104,10 +112,33 @@ export function enterState(
   }
 }
 
+/**
+ * Whether the layer a state plays on is as setGraph made it: a layer other than 0 exists, and a blend space's
+ * layer has its pose room (so entering allocates nothing and cannot throw). Only a snapshot forged to lack them
+ * makes this false: the graph then leaves that layer alone.
+ */
+function canPlay(
+  ctx: AnimationContext,
+  eid: number,
+  run: GraphRun,
+  g: number,
+  s: number,
+  target: Layer | undefined,
+): boolean {
+  const layer = run.plan.layers[g]!
+  if (layer.index > 0 && target === undefined) return false
+  if (layer.kind[s] !== STATE_BLEND_SPACE) return true
+  const bs = run.blendSpaces[g]![s] ?? null
+  const on = layer.index === 0 ? ctx.layers[eid]?.layers[0] : target
+  const n = ctx.stores.Pose.count[eid]!
+  return bs !== null && on !== undefined && on.slots >= (BLOCK_POINTS + bs.points.clip.length) * n
+}
+
 /** The blend space of state s of layer g takes its parameters' values, if they moved (setBlendParameter's). */
 export function followParameters(run: GraphRun, g: number, s: number): void {
   const layer = run.plan.layers[g]!
-  const bs = run.blendSpaces[g]![s]!
+  const bs = run.blendSpaces[g]![s]
+  if (bs == null) return
   const px = layer.paramX[s]!
   const py = layer.paramY[s]!
   // Read from and written to typed arrays only: a float that meets an integer in one variable is boxed.

@@ -138,8 +138,9 @@ export function attachGraph(ctx: AnimationContext, eid: number, plan: PlannedGra
       if (b === null || layer.kind[s] !== STATE_BLEND_SPACE) return null
       const x = plan.paramDefault[layer.paramX[s]!]!
       const y = layer.paramY[s]! >= 0 ? plan.paramDefault[layer.paramY[s]!]! : 0
-      const on = ctx.layers[eid]!.layers[layer.index]!
-      return makeBlendSpace(ctx, eid, on, b.clips, b.coords, b.dims, b.sync, x, y)
+      // A layer a restored snapshot lacks: no blend space (the graph leaves the layer alone: graphPlayback.ts).
+      const on = ctx.layers[eid]?.layers[layer.index]
+      return on === undefined ? null : makeBlendSpace(ctx, eid, on, b.clips, b.coords, b.dims, b.sync, x, y)
     }),
   )
   const run = createGraphRun(plan, blendSpaces)

@@ -99,7 +99,8 @@ export function createEvaluateGraphsSystem(ctx: EvaluateGraphsInput, playback: G
    * weighted mean of its clips'). Only integers and objects cross the call (a float argument is boxed).
    */
   function advanceCycles(run: GraphRun, layer: GraphLayerPlan, g: number, s: number, at: number): void {
-    const bs = run.blendSpaces[g]![s]!
+    const bs = run.blendSpaces[g]![s]
+    if (bs == null) return
     let cycle = 0
     for (let p = 0; p < bs.weights.length; p++) cycle += bs.weights[p]! * bs.durations[p]!
     if (cycle > 0) run.f[at] = run.f[at]! + (ctx.dt * layer.speed[s]!) / cycle

@@ -284,3 +284,17 @@ describe('replacing and removing a graph', () => {
     p.step()
   })
 })
+
+describe('a graph whose layer is not as setGraph made it', () => {
+  it('leaves that layer alone and steps on (a snapshot forged to lack a layer restores to this)', () => {
+    const p = createAnimationPlugin(createWorld(), { capacity: 512 })
+    const eid = p.addCharacter(robot)
+    p.setGraph(eid, ROBOT_GRAPH)
+    const run = contextOf(p).graphs[eid]!
+    run.blendSpaces[0]![1] = null // move's blend space, as attachGraph leaves it for a missing layer
+    p.setParameter(eid, 'speed', 2)
+    for (let i = 0; i < 40; i++) p.step()
+    expect(p.getState(eid, 'base').state).toBe('move')
+    expect(p.getLayer(eid, 0)).toMatchObject({ source: 'clip', clip: 'Idle' })
+  })
+})
