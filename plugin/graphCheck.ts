@@ -40,6 +40,7 @@ export interface AnimationGraph {
 
 /** A parameter: 'float' and 'int' (numbers), 'bool', or 'trigger' (set by trigger(), used up by a transition). */
 export interface GraphParameter {
+  /** 'float' or 'int' (numbers; an int's are integers), 'bool', or 'trigger'. */
   type: 'float' | 'int' | 'bool' | 'trigger'
   /** Its value until set: a finite number (an integer for 'int') or a boolean. Default 0, false; none for 'trigger'. */
   default?: number | boolean
@@ -68,20 +69,34 @@ export type GraphState = GraphClipState | GraphBlendSpaceState | Record<string, 
 
 /** A state that plays a clip (name or asset clip index) with play's options. */
 export interface GraphClipState {
+  /** The clip: a name, or an index among the asset's clips. */
   clip: string | number
+  /** Playback rate, finite (as play's). Default 1. */
   speed?: number
+  /** 'once', 'repeat' or 'pingpong' (as play's). Default 'repeat'. */
   loop?: LoopMode
+  /** Start time, seconds into the clip (as play's). Default 0. */
   time?: number
+  /** How LINEAR rotations are sampled: 'slerp' or 'squad' (as play's). Default 'slerp'. */
   rotation?: RotationMode
 }
 
 /** A state that plays a blend space whose parameter is a graph parameter (two for 2D points). */
 export interface GraphBlendSpaceState {
+  /** The blend space, as playBlendSpace takes it, with its parameter a graph parameter. */
   blendSpace: {
-    points: readonly { clip: string | number; at: number | readonly [number, number] }[]
+    /** 1 to 16 points as playBlendSpace's. */
+    points: readonly {
+      /** The point's clip: a name, or an index among the asset's clips. */
+      clip: string | number
+      /** Where it sits: a number (1D) or [x, y] (2D). */
+      at: number | readonly [number, number]
+    }[]
     /** A 'float' or 'int' parameter, or [x, y] two of them for 2D points. */
     parameter: string | readonly [string, string]
+    /** Phase-locked clips (as playBlendSpace's). Default true. */
     sync?: boolean
+    /** Playback rate, finite. Default 1. */
     speed?: number
   }
 }
@@ -90,6 +105,7 @@ export interface GraphBlendSpaceState {
 export interface GraphTransition {
   /** A state, or 'any' (every state but, unless canTransitionToSelf, the one the layer is in or heading to). */
   from: string
+  /** The state it goes to. */
   to: string
   /** Conditions that must all hold: [trigger] or [bool] (is true), or [parameter, operator, value]. */
   when?: readonly GraphCondition[]

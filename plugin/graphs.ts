@@ -46,7 +46,12 @@ export interface GraphStateInfo {
   /** A clip state's time / its clip's duration; a blend space's cycles played; 1 for an empty state. */
   readonly normalizedTime: number
   /** The transition under way: the state it goes to and how far its fade is, (0, 1]; null for none. */
-  readonly transition: { readonly to: string; readonly progress: number } | null
+  readonly transition: {
+    /** The state it goes to. */
+    readonly to: string
+    /** How far its fade is, (0, 1]: the share of the layer the state it goes to shows. */
+    readonly progress: number
+  } | null
 }
 
 /** Sets (or, with null, removes) a character's state machine; see AnimationPlugin.setGraph. */

@@ -354,9 +354,9 @@ export interface GraphEvent extends AnimationEventFields {
   readonly layerName: string
   /** The state entered ('state-enter'), left ('state-exit'), or gone to (the transitions'). */
   readonly state: string
-  /** The transition's states: the one the layer leaves ('' at setGraph's entry) and the one it goes to ('' when
-   * a graph is removed). */
+  /** The state the layer leaves ('' for setGraph's entry state). */
   readonly from: string
+  /** The state the layer goes to ('' when the graph is replaced or removed). */
   readonly to: string
 }
 
