@@ -179,9 +179,9 @@ export function makeBlendSpace(
 /**
  * playBlendSpace after its checks, with a blend space made before (makeBlendSpace, for this character, with the
  * same points, on layer k): restarts it at the parameter in `args` (REPLAY_*) and plays it as playBlendSpace
- * plays a new one at args' rate and fade, in the same bits. For an additive layer, `known` holds its references (layerReferences). Allocates
- * nothing once the layer's pose block has room for the points (a state machine's transitions call it in the
- * step: systems/evaluateGraphs.ts); never throws.
+ * plays a new one at args' rate and fade, in the same bits. For an additive layer, `known` holds its references
+ * (layerReferences). Allocates nothing once the layer's pose block has room for the points (a state machine's
+ * transitions call it in the step: systems/evaluateGraphs.ts); never throws.
  */
 export function replayBlendSpace(
   ctx: AnimationContext,

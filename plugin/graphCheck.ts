@@ -42,7 +42,8 @@ export interface AnimationGraph {
 export interface GraphParameter {
   /** 'float' or 'int' (numbers; an int's are integers), 'bool', or 'trigger'. */
   type: 'float' | 'int' | 'bool' | 'trigger'
-  /** Its value until set: a finite number (an integer for 'int') or a boolean. Default 0, false; none for 'trigger'. */
+  /** Its value until set: a finite number (an integer for 'int') or a boolean. Default 0 or false; none for a
+   * trigger. */
   default?: number | boolean
 }
 
@@ -52,7 +53,8 @@ export interface GraphLayer {
   name: string
   /** The state the layer starts in. */
   entry: string
-  /** Its states by name ('any' is reserved). Layer 0's play a clip or a blend space; other layers' may be empty. */
+  /** Its states by name ('any' is reserved). Layer 0's play a clip or a blend space; other layers' may be
+   * empty. */
   states: Readonly<Record<string, GraphState>>
   /** Tried in list order each step; the first that may go, goes. Default none. */
   transitions?: readonly GraphTransition[]

@@ -53,8 +53,9 @@ export function playOnLayer(
 }
 
 /**
- * Fades layer k (> 0) from what it shows into `clip` over `fade[0]` seconds (≥ 0; 0 cuts). No-op when it plays `clip` already,
- * unless that is a finished 'once' clip (holding its last pose), which is faded into again from its start.
+ * Fades layer k (> 0) from what it shows into `clip` over `fade[0]` seconds (≥ 0; 0 cuts). No-op when it plays
+ * `clip` already, unless that is a finished 'once' clip (holding its last pose), which is faded into again from
+ * its start.
  */
 export function crossFadeOnLayer(
   ctx: AnimationContext,
