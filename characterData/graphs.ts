@@ -166,7 +166,7 @@ export function readGraphs(ctx: AnimationContext, r: Reader, characters: Snapsho
     checkFinite(where, 'parameters', params)
     checkFinite(where, 'times', f)
     for (let p = 0; p < P; p++) checkParameter(where, plan, p, params[p]!, triggers[p]!)
-    for (let l = 0; l < L; l++) checkRun(`${where}, layer ${l}`, plan, l, i)
+    for (let l = 0; l < L; l++) checkRun(`${where}, layer ${l}`, plan, l, i, f)
     out.push({ eid, plan, params, f, i, triggers })
   }
   return out
@@ -185,8 +185,8 @@ function checkParameter(where: string, plan: PlannedGraph, p: number, value: num
   }
 }
 
-/** A layer's place: states and transitions in range, a transition exactly while heading somewhere. */
-function checkRun(where: string, plan: PlannedGraph, l: number, run: Int32Array): void {
+/** A layer's place: states and transitions in range, a transition exactly while heading somewhere, steps ≥ -1. */
+function checkRun(where: string, plan: PlannedGraph, l: number, run: Int32Array, f: Float64Array): void {
   const layer = plan.layers[l]!
   const at = l * RUN_INTS
   const states = layer.stateNames.length
@@ -197,9 +197,16 @@ function checkRun(where: string, plan: PlannedGraph, l: number, run: Int32Array)
   if (t < 0 !== run[at + RUN_NEXT]! < 0 || (t >= 0 && layer.to[t] !== run[at + RUN_NEXT])) {
     throw invalidValue(where, 'transition', t, 'must be running exactly while the layer heads to its state')
   }
-  checkRange(where, 'transition steps', run[at + RUN_TRANSITION_STEPS]!, t < 0 ? 0 : 1, 0x7fffffff)
-  checkRange(where, 'state steps', run[at + RUN_CURRENT_STEPS]!, -1, 0x7fffffff)
-  checkRange(where, 'next state steps', run[at + RUN_NEXT_STEPS]!, -1, 0x7fffffff)
+  const o = l * RUN_FLOATS
+  if (!(f[o + RUN_TRANSITION_STEPS]! >= 0)) {
+    throw invalidValue(where, 'transition steps', f[o + RUN_TRANSITION_STEPS]!, 'must be ≥ 0')
+  }
+  for (const [name, k] of [
+    ['state steps', RUN_CURRENT_STEPS],
+    ['next state steps', RUN_NEXT_STEPS],
+  ] as const) {
+    if (!(f[o + k]! >= -1)) throw invalidValue(where, name, f[o + k]!, 'must be ≥ -1')
+  }
 }
 
 /** Every character's graph as the snapshot has it: none for those it does not list. */

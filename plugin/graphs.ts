@@ -275,7 +275,7 @@ export function getState(ctx: AnimationContext, eid: number, layerName: string):
         ? null
         : {
             to: layer.stateNames[next]!,
-            progress: rampFraction(run.i[i + RUN_TRANSITION_STEPS]!, ctx.dt, layer.fade[t]!),
+            progress: rampFraction(run.f[f + RUN_TRANSITION_STEPS]!, ctx.dt, layer.fade[t]!),
           },
   }
 }

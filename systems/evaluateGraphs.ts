@@ -42,13 +42,14 @@ export interface GraphPlayback {
 }
 
 /** What evaluateGraphs reads and writes: a slice of the plugin's context. */
-export type EvaluateGraphsInput = Pick<StepState, 'world' | 'dt' | 'graphs' | 'uses'> &
+export type EvaluateGraphsInput = Pick<StepState, 'world' | 'dt' | 'timeScale' | 'graphs' | 'uses'> &
   GraphEventsInput & { readonly stores: Pick<AnimationStores, 'Sampler' | 'Pose'> }
 
 /**
  * evaluateGraphs: runs every character's state machine one step, first in the step, so what it starts plays in
  * this very step. Per character (in the order advanceTracks visits them) and graph layer (in order):
- * 1. the state's time advances (and that of the state a transition heads to): a clip's by dt × its rate from
+ * 1. the state's time advances (and that of the state a transition heads to), by the time scale as the clips do
+ *    (setTimeScale): a clip's by dt × its rate from
  *    its start time, not wrapped (a 'once' clip's stops at its end); a blend space's normalized time by dt × rate
  *    over its cycle's length (the weighted mean of its clips'); an empty state's normalized time is 1;
  * 2. the blend space the layer heads to takes its parameters' values;
@@ -67,7 +68,10 @@ export type EvaluateGraphsInput = Pick<StepState, 'world' | 'dt' | 'graphs' | 'u
 export function createEvaluateGraphsSystem(ctx: EvaluateGraphsInput, playback: GraphPlayback) {
   const characters = registerQuery(ctx.world, [ctx.stores.Sampler, ctx.stores.Pose])
 
-  /** Steps state s of layer g one step on (its times at `at`: current or next; its steps at `stepsAt`). */
+  /**
+   * Steps state s of layer g one step on (its times at `at`: current or next; its steps at `stepsAt`): by the time
+   * scale, as its clips advance; a state entered outside the step (steps -1) shows its start first.
+   */
   function advanceState(
     run: GraphRun,
     layer: GraphLayerPlan,
@@ -76,26 +80,28 @@ export function createEvaluateGraphsSystem(ctx: EvaluateGraphsInput, playback: G
     at: number,
     stepsAt: number,
   ) {
-    const steps = run.i[stepsAt]! + 1
-    run.i[stepsAt] = steps
-    const o = g * RUN_FLOATS + at
+    const f = g * RUN_FLOATS
+    const before = run.f[f + stepsAt]!
+    const steps = before < 0 ? 0 : before + ctx.timeScale
+    run.f[f + stepsAt] = steps
+    const o = f + at
     const kind = layer.kind[s]
     const rate = ctx.dt * layer.speed[s]!
     if (kind === STATE_CLIP) {
       const duration = layer.duration[s]!
-      let t = layer.start[s]! + (steps > 0 ? steps : 0) * rate
+      let t = layer.start[s]! + steps * rate
       if (layer.once[s] === 1) t = t < 0 ? 0 : t > duration ? duration : t
       run.f[o] = t
       // normalized(t, duration) written out: a float returned from a call V8 does not inline is boxed.
       run.f[o + 1] = duration > 0 ? t / duration : 1
     } else if (kind === STATE_BLEND_SPACE) {
-      run.f[o] = (steps > 0 ? steps : 0) * rate
-      if (steps > 0) advanceCycles(run, layer, g, s, o + 1)
-    } else run.f[o] = (steps > 0 ? steps : 0) * ctx.dt
+      run.f[o] = steps * rate
+      if (before >= 0) advanceCycles(run, layer, g, s, o + 1)
+    } else run.f[o] = steps * ctx.dt
   }
 
   /**
-   * A blend space's normalized time at `run.f[at]` one step on: dt × rate over its cycle's length now (the
+   * A blend space's normalized time at `run.f[at]` one step on: dt × time scale × rate over its cycle's length now (the
    * weighted mean of its clips'). Only integers and objects cross the call (a float argument is boxed).
    */
   function advanceCycles(run: GraphRun, layer: GraphLayerPlan, g: number, s: number, at: number): void {
@@ -103,7 +109,7 @@ export function createEvaluateGraphsSystem(ctx: EvaluateGraphsInput, playback: G
     if (bs == null) return
     let cycle = 0
     for (let p = 0; p < bs.weights.length; p++) cycle += bs.weights[p]! * bs.durations[p]!
-    if (cycle > 0) run.f[at] = run.f[at]! + (ctx.dt * layer.speed[s]!) / cycle
+    if (cycle > 0) run.f[at] = run.f[at]! + (ctx.dt * ctx.timeScale * layer.speed[s]!) / cycle
   }
 
   /** The first transition of layer g that may go this step, or -1. */
@@ -145,33 +151,35 @@ export function createEvaluateGraphsSystem(ctx: EvaluateGraphsInput, playback: G
     emitGraphEvent(ctx, 'state-exit', eid, layer.index, layer.name, from, to)
     emitGraphEvent(ctx, 'transition-end', eid, layer.index, layer.name, from, to)
     run.i[i + RUN_CURRENT] = run.i[i + RUN_NEXT]!
-    run.i[i + RUN_CURRENT_STEPS] = run.i[i + RUN_NEXT_STEPS]!
+    run.f[f + RUN_CURRENT_STEPS] = run.f[f + RUN_NEXT_STEPS]!
     run.f[f + RUN_CURRENT_TIME] = run.f[f + RUN_NEXT_TIME]!
     run.f[f + RUN_CURRENT_NORMALIZED] = run.f[f + RUN_NEXT_NORMALIZED]!
     run.i[i + RUN_NEXT] = -1
     run.i[i + RUN_TRANSITION] = -1
-    run.i[i + RUN_TRANSITION_STEPS] = 0
-    run.i[i + RUN_NEXT_STEPS] = -1
+    run.f[f + RUN_TRANSITION_STEPS] = 0
+    run.f[f + RUN_NEXT_STEPS] = -1
   }
 
   /** Transition t of layer g starts (ending the one it interrupts): its triggers are used, its state entered. */
   function start(eid: number, run: GraphRun, layer: GraphLayerPlan, g: number, t: number): void {
     const i = g * RUN_INTS
+    const f = g * RUN_FLOATS
     if (run.i[i + RUN_TRANSITION]! >= 0) finish(eid, run, layer, g)
     const first = layer.condFirst[t]!
     for (let c = first; c < first + layer.condCount[t]!; c++) run.triggers[layer.condParam[c]!] = 0
     const to = layer.to[t]!
     run.i[i + RUN_NEXT] = to
     run.i[i + RUN_TRANSITION] = t
-    run.i[i + RUN_TRANSITION_STEPS] = 1
-    run.i[i + RUN_NEXT_STEPS] = 0
+    // The fade's first step is this step's: one step of animation time.
+    run.f[f + RUN_TRANSITION_STEPS] = ctx.timeScale
+    run.f[f + RUN_NEXT_STEPS] = 0
     startTimes(run, g, RUN_NEXT_TIME, to)
     const from = layer.stateNames[run.i[i + RUN_CURRENT]!]!
     emitGraphEvent(ctx, 'transition-start', eid, layer.index, layer.name, from, layer.stateNames[to]!)
     emitGraphEvent(ctx, 'state-enter', eid, layer.index, layer.name, from, layer.stateNames[to]!)
     playback.enter(eid, run, g, to, t)
     // This step shows the fade's first step; a fade of at most one step ends in it.
-    if (rampEnded(ctx, 1, layer.fade, t)) finish(eid, run, layer, g)
+    if (rampEnded(ctx, run.f, f + RUN_TRANSITION_STEPS, layer.fade, t)) finish(eid, run, layer, g)
   }
 
   function evaluate(eid: number, run: GraphRun): void {
@@ -179,15 +187,15 @@ export function createEvaluateGraphsSystem(ctx: EvaluateGraphsInput, playback: G
     for (let g = 0; g < layers.length; g++) {
       const layer = layers[g]!
       const i = g * RUN_INTS
+      const f = g * RUN_FLOATS
       const running = run.i[i + RUN_TRANSITION]!
-      advanceState(run, layer, g, run.i[i + RUN_CURRENT]!, RUN_CURRENT_TIME, i + RUN_CURRENT_STEPS)
-      if (running >= 0) advanceState(run, layer, g, run.i[i + RUN_NEXT]!, RUN_NEXT_TIME, i + RUN_NEXT_STEPS)
+      advanceState(run, layer, g, run.i[i + RUN_CURRENT]!, RUN_CURRENT_TIME, RUN_CURRENT_STEPS)
+      if (running >= 0) advanceState(run, layer, g, run.i[i + RUN_NEXT]!, RUN_NEXT_TIME, RUN_NEXT_STEPS)
       const heading = running >= 0 ? run.i[i + RUN_NEXT]! : run.i[i + RUN_CURRENT]!
       if (layer.kind[heading] === STATE_BLEND_SPACE) playback.follow(eid, run, g, heading)
       if (running >= 0) {
-        const steps = run.i[i + RUN_TRANSITION_STEPS]! + 1
-        run.i[i + RUN_TRANSITION_STEPS] = steps
-        if (rampEnded(ctx, steps, layer.fade, running)) finish(eid, run, layer, g)
+        run.f[f + RUN_TRANSITION_STEPS] = run.f[f + RUN_TRANSITION_STEPS]! + ctx.timeScale
+        if (rampEnded(ctx, run.f, f + RUN_TRANSITION_STEPS, layer.fade, running)) finish(eid, run, layer, g)
       }
       const t = choose(run, layer, g)
       if (t >= 0) start(eid, run, layer, g, t)

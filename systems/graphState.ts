@@ -109,26 +109,28 @@ export interface GraphRun {
 
 /**
  * `i` per graph layer: the state it is in; the state it is heading to (-1 when no transition runs); the running
- * transition (-1 for none) and the steps it has run (its progress is rampFraction of them); the steps each of
- * the two states has advanced (-1 until a step shows its start: a state entered outside the step).
+ * transition (-1 for none).
  */
 export const RUN_CURRENT = 0
 export const RUN_NEXT = 1
 export const RUN_TRANSITION = 2
-export const RUN_TRANSITION_STEPS = 3
-export const RUN_CURRENT_STEPS = 4
-export const RUN_NEXT_STEPS = 5
-export const RUN_INTS = 6
+export const RUN_INTS = 3
 /**
  * `f` per graph layer: time (seconds into the state's clip from its start time, not wrapped; a blend space's or an
  * empty state's seconds in the state) and normalized time (time / clip duration; a blend space's cycles; 1 for
- * an empty state) of the current state, then of the next.
+ * an empty state) of the current state, then of the next; the steps the running transition has run (its
+ * progress is rampFraction of them, as its fade's); the steps each of the two states has advanced (-1 until a
+ * step shows its start: a state entered outside the step). Steps count in animation time, as the fades do
+ * (stepRamp): each step adds the time scale, 1 at the normal rate.
  */
 export const RUN_CURRENT_TIME = 0
 export const RUN_CURRENT_NORMALIZED = 1
 export const RUN_NEXT_TIME = 2
 export const RUN_NEXT_NORMALIZED = 3
-export const RUN_FLOATS = 4
+export const RUN_TRANSITION_STEPS = 4
+export const RUN_CURRENT_STEPS = 5
+export const RUN_NEXT_STEPS = 6
+export const RUN_FLOATS = 7
 
 /** A run of `plan` as setGraph starts it: parameters at their defaults, every layer in its entry state. */
 export function createGraphRun(
@@ -149,8 +151,8 @@ export function createGraphRun(
     run.i[i + RUN_CURRENT] = plan.layers[g]!.entry
     run.i[i + RUN_NEXT] = -1
     run.i[i + RUN_TRANSITION] = -1
-    run.i[i + RUN_CURRENT_STEPS] = -1
-    run.i[i + RUN_NEXT_STEPS] = -1
+    run.f[g * RUN_FLOATS + RUN_CURRENT_STEPS] = -1
+    run.f[g * RUN_FLOATS + RUN_NEXT_STEPS] = -1
     startTimes(run, g, RUN_CURRENT_TIME, plan.layers[g]!.entry)
   }
   return run

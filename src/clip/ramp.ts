@@ -21,17 +21,18 @@ export function rampFraction(steps: number, dt: number, duration: number): numbe
 }
 
 /**
- * Whether a ramp of `durations[at]` seconds at `clock.dt` a step has ended after `steps` steps: rampFraction is 1.
+ * Whether a ramp of `durations[at]` seconds at `clock.dt` a step has ended after `steps[s]` steps: rampFraction is 1.
  * Floats through memory (a float argument of a call V8 does not inline is boxed), for the step.
  */
 export function rampEnded(
   clock: { readonly dt: number },
-  steps: number,
+  steps: Float64Array,
+  s: number,
   durations: Float64Array,
   at: number,
 ): boolean {
   // rampFraction(…) === 1, written out: its float result is boxed where V8 does not inline it.
-  const t = (steps * clock.dt) / durations[at]!
+  const t = (steps[s]! * clock.dt) / durations[at]!
   return !(t > 0 && t < 1 - FADE_END_TOLERANCE)
 }
 

@@ -242,7 +242,7 @@ describe('one graph, many characters', () => {
     expect(ctx.graphPlans.size).toBe(2)
     // Per character, only small typed arrays: parameters, triggers, and a few numbers per layer.
     const run = ctx.graphs[robots[1]!]!
-    expect([run.params.length, run.triggers.length, run.i.length, run.f.length]).toEqual([4, 4, 18, 12])
+    expect([run.params.length, run.triggers.length, run.i.length, run.f.length]).toEqual([4, 4, 9, 21])
   })
 })
 

@@ -120,6 +120,8 @@ describe("the project's fixed-step sources", () => {
       'plugin/options.ts: ** 26',
       'src/gltf/limits.ts: ** 24',
       'src/gltf/limits.ts: ** 28',
+      'src/gltf/limits.ts: ** 18',
+      'src/gltf/limits.ts: ** 21',
     ])
   })
 

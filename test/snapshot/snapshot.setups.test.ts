@@ -259,7 +259,8 @@ describe('snapshot and restore', () => {
           section(4) + // no ragdoll runtimes
           section(40 + 4 + (4 + 2 + 1 + 56) + 4 + 1 + 4 + 4) + // physics: the ground, its broadphase list
           section(12) + // no dropped clip events, no problem reported, no events (30 steps: neither clip has looped)
-          section(8 + 40) // levels of detail: never set, off; camera, near, far
+          section(8 + 40) + // levels of detail: never set, off; camera, near, far
+          section(8) // the animation clock: its time scale
         expect(bytes.length).toBe(expected)
       }
     }

@@ -2,7 +2,7 @@
  * A graph plays nothing of its own: for any schedule of parameter changes and triggers, a character run by the
  * graph and a character driven by hand — play, crossFade, playBlendSpace, setBlendParameter, setLayer and
  * stopLayer called at the steps the graph decided, as setGraph documents the mapping — have bit-identical world
- * matrices after every step (three characters on each side, in different states).
+ * matrices after every step (three characters on each side, in different states), at any time scale.
  */
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -37,6 +37,8 @@ const input = fc.record({
     fc.record({ speed: fc.constantFrom(0, 0.05, 0.1, 0.5, 1, 2.5, 4, 6) }),
     fc.record({ grounded: fc.boolean() }),
     fc.constantFrom({ trigger: 'wave' }, { trigger: 'nod' }),
+    // The animation clock's rate, the whole plugin's (both sides): fades and state times follow it.
+    fc.record({ timeScale: fc.constantFrom(0.5, 1, 1.75) }),
   ),
 })
 
@@ -64,7 +66,10 @@ describe('a graph and the same calls by hand', () => {
         for (let s = 0; s < STEPS; s++) {
           for (const i of byStep.get(s) ?? []) {
             const eid = a[i.who]!
-            if ('trigger' in i.what) graphed.trigger(eid, i.what.trigger)
+            if ('timeScale' in i.what) {
+              graphed.setTimeScale(i.what.timeScale)
+              hand.setTimeScale(i.what.timeScale)
+            } else if ('trigger' in i.what) graphed.trigger(eid, i.what.trigger)
             else if ('speed' in i.what) {
               graphed.setParameter(eid, 'speed', i.what.speed)
               params[i.who]!.speed = i.what.speed

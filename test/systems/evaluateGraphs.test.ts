@@ -341,3 +341,23 @@ describe('two characters on one graph', () => {
     ])
   })
 })
+
+describe('the time scale (setTimeScale)', () => {
+  it('runs state times and transitions by animation time, as the fades they start', () => {
+    const { plugin, eid } = fixture([{ from: 'initial', to: 'other2', when: [['go']], duration: 0.25 }])
+    plugin.setTimeScale(0.5)
+    plugin.step() // shows the start
+    for (let i = 0; i < 16; i++) plugin.step()
+    expect(plugin.getState(eid, 'base')).toMatchObject({ time: 0.125, normalizedTime: 0.125 })
+    plugin.trigger(eid, 'go')
+    plugin.step()
+    expect(plugin.getState(eid, 'base').transition).toEqual({ to: 'other2', progress: 1 / 32 })
+    expect(plugin.getLayer(eid, 0).fade!.blend).toBe(1 / 32)
+    // 0.25 s at half rate: 32 steps; the transition ends with the fade, in the same step.
+    for (let i = 0; i < 30; i++) plugin.step()
+    expect(plugin.getState(eid, 'base').transition).toEqual({ to: 'other2', progress: 31 / 32 })
+    plugin.step()
+    expect(plugin.getState(eid, 'base')).toMatchObject({ state: 'other2', transition: null })
+    expect(plugin.getLayer(eid, 0).fade).toBeNull()
+  })
+})
