@@ -1,6 +1,7 @@
 import { defineConfig } from 'vite'
 
-// The demo app: index.html (repo root) → demo/main.ts. Static files are the shipped models in assets/ (each with
+// The demo app: index.html (repo root) → demo/main.ts, and the state machine page, state-machine.html →
+// demo/graph/main.ts. Static files are the shipped models in assets/ (each with
 // its licence), served at the site root (/Fox/glTF-Binary/Fox.glb). keepNames: the minified build keeps function
 // names, so the demo's per-system timing rows (and profiles) read `sampleTracks`, not `a`. The build goes to
 // dist-demo/: dist/ is the library's (npm run build:lib), and a demo build there would wipe it.
@@ -17,10 +18,13 @@ export default defineConfig({
   preview: { headers: isolation },
   // The dev server's dependency scan starts from the demo's page only: examples/three-page has its own config
   // (package-name aliases) and reported "could not be resolved" errors when scanned from here.
-  optimizeDeps: { entries: ['index.html'] },
+  optimizeDeps: { entries: ['index.html', 'state-machine.html'] },
   build: {
     outDir: 'dist-demo',
     chunkSizeWarningLimit: 1024,
-    rolldownOptions: { output: { keepNames: true } },
+    rolldownOptions: {
+      input: { main: 'index.html', graph: 'state-machine.html' },
+      output: { keepNames: true },
+    },
   },
 })

@@ -3,6 +3,7 @@ import { layersDatum } from './layers.ts'
 import { morphsDatum } from './morphs.ts'
 import { rootMotionDatum } from './rootMotion.ts'
 import { poseEditsDatum } from './poseEdits.ts'
+import { graphsDatum } from './graphs.ts'
 
 /**
  * Every kind of per-character state besides the store rows, in the order adding a character, hash() and the
@@ -13,4 +14,5 @@ export const CHARACTER_DATA: readonly CharacterDatum[] = [
   morphsDatum as CharacterDatum,
   rootMotionDatum as CharacterDatum,
   poseEditsDatum as CharacterDatum,
+  graphsDatum as CharacterDatum,
 ]

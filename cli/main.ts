@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { AnimationError } from '../src/errors.ts'
 import type { CliIO, Command } from './command.ts'
+import { graphCommand } from './graph.ts'
 import { inspectCommand } from './inspect.ts'
 import { sampleCommand } from './sample.ts'
 import { simulateCommand } from './simulate.ts'
@@ -13,7 +14,7 @@ import { simulateCommand } from './simulate.ts'
  * Exit status: 0 done; 2 the user's mistake (bad arguments, unreadable or invalid file: one line on stderr,
  * `anim: ...`); 1 an internal error (a bug: stack trace on stderr).
  */
-const COMMANDS: readonly Command[] = [inspectCommand, sampleCommand, simulateCommand]
+const COMMANDS: readonly Command[] = [inspectCommand, sampleCommand, simulateCommand, graphCommand]
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length))

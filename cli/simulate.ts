@@ -7,6 +7,7 @@ import {
   ANIMATION_EVENT_KINDS,
   createAnimationPlugin,
   isClipEvent,
+  isGraphEvent,
   type AnimationPlugin,
   type GetUpEvent,
   type ProblemEvent,
@@ -263,7 +264,9 @@ export function runSimulation(asset: AnimationAsset, plan: SimulationPlan): Simu
     number
   >
   for (const event of plugin.events) eventsByKind[event.kind] += 1
-  const problems = plugin.events.filter((e): e is ProblemEvent | GetUpEvent => !isClipEvent(e))
+  const problems = plugin.events.filter(
+    (e): e is ProblemEvent | GetUpEvent => !isClipEvent(e) && !isGraphEvent(e),
+  )
   const { scene, tracked } = heightNodes(asset)
   // Only scene nodes are entities; a skin outside the scene (a broken file, but loadable) falls back to a root.
   const root = scene.has(rootJoint(asset)) ? rootJoint(asset) : asset.roots[0]!

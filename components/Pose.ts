@@ -95,8 +95,48 @@ export function createPosePool(initialSlots: number, maxSlots: number): PosePool
 
 /** Reserves `n` contiguous slots and returns the first. Throws AnimationError('capacity') when `maxSlots` is hit. */
 export function allocatePoseSlots(pool: PosePool, n: number): number {
+  if (!placeSlots(pool.free, pool.slots, pool.maxSlots, n, placed)) {
+    throw new AnimationError(
+      'capacity',
+      `pose pool exhausted: ${n} joint slots needed, ${pool.used} of ${pool.maxSlots} in use ` +
+        `(raise the plugin's maxPoseSlots option)`,
+    )
+  }
+  const slots = placed[1]!
+  if (slots !== pool.slots) {
+    const { data, joints } = poolArrays(pool, slots)
+    data.set(pool.data)
+    joints.set(pool.joints)
+    pool.data = data
+    pool.joints = joints
+    pool.slots = slots
+  }
+  pool.used += n
+  return placed[0]!
+}
+
+/** Whether blocks of `sizes` slots, reserved in this order, would all fit: allocatePoseSlots would not throw. */
+export function poseSlotsFit(pool: PosePool, sizes: readonly number[]): boolean {
+  const free = pool.free.slice()
+  let slots = pool.slots
+  for (const n of sizes) {
+    if (!placeSlots(free, slots, pool.maxSlots, n, placed)) return false
+    slots = placed[1]!
+  }
+  return true
+}
+
+/** placeSlots' result: the block's first slot, the pool's slots after. */
+const placed = [0, 0]
+
+/**
+ * Places `n` contiguous slots in free list `f` of a pool of `slots` slots: the first range that fits, else at the
+ * end of a pool grown (doubling, or to what the free tail needs, up to `maxSlots`). Sets `out` to the first slot
+ * and the pool's size after; false (f unchanged) when even `maxSlots` cannot hold it.
+ */
+function placeSlots(f: number[], slots: number, maxSlots: number, n: number, out: number[]): boolean {
+  let size = slots
   for (;;) {
-    const f = pool.free
     for (let i = 0; i < f.length; i += 2) {
       const start = f[i]!
       const len = f[i + 1]!
@@ -106,35 +146,19 @@ export function allocatePoseSlots(pool: PosePool, n: number): number {
         f[i] = start + n
         f[i + 1] = len - n
       }
-      pool.used += n
-      return start
+      out[0] = start
+      out[1] = size
+      return true
     }
-    growPool(pool, n)
+    const tailFree = f.length > 0 && f[f.length - 2]! + f[f.length - 1]! === size ? f[f.length - 1]! : 0
+    // The new block goes at the end, extending the free tail (if any): what matters is the tail, not `used`
+    // (a fragmented pool can have plenty of free slots, none of them at the end).
+    const grown = Math.min(Math.max(size * 2, size + n - tailFree), maxSlots)
+    if (grown - size + tailFree < n) return false
+    if (tailFree > 0) f[f.length - 1] = tailFree + grown - size
+    else f.push(size, grown - size)
+    size = grown
   }
-}
-
-function growPool(pool: PosePool, need: number): void {
-  const f = pool.free
-  const tailFree = f.length > 0 && f[f.length - 2]! + f[f.length - 1]! === pool.slots ? f[f.length - 1]! : 0
-  // The new block goes at the end, extending the free tail (if any): what matters is the tail, not `used`
-  // (a fragmented pool can have plenty of free slots, none of them at the end).
-  const wanted = Math.max(pool.slots * 2, pool.slots + need - tailFree)
-  const slots = Math.min(wanted, pool.maxSlots)
-  if (slots - pool.slots + tailFree < need) {
-    throw new AnimationError(
-      'capacity',
-      `pose pool exhausted: ${need} joint slots needed, ${pool.used} of ${pool.maxSlots} in use ` +
-        `(raise the plugin's maxPoseSlots option)`,
-    )
-  }
-  const { data, joints } = poolArrays(pool, slots)
-  data.set(pool.data)
-  joints.set(pool.joints)
-  if (tailFree > 0) f[f.length - 1] = tailFree + slots - pool.slots
-  else f.push(pool.slots, slots - pool.slots)
-  pool.data = data
-  pool.joints = joints
-  pool.slots = slots
 }
 
 /**

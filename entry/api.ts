@@ -36,6 +36,18 @@ import type {
   TwoBoneIKOptions,
 } from '../plugin/ik.ts'
 
+import type {
+  AnimationGraph,
+  GraphBlendSpaceState,
+  GraphClipState,
+  GraphCondition,
+  GraphLayer,
+  GraphParameter,
+  GraphState,
+  GraphTransition,
+} from '../plugin/graphCheck.ts'
+import type { GraphStateInfo } from '../plugin/graphs.ts'
+
 export type {
   AimIKOptions,
   ChainIKOptions,
@@ -46,6 +58,15 @@ export type {
   PoseAccess,
   PoseStage,
   TwoBoneIKOptions,
+  AnimationGraph,
+  GraphBlendSpaceState,
+  GraphClipState,
+  GraphCondition,
+  GraphLayer,
+  GraphParameter,
+  GraphState,
+  GraphStateInfo,
+  GraphTransition,
   LodOptions,
   PaletteLayout,
   PaletteSkin,
@@ -255,6 +276,41 @@ export interface AnimationPlugin {
   setTimeScale(scale: number): void
   /** The animation clock's rate (setTimeScale); 1 by default. */
   readonly timeScale: number
+  /**
+   * Gives a character a state machine (`graph`, plain JSON: AnimationGraph), or with null takes it away (its
+   * layers play on as they are, for play and crossFade again). Graph layer i drives plugin layer i, configured
+   * as setLayer takes its mode, mask and weight, and each layer cuts to its entry state ('state-enter'). Each
+   * step, before anything advances, every graph layer in turn takes the first transition in list order whose
+   * `from` is its state or 'any' (never to the state it is in or heading to from 'any' unless
+   * canTransitionToSelf), whose conditions all hold and whose exit time (the normalized time of the state it
+   * leaves, ≥) is reached; a running transition may be interrupted only as its `interruption` says ('none',
+   * the default; 'current' or 'next': transitions from the state it leaves or goes to, and from 'any'; 'both'),
+   * by a transition to another state than the one it goes to (unless canTransitionToSelf).
+   * A transition is the layer call a game would make at that step: a crossFade into a clip state (with its play
+   * options), a fading playBlendSpace into a blend-space state (its parameter follows the graph's from then on),
+   * a stopLayer into an empty state, over its duration; on a layer other than 0 the weight fades to the graph
+   * layer's. Triggers it uses are used up; triggers left are cleared when the step ends. It reports
+   * 'transition-start', 'state-enter', and when its fade ends 'state-exit', 'transition-end' (GraphEvent). One
+   * graph object may drive any number of characters (compiled once per asset). Part of the simulation (hash(),
+   * snapshots). Throws AnimationError 'argument' naming the path of any mistake (`layers[0].transitions[3].when[0]:
+   * no parameter "sped"`): an unknown key, clip, joint, parameter, state, type or operator, a value out of range,
+   * an empty state or additive mode on layer 0; 'capacity' when the layers do not fit; changing nothing.
+   */
+  setGraph(character: number, graph: AnimationGraph | null): void
+  /**
+   * Sets a parameter of the character's graph (a finite number for 'float', an integer for 'int', true or false
+   * for 'bool'); the next step reads it. Allocation-free, for a call every frame. Throws AnimationError
+   * 'argument' for a character without a graph, an unknown name, a trigger or a value of the wrong type.
+   */
+  setParameter(character: number, name: string, value: number | boolean): void
+  /**
+   * Sets a trigger of the character's graph: the next step's first transition that needs it uses it up; if none
+   * does, it is cleared when that step ends. Throws AnimationError 'argument' for a character without a graph or
+   * a name that is not a trigger.
+   */
+  trigger(character: number, name: string): void
+  /** Where a graph layer (by name) of the character is: its state, time, normalized time and transition (a copy). */
+  getState(character: number, layer: string): GraphStateInfo
   /**
    * Removes the character entity and its joint entities, frees its pose slots and its ragdoll bodies (bitecs's
    * removeEntity on the character does the same). Throws AnimationError 'argument' for an entity that is not a

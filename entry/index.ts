@@ -13,9 +13,11 @@ export type * from './api.ts' // AnimationPlugin and the option and result types
 export {
   ANIMATION_EVENT_KINDS,
   CLIP_EVENT_KINDS,
+  GRAPH_EVENT_KINDS,
   MAX_QUEUED_EVENTS,
   PROBLEM_EVENT_KINDS,
   isClipEvent,
+  isGraphEvent,
   type AnimationEvent,
   type AnimationEventFields,
   type AnimationEventKind,
@@ -24,6 +26,8 @@ export {
   type ClipEventKind,
   type GetUpEvent,
   type GetUpFacing,
+  type GraphEvent,
+  type GraphEventKind,
   type ProblemEvent,
   type ProblemEventKind,
 } from '../systems/state.ts'

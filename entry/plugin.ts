@@ -2,6 +2,7 @@ import type { World } from 'bitecs'
 import { observe, onRemove } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
 import type { AnimationPlugin } from './api.ts'
+import { createEvaluateGraphsSystem } from '../systems/evaluateGraphs.ts'
 import { createScheduleLodSystem } from '../systems/scheduleLod.ts'
 import { createAdvanceTracksSystem } from '../systems/advanceTracks.ts'
 import { createSampleTracksSystem } from '../systems/sampleTracks.ts'
@@ -44,6 +45,8 @@ import { lodRate, setLod, setLodCamera } from '../plugin/lod.ts'
 import { setTimeScale } from '../plugin/clock.ts'
 import { addPoseStage, checkNotInStage } from '../plugin/poseStages.ts'
 import { setIK } from '../plugin/ik.ts'
+import { getState, setGraph, setParameter, trigger } from '../plugin/graphs.ts'
+import { createGraphPlayback } from '../plugin/graphPlayback.ts'
 import { snapshotAnimation, snapshotAnimationInto } from '../snapshot/write.ts'
 import { CHARACTER_DATA } from '../characterData/index.ts'
 import { restoreAnimation } from '../snapshot/apply.ts'
@@ -61,6 +64,7 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
   // Restore recomputes world matrices with the step's own pass (the same bits).
   const propagate = createPropagateTransformsSystem(ctx)
   const systems = [
+    createEvaluateGraphsSystem(ctx, createGraphPlayback(ctx)),
     createScheduleLodSystem(ctx),
     createAdvanceTracksSystem(ctx),
     createRestorePosesSystem(ctx),
@@ -146,6 +150,23 @@ export function createAnimationPlugin(world: World, options?: AnimationPluginOpt
     get timeScale() {
       return ctx.timeScale
     },
+    setGraph: (eid, graph) => guard('setGraph', () => setGraph(ctx, eid, graph)),
+    setParameter(eid, name, value) {
+      // guard() without its closure: a call every frame.
+      try {
+        setParameter(ctx, eid, name, value)
+      } catch (error) {
+        throw asAnimationError('setParameter', error)
+      }
+    },
+    trigger(eid, name) {
+      try {
+        trigger(ctx, eid, name)
+      } catch (error) {
+        throw asAnimationError('trigger', error)
+      }
+    },
+    getState: (eid, layer) => guard('getState', () => getState(ctx, eid, layer)),
     paletteLayout: (owner) => guard('paletteLayout', () => paletteLayout(ctx, owner)),
     writePalette(out, eid, offset) {
       // guard() without its closure: a per-frame call for every character must not allocate.

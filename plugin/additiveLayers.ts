@@ -3,30 +3,50 @@ import { bindClip } from './assets.ts'
 import { makeDeltaClip } from '../src/clip/additiveClip.ts'
 import { sampleClip } from '../src/clip/sample.ts'
 import { MODE_ADDITIVE, SOURCE_CLIP, type Layer } from '../systems/layerState.ts'
+import type { DeltaClip } from '../src/clip/additiveClip.ts'
+
+/** An additive layer's references for what it shows, made ahead (see updateReferences). */
+export interface LayerReferences {
+  /** The reference pose (REF_TO): referencePose's result for the layer's clips, n joints. */
+  readonly refTo: Float32Array
+  /** The delta clip of the clip it plays (deltaClipFor), null for a blend space or where none could be made. */
+  readonly delta: DeltaClip | null
+}
 
 /**
  * Gives an additive clip layer (other than 0) its delta clip (src/clip/additiveClip.ts): the clip it plays as
  * differences from its reference (the setLayer reference clip, or the clip itself, at the reference time), made
  * once per asset, clip and reference and shared by every character; null for any other layer. Called where the
  * references are set (updateReferences) and when a snapshot is restored, so a restored run samples what an
- * uninterrupted one does. Setup code (allocates on first use; never throws).
+ * uninterrupted one does. With `known` (made ahead by layerReferences for what the layer now shows) it takes the
+ * delta clip from there and allocates nothing. Setup code otherwise (allocates on first use; never throws).
  */
-export function setLayerDelta(ctx: AnimationContext, eid: number, layer: Layer): void {
+export function setLayerDelta(
+  ctx: AnimationContext,
+  eid: number,
+  layer: Layer,
+  known: LayerReferences | null = null,
+): void {
   layer.delta = null
   layer.deltaClip = -1
   const A = ctx.stores.AnimLayer
   const l = layer.slot
   if (layer.index === 0 || A.mode[l] !== MODE_ADDITIVE || A.source[l] !== SOURCE_CLIP) return
   const clipId = ctx.stores.Sampler.clip[l]!
-  const clip = ctx.clips[clipId]!
-  const assetId = ctx.stores.Pose.asset[eid]!
   const refClip = A.refClip[l]! >= 0 ? A.refClip[l]! : clipId
-  const time = A.refTime[l]!
+  const assetId = ctx.stores.Pose.asset[eid]!
+  layer.delta = known !== null ? known.delta : deltaClipFor(ctx, assetId, clipId, refClip, A.refTime[l]!)
+  layer.deltaClip = clipId
+}
+
+/** Clip `clipId`'s delta clip on asset `assetId` against `refClip` at `time`, made once and cached. */
+function deltaClipFor(ctx: AnimationContext, assetId: number, clipId: number, refClip: number, time: number) {
+  const clip = ctx.clips[clipId]!
   const key = `${assetId}/${refClip}/${time}`
   let delta = clip.deltas.get(key)
   if (delta === undefined) {
     const rest = ctx.assets[assetId]!.rest
-    const n = ctx.stores.Pose.count[eid]!
+    const n = ctx.assets[assetId]!.jointNodes.length
     delta = makeDeltaClip(
       clip.clip,
       bindClip(ctx, clip, assetId),
@@ -37,8 +57,31 @@ export function setLayerDelta(ctx: AnimationContext, eid: number, layer: Layer):
     )
     clip.deltas.set(key, delta)
   }
-  layer.delta = delta
-  layer.deltaClip = clipId
+  return delta
+}
+
+/**
+ * The references updateReferences gives an additive layer (other than 0, with no reference clip set) of a
+ * character of asset `assetId` that shows `clips` — one clip, or a blend space's points (`blendSpace`) — made
+ * ahead: a state machine makes them for each of its states when it is compiled, so entering a state in the step
+ * allocates nothing and gives the same bits. Setup code (allocates).
+ */
+export function layerReferences(
+  ctx: AnimationContext,
+  assetId: number,
+  clips: readonly number[],
+  blendSpace: boolean,
+): LayerReferences {
+  const refTo = referencePose(
+    ctx,
+    new Float32Array(ctx.assets[assetId]!.rest.length),
+    0,
+    assetId,
+    clips[0]!,
+    0,
+    clips,
+  )
+  return { refTo, delta: blendSpace ? null : deltaClipFor(ctx, assetId, clips[0]!, clips[0]!, 0) }
 }
 
 /**

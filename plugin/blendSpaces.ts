@@ -14,6 +14,7 @@ import {
   type LayerSelector,
 } from './layers.ts'
 import { cancelStop } from './layerPlayback.ts'
+import type { LayerReferences } from './additiveLayers.ts'
 import { checkCharacter } from './characters.ts'
 import { JOINT_STRIDE } from '../components/Pose.ts'
 import { SAMPLER_HOLD } from '../components/Sampler.ts'
@@ -24,7 +25,10 @@ import {
   SOURCE_BLEND_SPACE,
   SOURCE_NONE,
   createBlendSpaceState,
+  restartBlendSpace,
   setLayerBinding,
+  type BlendSpaceState,
+  type Layer,
 } from '../systems/layerState.ts'
 
 /** A point of a blend space: a clip and where it sits, a number (1D) or [x, y] (2D). */
@@ -121,19 +125,43 @@ export function playBlendSpace(
       `${what}: parameter ${showValue(o.parameter)} must have the points' ${dims} dimension(s)`,
     )
   }
-  const m = clips.length
-  // Layer 0 always shows a pose (the rest pose at least); another layer only while it plays something.
-  const existing = ctx.layers[eid]?.layers[k]
-  const shown =
-    k === 0 || (existing !== undefined && ctx.stores.AnimLayer.source[existing.slot] !== SOURCE_NONE)
-  const layer = layerFor(ctx, eid, k, m)
-  const l = layer.slot
+  const shown = layerShows(ctx, eid, k)
+  const layer = layerFor(ctx, eid, k, clips.length)
+  const bs = makeBlendSpace(
+    ctx,
+    eid,
+    layer,
+    clips,
+    coords,
+    dims,
+    o.sync === false ? 0 : 1,
+    param[0]!,
+    param[1] ?? 0,
+  )
+  startBlendSpace(ctx, eid, layer, bs, Float64Array.of(0, 0, speed, fadeSeconds), shown, null)
+}
+
+/**
+ * A new blend space of character `eid` on `layer` (its pose block has room for the points): checked clips at
+ * `coords` ([x, y]; y 0 in 1D) of `dims` dimensions, synchronized when `sync` is 1, at parameter (x, y).
+ * Setup code (allocates).
+ */
+export function makeBlendSpace(
+  ctx: AnimationContext,
+  eid: number,
+  layer: Layer,
+  clips: readonly RegisteredClip[],
+  coords: readonly (readonly [number, number])[],
+  dims: number,
+  sync: number,
+  x: number,
+  y: number,
+): BlendSpaceState {
   const n = ctx.stores.Pose.count[eid]!
   const assetId = ctx.stores.Pose.asset[eid]!
-  const rest = asset.rest
-  const bs = createBlendSpaceState({
+  return createBlendSpaceState({
     dims,
-    sync: o.sync === false ? 0 : 1,
+    sync,
     clips: clips.map((c) => c.id),
     xs: coords.map((c) => c[0]),
     ys: coords.map((c) => c[1]),
@@ -141,33 +169,89 @@ export function playBlendSpace(
     times: null,
     cursors: clips.map((c) => new Uint32Array(c.clip.channels.length)),
     offsets: clips.map((_, p) => blockOffset(layer, BLOCK_POINTS + p, n)),
-    param: [param[0]!, param[1] ?? 0],
+    param: [x, y],
     bindings: clips.map((c) => bindClip(ctx, c, assetId)),
     joints: n,
-    rest,
+    rest: ctx.assets[assetId]!.rest,
   })
+}
+
+/**
+ * playBlendSpace after its checks, with a blend space made before (makeBlendSpace, for this character, with the
+ * same points, on layer k): restarts it at the parameter in `args` (REPLAY_*) and plays it as playBlendSpace
+ * plays a new one at args' rate and fade, in the same bits. For an additive layer, `known` holds its references
+ * (layerReferences). Allocates nothing once the layer's pose block has room for the points (a state machine's
+ * transitions call it in the step: systems/evaluateGraphs.ts); never throws.
+ */
+export function replayBlendSpace(
+  ctx: AnimationContext,
+  eid: number,
+  k: number,
+  bs: BlendSpaceState,
+  args: Float64Array,
+  known: LayerReferences | null,
+): void {
+  const m = bs.points.clip.length
+  const shown = layerShows(ctx, eid, k)
+  const layer = layerFor(ctx, eid, k, m)
+  const n = ctx.stores.Pose.count[eid]!
+  for (let p = 0; p < m; p++) bs.offsets[p] = blockOffset(layer, BLOCK_POINTS + p, n)
+  restartBlendSpace(bs, args)
+  startBlendSpace(ctx, eid, layer, bs, args, shown, known)
+}
+
+/**
+ * replayBlendSpace's numbers, through memory (a float argument of a call is boxed): the parameter x, y (0 in
+ * 1D), the rate and the fade's seconds.
+ */
+export const REPLAY_X = 0
+export const REPLAY_Y = 1
+export const REPLAY_SPEED = 2
+export const REPLAY_FADE = 3
+export const REPLAY_ARGS = 4
+
+/** Whether layer k shows something now: layer 0 always (the rest pose at least), another while it plays. */
+function layerShows(ctx: AnimationContext, eid: number, k: number): boolean {
+  const existing = ctx.layers[eid]?.layers[k]
+  return k === 0 || (existing !== undefined && ctx.stores.AnimLayer.source[existing.slot] !== SOURCE_NONE)
+}
+
+/** The layer plays `bs` at args' rate, fading from what it showed (when `shown`) over args' seconds (if > 0). */
+function startBlendSpace(
+  ctx: AnimationContext,
+  eid: number,
+  layer: Layer,
+  bs: BlendSpaceState,
+  args: Float64Array,
+  shown: boolean,
+  known: LayerReferences | null,
+): void {
+  const l = layer.slot
+  const n = ctx.stores.Pose.count[eid]!
+  const rest = ctx.assets[ctx.stores.Pose.asset[eid]!]!.rest
+  const m = bs.points.clip.length
   for (let p = 0; p < m; p++) ctx.pool.data.set(rest, bs.offsets[p]!)
   const { Sampler, CrossFade, AnimLayer } = ctx.stores
   Sampler.clip[l] = -1
   setLayerBinding(ctx, layer, undefined)
   endLayerFade(ctx, layer)
-  if (fadeSeconds > 0 && shown) {
+  if (args[REPLAY_FADE]! > 0 && shown) {
     // What the layer shows now (layer 0: its own pose, kept in its OUT; additive: its difference) is frozen as
     // the pose faded from (sampleTracks blends it out).
     const out = blockOffset(layer, BLOCK_OUT, n)
     ctx.pool.data.copyWithin(blockOffset(layer, BLOCK_FROM, n), out, out + n * JOINT_STRIDE)
     CrossFade.active[l] = 1
-    CrossFade.duration[l] = fadeSeconds
+    CrossFade.duration[l] = args[REPLAY_FADE]!
   }
   cancelStop(ctx, layer)
   AnimLayer.source[l] = SOURCE_BLEND_SPACE
   AnimLayer.paused[l] = 0
   AnimLayer.phase[l] = 0
   // The layer's rate is its Sampler row's; the step after this one shows the points' start.
-  Sampler.speed[l] = speed
+  Sampler.speed[l] = args[REPLAY_SPEED]!
   Sampler.reset[l] = SAMPLER_HOLD
   layer.blendSpace = bs
-  updateReferences(ctx, eid, layer)
+  updateReferences(ctx, eid, layer, true, known)
 }
 
 /** Moves a blend space's parameter; the weights change from the next step. */
@@ -192,6 +276,14 @@ export function setBlendParameter(
   }
   bs.param[0] = v[0]!
   bs.param[1] = v[1] ?? 0
+  updateBlendWeights(bs)
+}
+
+/**
+ * setBlendParameter after its checks: the blend space's weights for the parameter now in `bs.param` (x, y; y 0
+ * in 1D). Allocates nothing (the parameter goes through memory: a float argument of a call is boxed).
+ */
+export function updateBlendWeights(bs: BlendSpaceState): void {
   gradientBandWeights(bs.weights, bs.xs, bs.ys, bs.points.clip.length, bs.param)
 }
 

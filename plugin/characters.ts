@@ -167,7 +167,14 @@ export function attachCharacter(
  */
 function packEntitySlots(ctx: AnimationContext, eid: number): void {
   packLayerSlots(ctx, eid)
-  const arrays: unknown[][] = [ctx.fadePaths, ctx.layers, ctx.morphs, ctx.rootMotion, ctx.ragdolls]
+  const arrays: unknown[][] = [
+    ctx.fadePaths,
+    ctx.layers,
+    ctx.morphs,
+    ctx.rootMotion,
+    ctx.ragdolls,
+    ctx.graphs,
+  ]
   for (const a of arrays) while (a.length <= eid) a.push(undefined)
 }
 

@@ -5,6 +5,7 @@ import { POSE_FROM, POSE_TO, poseOffset } from '../components/Pose.ts'
 import type { StepState } from '../systems/state.ts'
 import type { PalettePlan } from './palette.ts'
 import type { CharacterDatum } from './characterData.ts'
+import type { PlannedGraph } from './graphCompile.ts'
 
 export type {
   AnimationEvent,
@@ -34,6 +35,8 @@ export interface AnimationContext extends StepState {
    * since have recycled for something else.
    */
   readonly jointOwner: Int32Array
+  /** Graphs compiled so far (plugin/graphCompile.ts): by canonical text, then by asset id. */
+  readonly graphPlans: Map<string, (PlannedGraph | undefined)[]>
   /** Per asset id: how its skinning palette is made (plugin/palette.ts), on first use. */
   readonly palettes: (PalettePlan | undefined)[]
   /**

@@ -12,7 +12,7 @@ let nodeScratch = new Uint32Array(0)
 /** The bits of a float32 or int32 store as words, to copy them without a conversion. */
 const wordsOf = (data: Float32Array | Int32Array): Uint32Array =>
   new Uint32Array(data.buffer, data.byteOffset, data.length)
-import { GET_UP_FACINGS, isClipEvent } from '../systems/state.ts'
+import { GET_UP_FACINGS, isClipEvent, isGraphEvent } from '../systems/state.ts'
 
 /**
  * The state hash of a plugin: the step counter, then, for each character in ascending id order, every field of
@@ -111,6 +111,12 @@ export function hashAnimationState(ctx: AnimationContext, characters: readonly n
     text(e.kind)
     if (e.kind === 'ragdoll-get-up')
       h.updateNumber(GET_UP_FACINGS.indexOf(e.facing) + 1).updateNumber(e.clipId)
+    if (isGraphEvent(e)) {
+      h.updateNumber(e.layer)
+      text(e.layerName)
+      text(e.from)
+      text(e.to)
+    }
     if (!isClipEvent(e)) continue
     h.updateNumber(e.layer).updateNumber(e.clipId).updateNumber(e.time).updateNumber(e.weight)
     h.updateNumber(e.fading ? 1 : 0)

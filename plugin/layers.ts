@@ -1,11 +1,12 @@
 import { AnimationError, showValue } from '../src/errors.ts'
 import { finiteNumber, optionsObject, type OptionNames } from './checks.ts'
-import type { AnimationContext } from './context.ts'
+import type { AnimationContext, RegisteredAsset } from './context.ts'
 import { findClip } from './assets.ts'
-import { referencePose, setLayerDelta } from './additiveLayers.ts'
-import { checkCharacter, jointIndex, packLayerSlots } from './characters.ts'
+import { referencePose, setLayerDelta, type LayerReferences } from './additiveLayers.ts'
+import { checkCharacter, packLayerSlots } from './characters.ts'
+import { findJoint } from '../src/skeleton/rig.ts'
 import { allocatePoseSlots, freePoseSlots, JOINT_STRIDE } from '../components/Pose.ts'
-import { resetAnimLayer } from '../components/AnimLayer.ts'
+import { resetAnimLayer, type AnimLayerStore } from '../components/AnimLayer.ts'
 import { resetTrack } from '../components/Sampler.ts'
 import { resetFade } from '../components/CrossFade.ts'
 import { emptyLayer } from '../systems/tracks.ts'
@@ -28,6 +29,10 @@ import {
   type LayerMode,
   setLayerFromBinding,
   startWeightRamp,
+  RAMP_FROM,
+  RAMP_LENGTH,
+  RAMP_SECONDS,
+  RAMP_TO,
 } from '../systems/layerState.ts'
 
 /** A joint of a layer mask (node name or glTF node index) with its subtree, at weight 1 or the one given. */
@@ -239,16 +244,32 @@ export function setLayer(
   if (modeChanged && ctx.stores.CrossFade.active[l] === 1) endLayerFade(ctx, layer)
   if (k > 0 && (modeChanged || s.reference !== undefined)) updateReferences(ctx, eid, layer)
   if (s.weight !== undefined) {
-    if (s.fadeSeconds > 0) {
-      startWeightRamp(A, l, A.weight[l]!, s.weight, s.fadeSeconds, 0)
-    } else {
-      A.stopping[l] = 0
-      A.weight[l] = s.weight
-      A.weightFrom[l] = s.weight
-      A.weightTo[l] = s.weight
-      A.weightDuration[l] = 0
-    }
+    RAMP[RAMP_TO] = s.weight
+    RAMP[RAMP_SECONDS] = s.fadeSeconds
+    setLayerWeight(A, l, RAMP)
   }
+}
+
+/** setLayer's and stopLayer's weight ramp (RAMP_*), on its way to setLayerWeight and stopLayerResolved. */
+const RAMP = new Float64Array(RAMP_LENGTH)
+
+/**
+ * setLayer's weight after its checks: layer slot `l`'s weight goes to `ramp[RAMP_TO]` (in [0, 1]) over
+ * `ramp[RAMP_SECONDS]` (≥ 0; 0 at once), and a stop under way is called off. Writes `ramp[RAMP_FROM]`.
+ * Allocates nothing (the numbers come through memory), never throws.
+ */
+export function setLayerWeight(A: AnimLayerStore, l: number, ramp: Float64Array): void {
+  if (ramp[RAMP_SECONDS]! > 0) {
+    ramp[RAMP_FROM] = A.weight[l]!
+    startWeightRamp(A, l, ramp, 0)
+    return
+  }
+  const weight = ramp[RAMP_TO]!
+  A.stopping[l] = 0
+  A.weight[l] = weight
+  A.weightFrom[l] = weight
+  A.weightTo[l] = weight
+  A.weightDuration[l] = 0
 }
 
 /** Fades a layer's weight to 0 over `fadeSeconds` (default 0: at once) and empties it then. */
@@ -265,11 +286,25 @@ export function stopLayer(ctx: AnimationContext, eid: number, index: number, fad
     )
   }
   const layer = ctx.layers[eid]?.layers[k]
+  RAMP[RAMP_SECONDS] = seconds
+  if (layer !== undefined) stopLayerResolved(ctx, layer, RAMP)
+}
+
+/**
+ * stopLayer after its checks, on a layer other than 0, over `ramp[RAMP_SECONDS]` (≥ 0; writes the ramp's other
+ * numbers). Allocates nothing, never throws.
+ */
+export function stopLayerResolved(ctx: AnimationContext, layer: Layer, ramp: Float64Array): void {
   const A = ctx.stores.AnimLayer
-  if (layer === undefined || A.source[layer.slot] === SOURCE_NONE) return
+  if (A.source[layer.slot] === SOURCE_NONE) return
   // At once: what the step does when a stopLayer fade reaches 0.
-  if (seconds === 0) emptyLayer(ctx, layer)
-  else startWeightRamp(A, layer.slot, A.weight[layer.slot]!, 0, seconds, 1)
+  if (ramp[RAMP_SECONDS] === 0) {
+    emptyLayer(ctx, layer)
+    return
+  }
+  ramp[RAMP_FROM] = A.weight[layer.slot]!
+  ramp[RAMP_TO] = 0
+  startWeightRamp(A, layer.slot, ramp, 1)
 }
 
 /** Ends the fade inside a layer now: the clip it left (or the frozen pose) is dropped. */
@@ -295,22 +330,35 @@ export function identityPose(data: Float32Array, at: number, n: number): void {
 
 /**
  * The additive references of a layer: REF_TO for the clip (or blend space) it shows, and, when `both`, REF_FROM
- * for the clip it fades from: the reference clip of setLayer, or each clip itself, at the reference time.
+ * for the clip it fades from: the reference clip of setLayer, or each clip itself, at the reference time. With
+ * `known` (layerReferences' for what the layer now shows, with no reference clip set) REF_TO and the delta clip
+ * come from there, the same bits, and nothing is allocated unless `both` finds a clip faded from.
  */
-export function updateReferences(ctx: AnimationContext, eid: number, layer: Layer, both = true): void {
-  setLayerDelta(ctx, eid, layer)
+export function updateReferences(
+  ctx: AnimationContext,
+  eid: number,
+  layer: Layer,
+  both = true,
+  known: LayerReferences | null = null,
+): void {
+  setLayerDelta(ctx, eid, layer, known)
   const A = ctx.stores.AnimLayer
   const l = layer.slot
   if (A.mode[l] !== MODE_ADDITIVE || layer.index === 0) return
   const n = ctx.stores.Pose.count[eid]!
   const refClip = A.refClip[l]!
   const time = A.refTime[l]!
-  const shown: ArrayLike<number> =
-    A.source[l] === SOURCE_BLEND_SPACE ? (layer.blendSpace?.points.clip ?? []) : [ctx.stores.Sampler.clip[l]!]
-  const ref = refClip >= 0 ? refClip : shown.length > 0 ? shown[0]! : -1
   const assetId = ctx.stores.Pose.asset[eid]!
   const data = ctx.pool.data
-  referencePose(ctx, data, blockOffset(layer, BLOCK_REF_TO, n), assetId, ref, time, shown)
+  if (known !== null) data.set(known.refTo, blockOffset(layer, BLOCK_REF_TO, n))
+  else {
+    const shown: ArrayLike<number> =
+      A.source[l] === SOURCE_BLEND_SPACE
+        ? (layer.blendSpace?.points.clip ?? [])
+        : [ctx.stores.Sampler.clip[l]!]
+    const ref = refClip >= 0 ? refClip : shown.length > 0 ? shown[0]! : -1
+    referencePose(ctx, data, blockOffset(layer, BLOCK_REF_TO, n), assetId, ref, time, shown)
+  }
   const from = ctx.stores.CrossFade.from.clip[l]!
   if (both && ctx.stores.CrossFade.active[l] === 1 && from >= 0) {
     const fromRef = refClip >= 0 ? refClip : from
@@ -337,12 +385,13 @@ function layerSettings(ctx: AnimationContext, eid: number, what: string, options
   const fadeSeconds = o.fadeSeconds === undefined ? 0 : finiteNumber(o.fadeSeconds, what, 'fadeSeconds', ' s')
   if (fadeSeconds < 0)
     throw new AnimationError('argument', `${what}: fadeSeconds ${fadeSeconds} s must be ≥ 0`)
-  const mask = o.mask === undefined ? undefined : o.mask === null ? null : maskWeights(ctx, eid, what, o.mask)
+  const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
+  const mask =
+    o.mask === undefined ? undefined : o.mask === null ? null : maskWeights(ctx, asset, what, o.mask)
   let reference: LayerSettings['reference']
   if (o.reference === null) reference = null
   else if (o.reference !== undefined) {
     const r = optionsObject<LayerReference>(o.reference, what, REFERENCE_OPTIONS, 'reference')
-    const asset = ctx.assets[ctx.stores.Pose.asset[eid]!]!
     const clip = r.clip === undefined ? -1 : findClip(ctx, asset, r.clip, `${what}: reference`)
     const time = r.time === undefined ? 0 : finiteNumber(r.time, what, 'reference.time', ' s')
     reference = { clip, time }
@@ -350,12 +399,21 @@ function layerSettings(ctx: AnimationContext, eid: number, what: string, options
   return { weight, mode, mask, fadeSeconds, reference }
 }
 
-/** Per joint weights of a mask: each entry's joint and its subtree, deeper entries over their ancestors'. */
-function maskWeights(ctx: AnimationContext, eid: number, what: string, mask: unknown): Float32Array {
+/**
+ * Per joint weights of a mask on characters of `rig`: each entry's joint and its subtree, deeper entries over
+ * their ancestors'. Messages name the mask `name` (setLayer's `mask`, a graph layer's path). Setup code.
+ */
+export function maskWeights(
+  ctx: AnimationContext,
+  rig: RegisteredAsset,
+  what: string,
+  mask: unknown,
+  name = 'mask',
+): Float32Array {
   if (!Array.isArray(mask)) {
     throw new AnimationError(
       'argument',
-      `${what}: mask ${showValue(mask)} must be an array of joints or null`,
+      `${what}: ${name} ${showValue(mask)} must be an array of joints or null`,
     )
   }
   const entries: { joint: number; weight: number }[] = []
@@ -367,20 +425,19 @@ function maskWeights(ctx: AnimationContext, eid: number, what: string, mask: unk
     if (typeof item === 'object' && item !== null) {
       const entry = item as { joint?: unknown; weight?: unknown }
       node = entry.joint
-      weight = entry.weight === undefined ? 1 : finiteNumber(entry.weight, what, `mask[${e}].weight`)
+      weight = entry.weight === undefined ? 1 : finiteNumber(entry.weight, what, `${name}[${e}].weight`)
       if (!(weight >= 0 && weight <= 1)) {
-        throw new AnimationError('argument', `${what}: mask[${e}].weight ${weight} must be in [0, 1]`)
+        throw new AnimationError('argument', `${what}: ${name}[${e}].weight ${weight} must be in [0, 1]`)
       }
     }
     if (typeof node !== 'string' && typeof node !== 'number') {
       throw new AnimationError(
         'argument',
-        `${what}: mask[${e}] ${showValue(item)} is not a joint name or node index`,
+        `${what}: ${name}[${e}] ${showValue(item)} is not a joint name or node index`,
       )
     }
-    entries.push({ joint: jointIndex(ctx, eid, node, `${what}: mask[${e}]`), weight })
+    entries.push({ joint: findJoint(rig, rig.asset, node, `${what}: ${name}[${e}]`), weight })
   }
-  const rig = ctx.assets[ctx.stores.Pose.asset[eid]!]!
   const n = rig.jointParents.length
   const size = new Int32Array(n).fill(1)
   for (let j = n - 1; j > 0; j--) {

@@ -19,7 +19,8 @@ import { sharedCopy, shareFields, sharedMemoryAvailable } from '../src/engine/sh
 import { createParallel, MAX_WORKERS, workerSpawner, type Parallel } from '../systems/workers/pool.ts'
 import type { AnimationContext } from './context.ts'
 import type { CharacterDatum } from './characterData.ts'
-import { createClipEventPool } from '../systems/clipEvents.ts'
+import { createClipEventPool, createEventPool } from '../systems/clipEvents.ts'
+import { GraphEventRecord } from '../systems/graphEvents.ts'
 import { createLodState } from '../systems/scheduleLod.ts'
 import { createPoseEditState } from '../systems/poseEdits.ts'
 
@@ -209,7 +210,8 @@ export function createContext(
     morphed: {},
     rootMotion: [],
     poseEdits: createPoseEditState(capacity),
-    uses: { layers: false, rootMotion: false },
+    graphs: [],
+    uses: { layers: false, rootMotion: false, graphs: false },
     morphCursors: new Uint32Array(1),
     step: 0,
     physics,
@@ -218,10 +220,12 @@ export function createContext(
     droppedEvents: 0,
     eventPool: createClipEventPool(),
     characterData,
+    graphEventPool: createEventPool(GraphEventRecord),
     handles: new Map(),
     ragdollDescriptions: [],
     palettes: [],
     removals: { count: 0, last: 0 },
+    graphPlans: new Map(),
     jointOwner: new Int32Array(capacity),
     poseReported: new Uint8Array(capacity),
     worldReported: new Uint8Array(capacity),

@@ -18,6 +18,7 @@ import { checkCharacter } from './characters.ts'
 import { checkLive } from './options.ts'
 import { blockOffset, layerIndex } from './layers.ts'
 import { crossFadeOnLayer, playOnLayer } from './layerPlayback.ts'
+import type { LayerReferences } from './additiveLayers.ts'
 import { BLOCK_OUT, SOURCE_BLEND_SPACE, SOURCE_CLIP } from '../systems/layerState.ts'
 
 /**
@@ -52,6 +53,8 @@ export interface PlaySettings {
   readonly loop: number
   /** The start time, clamped for a once-clip. */
   readonly phase: number
+  /** The phase the clip starts at: advancePhase from 0 by `phase` (wrapped or clamped as playback would). */
+  readonly start: number
   readonly rotation: number
 }
 
@@ -73,12 +76,23 @@ export function play(ctx: AnimationContext, eid: number, clipRef: string | numbe
   const clip = characterClip(ctx, eid, clipRef, 'play')
   const what = `play(${eid}, "${clip.clip.name}")`
   const s = playSettings(what, clip, o)
-  const k = layerIndex(o?.layer, what)
-  if (k > 0) {
-    playOnLayer(ctx, eid, k, clip, s)
-    return
-  }
-  playClip(ctx, eid, clip, s)
+  playResolved(ctx, eid, layerIndex(o?.layer, what), clip, s)
+}
+
+/**
+ * play after its checks: cuts layer k of a character to `clip` with checked settings (`known`: an additive
+ * layer's references made ahead, plugin/additiveLayers.ts layerReferences).
+ */
+export function playResolved(
+  ctx: AnimationContext,
+  eid: number,
+  k: number,
+  clip: RegisteredClip,
+  s: PlaySettings,
+  known: LayerReferences | null = null,
+): void {
+  if (k > 0) playOnLayer(ctx, eid, k, clip, s, known)
+  else playClip(ctx, eid, clip, s)
 }
 
 /**
@@ -105,9 +119,30 @@ export function crossFade(
     )
   }
   const s = playSettings(what, clip, o)
-  const k = layerIndex(o?.layer, what)
+  FADE[0] = durationSeconds
+  crossFadeResolved(ctx, eid, layerIndex(o?.layer, what), clip, FADE, s)
+}
+
+/** crossFade's duration on its way to crossFadeResolved. */
+const FADE = new Float64Array(1)
+
+/**
+ * crossFade after its checks: layer k of a character fades into `clip` over `fade[0]` seconds (finite, ≥ 0) with
+ * checked settings (`known` as playResolved's). Never throws; allocates nothing once the layer exists and its
+ * cursors have room (a state machine's transitions call it in the step: systems/evaluateGraphs.ts). The
+ * duration comes through memory: a float argument of a call V8 does not inline is boxed.
+ */
+export function crossFadeResolved(
+  ctx: AnimationContext,
+  eid: number,
+  k: number,
+  clip: RegisteredClip,
+  fade: Float64Array,
+  s: PlaySettings,
+  known: LayerReferences | null = null,
+): void {
   if (k > 0) {
-    crossFadeOnLayer(ctx, eid, k, clip, durationSeconds, s)
+    crossFadeOnLayer(ctx, eid, k, clip, fade, s, known)
     return
   }
   const { Pose, Sampler, CrossFade, AnimLayer } = ctx.stores
@@ -115,7 +150,7 @@ export function crossFade(
   if (current === clip.id && Sampler.finished[eid] === 0) return
   const base0 = ctx.layers[eid]?.layers[0]
   const fromBlendSpace = current < 0 && AnimLayer.source[eid] === SOURCE_BLEND_SPACE
-  if (durationSeconds === 0 || (current < 0 && !fromBlendSpace)) {
+  if (fade[0] === 0 || (current < 0 && !fromBlendSpace)) {
     playClip(ctx, eid, clip, s)
     return
   }
@@ -142,7 +177,7 @@ export function crossFade(
   }
   CrossFade.blend[eid] = 0
   CrossFade.steps[eid] = 0
-  CrossFade.duration[eid] = durationSeconds
+  CrossFade.duration[eid] = fade[0]!
   CrossFade.active[eid] = 1
   data.set(ctx.assets[Pose.asset[eid]!]!.rest, poseOffset(base, n, POSE_TO))
   startClip(ctx, eid, clip, s)
@@ -208,7 +243,8 @@ export function playSettings(
     throw new AnimationError('argument', `${what}: rotation ${showValue(rotationName)} is not slerp or squad`)
   }
   const phase = loop === 0 ? Math.min(Math.max(time, 0), clip.clip.duration) : time
-  return { speed, loop, phase, rotation: rotationName === 'squad' ? ROTATION_SQUAD : ROTATION_SLERP }
+  const start = advancePhase(0, phase, clip.clip.duration, loop)
+  return { speed, loop, phase, start, rotation: rotationName === 'squad' ? ROTATION_SQUAD : ROTATION_SLERP }
 }
 
 /** Cuts to `clip` (validated settings): no fade, sampling restarts from the rest pose. */
@@ -230,8 +266,7 @@ function startClip(ctx: AnimationContext, eid: number, clip: RegisteredClip, s: 
   Sampler.loop[eid] = s.loop
   Sampler.rotation[eid] = s.rotation
   if (s.rotation === ROTATION_SQUAD) prepareSquad(clip.clip)
-  // advancePhase from 0 wraps (or clamps) the start time exactly as playback would.
-  Sampler.time[eid] = advancePhase(0, s.phase, clip.clip.duration, s.loop)
+  Sampler.time[eid] = s.start
   Sampler.lastTime[eid] = NaN
   // Each play arms its own 'finished' (systems/clipEvents.ts).
   Sampler.finished[eid] = 0

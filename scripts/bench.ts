@@ -8,7 +8,7 @@
  *     [--assets fox,rig-linear,rig-cubic] [--crowds playing,moving,idle,layered,blend-space,lod]
  *     [--alloc-steps 1000] [--no-squad]
  *     [--no-split] [--shared-process] [--json] [--out result.json] [--v8-measures] [--kernels js|wasm]
- *     [--compare-kernels] [--compare-workers [--workers 0,2]] [--compare-compression]
+ *     [--compare-kernels] [--compare-workers [--workers 0,2]] [--compare-compression] [--compare-graphs]
  *
  * Each scenario (and the squad comparison) runs in a fresh child process holding one animation plugin, as a
  * game does, on the bench bundled to plain JavaScript (see BenchOptions.isolate and child.ts's bundledChildEntry:
@@ -32,6 +32,9 @@
  *   `compress`) on the playing crowd at the largest character count: clip memory per key for both, keys kept,
  *   the world error measured, and sampleClips' CPU per joint, in alternating child processes
  *   (scripts/bench/compression.ts).
+ * --compare-graphs [--children 2]: 1000 Foxes (or the largest of --characters) on a six-state graph against the
+ *   same crowd driven by hand calls at the steps the graph decided, in alternating child processes
+ *   (scripts/bench/graphs.ts).
  * Run with --expose-gc (the npm script does) so allocation windows start from a collected heap.
  */
 import { writeFile } from 'node:fs/promises'
@@ -48,6 +51,7 @@ import {
 } from './bench/compression.ts'
 import { formatWorkersComparisons, runWorkersComparisons, workersScenarios } from './bench/workers.ts'
 import { runBenchmark } from './bench/run.ts'
+import { formatGraphComparison, runGraphComparison } from './bench/graphs.ts'
 import {
   ASSET_NAMES,
   SECTION_NAMES,
@@ -79,6 +83,7 @@ const { values } = parseArgs({
     'compare-kernels': { type: 'boolean', default: false },
     'compare-workers': { type: 'boolean', default: false },
     'compare-compression': { type: 'boolean', default: false },
+    'compare-graphs': { type: 'boolean', default: false },
     'main-waits': { type: 'boolean', default: false },
     workers: { type: 'string' },
     children: { type: 'string' },
@@ -203,6 +208,22 @@ if (values['compare-workers']) {
   )
   if (results.some((r) => !r.sameBits || r.runs.some((run) => run.workers > 0 && run.workerItems === 0)))
     process.exitCode = 1
+  process.exit()
+}
+if (values['compare-graphs']) {
+  const settings = benchSettings(options)
+  const count = Math.max(...(options.characters ?? [1000]))
+  const load = os.loadavg().map((x) => x.toFixed(2))
+  const children = integer(values.children, 'children', 1) ?? 2
+  const result = await runGraphComparison(count, children, settings, options.log ?? (() => {}))
+  const end = os.loadavg().map((x) => x.toFixed(2))
+  if (values.out !== undefined) await writeFile(values.out, `${JSON.stringify(result, null, 2)}\n`)
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(result, null, 2)}\n`
+      : `Graphs (load average ${load.join(' ')} at start, ${end.join(' ')} at the end):\n\n${formatGraphComparison(result)}\n`,
+  )
+  if (!result.sameBits) process.exitCode = 1
   process.exit()
 }
 if (values['v8-measures']) {

@@ -1,14 +1,18 @@
 import type { AnimationContext, AnimationEvent } from '../plugin/context.ts'
-import { isClipEvent } from '../systems/state.ts'
+import { isClipEvent, isGraphEvent } from '../systems/state.ts'
 import {
   ANIMATION_EVENT_KINDS,
   CLIP_EVENT_KINDS,
   GET_UP_FACINGS,
+  GRAPH_EVENT_KINDS,
   type AnimationEventKind,
   type ClipEventKind,
+  type GraphEventKind,
   type ProblemEventKind,
 } from '../systems/state.ts'
 import { ClipEventRecord } from '../systems/clipEvents.ts'
+import { GraphEventRecord } from '../systems/graphEvents.ts'
+import { MAX_LAYERS } from '../systems/layerState.ts'
 import { wordsOfArray, type Reader } from '../src/sim/byteStream.ts'
 import type { Writer } from '../src/sim/byteWriter.ts'
 import {
@@ -30,6 +34,7 @@ import { decoder, REPORTED_POSE, REPORTED_WORLD } from './format.ts'
  *   u32 count × (u32 step, i32 entity, i32 character, text kind, then
  *     a problem report: text message;
  *     a get-up report: text message, u8 facing (1 prone, 2 supine), i32 clip id;
+ *     a state machine's event: u8 layer, text layer name, text from, text to (its state follows from the kind);
  *     a clip event: u8 layer, i32 clip id, text clip name, text marker name, f64 time, f64 weight, u8 fading)
  *   where a text is u32 byte length and its UTF-8 bytes.
  */
@@ -70,6 +75,13 @@ function writeEvent(w: Writer, ev: AnimationEvent): void {
     w.utf8(ev.message)
     w.u8(GET_UP_FACINGS.indexOf(ev.facing) + 1)
     w.i32(ev.clipId)
+    return
+  }
+  if (isGraphEvent(ev)) {
+    w.u8(ev.layer)
+    w.utf8(ev.layerName)
+    w.utf8(ev.from)
+    w.utf8(ev.to)
     return
   }
   if (!isClipEvent(ev)) {
@@ -153,6 +165,16 @@ function readEvent(ctx: AnimationContext, r: Reader, index: number, step: number
       clipId,
       clip,
     }
+  }
+  if ((GRAPH_EVENT_KINDS as readonly string[]).includes(kind)) {
+    if (character !== entity)
+      throw invalidValue(where, 'character', character, `must be its entity ${entity}`)
+    const layer = r.u8()
+    checkRange(where, 'layer', layer, 0, MAX_LAYERS - 1)
+    const layerName = text()
+    const from = text()
+    const to = text()
+    return new GraphEventRecord().set(kind as GraphEventKind, evStep, character, layer, layerName, from, to)
   }
   if (!(CLIP_EVENT_KINDS as readonly string[]).includes(kind)) {
     return { step: evStep, entity, character, kind: kind as ProblemEventKind, message: text() }

@@ -55,6 +55,8 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  *                   (characterData/rootMotion.ts)
  *   IKPS poseEdits  per character with pose edits or IK solvers: the joints edited this step with their composed
  *                   values, the solvers (characterData/poseEdits.ts); not the game's stages or ground functions
+ *   GRPH graphs     the state machines characters run (their text) and per character its run: parameters,
+ *                   pending triggers, states, transitions and times (characterData/graphs.ts)
  *   RAGD ragdolls   per ragdoll runtime: description, partial roots, queued hits, joint weights, recovery,
  *                   motors, bodies (snapshot/ragdolls.ts)
  *   PHYS physics    where ragdoll bodies and constraints sit in the cannon-es world (src/physics/snapshot.ts)
@@ -117,6 +119,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  */
 
 /**
+ * 13: state machines (issue 38): the graphs section, and their events in the events section.
  * 12: the IKPS section (pose stages' and IK solvers' edits, and the solvers; issue 37).
  * 11: a retargets fingerprint per asset (ASET).
  * 10: the animation clock's time scale (CLCK section); CrossFade.steps and AnimLayer.weightSteps count scaled
@@ -136,7 +139,7 @@ import { snapshotError } from '../src/sim/valueChecks.ts'
  * not stored twice, a word checksum; restore in place; root motion, levels of detail. 3: layers, morph weights,
  * clip events.
  */
-export const SNAPSHOT_VERSION = 12
+export const SNAPSHOT_VERSION = 13
 export const MAGIC = [0x45, 0x41, 0x53, 0x4e] // "EASN"
 export const HEADER_BYTES = 48
 export const CHECKSUM_FROM = 20

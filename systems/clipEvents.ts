@@ -161,17 +161,20 @@ export function createClipEventEmitter(ctx: ClipEventsInput): ClipEventEmitter {
 }
 
 /**
- * Clip event records for reuse, shared by every emitter of a plugin (StepState.eventPool). A record is handed
- * out (`issued`) and queued; once the game has removed it from the queue, a later step may take it back
- * (`free`) and overwrite it. So a game that clears the queue gets no allocation per step in steady state, even
- * while events fire: the pool grows to the most records queued at once, then stays.
+ * Event records for reuse, one pool per record class (StepState.eventPool: clip events, shared by every
+ * emitter of a plugin; .graphEventPool: state machines'). A record is handed out (`issued`) and queued; once the
+ * game has removed it from the queue, a later step may take it back (`free`) and overwrite it. So a game that
+ * clears the queue gets no allocation per step in steady state, even while events fire: the pool grows to the
+ * most records queued at once, then stays.
  */
-export interface ClipEventPool {
+export interface EventPool<R extends PooledEvent> {
+  /** The class of its records (a new one when none is free). */
+  readonly record: new () => R
   /** Records to fill: `free[0..freeCount)`. */
-  readonly free: ClipEventRecord[]
+  readonly free: R[]
   freeCount: number
   /** Records handed out and not yet taken back, oldest first: `issued[0..issuedCount)`. */
-  readonly issued: ClipEventRecord[]
+  readonly issued: R[]
   issuedCount: number
   /** The clock of the last reclaim (at most one per step: a queue nobody clears is walked once a step). */
   reclaimedAt: number
@@ -179,28 +182,49 @@ export interface ClipEventPool {
   stamp: number
 }
 
+/** The clip events' pool. */
+export type ClipEventPool = EventPool<ClipEventRecord>
+
+export function createEventPool<R extends PooledEvent>(record: new () => R): EventPool<R> {
+  return { record, free: [], freeCount: 0, issued: [], issuedCount: 0, reclaimedAt: -1, stamp: 0 }
+}
+
 export function createClipEventPool(): ClipEventPool {
-  return { free: [], freeCount: 0, issued: [], issuedCount: 0, reclaimedAt: -1, stamp: 0 }
+  return createEventPool(ClipEventRecord)
 }
 
 // The pool's arrays only grow (counts, not push/pop): V8 gives an array's storage back when it shrinks, and
 // allocates it again when it grows.
-function put(list: ClipEventRecord[], at: number, r: ClipEventRecord): void {
+function put<R>(list: R[], at: number, r: R): void {
   if (at < list.length) list[at] = r
   else list.push(r)
 }
 
-/** A record to fill: a free one, else one reclaimed from those the game removed from the queue, else a new one. */
-function takeClipEvent(ctx: ClipEventsInput): ClipEventRecord {
-  const pool = ctx.eventPool
-  if (pool.freeCount === 0 && pool.reclaimedAt !== ctx.step) reclaimClipEvents(pool, ctx.events, ctx.step)
-  const record = pool.freeCount > 0 ? pool.free[--pool.freeCount]! : new ClipEventRecord()
+/**
+ * A record of `pool` to fill: a free one, else one reclaimed from those the game removed from `events`, else a
+ * new one.
+ */
+export function takeEvent<R extends PooledEvent>(
+  pool: EventPool<R>,
+  events: readonly unknown[],
+  step: number,
+): R {
+  if (pool.freeCount === 0 && pool.reclaimedAt !== step) reclaimEvents(pool, events, step)
+  const record = pool.freeCount > 0 ? pool.free[--pool.freeCount]! : new pool.record()
   put(pool.issued, pool.issuedCount++, record)
   return record
 }
 
+function takeClipEvent(ctx: ClipEventsInput): ClipEventRecord {
+  return takeEvent(ctx.eventPool, ctx.events, ctx.step)
+}
+
 /** Moves the issued records that are no longer in `events` to the free list, keeping the others' order. */
-function reclaimClipEvents(pool: ClipEventPool, events: readonly unknown[], step: number): void {
+function reclaimEvents<R extends PooledEvent>(
+  pool: EventPool<R>,
+  events: readonly unknown[],
+  step: number,
+): void {
   pool.reclaimedAt = step
   const { free, issued } = pool
   const n = pool.issuedCount
@@ -209,7 +233,7 @@ function reclaimClipEvents(pool: ClipEventPool, events: readonly unknown[], step
     const stamp = ++pool.stamp
     for (let i = 0; i < events.length; i++) {
       const e = events[i]
-      if (e instanceof ClipEventRecord) e.mark(stamp)
+      if (e instanceof pool.record) e.mark(stamp)
     }
     for (let i = 0; i < n; i++) {
       const r = issued[i]!
@@ -222,12 +246,25 @@ function reclaimClipEvents(pool: ClipEventPool, events: readonly unknown[], step
   pool.issuedCount = kept
 }
 
+/** What a pooled record has besides its fields: the pool's mark (not enumerable: equality and JSON skip it). */
+export abstract class PooledEvent {
+  #stamp = 0
+
+  mark(stamp: number): void {
+    this.#stamp = stamp
+  }
+
+  marked(stamp: number): boolean {
+    return this.#stamp === stamp
+  }
+}
+
 /**
  * A ClipEvent as the step makes it: its fields, with the message written only when read. Records are reused
  * (ClipEventPool): the fields are readonly to the game, and rewritten by `set` only after the game removed the
  * record from the queue. `toJSON` (and so a copy made with it) includes the message.
  */
-export class ClipEventRecord implements ClipEvent {
+export class ClipEventRecord extends PooledEvent implements ClipEvent {
   kind: ClipEventKind = 'loop'
   step = 0
   character = 0
@@ -239,8 +276,6 @@ export class ClipEventRecord implements ClipEvent {
   time = 0
   weight = 0
   fading = false
-  // Not enumerable (a private field): equality and JSON see only the event's own fields.
-  #stamp = 0
 
   /** Fills the record; returns it. */
   set(
@@ -267,14 +302,6 @@ export class ClipEventRecord implements ClipEvent {
     this.weight = weight
     this.fading = fading
     return this
-  }
-
-  mark(stamp: number): void {
-    this.#stamp = stamp
-  }
-
-  marked(stamp: number): boolean {
-    return this.#stamp === stamp
   }
 
   get message(): string {

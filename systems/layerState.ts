@@ -115,7 +115,7 @@ export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
     clip: new Int32Array(buffer, doubles * 8, m),
     time: f64(4),
     speed: f64(5),
-    loop: u8(0).fill(1),
+    loop: u8(0),
     rotation: u8(1),
     local: f64(6),
     lastTime: f64(7),
@@ -132,27 +132,21 @@ export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
   at += 4 * m
   const cursors = init.cursors.map((c) => {
     const view = new Uint32Array(buffer, at, c.length)
-    view.set(c)
     at += 4 * c.length
     return view
   })
   points.clip.set(init.clips)
-  points.speed.fill(1)
-  points.lastTime.fill(NaN)
   offsets.set(init.offsets)
   xs.set(init.xs)
   ys.set(init.ys)
   durations.set(init.durations)
-  if (init.times !== null) points.time.set(init.times)
-  param.set(init.param)
   const paths = blendPointPaths(
     new Uint8Array(buffer, doubles * 8 + words * 4 + 4 * m, init.joints),
     init.bindings,
     init.rest,
     init.joints,
   )
-  gradientBandWeights(weights, xs, ys, m, param)
-  return {
+  const bs: BlendSpaceState = {
     dims: init.dims,
     points,
     xs,
@@ -166,6 +160,31 @@ export function createBlendSpaceState(init: BlendSpaceInit): BlendSpaceState {
     offsets,
     paths,
   }
+  restartBlendSpace(bs, Float64Array.of(init.param[0]!, init.param[1]!))
+  if (init.times !== null) points.time.set(init.times)
+  for (let p = 0; p < m; p++) cursors[p]!.set(init.cursors[p]!)
+  return bs
+}
+
+/**
+ * Puts a blend space back as createBlendSpaceState makes it (every point at its start, no cursor hint, the
+ * parameter `param[0..2)` (x, y) and its weights), keeping its points, clips and offsets: a state machine re-enters a
+ * blend-space state with the one it made, allocating nothing, in the same bits as a new one.
+ */
+export function restartBlendSpace(bs: BlendSpaceState, param: Float64Array): void {
+  const t = bs.points
+  t.time.fill(0)
+  t.speed.fill(1)
+  t.loop.fill(1)
+  t.rotation.fill(0)
+  t.local.fill(0)
+  t.lastTime.fill(NaN)
+  t.reset.fill(0)
+  t.finished.fill(0)
+  for (let p = 0; p < bs.cursors.length; p++) bs.cursors[p]!.fill(0)
+  bs.param[0] = param[0]!
+  bs.param[1] = param[1]!
+  gradientBandWeights(bs.weights, bs.xs, bs.ys, t.clip.length, bs.param)
 }
 
 /** The shaped parts of one layer of a character (its numbers are the stores' rows at `slot`). */
@@ -178,6 +197,8 @@ export interface Layer {
   slots: number
   /** Per joint mask weight in [0, 1], null for the whole body; and the runs of equal nonzero weight. */
   mask: Float32Array | null
+  /** Which joints the mask includes (weight > 0), one '0'/'1' per joint; '' without a mask (maskedBinding's key). */
+  maskKey: string
   runs: Int32Array
   runMask: Float64Array
   runCount: number
@@ -227,6 +248,7 @@ export function createLayer(index: number, slot: number): Layer {
     base: -1,
     slots: 0,
     mask: null,
+    maskKey: '',
     runs: new Int32Array(0),
     runMask: new Float64Array(0),
     runCount: 0,
@@ -241,23 +263,23 @@ export function createLayer(index: number, slot: number): Layer {
   }
 }
 
+/** A weight ramp's numbers (startWeightRamp), through memory: a float argument of a call is boxed. */
+export const RAMP_FROM = 0
+export const RAMP_TO = 1
+export const RAMP_SECONDS = 2
+export const RAMP_LENGTH = 3
+
 /**
- * Starts a ramp of layer slot `l`'s weight from `from` (shown from now) to `to` over `seconds` (> 0), which the
- * step advances (advanceTracks); `stopping` 1 empties the layer when the ramp ends at 0 (stopLayer). setLayer's
- * fadeSeconds, stopLayer, a clip played during a stop and a fade into an empty layer all start here.
+ * Starts a ramp of layer slot `l`'s weight from `ramp[RAMP_FROM]` (shown from now) to `ramp[RAMP_TO]` over
+ * `ramp[RAMP_SECONDS]` seconds (> 0), which the step advances (advanceTracks); `stopping` 1 empties the layer when
+ * the ramp ends at 0 (stopLayer). setLayer's fadeSeconds, stopLayer, a clip played during a stop and a fade into
+ * an empty layer all start here.
  */
-export function startWeightRamp(
-  s: AnimLayerStore,
-  l: number,
-  from: number,
-  to: number,
-  seconds: number,
-  stopping: number,
-): void {
-  s.weight[l] = from
-  s.weightFrom[l] = from
-  s.weightTo[l] = to
-  s.weightDuration[l] = seconds
+export function startWeightRamp(s: AnimLayerStore, l: number, ramp: Float64Array, stopping: number): void {
+  s.weight[l] = ramp[RAMP_FROM]!
+  s.weightFrom[l] = ramp[RAMP_FROM]!
+  s.weightTo[l] = ramp[RAMP_TO]!
+  s.weightDuration[l] = ramp[RAMP_SECONDS]!
   s.weightSteps[l] = 0
   s.stopping[l] = stopping
 }
@@ -287,6 +309,7 @@ export function setLayerMask(b: LayerBindings, layer: Layer, mask: Float32Array 
     }
   }
   layer.mask = mask
+  layer.maskKey = mask === null ? '' : Array.from(mask, (w) => (w > 0 ? '1' : '0')).join('')
   layer.runs = Int32Array.from(runs)
   layer.runMask = Float64Array.from(weights)
   layer.runCount = weights.length
@@ -297,7 +320,7 @@ export function setLayerMask(b: LayerBindings, layer: Layer, mask: Float32Array 
 /** Sets the binding of the clip the layer plays, and the one it samples with (see Layer). */
 export function setLayerBinding(b: LayerBindings, layer: Layer, binding: Int32Array | undefined): void {
   b.binding[layer.slot] = binding
-  layer.sampleBinding = maskedBinding(binding, layer.mask)
+  layer.sampleBinding = maskedBinding(binding, layer)
 }
 
 /** Sets the binding of the clip the layer fades out of, and the one it samples with (see Layer). */
@@ -306,7 +329,7 @@ export function setLayerFromBinding(b: LayerBindings, layer: Layer, binding: Int
   layer.fromSampleBinding =
     binding !== undefined && binding === b.binding[layer.slot]
       ? layer.sampleBinding
-      : maskedBinding(binding, layer.mask)
+      : maskedBinding(binding, layer)
 }
 
 /**
@@ -319,16 +342,18 @@ const maskedBindings = new WeakMap<Int32Array, Map<string, Int32Array>>()
 /**
  * `binding` without the channels of joints whose mask weight is 0; `binding` itself when there is no mask. The
  * same array for the same binding and the same joints of weight > 0 (see maskedBindings); nothing writes it.
- * Allocates (called when a clip, a fade or a mask starts, never in a step: undefined and no mask allocate nothing).
+ * Allocates only the first time a binding meets a mask's joints (a state machine's transitions, run in the step,
+ * meet the same few again and again).
  */
-function maskedBinding(binding: Int32Array | undefined, mask: Float32Array | null): Int32Array | undefined {
+function maskedBinding(binding: Int32Array | undefined, layer: Layer): Int32Array | undefined {
+  const mask = layer.mask
   if (binding === undefined || mask === null) return binding
   let byMask = maskedBindings.get(binding)
   if (byMask === undefined) {
     byMask = new Map()
     maskedBindings.set(binding, byMask)
   }
-  const key = Array.from(mask, (w) => (w > 0 ? '1' : '0')).join('')
+  const key = layer.maskKey
   const known = byMask.get(key)
   if (known !== undefined) return known
   const out = new Int32Array(binding.length)

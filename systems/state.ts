@@ -12,7 +12,9 @@ import type { AnimLayerStore } from '../components/AnimLayer.ts'
 import { RAGDOLL_OFF, type RagdollStore } from '../components/Ragdoll.ts'
 import type { SceneGraph } from '../components/SceneNode.ts'
 import type { LayerSlots, LayerStack } from './layerState.ts'
-import type { ClipEventPool } from './clipEvents.ts'
+import type { ClipEventPool, EventPool } from './clipEvents.ts'
+import type { GraphEventRecord } from './graphEvents.ts'
+import type { GraphRun } from './graphState.ts'
 import type { RootMotionState } from './rootMotion.ts'
 import type { LodState } from './scheduleLod.ts'
 import type { PoseEditState } from './poseEdits.ts'
@@ -156,7 +158,9 @@ export interface StepState {
    * step (with what they covered), the solvers (systems/poseEdits.ts, systems/ikState.ts).
    */
   readonly poseEdits: PoseEditState
-  /** Whether `layers` and `rootMotion` ever held a character (see FeatureUse). */
+  /** Per character a state machine drives (setGraph): its run of the graph (systems/graphState.ts). */
+  readonly graphs: (GraphRun | undefined)[]
+  /** Whether `layers`, `rootMotion` and `graphs` ever held a character (see FeatureUse). */
   readonly uses: FeatureUse
   /**
    * The bitecs tag of characters with morph targets (added by attachCharacter): sampleMorphWeights' query, so
@@ -183,6 +187,8 @@ export interface StepState {
   droppedEvents: number
   /** Clip event records for reuse once the game has removed them from `events` (systems/clipEvents.ts). */
   readonly eventPool: ClipEventPool
+  /** State machine event records for reuse (systems/graphEvents.ts). */
+  readonly graphEventPool: EventPool<GraphEventRecord>
   /** 1 once a character's non-finite pose was reported (blendPoses); cleared when it is removed and when one is added. */
   readonly poseReported: Uint8Array
   /** 1 once a world-matrix fault of the character (or of a node under none) was reported (reportWorldFaults). */
@@ -199,14 +205,15 @@ export interface StepState {
 }
 
 /**
- * Whether any character ever had a layer stack or root motion: set where one is made (plugin/layers.ts,
- * plugin/rootMotion.ts, and their snapshot halves), never cleared. While a flag is false the systems skip that
+ * Whether any character ever had a layer stack, root motion or a graph: set where one is made (plugin/layers.ts,
+ * plugin/rootMotion.ts, plugin/graphs.ts, and their snapshot halves), never cleared. While a flag is false the systems skip that
  * look-up per character: a sparse array indexed by entity id costs a cache miss per character in a crowd that
  * uses neither. Not simulation state: it changes no step and no hash.
  */
 export interface FeatureUse {
   layers: boolean
   rootMotion: boolean
+  graphs: boolean
 }
 
 /** The kinds of the problem reports (ProblemEvent). */
@@ -219,12 +226,21 @@ export const PROBLEM_EVENT_KINDS = [
 ] as const
 /** The kinds of the clip events (ClipEvent), in the order src/clip/timeline.ts numbers its crossings. */
 export const CLIP_EVENT_KINDS = ['marker', 'loop', 'finished'] as const
+/** The kinds of a state machine's events (GraphEvent). */
+export const GRAPH_EVENT_KINDS = ['state-enter', 'state-exit', 'transition-start', 'transition-end'] as const
 /** Every kind of AnimationEvent (the snapshot reader checks against this list). */
-export const ANIMATION_EVENT_KINDS = [...PROBLEM_EVENT_KINDS, 'ragdoll-get-up', ...CLIP_EVENT_KINDS] as const
+export const ANIMATION_EVENT_KINDS = [
+  ...PROBLEM_EVENT_KINDS,
+  'ragdoll-get-up',
+  ...CLIP_EVENT_KINDS,
+  ...GRAPH_EVENT_KINDS,
+] as const
 /** What a problem report reports (see AnimationEvent). */
 export type ProblemEventKind = (typeof PROBLEM_EVENT_KINDS)[number]
 /** What a clip event reports (see AnimationEvent). */
 export type ClipEventKind = (typeof CLIP_EVENT_KINDS)[number]
+/** What a state machine's event reports (see AnimationEvent). */
+export type GraphEventKind = (typeof GRAPH_EVENT_KINDS)[number]
 /** What an AnimationEvent reports (see AnimationEvent). */
 export type AnimationEventKind = (typeof ANIMATION_EVENT_KINDS)[number]
 
@@ -274,10 +290,18 @@ export const MAX_QUEUED_EVENTS = 65536
  * Get-up reports (GetUpEvent): 'ragdoll-get-up', at every getUp(), at the clock of the call: how the ragdoll
  * lies (`facing`; 'standing' for a partial ragdoll) and the clip chosen (plugin/getUp.ts).
  *
+ * State machine events (GraphEvent), from a character's graph (setGraph; systems/evaluateGraphs.ts), first in
+ * their step (the graph runs before the clips advance), per character in layer order:
+ * - 'transition-start' when a transition starts, then 'state-enter' of the state it goes to;
+ * - 'state-exit' of the state it left, then 'transition-end', when it ends (a transition of 0 s, or of one step,
+ *   ends in the step it starts) or when another transition interrupts it;
+ * - 'state-enter' of each layer's entry state at setGraph, and 'state-exit' of the states a graph leaves when
+ *   it is replaced or removed (at the clock of the call).
+ *
  * All are in `hash()` and `snapshot()`: a restored plugin holds the same queue and reports every later event
  * exactly as the original would.
  */
-export type AnimationEvent = ClipEvent | ProblemEvent | GetUpEvent
+export type AnimationEvent = ClipEvent | ProblemEvent | GetUpEvent | GraphEvent
 
 /** The fields every AnimationEvent has. */
 export interface AnimationEventFields {
@@ -335,6 +359,31 @@ export interface GetUpEvent extends AnimationEventFields {
   readonly clipId: number
   /** Its name, '' for none. */
   readonly clip: string
+}
+
+/** A state machine's event (see AnimationEvent): a transition or a state of a graph layer. */
+export interface GraphEvent extends AnimationEventFields {
+  readonly kind: GraphEventKind
+  /** The plugin layer the graph layer drives. */
+  readonly layer: number
+  /** The graph layer's name. */
+  readonly layerName: string
+  /** The state entered ('state-enter'), left ('state-exit'), or gone to (the transitions'). */
+  readonly state: string
+  /** The state the layer leaves ('' for setGraph's entry state). */
+  readonly from: string
+  /** The state the layer goes to ('' when the graph is replaced or removed). */
+  readonly to: string
+}
+
+/** Whether an event is a state machine's (has a layer name and states). */
+export function isGraphEvent(event: AnimationEvent): event is GraphEvent {
+  return (
+    event.kind === 'state-enter' ||
+    event.kind === 'state-exit' ||
+    event.kind === 'transition-start' ||
+    event.kind === 'transition-end'
+  )
 }
 
 /** Whether an event is a clip event (has a clip, a layer, …) rather than a problem report. */

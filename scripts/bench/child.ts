@@ -24,6 +24,14 @@ export type ChildTask =
   | { kind: 'retarget'; settings: Settings }
   | { kind: 'ik'; settings: Settings }
   | {
+      kind: 'graphs'
+      side: 'graph' | 'hand'
+      count: number
+      recording: string
+      foxPath: string
+      settings: Settings
+    }
+  | {
       kind: 'kernels'
       asset: AssetName
       count: number

@@ -17,6 +17,7 @@ import { measureSnapshots } from './snapshots.ts'
 import { measureRetargetCrowd } from './retargetCrowd.ts'
 import { measureIK } from './ik.ts'
 import { measureWorkers } from './workers.ts'
+import { measureGraphSide } from './graphs.ts'
 
 const task = JSON.parse(process.argv[2] ?? '{}') as ChildTask
 // Before any plugin exists: priming happens once per process.
@@ -29,39 +30,41 @@ try {
       ? await runScenarioJob(task.job, task.settings, tracker, log)
       : task.kind === 'snapshots'
         ? await measureSnapshots(task.settings, tracker, log)
-        : task.kind === 'retarget'
-          ? measureRetargetCrowd(task.settings, log)
-          : task.kind === 'ik'
-            ? await measureIK(task.settings, tracker, log)
-            : task.kind === 'workers'
-              ? await measureWorkers(
-                  await loadBenchAsset(task.scenario.asset, task.settings.rigJoints, task.foxPath),
-                  task.scenario,
-                  task.workers,
-                  task.settings,
-                  task.mainWaits,
-                )
-              : task.kind === 'compression'
-                ? measureCompression(
-                    await compressionAsset(task.asset, task.compact, task.foxPath),
-                    task.asset,
-                    task.count,
-                    task.compact,
+        : task.kind === 'graphs'
+          ? await measureGraphSide(task.side, task.count, task.recording, task.foxPath, task.settings.rounds)
+          : task.kind === 'retarget'
+            ? measureRetargetCrowd(task.settings, log)
+            : task.kind === 'ik'
+              ? await measureIK(task.settings, tracker, log)
+              : task.kind === 'workers'
+                ? await measureWorkers(
+                    await loadBenchAsset(task.scenario.asset, task.settings.rigJoints, task.foxPath),
+                    task.scenario,
+                    task.workers,
                     task.settings,
+                    task.mainWaits,
                   )
-                : task.kind === 'kernels'
-                  ? measureKernel(
-                      await loadBenchAsset(task.asset, task.settings.rigJoints, task.foxPath),
+                : task.kind === 'compression'
+                  ? measureCompression(
+                      await compressionAsset(task.asset, task.compact, task.foxPath),
                       task.asset,
                       task.count,
-                      task.kernels,
+                      task.compact,
                       task.settings,
                     )
-                  : squadVsSlerp(
-                      await loadBenchAsset('rig-linear', task.settings.rigJoints, ''),
-                      task.count,
-                      task.settings,
-                    )
+                  : task.kind === 'kernels'
+                    ? measureKernel(
+                        await loadBenchAsset(task.asset, task.settings.rigJoints, task.foxPath),
+                        task.asset,
+                        task.count,
+                        task.kernels,
+                        task.settings,
+                      )
+                    : squadVsSlerp(
+                        await loadBenchAsset('rig-linear', task.settings.rigJoints, ''),
+                        task.count,
+                        task.settings,
+                      )
   process.stdout.write(JSON.stringify(done))
 } finally {
   tracker.stop()

@@ -21,6 +21,22 @@ export function rampFraction(steps: number, dt: number, duration: number): numbe
 }
 
 /**
+ * Whether a ramp of `durations[at]` seconds at `clock.dt` a step has ended after `steps[s]` steps: rampFraction is 1.
+ * Floats through memory (a float argument of a call V8 does not inline is boxed), for the step.
+ */
+export function rampEnded(
+  clock: { readonly dt: number },
+  steps: Float64Array,
+  s: number,
+  durations: Float64Array,
+  at: number,
+): boolean {
+  // rampFraction(…) === 1, written out: its float result is boxed where V8 does not inline it.
+  const t = (steps[s]! * clock.dt) / durations[at]!
+  return !(t > 0 && t < 1 - FADE_END_TOLERANCE)
+}
+
+/**
  * One step of ramp `l`: `steps[l]` counts it — by `clock.timeScale`, 1 for a step of animation time at the normal
  * rate, so whole steps stay exact integers — and `out[o]` gets the fraction done (rampFraction, of the ramp's
  * `durations[l]` seconds at `clock.dt` a step). Returns whether the ramp has ended (the fraction is then exactly

@@ -73,7 +73,7 @@ describe('benchmark', () => {
     expect(result.scenarios.find((s) => s.asset === 'rig-cubic')!.interpolation).toBe('CUBICSPLINE')
     expect(result.splits).toHaveLength(18)
     const systems = createAnimationPlugin(createWorld()).systems.map((f) => f.name)
-    expect(systems).toHaveLength(12)
+    expect(systems).toHaveLength(13)
     for (const split of result.splits) expect(split.systems.map((s) => s.name)).toEqual(systems)
     expect(result.squad!.ratio).toBeCloseTo(result.squad!.squadMsPerStep / result.squad!.slerpMsPerStep, 9)
     expect(result.targets.map((t) => t.name)).toEqual([
@@ -131,7 +131,7 @@ describe('benchmark', () => {
     expect([s.asset, s.crowd, s.characters, s.joints]).toEqual(['rig-linear', 'moving', 2, 8])
     expect(s.check.ok).toBe(true)
     expect(s.ours!.rounds).toHaveLength(2)
-    expect(result.splits.map((x) => x.systems.length)).toEqual([12])
+    expect(result.splits.map((x) => x.systems.length)).toEqual([13])
     // The squad comparison ran in a child too (two crowds of 2 characters).
     expect(result.squad!.characters).toBe(2)
     expect(result.squad!.ratio).toBeGreaterThan(0)

@@ -283,7 +283,7 @@ describe('mistakes', () => {
       ['inspect', assetPath('README.md')],
       `${assetPath('README.md')}: is neither a glTF binary (it does not start with the magic "glTF", it starts with "# An" (23 20 41 6e)) nor glTF JSON`,
     ],
-    [['frob'], 'unknown command "frob" (commands: inspect, sample, simulate; see anim --help)'],
+    [['frob'], 'unknown command "frob" (commands: inspect, sample, simulate, graph; see anim --help)'],
   ])('%j', async (argv, message) => {
     expectUserError(await run(...argv), message)
   })

@@ -68,6 +68,10 @@ describe('simulate', () => {
       marker: 0,
       loop: 0,
       finished: 0,
+      'state-enter': 0,
+      'state-exit': 0,
+      'transition-start': 0,
+      'transition-end': 0,
     })
     expect(result.final.map((c) => [c.entity, c.ragdoll, c.ragdollWeight, c.root.node, c.root.name])).toEqual(
       [
@@ -128,6 +132,10 @@ describe('simulate', () => {
       marker: 0,
       loop: 2,
       finished: 0,
+      'state-enter': 0,
+      'state-exit': 0,
+      'transition-start': 0,
+      'transition-end': 0,
     })
     expect(exploded.events.map((e) => [e.entity, e.kind])).toEqual([
       [1, 'ragdoll-exploded'],

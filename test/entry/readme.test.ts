@@ -70,6 +70,31 @@ describe('guide layers.md, Every layer call', () => {
   })
 })
 
+describe('README, State machines', () => {
+  it('runs as written: the graph moves the robot into its blend space and waves on the upper body', async () => {
+    const { anim, hero, base } = await runBlock<{
+      hero: number
+      base: ReturnType<AnimationPlugin['getState']>
+    }>(codeBlock(README, 'State machines'), 'hero, base')
+    expect(base).toMatchObject({ state: 'move', transition: null })
+    expect(anim.getLayer(hero, 0).blendSpace!.parameter).toEqual([2.5])
+    expect(anim.getState(hero, 'emotes')).toMatchObject({ state: 'wave' })
+    expect(anim.getLayer(hero, 1)).toMatchObject({ clip: 'Wave', masked: true })
+  })
+})
+
+describe('guide state-machines.md, The graph', () => {
+  it('is a graph setGraph takes on RobotExpressive', async () => {
+    const graph = JSON.parse(codeBlocks(sections(guide('state-machines')).get('The graph')!, 'json')[0]!)
+    const { anim, hero } = await runBlock<{ hero: number }>(
+      "const hero = anim.addCharacter(await loadAsset('assets/RobotExpressive/RobotExpressive.glb'))",
+      'hero',
+    )
+    anim.setGraph(hero, graph)
+    expect(anim.getState(hero, 'emotes').state).toBe('none')
+  })
+})
+
 describe('README, Loading files', () => {
   it('runs as written: a compact Fox runs, and a three.js clip added to it nods on a layer', async () => {
     const anim: AnimationPlugin = createAnimationPlugin(createWorld(), { capacity: 65536 })
@@ -295,6 +320,7 @@ const CHECKED: Record<string, string> = {
   'README.md: Add it to an existing bitecs game':
     'test/package/pack.test.ts (compiled and run in a new project)',
   'README.md: Loading files': 'above',
+  'README.md: State machines': 'above',
   'README.md: Layers': 'above',
   'README.md: Events': 'above',
   'README.md: Root motion': 'above',

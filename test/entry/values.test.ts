@@ -82,11 +82,29 @@ function setup() {
   plugin.play(b, 1)
   for (let i = 0; i < 3; i++) plugin.step()
   plugin.ragdoll(b)
+  const c = plugin.addCharacter(handle)
+  plugin.setGraph(c, GRAPH)
   plugin.step()
-  return { world, plugin, asset, handle, a, b }
+  return { world, plugin, asset, handle, a, b, c }
 }
 
-type Call = (p: AnimationPlugin, v: unknown, ids: { a: number; b: number }) => unknown
+/** A graph (on character c) for the state machine calls. */
+const GRAPH = {
+  parameters: { speed: { type: 'float' }, on: { type: 'bool' }, go: { type: 'trigger' } },
+  layers: [
+    {
+      name: 'base',
+      entry: 'a',
+      states: {
+        a: { clip: 'Turn' },
+        b: { blendSpace: { points: [{ clip: 'Nod', at: 0 }], parameter: 'speed' } },
+      },
+      transitions: [{ from: 'a', to: 'b', when: [['go']], duration: 0.1 }],
+    },
+  ],
+} as const
+
+type Call = (p: AnimationPlugin, v: unknown, ids: { a: number; b: number; c: number }) => unknown
 const CALLS: Record<string, Call> = {
   'addAsset(v)': (p, v) => p.addAsset(v as never),
   'addMarker(v, 0, 0.5, "m")': (p, v) => p.addMarker(v as never, 0, 0.5, 'm'),
@@ -236,6 +254,27 @@ const CALLS: Record<string, Call> = {
   'setLodCamera(v)': (p, v) => p.setLodCamera(v as never),
   'lodRate(v)': (p, v) => p.lodRate(v as never),
   'setTimeScale(v)': (p, v) => p.setTimeScale(v as never),
+  'setGraph(v, graph)': (p, v) => p.setGraph(v as never, GRAPH),
+  'setGraph(a, v)': (p, v, { a }) => p.setGraph(a, v as never),
+  'setGraph(a, { layers: v })': (p, v, { a }) => p.setGraph(a, { layers: v as never }),
+  'setGraph(a, { parameters: v, layers })': (p, v, { a }) =>
+    p.setGraph(a, { ...GRAPH, parameters: v as never } as never),
+  'setGraph(a, graph with state v)': (p, v, { a }) =>
+    p.setGraph(a, { layers: [{ name: 'x', entry: 's', states: { s: v as never } }] }),
+  'setGraph(a, graph with transition v)': (p, v, { a }) =>
+    p.setGraph(a, { layers: [{ ...GRAPH.layers[0], transitions: [v as never] }] } as never),
+  'setGraph(a, graph with condition v)': (p, v, { a }) =>
+    p.setGraph(a, {
+      ...GRAPH,
+      layers: [{ ...GRAPH.layers[0], transitions: [{ from: 'a', to: 'b', when: [v] }] }],
+    } as never),
+  'setParameter(c, v, 1)': (p, v, { c }) => p.setParameter(c, v as never, 1),
+  'setParameter(c, "speed", v)': (p, v, { c }) => p.setParameter(c, 'speed', v as never),
+  'setParameter(c, "on", v)': (p, v, { c }) => p.setParameter(c, 'on', v as never),
+  'setParameter(a, "speed", 1)': (p, v, { a }) => p.setParameter(a, 'speed', 1),
+  'trigger(c, v)': (p, v, { c }) => p.trigger(c, v as never),
+  'trigger(v, "go")': (p, v) => p.trigger(v as never, 'go'),
+  'getState(c, v)': (p, v, { c }) => p.getState(c, v as never),
   'paletteLayout(v)': (p, v) => p.paletteLayout(v as never),
   'writePalette(v, a)': (p, v, { a }) => p.writePalette(v as never, a),
   'writePalette(out, v)': (p, v) => p.writePalette(new Float32Array(64), v as never),
@@ -316,11 +355,11 @@ describe('public calls with any JavaScript value', () => {
 
   for (const [name, call] of Object.entries(CALLS)) {
     it(`${name}: AnimationError or success; a failure changes neither hash() nor snapshot()`, () => {
-      const { plugin, a, b } = setup()
+      const { plugin, a, b, c } = setup()
       for (const v of WEIRD) {
         const hash = plugin.hash()
         const bytes = plugin.snapshot()
-        const ok = expectAnimationErrorOrOk(() => call(plugin, v, { a, b }), `${name} with ${typeof v}`)
+        const ok = expectAnimationErrorOrOk(() => call(plugin, v, { a, b, c }), `${name} with ${typeof v}`)
         if (!ok) {
           expect(plugin.hash(), `${name}: hash after a failed call`).toBe(hash)
           expect(

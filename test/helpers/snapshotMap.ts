@@ -5,6 +5,7 @@
  * format.ts's storeLayout. Re-exported by test/helpers/forge.ts, which edits the bytes it finds.
  */
 import { RM_FLOATS } from '../../systems/rootMotion.ts'
+import { RUN_FLOATS, RUN_INTS } from '../../systems/graphState.ts'
 import type { Layouts } from '../../snapshot/format.ts'
 
 export interface NodeMap {
@@ -349,6 +350,26 @@ export function mapSnapshot(bytes: Uint8Array, layouts: Layouts): SnapshotMap {
       align(8)
       take(8 * numbers + 8) // its numbers, then its ramp's steps
     }
+  }
+  section() // GRPH: graphs (asset, length, text), then per character eid, graph, its run (snapshot/graphs.ts).
+  const graphShapes: { params: number; layers: number }[] = []
+  for (let i = u32(); i > 0; i--) {
+    take(4)
+    const length = u32()
+    const graph = JSON.parse(new TextDecoder().decode(bytes.subarray(at, at + length))) as {
+      parameters: object
+      layers: unknown[]
+    }
+    take(length)
+    align(4)
+    graphShapes.push({ params: Object.keys(graph.parameters).length, layers: graph.layers.length })
+  }
+  for (let i = u32(); i > 0; i--) {
+    take(4)
+    const { params, layers: count } = graphShapes[u32()]!
+    align(8)
+    take(8 * params + 8 * RUN_FLOATS * count + 4 * RUN_INTS * count + params)
+    align(4)
   }
   section() // RAGD
   const ragdolls = new Map<number, RagdollMap>()

@@ -256,6 +256,7 @@ describe('snapshot and restore', () => {
           section(4) + // no morph weights
           section(4) + // no root motion
           section(4) + // no pose edits or IK solvers
+          section(8) + // no state machines
           section(4) + // no ragdoll runtimes
           section(40 + 4 + (4 + 2 + 1 + 56) + 4 + 1 + 4 + 4) + // physics: the ground, its broadphase list
           section(12) + // no dropped clip events, no problem reported, no events (30 steps: neither clip has looped)
