@@ -2,8 +2,8 @@
  * What each feature adds to a snapshot, on a Mixamo-sized file: the bench's rig (67 joints, every channel
  * animated, as a Mixamo export's: scripts/bench/rig.ts) written as a .glb and read by readAsset (bench/
  * snapshots.ts mixamoSizedRig). `characters` characters set up the same way, stepped 60 times, then
- * `snapshot().length`. Bytes are exact and the same on every machine (no timing), so the README's table is this
- * script's output:
+ * `snapshot().length`. Bytes are exact and the same on every machine (no timing), so the table in
+ * docs/guides/rollback.md is this script's output:
  *
  *   npx tsx scripts/snapshotSizes.ts            # 100 characters, a Markdown table
  *
@@ -103,7 +103,7 @@ export function snapshotSizes(
   return rows
 }
 
-/** The rows as the README's Markdown table. */
+/** The rows as the rollback guide's Markdown table. */
 export function formatSnapshotSizes(rows: readonly SnapshotSizeRow[], characters: number): string {
   const kb = (n: number) => `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)} KB`
   return [

@@ -1,5 +1,5 @@
 /**
- * Keeps scripts/snapshotSizes.ts (the README's table of snapshot bytes per feature) from rotting: on a few
+ * Keeps scripts/snapshotSizes.ts (the rollback guide's table of snapshot bytes per feature) from rotting: on a few
  * characters, every feature's crowd builds and snapshots, and what each adds is in the order its state
  * implies.
  */
@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { FEATURES, formatSnapshotSizes, snapshotSizes } from '../../scripts/snapshotSizes.ts'
 
 describe('scripts/snapshotSizes.ts', () => {
-  it('measures every feature and prints the README table', () => {
+  it('measures every feature and prints the guide table', () => {
     const rows = snapshotSizes(4, 5)
     expect(rows.map((r) => r.feature)).toEqual(FEATURES.map((f) => f.feature))
     const bytes = Object.fromEntries(rows.map((r) => [r.feature, r.perCharacter]))

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { main } from '../../cli/main.ts'
 
 /**
- * The commands the README's CLI section prints, as a reader would copy them: every line of its ```sh blocks,
+ * The commands the README's CLI section and the CLI guide (docs/guides/cli.md) print, as a reader would copy
+ * them: every line of their ```sh blocks,
  * with `\` continuations joined and `# comments` cut, split on spaces (the README uses no quotes, checked here,
  * so that split is what a shell does).
  */
@@ -12,7 +13,7 @@ function readmeCommands(): string[][] {
   const start = readme.indexOf('\n## The CLI\n')
   const end = readme.indexOf('\n## ', start + 1)
   expect(start).toBeGreaterThan(0)
-  const section = readme.slice(start, end < 0 ? undefined : end)
+  const section = readme.slice(start, end < 0 ? undefined : end) + readFileSync('docs/guides/cli.md', 'utf8')
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!)
   const lines = blocks.flatMap((block) => block.replace(/\\\n/g, ' ').split('\n'))
   return lines
@@ -24,7 +25,7 @@ function readmeCommands(): string[][] {
     })
 }
 
-describe('README, The CLI', () => {
+describe('README and docs/guides/cli.md, The CLI', () => {
   const commands = readmeCommands()
 
   it('prints npm run anim commands only', () => {

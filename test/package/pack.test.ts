@@ -1,8 +1,8 @@
 /**
  * The package, tried as a new user would: `npm pack` (which builds, through prepack), install the tarball into a
  * scratch project made by `npm init -y` next to bitecs, run a game loop there with plain `node`, type-check a
- * TypeScript consumer against the shipped declarations (`skipLibCheck: false`), and follow README's Packaging
- * steps with its "Add it to an existing bitecs game" snippet: `tsc --init`, compile, run with node. Slow (a build
+ * TypeScript consumer against the shipped declarations (`skipLibCheck: false`), and follow the steps of
+ * docs/guides/packaging.md with the README's "Add it to an existing bitecs game" snippet: `tsc --init`, compile, run with node. Slow (a build
  * and an install: tens of seconds), so one file, one setup.
  */
 import { execFile } from 'node:child_process'
@@ -172,7 +172,7 @@ describe('the packed package', () => {
     tarball = (await sh('tar', ['-tzf', tgz], scratch)).stdout.trim().split('\n')
     const project = join(scratch, 'consumer')
     mkdirSync(project)
-    // README, Packaging: a new project, ES modules (npm 11's `npm init -y` writes "type": "commonjs").
+    // docs/guides/packaging.md: a new project, ES modules (npm 11's `npm init -y` writes "type": "commonjs").
     await sh('npm', ['init', '-y'], project)
     await sh('npm', ['pkg', 'set', 'type=module'], project)
     // --engine-strict: the install fails if this Node is outside the package's (or bitecs's) `engines`.
@@ -193,7 +193,7 @@ describe('the packed package', () => {
     for (const file of ['main.mjs', 'game.mjs']) copyFileSync(join(FIXTURE, file), join(project, file))
     writeFileSync(join(project, 'consumer.ts'), CONSUMER_TS)
 
-    // README, Packaging: `tsc --init` (its defaults, skipLibCheck false), the snippet as main.ts, the Fox where
+    // docs/guides/packaging.md: `tsc --init` (its defaults, skipLibCheck false), the snippet as main.ts, the Fox where
     // the snippet loads it from. In a folder of its own (`tsc --init` takes every .ts file beside it), inside
     // the project, so node_modules and "type": "module" are the project's. The snippet gets one line more, its
     // objects exported to readme.mjs, which steps it and prints what came out (plain JavaScript: the snippet
