@@ -75,11 +75,14 @@ export function planOptions(name: AssetName, crowd: CrowdKind): PlanOptions {
     : { clipA: 0, clipB: 1, clipC: 2, mask: [RIG_UPPER_BODY], blendClips: [2, 0, 1] }
 }
 
-/** Largest |difference| between the two sides' world matrices, over every joint of the first `count` characters. */
+/**
+ * Largest |difference| between the two sides' world matrices, over every joint of the first `count` characters
+ * (the other side: three.js's crowd, or a peer's).
+ */
 export function compareWorlds(
   plan: CrowdPlan,
   ours: OurCrowd,
-  three: ThreeCrowd,
+  three: Pick<ThreeCrowd, 'worldMatrix'>,
   count = plan.roles.length,
 ): number {
   const a = new Float64Array(16)
