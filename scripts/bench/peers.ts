@@ -52,6 +52,14 @@ export async function peerFile(name: AssetName, asset: AnimationAsset, foxPath: 
  */
 export const PEER_TOLERANCES: Readonly<Record<PeerName, number>> = { babylon: 0, playcanvas: 2e-3 }
 
+/**
+ * Peers that cross-fade by nlerp (PlayCanvas's transitions): a crowd with fading characters is held to the
+ * blend tolerance, as the blend-space crowd. The bench's fades last 3600 s, but a long run drifts their weight
+ * away from 0: the mostly idle Fox crowd at 100 characters (~15,000 steps, weight ~0.07) parted by 0.23 (3.3e-3
+ * of its size), over 2e-3.
+ */
+export const NLERP_FADES: readonly PeerName[] = ['playcanvas']
+
 export interface PeerCheck {
   /** Largest |peer − ours| over every world-matrix element, per check (the same checks as three.js's). */
   errors: number[]
@@ -103,7 +111,12 @@ export async function createPeerSides(
     const peer = await loadPeer(peerName)
     const skipped = peer.unsupported(plan.kind)
     const crowd = skipped === null ? await peer.create(plan, file!) : null
-    const own = plan.blend !== null ? tolerance : Math.max(tolerance, PEER_TOLERANCES[peerName] * size)
+    // Blends by nlerp where the project slerps: held as the blend-space crowd is (see PEER_TOLERANCES).
+    const nlerpFades = NLERP_FADES.includes(peerName) && plan.roles.includes('fade')
+    const own =
+      plan.blend !== null || nlerpFades
+        ? settings.blendTolerance * size
+        : Math.max(tolerance, PEER_TOLERANCES[peerName] * size)
     sides.push({ name: peerName, crowd, skipped, tolerance: own, errors: [], first: null, moved: 0 })
   }
   return sides

@@ -6,7 +6,14 @@
 import { describe, expect, it } from 'vitest'
 import { makeCrowdPlan, type CrowdKind } from '../../scripts/bench/crowd.ts'
 import { createOurCrowd } from '../../scripts/bench/ours.ts'
-import { loadPeer, peerFile, PEER_NAMES, PEER_TOLERANCES, type PeerName } from '../../scripts/bench/peers.ts'
+import {
+  loadPeer,
+  NLERP_FADES,
+  peerFile,
+  PEER_NAMES,
+  PEER_TOLERANCES,
+  type PeerName,
+} from '../../scripts/bench/peers.ts'
 import { formatReport } from '../../scripts/bench/report.ts'
 import { runBenchmark } from '../../scripts/bench/run.ts'
 import { BLEND_TOLERANCE, type AssetName } from '../../scripts/bench/options.ts'
@@ -46,7 +53,7 @@ async function agreement(peerName: PeerName, assetName: AssetName, kind: CrowdKi
   }
   const size = restSize(asset)
   // PlayCanvas also cross-fades by nlerp: mid-fade it parts from the project's slerp as a blend space does.
-  const blends = kind === 'blend-space' || (kind === 'moving' && peerName === 'playcanvas')
+  const blends = kind === 'blend-space' || (plan.roles.includes('fade') && NLERP_FADES.includes(peerName))
   const tolerance = blends ? BLEND_TOLERANCE * size : Math.max(1e-4, PEER_TOLERANCES[peerName] * size)
   return { worst, moved, tolerance }
 }
