@@ -9,6 +9,7 @@
  *     [--alloc-steps 1000] [--no-squad]
  *     [--no-split] [--shared-process] [--json] [--out result.json] [--v8-measures] [--kernels js|wasm]
  *     [--compare-kernels] [--compare-workers [--workers 0,2]] [--compare-compression] [--compare-graphs]
+ *     [--peers babylon,playcanvas]
  *
  * Each scenario (and the squad comparison) runs in a fresh child process holding one animation plugin, as a
  * game does, on the bench bundled to plain JavaScript (see BenchOptions.isolate and child.ts's bundledChildEntry:
@@ -20,6 +21,8 @@
  *   without: scripts/bench/ik.ts).
  * --v8-measures: what each engine measure of src/engine/v8.ts buys (the scenarios with each off, and all off).
  * --kernels: the plugin's `kernels` option in every scenario (default js).
+ * --peers babylon,playcanvas: also Babylon.js and PlayCanvas on the same file and crowds, each checked against
+ *   the project and timed in the same rounds (scripts/bench/peers.ts); crowds a peer cannot express are skipped.
  * --compare-kernels [--children 4]: world-matrix propagation with each kernel on the playing crowd, for the
  *   chosen assets (default rig-linear, fox) at the largest character count (default 1000), in alternating child
  *   processes, `--children` per kernel (scripts/bench/kernels.ts).
@@ -52,6 +55,7 @@ import {
 import { formatWorkersComparisons, runWorkersComparisons, workersScenarios } from './bench/workers.ts'
 import { runBenchmark } from './bench/run.ts'
 import { formatGraphComparison, runGraphComparison } from './bench/graphs.ts'
+import { PEER_NAMES, type PeerName } from './bench/peers.ts'
 import {
   ASSET_NAMES,
   SECTION_NAMES,
@@ -87,6 +91,7 @@ const { values } = parseArgs({
     'main-waits': { type: 'boolean', default: false },
     workers: { type: 'string' },
     children: { type: 'string' },
+    peers: { type: 'string' },
   },
 })
 
@@ -134,6 +139,7 @@ const options: BenchOptions = {
   split: !values['no-split'],
   isolate: !values['shared-process'],
   kernels: kernelsOption(values.kernels),
+  peers: list<PeerName>(values.peers, PEER_NAMES, 'peers'),
   log: values.json ? undefined : (line) => process.stderr.write(`${line}\n`),
 }
 

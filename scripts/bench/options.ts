@@ -9,6 +9,7 @@ import type { SnapshotCrowdResult } from './snapshots.ts'
 import type { RetargetCrowdResult } from './retargetCrowd.ts'
 import type { IKResult } from './ik.ts'
 import type { Allocation } from './measure.ts'
+import type { PeerName, PeerResult } from './peers.ts'
 
 export type AssetName = 'fox' | 'rig-linear' | 'rig-cubic'
 export const ASSET_NAMES: readonly AssetName[] = ['fox', 'rig-linear', 'rig-cubic']
@@ -69,6 +70,8 @@ export interface BenchOptions {
   v8MeasuresOff?: (keyof V8Measures)[]
   /** The project's plugin option `kernels` in every scenario (default 'js'). */
   kernels?: SceneKernels
+  /** Other engines on the same file and crowds, checked and timed beside three.js (peers.ts). Default none. */
+  peers?: PeerName[]
   /** Progress lines (default: none). */
   log?: (line: string) => void
 }
@@ -130,6 +133,8 @@ export interface ScenarioResult {
   recomputedNodes: number
   /** The lod crowd: the share of full-rate sampling its schedule asks for (LodPlan.share); null otherwise. */
   lodShare: number | null
+  /** The other engines asked for (settings.peers), each checked like three.js and timed in the same rounds. */
+  peers: PeerResult[]
 }
 
 export interface SplitResult {
@@ -222,6 +227,7 @@ export function benchSettings(options: BenchOptions = {}): BenchResult['settings
     isolate: options.isolate ?? false,
     v8MeasuresOff: options.v8MeasuresOff ?? [],
     kernels: options.kernels ?? 'js',
+    peers: options.peers ?? [],
     tolerance: options.tolerance ?? 1e-4,
     blendTolerance: options.blendTolerance ?? BLEND_TOLERANCE,
     dt: DT,

@@ -69,6 +69,7 @@ export function formatReport(r: BenchResult): string {
       ]),
     )
   }
+  if (r.settings.peers.length > 0) lines.push('', ...formatPeers(r))
   if (r.fadeChecks.length > 0) {
     lines.push('')
     lines.push(
@@ -112,6 +113,40 @@ export function formatReport(r: BenchResult): string {
   )
   lines.push(r.ok ? 'Correctness: every check passed.' : 'Correctness: SOME CHECKS FAILED (see max error).')
   return lines.join('\n')
+}
+
+/**
+ * The peers beside ours and three.js, per scenario: CPU ms per step, ns per joint, ratio to ours, and their check
+ * (the largest error against ours and its tolerance), or why a peer did not run the crowd.
+ */
+function formatPeers(r: BenchResult): string[] {
+  const names = r.settings.peers
+  const head = ['asset', 'crowd', 'chars', 'ours ms/step', 'three ms/step']
+  for (const n of names) head.push(`${n} ms/step`, `${n} × ours`, `${n} max error / tolerance`)
+  const lines = ['Peers (same file and crowd, the same interleaved rounds; × ours: their CPU time / ours):']
+  lines.push(row(head), row(head.map(() => '---')))
+  for (const s of r.scenarios) {
+    const cells = [s.asset, s.crowd, String(s.characters)]
+    cells.push(s.ours ? fmt(s.ours.msPerStep, 4) : '—', s.three ? fmt(s.three.msPerStep, 4) : '—')
+    for (const n of names) {
+      const p = s.peers.find((q) => q.name === n)
+      if (!p || p.skipped !== null) cells.push('not expressed', '—', '—')
+      else {
+        const c = p.check!
+        cells.push(
+          p.side ? fmt(p.side.msPerStep, 4) : '—',
+          p.slowdown != null ? `${p.slowdown.toFixed(1)}×` : '—',
+        )
+        cells.push(`${c.maxError.toExponential(1)} / ${c.tolerance.toExponential(1)}${c.ok ? '' : ' FAILED'}`)
+      }
+    }
+    lines.push(row(cells))
+  }
+  const reasons = new Map<string, string>()
+  for (const s of r.scenarios)
+    for (const p of s.peers) if (p.skipped !== null) reasons.set(`${p.name} ${s.crowd}`, p.skipped)
+  for (const [what, why] of reasons) lines.push(`${what}: not expressed: ${why}.`)
+  return lines
 }
 
 function row(cells: string[]): string {

@@ -73,6 +73,7 @@ export async function runBenchmark(options: BenchOptions = {}): Promise<BenchRes
             : await runScenarioJob(job, settings, tracker, log, asset)
           result.scenarios.push(done.result)
           if (!done.result.check.ok) result.ok = false
+          if (done.result.peers.some((p) => p.check !== null && !p.check.ok)) result.ok = false
           if (done.split) result.splits.push(done.split)
         }
       }

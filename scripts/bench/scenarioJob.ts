@@ -42,6 +42,7 @@ import {
   type SplitResult,
 } from './options.ts'
 import { splitSystems } from './systemSplit.ts'
+import { checkPeers, createPeerSides, peerCheck, type PeerResult } from './peers.ts'
 
 export async function loadBenchAsset(
   name: AssetName,
@@ -75,11 +76,14 @@ export function planOptions(name: AssetName, crowd: CrowdKind): PlanOptions {
     : { clipA: 0, clipB: 1, clipC: 2, mask: [RIG_UPPER_BODY], blendClips: [2, 0, 1] }
 }
 
-/** Largest |difference| between the two sides' world matrices, over every joint of the first `count` characters. */
+/**
+ * Largest |difference| between the two sides' world matrices, over every joint of the first `count` characters
+ * (the other side: three.js's crowd, or a peer's).
+ */
 export function compareWorlds(
   plan: CrowdPlan,
   ours: OurCrowd,
-  three: ThreeCrowd,
+  three: Pick<ThreeCrowd, 'worldMatrix'>,
   count = plan.roles.length,
 ): number {
   const a = new Float64Array(16)
@@ -150,7 +154,7 @@ export async function runScenarioJob(
     fadeSeconds: FADE_SECONDS,
     dt: DT,
   })
-  const scenario = await runScenario(job.asset, plan, job.crowd, settings, tracker, log)
+  const scenario = await runScenario(job.asset, plan, job.crowd, settings, tracker, log, job.foxPath)
   let split: SplitResult | null = null
   if (job.split && scenario.result.check.ok) {
     const [systems] = splitSystems([scenario.ours], settings)
@@ -166,6 +170,7 @@ async function runScenario(
   settings: Settings,
   tracker: GcTracker,
   log: (line: string) => void,
+  foxPath: string,
 ): Promise<{ result: ScenarioResult; ours: OurCrowd }> {
   const count = plan.roles.length
   collectGarbage()
@@ -174,7 +179,11 @@ async function runScenario(
   const interpolation =
     plan.asset.clips[plan.clipA]!.channels[0]!.interpolation === 'CUBICSPLINE' ? 'CUBICSPLINE' : 'LINEAR'
   const errors = [compareWorlds(plan, ours, three)]
-  const tolerance = plan.blend !== null ? settings.blendTolerance * restSize(plan.asset) : settings.tolerance
+  const size = restSize(plan.asset)
+  const tolerance = plan.blend !== null ? settings.blendTolerance * size : settings.tolerance
+  const peers = await createPeerSides(plan, name, settings, foxPath, tolerance, size)
+  const comparePeer = (crowd: Pick<ThreeCrowd, 'worldMatrix'>): number => compareWorlds(plan, ours, crowd)
+  checkPeers(peers, ours, comparePeer)
   let reference: CheckResult['reference'] = null
   if (plan.blend !== null) {
     // Before the warm-up, step by step: the project against the nlerp reference (and three, as every check).
@@ -185,6 +194,7 @@ async function runScenario(
       ours.run(1)
       three.run(1)
       ref.run(1)
+      for (const p of peers) p.crowd?.run(1)
       worst = Math.max(worst, compareWorlds(plan, ours, ref, refCount))
       errors[0] = Math.max(errors[0]!, compareWorlds(plan, ours, three))
     }
@@ -195,14 +205,17 @@ async function runScenario(
       tolerance: settings.tolerance,
     }
   }
+  if (plan.blend !== null) checkPeers(peers, ours, comparePeer)
   const sides: Side[] = [
     { name: 'ours', run: (n) => ours.run(n) },
     { name: 'three', run: (n) => three.run(n) },
   ]
+  for (const p of peers) if (p.crowd !== null) sides.push({ name: p.name, run: (n) => p.crowd!.run(n) })
 
   warmUp(sides, settings.warmupMs, settings.warmupSteps)
   const warm = runRounds(sides, 3, 1)
   errors.push(compareWorlds(plan, ours, three))
+  checkPeers(peers, ours, comparePeer)
   const oursEstimate = median(warm.msPerStep[0]!)
   const stepsPerRound = settings.roundSteps || clamp(Math.ceil(settings.roundMs / oursEstimate), 3, 20000)
 
@@ -233,14 +246,28 @@ async function runScenario(
         speedup: null,
         wallSpeedup: null,
         recomputedNodes: 0,
+        peers: peers.map((p) => ({
+          name: p.name,
+          skipped: p.skipped,
+          check: peerCheck(p),
+          side: null,
+          slowdown: null,
+        })),
       },
       ours,
     }
   }
+  // A peer whose check failed is not timed (every side runs the same steps, so it runs on unchecked).
+  const timedSides = sides.filter((s, i) => i < 2 || peerCheck(peers.find((p) => p.name === s.name)!)!.ok)
 
   await tracker.flush()
-  const timed = runRounds(sides, stepsPerRound, settings.rounds)
+  const timed = runRounds(timedSides, stepsPerRound, settings.rounds)
   errors.push(compareWorlds(plan, ours, three))
+  checkPeers(
+    peers.filter((p) => timedSides.some((s) => s.name === p.name)),
+    ours,
+    comparePeer,
+  )
   const recomputedNodes = ours.plugin.sceneGraph.stats.recomputed
   await tracker.flush()
 
@@ -256,7 +283,9 @@ async function runScenario(
       nsPerJointStep: (ms * 1e6) / (count * ours.joints),
       charactersPerFrame: Math.floor(FRAME_MS / (ms / count)),
       allocation:
-        settings.allocSteps > 0 ? await measureAllocation(sides[i]!, settings.allocSteps, tracker) : null,
+        settings.allocSteps > 0
+          ? await measureAllocation(timedSides[i]!, settings.allocSteps, tracker)
+          : null,
       gcCount: gc.count,
       gcPauseMs: gc.ms,
     }
@@ -267,6 +296,13 @@ async function runScenario(
     events: { maxPerStep, queueBytes: arrayRegrowthBytes(maxPerStep) },
   }
   const threeResult = await side(1)
+  const peerResults: PeerResult[] = []
+  for (const p of peers) {
+    const i = timedSides.findIndex((s) => s.name === p.name)
+    const own = i < 0 ? null : await side(i)
+    const slowdown = own === null ? null : own.msPerStep / oursResult.msPerStep
+    peerResults.push({ name: p.name, skipped: p.skipped, check: peerCheck(p), side: own, slowdown })
+  }
   const result: ScenarioResult = {
     ...base,
     check: check(),
@@ -275,11 +311,20 @@ async function runScenario(
     speedup: threeResult.msPerStep / oursResult.msPerStep,
     wallSpeedup: threeResult.wallMsPerStep / oursResult.wallMsPerStep,
     recomputedNodes,
+    peers: peerResults,
   }
   log(
     `${name} ${crowd} ${count}: ours ${oursResult.msPerStep.toFixed(4)} ms, three ${threeResult.msPerStep.toFixed(4)} ms, ` +
       `${result.speedup!.toFixed(1)}×, max error ${result.check.maxError.toExponential(2)}` +
-      (reference === null ? '' : `, nlerp reference ${reference.maxError.toExponential(2)}`),
+      (reference === null ? '' : `, nlerp reference ${reference.maxError.toExponential(2)}`) +
+      peerResults
+        .map((p) =>
+          p.skipped !== null
+            ? `; ${p.name} skipped`
+            : `; ${p.name} ${p.side ? `${p.side.msPerStep.toFixed(4)} ms (${p.slowdown!.toFixed(1)}× ours)` : 'CHECK FAILED'}, ` +
+              `max error ${p.check!.maxError.toExponential(2)}`,
+        )
+        .join(''),
   )
   return { result, ours }
 }
