@@ -7,6 +7,15 @@ import { performance } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
 import { collectGarbage, createGcTracker } from '../../scripts/bench/measure.ts'
 
+/**
+ * The node flags of an allocation measurement's process: --expose-gc, and V8's optimizing compiles done on the
+ * main thread when a function turns hot. Compiled concurrently (the default), a loaded machine starves the
+ * compiler's thread, the windows run in the interpreter, which boxes doubles, and a step that allocates nothing
+ * when optimized shows ~80 bytes a step for as long as the compile waits; compiled in line, the warm-up ends
+ * optimized whatever the load.
+ */
+export const ALLOCATION_NODE_FLAGS = ['--expose-gc', '--no-concurrent-recompilation', '--no-concurrent-osr']
+
 export async function heapWindows(
   run: (n: number) => void,
   n: number,

@@ -16,6 +16,7 @@ import { isClipEvent } from '../../systems/state.ts'
 import { largestGap, restoreAndStep, twinScene, type TwinScene } from '../helpers/ragdollLimits.ts'
 import { HANG_MS } from '../helpers/hang.ts'
 import { ragdollInstance } from '../../src/physics/ragdoll.ts'
+import { ALLOCATION_NODE_FLAGS } from '../helpers/heapWindows.ts'
 
 let robot: AnimationAsset
 let fox: AnimationAsset
@@ -172,7 +173,7 @@ describe('limb pushes: memory', () => {
   it('the ragdoll layer of a mix of ten ragdolls, partial ones included, allocates next to nothing a step', () => {
     const out = execFileSync(
       process.execPath,
-      ['--expose-gc', '--import', 'tsx', 'test/helpers/ragdollMixAllocation.ts'],
+      [...ALLOCATION_NODE_FLAGS, '--import', 'tsx', 'test/helpers/ragdollMixAllocation.ts'],
       { encoding: 'utf8', timeout: HANG_MS },
     )
     const { bytesPerStep, windows } = JSON.parse(out) as { bytesPerStep: number; windows: unknown[] }

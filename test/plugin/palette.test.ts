@@ -20,6 +20,7 @@ import { AnimationError } from '../../src/errors.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { HANG_MS } from '../helpers/hang.ts'
+import { ALLOCATION_NODE_FLAGS } from '../helpers/heapWindows.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const ROBOT = 'assets/RobotExpressive/RobotExpressive.glb'
@@ -166,7 +167,7 @@ describe('writePalette', () => {
     // Measured in a process of its own (test/helpers/paletteAllocation.ts).
     const out = execFileSync(
       process.execPath,
-      ['--expose-gc', '--import', 'tsx', 'test/helpers/paletteAllocation.ts'],
+      [...ALLOCATION_NODE_FLAGS, '--import', 'tsx', 'test/helpers/paletteAllocation.ts'],
       { encoding: 'utf8', timeout: HANG_MS },
     )
     const { palette, crowd, control } = JSON.parse(out) as { palette: number; crowd: number; control: number }

@@ -14,6 +14,7 @@ import { layoutsOf } from '../../snapshot/format.ts'
 import { forge, mapSnapshot, type Edit } from '../helpers/forge.ts'
 import { FOX_HIPS, travellingFox } from '../helpers/travel.ts'
 import { HANG_MS } from '../helpers/hang.ts'
+import { ALLOCATION_NODE_FLAGS } from '../helpers/heapWindows.ts'
 
 let fox: AnimationAsset
 beforeAll(async () => {
@@ -233,7 +234,7 @@ describe('root motion: memory', () => {
     // Measured in a process of its own (test/helpers/rootMotionAllocation.ts says why and how).
     const out = execFileSync(
       process.execPath,
-      ['--expose-gc', '--import', 'tsx', 'test/helpers/rootMotionAllocation.ts'],
+      [...ALLOCATION_NODE_FLAGS, '--import', 'tsx', 'test/helpers/rootMotionAllocation.ts'],
       { encoding: 'utf8', timeout: HANG_MS },
     )
     const { steps, sources } = JSON.parse(out) as { steps: number[]; sources: number[] }

@@ -29,6 +29,7 @@ import { mulberry32 } from '../../scripts/random.ts'
 import { forge } from '../helpers/forge.ts'
 import { SNAPSHOT_VERSION } from '../../snapshot/format.ts'
 import { HANG_MS } from '../helpers/hang.ts'
+import { ALLOCATION_NODE_FLAGS } from '../helpers/heapWindows.ts'
 
 const OPTIONS = { capacity: 1024 } as const
 let fox: AnimationAsset
@@ -316,7 +317,7 @@ describe('snapshotInto: memory', () => {
     // Measured in a process of its own (test/helpers/snapshotAllocation.ts says why and how).
     const out = execFileSync(
       process.execPath,
-      ['--expose-gc', '--import', 'tsx', 'test/helpers/snapshotAllocation.ts'],
+      [...ALLOCATION_NODE_FLAGS, '--import', 'tsx', 'test/helpers/snapshotAllocation.ts'],
       { encoding: 'utf8', timeout: HANG_MS },
     )
     const { ring, copies } = JSON.parse(out) as Record<

@@ -14,6 +14,7 @@ import { makeTestAsset, stepN } from '../helpers/ecs.ts'
 import { AnimationError } from '../../src/errors.ts'
 import { execFileSync } from 'node:child_process'
 import { HANG_MS } from '../helpers/hang.ts'
+import { ALLOCATION_NODE_FLAGS } from '../helpers/heapWindows.ts'
 
 const DT = 1 / 64
 
@@ -394,7 +395,7 @@ describe('clip events: memory', () => {
     // Measured in a process of its own (test/helpers/clipEventsAllocation.ts says why and how).
     const out = execFileSync(
       process.execPath,
-      ['--expose-gc', '--import', 'tsx', 'test/helpers/clipEventsAllocation.ts'],
+      [...ALLOCATION_NODE_FLAGS, '--import', 'tsx', 'test/helpers/clipEventsAllocation.ts'],
       { encoding: 'utf8', timeout: HANG_MS },
     )
     const { quiet, busy, cleared } = JSON.parse(out) as Record<'quiet' | 'busy' | 'cleared', number[]>

@@ -5,11 +5,12 @@
  */
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { ALLOCATION_NODE_FLAGS } from '../helpers/heapWindows.ts'
 
 function windows(scenario: 'steady' | 'busy'): number[] {
   const out = execFileSync(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', 'test/helpers/graphAllocation.ts', scenario],
+    [...ALLOCATION_NODE_FLAGS, '--import', 'tsx', 'test/helpers/graphAllocation.ts', scenario],
     { encoding: 'utf8', timeout: 180_000 },
   )
   // A negative window is the sweeper finishing the warm-up's garbage: it says nothing about the steps.

@@ -4,12 +4,13 @@
  */
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { ALLOCATION_NODE_FLAGS } from '../helpers/heapWindows.ts'
 
 describe('pose stages and IK: memory', () => {
   it('a step with every solver and a stage allocates nothing; nor do the jobs', () => {
     const out = execFileSync(
       process.execPath,
-      ['--expose-gc', '--import', 'tsx', 'test/helpers/ikAllocation.ts'],
+      [...ALLOCATION_NODE_FLAGS, '--import', 'tsx', 'test/helpers/ikAllocation.ts'],
       { encoding: 'utf8', timeout: 120_000 },
     )
     const { steps, jobs } = JSON.parse(out) as { steps: number[]; jobs: number[] }
