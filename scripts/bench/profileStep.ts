@@ -1,5 +1,5 @@
 /**
- * `node --import tsx scripts/bench/profileStep.ts [asset] [crowd] [characters] [steps]`: one crowd of the
+ * `node --import tsx scripts/bench/profileStep.ts [asset] [crowd] [characters] [steps] [js|wasm] [fused|unfused]`: one crowd of the
  * benchmark stepped in this process, with each system's median CPU ms per step and ns per playing joint, for a
  * profile (`node --cpu-prof --import tsx ...`) or a quick look at where a step goes.
  */
@@ -8,9 +8,11 @@ import { createOurCrowd } from './ours.ts'
 import { DEFAULT_FOX, DT, FADE_SECONDS, type AssetName } from './options.ts'
 import { loadBenchAsset, planOptions } from './scenarioJob.ts'
 import { contextOf } from '../../entry/plugin.ts'
+import { setV8Measures } from '../../src/engine/v8.ts'
 
-const [assetName = 'rig-linear', crowdName = 'playing', count = '1000', stepsText = '400', kernels = 'js'] =
+const [assetName = 'rig-linear', crowdName = 'playing', count = '1000', stepsText = '400', kernels = 'js', fused] =
   process.argv.slice(2)
+if (fused !== undefined) setV8Measures({ fusedPass: fused === 'fused' })
 const asset = await loadBenchAsset(assetName as AssetName, 64, DEFAULT_FOX)
 const plan = makeCrowdPlan(asset, Number(count), crowdName as CrowdKind, {
   ...planOptions(assetName as AssetName, crowdName as CrowdKind),

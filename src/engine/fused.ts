@@ -121,125 +121,6 @@ export function createFusedPass(
     }
   }
 
-  /** Channel c of `clip` at its track's key and u into out[o ..] (sampleList's STEP, LINEAR, SLERP). */
-  function sampleChannel(out: Float32Array, o: number, clip: Clip, c: number): void {
-    const SHORT = 0.25
-    const S3 = -1 / 6
-    const S5 = 1 / 120
-    const S7 = -1 / 5040
-    const S9 = 1 / 362880
-    const S11 = -1 / 39916800
-    const HALF_PI = 1.5707963267948966
-    const PI = 3.141592653589793
-    const PI_LO = 1.2246467991473532e-16
-    const TERMS = 10
-    const ch = clip.frameChannels[c]!
-    const t = ch.track
-    const k = trackK[t]!
-    const kind = ch.kind
-    if (trackBetween[t] === 0 || kind === 0) {
-      const cc = ch.components
-      const values = ch.values
-      for (let j = 0; j < cc; j++) out[o + j] = values[k * cc + j]!
-      return
-    }
-    const u = trackU[t]!
-    if (kind === 1) {
-      const cc = ch.components
-      const values = ch.values
-      const a = k * cc
-      const b = a + cc
-      for (let j = 0; j < cc; j++) {
-        const va = values[a + j]!
-        out[o + j] = va + (values[b + j]! - va) * u
-      }
-      return
-    }
-    const seg = ch.slerpSegments!
-    const ci = k * ch.slerpStride + ch.slerpOffset
-    const theta = seg[ci]!
-    const weight = seg[ci + 1]!
-    const a = ci + 2
-    let s0: number
-    let s1: number
-    if (theta < 0) {
-      const l0 = 1 - u
-      const e = 2 * u * l0 * (1 + theta)
-      const inv = (1 + e * (0.5 + e * (0.375 + e * 0.3125))) * weight
-      s0 = l0 * inv
-      s1 = u * inv
-    } else {
-      const x0 = (1 - u) * theta
-      const x1 = u * theta
-      if (theta <= SHORT) {
-        const z0 = x0 * x0
-        const z1 = x1 * x1
-        s0 = (x0 + x0 * z0 * (S3 + z0 * (S5 + z0 * (S7 + z0 * (S9 + z0 * S11))))) * weight
-        s1 = (x1 + x1 * z1 * (S3 + z1 * (S5 + z1 * (S7 + z1 * (S9 + z1 * S11))))) * weight
-      } else {
-        const y0 = x0 > HALF_PI ? PI - x0 + PI_LO : x0
-        const y1 = x1 > HALF_PI ? PI - x1 + PI_LO : x1
-        const z0 = y0 * y0
-        const z1 = y1 * y1
-        let p0 = ARC_SERIES[TERMS - 1]!
-        let p1 = p0
-        for (let i = TERMS - 2; i >= 0; i--) {
-          p0 = ARC_SERIES[i]! + z0 * p0
-          p1 = ARC_SERIES[i]! + z1 * p1
-        }
-        s0 = (y0 + y0 * z0 * p0) * weight
-        s1 = (y1 + y1 * z1 * p1) * weight
-      }
-    }
-    out[o] = s0 * seg[a]! + s1 * seg[a + 4]!
-    out[o + 1] = s0 * seg[a + 1]! + s1 * seg[a + 5]!
-    out[o + 2] = s0 * seg[a + 2]! + s1 * seg[a + 6]!
-    out[o + 3] = s0 * seg[a + 3]! + s1 * seg[a + 7]!
-  }
-
-  /** The write-out of joint j's pose at data[p ..] into node e (poseWriter.ts): false when not finite. */
-  function writeLocal(data: Float32Array, p: number, e: number): boolean {
-    const t = e * 3
-    const r = e * 4
-    const tx = data[p]!
-    const ty = data[p + 1]!
-    const tz = data[p + 2]!
-    const rx = data[p + 3]!
-    const ry = data[p + 4]!
-    const rz = data[p + 5]!
-    const rw = data[p + 6]!
-    const sx = data[p + 7]!
-    const sy = data[p + 8]!
-    const sz = data[p + 9]!
-    if (
-      rotation[r] !== rx ||
-      rotation[r + 1] !== ry ||
-      rotation[r + 2] !== rz ||
-      rotation[r + 3] !== rw ||
-      translation[t] !== tx ||
-      translation[t + 1] !== ty ||
-      translation[t + 2] !== tz ||
-      scale[t] !== sx ||
-      scale[t + 1] !== sy ||
-      scale[t + 2] !== sz
-    ) {
-      const sum = tx + ty + tz + rx + ry + rz + rw + sx + sy + sz
-      if (sum - sum !== 0) return false
-      translation[t] = tx
-      translation[t + 1] = ty
-      translation[t + 2] = tz
-      rotation[r] = rx
-      rotation[r + 1] = ry
-      rotation[r + 2] = rz
-      rotation[r + 3] = rw
-      scale[t] = sx
-      scale[t + 1] = sy
-      scale[t + 2] = sz
-      dirty[e] = 1
-    }
-    return true
-  }
-
   return function fusedCharacter(
     data,
     anim,
@@ -253,143 +134,255 @@ export function createFusedPass(
     n,
     nonFinite,
   ) {
+    const SHORT = 0.25
+    const S3 = -1 / 6
+    const S5 = 1 / 120
+    const S7 = -1 / 5040
+    const S9 = 1 / 362880
+    const S11 = -1 / 39916800
+    const HALF_PI = 1.5707963267948966
+    const PI = 3.141592653589793
+    const PI_LO = 1.2246467991473532e-16
+    const TERMS = 10
     reg[TIME] = timeOf[timeIndex]!
     locateTracks(clip, plan, cursors)
-    const channels = plan.channels
+    const plans = plan.channels
+    const frameChannels = clip.frameChannels
     let rejected = 0
     let recomputed = 0
     for (let j = 0; j < n; j++) {
-      const p = anim + j * JOINT_STRIDE
-      const cT = channels[3 * j]!
-      const cR = channels[3 * j + 1]!
-      const cS = channels[3 * j + 2]!
-      if (cT >= 0) sampleChannel(data, p, clip, cT)
-      if (cR >= 0) sampleChannel(data, p + 3, clip, cR)
-      if (cS >= 0) sampleChannel(data, p + 7, clip, cS)
+      const pj = anim + j * JOINT_STRIDE
+      // The joint's translation, rotation and scale channels (sampleList's STEP, LINEAR and slerp kernels).
+      for (let path = 0; path < 3; path++) {
+        const c = plans[3 * j + path]!
+        if (c < 0) continue
+        const o = pj + (path === 0 ? 0 : path === 1 ? 3 : 7)
+        const ch = frameChannels[c]!
+        const t = ch.track
+        const k = trackK[t]!
+        const kind = ch.kind
+        if (trackBetween[t] === 0 || kind === 0) {
+          const cc = ch.components
+          const values = ch.values
+          for (let i = 0; i < cc; i++) data[o + i] = values[k * cc + i]!
+          continue
+        }
+        const u = trackU[t]!
+        if (kind === 1) {
+          const cc = ch.components
+          const values = ch.values
+          const a = k * cc
+          const b = a + cc
+          for (let i = 0; i < cc; i++) {
+            const va = values[a + i]!
+            data[o + i] = va + (values[b + i]! - va) * u
+          }
+          continue
+        }
+        const seg = ch.slerpSegments!
+        const ci = k * ch.slerpStride + ch.slerpOffset
+        const theta = seg[ci]!
+        const weight = seg[ci + 1]!
+        const a = ci + 2
+        let s0: number
+        let s1: number
+        if (theta < 0) {
+          const l0 = 1 - u
+          const e = 2 * u * l0 * (1 + theta)
+          const inv = (1 + e * (0.5 + e * (0.375 + e * 0.3125))) * weight
+          s0 = l0 * inv
+          s1 = u * inv
+        } else {
+          const x0 = (1 - u) * theta
+          const x1 = u * theta
+          if (theta <= SHORT) {
+            const z0 = x0 * x0
+            const z1 = x1 * x1
+            s0 = (x0 + x0 * z0 * (S3 + z0 * (S5 + z0 * (S7 + z0 * (S9 + z0 * S11))))) * weight
+            s1 = (x1 + x1 * z1 * (S3 + z1 * (S5 + z1 * (S7 + z1 * (S9 + z1 * S11))))) * weight
+          } else {
+            const y0 = x0 > HALF_PI ? PI - x0 + PI_LO : x0
+            const y1 = x1 > HALF_PI ? PI - x1 + PI_LO : x1
+            const z0 = y0 * y0
+            const z1 = y1 * y1
+            let p0 = ARC_SERIES[TERMS - 1]!
+            let p1 = p0
+            for (let i = TERMS - 2; i >= 0; i--) {
+              p0 = ARC_SERIES[i]! + z0 * p0
+              p1 = ARC_SERIES[i]! + z1 * p1
+            }
+            s0 = (y0 + y0 * z0 * p0) * weight
+            s1 = (y1 + y1 * z1 * p1) * weight
+          }
+        }
+        data[o] = s0 * seg[a]! + s1 * seg[a + 4]!
+        data[o + 1] = s0 * seg[a + 1]! + s1 * seg[a + 5]!
+        data[o + 2] = s0 * seg[a + 2]! + s1 * seg[a + 6]!
+        data[o + 3] = s0 * seg[a + 3]! + s1 * seg[a + 7]!
+      }
       const e = jointNodes[jointStart + j]!
-      if (!writeLocal(data, p, e)) rejected++
-      if (worldOf(e)) recomputed++
+      {
+        // The write-out (poseWriter.ts): only changed values mark the node dirty; a pose not finite is not written.
+        const p = pj
+        const t = e * 3
+        const r = e * 4
+        const tx = data[p]!
+        const ty = data[p + 1]!
+        const tz = data[p + 2]!
+        const rx = data[p + 3]!
+        const ry = data[p + 4]!
+        const rz = data[p + 5]!
+        const rw = data[p + 6]!
+        const sx = data[p + 7]!
+        const sy = data[p + 8]!
+        const sz = data[p + 9]!
+        if (
+          rotation[r] !== rx ||
+          rotation[r + 1] !== ry ||
+          rotation[r + 2] !== rz ||
+          rotation[r + 3] !== rw ||
+          translation[t] !== tx ||
+          translation[t + 1] !== ty ||
+          translation[t + 2] !== tz ||
+          scale[t] !== sx ||
+          scale[t + 1] !== sy ||
+          scale[t + 2] !== sz
+        ) {
+          const sum = tx + ty + tz + rx + ry + rz + rw + sx + sy + sz
+          if (sum - sum !== 0) rejected++
+          else {
+            translation[t] = tx
+            translation[t + 1] = ty
+            translation[t + 2] = tz
+            rotation[r] = rx
+            rotation[r + 1] = ry
+            rotation[r + 2] = rz
+            rotation[r + 3] = rw
+            scale[t] = sx
+            scale[t + 1] = sy
+            scale[t + 2] = sz
+            dirty[e] = 1
+          }
+        }
+      }
+      // The world matrix as the propagation pass makes it (propagate.ts).
+      const p = parent[e]!
+      if (dirty[e] === 0 && changed[p] === 0) {
+        changed[e] = 0
+        continue
+      }
+      const oo = e * 16
+      const ro = e * 4
+      const to = e * 3
+      const x = rotation[ro]!
+      const y = rotation[ro + 1]!
+      const z = rotation[ro + 2]!
+      const w = rotation[ro + 3]!
+      const x2 = x + x
+      const y2 = y + y
+      const z2 = z + z
+      const xx = x * x2
+      const xy = x * y2
+      const xz = x * z2
+      const yy = y * y2
+      const yz = y * z2
+      const zz = z * z2
+      const wx = w * x2
+      const wy = w * y2
+      const wz = w * z2
+      const sx = scale[to]!
+      const sy = scale[to + 1]!
+      const sz = scale[to + 2]!
+      const l00 = (1 - (yy + zz)) * sx
+      const l10 = (xy + wz) * sx
+      const l20 = (xz - wy) * sx
+      const l01 = (xy - wz) * sy
+      const l11 = (1 - (xx + zz)) * sy
+      const l21 = (yz + wx) * sy
+      const l02 = (xz + wy) * sz
+      const l12 = (yz - wx) * sz
+      const l22 = (1 - (xx + yy)) * sz
+      const tx = translation[to]!
+      const ty = translation[to + 1]!
+      const tz = translation[to + 2]!
+      let m0 = l00
+      let m1 = l10
+      let m2 = l20
+      let m4 = l01
+      let m5 = l11
+      let m6 = l21
+      let m8 = l02
+      let m9 = l12
+      let m10 = l22
+      let m12 = tx
+      let m13 = ty
+      let m14 = tz
+      if (p !== 0) {
+        const po = p * 16
+        const p00 = world[po]!
+        const p10 = world[po + 1]!
+        const p20 = world[po + 2]!
+        const p01 = world[po + 4]!
+        const p11 = world[po + 5]!
+        const p21 = world[po + 6]!
+        const p02 = world[po + 8]!
+        const p12 = world[po + 9]!
+        const p22 = world[po + 10]!
+        m0 = p00 * l00 + p01 * l10 + p02 * l20
+        m1 = p10 * l00 + p11 * l10 + p12 * l20
+        m2 = p20 * l00 + p21 * l10 + p22 * l20
+        m4 = p00 * l01 + p01 * l11 + p02 * l21
+        m5 = p10 * l01 + p11 * l11 + p12 * l21
+        m6 = p20 * l01 + p21 * l11 + p22 * l21
+        m8 = p00 * l02 + p01 * l12 + p02 * l22
+        m9 = p10 * l02 + p11 * l12 + p12 * l22
+        m10 = p20 * l02 + p21 * l12 + p22 * l22
+        m12 = p00 * tx + p01 * ty + p02 * tz + world[po + 12]!
+        m13 = p10 * tx + p11 * ty + p12 * tz + world[po + 13]!
+        m14 = p20 * tx + p21 * ty + p22 * tz + world[po + 14]!
+      }
+      // The float32 guard of propagate.ts (which says why the squares suffice).
+      const q =
+        m0 * m0 +
+        m1 * m1 +
+        (m2 * m2 + m4 * m4) +
+        (m5 * m5 + m6 * m6 + (m8 * m8 + m9 * m9)) +
+        (m10 * m10 + m12 * m12 + (m13 * m13 + m14 * m14))
+      if (!(q < LIMIT)) {
+        const f = Math.fround
+        const sum =
+          f(m0) +
+          f(m1) +
+          (f(m2) + f(m4)) +
+          (f(m5) + f(m6) + (f(m8) + f(m9))) +
+          (f(m10) + f(m12) + (f(m13) + f(m14)))
+        if (sum - sum !== 0) {
+          const refused = refusedCount[0]!
+          if (refused < refusedNodes.length) refusedNodes[refused] = e
+          refusedCount[0] = refused + 1
+          kept[e] = 1
+          dirty[e] = 0
+          changed[e] = 0
+          continue
+        }
+      }
+      world[oo] = m0
+      world[oo + 1] = m1
+      world[oo + 2] = m2
+      world[oo + 4] = m4
+      world[oo + 5] = m5
+      world[oo + 6] = m6
+      world[oo + 8] = m8
+      world[oo + 9] = m9
+      world[oo + 10] = m10
+      world[oo + 12] = m12
+      world[oo + 13] = m13
+      world[oo + 14] = m14
+      dirty[e] = 0
+      changed[e] = 1
+      recomputed++
     }
     nonFinite[0] = rejected
     return recomputed
-  }
-
-  /** Node e's world matrix as the propagation pass makes it (propagate.ts): true when it was recomputed. */
-  function worldOf(e: number): boolean {
-    const p = parent[e]!
-    if (dirty[e] === 0 && changed[p] === 0) {
-      changed[e] = 0
-      return false
-    }
-    const oo = e * 16
-    const ro = e * 4
-    const to = e * 3
-    const x = rotation[ro]!
-    const y = rotation[ro + 1]!
-    const z = rotation[ro + 2]!
-    const w = rotation[ro + 3]!
-    const x2 = x + x
-    const y2 = y + y
-    const z2 = z + z
-    const xx = x * x2
-    const xy = x * y2
-    const xz = x * z2
-    const yy = y * y2
-    const yz = y * z2
-    const zz = z * z2
-    const wx = w * x2
-    const wy = w * y2
-    const wz = w * z2
-    const sx = scale[to]!
-    const sy = scale[to + 1]!
-    const sz = scale[to + 2]!
-    const l00 = (1 - (yy + zz)) * sx
-    const l10 = (xy + wz) * sx
-    const l20 = (xz - wy) * sx
-    const l01 = (xy - wz) * sy
-    const l11 = (1 - (xx + zz)) * sy
-    const l21 = (yz + wx) * sy
-    const l02 = (xz + wy) * sz
-    const l12 = (yz - wx) * sz
-    const l22 = (1 - (xx + yy)) * sz
-    const tx = translation[to]!
-    const ty = translation[to + 1]!
-    const tz = translation[to + 2]!
-    let m0 = l00
-    let m1 = l10
-    let m2 = l20
-    let m4 = l01
-    let m5 = l11
-    let m6 = l21
-    let m8 = l02
-    let m9 = l12
-    let m10 = l22
-    let m12 = tx
-    let m13 = ty
-    let m14 = tz
-    if (p !== 0) {
-      const po = p * 16
-      const p00 = world[po]!
-      const p10 = world[po + 1]!
-      const p20 = world[po + 2]!
-      const p01 = world[po + 4]!
-      const p11 = world[po + 5]!
-      const p21 = world[po + 6]!
-      const p02 = world[po + 8]!
-      const p12 = world[po + 9]!
-      const p22 = world[po + 10]!
-      m0 = p00 * l00 + p01 * l10 + p02 * l20
-      m1 = p10 * l00 + p11 * l10 + p12 * l20
-      m2 = p20 * l00 + p21 * l10 + p22 * l20
-      m4 = p00 * l01 + p01 * l11 + p02 * l21
-      m5 = p10 * l01 + p11 * l11 + p12 * l21
-      m6 = p20 * l01 + p21 * l11 + p22 * l21
-      m8 = p00 * l02 + p01 * l12 + p02 * l22
-      m9 = p10 * l02 + p11 * l12 + p12 * l22
-      m10 = p20 * l02 + p21 * l12 + p22 * l22
-      m12 = p00 * tx + p01 * ty + p02 * tz + world[po + 12]!
-      m13 = p10 * tx + p11 * ty + p12 * tz + world[po + 13]!
-      m14 = p20 * tx + p21 * ty + p22 * tz + world[po + 14]!
-    }
-    // The float32 guard of propagate.ts (which says why the squares suffice).
-    const q =
-      m0 * m0 +
-      m1 * m1 +
-      (m2 * m2 + m4 * m4) +
-      (m5 * m5 + m6 * m6 + (m8 * m8 + m9 * m9)) +
-      (m10 * m10 + m12 * m12 + (m13 * m13 + m14 * m14))
-    if (!(q < LIMIT)) {
-      const f = Math.fround
-      const sum =
-        f(m0) +
-        f(m1) +
-        (f(m2) + f(m4)) +
-        (f(m5) + f(m6) + (f(m8) + f(m9))) +
-        (f(m10) + f(m12) + (f(m13) + f(m14)))
-      if (sum - sum !== 0) {
-        const refused = refusedCount[0]!
-        if (refused < refusedNodes.length) refusedNodes[refused] = e
-        refusedCount[0] = refused + 1
-        kept[e] = 1
-        dirty[e] = 0
-        changed[e] = 0
-        return false
-      }
-    }
-    world[oo] = m0
-    world[oo + 1] = m1
-    world[oo + 2] = m2
-    world[oo + 4] = m4
-    world[oo + 5] = m5
-    world[oo + 6] = m6
-    world[oo + 8] = m8
-    world[oo + 9] = m9
-    world[oo + 10] = m10
-    world[oo + 12] = m12
-    world[oo + 13] = m13
-    world[oo + 14] = m14
-    dirty[e] = 0
-    changed[e] = 1
-    return true
   }
 }
