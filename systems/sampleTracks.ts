@@ -44,6 +44,7 @@ export type SampleTracksInput = Pick<
   | 'parallel'
   | 'sceneGraph'
   | 'fused'
+  | 'poseEdits'
   | 'rootMotion'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade' | 'AnimLayer' | 'Ragdoll'>
@@ -76,7 +77,9 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
   const fused = ctx.fused
   const Ragdoll = ctx.stores.Ragdoll
   // The fused pass (systems/fusedCharacters.ts) takes the plain playing characters, not with workers.
-  const fuse = v8Measures().fusedPass && parallel === null
+  const fuseOn = v8Measures().fusedPass && parallel === null
+  /** This step's: pose stages and IK edit ANIM after sampling, which the fused pass would write out before. */
+  let fuse = false
   primeSampler()
 
   /**
@@ -318,6 +321,8 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
     const anyLayers = ctx.uses.layers
     const lodSkip = ctx.lod.skip
     const flag = fused.flag
+    const edits = ctx.poseEdits
+    fuse = fuseOn && edits.stages.length === 0 && edits.ikCount === 0
     if (fuse) refreshFusedRuns(ctx, dense)
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
