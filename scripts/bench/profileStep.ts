@@ -10,8 +10,14 @@ import { loadBenchAsset, planOptions } from './scenarioJob.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { setV8Measures } from '../../src/engine/v8.ts'
 
-const [assetName = 'rig-linear', crowdName = 'playing', count = '1000', stepsText = '400', kernels = 'js', fused] =
-  process.argv.slice(2)
+const [
+  assetName = 'rig-linear',
+  crowdName = 'playing',
+  count = '1000',
+  stepsText = '400',
+  kernels = 'js',
+  fused,
+] = process.argv.slice(2)
 if (fused !== undefined) setV8Measures({ fusedPass: fused === 'fused' })
 const asset = await loadBenchAsset(assetName as AssetName, 64, DEFAULT_FOX)
 const plan = makeCrowdPlan(asset, Number(count), crowdName as CrowdKind, {
@@ -46,4 +52,6 @@ for (let k = 0; k < systems.length; k++) {
     `${systems[k]!.name.padEnd(24)} median ${sorted[steps >> 1]!.toFixed(3)} ms  mean ${mean.toFixed(3)} ms  ${((mean * 1e6) / joints).toFixed(1)} ns/joint`,
   )
 }
-console.log(`total mean ${total.toFixed(3)} ms, ${((total * 1e6) / joints).toFixed(1)} ns/joint (${joints} joints)`)
+console.log(
+  `total mean ${total.toFixed(3)} ms, ${((total * 1e6) / joints).toFixed(1)} ns/joint (${joints} joints)`,
+)
