@@ -23,6 +23,7 @@ import { createClipEventPool, createEventPool } from '../systems/clipEvents.ts'
 import { GraphEventRecord } from '../systems/graphEvents.ts'
 import { createLodState } from '../systems/scheduleLod.ts'
 import { createPoseEditState } from '../systems/poseEdits.ts'
+import { createFusedCharacters } from '../systems/fusedCharacters.ts'
 
 /**
  * Options of createAnimationPlugin; every field is optional. All are checked before anything registers with the
@@ -232,6 +233,7 @@ export function createContext(
     lod: createLodState(capacity),
     blendScratch: new Float32Array(64 * JOINT_STRIDE),
     parallel: null,
+    fused: createFusedCharacters(capacity),
     disposed: false,
   }
   if (workers > 0) (ctx as { parallel: Parallel | null }).parallel = createParallel(ctx, workers)

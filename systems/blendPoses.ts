@@ -35,6 +35,7 @@ export type BlendPosesInput = Pick<
   | 'ragdolls'
   | 'parallel'
   | 'physics'
+  | 'fused'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Ragdoll' | 'Sampler'>
 }
@@ -59,6 +60,8 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
   /** Joints the last write-out refused (see applyPoseToSceneGraph). */
   const refused = new Uint32Array(1)
   const reported = ctx.poseReported
+  /** Characters the fused pass writes out this step (systems/fusedCharacters.ts). */
+  const fused = ctx.fused.flag
 
   function blendPoses(_world: World): void {
     commitRemovals(ctx.world)
@@ -73,7 +76,7 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
       if (weight > 0) {
         writeBlended(eid, n, base, anim)
         writePose(ctx.blendScratch, pool.joints, 0, base, n, refused)
-      } else if (Pose.changed[eid] === 1) {
+      } else if (Pose.changed[eid] === 1 && fused[eid] === 0) {
         writePose(pool.data, pool.joints, anim, base, n, refused)
       } else continue
       if (refused[0] !== 0) repair(eid, refused[0]!)
@@ -191,6 +194,7 @@ export function createBlendPosesSystem(ctx: BlendPosesInput) {
     })
   }
 
+  ctx.fused.repair = repair
   return ctx.parallel === null ? blendPoses : blendPosesParallel
 }
 

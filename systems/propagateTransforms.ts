@@ -3,6 +3,9 @@ import type { SceneGraph, SceneKernels } from '../components/SceneNode.ts'
 import { propagationKernel, refreshSceneOrder } from '../components/SceneNode.ts'
 import type { Parallel } from './workers/pool.ts'
 import { choosePropagation } from '../src/engine/propagate.ts'
+import { v8Measures } from '../src/engine/v8.ts'
+import { registerQuery } from 'bitecs'
+import { createFusedPropagation, type FusedSystemInput } from './fusedCharacters.ts'
 
 /**
  * propagateTransforms: world = parentWorld · T·R·S(local) for every node whose local is dirty and for all of
@@ -28,12 +31,23 @@ import { choosePropagation } from '../src/engine/propagate.ts'
  * graph too (the benchmark compares the two over one store: scripts/bench/kernels.ts).
  */
 export function createPropagateTransformsSystem(
-  ctx: { readonly sceneGraph: SceneGraph; readonly parallel?: Parallel | null },
+  ctx: { readonly sceneGraph: SceneGraph; readonly parallel?: Parallel | null } & Partial<FusedSystemInput>,
   kernels: SceneKernels = ctx.sceneGraph.kernels,
 ) {
   const graph = ctx.sceneGraph
   const kernel = kernels === 'wasm' ? propagationKernel(graph) : null
-  const propagate = choosePropagation(graph, kernel, ctx.parallel ?? null)
+  // With the plugin's state (not a bare scene graph), the walk that runs the fused characters' passes.
+  const propagate =
+    ctx.fused !== undefined &&
+    ctx.world !== undefined &&
+    (ctx.parallel ?? null) === null &&
+    v8Measures().fusedPass
+      ? createFusedPropagation(
+          ctx as FusedSystemInput,
+          registerQuery(ctx.world, [ctx.stores!.Sampler, ctx.stores!.Pose]),
+          kernel,
+        )
+      : choosePropagation(graph, kernel, ctx.parallel ?? null)
   return function propagateTransforms(_world: World): void {
     propagate(refreshSceneOrder(graph))
   }

@@ -1,7 +1,9 @@
 import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
 import { sampleClipChannels } from '../src/engine/sample.ts'
-import { primeSampler } from '../src/engine/v8.ts'
+import { primeSampler, v8Measures } from '../src/engine/v8.ts'
+import { planOf, refreshFusedRuns } from './fusedCharacters.ts'
+import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { blendPosesAt } from '../src/engine/blend.ts'
 import { blendWeightedPoses } from '../src/engine/layerBlend.ts'
 import { toDeltaPose } from '../src/clip/layerBlend.ts'
@@ -40,6 +42,10 @@ export type SampleTracksInput = Pick<
   | 'uses'
   | 'lod'
   | 'parallel'
+  | 'sceneGraph'
+  | 'fused'
+  | 'poseEdits'
+  | 'rootMotion'
 > & {
   readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade' | 'AnimLayer' | 'Ragdoll'>
 }
@@ -68,7 +74,25 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
   const parallel = ctx.parallel
   const characters = registerQuery(ctx.world, [Sampler, Pose])
   const composeLayers = createComposeLayers(ctx)
+  const fused = ctx.fused
+  const Ragdoll = ctx.stores.Ragdoll
+  // The fused pass (systems/fusedCharacters.ts) takes the plain playing characters, not with workers.
+  const fuseOn = v8Measures().fusedPass && parallel === null
+  /** This step's: pose stages and IK edit ANIM after sampling, which the fused pass would write out before. */
+  let fuse = false
   primeSampler()
+
+  /**
+   * Whether the fused pass takes this step's sample of a character playing one clip (no fade, layers or reset):
+   * then propagateTransforms samples it, writes it out and makes its world matrices in one walk.
+   */
+  function fusable(eid: number, clipId: number, squad: boolean): boolean {
+    if (squad || fused.contiguous[eid] !== 1 || Ragdoll.active[eid] !== RAGDOLL_OFF) return false
+    if (!(Ragdoll.weight[eid]! <= 0) || (ctx.uses.rootMotion && ctx.rootMotion[eid] !== undefined))
+      return false
+    const binding = ctx.binding[eid]!
+    return planOf(fused, ctx.clips[clipId]!.clip, binding, Pose.count[eid]!).fusable
+  }
 
   /** Layer 0's clip (or fade) into ANIM. */
   function sampleBase(eid: number, data: Float32Array, layered: boolean): void {
@@ -92,6 +116,12 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
     }
     const squad = Sampler.rotation[eid] === ROTATION_SQUAD
     Sampler.lastTime[eid] = t
+    if (fuse && !fading && flags === 0 && !layered && fusable(eid, clipId, squad)) {
+      fused.flag[eid] = 1
+      Pose.changed[eid] = 1
+      Pose.changedStep[eid] = ctx.step
+      return
+    }
     const cursors = ctx.cursors[eid]!
     if (fading) used[eid] = used[eid]! | (1 << POSE_FROM) | (1 << POSE_TO)
     if (fading && parallel !== null && !layered) {
@@ -290,8 +320,13 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
     const data = ctx.pool.data
     const anyLayers = ctx.uses.layers
     const lodSkip = ctx.lod.skip
+    const flag = fused.flag
+    const edits = ctx.poseEdits
+    fuse = fuseOn && edits.stages.length === 0 && edits.ikCount === 0
+    if (fuse) refreshFusedRuns(ctx, dense)
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!
+      flag[eid] = 0
       // Nothing to sample (no clip on layer 0, or levels of detail hold it): no call.
       if (Sampler.clip[eid]! < 0 || lodSkip[eid] === 1) continue
       sampleBase(eid, data, anyLayers && ctx.layers[eid] !== undefined)

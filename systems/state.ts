@@ -19,6 +19,7 @@ import type { RootMotionState } from './rootMotion.ts'
 import type { LodState } from './scheduleLod.ts'
 import type { PoseEditState } from './poseEdits.ts'
 import type { Parallel } from './workers/pool.ts'
+import type { FusedCharacters } from './fusedCharacters.ts'
 
 /**
  * An asset registered with a plugin: its rig (joints parents first, rest pose: src/skeleton/rig.ts) and the clips
@@ -202,6 +203,8 @@ export interface StepState {
    * every system runs as it always did, on this thread alone.
    */
   readonly parallel: Parallel | null
+  /** The characters this step leaves to the fused pass, and where they sit in the scene order. */
+  readonly fused: FusedCharacters
 }
 
 /**

@@ -15,7 +15,7 @@ import { PROPAGATION_CHUNK, v8Measures } from './v8.ts'
 
 /**
  * propagateWorldMatrices over one scene-node store, its parents-first `order`, the list refused nodes go to
- * (`refusedNodes`: the first as many as it holds) and `kept`, counting refusals itself. A pass over a range of
+ * (`refusedNodes`: the first as many as it holds) and `kept`, counting refusals in `refusedCount[0]`. A pass over a range of
  * `order` that starts at a root and ends before one (or at the end) reads and writes only that range's subtrees,
  * so the worker threads of the `workers` option run disjoint ranges with passes of their own.
  */
@@ -31,12 +31,11 @@ export function createPropagationPass(
   order: Int32Array,
   refusedNodes: Int32Array,
   kept: Uint8Array,
+  refusedCount: Int32Array = new Int32Array(1),
 ): PropagationPass {
   const { translation, rotation, scale, parent, dirty, changed, world } = store
   const fround = Math.fround
   const maxRefused = refusedNodes.length
-  /** Nodes refused so far in this step's passes. */
-  let refused = 0
 
   function pass(start: number, end: number): number {
     let recomputed = 0
@@ -136,8 +135,10 @@ export function createPropagationPass(
           (fround(m5) + fround(m6) + (fround(m8) + fround(m9))) +
           (fround(m10) + fround(m12) + (fround(m13) + fround(m14)))
         if (sum - sum !== 0) {
+          // Nodes refused so far in this step's passes (shared with the fused pass: src/engine/fused.ts).
+          const refused = refusedCount[0]!
           if (refused < maxRefused) refusedNodes[refused] = e
-          refused++
+          refusedCount[0] = refused + 1
           kept[e] = 1
           dirty[e] = 0
           changed[e] = 0
@@ -164,8 +165,8 @@ export function createPropagationPass(
   }
 
   function takeRefused(): number {
-    const r = refused
-    refused = 0
+    const r = refusedCount[0]!
+    refusedCount[0] = 0
     return r
   }
   return { pass, takeRefused }
@@ -176,7 +177,7 @@ export function createPropagationPass(
  * 2^128, where round-half-to-even goes up. Its square (50 significant bits) is exact in a double.
  */
 const F32_OVERFLOW = 3.4028235677973366e38 // 2^128 − 2^103 (a literal: the step uses no `**`)
-const F32_OVERFLOW_SQUARED = F32_OVERFLOW * F32_OVERFLOW
+export const F32_OVERFLOW_SQUARED = F32_OVERFLOW * F32_OVERFLOW
 
 /** What a propagation reads and writes of a scene graph (components/SceneNode.ts SceneGraph). */
 export interface PropagatedGraph {

@@ -260,7 +260,7 @@ function copyKey(out: Float32Array, o: number, ch: Channel, k: number): void {
 }
 
 /** findSegment at reg[TIME]. A hint outside [0, n-2] starts from the last segment. */
-function locate(times: Float32Array, hint: number): number {
+export function locate(times: Float32Array, hint: number): number {
   const t = reg[TIME]!
   // Integer arithmetic throughout (`| 0`, `>> 1`): see v8.ts.
   const last = (times.length - 2) | 0

@@ -38,18 +38,26 @@ export interface V8Measures {
   primeSampler: boolean
   primeWriter: boolean
   chunkPropagation: boolean
+  /** The fused pass of playing characters (src/engine/fused.ts, systems/fusedCharacters.ts). */
+  fusedPass: boolean
 }
 
 export const V8_MEASURE_NAMES: readonly (keyof V8Measures)[] = [
   'primeSampler',
   'primeWriter',
   'chunkPropagation',
+  'fusedPass',
 ]
 
 /** Nodes per propagation call while chunkPropagation is on. */
 export const PROPAGATION_CHUNK = 1024
 
-const measures: V8Measures = { primeSampler: true, primeWriter: true, chunkPropagation: true }
+const measures: V8Measures = {
+  primeSampler: true,
+  primeWriter: true,
+  chunkPropagation: true,
+  fusedPass: false,
+}
 
 /** The measures in force: each is read when the system or writer it shapes is made. */
 export function v8Measures(): Readonly<V8Measures> {
