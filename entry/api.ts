@@ -45,7 +45,7 @@ import type {
   GraphParameter,
   GraphState,
   GraphTransition,
-} from '../plugin/graphCheck.ts'
+} from '../plugin/graphTypes.ts'
 import type { GraphStateInfo } from '../plugin/graphs.ts'
 
 export type {
