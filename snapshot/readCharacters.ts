@@ -18,6 +18,9 @@ import {
   FLAGS,
   invalidFadePaths,
   LAYER_CHECKED,
+  LAYER_FIELDS,
+  layerColumns,
+  readRow,
   type Column,
 } from './characterChecks.ts'
 import {
@@ -162,9 +165,9 @@ export function readCharacters(
     active: c('Ragdoll.active'),
     handle: c('Ragdoll.handle'),
   }
-  let row = 0
-  /** The fields of character `row`'s layer 0 (checkLayerRows). */
-  const rowOf = (name: string): number => element(r, c(name), row)
+  /** Character i's layer 0 as checkLayerRows reads it: its columns, found once, and one row's values. */
+  const layerRow = layerColumns(LAYER_FIELDS, (name) => column.get(name))
+  const rowValues = new Float64Array(layerRow.length)
 
   const d: CharactersData = {
     count,
@@ -248,8 +251,7 @@ export function readCharacters(
     if (fromBinding !== fromClip) {
       throw invalidValue(where, 'fade-from binding', fromBinding, `must be CrossFade.from.clip ${fromClip}`)
     }
-    row = i
-    checkLayerRows(where, rowOf, ctx.clips.length, 0)
+    checkLayerRows(where, readRow(r, layerRow, i, rowValues), ctx.clips.length, 0)
     const weight = element(r, cols.weight, i)
     checkRange(where, 'Ragdoll.weight', weight, 0, 1)
     checkPositive(where, 'Ragdoll.rate', element(r, cols.rate, i))
