@@ -53,8 +53,12 @@ export function checkClip(where: string, field: string, c: number, clips: number
   }
 }
 
-/** A row's fields by name ("Sampler.clip", "CrossFade.from.time", …): a column's element, or a layer's. */
-export type Row = (field: string) => number
+/**
+ * A layer's row as checked: its fields' values in LAYER_FIELDS order (a blend-space point's, its track's in
+ * TRACK_FIELDS order), read by readRow from the row's columns, which layerColumns finds once. Checks read fields
+ * by index, not by name: a restore checks some forty fields a character, and a lookup by name was a tenth of it.
+ */
+export type RowValues = Float64Array
 
 /** The fields of each store row that restore checks (reading refuses a layout with any other: add its check). */
 export const TRACK_FIELDS = [
@@ -87,29 +91,89 @@ export const LAYER_CHECKED: Readonly<Record<string, readonly string[]>> = {
   ],
 }
 
-/**
- * A track (`prefix` "Sampler.", "CrossFade.from." or a blend space's points'): its clip one of the plugin's (or
- * -1), time and speed numbers, loop and rotation one of theirs, its flags, its clip-local times numbers (the
- * last sampled NaN when none was).
- */
-export function checkTrack(where: string, prefix: string, row: Row, clips: number): void {
-  const n = trackNames(prefix)
-  checkClip(where, n.clip, row(n.clip), clips)
-  checkNumber(where, n.time, row(n.time))
-  checkNumber(where, n.speed, row(n.speed))
-  checkNumber(where, n.local, row(n.local))
-  checkChoice(where, n.loop, row(n.loop), LOOPS)
-  checkChoice(where, n.rotation, row(n.rotation), ROTATIONS)
-  checkChoice(where, n.finished, row(n.finished), FLAGS)
-  checkFlags(where, n.reset, row(n.reset), SAMPLER_RESET_REST | SAMPLER_HOLD)
-  // NaN means "not sampled yet" (it forces a sample).
-  const last = row(n.lastTime)
-  if (!Number.isNaN(last)) checkNumber(where, n.lastTime, last)
+/** A layer's row's fields, "Store.field" (LAYER_CHECKED's, in its order): the order of a layer's RowValues. */
+export const LAYER_FIELDS: readonly string[] = Object.entries(LAYER_CHECKED).flatMap(([store, fields]) =>
+  fields.map((f) => `${store}.${f}`),
+)
+/** Where each of a track's fields is in its values, from the track's first. */
+const T = Object.fromEntries(TRACK_FIELDS.map((f, k) => [f, k])) as Record<
+  (typeof TRACK_FIELDS)[number],
+  number
+>
+/** Where each of a layer's fields is in its values. */
+const L = Object.fromEntries(LAYER_FIELDS.map((f, k) => [f, k])) as Record<string, number>
+/** Where a layer's two tracks start in its values. */
+export const SAMPLER_TRACK = L['Sampler.clip']!
+export const FROM_TRACK = L['CrossFade.from.clip']!
+/** Where a layer's fields that its readers use are. */
+export const LAYER_SOURCE = L['AnimLayer.source']!
+/** The other fields checkLayerRows reads, by their names after the store's. */
+const F = {
+  active: L['CrossFade.active']!,
+  blend: L['CrossFade.blend']!,
+  duration: L['CrossFade.duration']!,
+  steps: L['CrossFade.steps']!,
+  mode: L['AnimLayer.mode']!,
+  paused: L['AnimLayer.paused']!,
+  phase: L['AnimLayer.phase']!,
+  refClip: L['AnimLayer.refClip']!,
+  refTime: L['AnimLayer.refTime']!,
+  stopping: L['AnimLayer.stopping']!,
+  weight: L['AnimLayer.weight']!,
+  weightDuration: L['AnimLayer.weightDuration']!,
+  weightFrom: L['AnimLayer.weightFrom']!,
+  weightSteps: L['AnimLayer.weightSteps']!,
+  weightTo: L['AnimLayer.weightTo']!,
+}
+const LAYER_0_MODES = [0]
+
+/** The columns of `fields` (LAYER_FIELDS or TRACK_FIELDS), found once; throws when a layout lacks one. */
+export function layerColumns(
+  fields: readonly string[],
+  byName: (name: string) => Column | undefined,
+): Column[] {
+  return fields.map((name) => {
+    const column = byName(name)
+    if (column === undefined)
+      throw new Error(`snapshot/characterChecks.ts: the snapshot layout has no ${name}`)
+    return column
+  })
+}
+
+/** Row `i` of `columns` into `out` (the first `columns.length` values). */
+export function readRow(r: Reader, columns: readonly Column[], i: number, out: RowValues): RowValues {
+  for (let k = 0; k < columns.length; k++) out[k] = element(r, columns[k]!, i)
+  return out
 }
 
 /**
- * A track's field names under `prefix`, made once per prefix: a name built at each call is a new string, which a
- * Map hashes again at each lookup (a restore looks up some forty a character).
+ * A track (`prefix` "Sampler.", "CrossFade.from." or a blend space's points' "", its values from `at`): its clip
+ * one of the plugin's (or -1), time and speed numbers, loop and rotation one of theirs, its flags, its clip-local
+ * times numbers (the last sampled NaN when none was).
+ */
+export function checkTrack(where: string, prefix: string, v: RowValues, at: number, clips: number): void {
+  const n = trackNames(prefix)
+  checkClip(where, n.clip, v[at + T.clip]!, clips)
+  checkNumber(where, n.time, v[at + T.time]!)
+  checkNumber(where, n.speed, v[at + T.speed]!)
+  checkNumber(where, n.local, v[at + T.local]!)
+  checkChoice(where, n.loop, v[at + T.loop]!, LOOPS)
+  checkChoice(where, n.rotation, v[at + T.rotation]!, ROTATIONS)
+  checkChoice(where, n.finished, v[at + T.finished]!, FLAGS)
+  checkFlags(where, n.reset, v[at + T.reset]!, SAMPLER_RESET_REST | SAMPLER_HOLD)
+  // NaN means "not sampled yet" (it forces a sample).
+  const last = v[at + T.lastTime]!
+  if (!Number.isNaN(last)) checkNumber(where, n.lastTime, last)
+}
+
+/** A track field's value by its name (TRACK_FIELDS) in a track's values from `at`. */
+export function trackValue(v: RowValues, at: number, field: (typeof TRACK_FIELDS)[number]): number {
+  return v[at + T[field]]!
+}
+
+/**
+ * A track's field names under `prefix`, made once per prefix: a name built at each call is a new string (the
+ * messages of a failed check name them).
  */
 function trackNames(prefix: string): Readonly<Record<(typeof TRACK_FIELDS)[number], string>> {
   let names = trackNameCache.get(prefix)
@@ -125,23 +189,25 @@ function trackNames(prefix: string): Readonly<Record<(typeof TRACK_FIELDS)[numbe
 const trackNameCache = new Map<string, Readonly<Record<(typeof TRACK_FIELDS)[number], string>>>()
 
 /**
- * A layer's rows: its track, its fade (active only towards a clip or a blend space, with a duration > 0; the
- * track it leaves -1 otherwise) and its AnimLayer entry (weights in [0, 1], durations ≥ 0, flags and choices;
- * layer 0 never additive).
+ * A layer's rows (`v`, in LAYER_FIELDS order): its track, its fade (active only towards a clip or a blend space,
+ * with a duration > 0; the track it leaves -1 otherwise) and its AnimLayer entry (weights in [0, 1], durations
+ * ≥ 0, flags and choices; layer 0 never additive).
  */
-export function checkLayerRows(where: string, row: Row, clips: number, index: number): void {
-  checkTrack(where, 'Sampler.', row, clips)
-  checkTrack(where, 'CrossFade.from.', row, clips)
-  checkRange(where, 'CrossFade.blend', row('CrossFade.blend'), 0, 1)
-  const duration = row('CrossFade.duration')
+export function checkLayerRows(where: string, v: RowValues, clips: number, index: number): void {
+  const row = (k: number): number => v[k]!
+  checkTrack(where, 'Sampler.', v, SAMPLER_TRACK, clips)
+  checkTrack(where, 'CrossFade.from.', v, FROM_TRACK, clips)
+  checkRange(where, 'CrossFade.blend', row(F.blend), 0, 1)
+  const duration = row(F.duration)
   checkRange(where, 'CrossFade.duration', duration, 0, Number.MAX_VALUE)
   // steps: any count ≥ 0 (the fade ends once steps·dt reaches its duration).
-  checkRange(where, 'CrossFade.steps', row('CrossFade.steps'), 0, Number.MAX_VALUE)
-  const active = row('CrossFade.active')
+  checkRange(where, 'CrossFade.steps', row(F.steps), 0, Number.MAX_VALUE)
+  const active = row(F.active)
   checkChoice(where, 'CrossFade.active', active, FLAGS)
-  const source = row('AnimLayer.source')
+  const source = row(LAYER_SOURCE)
   checkChoice(where, 'AnimLayer.source', source, SOURCES)
-  const clip = row('Sampler.clip')
+  const clip = row(SAMPLER_TRACK + T.clip)
+  const fromClip = row(FROM_TRACK + T.clip)
   if ((source === 1) !== clip >= 0) {
     throw invalidValue(where, 'AnimLayer.source', source, `does not match Sampler.clip ${clip}`)
   }
@@ -149,33 +215,23 @@ export function checkLayerRows(where: string, row: Row, clips: number, index: nu
     checkPositive(where, 'CrossFade.duration', duration)
     if (source === 0)
       throw invalidValue(where, 'CrossFade.active', 1, 'a fade needs a clip or blend space to fade to')
-    if (source === 2 && row('CrossFade.from.clip') !== -1) {
-      throw invalidValue(
-        where,
-        'CrossFade.from.clip',
-        row('CrossFade.from.clip'),
-        'a blend space fades in from a pose',
-      )
+    if (source === 2 && fromClip !== -1) {
+      throw invalidValue(where, 'CrossFade.from.clip', fromClip, 'a blend space fades in from a pose')
     }
-  } else if (row('CrossFade.from.clip') !== -1) {
-    throw invalidValue(
-      where,
-      'CrossFade.from.clip',
-      row('CrossFade.from.clip'),
-      'must be -1 when no fade is active',
-    )
+  } else if (fromClip !== -1) {
+    throw invalidValue(where, 'CrossFade.from.clip', fromClip, 'must be -1 when no fade is active')
   }
-  for (const f of ['AnimLayer.weight', 'AnimLayer.weightFrom', 'AnimLayer.weightTo']) {
-    checkRange(where, f, row(f), 0, 1)
-  }
-  checkRange(where, 'AnimLayer.weightDuration', row('AnimLayer.weightDuration'), 0, Number.MAX_VALUE)
-  checkRange(where, 'AnimLayer.weightSteps', row('AnimLayer.weightSteps'), 0, Number.MAX_VALUE)
-  checkChoice(where, 'AnimLayer.stopping', row('AnimLayer.stopping'), FLAGS)
-  checkChoice(where, 'AnimLayer.mode', row('AnimLayer.mode'), index === 0 ? [0] : FLAGS)
-  checkChoice(where, 'AnimLayer.paused', row('AnimLayer.paused'), FLAGS)
-  checkClip(where, 'AnimLayer.refClip', row('AnimLayer.refClip'), clips)
-  checkNumber(where, 'AnimLayer.refTime', row('AnimLayer.refTime'))
-  const phase = row('AnimLayer.phase')
+  checkRange(where, 'AnimLayer.weight', row(F.weight), 0, 1)
+  checkRange(where, 'AnimLayer.weightFrom', row(F.weightFrom), 0, 1)
+  checkRange(where, 'AnimLayer.weightTo', row(F.weightTo), 0, 1)
+  checkRange(where, 'AnimLayer.weightDuration', row(F.weightDuration), 0, Number.MAX_VALUE)
+  checkRange(where, 'AnimLayer.weightSteps', row(F.weightSteps), 0, Number.MAX_VALUE)
+  checkChoice(where, 'AnimLayer.stopping', row(F.stopping), FLAGS)
+  checkChoice(where, 'AnimLayer.mode', row(F.mode), index === 0 ? LAYER_0_MODES : FLAGS)
+  checkChoice(where, 'AnimLayer.paused', row(F.paused), FLAGS)
+  checkClip(where, 'AnimLayer.refClip', row(F.refClip), clips)
+  checkNumber(where, 'AnimLayer.refTime', row(F.refTime))
+  const phase = row(F.phase)
   if (!(phase >= 0 && phase < 1)) throw invalidValue(where, 'AnimLayer.phase', phase, 'must be in [0, 1)')
 }
 

@@ -8,7 +8,14 @@ import { checkChoice, checkFinite, checkRange, invalidValue } from '../src/sim/v
 import { BLOCK_POINTS, createBlendSpaceState, type BlendSpaceState } from '../systems/layerState.ts'
 import type { SamplerStore } from '../components/Sampler.ts'
 import type { Layouts } from './format.ts'
-import { checkTrack, element, type Column } from './characterChecks.ts'
+import {
+  checkTrack,
+  layerColumns,
+  readRow,
+  TRACK_FIELDS,
+  trackValue,
+  type Column,
+} from './characterChecks.ts'
 
 /**
  * A layer's blend space in the snapshot's "layers" section (layers.ts has the rest of a layer):
@@ -91,14 +98,16 @@ export function readBlendSpace(
   const ys = f64(m)
   const param = f64(2)
   const clips = new Int32Array(m)
+  const track = layerColumns(TRACK_FIELDS, (name) => byName.get(name))
+  const values = new Float64Array(track.length)
   for (let p = 0; p < m; p++) {
     const point = `${at}, point ${p}`
-    const row = (name: string): number => element(r, byName.get(name)!, p)
-    checkTrack(point, '', row, ctx.clips.length)
-    const clip = row('clip')
+    readRow(r, track, p, values)
+    checkTrack(point, '', values, 0, ctx.clips.length)
+    const clip = trackValue(values, 0, 'clip')
     if (clip < 0) throw invalidValue(point, 'clip', clip, `this plugin has clips 0..${ctx.clips.length - 1}`)
-    checkRange(point, 'time', row('time'), 0, ctx.clips[clip]!.clip.duration)
-    checkChoice(point, 'loop', row('loop'), [1])
+    checkRange(point, 'time', trackValue(values, 0, 'time'), 0, ctx.clips[clip]!.clip.duration)
+    checkChoice(point, 'loop', trackValue(values, 0, 'loop'), [1])
     clips[p] = clip
   }
   checkFinite(at, 'x', xs)

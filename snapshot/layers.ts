@@ -29,7 +29,16 @@ import type { SnapshotCharacters } from '../plugin/characterData.ts'
 import { snapshotState } from './state.ts'
 import { layoutsOf } from './format.ts'
 import { clipExtents } from './readCharacters.ts'
-import { checkLayerRows, element, type Column } from './characterChecks.ts'
+import {
+  checkLayerRows,
+  FROM_TRACK,
+  LAYER_FIELDS,
+  LAYER_SOURCE,
+  layerColumns,
+  readRow,
+  SAMPLER_TRACK,
+  type Column,
+} from './characterChecks.ts'
 import {
   checkPoseLayerPaths,
   pathFloatsAt,
@@ -138,6 +147,7 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Snapsho
   const slotsSeen = new Set<number>()
   const { first, count: slotCount } = ctx.layerSlots
   const { maxKeys } = clipExtents(ctx)
+  const layerValues = new Float64Array(LAYER_FIELDS.length)
   for (let count = r.u32(); count > 0; count--) {
     const eid = r.u32()
     const where = `section "layers", character ${eid}`
@@ -181,12 +191,17 @@ export function readLayers(ctx: AnimationContext, r: Reader, characters: Snapsho
           }
         }
         r.align(4)
-        const row = (name: string): number => element(r, byName.get(name)!, 0)
+        const row = readRow(
+          r,
+          layerColumns(LAYER_FIELDS, (name) => byName.get(name)),
+          0,
+          layerValues,
+        )
         checkLayerRows(at, row, ctx.clips.length, index)
-        source = row('AnimLayer.source')
+        source = row[LAYER_SOURCE]!
         const cursorCount = r.u32()
         cursors = readU32Array(r.bytes, r.span(4 * cursorCount), cursorCount)
-        const needed = Math.max(channels(ctx, row('Sampler.clip')), channels(ctx, row('CrossFade.from.clip')))
+        const needed = Math.max(channels(ctx, row[SAMPLER_TRACK]!), channels(ctx, row[FROM_TRACK]!))
         if (cursorCount % 2 !== 0 || cursorCount < 2 * needed) {
           throw invalidValue(at, 'key cursor count', cursorCount, `must be even and at least ${2 * needed}`)
         }

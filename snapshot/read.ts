@@ -2,7 +2,7 @@ import { commitRemovals } from 'bitecs'
 import { POSE_BUFFERS } from '../components/Pose.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import { hexWords, Reader, readU32Array } from '../src/sim/byteStream.ts'
-import { checksumWords } from '../src/sim/checksum.ts'
+import { checksumWordsFast } from '../src/engine/checksum.ts'
 import { invalidValue, snapshotError } from '../src/sim/valueChecks.ts'
 import type { ForeignParts, PhysicsPlan, RagdollBodies } from '../src/physics/api.ts'
 import {
@@ -79,7 +79,7 @@ export function readPlan(ctx: AnimationContext, input: Uint8Array): Plan {
   const r = new Reader(bytes, 12)
   const checksum = new Uint32Array([r.u32(), r.u32()])
   const actual = new Uint32Array(2)
-  checksumWords(r.ints, CHECKSUM_FROM >>> 2, bytes.length >>> 2, actual)
+  checksumWordsFast(r.ints, CHECKSUM_FROM >>> 2, bytes.length >>> 2, actual)
   if (checksum[0] !== actual[0] || checksum[1] !== actual[1]) {
     throw snapshotError(
       `is corrupt: checksum ${hexWords(actual)} of its contents differs from the recorded ${hexWords(checksum)}`,

@@ -18,6 +18,9 @@ import {
   FLAGS,
   invalidFadePaths,
   LAYER_CHECKED,
+  LAYER_FIELDS,
+  layerColumns,
+  readRow,
   type Column,
 } from './characterChecks.ts'
 import {
@@ -162,9 +165,9 @@ export function readCharacters(
     active: c('Ragdoll.active'),
     handle: c('Ragdoll.handle'),
   }
-  let row = 0
-  /** The fields of character `row`'s layer 0 (checkLayerRows). */
-  const rowOf = (name: string): number => element(r, c(name), row)
+  /** Character i's layer 0 as checkLayerRows reads it: its columns, found once, and one row's values. */
+  const layerRow = layerColumns(LAYER_FIELDS, (name) => column.get(name))
+  const rowValues = new Float64Array(layerRow.length)
 
   const d: CharactersData = {
     count,
@@ -248,8 +251,7 @@ export function readCharacters(
     if (fromBinding !== fromClip) {
       throw invalidValue(where, 'fade-from binding', fromBinding, `must be CrossFade.from.clip ${fromClip}`)
     }
-    row = i
-    checkLayerRows(where, rowOf, ctx.clips.length, 0)
+    checkLayerRows(where, readRow(r, layerRow, i, rowValues), ctx.clips.length, 0)
     const weight = element(r, cols.weight, i)
     checkRange(where, 'Ragdoll.weight', weight, 0, 1)
     checkPositive(where, 'Ragdoll.rate', element(r, cols.rate, i))
@@ -273,24 +275,7 @@ export function readCharacters(
     }
     const cursorsAt = r.span(width * cursorCount)
     // A cursor is a key index the sampler searches from (it copes with any), and always one of a real track.
-    // As int32s, 0 <= key < maxKeys exactly when neither key nor maxKeys - 1 - key has its sign bit set: one OR
-    // a cursor, no branch (the loop is a tenth of reading the characters).
-    // The views in locals: V8 may read a property again at every turn of a loop.
-    let outside = 0
-    const last = maxKeys - 1
-    if (width === 4) {
-      const ints = r.ints
-      const first = cursorsAt >>> 2
-      for (let k = 0; k < cursorCount; k++) outside |= ints[first + k]! | (last - ints[first + k]!)
-    } else if (width === 2) {
-      const halves = r.halves
-      const first = cursorsAt >>> 1
-      for (let k = 0; k < cursorCount; k++) outside |= last - halves[first + k]!
-    } else {
-      const bytes = r.bytes
-      for (let k = cursorsAt; k < cursorsAt + cursorCount; k++) outside |= last - bytes[k]!
-    }
-    if (outside < 0) {
+    if (cursorsOutside(r, cursorsAt, width, cursorCount, maxKeys)) {
       for (let k = 0; k < cursorCount; k++) {
         const key = cursorAt(r, cursorsAt, width, k)
         if (key >= maxKeys)
@@ -411,4 +396,46 @@ const extents = new WeakMap<AnimationContext, { clips: number; maxClipChannels: 
 /** Key cursor k of a character's cursors at byte `at`, `width` bytes each. */
 function cursorAt(r: Reader, at: number, width: number, k: number): number {
   return width === 4 ? r.words[(at >>> 2) + k]! : width === 2 ? r.halves[(at >>> 1) + k]! : r.bytes[at + k]!
+}
+
+/**
+ * Whether any of `count` key cursors at byte `at` (`width` bytes each; `at` a multiple of 4) may be ≥ maxKeys:
+ * never false when one is (true may be a false alarm: the caller then looks at each). The loops are a tenth of
+ * reading the characters, so no branch a cursor: as int32s, 0 <= key < maxKeys exactly when neither key nor
+ * maxKeys - 1 - key has its sign bit set; and 1- and 2-byte cursors are tested four or two to a word (the
+ * bit-twiddling "has a byte > n": adding 127 - n to each byte sets its top bit exactly when it is > n, for
+ * n ≤ 127 and bytes ≤ 127; a byte ≥ 128 has its top bit set already; likewise for 16-bit lanes).
+ */
+export function cursorsOutside(
+  r: Reader,
+  at: number,
+  width: number,
+  count: number,
+  maxKeys: number,
+): boolean {
+  // The views in locals: V8 may read a property again at every turn of a loop.
+  const last = maxKeys - 1
+  let outside = 0
+  if (width === 4) {
+    const ints = r.ints
+    const first = at >>> 2
+    for (let k = 0; k < count; k++) outside |= ints[first + k]! | (last - ints[first + k]!)
+    return outside < 0
+  }
+  const ints = r.ints
+  const perWord = 4 / width
+  const words = Math.floor(count / perWord)
+  const laneMax = width === 1 ? 127 : 32767
+  if (last <= laneMax) {
+    const add = width === 1 ? (127 - last) * 0x01010101 : (32767 - last) * 0x00010001
+    const first = at >>> 2
+    for (let k = first; k < first + words; k++) outside |= (ints[k]! + add) | ints[k]!
+    outside &= width === 1 ? 0x80808080 : 0x80008000
+  } else {
+    // Lanes wider than the trick allows: each cursor on its own, as 4-byte cursors are.
+    for (let k = 0; k < words * perWord; k++) outside |= last - cursorAt(r, at, width, k)
+    outside &= 0x80000000
+  }
+  for (let k = words * perWord; k < count; k++) outside |= (last - cursorAt(r, at, width, k)) & 0x80000000
+  return outside !== 0
 }

@@ -2,7 +2,7 @@ import { commitRemovals } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
 import { wordsOf } from '../src/sim/byteStream.ts'
 import { WRITER_FULL, type Writer } from '../src/sim/byteWriter.ts'
-import { checksumWords } from '../src/sim/checksum.ts'
+import { checksumWordsFast } from '../src/engine/checksum.ts'
 import type { AnimationContext } from '../plugin/context.ts'
 import {
   beginSection,
@@ -177,7 +177,7 @@ function writeSnapshot(ctx: AnimationContext, s: SnapshotState, w: Writer): numb
   w.setU32(8, total)
   const words = wordsOf(w.buffer.buffer)
   const first = w.origin >>> 2
-  checksumWords(words, first + (CHECKSUM_FROM >>> 2), first + (total >>> 2), s.checksum)
+  checksumWordsFast(words, first + (CHECKSUM_FROM >>> 2), first + (total >>> 2), s.checksum)
   w.setWords(12, s.checksum, 2)
   return total
 }
