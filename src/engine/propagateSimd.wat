@@ -205,16 +205,17 @@
               (i32.store8 (i32.add (global.get $dirty) (local.get $e)) (i32.const 0))
               (i32.store8 (i32.add (global.get $changed) (local.get $e)) (i32.const 0))
               (br $next)))
-          ;; The 12 affine elements (the last row, 0 0 0 1, was written when the node was added).
+          ;; The 12 affine elements, each column with its row-3 element as it was (0 0 0 1, written when the node
+          ;; was added): whole 16-byte columns, so that a child's loads of them are forwarded from these stores.
           (local.set $o (i32.add (global.get $world) (i32.shl (local.get $e) (i32.const 6))))
-          (v128.store64_lane offset=0 0 (local.get $o) (local.get $k0))
-          (f32.store offset=8 (local.get $o) (f32x4.extract_lane 2 (local.get $k0)))
-          (v128.store64_lane offset=16 0 (local.get $o) (local.get $k1))
-          (f32.store offset=24 (local.get $o) (f32x4.extract_lane 2 (local.get $k1)))
-          (v128.store64_lane offset=32 0 (local.get $o) (local.get $k2))
-          (f32.store offset=40 (local.get $o) (f32x4.extract_lane 2 (local.get $k2)))
-          (v128.store64_lane offset=48 0 (local.get $o) (local.get $k3))
-          (f32.store offset=56 (local.get $o) (f32x4.extract_lane 2 (local.get $k3)))
+          (v128.store offset=0 (local.get $o) (i8x16.shuffle 0 1 2 3 4 5 6 7 8 9 10 11 28 29 30 31
+            (local.get $k0) (v128.load offset=0 (local.get $o))))
+          (v128.store offset=16 (local.get $o) (i8x16.shuffle 0 1 2 3 4 5 6 7 8 9 10 11 28 29 30 31
+            (local.get $k1) (v128.load offset=16 (local.get $o))))
+          (v128.store offset=32 (local.get $o) (i8x16.shuffle 0 1 2 3 4 5 6 7 8 9 10 11 28 29 30 31
+            (local.get $k2) (v128.load offset=32 (local.get $o))))
+          (v128.store offset=48 (local.get $o) (i8x16.shuffle 0 1 2 3 4 5 6 7 8 9 10 11 28 29 30 31
+            (local.get $k3) (v128.load offset=48 (local.get $o))))
           (i32.store8 (i32.add (global.get $dirty) (local.get $e)) (i32.const 0))
           (i32.store8 (i32.add (global.get $changed) (local.get $e)) (i32.const 1))
           (local.set $recomputed (i32.add (local.get $recomputed) (i32.const 1))))
