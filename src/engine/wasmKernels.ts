@@ -88,23 +88,23 @@ export interface PropagationKernel {
 /** The pass's module: 'simd' (propagateSimd.wat) or 'scalar' (propagate.wat). Both give the same bits. */
 export type KernelForm = 'simd' | 'scalar'
 
-/**
- * `(module (func (result v128) (f64x2.promote_low_f32x4 (v128.const i64x2 0 0))))`: an engine that validates
- * it has the SIMD instructions propagateSimd.wat uses (they are all in the one SIMD proposal).
- */
-const SIMD_PROBE = [
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 24, 1, 22, 0, 253, 12, 0, 0, 0, 0, 0, 0,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 253, 95, 11,
+/** An engine that validates this has the SIMD instructions propagateSimd.wat uses (all in one proposal). */
+export const SIMD_PROBE_WAT = '(module (func (result v128) (f64x2.promote_low_f32x4 (v128.const i64x2 0 0))))'
+
+/** SIMD_PROBE_WAT assembled (test/engine/propagate.test.ts checks it). */
+export const SIMD_PROBE = [
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 24, 1, 22, 0, 253, 12, 0, 0, 0, 0, 0,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 253, 95, 11,
 ]
 
 let forced: KernelForm | null = null
-let simd: boolean | null = null
 
 /** The form kernels made now use: 'simd' where WebAssembly SIMD validates (unless forced), else 'scalar'. */
 export function kernelForm(): KernelForm {
   if (forced !== null) return forced
-  simd ??= typeof WebAssembly === 'object' && WebAssembly.validate(Uint8Array.from(SIMD_PROBE))
-  return simd ? 'simd' : 'scalar'
+  return typeof WebAssembly === 'object' && WebAssembly.validate(Uint8Array.from(SIMD_PROBE))
+    ? 'simd'
+    : 'scalar'
 }
 
 /** For tests and benchmarks: the form of the kernels made afterwards (null: kernelForm's choice). */
