@@ -152,6 +152,7 @@ describe('the same simulation in Node and in headless Chromium', () => {
   })
 
   it("gives the same hashes with kernels 'wasm' in Chromium (WebAssembly world matrices) as Node's JavaScript", () => {
+    expect(page.wasmForm).toBe('simd') // the f64x2 pass (src/engine/propagateSimd.wat)
     expect(firstDifference(node, page.wasmRun!)).toBeNull()
     expect(page.wasmRun!.checkpoints.map((c) => c.hash)).toEqual(node.checkpoints.map((c) => c.hash))
     expect(page.wasmRun!.events).toEqual(node.events)

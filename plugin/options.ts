@@ -59,8 +59,9 @@ export interface AnimationPluginOptions {
   maxLayers?: number
   /**
    * Which code runs the world-matrix propagation: 'js' (the default, the reference) or 'wasm', the same pass in
-   * WebAssembly over a scene-node store laid out in one WebAssembly memory of the capacity's size (its arrays
-   * are views into it, fixed for the plugin's life). Both give the same bits, hashes and snapshots; choose by
+   * WebAssembly (f64x2 SIMD where the engine has WebAssembly SIMD, else scalar) over a scene-node store laid out
+   * in one WebAssembly memory of the capacity's size (its arrays are views into it, fixed for the plugin's
+   * life). All give the same bits, hashes and snapshots; choose by
    * speed (`npm run bench -- --kernels wasm`). 'wasm' needs an engine with WebAssembly (Node 20, any current
    * browser; a page's Content Security Policy must allow 'wasm-unsafe-eval').
    */

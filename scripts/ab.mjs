@@ -9,12 +9,14 @@
 //
 //   npm run bench:ab -- --base main [--asset fox|rig-linear|rig-cubic|rig-all] [--crowd layered]
 //                       [--characters 1000] [--rounds 9] [--steps 100] [--warmup 200] [--rig-joints 64]
-//                       [--instances 2] [--measure step|snapshotInto|restore] [--ragdolls 0]
+//                       [--instances 2] [--measure step|snapshotInto|restore|propagate] [--ragdolls 0]
+//                       [--kernels js|wasm]
 //
 // --asset rig-all: the rig with every channel animated (a Mixamo export's), written once as a .glb here and
 // loaded by each side with its own loader. --measure snapshotInto|restore: instead of steps, that call on the
 // crowd as it is after 60 steps (--ragdolls: every tenth character knocked over first, up to that many), `--steps`
-// calls a round; the snapshot bench's figures, compared.
+// calls a round; the snapshot bench's figures, compared. --measure propagate: the propagateTransforms system alone
+// on that crowd, every node dirtied before each call. --kernels: the plugin's `kernels` option on both sides.
 //
 // Each side runs `--instances` crowds (made in ABBA order, timed in a palindromic order: bench/abRounds.mjs), as
 // the crowd made later in a process ran ~1–3 % faster in same-code runs.
@@ -43,6 +45,7 @@ const { values } = parseArgs({
     instances: { type: 'string', default: '2' },
     measure: { type: 'string', default: 'step' },
     ragdolls: { type: 'string', default: '0' },
+    kernels: { type: 'string', default: 'js' },
   },
 })
 if (values.base === undefined) {
@@ -111,6 +114,7 @@ try {
     file: allChannels ? join(tree, 'rig-all.glb') : undefined,
     measure: values.measure,
     ragdolls,
+    kernels: values.kernels,
   }
   let refused = null
   try {
@@ -133,7 +137,8 @@ try {
       values.measure === 'step'
         ? ''
         : `, ${values.measure}${ragdolls > 0 ? ` with ${ragdolls} ragdolling` : ''}`
-    const what = `${values.asset} ${options.crowd} × ${options.characters}${measured}`
+    const kernels = values.kernels === 'js' ? '' : `, kernels ${values.kernels}`
+    const what = `${values.asset} ${options.crowd} × ${options.characters}${measured}${kernels}`
     process.stdout.write(
       formatAb(
         result,

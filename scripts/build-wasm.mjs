@@ -7,7 +7,10 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 
 /** The kernels: WAT source → generated module, paths from the repository root. */
-export const KERNELS = [{ source: 'src/engine/propagate.wat', module: 'src/engine/propagateModule.ts' }]
+export const KERNELS = [
+  { source: 'src/engine/propagate.wat', module: 'src/engine/propagateModule.ts' },
+  { source: 'src/engine/propagateSimd.wat', module: 'src/engine/propagateSimdModule.ts' },
+]
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 

@@ -1,4 +1,5 @@
 import { mathProbe, runCrossEngineScenario, type CrossEngineRun } from '../../test/sim/crossEngine.ts'
+import { kernelForm, type KernelForm } from '../../src/engine/wasmKernels.ts'
 
 /**
  * The page side of e2e/determinism.e2e.test.ts: runs the cross-engine scenario (test/sim/crossEngine.ts) on the
@@ -11,6 +12,8 @@ export interface DeterminismHook {
   run: CrossEngineRun | null
   /** The same scenario with the plugin's `kernels: 'wasm'` (WebAssembly world-matrix propagation). */
   wasmRun: CrossEngineRun | null
+  /** Which WebAssembly pass kernels 'wasm' ran here ('simd' where the engine has WebAssembly SIMD). */
+  wasmForm: KernelForm | null
   /** The same scenario with the plugin's `workers: 2` (Web Workers over shared memory), and whether the page could. */
   workersRun: CrossEngineRun | null
   isolated: boolean
@@ -29,6 +32,7 @@ const hook: DeterminismHook = {
   error: null,
   run: null,
   wasmRun: null,
+  wasmForm: null,
   workersRun: null,
   isolated: crossOriginIsolated,
   math: null,
@@ -44,6 +48,7 @@ async function main(): Promise<void> {
   hook.run = await runCrossEngineScenario(bytes)
   hook.ms = performance.now() - start
   hook.wasmRun = await runCrossEngineScenario(bytes, 'wasm')
+  hook.wasmForm = kernelForm()
   hook.workersRun = await runCrossEngineScenario(bytes, 'js', 2)
   hook.math = mathProbe()
 }

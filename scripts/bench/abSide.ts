@@ -8,9 +8,13 @@ import { ASSET_NAMES, DT, FADE_SECONDS, type AssetName } from './options.ts'
 import { createOurCrowd } from './ours.ts'
 import { loadBenchAsset, planOptions } from './scenarioJob.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
+import type { SceneKernels } from '../../components/SceneNode.ts'
 
-/** What a side times: fixed steps, or (of the crowd as it is after its warm-up) snapshotInto or restore. */
-export const AB_MEASURES = ['step', 'snapshotInto', 'restore'] as const
+/**
+ * What a side times: fixed steps, or (of the crowd as it is after its warm-up) snapshotInto, restore, or
+ * propagate (the propagateTransforms system alone, every scene node marked dirty before each call).
+ */
+export const AB_MEASURES = ['step', 'snapshotInto', 'restore', 'propagate'] as const
 export type AbMeasure = (typeof AB_MEASURES)[number]
 
 export interface AbSideOptions {
@@ -26,6 +30,8 @@ export interface AbSideOptions {
   measure?: AbMeasure
   /** Characters ragdolled (every tenth, as the snapshot bench does) 60 steps before a snapshot measure. */
   ragdolls?: number
+  /** The plugin's `kernels` option (default 'js'). */
+  kernels?: SceneKernels
 }
 
 export interface AbSide {
@@ -39,7 +45,14 @@ export interface AbSide {
  * Throws an Error naming the option and the choices when `o` names an asset or crowd the benchmark does not
  * have (the driver passes the command line's strings through).
  */
-export function checkAbSideOptions(o: { asset: string; crowd: string; measure?: string }): void {
+export function checkAbSideOptions(o: {
+  asset: string
+  crowd: string
+  measure?: string
+  kernels?: string
+}): void {
+  if (o.kernels !== undefined && o.kernels !== 'js' && o.kernels !== 'wasm')
+    throw new Error(`--kernels ${o.kernels}: js or wasm`)
   if (!(ASSET_NAMES as readonly string[]).includes(o.asset))
     throw new Error(`--asset ${o.asset}: one of ${ASSET_NAMES.join(', ')}, rig-all`)
   if (o.measure !== undefined && !(AB_MEASURES as readonly string[]).includes(o.measure))
@@ -55,11 +68,23 @@ export async function createAbSide(o: AbSideOptions): Promise<AbSide> {
     fadeSeconds: FADE_SECONDS,
     dt: DT,
   })
-  const crowd = createOurCrowd(plan)
+  const crowd = createOurCrowd(plan, o.kernels ?? 'js')
   const { plugin } = crowd
   const hash = (): string => String(plugin.hash())
   const measure = o.measure ?? 'step'
   if (measure === 'step') return { run: (steps) => crowd.run(steps), hash }
+  if (measure === 'propagate') {
+    crowd.run(60)
+    const propagate = plugin.systems.find((s) => s.name === 'propagateTransforms')!
+    const dirty = plugin.sceneGraph.store.dirty
+    const run = (calls: number) => {
+      for (let k = 0; k < calls; k++) {
+        dirty.fill(1)
+        propagate(crowd.world)
+      }
+    }
+    return { run, hash }
+  }
   // The snapshot bench's crowd (scripts/bench/snapshots.ts): every tenth character knocked over 1 s before.
   const joint = asset.nodes[Math.min(2, asset.nodes.length - 1)]!.name
   for (let i = 0; i < (o.ragdolls ?? 0); i++) {

@@ -7,7 +7,7 @@ import { PROPAGATION_CHUNK, v8Measures } from './v8.ts'
  * propagateWorldMatrices (src/skeleton/sceneNodes.ts, which says what propagation computes); here:
  * - createPropagationPass: the same pass as a closure over one store's arrays with the matrix products written
  *   out, run in chunks (v8.ts says why);
- * - the WebAssembly pass of the `kernels: 'wasm'` option (wasmKernels.ts, propagate.wat);
+ * - the WebAssembly pass of the `kernels: 'wasm'` option (wasmKernels.ts; propagateSimd.wat or propagate.wat);
  * - the JavaScript pass split among worker threads (the `workers` option; the runner is systems/workers/pool.ts).
  * choosePropagation picks one when the propagation system is made. test/engine/propagate.test.ts holds the
  * JavaScript and the WebAssembly passes to the clean form bit for bit.

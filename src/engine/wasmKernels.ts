@@ -5,11 +5,14 @@
  * src/skeleton/sceneNodes.ts, which stays the reference: the same bits in every engine,
  * test/engine/propagate.test.ts).
  *
- * The module is carried as base64 (propagateModule.ts, generated from propagate.wat by scripts/build-wasm.mjs)
- * and compiled synchronously once per process: it is small (Chromium refuses a synchronous compile of more
- * than 4 KB on a page's main thread, and createAnimationPlugin is synchronous).
+ * The pass comes in two forms with the same bits: propagateSimd.wat (f64x2 lanes), where the engine validates
+ * WebAssembly SIMD, else propagate.wat (scalar). Each is carried as base64 (propagate*Module.ts, generated from
+ * the .wat by scripts/build-wasm.mjs) and compiled synchronously once per process: it is small (Chromium
+ * refuses a synchronous compile of more than 4 KB on a page's main thread, and createAnimationPlugin is
+ * synchronous).
  */
-import { WASM_BASE64 } from './propagateModule.ts'
+import { WASM_BASE64 as SCALAR_BASE64 } from './propagateModule.ts'
+import { WASM_BASE64 as SIMD_BASE64 } from './propagateSimdModule.ts'
 
 /** Byte offsets of the arrays in a kernel memory (what propagate.wat imports), and its size in bytes. */
 export interface KernelLayout {
@@ -67,6 +70,8 @@ export function kernelLayout(capacity: number, maxRefused: number): KernelLayout
  * `buffer` (components/SceneNode.ts); nothing here is a WebAssembly type (a game's `lib` may lack them).
  */
 export interface PropagationKernel {
+  /** Which module runs the pass. */
+  readonly form: KernelForm
   readonly layout: KernelLayout
   /** The memory's bytes: one buffer for the life of the kernel, never detached (the memory never grows). */
   readonly buffer: ArrayBuffer
@@ -80,7 +85,34 @@ export interface PropagationKernel {
   readonly pass: (start: number, end: number) => number
 }
 
-let compiled: WebAssembly.Module | null = null
+/** The pass's module: 'simd' (propagateSimd.wat) or 'scalar' (propagate.wat). Both give the same bits. */
+export type KernelForm = 'simd' | 'scalar'
+
+/** An engine that validates this has the SIMD instructions propagateSimd.wat uses (all in one proposal). */
+export const SIMD_PROBE_WAT = '(module (func (result v128) (f64x2.promote_low_f32x4 (v128.const i64x2 0 0))))'
+
+/** SIMD_PROBE_WAT assembled (test/engine/propagate.test.ts checks it). */
+export const SIMD_PROBE = [
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 24, 1, 22, 0, 253, 12, 0, 0, 0, 0, 0,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 253, 95, 11,
+]
+
+let forced: KernelForm | null = null
+
+/** The form kernels made now use: 'simd' where WebAssembly SIMD validates (unless forced), else 'scalar'. */
+export function kernelForm(): KernelForm {
+  if (forced !== null) return forced
+  return typeof WebAssembly === 'object' && WebAssembly.validate(Uint8Array.from(SIMD_PROBE))
+    ? 'simd'
+    : 'scalar'
+}
+
+/** For tests and benchmarks: the form of the kernels made afterwards (null: kernelForm's choice). */
+export function forceKernelForm(form: KernelForm | null): void {
+  forced = form
+}
+
+const compiled: Record<KernelForm, WebAssembly.Module | null> = { simd: null, scalar: null }
 
 /**
  * Makes the memory (all zeros) and instantiates the pass over it. Throws a plain Error when the engine has no
@@ -91,11 +123,15 @@ export function createPropagationKernel(capacity: number, maxRefused: number): P
   const layout = kernelLayout(capacity, maxRefused)
   const pages = Math.ceil(layout.bytes / PAGE)
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages })
-  compiled ??= new WebAssembly.Module(decodeBase64(WASM_BASE64))
+  const form = kernelForm()
+  const module = (compiled[form] ??= new WebAssembly.Module(
+    decodeBase64(form === 'simd' ? SIMD_BASE64 : SCALAR_BASE64),
+  ))
   // The layout's offsets are the module's imports by name (its byte count is not imported).
-  const instance = new WebAssembly.Instance(compiled, { env: { memory, ...layout } })
+  const instance = new WebAssembly.Instance(module, { env: { memory, ...layout } })
   const buffer = memory.buffer
   return {
+    form,
     layout,
     buffer,
     order: new Int32Array(buffer, layout.order, capacity),

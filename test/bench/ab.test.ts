@@ -100,7 +100,11 @@ describe('bench:ab rounds', () => {
     )
     expect(() => checkAbSideOptions({ asset: 'fox', crowd: 'layered', measure: 'restore' })).not.toThrow()
     expect(() => checkAbSideOptions({ asset: 'fox', crowd: 'layered', measure: 'snapshot' })).toThrow(
-      '--measure snapshot: one of step, snapshotInto, restore',
+      '--measure snapshot: one of step, snapshotInto, restore, propagate',
+    )
+    expect(() => checkAbSideOptions({ asset: 'fox', crowd: 'playing', kernels: 'wasm' })).not.toThrow()
+    expect(() => checkAbSideOptions({ asset: 'fox', crowd: 'playing', kernels: 'simd' })).toThrow(
+      '--kernels simd: js or wasm',
     )
     expect(() => checkAbSideOptions({ asset: 'fox', crowd: 'walking' })).toThrow(
       /--crowd walking: one of playing, /,
@@ -140,5 +144,37 @@ describe('bench:ab rounds', () => {
     const clean = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() === ''
     if (clean) expect(out).toContain('state hash after the same steps: the same on both')
     else expect(out).toMatch(/state hash after the same steps: (the same on both|DIFFERENT)/)
+  })
+
+  it('times the propagation system alone with kernels wasm on both sides', () => {
+    const args = [
+      '--asset',
+      'fox',
+      '--crowd',
+      'playing',
+      '--characters',
+      '4',
+      '--rounds',
+      '1',
+      '--steps',
+      '2',
+    ]
+    const out = execFileSync(
+      process.execPath,
+      [
+        'scripts/ab.mjs',
+        '--base',
+        'HEAD',
+        ...args,
+        '--warmup',
+        '1',
+        '--kernels',
+        'wasm',
+        '--measure',
+        'propagate',
+      ],
+      { encoding: 'utf8' },
+    )
+    expect(out).toMatch(/fox playing × 4, propagate, kernels wasm: CPU ms per call/)
   })
 })

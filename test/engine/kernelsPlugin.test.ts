@@ -1,7 +1,8 @@
 /**
  * The plugin's `kernels: 'wasm'` option on real characters: the same world matrices, hashes and snapshots as
- * kernels 'js' at every step (Foxes and the bench's 64-joint rig playing, fading, a ragdoll; the cross-engine
- * scenario), snapshots across the two, and its failures. The kernel itself: test/engine/propagate.test.ts.
+ * kernels 'js' at every step (Foxes, RobotExpressive and the bench's 64-joint rig playing, fading, a ragdoll; the
+ * cross-engine scenario), with the WebAssembly pass in each form (f64x2 SIMD, scalar), snapshots across the
+ * kernels, and its failures. The kernel itself: test/engine/propagate.test.ts.
  */
 import { addEntity, createWorld } from 'bitecs'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -13,31 +14,39 @@ import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { AnimationError } from '../../src/errors.ts'
 import { createBenchRig } from '../../scripts/bench/rig.ts'
 import { simulateCrossEngine } from '../sim/crossEngine.ts'
+import { forceKernelForm, type KernelForm } from '../../src/engine/wasmKernels.ts'
+import { propagationKernel } from '../../components/SceneNode.ts'
 
 const bitsOf = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.length)
 
 describe('kernels: the plugin with kernels wasm', () => {
   let fox: AnimationAsset
   let rig: AnimationAsset
+  let robot: AnimationAsset
   beforeAll(async () => {
     fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
+    robot = await loadAsset('assets/RobotExpressive/RobotExpressive.glb')
     rig = createBenchRig({ joints: 64 })
   })
   afterEach(() => {
     vi.unstubAllGlobals()
+    forceKernelForm(null)
   })
 
-  /** Foxes and rigs playing, fading, placed, a Fox knocked over, stepped `steps` times. */
+  /** Foxes, rigs and a robot playing, fading, placed, a Fox knocked over, stepped `steps` times. */
   function run(kernels: SceneKernels, steps: number, each: (p: AnimationPlugin, step: number) => void) {
     const plugin = createAnimationPlugin(createWorld(), { capacity: 1024, kernels })
-    const chars = [fox, rig, fox, rig].map((a) => plugin.addCharacter(a))
+    const chars = [fox, rig, fox, rig, robot].map((a) => plugin.addCharacter(a))
     plugin.play(chars[0]!, 'Walk')
     plugin.play(chars[1]!, 'Run', { time: 0.3 })
     plugin.play(chars[2]!, 'Survey', { loop: 'once' })
     plugin.play(chars[3]!, 'Walk', { rotation: 'squad' })
+    plugin.play(chars[4]!, 'Dance')
+    plugin.setTransform(chars[4]!, { position: [0, 0, -3], scale: [0.5, 0.5, 0.5] })
     plugin.setTransform(chars[2]!, { position: [2, 0, 0], rotation: [0, Math.SQRT1_2, 0, Math.SQRT1_2] })
     for (let s = 0; s < steps; s++) {
       if (s === 20) plugin.crossFade(chars[0]!, 'Run', 0.25)
+      if (s === 25) plugin.crossFade(chars[4]!, 'Running', 0.2)
       if (s === 30) plugin.ragdoll(chars[2]!)
       plugin.step()
       each(plugin, s)
@@ -45,23 +54,28 @@ describe('kernels: the plugin with kernels wasm', () => {
     return plugin
   }
 
-  it('the same world matrices, hash and snapshot at every step of Foxes and rigs, ragdoll included', () => {
-    const js: { world: number[]; hash: string }[] = []
-    const record = (p: AnimationPlugin) => ({
-      world: Array.from(bitsOf(p.stores.SceneNode.world)),
-      hash: p.hash(),
-    })
-    const a = run('js', 60, (p) => js.push(record(p)))
-    const b = run('wasm', 60, (p, s) => expect(record(p), `step ${s}`).toEqual(js[s]))
-    expect(b.sceneGraph.kernels).toBe('wasm')
-    expect(a.sceneGraph.stats.recomputed).toBeGreaterThan(100)
-    expect(b.snapshot()).toEqual(a.snapshot())
-    // Its store arrays are views into one memory that was never grown (a grown one would detach them).
-    const { world, translation, dirty } = b.stores.SceneNode
-    expect(world.buffer).toBe(translation.buffer)
-    expect(dirty.buffer).toBe(b.sceneGraph.order.buffer)
-    expect(world.buffer.byteLength).toBeGreaterThan(1024 * 110)
-  })
+  it.each(['simd', 'scalar'] as const)(
+    'the same world matrices, hash and snapshot at every step of Foxes, rigs and a robot, ragdoll included (%s form)',
+    (form: KernelForm) => {
+      const js: { world: number[]; hash: string }[] = []
+      const record = (p: AnimationPlugin) => ({
+        world: Array.from(bitsOf(p.stores.SceneNode.world)),
+        hash: p.hash(),
+      })
+      const a = run('js', 60, (p) => js.push(record(p)))
+      forceKernelForm(form)
+      const b = run('wasm', 60, (p, s) => expect(record(p), `step ${s}`).toEqual(js[s]))
+      expect(b.sceneGraph.kernels).toBe('wasm')
+      expect(propagationKernel(b.sceneGraph)!.form).toBe(form)
+      expect(a.sceneGraph.stats.recomputed).toBeGreaterThan(100)
+      expect(b.snapshot()).toEqual(a.snapshot())
+      // Its store arrays are views into one memory that was never grown (a grown one would detach them).
+      const { world, translation, dirty } = b.stores.SceneNode
+      expect(world.buffer).toBe(translation.buffer)
+      expect(dirty.buffer).toBe(b.sceneGraph.order.buffer)
+      expect(world.buffer.byteLength).toBeGreaterThan(1024 * 110)
+    },
+  )
 
   it('refused nodes: the same kept flags and snapshot bytes, past the listed refusals too', () => {
     // A game's own chain of nodes scaled 1e20 each: half of them refused, more than the graph lists
@@ -97,6 +111,7 @@ describe('kernels: the plugin with kernels wasm', () => {
       const p = createAnimationPlugin(createWorld(), { capacity: 1024, kernels })
       p.addAsset(fox)
       p.addAsset(rig)
+      p.addAsset(robot)
       p.restore(bytes)
       return p
     }

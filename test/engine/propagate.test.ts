@@ -1,14 +1,14 @@
 /**
- * The fast propagation passes, JavaScript (src/engine/propagate.ts) and WebAssembly (src/engine/propagate.wat,
- * kernels 'wasm'), against the clean one (src/skeleton/sceneNodes.ts propagateWorldMatrices), the reference: the
+ * The fast propagation passes, JavaScript (src/engine/propagate.ts) and WebAssembly (kernels 'wasm': the f64x2
+ * SIMD form src/engine/propagateSimd.wat and the scalar src/engine/propagate.wat), against the clean one (src/skeleton/sceneNodes.ts propagateWorldMatrices), the reference: the
  * same bits in every world matrix, the same flags, counts and refusals, on random forests with any float32 locals (NaN, ±∞, −0, subnormals, products past float32's
- * range) and on real characters through the plugin; and the committed module is the WAT source assembled.
+ * range) and on real characters through the plugin; and the committed modules are their WAT sources assembled.
  * test/systems/propagateTransforms.test.ts runs its cases on both kernels too.
  */
 import { readFileSync } from 'node:fs'
 import { addEntity, createWorld } from 'bitecs'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { assembleWat, KERNELS, moduleText } from '../../scripts/build-wasm.mjs'
 import {
   addSceneNode,
@@ -22,10 +22,33 @@ import {
 } from '../../components/SceneNode.ts'
 import { createPropagateTransformsSystem } from '../../systems/propagateTransforms.ts'
 import { propagateWorldMatrices } from '../../src/skeleton/sceneNodes.ts'
-import { decodeBase64 } from '../../src/engine/wasmKernels.ts'
+import {
+  createPropagationKernel,
+  decodeBase64,
+  forceKernelForm,
+  kernelForm,
+  SIMD_PROBE,
+  SIMD_PROBE_WAT,
+  type KernelForm,
+} from '../../src/engine/wasmKernels.ts'
 import { WASM_BASE64 } from '../../src/engine/propagateModule.ts'
+import { WASM_BASE64 as SIMD_BASE64 } from '../../src/engine/propagateSimdModule.ts'
 
 const WAT = 'src/engine/propagate.wat'
+const SIMD_WAT = 'src/engine/propagateSimd.wat'
+
+/** The instructions of a WAT file (comments removed). */
+function instructionsOf(path: string): Set<string> {
+  const code = readFileSync(path, 'utf8').replace(/;;.*$/gm, '')
+  return new Set([...code.matchAll(/\(\s*([a-z0-9_]+(?:\.[a-z0-9_]+)?)/g)].map((m) => m[1]!))
+}
+
+/** The scalar module's instructions: exact IEEE arithmetic, conversions, memory access and control. */
+const SCALAR_ALLOWED = ['module', 'import', 'memory', 'global', 'func', 'export', 'param', 'result', 'local']
+  .concat(['block', 'loop', 'if', 'then', 'else', 'br', 'br_if', 'local.get', 'local.set', 'global.get'])
+  .concat(['i32.const', 'i32.add', 'i32.mul', 'i32.shl', 'i32.or', 'i32.eqz', 'i32.lt_s', 'i32.ge_s'])
+  .concat(['i32.load', 'i32.store', 'i32.load8_u', 'i32.store8', 'f32.load', 'f32.store'])
+  .concat(['f64.const', 'f64.add', 'f64.sub', 'f64.mul', 'f64.ne', 'f64.promote_f32', 'f32.demote_f64'])
 
 describe('the committed WebAssembly module', () => {
   it('is its WAT source assembled (node scripts/build-wasm.mjs regenerates it)', async () => {
@@ -41,28 +64,39 @@ describe('the committed WebAssembly module', () => {
 
   it('fits a synchronous compile on a page (Chromium refuses one past 4 KB on the main thread)', () => {
     expect(decodeBase64(WASM_BASE64).length).toBeLessThanOrEqual(4096)
+    expect(decodeBase64(SIMD_BASE64).length).toBeLessThanOrEqual(4096)
   })
 
   it('uses only exact IEEE arithmetic, conversions, memory access and control: no fma, SIMD, sqrt or grow', () => {
-    const code = readFileSync(WAT, 'utf8').replace(/;;.*$/gm, '')
-    const used = new Set([...code.matchAll(/\(\s*([a-z0-9_]+(?:\.[a-z0-9_]+)?)/g)].map((m) => m[1]!))
-    const allowed = new Set(
-      ['module', 'import', 'memory', 'global', 'func', 'export', 'param', 'result', 'local', 'block', 'loop']
-        .concat(['if', 'then', 'else', 'br', 'br_if', 'local.get', 'local.set', 'global.get'])
-        .concat(['i32.const', 'i32.add', 'i32.mul', 'i32.shl', 'i32.or', 'i32.eqz', 'i32.lt_s', 'i32.ge_s'])
-        .concat(['i32.load', 'i32.store', 'i32.load8_u', 'i32.store8', 'f32.load', 'f32.store'])
-        .concat([
-          'f64.const',
-          'f64.add',
-          'f64.sub',
-          'f64.mul',
-          'f64.ne',
-          'f64.promote_f32',
-          'f32.demote_f64',
-        ]),
-    )
-    expect([...used].filter((op) => !allowed.has(op))).toEqual([])
+    const used = instructionsOf(WAT)
+    expect([...used].filter((op) => !SCALAR_ALLOWED.includes(op))).toEqual([])
     expect(used.has('f64.mul') && used.has('f32.demote_f64')).toBe(true) // the scan does see instructions
+  })
+
+  it('SIMD form: lane-wise IEEE f64x2 arithmetic, exact conversions and moves; no relaxed-SIMD, fma or reductions', () => {
+    const used = instructionsOf(SIMD_WAT)
+    // Every lane op here is one IEEE operation per lane (or exact: xor of a sign bit, shuffles, loads,
+    // stores, promote/demote); f32x4.sub/add/eq only ever see finite-or-not checks whose result is a boolean.
+    const simd = ['v128.const', 'v128.load', 'v128.store', 'v128.xor', 'i8x16.shuffle', 'i32x4.all_true']
+      .concat(['f64x2.add', 'f64x2.sub', 'f64x2.mul', 'f64x2.promote_low_f32x4', 'f32x4.demote_f64x2_zero'])
+      .concat(['f32x4.add', 'f32x4.sub', 'f32x4.eq'])
+    const allowed = new Set([...SCALAR_ALLOWED, ...simd])
+    expect([...used].filter((op) => !allowed.has(op))).toEqual([])
+    expect(used.has('f64x2.mul') && used.has('i8x16.shuffle')).toBe(true)
+    expect(readFileSync(SIMD_WAT, 'utf8').replace(/;;.*$/gm, '')).not.toMatch(/relaxed|fma|madd/)
+  })
+
+  it('picks the SIMD form where the SIMD probe validates, the scalar one where it does not', async () => {
+    expect(Array.from(await assembleWat('probe', SIMD_PROBE_WAT))).toEqual(SIMD_PROBE)
+    expect(kernelForm()).toBe('simd') // Node 20+ has WebAssembly SIMD
+    expect(createPropagationKernel(8, 8).form).toBe('simd')
+    const validate = vi.spyOn(WebAssembly, 'validate').mockReturnValue(false)
+    try {
+      expect(kernelForm()).toBe('scalar')
+      expect(createPropagationKernel(8, 8).form).toBe('scalar')
+    } finally {
+      validate.mockRestore()
+    }
   })
 })
 
@@ -73,15 +107,26 @@ interface Twin {
   eids: number[]
 }
 
-function twin(kernels: SceneKernels | 'clean', parents: readonly number[]): Twin {
+/** 'clean', 'js', and kernels 'wasm' in each form. */
+type TwinKind = Exclude<SceneKernels, 'wasm'> | 'clean' | KernelForm
+
+function twin(kind: TwinKind, parents: readonly number[]): Twin {
   const world = createWorld()
-  const graph = createSceneGraph(world, parents.length + 8, kernels === 'clean' ? 'js' : kernels)
+  const kernels: SceneKernels = kind === 'simd' || kind === 'scalar' ? 'wasm' : 'js'
+  forceKernelForm(kind === 'scalar' ? 'scalar' : null)
+  let graph: SceneGraph
+  try {
+    graph = createSceneGraph(world, parents.length + 8, kernels)
+  } finally {
+    forceKernelForm(null)
+  }
+  if (kernels === 'wasm') expect(propagationKernel(graph)!.form).toBe(kind)
   const eids = parents.map(() => addEntity(world))
   for (const e of eids) addSceneNode(graph, e)
   parents.forEach((p, i) => {
     if (p >= 0) setSceneNodeParent(graph, eids[i]!, eids[p]!)
   })
-  if (kernels === 'clean') return { graph, propagate: () => cleanPropagation(graph), eids }
+  if (kind === 'clean') return { graph, propagate: () => cleanPropagation(graph), eids }
   const system = createPropagateTransformsSystem({ sceneGraph: graph })
   return { graph, propagate: () => system(world), eids }
 }
@@ -102,7 +147,12 @@ function cleanPropagation(graph: SceneGraph): void {
   graph.stats.refused = refused[0]!
 }
 
-/** Both fast passes leave what the clean one does. */
+/** The clean pass and the three fast ones (JavaScript, WebAssembly SIMD, WebAssembly scalar), built alike. */
+function makeTwins(parents: readonly number[]): Twin[] {
+  return (['clean', 'js', 'simd', 'scalar'] as const).map((kind) => twin(kind, parents))
+}
+
+/** Every fast pass leaves what the clean one does. */
 function expectSameOutcomes(twins: readonly Twin[]): void {
   const [clean, ...fast] = twins.map(outcome)
   for (const f of fast) expect(f).toEqual(clean)
@@ -133,6 +183,7 @@ function outcome({ graph }: Twin) {
     recomputed,
     refused,
     refusedNodes: Array.from(graph.refusedNodes.subarray(0, Math.min(refused, MAX_REFUSED_NODES))),
+    kept: Array.from(graph.kept),
   }
 }
 
@@ -196,8 +247,7 @@ describe('kernels: the JavaScript and WebAssembly passes give the clean pass’s
     let refusals = 0
     fc.assert(
       fc.property(scenario, ([parents, passes]) => {
-        const twins = [twin('clean', parents), twin('js', parents), twin('wasm', parents)]
-        expect(propagationKernel(twins[2]!.graph)).not.toBeNull()
+        const twins = makeTwins(parents)
         for (const writes of passes) {
           for (const [i, v] of writes) writeLocal(twins, i, v)
           for (const t of twins) t.propagate()
@@ -233,7 +283,7 @@ describe('kernels: the JavaScript and WebAssembly passes give the clean pass’s
     fc.assert(
       fc.property(scene, ([parentWorlds, children]) => {
         const parents = [-1, -1, ...children.map((_, i) => i % 2)]
-        const twins = [twin('clean', parents), twin('js', parents), twin('wasm', parents)]
+        const twins = makeTwins(parents)
         for (const t of twins) {
           t.propagate() // every node identity, clean
           parentWorlds.forEach((w, i) => {
@@ -256,7 +306,7 @@ describe('kernels: the JavaScript and WebAssembly passes give the clean pass’s
     // fourth solved (in f64, then rounded) to cancel one of the nine; scales 0.5 to 2.
     const roots = 6000
     const parents = Array.from({ length: roots }, () => -1)
-    const twins = [twin('clean', parents), twin('js', parents), twin('wasm', parents)]
+    const twins = makeTwins(parents)
     let seed = 7
     const random = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32) * 2 - 1
     for (let i = 0; i < roots; i++) {
@@ -311,19 +361,20 @@ describe('kernels: the JavaScript and WebAssembly passes give the clean pass’s
   it('refuses a product past float32 (keeps the last matrix), counts past 64 and lists the first 64 in order', () => {
     // 100 children under one root; each child's scale times the root's overflows float32 (1e30 · 1e30).
     const parents = [-1, ...Array.from({ length: 100 }, () => 0)]
-    const twins = [twin('clean', parents), twin('js', parents), twin('wasm', parents)]
+    const twins = makeTwins(parents)
     for (let i = 0; i <= 100; i++) writeLocal(twins, i, [i, 0, 0, 0, 0, 0, 1, 1, 1, 1])
     for (const t of twins) t.propagate()
     const before = twins.map((t) => Array.from(bitsOf(t.graph.store.world)))
-    expect(before[1]).toEqual(before[0])
-    expect(before[2]).toEqual(before[0])
+    for (const b of before) expect(b).toEqual(before[0])
     writeLocal(twins, 0, [0, 0, 0, 0, 0, 0, 1, 1e30, 1e30, 1e30])
     for (let i = 1; i <= 100; i++) writeLocal(twins, i, [i, 0, 0, 0, 0, 0, 1, 1e30, 1, 1])
     for (const t of twins) t.propagate()
-    const [js, wasm, clean] = [1, 2, 0].map((i) => outcome(twins[i]!))
+    const [clean, js, simd, scalar] = twins.map(outcome)
     expect(js).toEqual(clean)
-    expect(wasm).toEqual(clean)
+    expect(simd).toEqual(clean)
+    expect(scalar).toEqual(clean)
     expect(js!.refused).toBe(100)
+    expect(js!.kept.filter((k) => k === 1).length).toBe(100)
     expect(js!.recomputed).toBe(1) // the root alone
     // The first 64 refused in the pass's (parents-first) order, each with its matrix of before.
     const order = Array.from(twins[0]!.graph.order.subarray(1, 65))
