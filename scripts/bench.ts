@@ -40,7 +40,9 @@
  *   (scripts/bench/graphs.ts).
  * Run with --expose-gc (the npm script does) so allocation windows start from a collected heap.
  */
+import { readFileSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { CROWD_KINDS, type CrowdKind } from './bench/crowd.ts'
 import { formatReport } from './bench/report.ts'
@@ -68,32 +70,53 @@ import {
 import { V8_MEASURE_NAMES, type V8Measures } from '../src/engine/v8.ts'
 import type { SceneKernels } from '../components/SceneNode.ts'
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    sections: { type: 'string' },
-    characters: { type: 'string' },
-    rounds: { type: 'string' },
-    assets: { type: 'string' },
-    crowds: { type: 'string' },
-    'shared-process': { type: 'boolean' },
-    'alloc-steps': { type: 'string' },
-    'no-squad': { type: 'boolean', default: false },
-    'no-split': { type: 'boolean', default: false },
-    json: { type: 'boolean', default: false },
-    out: { type: 'string' },
-    'v8-measures': { type: 'boolean', default: false },
-    kernels: { type: 'string' },
-    'compare-kernels': { type: 'boolean', default: false },
-    'compare-workers': { type: 'boolean', default: false },
-    'compare-compression': { type: 'boolean', default: false },
-    'compare-graphs': { type: 'boolean', default: false },
-    'main-waits': { type: 'boolean', default: false },
-    workers: { type: 'string' },
-    children: { type: 'string' },
-    peers: { type: 'string' },
-  },
-})
+const OPTIONS = {
+  quick: { type: 'boolean', default: false },
+  sections: { type: 'string' },
+  characters: { type: 'string' },
+  rounds: { type: 'string' },
+  assets: { type: 'string' },
+  crowds: { type: 'string' },
+  'shared-process': { type: 'boolean' },
+  'alloc-steps': { type: 'string' },
+  'no-squad': { type: 'boolean', default: false },
+  'no-split': { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+  out: { type: 'string' },
+  'v8-measures': { type: 'boolean', default: false },
+  kernels: { type: 'string' },
+  'compare-kernels': { type: 'boolean', default: false },
+  'compare-workers': { type: 'boolean', default: false },
+  'compare-compression': { type: 'boolean', default: false },
+  'compare-graphs': { type: 'boolean', default: false },
+  'main-waits': { type: 'boolean', default: false },
+  workers: { type: 'string' },
+  children: { type: 'string' },
+  peers: { type: 'string' },
+  help: { type: 'boolean', default: false },
+} as const
+
+/** This file's header comment, the usage `--help` prints. */
+function usage(): string {
+  const text = readFileSync(fileURLToPath(import.meta.url), 'utf8')
+  const header = text.slice(text.indexOf('/**') + 3, text.indexOf('*/'))
+  return header.replace(/^ \* ?/gm, '').trim()
+}
+
+function parseOptions(): ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'] {
+  try {
+    return parseArgs({ options: OPTIONS }).values
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message} (npm run bench -- --help lists the options)\n`)
+    process.exit(2)
+  }
+}
+
+const values = parseOptions()
+if (values.help) {
+  process.stdout.write(`${usage()}\n`)
+  process.exit(0)
+}
 
 function list<T extends string>(
   text: string | undefined,
