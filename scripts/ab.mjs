@@ -10,13 +10,16 @@
 //   npm run bench:ab -- --base main [--asset fox|rig-linear|rig-cubic|rig-all] [--crowd layered]
 //                       [--characters 1000] [--rounds 9] [--steps 100] [--warmup 200] [--rig-joints 64]
 //                       [--instances 2] [--measure step|snapshotInto|restore|propagate] [--ragdolls 0]
-//                       [--kernels js|wasm]
+//                       [--kernels js|wasm] [--ik]
 //
 // --asset rig-all: the rig with every channel animated (a Mixamo export's), written once as a .glb here and
 // loaded by each side with its own loader. --measure snapshotInto|restore: instead of steps, that call on the
 // crowd as it is after 60 steps (--ragdolls: every tenth character knocked over first, up to that many), `--steps`
 // calls a round; the snapshot bench's figures, compared. --measure propagate: the propagateTransforms system alone
 // on that crowd, every node dirtied before each call. --kernels: the plugin's `kernels` option on both sides.
+//
+// --ik: every character with the bench's ik section's feet and aim solvers (bench/ikCrowd.ts, copied into the
+// base like abSide.ts; the rig's joint names: use --asset rig-linear, --crowd playing for the section's crowd).
 //
 // Each side runs `--instances` crowds (made in ABBA order, timed in a palindromic order: bench/abRounds.mjs), as
 // the crowd made later in a process ran ~1–3 % faster in same-code runs.
@@ -46,6 +49,7 @@ const { values } = parseArgs({
     measure: { type: 'string', default: 'step' },
     ragdolls: { type: 'string', default: '0' },
     kernels: { type: 'string', default: 'js' },
+    ik: { type: 'boolean', default: false },
   },
 })
 if (values.base === undefined) {
@@ -81,10 +85,12 @@ const tree = mkdtempSync(join(tmpdir(), 'ecs-anim-ab-'))
 const cache = join(root, 'node_modules', '.cache', 'ecs-anim-ab')
 const bundles = [join(cache, `base-${process.pid}.mjs`), join(cache, `work-${process.pid}.mjs`)]
 const side = 'scripts/bench/abSide.ts'
+/** What the base version gets from this checkout: the harness and what it needs beyond the long-lived names. */
+const copied = [side, 'scripts/bench/ikCrowd.ts']
 try {
   git('worktree', 'add', '--detach', '--quiet', tree, commit)
   symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'), 'dir')
-  copyFileSync(join(root, side), join(tree, side))
+  for (const file of copied) copyFileSync(join(root, file), join(tree, file))
   try {
     await bundleForNode(join(tree, side), bundles[0])
   } catch {
@@ -115,6 +121,7 @@ try {
     measure: values.measure,
     ragdolls,
     kernels: values.kernels,
+    ik: values.ik,
   }
   let refused = null
   try {
@@ -138,7 +145,7 @@ try {
         ? ''
         : `, ${values.measure}${ragdolls > 0 ? ` with ${ragdolls} ragdolling` : ''}`
     const kernels = values.kernels === 'js' ? '' : `, kernels ${values.kernels}`
-    const what = `${values.asset} ${options.crowd} × ${options.characters}${measured}${kernels}`
+    const what = `${values.asset} ${options.crowd} × ${options.characters}${values.ik ? ' with feet + aim' : ''}${measured}${kernels}`
     process.stdout.write(
       formatAb(
         result,

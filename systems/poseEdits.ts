@@ -1,4 +1,5 @@
 import { composeMatrix, multiplyMatrices } from '../src/math/transform.ts'
+import { composeWorld } from '../src/engine/composeWorld.ts'
 import { JOINT_STRIDE, POSE_ANIM, POSE_PREV, poseOffset } from '../components/Pose.ts'
 import type { AnimationStores, StepState } from './state.ts'
 import type { IKCharacter } from './ikState.ts'
@@ -114,6 +115,11 @@ export interface WorldMemo {
   readonly root: Float64Array
   serial: number
   character: number
+  /**
+   * An upper bound of the joints valid now (stamp === serial): the highest computed since `character` was
+   * set, so a subtree's loops stop there (joints are depth-first, and a few near the root are what IK needs).
+   */
+  high: number
   /** Per asset id: the end of each joint's subtree (joints are depth-first: j's subtree is [j, end[j])). */
   readonly subtreeEnds: (Int32Array | undefined)[]
 }
@@ -138,6 +144,7 @@ export function createPoseEditState(capacity: number): PoseEditState {
       root: new Float64Array(16),
       serial: 1,
       character: 0,
+      high: -1,
       subtreeEnds: [],
     },
   }
@@ -266,7 +273,7 @@ export function moveWorldBelow(
 ): void {
   const w = ctx.poseEdits.world
   if (w.character !== eid) return
-  const end = subtreeEnds(ctx, ctx.stores.Pose.asset[eid]!)[j]!
+  const end = Math.min(subtreeEnds(ctx, ctx.stores.Pose.asset[eid]!)[j]!, w.high + 1)
   const m = w.matrices
   for (let k = j; k < end; k++) {
     if (w.stamp[k] !== w.serial) continue
@@ -280,7 +287,7 @@ export function moveWorldBelow(
 export function forgetWorldBelow(ctx: PoseEditInput, eid: number, j: number): void {
   const w = ctx.poseEdits.world
   if (w.character !== eid) return
-  const end = subtreeEnds(ctx, ctx.stores.Pose.asset[eid]!)[j]!
+  const end = Math.min(subtreeEnds(ctx, ctx.stores.Pose.asset[eid]!)[j]!, w.high + 1)
   for (let k = j; k < end; k++) w.stamp[k] = 0
 }
 
@@ -306,7 +313,9 @@ function subtreeEnds(ctx: PoseEditInput, asset: number): Int32Array {
 /**
  * The world matrix of joint `j` of character `eid` from its ANIM pose: the offset of its 16 doubles in
  * `poseEdits.world.matrices`, valid until the next edit above it or another character's. Computes what is
- * missing, ancestors first. Allocation-free.
+ * missing, ancestors first (parent · T·R·S: composeMatrix and multiplyAffine, src/math/transform.ts, in their
+ * fast form). Not the propagation's bits (float64 throughout: a world matrix here is what a stage reads and IK
+ * solves on, not what it writes). Allocation-free.
  */
 export function jointWorld(ctx: PoseEditInput, eid: number, j: number): number {
   const w = ctx.poseEdits.world
@@ -314,6 +323,7 @@ export function jointWorld(ctx: PoseEditInput, eid: number, j: number): number {
   if (w.character !== eid) {
     w.character = eid
     w.serial++
+    w.high = -1
     characterRoot(ctx, eid, w.root)
   }
   if (w.stamp[j] === w.serial) return 16 * j
@@ -328,43 +338,15 @@ export function jointWorld(ctx: PoseEditInput, eid: number, j: number): number {
   const anim = poseOffset(Pose.base[eid]!, Pose.count[eid]!, POSE_ANIM)
   const data = ctx.pool.data
   const m = w.matrices
+  if (j > w.high) w.high = j
   while (depth > 0) {
     const c = w.chain[--depth]!
     const p = parents[c]!
-    const at = anim + c * JOINT_STRIDE
-    composeMatrix(m, 16 * c, data, at, data, at + 3, data, at + 7)
-    if (p < 0) multiplyAffine(m, 16 * c, w.root, 0)
-    else multiplyAffine(m, 16 * c, m, 16 * p)
+    if (p < 0) composeWorld(m, 16 * c, data, anim + c * JOINT_STRIDE, w.root, 0)
+    else composeWorld(m, 16 * c, data, anim + c * JOINT_STRIDE, m, 16 * p)
     w.stamp[c] = w.serial
   }
   return 16 * j
-}
-
-/**
- * m[o..o+16) ← a[ao..) · m[o..): both affine (last row 0 0 0 1), so 36 products where a full product takes 64.
- * Not the propagation's bits (a world matrix here is what a stage reads and IK solves on, not what it writes).
- */
-function multiplyAffine(m: Float64Array, o: number, a: Float64Array, ao: number): void {
-  const a00 = a[ao]!
-  const a01 = a[ao + 1]!
-  const a02 = a[ao + 2]!
-  const a10 = a[ao + 4]!
-  const a11 = a[ao + 5]!
-  const a12 = a[ao + 6]!
-  const a20 = a[ao + 8]!
-  const a21 = a[ao + 9]!
-  const a22 = a[ao + 10]!
-  for (let c = 0; c < 16; c += 4) {
-    const b0 = m[o + c]!
-    const b1 = m[o + c + 1]!
-    const b2 = m[o + c + 2]!
-    m[o + c] = b0 * a00 + b1 * a10 + b2 * a20
-    m[o + c + 1] = b0 * a01 + b1 * a11 + b2 * a21
-    m[o + c + 2] = b0 * a02 + b1 * a12 + b2 * a22
-  }
-  m[o + 12] = m[o + 12]! + a[ao + 12]!
-  m[o + 13] = m[o + 13]! + a[ao + 13]!
-  m[o + 14] = m[o + 14]! + a[ao + 14]!
 }
 
 /** Forgets every memoized world matrix (the character entity moved, or a restore). */

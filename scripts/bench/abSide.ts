@@ -9,6 +9,7 @@ import { createOurCrowd } from './ours.ts'
 import { loadBenchAsset, planOptions } from './scenarioJob.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { SceneKernels } from '../../components/SceneNode.ts'
+import { setCrowdIK } from './ikCrowd.ts'
 
 /**
  * What a side times: fixed steps, or (of the crowd as it is after its warm-up) snapshotInto, restore, or
@@ -32,6 +33,8 @@ export interface AbSideOptions {
   ragdolls?: number
   /** The plugin's `kernels` option (default 'js'). */
   kernels?: SceneKernels
+  /** Every character with the ik section's feet and aim solvers (ikCrowd.ts; the rig's joint names). */
+  ik?: boolean
 }
 
 export interface AbSide {
@@ -70,6 +73,7 @@ export async function createAbSide(o: AbSideOptions): Promise<AbSide> {
   })
   const crowd = createOurCrowd(plan, o.kernels ?? 'js')
   const { plugin } = crowd
+  if (o.ik) setCrowdIK(plugin, crowd.characters, true)
   const hash = (): string => String(plugin.hash())
   const measure = o.measure ?? 'step'
   if (measure === 'step') return { run: (steps) => crowd.run(steps), hash }

@@ -1,8 +1,7 @@
 /**
  * The benchmark's "ik" section: what foot placement and look-at cost a crowd. The generated rig (64 joints,
  * rig.ts) playing its walk (crowd.ts's playing crowd, 1000 characters by default), timed without IK and with
- * two solvers on every character: 'feet' on a height function of the ground (a gentle slope: both legs solve,
- * the pelvis drops, the soles turn) and 'aim' of the head at a point ahead, shared with the neck. One plugin:
+ * two solvers on every character (ikCrowd.ts: feet on a gentle slope, the head aiming with the neck). One plugin:
  * the rounds alternate between the crowd with its solvers and the same crowd with them removed (setIK null,
  * outside the timing), so both sides run the same code on the same memory.
  *
@@ -12,6 +11,7 @@
 import { createBenchRig } from './rig.ts'
 import { makeCrowdPlan } from './crowd.ts'
 import { createOurCrowd } from './ours.ts'
+import { setCrowdIK } from './ikCrowd.ts'
 import {
   measureAllocation,
   median,
@@ -49,9 +49,6 @@ export interface IKSettings {
   allocSteps: number
 }
 
-/** The ground under the crowd: a slope of 3 % along x and 2 % along z (deterministic, cheap). */
-const ground = (x: number, z: number): number => 0.03 * x - 0.02 * z
-
 export async function measureIK(
   settings: IKSettings,
   tracker: GcTracker,
@@ -62,27 +59,8 @@ export async function measureIK(
   const plan = makeCrowdPlan(asset, characters, 'playing', { clipA: 0, clipB: 1 })
   const crowd = createOurCrowd(plan)
   const { plugin } = crowd
-  const on = (): void => {
-    for (let i = 0; i < crowd.characters.length; i++) {
-      const c = crowd.characters[i]!
-      plugin.setIK(c, 'feet', { kind: 'feet', left: 'footL', right: 'footR', ground })
-      plugin.setIK(c, 'look', {
-        kind: 'aim',
-        joint: 'head',
-        axis: [0, 0, 1],
-        up: [0, 1, 0],
-        target: [1, 1.6, 4],
-        limits: { yaw: 1.2, pitch: 0.6 },
-        chain: [{ joint: 'neck', weight: 0.5 }],
-      })
-    }
-  }
-  const off = (): void => {
-    for (let i = 0; i < crowd.characters.length; i++) {
-      plugin.setIK(crowd.characters[i]!, 'feet', null)
-      plugin.setIK(crowd.characters[i]!, 'look', null)
-    }
-  }
+  const on = (): void => setCrowdIK(plugin, crowd.characters, true)
+  const off = (): void => setCrowdIK(plugin, crowd.characters, false)
   const sides: Side[] = [
     { name: 'without', run: (n) => crowd.run(n) },
     { name: 'with', run: (n) => crowd.run(n) },

@@ -116,7 +116,7 @@ describe('bench:ab rounds', () => {
     expect(median([4, 1, 3, 2])).toBe(2.5)
   })
 
-  it('runs two checkouts of the code in one process: HEAD against this tree', () => {
+  it('runs two checkouts of the code in one process: HEAD against this tree, the crowd with IK', () => {
     const out = execFileSync(
       process.execPath,
       [
@@ -135,10 +135,13 @@ describe('bench:ab rounds', () => {
         '3',
         '--warmup',
         '4',
+        '--ik',
       ],
       { encoding: 'utf8' },
     )
-    expect(out).toMatch(/rig-linear moving × 8: CPU ms per step, median of 2 alternated rounds/)
+    expect(out).toMatch(
+      /rig-linear moving × 8 with feet \+ aim: CPU ms per step, median of 2 alternated rounds/,
+    )
     expect(out).toMatch(/base HEAD \([0-9a-f]{7}\): [0-9.]+/)
     // Same bits unless this tree has changes of its own (a developer's edits; a CI clone has none).
     const clean = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() === ''
