@@ -202,6 +202,7 @@ export function makeCompactClip(
     const stride = widths.reduce((a, b) => a + b, 0)
     const packed = stride > 0 ? new Uint16Array(n * stride) : null
     const first = built.length
+    const floats = floatRuns(track)
     let offset = 0
     track.channels.forEach(({ keys, stored }, c) => {
       const w = widths[c]!
@@ -221,7 +222,7 @@ export function makeCompactClip(
           times: track.times,
           track: first,
           kind: stored.kind,
-          values: stored.values,
+          values: floats[c]!,
           slerpSegments: null,
           slerpStride: 0,
           slerpOffset: 0,
@@ -249,6 +250,24 @@ export function makeCompactClip(
   })
   adoptClip(clip)
   return clip
+}
+
+/**
+ * A track's channels' float keys (`Quantized.values`) as views of one array, channel after channel: the
+ * sampler reads every channel of the track per character, and one run of memory keeps those reads on few
+ * cache lines and pages (each channel's own small array would lie wherever compression happened to allocate it).
+ */
+function floatRuns(track: CompactTrack): Float32Array[] {
+  let total = 0
+  for (const { stored } of track.channels) total += stored.values.length
+  const all = new Float32Array(total)
+  let at = 0
+  return track.channels.map(({ stored }) => {
+    if (stored.values.length === 0) return stored.values
+    all.set(stored.values, at)
+    at += stored.values.length
+    return all.subarray(at - stored.values.length, at)
+  })
 }
 
 /**

@@ -123,6 +123,24 @@ describe('the compact format', () => {
       ],
     }).channels[0]!
 
+  it("lays a track's float keys in one array, channel after channel", () => {
+    const rig = createBenchRig({ joints: 12, everyChannel: true })
+    // 1e-7 leaves rotations and translations in float keys beside packed ones; constants keep one float key.
+    const compact = compressClip(rig.clips[0]!, rig.nodes, { tolerance: 1e-7, distance: 1 })
+    const tracks = new Map<Float32Array, Float32Array[]>()
+    for (const ch of compact.channels) {
+      if (ch.values.length === 0) continue
+      tracks.set(ch.times, [...(tracks.get(ch.times) ?? []), ch.values])
+    }
+    expect([...tracks.values()].some((views) => views.length > 1)).toBe(true)
+    for (const views of tracks.values()) {
+      for (let i = 1; i < views.length; i++) {
+        expect(views[i]!.buffer).toBe(views[0]!.buffer)
+        expect(views[i]!.byteOffset).toBe(views[i - 1]!.byteOffset + views[i - 1]!.byteLength)
+      }
+    }
+  })
+
   it('quantizes each component to its range in 16 bits, a rotation key-to-key in one hemisphere', () => {
     const s = Math.SQRT1_2
     const keys = [0, 0, 0, 1, 0, -s, 0, -s, 0.5, 0.5, 0.5, 0.5]
