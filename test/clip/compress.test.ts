@@ -123,21 +123,29 @@ describe('the compact format', () => {
       ],
     }).channels[0]!
 
-  it("lays a track's float keys in one array, channel after channel", () => {
+  it("lays a track's float keys in one array and its ranges in another, channel after channel", () => {
     const rig = createBenchRig({ joints: 12, everyChannel: true })
-    // 1e-7 leaves rotations and translations in float keys beside packed ones; constants keep one float key.
-    const compact = compressClip(rig.clips[0]!, rig.nodes, { tolerance: 1e-7, distance: 1 })
-    const tracks = new Map<Float32Array, Float32Array[]>()
-    for (const ch of compact.channels) {
-      if (ch.values.length === 0) continue
-      tracks.set(ch.times, [...(tracks.get(ch.times) ?? []), ch.values])
-    }
-    expect([...tracks.values()].some((views) => views.length > 1)).toBe(true)
-    for (const views of tracks.values()) {
-      for (let i = 1; i < views.length; i++) {
-        expect(views[i]!.buffer).toBe(views[0]!.buffer)
-        expect(views[i]!.byteOffset).toBe(views[i - 1]!.byteOffset + views[i - 1]!.byteLength)
+    // 1e-4: packed channels beside float constants; 1e-7: rotations and translations in float keys too.
+    const clips = [1e-4, 1e-7].map((tolerance) =>
+      compressClip(rig.clips[0]!, rig.nodes, { tolerance, distance: 1 }),
+    )
+    for (const field of ['values', 'dequant'] as const) {
+      let shared = 0
+      for (const compact of clips) {
+        const tracks = new Map<Float32Array, ArrayBufferView[]>()
+        for (const ch of compact.channels) {
+          const a = ch[field]!
+          if (a.length > 0) tracks.set(ch.times, [...(tracks.get(ch.times) ?? []), a])
+        }
+        for (const views of tracks.values()) {
+          for (let i = 1; i < views.length; i++) {
+            expect(views[i]!.buffer).toBe(views[0]!.buffer)
+            expect(views[i]!.byteOffset).toBe(views[i - 1]!.byteOffset + views[i - 1]!.byteLength)
+            shared++
+          }
+        }
       }
+      expect(shared, field).toBeGreaterThan(0)
     }
   })
 
