@@ -10,7 +10,7 @@
 //   npm run bench:ab -- --base main [--asset fox|rig-linear|rig-cubic|rig-all] [--crowd layered]
 //                       [--characters 1000] [--rounds 9] [--steps 100] [--warmup 200] [--rig-joints 64]
 //                       [--instances 2] [--measure step|snapshotInto|restore|propagate] [--ragdolls 0]
-//                       [--kernels js|wasm] [--ik]
+//                       [--kernels js|wasm] [--ik] [--compress]
 //
 // --asset rig-all: the rig with every channel animated (a Mixamo export's), written once as a .glb here and
 // loaded by each side with its own loader. --measure snapshotInto|restore: instead of steps, that call on the
@@ -20,6 +20,8 @@
 //
 // --ik: every character with the bench's ik section's feet and aim solvers (bench/ikCrowd.ts, copied into the
 // base like abSide.ts; the rig's joint names: use --asset rig-linear, --crowd playing for the section's crowd).
+//
+// --compress: both sides' clips compressed (compact clips, at the compression bench's tolerances) as they load.
 //
 // Each side runs `--instances` crowds (made in ABBA order, timed in a palindromic order: bench/abRounds.mjs), as
 // the crowd made later in a process ran ~1–3 % faster in same-code runs.
@@ -50,6 +52,7 @@ const { values } = parseArgs({
     ragdolls: { type: 'string', default: '0' },
     kernels: { type: 'string', default: 'js' },
     ik: { type: 'boolean', default: false },
+    compress: { type: 'boolean', default: false },
   },
 })
 if (values.base === undefined) {
@@ -122,6 +125,7 @@ try {
     ragdolls,
     kernels: values.kernels,
     ik: values.ik,
+    compress: values.compress,
   }
   let refused = null
   try {
@@ -145,7 +149,7 @@ try {
         ? ''
         : `, ${values.measure}${ragdolls > 0 ? ` with ${ragdolls} ragdolling` : ''}`
     const kernels = values.kernels === 'js' ? '' : `, kernels ${values.kernels}`
-    const what = `${values.asset} ${options.crowd} × ${options.characters}${values.ik ? ' with feet + aim' : ''}${measured}${kernels}`
+    const what = `${values.asset}${values.compress ? ' compact' : ''} ${options.crowd} × ${options.characters}${values.ik ? ' with feet + aim' : ''}${measured}${kernels}`
     process.stdout.write(
       formatAb(
         result,

@@ -33,7 +33,7 @@
  *   --main-waits leaves every chunk to the workers, so the calling thread's CPU is the step's serial part.
  * --compare-compression [--assets rig-mixamo,fox] [--children 4]: exact clips against compact ones (loadAsset's
  *   `compress`) on the playing crowd at the largest character count: clip memory per key for both, keys kept,
- *   the world error measured, and sampleClips' CPU per joint, in alternating child processes
+ *   the world error measured, and sampleTracks' CPU per joint, in alternating child processes
  *   (scripts/bench/compression.ts).
  * --compare-graphs [--children 2]: 1000 Foxes (or the largest of --characters) on a six-state graph against the
  *   same crowd driven by hand calls at the steps the graph decided, in alternating child processes

@@ -10,6 +10,8 @@ import { loadBenchAsset, planOptions } from './scenarioJob.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import type { SceneKernels } from '../../components/SceneNode.ts'
 import { setCrowdIK } from './ikCrowd.ts'
+import { compressClip } from '../../src/clip/compress.ts'
+import { compressionOptions } from './compression.ts'
 
 /**
  * What a side times: fixed steps, or (of the crowd as it is after its warm-up) snapshotInto, restore, or
@@ -35,6 +37,11 @@ export interface AbSideOptions {
   kernels?: SceneKernels
   /** Every character with the ik section's feet and aim solvers (ikCrowd.ts; the rig's joint names). */
   ik?: boolean
+  /**
+   * Every clip compressed (compact clips, compressClip) with the compression bench's options: the Fox at 0.1 mm
+   * at 1 m in its centimetres, a rig at 0.1 mm at 1 m.
+   */
+  compress?: boolean
 }
 
 export interface AbSide {
@@ -65,7 +72,11 @@ export function checkAbSideOptions(o: {
 }
 
 export async function createAbSide(o: AbSideOptions): Promise<AbSide> {
-  const asset = o.file ? await loadAsset(o.file) : await loadBenchAsset(o.asset, o.rigJoints, o.foxPath)
+  const loaded = o.file ? await loadAsset(o.file) : await loadBenchAsset(o.asset, o.rigJoints, o.foxPath)
+  const options = compressionOptions(o.asset === 'fox' ? 'fox' : 'rig-mixamo')
+  const asset = o.compress
+    ? { ...loaded, clips: loaded.clips.map((clip) => compressClip(clip, loaded.nodes, options)) }
+    : loaded
   const plan = makeCrowdPlan(asset, o.characters, o.crowd, {
     ...planOptions(o.asset, o.crowd),
     fadeSeconds: FADE_SECONDS,

@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- --compare-compression`: exact clips against compact ones (loadAsset's `compress`,
  * src/clip/compress.ts) on the bench's playing crowd: clip memory per key, the keys kept and the world error
- * compression measured, and the sampleClips system's CPU time per joint. As kernels.ts does for propagation:
+ * compression measured, and the sampleTracks system's CPU time per joint. As kernels.ts does for propagation:
  * each measurement is a fresh bundled child process holding one plugin; children alternate (exact, compact,
  * compact, exact, …) so that a change of the machine's load falls on both; within a child the system is timed
  * inside whole steps (CPU time, median of rounds).
@@ -24,7 +24,7 @@ import { createBenchRig } from './rig.ts'
 /** One child's measurement: one plugin, exact or compact clips. */
 export interface CompressionRun {
   compact: boolean
-  /** Median CPU ms of the sampleClips system per step, per joint in ns. */
+  /** Median CPU ms of the sampleTracks system per step, per joint in ns. */
   sampleNsPerJoint: number
   /** Bytes the asset's clips take, and their keys (the exact clips'), so bytes per key. */
   bytes: number
@@ -50,6 +50,8 @@ export type CompressionAsset = 'rig-mixamo' | 'fox'
 export const COMPRESSION_ASSETS: readonly CompressionAsset[] = ['rig-mixamo', 'fox']
 
 const STEPS_PER_ROUND = 30
+/** The system that samples clips, the one timed. */
+const SAMPLER = 'sampleTracks'
 const WARMUP_STEPS = 60
 
 /** What each asset is compressed with: 0.1 mm at 1 m in its units. */
@@ -70,7 +72,7 @@ export async function compressionAsset(
   return { ...exact, clips: exact.clips.map((clip) => compressClip(clip, exact.nodes, options)) }
 }
 
-/** One child's part: the playing crowd of `count` characters, the sampleClips system timed over rounds. */
+/** One child's part: the playing crowd of `count` characters, the sampleTracks system timed over rounds. */
 export function measureCompression(
   asset: AnimationAsset,
   name: CompressionAsset,
@@ -83,6 +85,8 @@ export function measureCompression(
   const crowd = createOurCrowd(plan)
   const { plugin, world } = crowd
   const systems = plugin.systems
+  // A renamed system would otherwise be timed as 0 ns without a word.
+  if (!systems.some((s) => s.name === SAMPLER)) throw new Error(`no ${SAMPLER} system in the plugin's step`)
   let spent = 0
   const sampleRounds: number[] = []
   const run = (steps: number) => {
@@ -90,7 +94,7 @@ export function measureCompression(
     for (let s = 0; s < steps; s++) {
       for (let i = 0; i < systems.length; i++) {
         const system = systems[i]!
-        if (system.name !== 'sampleClips') {
+        if (system.name !== SAMPLER) {
           system(world)
           continue
         }
@@ -138,7 +142,7 @@ export async function runCompressionComparisons(
           const task = { kind: 'compression', asset, count, compact, foxPath: DEFAULT_FOX, settings } as const
           const r = await runInChild<CompressionRun>(task, log)
           log(
-            `${asset} ×${count} ${compact ? 'compact' : 'exact'}: sampleClips ${r.sampleNsPerJoint.toFixed(1)} ns/joint`,
+            `${asset} ×${count} ${compact ? 'compact' : 'exact'}: ${SAMPLER} ${r.sampleNsPerJoint.toFixed(1)} ns/joint`,
           )
           runs.push(r)
         }
@@ -184,7 +188,7 @@ export function formatCompressionComparisons(results: readonly CompressionCompar
       'compact',
       'keys kept',
       'world error',
-      'sampleClips ns/joint exact',
+      `${SAMPLER} ns/joint exact`,
       'compact',
       'exact ÷ compact',
       'children per side',

@@ -96,10 +96,10 @@ export interface Channel {
   readonly squad: SquadSegments | null
   /**
    * Compact channels only (KIND_COMPACT_*, compactClip.ts; else null): the keys quantized to unsigned 16-bit
-   * integers, packed key-major per time track like `slerpSegments` (key k of every compact channel of the
+   * integers, packed key-major per time track like `slerpSegments` (key k of every packed channel of the
    * track side by side), `values` then empty. Component i of key k is `dequant[i] + packed[k·packedStride +
-   * packedOffset + i] · dequant[w + i]`, w the channel's width (3 for KIND_COMPACT_ROTATION, else
-   * `components`). Shared by the channels of the track.
+   * packedOffset + i] · dequant[components + i]`. Shared by the channels of the track (a float-key channel
+   * holds an empty array).
    */
   readonly packed: Uint16Array | null
   /** u16s from one key to the next in `packed` (0 when it has none). */
@@ -107,9 +107,8 @@ export interface Channel {
   /** Index of this channel's key 0 in `packed` (0 when it has none). */
   readonly packedOffset: number
   /**
-   * Compact channels only (else null): per quantized component its minimum, then per component its step;
-   * KIND_COMPACT_ROTATION adds the index (0–3) of the component it drops, which it keeps ≥ 0: `[min0, min1,
-   * min2, step0, step1, step2, dropped]`.
+   * Packed channels of compact clips (else null or empty): per component its minimum, then per component its
+   * step, `[min0, …, step0, …]` (a rotation's four steps equal: one step for all four components).
    */
   readonly dequant: Float64Array | null
 }

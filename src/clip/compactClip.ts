@@ -202,6 +202,14 @@ export function makeCompactClip(
     const stride = widths.reduce((a, b) => a + b, 0)
     const packed = stride > 0 ? new Uint16Array(n * stride) : null
     const first = built.length
+    const floats = runs(
+      track.channels.map(({ stored }) => stored.values),
+      (n) => new Float32Array(n),
+    )
+    const ranges = runs(
+      track.channels.map(({ stored }) => stored.dequant ?? NO_RANGES),
+      (n) => new Float64Array(n),
+    )
     let offset = 0
     track.channels.forEach(({ keys, stored }, c) => {
       const w = widths[c]!
@@ -221,7 +229,7 @@ export function makeCompactClip(
           times: track.times,
           track: first,
           kind: stored.kind,
-          values: stored.values,
+          values: floats[c]!,
           slerpSegments: null,
           slerpStride: 0,
           slerpOffset: 0,
@@ -233,7 +241,7 @@ export function makeCompactClip(
           packed: w > 0 ? packed : NO_KEYS,
           packedStride: w > 0 ? stride : 0,
           packedOffset: w > 0 ? offset : 0,
-          dequant: stored.dequant ?? NO_RANGES,
+          dequant: ranges[c]!,
         }),
       )
       offset += w
@@ -249,6 +257,23 @@ export function makeCompactClip(
   })
   adoptClip(clip)
   return clip
+}
+
+/**
+ * A track's channels' float keys (`Quantized.values`) and ranges (`dequant`) each as views of one array, channel
+ * after channel: the sampler reads every channel of the track per character, and one run of memory keeps those
+ * reads on few cache lines and pages (each channel's own small arrays would lie wherever compression happened to
+ * allocate them).
+ */
+function runs<A extends Float32Array | Float64Array>(parts: readonly A[], make: (length: number) => A): A[] {
+  const all = make(parts.reduce((sum, a) => sum + a.length, 0))
+  let at = 0
+  return parts.map((a) => {
+    if (a.length === 0) return a
+    all.set(a, at)
+    at += a.length
+    return all.subarray(at - a.length, at) as A
+  })
 }
 
 /**

@@ -15,10 +15,10 @@ export function sampleCompactList(
   cursors: Uint32Array,
   cursorStart: number,
 ): void {
-  // KIND_LINEAR and KIND_COMPACT_* as literals (v8.ts).
-  const LINEAR = 1
+  // KIND_COMPACT_* as literals (v8.ts); the rest of a compact clip is KIND_LINEAR.
   const ROTATION = 5
   const FLOAT_ROTATION = 6
+  const VECTOR = 7
   const time = reg[TIME]!
   let times: Float32Array | null = null
   let between = false
@@ -50,21 +50,49 @@ export function sampleCompactList(
       }
     }
     const kind = ch.kind
-    const packed = ch.packed!
-    const dq = ch.dequant!
+    if (!between) {
+      // On key k (or a one-key channel): the key itself, decoded.
+      if (kind === ROTATION) {
+        const packed = ch.packed!
+        const dq = ch.dequant!
+        const p = k * ch.packedStride + ch.packedOffset
+        const step = dq[4]!
+        out[o] = dq[0]! + packed[p]! * step
+        out[o + 1] = dq[1]! + packed[p + 1]! * step
+        out[o + 2] = dq[2]! + packed[p + 2]! * step
+        out[o + 3] = dq[3]! + packed[p + 3]! * step
+      } else if (kind === VECTOR) {
+        const cc = ch.components
+        const packed = ch.packed!
+        const dq = ch.dequant!
+        const p = k * ch.packedStride + ch.packedOffset
+        for (let j = 0; j < cc; j++) out[o + j] = dq[j]! + packed[p + j]! * dq[cc + j]!
+      } else {
+        // Float keys (LINEAR, FLOAT_ROTATION): copied.
+        const cc = ch.components
+        const values = ch.values
+        const p = k * cc
+        for (let j = 0; j < cc; j++) out[o + j] = values[p + j]!
+      }
+      continue
+    }
     if (kind === ROTATION || kind === FLOAT_ROTATION) {
-      // Keys k and k + 1: on the grid (one step for all four components), or float keys.
+      // Keys k (x, y, z, w) and k + 1 (as the difference dx ..): on the grid (one step for all four
+      // components), or float keys.
       let x: number
       let y: number
       let z: number
       let w: number
-      let dx = 0
-      let dy = 0
-      let dz = 0
-      let dw = 0
+      let dx: number
+      let dy: number
+      let dz: number
+      let dw: number
       if (kind === ROTATION) {
+        const packed = ch.packed!
+        const dq = ch.dequant!
         const stride = ch.packedStride
         const p = k * stride + ch.packedOffset
+        const q = p + stride
         const step = dq[4]!
         const ax = packed[p]!
         const ay = packed[p + 1]!
@@ -74,13 +102,10 @@ export function sampleCompactList(
         y = dq[1]! + ay * step
         z = dq[2]! + az * step
         w = dq[3]! + aw * step
-        if (between) {
-          const q = p + stride
-          dx = (packed[q]! - ax) * step
-          dy = (packed[q + 1]! - ay) * step
-          dz = (packed[q + 2]! - az) * step
-          dw = (packed[q + 3]! - aw) * step
-        }
+        dx = (packed[q]! - ax) * step
+        dy = (packed[q + 1]! - ay) * step
+        dz = (packed[q + 2]! - az) * step
+        dw = (packed[q + 3]! - aw) * step
       } else {
         const v = ch.values
         const p = 4 * k
@@ -88,19 +113,10 @@ export function sampleCompactList(
         y = v[p + 1]!
         z = v[p + 2]!
         w = v[p + 3]!
-        if (between) {
-          dx = v[p + 4]! - x
-          dy = v[p + 5]! - y
-          dz = v[p + 6]! - z
-          dw = v[p + 7]! - w
-        }
-      }
-      if (!between) {
-        out[o] = x
-        out[o + 1] = y
-        out[o + 2] = z
-        out[o + 3] = w
-        continue
+        dx = v[p + 4]! - x
+        dy = v[p + 5]! - y
+        dz = v[p + 6]! - z
+        dw = v[p + 7]! - w
       }
       const e = 0.5 * (dx * dx + dy * dy + dz * dz + dw * dw)
       const t = u + ce * e
@@ -110,23 +126,25 @@ export function sampleCompactList(
       out[o + 1] = (y + dy * t) * inv
       out[o + 2] = (z + dz * t) * inv
       out[o + 3] = (w + dw * t) * inv
-    } else if (kind === LINEAR) {
-      // Float keys: a constant channel's one key (a rotation's too), or a translation or scale whose range
-      // 16 bits cannot cover within its tolerance.
+    } else if (kind === VECTOR) {
+      const cc = ch.components
+      const packed = ch.packed!
+      const dq = ch.dequant!
+      const stride = ch.packedStride
+      const p = k * stride + ch.packedOffset
+      for (let j = 0; j < cc; j++) {
+        const va = dq[j]! + packed[p + j]! * dq[cc + j]!
+        out[o + j] = va + (dq[j]! + packed[p + stride + j]! * dq[cc + j]! - va) * u
+      }
+    } else {
+      // Float keys: a translation or scale whose range 16 bits cannot cover within its tolerance (a constant
+      // channel's one key is on a one-key track, never between).
       const cc = ch.components
       const values = ch.values
       const p = k * cc
       for (let j = 0; j < cc; j++) {
         const va = values[p + j]!
-        out[o + j] = between ? va + (values[p + cc + j]! - va) * u : va
-      }
-    } else {
-      const cc = ch.components
-      const stride = ch.packedStride
-      const p = k * stride + ch.packedOffset
-      for (let j = 0; j < cc; j++) {
-        const va = dq[j]! + packed![p + j]! * dq[cc + j]!
-        out[o + j] = between ? va + (dq[j]! + packed![p + stride + j]! * dq[cc + j]! - va) * u : va
+        out[o + j] = va + (values[p + cc + j]! - va) * u
       }
     }
   }

@@ -149,35 +149,35 @@ describe('bench:ab rounds', () => {
     else expect(out).toMatch(/state hash after the same steps: (the same on both|DIFFERENT)/)
   })
 
-  it('times the propagation system alone with kernels wasm on both sides', () => {
-    const args = [
-      '--asset',
-      'fox',
-      '--crowd',
-      'playing',
-      '--characters',
-      '4',
-      '--rounds',
-      '1',
-      '--steps',
-      '2',
-    ]
-    const out = execFileSync(
+  /** scripts/ab.mjs against HEAD on 4 Foxes playing, one round of 2 steps, with `extra` options. */
+  const tinyFox = (...extra: string[]) =>
+    execFileSync(
       process.execPath,
       [
         'scripts/ab.mjs',
         '--base',
         'HEAD',
-        ...args,
-        '--warmup',
-        '1',
-        '--kernels',
-        'wasm',
-        '--measure',
-        'propagate',
+        ...['--asset', 'fox', '--crowd', 'playing', '--characters', '4'],
+        ...['--rounds', '1', '--steps', '2', '--warmup', '1'],
+        ...extra,
       ],
       { encoding: 'utf8' },
     )
+
+  it('times the propagation system alone with kernels wasm on both sides', () => {
+    const out = tinyFox('--kernels', 'wasm', '--measure', 'propagate')
     expect(out).toMatch(/fox playing × 4, propagate, kernels wasm: CPU ms per call/)
+  })
+
+  it('samples compact clips on both sides with --compress (another state than exact clips give)', () => {
+    // The base side's hash (the tree's may differ where this tree has edits of its own).
+    const hashes = (out: string) =>
+      /state hash after the same steps: [^(]*\(([0-9a-f]+), ([0-9a-f]+)\)/.exec(out)?.slice(1) ?? []
+    const compact = tinyFox('--compress')
+    expect(compact).toMatch(/fox compact playing × 4: CPU ms per step/)
+    const exact = tinyFox()
+    expect(hashes(compact)).toHaveLength(2)
+    expect(hashes(exact)).toHaveLength(2)
+    expect(hashes(compact)[0]).not.toBe(hashes(exact)[0])
   })
 })

@@ -123,6 +123,32 @@ describe('the compact format', () => {
       ],
     }).channels[0]!
 
+  it("lays a track's float keys in one array and its ranges in another, channel after channel", () => {
+    const rig = createBenchRig({ joints: 12, everyChannel: true })
+    // 1e-4: packed channels beside float constants; 1e-7: rotations and translations in float keys too.
+    const clips = [1e-4, 1e-7].map((tolerance) =>
+      compressClip(rig.clips[0]!, rig.nodes, { tolerance, distance: 1 }),
+    )
+    for (const field of ['values', 'dequant'] as const) {
+      let shared = 0
+      for (const compact of clips) {
+        const tracks = new Map<Float32Array, ArrayBufferView[]>()
+        for (const ch of compact.channels) {
+          const a = ch[field]!
+          if (a.length > 0) tracks.set(ch.times, [...(tracks.get(ch.times) ?? []), a])
+        }
+        for (const views of tracks.values()) {
+          for (let i = 1; i < views.length; i++) {
+            expect(views[i]!.buffer).toBe(views[0]!.buffer)
+            expect(views[i]!.byteOffset).toBe(views[i - 1]!.byteOffset + views[i - 1]!.byteLength)
+            shared++
+          }
+        }
+      }
+      expect(shared, field).toBeGreaterThan(0)
+    }
+  })
+
   it('quantizes each component to its range in 16 bits, a rotation key-to-key in one hemisphere', () => {
     const s = Math.SQRT1_2
     const keys = [0, 0, 0, 1, 0, -s, 0, -s, 0.5, 0.5, 0.5, 0.5]
