@@ -5,7 +5,11 @@
  * equations of the physics step, and the 'ragdoll-limited' events the step reported.
  *
  *   node --import tsx scripts/bench-pile.ts [--asset fox|robot|humanoid|<path to .glb>] [--count 100]
- *     [--spacing 0.01] [--steps 30] [--scale <character scale>]
+ *     [--spacing 0.01] [--steps 30] [--scale <character scale>] [--warm 0]
+ *
+ * --warm N: the same pile N times first, in plugins of their own in this process, untimed: the measured pile's
+ * steps then cost what a game's later piles cost, without V8 compiling the ragdoll and cannon-es code it runs
+ * for the first time (process.cpuUsage counts the compiler's threads too).
  *
  * The target: every step ≤ 50 ms of CPU for 100 characters. The machine is shared, so a number is good to
  * ±20 % or so; the counts are exact (the same every run).
@@ -24,6 +28,7 @@ const { values } = parseArgs({
     spacing: { type: 'string', default: '0.01' },
     steps: { type: 'string', default: '30' },
     scale: { type: 'string' },
+    warm: { type: 'string', default: '0' },
   },
 })
 
@@ -46,20 +51,31 @@ const spacing = Number(values.spacing)
 const steps = Number(values.steps)
 const scale = values.scale === undefined ? defaultScale : Number(values.scale)
 
-const p = createAnimationPlugin(createWorld(), { capacity: 1 << 14 })
-const characters: number[] = []
-for (let i = 0; i < count; i++) {
-  const c = p.addCharacter(asset)
-  p.setTransform(c, { position: [i * spacing, 0, 0], scale: [scale, scale, scale] })
-  if (clip !== null) p.play(c, clip, { time: (i * 0.037) % 0.5 })
-  characters.push(c)
+/** A plugin with the pile placed, animated 10 steps and every character ragdolled (spawning from the next step). */
+function pile(): ReturnType<typeof createAnimationPlugin> {
+  const p = createAnimationPlugin(createWorld(), { capacity: 1 << 14 })
+  const characters: number[] = []
+  for (let i = 0; i < count; i++) {
+    const c = p.addCharacter(asset)
+    p.setTransform(c, { position: [i * spacing, 0, 0], scale: [scale, scale, scale] })
+    if (clip !== null) p.play(c, clip, { time: (i * 0.037) % 0.5 })
+    characters.push(c)
+  }
+  for (let s = 0; s < 10; s++) p.step()
+  for (const c of characters) p.ragdoll(c)
+  return p
 }
-for (let s = 0; s < 10; s++) p.step()
-for (const c of characters) p.ragdoll(c)
+
+for (let w = 0; w < Number(values.warm); w++) {
+  const warm = pile()
+  for (let s = 0; s < steps; s++) warm.step()
+  warm.dispose()
+}
+const p = pile()
 
 const world = p.physics
 console.log(
-  `${count} × ${values.asset} at ${spacing} m apart, scale ${scale}: CPU ms per step after the hand-off`,
+  `${count} × ${values.asset} at ${spacing} m apart, scale ${scale}, ${values.warm} piles before: CPU ms per step after the hand-off`,
 )
 console.log('| step | CPU ms | contacts | contact + friction equations | limited |')
 console.log('|---:|---:|---:|---:|---:|')
