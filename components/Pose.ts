@@ -79,18 +79,40 @@ export interface PosePool {
   readonly maxSlots: number
   /** Free ranges as [start, length] pairs, sorted by start; small, so a plain array is fine. */
   free: number[]
+  /** Where `maxSlots` slots are reserved (kernels 'wasm': the kernel memory), or null for arrays of their own. */
+  readonly region: PoolRegion | null
 }
 
-export function createPosePool(initialSlots: number, maxSlots: number): PosePool {
+/** Memory reserved for a pool's `maxSlots`: data (f32) and joints (i32) at these byte offsets of `buffer`. */
+export interface PoolRegion {
+  readonly buffer: ArrayBuffer
+  readonly data: number
+  readonly joints: number
+}
+
+export function createPosePool(
+  initialSlots: number,
+  maxSlots: number,
+  region: PoolRegion | null = null,
+): PosePool {
   const slots = Math.max(1, Math.min(initialSlots, maxSlots))
   return {
-    data: new Float32Array(slots * JOINT_STRIDE),
-    joints: new Int32Array(slots),
+    data: region === null ? new Float32Array(slots * JOINT_STRIDE) : regionData(region, slots),
+    joints: region === null ? new Int32Array(slots) : regionJoints(region, slots),
     used: 0,
     slots,
     maxSlots,
     free: [0, slots],
+    region,
   }
+}
+
+function regionData(region: PoolRegion, slots: number): Float32Array {
+  return new Float32Array(region.buffer, region.data, slots * JOINT_STRIDE)
+}
+
+function regionJoints(region: PoolRegion, slots: number): Int32Array {
+  return new Int32Array(region.buffer, region.joints, slots)
 }
 
 /** Reserves `n` contiguous slots and returns the first. Throws AnimationError('capacity') when `maxSlots` is hit. */
@@ -103,7 +125,16 @@ export function allocatePoseSlots(pool: PosePool, n: number): number {
     )
   }
   const slots = placed[1]!
-  if (slots !== pool.slots) {
+  if (slots !== pool.slots && pool.region !== null) {
+    // Reserved in place: longer views over the same bytes, the new slots cleared.
+    const data = regionData(pool.region, slots)
+    const joints = regionJoints(pool.region, slots)
+    data.fill(0, pool.slots * JOINT_STRIDE)
+    joints.fill(0, pool.slots)
+    pool.data = data
+    pool.joints = joints
+    pool.slots = slots
+  } else if (slots !== pool.slots) {
     const { data, joints } = poolArrays(pool, slots)
     data.set(pool.data)
     joints.set(pool.joints)
@@ -163,9 +194,13 @@ function placeSlots(f: number[], slots: number, maxSlots: number, n: number, out
 
 /**
  * New zeroed `data` and `joints` arrays for `slots` slots, on shared memory when the pool's are (the `workers`
- * option: worker threads read and write the pool).
+ * option: worker threads read and write the pool); for a pool with a region, its views cleared.
  */
 export function poolArrays(pool: PosePool, slots: number): { data: Float32Array; joints: Int32Array } {
+  if (pool.region !== null) {
+    const data = regionData(pool.region, slots).fill(0)
+    return { data, joints: regionJoints(pool.region, slots).fill(0) }
+  }
   return {
     data: new Float32Array(bufferLike(pool.data.buffer, slots * JOINT_STRIDE * 4)),
     joints: new Int32Array(bufferLike(pool.joints.buffer, slots * 4)),

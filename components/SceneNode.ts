@@ -12,6 +12,7 @@ import {
 import { AnimationError } from '../src/errors.ts'
 import { identityMatrix } from '../src/math/transform.ts'
 import type { PropagationKernel } from '../src/engine/wasmKernels.ts'
+import type { PoolRegion } from './Pose.ts'
 import {
   checkCapacity,
   createKernel,
@@ -30,6 +31,13 @@ export {
 
 /** The WebAssembly kernel of each graph made with kernels 'wasm' (kept off the public SceneGraph type). */
 const kernelOf = new WeakMap<SceneGraph, PropagationKernel>()
+
+/** Where a 'wasm' graph made with `poseSlots` reserved its pose pool (createPosePool's region), else null. */
+export function poseRegion(graph: SceneGraph): PoolRegion | null {
+  const kernel = kernelOf.get(graph)
+  if (kernel === undefined || kernel.layout.poseSlots === 0) return null
+  return { buffer: kernel.buffer, data: kernel.layout.poseData, joints: kernel.layout.poseJoints }
+}
 
 /** The graph's WebAssembly propagation kernel, or null for a 'js' graph. */
 export function propagationKernel(graph: SceneGraph): PropagationKernel | null {
@@ -118,11 +126,17 @@ export const MAX_REFUSED_NODES = 64
  *
  * `kernels` 'wasm' lays the store, `order` and `refusedNodes` out in one WebAssembly memory for `capacity` and
  * propagates with the WebAssembly pass (SceneKernels); it throws AnimationError 'capacity' when the engine
- * cannot give that memory, 'argument' when it cannot run WebAssembly.
+ * cannot give that memory, 'argument' when it cannot run WebAssembly. With `poseSlots` > 0 the memory also
+ * reserves a pose pool of that many slots for the plugin (poseRegion) and the fused pass's clip arena.
  */
-export function createSceneGraph(world: World, capacity: number, kernels: SceneKernels = 'js'): SceneGraph {
+export function createSceneGraph(
+  world: World,
+  capacity: number,
+  kernels: SceneKernels = 'js',
+  poseSlots = 0,
+): SceneGraph {
   checkCapacity(capacity)
-  const kernel = kernels === 'wasm' ? createKernel(capacity) : null
+  const kernel = kernels === 'wasm' ? createKernel(capacity, poseSlots) : null
   const store = kernel === null ? createSceneNodeStore(capacity) : kernelStore(kernel, capacity)
   const graph: SceneGraph = {
     world,

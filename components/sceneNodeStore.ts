@@ -54,18 +54,26 @@ export function checkCapacity(capacity: number): void {
 export type SceneKernels = 'js' | 'wasm'
 
 /**
- * The WebAssembly store for `capacity`, its failures worded for the plugin's option: 'capacity' when the engine
+ * Bytes of clip keys the fused pass can hold in a kernel memory (src/engine/wasmFused.ts): clips past it are
+ * played by the fused pass's JavaScript form (the same bits, slower).
+ */
+export const FUSED_CLIP_BYTES = 32 * 1024 * 1024
+
+/**
+ * The WebAssembly store for `capacity` (and a pose pool of `poseSlots` slots with the fused pass's clip
+ * arena, when `poseSlots` > 0), its failures worded for the plugin's option: 'capacity' when the engine
  * cannot give the memory (a RangeError), 'argument' when it cannot run WebAssembly at all (none, or a page's
  * Content Security Policy forbids compiling it).
  */
-export function createKernel(capacity: number): PropagationKernel {
+export function createKernel(capacity: number, poseSlots = 0): PropagationKernel {
+  const clipBytes = poseSlots > 0 ? FUSED_CLIP_BYTES : 0
   try {
     // Every refused node listed (propagateTransforms marks each `kept`); the graph shows the first few.
-    return createPropagationKernel(capacity, capacity)
+    return createPropagationKernel(capacity, capacity, poseSlots, clipBytes)
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e)
     if (e instanceof RangeError) {
-      const bytes = kernelLayout(capacity, capacity).bytes
+      const bytes = kernelLayout(capacity, capacity, poseSlots, clipBytes).bytes
       throw new AnimationError(
         'capacity',
         `SceneNode store: kernels 'wasm' needs a WebAssembly memory of ${bytes} bytes for capacity ${capacity}: ${why}`,

@@ -11,6 +11,7 @@ import { createLayerSlots } from '../systems/layerState.ts'
 import { createRagdollStore } from '../components/Ragdoll.ts'
 import {
   createSceneGraph,
+  poseRegion,
   MAX_SCENE_CAPACITY,
   type SceneGraph,
   type SceneKernels,
@@ -186,10 +187,11 @@ export function createContext(
     AnimLayer: createAnimLayerStore(rows),
     Ragdoll: createRagdollStore(capacity),
   }
-  const pool = createPosePool(Math.min(maxPoseSlots, 1024), maxPoseSlots)
   const physics = createRagdollPhysics(physicsOptions)
-  // Last: it registers with the world once its memory is had (kernels 'wasm' can fail for lack of it).
-  const sceneGraph = createSceneGraph(world, capacity, kernels)
+  // Last: it registers with the world once its memory is had (kernels 'wasm' can fail for lack of it). With
+  // kernels 'wasm' the pose pool lives in that memory too, where the fused pass reads and writes it.
+  const sceneGraph = createSceneGraph(world, capacity, kernels, kernels === 'wasm' ? maxPoseSlots : 0)
+  const pool = createPosePool(Math.min(maxPoseSlots, 1024), maxPoseSlots, poseRegion(sceneGraph))
   if (workers > 0) shareStores(stores, pool, sceneGraph)
   const ctx: AnimationContext = {
     world,

@@ -10,9 +10,35 @@ import { fileURLToPath } from 'node:url'
 export const KERNELS = [
   { source: 'src/engine/propagate.wat', module: 'src/engine/propagateModule.ts' },
   { source: 'src/engine/propagateSimd.wat', module: 'src/engine/propagateSimdModule.ts' },
+  { source: 'src/engine/fusedSimd.wat', module: 'src/engine/fusedSimdModule.ts' },
 ]
 
 const root = fileURLToPath(new URL('../', import.meta.url))
+
+/**
+ * The WAT text of `source` (a path from the repository root) with its `;; #include FILE NAME` lines replaced by
+ * fragment NAME of FILE (beside it): the lines between `;; #fragment NAME` and `;; #end`. Kernels share code
+ * this way (propagateNode.wat), as WAT has no include of its own.
+ */
+export async function watText(source) {
+  const dir = source.slice(0, source.lastIndexOf('/') + 1)
+  const text = await readFile(root + source, 'utf8')
+  const lines = []
+  for (const line of text.split('\n')) {
+    const include = /^\s*;; #include (\S+) (\S+)\s*$/.exec(line)
+    if (include === null) {
+      lines.push(line)
+      continue
+    }
+    const [, file, name] = include
+    const fragment = (await readFile(root + dir + file, 'utf8')).split('\n')
+    const start = fragment.findIndex((l) => l.trim() === `;; #fragment ${name}`)
+    const end = fragment.findIndex((l, i) => i > start && l.trim() === ';; #end')
+    if (start < 0 || end < 0) throw new Error(`${source}: no fragment ${name} in ${file}`)
+    lines.push(...fragment.slice(start + 1, end))
+  }
+  return lines.join('\n')
+}
 
 /** The binary of a WAT text: no names section, canonical LEB128s, so the bytes depend on the source only. */
 export async function assembleWat(name, text) {
@@ -38,7 +64,7 @@ export function moduleText(source, bytes) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const { source, module } of KERNELS) {
-    const bytes = await assembleWat(source, await readFile(root + source, 'utf8'))
+    const bytes = await assembleWat(source, await watText(source))
     await writeFile(root + module, moduleText(source, bytes))
     console.log(`${module}: ${bytes.length} bytes from ${source}`)
   }

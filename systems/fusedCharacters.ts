@@ -3,7 +3,10 @@ import { refreshSceneOrder } from '../components/SceneNode.ts'
 import type { PropagationKernel } from '../src/engine/wasmKernels.ts'
 import { POSE_ANIM, poseOffset } from '../components/Pose.ts'
 import type { Clip } from '../src/clip/clip.ts'
-import { createFusedPass, fusedPlan, type FusedPlan } from '../src/engine/fused.ts'
+import { createFusedPass, fusedPlan, locateFusedTracks, type FusedPlan } from '../src/engine/fused.ts'
+import { createClipArena, jointByte, placeFusedPlan, poseByte } from '../src/engine/wasmFused.ts'
+import { propagationKernel } from '../components/SceneNode.ts'
+import { v8Measures } from '../src/engine/v8.ts'
 import { createPropagationPass } from '../src/engine/propagate.ts'
 import type { StepState, AnimationStores } from './state.ts'
 
@@ -101,13 +104,24 @@ export function planOf(fused: FusedCharacters, clip: Clip, binding: Int32Array, 
   return plan
 }
 
+/**
+ * Whether sampleTracks leaves the plain playing characters to the fused pass (and propagateTransforms runs it):
+ * without workers, with the WebAssembly form (kernels 'wasm' where SIMD validates) or the engine measure
+ * `fusedPass` (the JavaScript form, off by default: slower than the three systems).
+ */
+export function fusedPassOn(ctx: Pick<StepState, 'sceneGraph' | 'parallel'>): boolean {
+  if (ctx.parallel !== null) return false
+  return v8Measures().fusedPass || (propagationKernel(ctx.sceneGraph)?.fused ?? null) !== null
+}
+
 /** The propagation of `graph` over order[0, n), as choosePropagation's (src/engine/propagate.ts) gives it. */
 export type FusedPropagate = (n: number) => void
 
 /**
  * propagateTransforms with the fused characters: the walk over the scene order (the JavaScript or WebAssembly
  * pass) up to and including a fused character's node, then that character's fused pass, then on past its
- * joints. `kernel`: the WebAssembly walk's (kernels 'wasm'), or null for the JavaScript walk.
+ * joints. `kernel`: the WebAssembly walk's (kernels 'wasm'), or null for the JavaScript walk; with a kernel that
+ * has the fused pass, characters run its WebAssembly form (fusedSimd.wat), else the JavaScript one (fused.ts).
  */
 export function createFusedPropagation(
   ctx: FusedInput,
@@ -124,6 +138,8 @@ export function createFusedPropagation(
     createPropagationPass(graph.store, graph.order, refusedNodes, graph.kept, refusedCount).pass
   const fusedCharacter = createFusedPass(graph.store, refusedNodes, refusedCount, graph.kept)
   const nonFinite = new Uint32Array(1)
+  const wasm = kernel?.fused ?? null
+  const arena = wasm !== null ? createClipArena(kernel!) : null
 
   return function propagateFused(n: number): void {
     refreshFusedRuns(ctx, characters.dense)
@@ -147,6 +163,14 @@ export function createFusedPropagation(
       const plan = planOf(fused, clip, binding, count)
       const anim = poseOffset(base, count, POSE_ANIM)
       const cursors = ctx.cursors[eid]!
+      if (wasm !== null && placeFusedPlan(arena!, clip, plan) >= 0) {
+        locateFusedTracks(clip, plan, cursors, Sampler.local[eid]!, wasm.trackK, wasm.trackU, wasm.trackOn)
+        recomputed += wasm.character(plan.wasmTable, count, poseByte(kernel!, anim), jointByte(kernel!, base))
+        const rejected = wasm.out[0]!
+        if (rejected !== 0 && fused.repair !== null) fused.repair(eid, rejected)
+        start = at + 1 + count
+        continue
+      }
       recomputed += fusedCharacter(
         data,
         anim,

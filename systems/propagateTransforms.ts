@@ -3,9 +3,8 @@ import type { SceneGraph, SceneKernels } from '../components/SceneNode.ts'
 import { propagationKernel, refreshSceneOrder } from '../components/SceneNode.ts'
 import type { Parallel } from './workers/pool.ts'
 import { choosePropagation } from '../src/engine/propagate.ts'
-import { v8Measures } from '../src/engine/v8.ts'
 import { registerQuery } from 'bitecs'
-import { createFusedPropagation, type FusedSystemInput } from './fusedCharacters.ts'
+import { createFusedPropagation, fusedPassOn, type FusedSystemInput } from './fusedCharacters.ts'
 
 /**
  * propagateTransforms: world = parentWorld · T·R·S(local) for every node whose local is dirty and for all of
@@ -40,8 +39,7 @@ export function createPropagateTransformsSystem(
   const propagate =
     ctx.fused !== undefined &&
     ctx.world !== undefined &&
-    (ctx.parallel ?? null) === null &&
-    v8Measures().fusedPass
+    fusedPassOn({ sceneGraph: graph, parallel: ctx.parallel ?? null })
       ? createFusedPropagation(
           ctx as FusedSystemInput,
           registerQuery(ctx.world, [ctx.stores!.Sampler, ctx.stores!.Pose]),

@@ -1,8 +1,8 @@
 import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
 import { sampleClipChannels } from '../src/engine/sample.ts'
-import { primeSampler, v8Measures } from '../src/engine/v8.ts'
-import { planOf, refreshFusedRuns } from './fusedCharacters.ts'
+import { primeSampler } from '../src/engine/v8.ts'
+import { fusedPassOn, planOf, refreshFusedRuns } from './fusedCharacters.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { blendPosesAt } from '../src/engine/blend.ts'
 import { blendWeightedPoses } from '../src/engine/layerBlend.ts'
@@ -77,7 +77,7 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
   const fused = ctx.fused
   const Ragdoll = ctx.stores.Ragdoll
   // The fused pass (systems/fusedCharacters.ts) takes the plain playing characters, not with workers.
-  const fuseOn = v8Measures().fusedPass && parallel === null
+  const fuseOn = fusedPassOn(ctx)
   /** This step's: pose stages and IK edit ANIM after sampling, which the fused pass would write out before. */
   let fuse = false
   primeSampler()

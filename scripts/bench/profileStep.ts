@@ -9,6 +9,7 @@ import { DEFAULT_FOX, DT, FADE_SECONDS, type AssetName } from './options.ts'
 import { loadBenchAsset, planOptions } from './scenarioJob.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { setV8Measures } from '../../src/engine/v8.ts'
+import { setFusedKernel } from '../../src/engine/wasmKernels.ts'
 
 const [
   assetName = 'rig-linear',
@@ -18,7 +19,11 @@ const [
   kernels = 'js',
   fused,
 ] = process.argv.slice(2)
-if (fused !== undefined) setV8Measures({ fusedPass: fused === 'fused' })
+// 'fused': the fused pass (its WebAssembly form under kernels 'wasm', else its JavaScript form); 'unfused': neither.
+if (fused !== undefined) {
+  setV8Measures({ fusedPass: fused === 'fused' && kernels !== 'wasm' })
+  setFusedKernel(fused === 'fused')
+}
 const asset = await loadBenchAsset(assetName as AssetName, 64, DEFAULT_FOX)
 const plan = makeCrowdPlan(asset, Number(count), crowdName as CrowdKind, {
   ...planOptions(assetName as AssetName, crowdName as CrowdKind),

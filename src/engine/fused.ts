@@ -34,6 +34,11 @@ export interface FusedPlan {
   readonly fusable: boolean
   readonly channels: Int32Array
   readonly tracks: Int32Array
+  /**
+   * Where the plan's table is in its plugin's kernel memory for the WebAssembly form (wasmFused.ts): -1 not
+   * placed yet, -2 not placeable (the arena is full, or a track past FUSED_MAX_TRACKS).
+   */
+  wasmTable: number
 }
 
 /** The plan of `clip` bound by `binding` on a character of `joints` joints. Allocates; call at setup or once. */
@@ -51,7 +56,46 @@ export function fusedPlan(clip: Clip, binding: Int32Array, joints: number): Fuse
     channels[3 * ((offset - path) / JOINT_STRIDE) + slot] = c
     if (!tracks.includes(ch.track)) tracks.push(ch.track)
   })
-  return { fusable, channels, tracks: Int32Array.from(tracks) }
+  return { fusable, channels, tracks: Int32Array.from(tracks), wasmTable: -1 }
+}
+
+/**
+ * Each of the plan's time tracks located at `time`, its key cursor moved, as sampleList does per track: the key
+ * k at `trackK[t]`, `trackOn[t]` 1 when between keys k and k+1 (0 on a key, before the first or past the last),
+ * and the position between them at `trackU[t]`. The arrays hold an entry per channel index of the clip.
+ */
+export function locateFusedTracks(
+  clip: Clip,
+  plan: FusedPlan,
+  cursors: Uint32Array,
+  time: number,
+  trackK: Int32Array,
+  trackU: Float64Array,
+  trackOn: Int32Array,
+): void {
+  const channels = clip.frameChannels
+  reg[TIME] = time
+  const tracks = plan.tracks
+  for (let i = 0; i < tracks.length; i++) {
+    const t = tracks[i]!
+    const times = channels[t]!.times
+    const n = times.length
+    trackOn[t] = 0
+    trackK[t] = 0
+    if (!(time > times[0]!) || n === 1) continue
+    if (time >= times[n - 1]!) {
+      trackK[t] = n - 1
+      continue
+    }
+    const k = locate(times, cursors[t]! | 0)
+    cursors[t] = k
+    trackK[t] = k
+    const t0 = times[k]!
+    if (time !== t0) {
+      trackOn[t] = 1
+      trackU[t] = (time - t0) / (times[k + 1]! - t0)
+    }
+  }
 }
 
 /**
@@ -87,39 +131,7 @@ export function createFusedPass(
   // Per time track (by leading channel index): its key k, the position u in [k, k+1), whether between keys.
   let trackK = new Int32Array(64)
   let trackU = new Float64Array(64)
-  let trackBetween = new Uint8Array(64)
-
-  /** Each of the plan's tracks located at reg[TIME], its cursor moved, as sampleList does per track. */
-  function locateTracks(clip: Clip, plan: FusedPlan, cursors: Uint32Array): void {
-    const channels = clip.frameChannels
-    if (channels.length > trackK.length) {
-      trackK = new Int32Array(channels.length)
-      trackU = new Float64Array(channels.length)
-      trackBetween = new Uint8Array(channels.length)
-    }
-    const time = reg[TIME]!
-    const tracks = plan.tracks
-    for (let i = 0; i < tracks.length; i++) {
-      const t = tracks[i]!
-      const times = channels[t]!.times
-      const n = times.length
-      trackBetween[t] = 0
-      trackK[t] = 0
-      if (!(time > times[0]!) || n === 1) continue
-      if (time >= times[n - 1]!) {
-        trackK[t] = n - 1
-        continue
-      }
-      const k = locate(times, cursors[t]! | 0)
-      cursors[t] = k
-      trackK[t] = k
-      const t0 = times[k]!
-      if (time !== t0) {
-        trackBetween[t] = 1
-        trackU[t] = (time - t0) / (times[k + 1]! - t0)
-      }
-    }
-  }
+  let trackBetween = new Int32Array(64)
 
   return function fusedCharacter(
     data,
@@ -144,8 +156,12 @@ export function createFusedPass(
     const PI = 3.141592653589793
     const PI_LO = 1.2246467991473532e-16
     const TERMS = 10
-    reg[TIME] = timeOf[timeIndex]!
-    locateTracks(clip, plan, cursors)
+    if (clip.frameChannels.length > trackK.length) {
+      trackK = new Int32Array(clip.frameChannels.length)
+      trackU = new Float64Array(clip.frameChannels.length)
+      trackBetween = new Int32Array(clip.frameChannels.length)
+    }
+    locateFusedTracks(clip, plan, cursors, timeOf[timeIndex]!, trackK, trackU, trackBetween)
     const plans = plan.channels
     const frameChannels = clip.frameChannels
     let rejected = 0

@@ -13,6 +13,8 @@
  */
 import { WASM_BASE64 as SCALAR_BASE64 } from './propagateModule.ts'
 import { WASM_BASE64 as SIMD_BASE64 } from './propagateSimdModule.ts'
+import { WASM_BASE64 as FUSED_BASE64 } from './fusedSimdModule.ts'
+import { ARC_SERIES } from '../clip/arcKernels.ts'
 
 /** Byte offsets of the arrays in a kernel memory (what propagate.wat imports), and its size in bytes. */
 export interface KernelLayout {
@@ -27,13 +29,41 @@ export interface KernelLayout {
   readonly order: number
   readonly dirty: number
   readonly changed: number
+  /** The pose pool's data (f32, 10 a slot) and joint column (i32) for `poseSlots` slots (0: not here). */
+  readonly poseData: number
+  readonly poseJoints: number
+  readonly poseSlots: number
+  /** The fused pass's per-track inputs (i32 key, f64 position, i32 between keys) for `maxTracks` tracks. */
+  readonly trackK: number
+  readonly trackU: number
+  readonly trackOn: number
+  readonly maxTracks: number
+  /** i32: the joints the fused pass's last call did not write (not finite). */
+  readonly fusedOut: number
+  /** ARC_SERIES's doubles, copied in when the memory is made. */
+  readonly arcSeries: number
+  /** The clip arena (keys and plans the fused pass reads: wasmFused.ts) and its size in bytes. */
+  readonly clips: number
+  readonly clipBytes: number
   readonly bytes: number
 }
 
 const PAGE = 65536
 
-/** Where everything goes for ids `0 <= e < capacity`: the 16-byte rows on 64-byte boundaries, the rest after. */
-export function kernelLayout(capacity: number, maxRefused: number): KernelLayout {
+/** Time tracks a clip may have for the fused pass in WebAssembly (more: its JavaScript form runs it). */
+export const FUSED_MAX_TRACKS = 4096
+
+/**
+ * Where everything goes for ids `0 <= e < capacity`: the 16-byte rows on 64-byte boundaries, the rest after;
+ * then a pose pool of `poseSlots` slots and a clip arena of `clipBytes` bytes (both 0 for the propagation
+ * pass alone).
+ */
+export function kernelLayout(
+  capacity: number,
+  maxRefused: number,
+  poseSlots = 0,
+  clipBytes = 0,
+): KernelLayout {
   let at = 0
   const take = (bytes: number, align: number) => {
     at = Math.ceil(at / align) * align
@@ -50,6 +80,16 @@ export function kernelLayout(capacity: number, maxRefused: number): KernelLayout
   const order = take(capacity * 4, 64)
   const dirty = take(capacity, 64)
   const changed = take(capacity, 64)
+  const fused = poseSlots > 0
+  const poseData = take(poseSlots * 40, 64)
+  const poseJoints = take(poseSlots * 4, 64)
+  const maxTracks = fused ? FUSED_MAX_TRACKS : 0
+  const trackK = take(maxTracks * 4, 64)
+  const trackU = take(maxTracks * 8, 64)
+  const trackOn = take(maxTracks * 4, 64)
+  const fusedOut = take(fused ? 4 : 0, 64)
+  const arcSeries = take(fused ? ARC_SERIES.byteLength : 0, 64)
+  const clips = take(clipBytes, 64)
   return {
     refused,
     maxRefused,
@@ -61,6 +101,17 @@ export function kernelLayout(capacity: number, maxRefused: number): KernelLayout
     order,
     dirty,
     changed,
+    poseData,
+    poseJoints,
+    poseSlots,
+    trackK,
+    trackU,
+    trackOn,
+    maxTracks,
+    fusedOut,
+    arcSeries,
+    clips,
+    clipBytes,
     bytes: at,
   }
 }
@@ -83,6 +134,19 @@ export interface PropagationKernel {
   readonly refusedNodes: Int32Array
   /** propagateTransforms's pass over order[start, end): returns the nodes it recomputed. */
   readonly pass: (start: number, end: number) => number
+  /** The fused pass (fusedSimd.wat) over this memory, when it has a pose pool and the engine has SIMD. */
+  readonly fused: FusedKernel | null
+}
+
+/** fusedSimd.wat's pass and its inputs' views (layout in KernelLayout). */
+export interface FusedKernel {
+  /** One character: plan at byte `table`, `n` joints, ANIM pose at byte `anim`, joint ids at byte `joints`. */
+  readonly character: (table: number, n: number, anim: number, joints: number) => number
+  readonly trackK: Int32Array
+  readonly trackU: Float64Array
+  readonly trackOn: Int32Array
+  /** [0]: the joints the last call did not write. */
+  readonly out: Int32Array
 }
 
 /** The pass's module: 'simd' (propagateSimd.wat) or 'scalar' (propagate.wat). Both give the same bits. */
@@ -113,14 +177,27 @@ export function forceKernelForm(form: KernelForm | null): void {
 }
 
 const compiled: Record<KernelForm, WebAssembly.Module | null> = { simd: null, scalar: null }
+let fusedModule: WebAssembly.Module | null = null
+let fusedOn = true
+
+/** For tests and benchmarks: whether kernels made afterwards get the fused pass (on by default). */
+export function setFusedKernel(on: boolean): void {
+  fusedOn = on
+}
 
 /**
- * Makes the memory (all zeros) and instantiates the pass over it. Throws a plain Error when the engine has no
- * WebAssembly or cannot give the memory; the caller words it.
+ * Makes the memory (all zeros) and instantiates the pass over it; with `poseSlots` > 0, the fused pass too
+ * (where SIMD validates). Throws a plain Error when the engine has no WebAssembly or cannot give the memory; the
+ * caller words it.
  */
-export function createPropagationKernel(capacity: number, maxRefused: number): PropagationKernel {
+export function createPropagationKernel(
+  capacity: number,
+  maxRefused: number,
+  poseSlots = 0,
+  clipBytes = 0,
+): PropagationKernel {
   if (typeof WebAssembly !== 'object') throw new Error('this JavaScript engine has no WebAssembly')
-  const layout = kernelLayout(capacity, maxRefused)
+  const layout = kernelLayout(capacity, maxRefused, poseSlots, clipBytes)
   const pages = Math.ceil(layout.bytes / PAGE)
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages })
   const form = kernelForm()
@@ -130,7 +207,7 @@ export function createPropagationKernel(capacity: number, maxRefused: number): P
   // The layout's offsets are the module's imports by name (its byte count is not imported).
   const instance = new WebAssembly.Instance(module, { env: { memory, ...layout } })
   const buffer = memory.buffer
-  return {
+  const kernel: { -readonly [K in keyof PropagationKernel]: PropagationKernel[K] } = {
     form,
     layout,
     buffer,
@@ -138,6 +215,27 @@ export function createPropagationKernel(capacity: number, maxRefused: number): P
     refusedCount: new Int32Array(buffer, layout.refused, 1),
     refusedNodes: new Int32Array(buffer, layout.refused + 4, maxRefused),
     pass: instance.exports['pass'] as (start: number, end: number) => number,
+    fused: null,
+  }
+  if (poseSlots > 0 && form === 'simd' && fusedOn) {
+    new Float64Array(buffer, layout.arcSeries, ARC_SERIES.length).set(ARC_SERIES)
+    fusedModule ??= new WebAssembly.Module(decodeBase64(FUSED_BASE64))
+    kernel.fused = fusedKernel(
+      new WebAssembly.Instance(fusedModule, { env: { memory, ...layout } }),
+      buffer,
+      layout,
+    )
+  }
+  return kernel
+}
+
+function fusedKernel(instance: WebAssembly.Instance, buffer: ArrayBuffer, layout: KernelLayout): FusedKernel {
+  return {
+    character: instance.exports['character'] as FusedKernel['character'],
+    trackK: new Int32Array(buffer, layout.trackK, layout.maxTracks),
+    trackU: new Float64Array(buffer, layout.trackU, layout.maxTracks),
+    trackOn: new Int32Array(buffer, layout.trackOn, layout.maxTracks),
+    out: new Int32Array(buffer, layout.fusedOut, 1),
   }
 }
 

@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs'
 import { addEntity, createWorld } from 'bitecs'
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
-import { assembleWat, KERNELS, moduleText } from '../../scripts/build-wasm.mjs'
+import { WASM_BASE64 as FUSED_BASE64 } from '../../src/engine/fusedSimdModule.ts'
+import { assembleWat, KERNELS, moduleText, watText } from '../../scripts/build-wasm.mjs'
 import {
   addSceneNode,
   createSceneGraph,
@@ -36,10 +37,11 @@ import { WASM_BASE64 as SIMD_BASE64 } from '../../src/engine/propagateSimdModule
 
 const WAT = 'src/engine/propagate.wat'
 const SIMD_WAT = 'src/engine/propagateSimd.wat'
+const FUSED_WAT = 'src/engine/fusedSimd.wat'
 
-/** The instructions of a WAT file (comments removed). */
-function instructionsOf(path: string): Set<string> {
-  const code = readFileSync(path, 'utf8').replace(/;;.*$/gm, '')
+/** The instructions of a WAT file, its includes expanded (comments removed). */
+async function instructionsOf(path: string): Promise<Set<string>> {
+  const code = (await watText(path)).replace(/;;.*$/gm, '')
   return new Set([...code.matchAll(/\(\s*([a-z0-9_]+(?:\.[a-z0-9_]+)?)/g)].map((m) => m[1]!))
 }
 
@@ -53,7 +55,7 @@ const SCALAR_ALLOWED = ['module', 'import', 'memory', 'global', 'func', 'export'
 describe('the committed WebAssembly module', () => {
   it('is its WAT source assembled (node scripts/build-wasm.mjs regenerates it)', async () => {
     for (const { source, module } of KERNELS) {
-      const bytes = await assembleWat(source, readFileSync(source, 'utf8'))
+      const bytes = await assembleWat(source, await watText(source))
       expect(readFileSync(module, 'utf8'), `${module} is stale: run node scripts/build-wasm.mjs`).toBe(
         moduleText(source, bytes),
       )
@@ -65,26 +67,35 @@ describe('the committed WebAssembly module', () => {
   it('fits a synchronous compile on a page (Chromium refuses one past 4 KB on the main thread)', () => {
     expect(decodeBase64(WASM_BASE64).length).toBeLessThanOrEqual(4096)
     expect(decodeBase64(SIMD_BASE64).length).toBeLessThanOrEqual(4096)
+    expect(decodeBase64(FUSED_BASE64).length).toBeLessThanOrEqual(4096)
   })
 
-  it('uses only exact IEEE arithmetic, conversions, memory access and control: no fma, SIMD, sqrt or grow', () => {
-    const used = instructionsOf(WAT)
+  it('uses only exact IEEE arithmetic, conversions, memory access and control: no fma, SIMD, sqrt or grow', async () => {
+    const used = await instructionsOf(WAT)
     expect([...used].filter((op) => !SCALAR_ALLOWED.includes(op))).toEqual([])
     expect(used.has('f64.mul') && used.has('f32.demote_f64')).toBe(true) // the scan does see instructions
   })
 
-  it('SIMD form: lane-wise IEEE f64x2 arithmetic, exact conversions and moves; no relaxed-SIMD, fma or reductions', () => {
-    const used = instructionsOf(SIMD_WAT)
-    // Every lane op here is one IEEE operation per lane (or exact: xor of a sign bit, shuffles, loads,
-    // stores, promote/demote); f32x4.sub/add/eq only ever see finite-or-not checks whose result is a boolean.
-    const simd = ['v128.const', 'v128.load', 'v128.store', 'v128.xor', 'i8x16.shuffle', 'i32x4.all_true']
-      .concat(['f64x2.add', 'f64x2.sub', 'f64x2.mul', 'f64x2.promote_low_f32x4', 'f32x4.demote_f64x2_zero'])
-      .concat(['f32x4.add', 'f32x4.sub', 'f32x4.eq'])
-    const allowed = new Set([...SCALAR_ALLOWED, ...simd])
-    expect([...used].filter((op) => !allowed.has(op))).toEqual([])
-    expect(used.has('f64x2.mul') && used.has('i8x16.shuffle')).toBe(true)
-    expect(readFileSync(SIMD_WAT, 'utf8').replace(/;;.*$/gm, '')).not.toMatch(/relaxed|fma|madd/)
-  })
+  it.each([SIMD_WAT, FUSED_WAT])(
+    '%s: lane-wise IEEE f64x2 arithmetic, exact moves; no relaxed-SIMD, fma or reductions',
+    async (path) => {
+      const used = await instructionsOf(path)
+      // Every lane op here is one IEEE operation per lane (or exact: xor of a sign bit, shuffles, loads,
+      // stores, promote/demote); f32x4.sub/add/eq only ever see finite-or-not checks whose result is a boolean.
+      const simd = ['v128.const', 'v128.load', 'v128.store', 'v128.xor', 'i8x16.shuffle', 'i32x4.all_true']
+        .concat(['f64x2.add', 'f64x2.sub', 'f64x2.mul', 'f64x2.promote_low_f32x4', 'f32x4.demote_f64x2_zero'])
+        .concat(['f32x4.add', 'f32x4.sub', 'f32x4.eq', 'f64x2.splat'])
+        // The fused pass's sampling: compares, integer addressing and whole-value moves (exact).
+        .concat(['i32.le_s', 'i32.eq', 'i32.sub', 'f64.lt', 'f64.le', 'f64.gt', 'f32.ne'])
+        .concat(['f64.load', 'i64.load', 'i64.store', 'i32.ge_u', 'i32.lt_u'])
+        .concat(['v128.load64_zero', 'v128.load64_splat', 'v128.store64_lane', 'f64x2.replace_lane'])
+        .concat(['f64x2.extract_lane', 'v128.or', 'v128.and', 'v128.any_true', 'f32x4.ne'])
+      const allowed = new Set([...SCALAR_ALLOWED, ...simd])
+      expect([...used].filter((op) => !allowed.has(op))).toEqual([])
+      expect(used.has('f64x2.mul') && used.has('i8x16.shuffle')).toBe(true)
+      expect((await watText(path)).replace(/;;.*$/gm, '')).not.toMatch(/relaxed|fma|madd/)
+    },
+  )
 
   it('picks the SIMD form where the SIMD probe validates, the scalar one where it does not', async () => {
     expect(Array.from(await assembleWat('probe', SIMD_PROBE_WAT))).toEqual(SIMD_PROBE)

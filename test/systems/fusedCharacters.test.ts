@@ -16,6 +16,7 @@ import { DT, FADE_SECONDS } from '../../scripts/bench/options.ts'
 import { loadAsset } from '../../src/gltf/load.ts'
 import { setV8Measures, v8Measures } from '../../src/engine/v8.ts'
 import { fusedPlan } from '../../src/engine/fused.ts'
+import { setFusedKernel } from '../../src/engine/wasmKernels.ts'
 import { addSceneNode } from '../../components/SceneNode.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
@@ -23,16 +24,24 @@ import type { SceneKernels } from '../../components/SceneNode.ts'
 
 const FOX = 'assets/Fox/glTF-Binary/Fox.glb'
 const initial = v8Measures().fusedPass
-afterEach(() => setV8Measures({ fusedPass: initial }))
+afterEach(() => {
+  setV8Measures({ fusedPass: initial })
+  setFusedKernel(true)
+})
+
+/** Which fused pass runs: none (the three systems), its JavaScript form, its WebAssembly form (kernels 'wasm'). */
+type Form = 'none' | 'js' | 'wasm'
 
 function crowd(
   asset: AnimationAsset,
   name: 'rig-linear' | 'fox',
   kind: CrowdKind,
-  fused: boolean,
+  fused: boolean | Form,
   kernels: SceneKernels,
 ): OurCrowd {
-  setV8Measures({ fusedPass: fused })
+  const form: Form = fused === true ? 'js' : fused === false ? 'none' : fused
+  setV8Measures({ fusedPass: form === 'js' })
+  setFusedKernel(form === 'wasm')
   const plan = makeCrowdPlan(asset, 12, kind, {
     ...planOptions(name, kind),
     fadeSeconds: FADE_SECONDS,
@@ -55,30 +64,39 @@ function state(c: OurCrowd): { store: Uint8Array[]; pool: Float32Array; hash: st
 }
 
 describe('the fused pass', () => {
-  const cases: ['rig-linear' | 'fox', CrowdKind, SceneKernels][] = [
-    ['rig-linear', 'playing', 'js'],
-    ['rig-linear', 'moving', 'js'],
-    ['rig-linear', 'idle', 'wasm'],
-    ['rig-linear', 'layered', 'js'],
-    ['fox', 'playing', 'wasm'],
-    ['fox', 'moving', 'js'],
-    ['fox', 'lod', 'js'],
+  const cases: ['rig-linear' | 'fox', CrowdKind, SceneKernels, Form][] = [
+    ['rig-linear', 'playing', 'js', 'js'],
+    ['rig-linear', 'moving', 'js', 'js'],
+    ['rig-linear', 'idle', 'wasm', 'js'],
+    ['rig-linear', 'layered', 'js', 'js'],
+    ['fox', 'playing', 'wasm', 'js'],
+    ['fox', 'moving', 'js', 'js'],
+    ['fox', 'lod', 'js', 'js'],
+    ['rig-linear', 'playing', 'wasm', 'wasm'],
+    ['rig-linear', 'moving', 'wasm', 'wasm'],
+    ['rig-linear', 'layered', 'wasm', 'wasm'],
+    ['fox', 'playing', 'wasm', 'wasm'],
+    ['fox', 'moving', 'wasm', 'wasm'],
+    ['fox', 'lod', 'wasm', 'wasm'],
   ]
-  it.each(cases)('%s %s (%s): the bits of the three systems, step by step', async (name, kind, kernels) => {
-    const asset = name === 'fox' ? await loadAsset(FOX) : createBenchRig({ joints: 64 })
-    const plain = crowd(asset, name, kind, false, kernels)
-    const fused = crowd(asset, name, kind, true, kernels)
-    let fusedSteps = 0
-    for (let step = 0; step < 40; step++) {
-      plain.run(1)
-      fused.run(1)
-      const ctx = contextOf(fused.plugin)
-      // The pass ran (its flags are cleared as it runs; the plan says which characters it takes).
-      for (const eid of fused.characters) if (ctx.fused.contiguous[eid] === 1) fusedSteps++
-      expect(state(fused)).toEqual(state(plain))
-    }
-    expect(fusedSteps).toBeGreaterThan(0)
-  })
+  it.each(cases)(
+    '%s %s (kernels %s, %s form): the bits of the three systems, step by step',
+    async (name, kind, kernels, form) => {
+      const asset = name === 'fox' ? await loadAsset(FOX) : createBenchRig({ joints: 64 })
+      const plain = crowd(asset, name, kind, 'none', kernels)
+      const fused = crowd(asset, name, kind, form, kernels)
+      let fusedSteps = 0
+      for (let step = 0; step < 40; step++) {
+        plain.run(1)
+        fused.run(1)
+        const ctx = contextOf(fused.plugin)
+        // The pass ran (its flags are cleared as it runs; the plan says which characters it takes).
+        for (const eid of fused.characters) if (ctx.fused.contiguous[eid] === 1) fusedSteps++
+        expect(state(fused)).toEqual(state(plain))
+      }
+      expect(fusedSteps).toBeGreaterThan(0)
+    },
+  )
 
   it('leaves a character with a node of the game under a joint to the three systems', () => {
     const asset = createBenchRig({ joints: 12 })
