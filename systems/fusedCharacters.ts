@@ -3,7 +3,9 @@ import { refreshSceneOrder } from '../components/SceneNode.ts'
 import type { PropagationKernel } from '../src/engine/wasmKernels.ts'
 import { POSE_ANIM, poseOffset } from '../components/Pose.ts'
 import type { Clip } from '../src/clip/clip.ts'
-import { createFusedPass, fusedPlan, locateFusedTracks, type FusedPlan } from '../src/engine/fused.ts'
+import { createFusedPass, fusedPlan, type FusedPlan } from '../src/engine/fused.ts'
+import { locate } from '../src/engine/sample.ts'
+import { reg, TIME } from '../src/engine/sampleScratch.ts'
 import { createClipArena, jointByte, placeFusedPlan, poseByte } from '../src/engine/wasmFused.ts'
 import { propagationKernel } from '../components/SceneNode.ts'
 import { v8Measures } from '../src/engine/v8.ts'
@@ -67,8 +69,17 @@ export type FusedSystemInput = FusedInput & Pick<StepState, 'world'>
 export function refreshFusedRuns(ctx: FusedInput, characters: ArrayLike<number>): void {
   const graph = ctx.sceneGraph
   const n = refreshSceneOrder(graph)
+  if (ctx.fused.version === graph.orderVersion) return
+  findFusedRuns(ctx, characters, n)
+}
+
+/**
+ * refreshFusedRuns's work after a hierarchy change. A function of its own: its closures capture its locals,
+ * which makes V8 allocate a context at every entry, and refreshFusedRuns is entered twice a step.
+ */
+function findFusedRuns(ctx: FusedInput, characters: ArrayLike<number>, n: number): void {
+  const graph = ctx.sceneGraph
   const fused = ctx.fused
-  if (fused.version === graph.orderVersion) return
   const { Pose } = ctx.stores
   const joints = ctx.pool.joints
   const order = graph.order
@@ -140,6 +151,11 @@ export function createFusedPropagation(
   const nonFinite = new Uint32Array(1)
   const wasm = kernel?.fused ?? null
   const arena = wasm !== null ? createClipArena(kernel!) : null
+  // Per time track (by leading channel index): its key k, the position u in [k, k+1), whether between keys;
+  // the JavaScript form's own, grown for a clip of more channels (the WebAssembly form's are in its memory).
+  let jsK = new Int32Array(64)
+  let jsU = new Float64Array(64)
+  let jsOn = new Int32Array(64)
 
   return function propagateFused(n: number): void {
     refreshFusedRuns(ctx, characters.dense)
@@ -163,8 +179,43 @@ export function createFusedPropagation(
       const plan = planOf(fused, clip, binding, count)
       const anim = poseOffset(base, count, POSE_ANIM)
       const cursors = ctx.cursors[eid]!
-      if (wasm !== null && placeFusedPlan(arena!, clip, plan) >= 0) {
-        locateFusedTracks(clip, plan, cursors, Sampler.local[eid]!, wasm.trackK, wasm.trackU, wasm.trackOn)
+      const inWasm = wasm !== null && placeFusedPlan(arena!, clip, plan) >= 0
+      const channels = clip.frameChannels
+      if (!inWasm && channels.length > jsK.length) {
+        jsK = new Int32Array(channels.length)
+        jsU = new Float64Array(channels.length)
+        jsOn = new Int32Array(channels.length)
+      }
+      const trackK = inWasm ? wasm.trackK : jsK
+      const trackU = inWasm ? wasm.trackU : jsU
+      const trackOn = inWasm ? wasm.trackOn : jsOn
+      // Each of the plan's time tracks located at the character's time, its key cursor moved, as sampleList
+      // does per track. Written out here, not called: a double crossing a call V8 does not inline is boxed, and
+      // this loop runs optimized with the walk (src/engine/v8.ts).
+      const time = Sampler.local[eid]!
+      reg[TIME] = time
+      const tracks = plan.tracks
+      for (let i = 0; i < tracks.length; i++) {
+        const t = tracks[i]!
+        const times = channels[t]!.times
+        const last = times.length - 1
+        trackOn[t] = 0
+        trackK[t] = 0
+        if (!(time > times[0]!) || last === 0) continue
+        if (time >= times[last]!) {
+          trackK[t] = last
+          continue
+        }
+        const k = locate(times, cursors[t]! | 0)
+        cursors[t] = k
+        trackK[t] = k
+        const t0 = times[k]!
+        if (time !== t0) {
+          trackOn[t] = 1
+          trackU[t] = (time - t0) / (times[k + 1]! - t0)
+        }
+      }
+      if (inWasm) {
         recomputed += wasm.character(plan.wasmTable, count, poseByte(kernel!, anim), jointByte(kernel!, base))
         const rejected = wasm.out[0]!
         if (rejected !== 0 && fused.repair !== null) fused.repair(eid, rejected)
@@ -176,9 +227,9 @@ export function createFusedPropagation(
         anim,
         clip,
         plan,
-        Sampler.local,
-        eid,
-        cursors,
+        trackK,
+        trackU,
+        trackOn,
         joints,
         base,
         count,

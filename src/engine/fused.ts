@@ -3,9 +3,7 @@ import { KIND_LINEAR, KIND_SLERP, KIND_STEP } from '../clip/kinds.ts'
 import { ARC_SERIES } from '../clip/arcKernels.ts'
 import { JOINT_STRIDE, pathOffset } from '../math/poseLayout.ts'
 import type { SceneNodeStore } from '../skeleton/sceneNodes.ts'
-import { locate } from './sample.ts'
 import { F32_OVERFLOW_SQUARED } from './propagate.ts'
-import { reg, TIME } from './sampleScratch.ts'
 
 /**
  * The fused pass of a character whose layer 0 plays one clip (issue 40; ozz's SamplingJob → LocalToModelJob
@@ -60,46 +58,8 @@ export function fusedPlan(clip: Clip, binding: Int32Array, joints: number): Fuse
 }
 
 /**
- * Each of the plan's time tracks located at `time`, its key cursor moved, as sampleList does per track: the key
- * k at `trackK[t]`, `trackOn[t]` 1 when between keys k and k+1 (0 on a key, before the first or past the last),
- * and the position between them at `trackU[t]`. The arrays hold an entry per channel index of the clip.
- */
-export function locateFusedTracks(
-  clip: Clip,
-  plan: FusedPlan,
-  cursors: Uint32Array,
-  time: number,
-  trackK: Int32Array,
-  trackU: Float64Array,
-  trackOn: Int32Array,
-): void {
-  const channels = clip.frameChannels
-  reg[TIME] = time
-  const tracks = plan.tracks
-  for (let i = 0; i < tracks.length; i++) {
-    const t = tracks[i]!
-    const times = channels[t]!.times
-    const n = times.length
-    trackOn[t] = 0
-    trackK[t] = 0
-    if (!(time > times[0]!) || n === 1) continue
-    if (time >= times[n - 1]!) {
-      trackK[t] = n - 1
-      continue
-    }
-    const k = locate(times, cursors[t]! | 0)
-    cursors[t] = k
-    trackK[t] = k
-    const t0 = times[k]!
-    if (time !== t0) {
-      trackOn[t] = 1
-      trackU[t] = (time - t0) / (times[k + 1]! - t0)
-    }
-  }
-}
-
-/**
- * One character's fused pass: `clip` at `timeOf[timeIndex]` (seconds), key cursors at `cursors[0 ..]`, into the
+ * One character's fused pass: `clip` with its time tracks located (trackK, trackU, trackOn by track: the key k,
+ * the position between keys k and k+1, 1 when between them; systems/fusedCharacters.ts locates them), into the
  * ANIM pose at `data[anim ..]` (n joints of 10 floats), the locals and world matrices of the joints
  * `jointNodes[jointStart .. +n)` (each one's parent already current). Refused world matrices go to
  * `refusedNodes` at `refusedCount[0]` (counted on past its length) and `kept`; joints whose pose is not finite
@@ -110,9 +70,9 @@ export type FusedCharacterPass = (
   anim: number,
   clip: Clip,
   plan: FusedPlan,
-  timeOf: Float64Array,
-  timeIndex: number,
-  cursors: Uint32Array,
+  trackK: Int32Array,
+  trackU: Float64Array,
+  trackOn: Int32Array,
   jointNodes: Int32Array,
   jointStart: number,
   n: number,
@@ -128,19 +88,14 @@ export function createFusedPass(
 ): FusedCharacterPass {
   const { translation, rotation, scale, parent, dirty, changed, world } = store
   const LIMIT = F32_OVERFLOW_SQUARED
-  // Per time track (by leading channel index): its key k, the position u in [k, k+1), whether between keys.
-  let trackK = new Int32Array(64)
-  let trackU = new Float64Array(64)
-  let trackBetween = new Int32Array(64)
-
   return function fusedCharacter(
     data,
     anim,
     clip,
     plan,
-    timeOf,
-    timeIndex,
-    cursors,
+    trackK,
+    trackU,
+    trackOn,
     jointNodes,
     jointStart,
     n,
@@ -156,12 +111,6 @@ export function createFusedPass(
     const PI = 3.141592653589793
     const PI_LO = 1.2246467991473532e-16
     const TERMS = 10
-    if (clip.frameChannels.length > trackK.length) {
-      trackK = new Int32Array(clip.frameChannels.length)
-      trackU = new Float64Array(clip.frameChannels.length)
-      trackBetween = new Int32Array(clip.frameChannels.length)
-    }
-    locateFusedTracks(clip, plan, cursors, timeOf[timeIndex]!, trackK, trackU, trackBetween)
     const plans = plan.channels
     const frameChannels = clip.frameChannels
     let rejected = 0
@@ -177,7 +126,7 @@ export function createFusedPass(
         const t = ch.track
         const k = trackK[t]!
         const kind = ch.kind
-        if (trackBetween[t] === 0 || kind === 0) {
+        if (trackOn[t] === 0 || kind === 0) {
           const cc = ch.components
           const values = ch.values
           for (let i = 0; i < cc; i++) data[o + i] = values[k * cc + i]!
