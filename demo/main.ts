@@ -30,10 +30,12 @@ import { createIKPanel } from './ik.ts'
  */
 
 const CAPACITY = 1 << 16 // entity ids: a 1000-Fox crowd needs ~27k (a character node + 26 glTF nodes each)
-const KERNELS = new URLSearchParams(location.search).get('kernels') === 'wasm' ? 'wasm' : 'js' // ?kernels=wasm
+// ?kernels=js or ?kernels=wasm; without it, the library's default ('wasm' where WebAssembly SIMD validates).
+const KERNELS_PARAM = new URLSearchParams(location.search).get('kernels')
+const KERNELS = KERNELS_PARAM === 'js' || KERNELS_PARAM === 'wasm' ? KERNELS_PARAM : undefined
 // ?workers=N: worker threads for the step (shared memory: the dev and preview servers isolate the page).
 const WORKERS =
-  crossOriginIsolated && KERNELS === 'js'
+  crossOriginIsolated && KERNELS !== 'wasm'
     ? Math.max(0, Math.min(8, Math.floor(Number(new URLSearchParams(location.search).get('workers'))) || 0))
     : 0
 const PLOT_SAMPLES = 360 // 6 s of fixed steps
@@ -44,7 +46,7 @@ const STATS_MS = 500 // the readout (timings averaged per frame, state hash) ref
 const stage = createStage(document.getElementById('view')!)
 const plugin = createAnimationPlugin(createWorld(), {
   capacity: CAPACITY,
-  kernels: KERNELS,
+  ...(KERNELS === undefined ? {} : { kernels: KERNELS }),
   workers: WORKERS,
 })
 const adapter = createThreeAdapter(plugin)

@@ -3,6 +3,7 @@ import { $internal } from 'bitecs'
 import { AnimationError, showValue } from '../src/errors.ts'
 import { optionsObject, type OptionNames } from './checks.ts'
 import { createRagdollPhysics, isPhysicsWorld, type PhysicsWorld } from '../src/physics/api.ts'
+import { kernelForm } from '../src/engine/wasmKernels.ts'
 import { createPosePool, createPoseStore, JOINT_STRIDE, type PosePool } from '../components/Pose.ts'
 import { createSamplerStore } from '../components/Sampler.ts'
 import { createCrossFadeStore } from '../components/CrossFade.ts'
@@ -59,12 +60,15 @@ export interface AnimationPluginOptions {
    */
   maxLayers?: number
   /**
-   * Which code runs the world-matrix propagation: 'js' (the default, the reference) or 'wasm', the same pass in
-   * WebAssembly (f64x2 SIMD where the engine has WebAssembly SIMD, else scalar) over a scene-node store laid out
-   * in one WebAssembly memory of the capacity's size (its arrays are views into it, fixed for the plugin's
-   * life). All give the same bits, hashes and snapshots; choose by
-   * speed (`npm run bench -- --kernels wasm`). 'wasm' needs an engine with WebAssembly (Node 20, any current
-   * browser; a page's Content Security Policy must allow 'wasm-unsafe-eval').
+   * Which code runs the per-joint work: 'js' (the reference) or 'wasm': a playing character's keys to its world
+   * matrices in one WebAssembly pass (src/engine/fusedSimd.wat; where the engine has WebAssembly SIMD) and the
+   * world-matrix propagation in WebAssembly (f64x2 SIMD, else scalar), over the scene-node store and the pose
+   * pool laid out in one WebAssembly memory reserved for the capacity and maxPoseSlots (their arrays are views
+   * into it, fixed for the plugin's life), with a 32 MiB arena for the clips' keys. All give the same bits,
+   * hashes and snapshots. Default: 'wasm' where WebAssembly SIMD validates and `workers` is 0 (if its memory
+   * cannot be had, or the page forbids compiling WebAssembly, 'js'); else 'js'. 'wasm' asked for needs an
+   * engine with WebAssembly (Node 20, any current browser; a page's Content Security Policy must allow
+   * 'wasm-unsafe-eval').
    */
   kernels?: SceneKernels
   /**
@@ -154,16 +158,16 @@ export function createContext(
       `${what}: maxLayers ${showValue(maxLayers)} must be an integer in [0, ${MAX_SCENE_CAPACITY}]`,
     )
   }
-  const kernels = o.kernels ?? 'js'
-  if (kernels !== 'js' && kernels !== 'wasm') {
-    throw new AnimationError('argument', `${what}: kernels ${showValue(kernels)} must be 'js' or 'wasm'`)
-  }
   const workers = o.workers ?? 0
   if (!Number.isInteger(workers) || (workers as number) < 0 || (workers as number) > MAX_WORKERS) {
     throw new AnimationError(
       'argument',
       `${what}: workers ${showValue(workers)} must be an integer in [0, ${MAX_WORKERS}]`,
     )
+  }
+  const kernels = o.kernels ?? defaultKernels(workers)
+  if (kernels !== 'js' && kernels !== 'wasm') {
+    throw new AnimationError('argument', `${what}: kernels ${showValue(kernels)} must be 'js' or 'wasm'`)
   }
   if (workers > 0) checkWorkers(what, kernels)
   const physicsOptions = optionsObject<NonNullable<AnimationPluginOptions['physics']>>(
@@ -188,9 +192,8 @@ export function createContext(
     Ragdoll: createRagdollStore(capacity),
   }
   const physics = createRagdollPhysics(physicsOptions)
-  // Last: it registers with the world once its memory is had (kernels 'wasm' can fail for lack of it). With
-  // kernels 'wasm' the pose pool lives in that memory too, where the fused pass reads and writes it.
-  const sceneGraph = createSceneGraph(world, capacity, kernels, kernels === 'wasm' ? maxPoseSlots : 0)
+  // Last: it registers with the world once its memory is had (kernels 'wasm' can fail for lack of it).
+  const sceneGraph = sceneGraphFor(world, capacity, kernels, maxPoseSlots, o.kernels === undefined)
   const pool = createPosePool(Math.min(maxPoseSlots, 1024), maxPoseSlots, poseRegion(sceneGraph))
   if (workers > 0) shareStores(stores, pool, sceneGraph)
   const ctx: AnimationContext = {
@@ -241,6 +244,36 @@ export function createContext(
   }
   if (workers > 0) (ctx as { parallel: Parallel | null }).parallel = createParallel(ctx, workers)
   return ctx
+}
+
+/**
+ * The `kernels` a plugin gets when its options do not say: 'wasm' where the engine validates WebAssembly SIMD
+ * (its fused pass and propagation are faster than JavaScript in every crowd of the benchmark, with the same
+ * bits), else 'js'; 'js' with workers, which 'wasm' does not take.
+ */
+export function defaultKernels(workers = 0): SceneKernels {
+  return workers === 0 && kernelForm() === 'simd' ? 'wasm' : 'js'
+}
+
+/**
+ * The plugin's scene graph; with kernels 'wasm' its memory holds the pose pool too, where the fused pass reads
+ * and writes it. A default 'wasm' (`fallback`) that cannot have its memory, or cannot compile here (a page's
+ * Content Security Policy), falls back to 'js': the same bits, only slower.
+ */
+function sceneGraphFor(
+  world: World,
+  capacity: number,
+  kernels: SceneKernels,
+  maxPoseSlots: number,
+  fallback: boolean,
+): SceneGraph {
+  if (kernels === 'js') return createSceneGraph(world, capacity, 'js')
+  try {
+    return createSceneGraph(world, capacity, 'wasm', maxPoseSlots)
+  } catch (e) {
+    if (!fallback || !(e instanceof AnimationError)) throw e
+    return createSceneGraph(world, capacity, 'js')
+  }
 }
 
 /** Throws when workers cannot run here (before anything registers with the world). */

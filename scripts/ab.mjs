@@ -10,13 +10,16 @@
 //   npm run bench:ab -- --base main [--asset fox|rig-linear|rig-cubic|rig-all] [--crowd layered]
 //                       [--characters 1000] [--rounds 9] [--steps 100] [--warmup 200] [--rig-joints 64]
 //                       [--instances 2] [--measure step|snapshotInto|restore|propagate] [--ragdolls 0]
-//                       [--kernels js|wasm] [--ik] [--compress]
+//                       [--kernels js|wasm] [--base-kernels js|wasm] [--ik] [--compress]
 //
 // --asset rig-all: the rig with every channel animated (a Mixamo export's), written once as a .glb here and
 // loaded by each side with its own loader. --measure snapshotInto|restore: instead of steps, that call on the
 // crowd as it is after 60 steps (--ragdolls: every tenth character knocked over first, up to that many), `--steps`
 // calls a round; the snapshot bench's figures, compared. --measure propagate: the propagateTransforms system alone
-// on that crowd, every node dirtied before each call. --kernels: the plugin's `kernels` option on both sides.
+// on that crowd, every node dirtied before each call. --kernels: the plugin's `kernels` option on both sides
+// (default wasm, the plugin's default on this machine; a base before it had kernels 'js' by default);
+// --base-kernels: the base side's instead (`--base HEAD --kernels wasm --base-kernels js` times one version's
+// two kernel choices against each other).
 //
 // --ik: every character with the bench's ik section's feet and aim solvers (bench/ikCrowd.ts, copied into the
 // base like abSide.ts; the rig's joint names: use --asset rig-linear, --crowd playing for the section's crowd).
@@ -50,7 +53,8 @@ const { values } = parseArgs({
     instances: { type: 'string', default: '2' },
     measure: { type: 'string', default: 'step' },
     ragdolls: { type: 'string', default: '0' },
-    kernels: { type: 'string', default: 'js' },
+    kernels: { type: 'string', default: 'wasm' },
+    'base-kernels': { type: 'string' },
     ik: { type: 'boolean', default: false },
     compress: { type: 'boolean', default: false },
   },
@@ -130,6 +134,9 @@ try {
   let refused = null
   try {
     work.checkAbSideOptions(options)
+    if (values['base-kernels'] !== undefined) {
+      work.checkAbSideOptions({ ...options, kernels: values['base-kernels'] })
+    }
   } catch (error) {
     refused = error.message
   }
@@ -141,14 +148,21 @@ try {
     const sides = [[], []]
     for (let k = 0; k < counts.instances; k++) {
       const first = k % 2 === 0 ? 0 : 1
-      for (const i of [first, 1 - first]) sides[i].push(await (i === 0 ? base : work).createAbSide(options))
+      for (const i of [first, 1 - first]) {
+        const kernels = i === 0 ? (values['base-kernels'] ?? values.kernels) : values.kernels
+        sides[i].push(await (i === 0 ? base : work).createAbSide({ ...options, kernels }))
+      }
     }
     const result = runAb(sides, counts)
     const measured =
       values.measure === 'step'
         ? ''
         : `, ${values.measure}${ragdolls > 0 ? ` with ${ragdolls} ragdolling` : ''}`
-    const kernels = values.kernels === 'js' ? '' : `, kernels ${values.kernels}`
+    const baseKernels = values['base-kernels'] ?? values.kernels
+    const kernels =
+      baseKernels !== values.kernels
+        ? `, kernels ${baseKernels} (base) and ${values.kernels}`
+        : `, kernels ${values.kernels}`
     const what = `${values.asset}${values.compress ? ' compact' : ''} ${options.crowd} × ${options.characters}${values.ik ? ' with feet + aim' : ''}${measured}${kernels}`
     process.stdout.write(
       formatAb(

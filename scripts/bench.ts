@@ -20,7 +20,8 @@
  *   --sections ik: only IK's cost (feet + aim on the rig's walking crowd at the largest --characters, with and
  *   without: scripts/bench/ik.ts).
  * --v8-measures: what each engine measure of src/engine/v8.ts buys (the scenarios with each off, and all off).
- * --kernels: the plugin's `kernels` option in every scenario (default js).
+ * --kernels: the plugin's `kernels` option in every scenario (default: the plugin's default, 'wasm' where
+ *   WebAssembly SIMD validates).
  * --peers babylon,playcanvas: also Babylon.js and PlayCanvas on the same file and crowds, each checked against
  *   the project and timed in the same rounds (scripts/bench/peers.ts); crowds a peer cannot express are skipped.
  * --compare-kernels [--children 4]: world-matrix propagation with each kernel on the playing crowd, for the

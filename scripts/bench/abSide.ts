@@ -33,7 +33,7 @@ export interface AbSideOptions {
   measure?: AbMeasure
   /** Characters ragdolled (every tenth, as the snapshot bench does) 60 steps before a snapshot measure. */
   ragdolls?: number
-  /** The plugin's `kernels` option (default 'js'). */
+  /** The plugin's `kernels` option (default: the plugin's default). */
   kernels?: SceneKernels
   /** Every character with the ik section's feet and aim solvers (ikCrowd.ts; the rig's joint names). */
   ik?: boolean
@@ -82,7 +82,7 @@ export async function createAbSide(o: AbSideOptions): Promise<AbSide> {
     fadeSeconds: FADE_SECONDS,
     dt: DT,
   })
-  const crowd = createOurCrowd(plan, o.kernels ?? 'js')
+  const crowd = createOurCrowd(plan, o.kernels)
   const { plugin } = crowd
   if (o.ik) setCrowdIK(plugin, crowd.characters, true)
   const hash = (): string => String(plugin.hash())

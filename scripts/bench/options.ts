@@ -4,6 +4,7 @@
 import { fileURLToPath } from 'node:url'
 import type { V8Measures } from '../../src/engine/v8.ts'
 import type { SceneKernels } from '../../components/SceneNode.ts'
+import { defaultKernels } from '../../plugin/options.ts'
 import { CROWD_KINDS, type CrowdKind } from './crowd.ts'
 import type { SnapshotCrowdResult } from './snapshots.ts'
 import type { RetargetCrowdResult } from './retargetCrowd.ts'
@@ -68,7 +69,7 @@ export interface BenchOptions {
    * happens once per process). Default: none off.
    */
   v8MeasuresOff?: (keyof V8Measures)[]
-  /** The project's plugin option `kernels` in every scenario (default 'js'). */
+  /** The project's plugin option `kernels` in every scenario (default: the plugin's default, defaultKernels). */
   kernels?: SceneKernels
   /** Other engines on the same file and crowds, checked and timed beside three.js (peers.ts). Default none. */
   peers?: PeerName[]
@@ -226,7 +227,7 @@ export function benchSettings(options: BenchOptions = {}): BenchResult['settings
     split: options.split ?? true,
     isolate: options.isolate ?? false,
     v8MeasuresOff: options.v8MeasuresOff ?? [],
-    kernels: options.kernels ?? 'js',
+    kernels: options.kernels ?? defaultKernels(),
     peers: options.peers ?? [],
     tolerance: options.tolerance ?? 1e-4,
     blendTolerance: options.blendTolerance ?? BLEND_TOLERANCE,

@@ -12,6 +12,7 @@
 import { createWorld, type World } from 'bitecs'
 import { createAnimationPlugin, type AnimationPlugin } from '../../entry/plugin.ts'
 import type { CrowdPlan } from './crowd.ts'
+import { defaultKernels } from '../../plugin/options.ts'
 import type { SceneKernels } from '../../components/SceneNode.ts'
 import { contextOf } from '../../entry/plugin.ts'
 
@@ -32,8 +33,11 @@ export interface OurCrowd {
   worldMatrix(c: number, j: number, out: Float64Array, o: number): void
 }
 
-/** The crowd of `plan` in one plugin, with the plugin's `kernels` option (default 'js') and `workers` (0). */
-export function createOurCrowd(plan: CrowdPlan, kernels: SceneKernels = 'js', workers = 0): OurCrowd {
+/**
+ * The crowd of `plan` in one plugin, with the plugin's `kernels` option (default: the plugin's own default,
+ * defaultKernels) and `workers` (0).
+ */
+export function createOurCrowd(plan: CrowdPlan, kernels?: SceneKernels, workers = 0): OurCrowd {
   const count = plan.roles.length
   const world = createWorld()
   const nodeCount = plan.asset.nodes.length
@@ -42,7 +46,7 @@ export function createOurCrowd(plan: CrowdPlan, kernels: SceneKernels = 'js', wo
     dt: plan.dt,
     // 5 slots per joint, and a layer block of 6 (+1 per blend-space point) per layer used (layered: 0, 1, 2).
     maxPoseSlots: Math.max(1024, count * nodeCount * 24),
-    kernels,
+    kernels: kernels ?? defaultKernels(workers),
     workers,
   })
   const handle = plugin.addAsset(plan.asset)
