@@ -2,7 +2,7 @@
  * The plugin's `kernels: 'wasm'` option on real characters: the same world matrices, hashes and snapshots as
  * kernels 'js' at every step (Foxes, RobotExpressive and the bench's 64-joint rig playing, fading, a ragdoll; the
  * cross-engine scenario), with the WebAssembly pass in each form (f64x2 SIMD, scalar), snapshots across the
- * kernels, and its failures. The kernel itself: test/engine/propagate.test.ts.
+ * kernels, its failures, and the default (wasm where SIMD validates). The kernel itself: test/engine/propagate.test.ts.
  */
 import { addEntity, createWorld } from 'bitecs'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -15,6 +15,8 @@ import { AnimationError } from '../../src/errors.ts'
 import { createBenchRig } from '../../scripts/bench/rig.ts'
 import { simulateCrossEngine } from '../sim/crossEngine.ts'
 import { forceKernelForm, type KernelForm } from '../../src/engine/wasmKernels.ts'
+import { defaultKernels } from '../../plugin/options.ts'
+import { contextOf } from '../../entry/plugin.ts'
 import { propagationKernel } from '../../components/SceneNode.ts'
 
 const bitsOf = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.length)
@@ -154,5 +156,41 @@ describe('kernels: the plugin with kernels wasm', () => {
     ok.step()
     expect(ok.stores.SceneNode.world[ok.joints(c)[1]! * 16 + 15]).toBe(1)
     expect(() => createAnimationPlugin(createWorld(), { kernels: 'WASM' as never })).toThrow(AnimationError)
+  })
+
+  it("is the default where WebAssembly SIMD validates and there are no workers, else 'js'", () => {
+    expect(defaultKernels()).toBe('wasm')
+    expect(defaultKernels(2)).toBe('js')
+    const plugin = createAnimationPlugin(createWorld(), { capacity: 1024 })
+    const kernel = propagationKernel(plugin.sceneGraph)!
+    expect(plugin.sceneGraph.kernels).toBe('wasm')
+    expect(kernel.fused).not.toBeNull()
+    // The pose pool lives in the kernel memory, where the fused pass reads and writes it.
+    expect(contextOf(plugin).pool.data.buffer).toBe(kernel.buffer)
+    forceKernelForm('scalar')
+    expect(defaultKernels()).toBe('js')
+    expect(createAnimationPlugin(createWorld(), { capacity: 1024 }).sceneGraph.kernels).toBe('js')
+    forceKernelForm(null)
+    // A default 'wasm' that cannot have its memory is 'js' (asked for, it is refused: the test above).
+    const real = WebAssembly
+    class TooBig {
+      constructor() {
+        throw new RangeError('WebAssembly.Memory(): could not allocate memory')
+      }
+    }
+    vi.stubGlobal('WebAssembly', {
+      Memory: TooBig,
+      Module: real.Module,
+      Instance: real.Instance,
+      validate: real.validate.bind(real),
+    })
+    const world = createWorld()
+    const fallback = createAnimationPlugin(world, { capacity: 1024 })
+    vi.unstubAllGlobals()
+    expect(fallback.sceneGraph.kernels).toBe('js')
+    const c = fallback.addCharacter(fox)
+    fallback.play(c, 'Walk')
+    fallback.step()
+    expect(fallback.stores.SceneNode.world[fallback.joints(c)[1]! * 16 + 15]).toBe(1)
   })
 })
