@@ -53,7 +53,7 @@ const { values } = parseArgs({
     instances: { type: 'string', default: '2' },
     measure: { type: 'string', default: 'step' },
     ragdolls: { type: 'string', default: '0' },
-    kernels: { type: 'string', default: 'wasm' },
+    kernels: { type: 'string' },
     'base-kernels': { type: 'string' },
     ik: { type: 'boolean', default: false },
     compress: { type: 'boolean', default: false },
@@ -127,7 +127,7 @@ try {
     file: allChannels ? join(tree, 'rig-all.glb') : undefined,
     measure: values.measure,
     ragdolls,
-    kernels: values.kernels,
+    kernels: values.kernels ?? 'wasm',
     ik: values.ik,
     compress: values.compress,
   }
@@ -149,7 +149,7 @@ try {
     for (let k = 0; k < counts.instances; k++) {
       const first = k % 2 === 0 ? 0 : 1
       for (const i of [first, 1 - first]) {
-        const kernels = i === 0 ? (values['base-kernels'] ?? values.kernels) : values.kernels
+        const kernels = i === 0 ? (values['base-kernels'] ?? options.kernels) : options.kernels
         sides[i].push(await (i === 0 ? base : work).createAbSide({ ...options, kernels }))
       }
     }
@@ -158,11 +158,14 @@ try {
       values.measure === 'step'
         ? ''
         : `, ${values.measure}${ragdolls > 0 ? ` with ${ragdolls} ragdolling` : ''}`
-    const baseKernels = values['base-kernels'] ?? values.kernels
+    const baseKernels = values['base-kernels'] ?? options.kernels
+    // Named when asked for (the default, the plugin's own, is not).
     const kernels =
-      baseKernels !== values.kernels
-        ? `, kernels ${baseKernels} (base) and ${values.kernels}`
-        : `, kernels ${values.kernels}`
+      baseKernels !== options.kernels
+        ? `, kernels ${baseKernels} (base) and ${options.kernels}`
+        : values.kernels === undefined
+          ? ''
+          : `, kernels ${values.kernels}`
     const what = `${values.asset}${values.compress ? ' compact' : ''} ${options.crowd} × ${options.characters}${values.ik ? ' with feet + aim' : ''}${measured}${kernels}`
     process.stdout.write(
       formatAb(

@@ -206,7 +206,9 @@ function layerViews(s: SnapshotState, ctx: AnimationContext, eid: number, base: 
   if (v === undefined || v.data !== data || v.base !== base || v.n !== n) {
     const layers: Uint8Array[] = []
     for (let layer = 0; layer < POSE_BUFFERS; layer++) {
-      layers.push(new Uint8Array(data.buffer, 4 * poseOffset(base, n, layer), 4 * n * JOINT_STRIDE))
+      layers.push(
+        new Uint8Array(data.buffer, data.byteOffset + 4 * poseOffset(base, n, layer), 4 * n * JOINT_STRIDE),
+      )
     }
     v = { data, base, n, layers }
     s.layerViews.set(eid, v)

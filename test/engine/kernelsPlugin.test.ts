@@ -13,6 +13,8 @@ import { loadAsset } from '../../src/gltf/load.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 import { AnimationError } from '../../src/errors.ts'
 import { createBenchRig } from '../../scripts/bench/rig.ts'
+import { makeCrowdPlan } from '../../scripts/bench/crowd.ts'
+import { createOurCrowd } from '../../scripts/bench/ours.ts'
 import { simulateCrossEngine } from '../sim/crossEngine.ts'
 import { forceKernelForm, type KernelForm } from '../../src/engine/wasmKernels.ts'
 import { defaultKernels } from '../../plugin/options.ts'
@@ -192,5 +194,24 @@ describe('kernels: the plugin with kernels wasm', () => {
     fallback.play(c, 'Walk')
     fallback.step()
     expect(fallback.stores.SceneNode.world[fallback.joints(c)[1]! * 16 + 15]).toBe(1)
+  })
+
+  it('the same snapshot bytes on both kernels, step by step, for a crowd of every-channel rigs cross-fading', () => {
+    // The pose pool lives in the kernel memory under 'wasm' (a view at an offset): the snapshot reads it there.
+    const asset = createBenchRig({ joints: 67, channels: 'all' })
+    const plan = makeCrowdPlan(asset, 6, 'moving', { clipA: 0, clipB: 1 })
+    const js = createOurCrowd(plan, 'js')
+    const wasm = createOurCrowd(plan, 'wasm')
+    for (let s = 0; s < 40; s++) {
+      js.run(1)
+      wasm.run(1)
+      const bytes = wasm.plugin.snapshot()
+      expect(bytes, `step ${s + 1}`).toEqual(js.plugin.snapshot())
+      if (s % 10 === 9) {
+        wasm.plugin.restore(bytes)
+        js.plugin.restore(bytes)
+      }
+    }
+    expect(wasm.plugin.hash()).toBe(js.plugin.hash())
   })
 })
