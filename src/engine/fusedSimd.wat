@@ -47,6 +47,9 @@
     (local $u f64) (local $theta f64) (local $weight f64) (local $y f64) (local $q f64)
     ;; f64x2 (for key k, for key k+1): x = ((1 − u)θ, uθ), z = x², the series p, the weights s = (s0, s1)
     (local $x v128) (local $z v128) (local $pp v128) (local $sw v128)
+    ;; the joint's translation and scale rows in the store as they were (16 bytes: the next value's first float),
+    ;; and whether the write-out wrote the joint
+    (local $ot v128) (local $os v128) (local $written i32)
     ;; #include propagateNode.wat locals
     (local.set $refused (i32.load (global.get $refusedAt)))
     ;; The samples: each channel's key k, or lerp / slerp between keys k and k+1 (sampleList's kernels).
@@ -172,15 +175,18 @@
         (local.set $x (v128.load (local.get $pose)))
         (local.set $z (v128.load offset=12 (local.get $pose)))
         (local.set $pp (v128.load offset=24 (local.get $pose)))
+        (local.set $ot (v128.load (local.get $o)))
+        (local.set $os (v128.load (local.get $po)))
+        (local.set $written (i32.const 0))
         ;; Compared lane by lane: (tx ty tz ·) with the translation, (rx ry rz rw) with the rotation, (· sx sy sz)
         ;; with the scale (the lanes marked · hold another path's value, masked out).
         (if (v128.any_true (v128.or
               (v128.or
-                (v128.and (f32x4.ne (local.get $x) (v128.load (local.get $o))) (v128.const i32x4 -1 -1 -1 0))
+                (v128.and (f32x4.ne (local.get $x) (local.get $ot)) (v128.const i32x4 -1 -1 -1 0))
                 (f32x4.ne (local.get $z) (v128.load (local.get $src))))
               (v128.and
                 (f32x4.ne (local.get $pp) (i8x16.shuffle 0 1 2 3 16 17 18 19 20 21 22 23 24 25 26 27
-                  (local.get $pp) (v128.load (local.get $po))))
+                  (local.get $pp) (local.get $os)))
                 (v128.const i32x4 0 -1 -1 -1))))
           (then
             ;; Lanes: translation (3) and rotation x; rotation (4); rotation w and scale (3).
@@ -194,11 +200,22 @@
                 (v128.store (local.get $src) (local.get $z))
                 (i64.store (local.get $po) (i64.load offset=28 (local.get $pose)))
                 (i32.store offset=8 (local.get $po) (i32.load offset=36 (local.get $pose)))
+                (local.set $written (i32.const 1))
                 (i32.store8 (i32.add (global.get $dirty) (local.get $e)) (i32.const 1)))
               (else (local.set $rejected (i32.add (local.get $rejected) (i32.const 1)))))))
         ;; The world matrix as the propagation pass makes it.
         (block $next
-          ;; #include propagateNode.wat node
+          ;; #include propagateNode.wat check
+          (if (local.get $written)
+            (then
+              ;; The rows just written, from the registers that wrote them (lanes past the path unused).
+              (local.set $a (local.get $z))
+              (local.set $s (i8x16.shuffle 4 5 6 7 8 9 10 11 12 13 14 15 0 1 2 3 (local.get $pp) (local.get $pp)))
+              (local.set $t (local.get $x)))
+            (else
+              ;; #include propagateNode.wat load
+              ))
+          ;; #include propagateNode.wat matrix
           )
         (local.set $j (i32.add (local.get $j) (i32.const 1)))
         (br_if $joints (i32.lt_s (local.get $j) (local.get $n)))))

@@ -3,9 +3,11 @@
 ;; arithmetic whose bits test/engine/propagate.test.ts holds to propagateWorldMatrices.
 ;;
 ;; `locals`: the v128 locals the body uses (with i32 $e $p $o $po $refused $recomputed declared by the includer).
-;; `node`: node $e (whose parent's world matrix is current): skipped (changed 0) unless it or its parent changed,
-;; else its world matrix made, or refused (listed, counted in $refused); `br $next` leaves it, so the includer
-;; wraps it in a block $next.
+;; Node $e (whose parent's world matrix is current), in three fragments the includer puts in a block $next:
+;; `check` skips it (changed 0, `br $next`) unless it or its parent changed; `load` reads its rotation ($a, f32x4),
+;; scale ($s) and translation ($t, f32x4, lanes 0–2) from the store; `matrix` makes its world matrix from them, or
+;; refuses it (listed, counted in $refused). The fused pass has just written the rows `load` reads and hands them
+;; over in registers instead: a load spanning two smaller stores in flight waits for them.
 
 ;; #fragment locals
     ;; f64x2 unless said: (x, y), (z, w), (x2, y2), (z2, z2); the products (xx, xy) (yy, yz) (wx, wy) (xz, zz)
@@ -27,15 +29,23 @@
     (local $k0 v128) (local $k1 v128) (local $k2 v128) (local $k3 v128) (local $g v128)
 ;; #end
 
-;; #fragment node
+;; #fragment check
           (local.set $p (i32.load (i32.add (global.get $parent) (i32.shl (local.get $e) (i32.const 2)))))
           (if (i32.eqz (i32.or (i32.load8_u (i32.add (global.get $dirty) (local.get $e)))
                                (i32.load8_u (i32.add (global.get $changed) (local.get $p)))))
             (then
               (i32.store8 (i32.add (global.get $changed) (local.get $e)) (i32.const 0))
               (br $next)))
-          ;; The quaternion's products (composeMatrix's), two at a time.
+;; #end
+
+;; #fragment load
           (local.set $a (v128.load (i32.add (global.get $rotation) (i32.shl (local.get $e) (i32.const 4)))))
+          (local.set $s (v128.load (i32.add (global.get $scale) (i32.mul (local.get $e) (i32.const 12)))))
+          (local.set $t (v128.load (i32.add (global.get $translation) (i32.mul (local.get $e) (i32.const 12)))))
+;; #end
+
+;; #fragment matrix
+          ;; The quaternion's products (composeMatrix's), two at a time.
           (local.set $xy (f64x2.promote_low_f32x4 (local.get $a)))
           (local.set $zw (f64x2.promote_low_f32x4
             (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $a) (local.get $a))))
@@ -67,8 +77,6 @@
             (f64x2.add (local.get $h)
               (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $h) (local.get $h)))))
           ;; × scale, paired with the translation (× 1) for the last column.
-          (local.set $s (v128.load (i32.add (global.get $scale) (i32.mul (local.get $e) (i32.const 12)))))
-          (local.set $t (v128.load (i32.add (global.get $translation) (i32.mul (local.get $e) (i32.const 12)))))
           (local.set $s01 (f64x2.promote_low_f32x4 (local.get $s)))
           (local.set $sz1 (f64x2.promote_low_f32x4
             (i8x16.shuffle 8 9 10 11 16 17 18 19 0 1 2 3 4 5 6 7 (local.get $s) (v128.const f32x4 1 1 1 1))))

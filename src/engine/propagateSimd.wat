@@ -33,7 +33,9 @@
       (loop $nodes
         (block $next
           (local.set $e (i32.load (i32.add (global.get $order) (i32.shl (local.get $i) (i32.const 2)))))
-          ;; #include propagateNode.wat node
+          ;; #include propagateNode.wat check
+          ;; #include propagateNode.wat load
+          ;; #include propagateNode.wat matrix
           )
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br_if $nodes (i32.lt_s (local.get $i) (local.get $end)))))
