@@ -6,7 +6,15 @@ import type { Clip } from '../src/clip/clip.ts'
 import { createFusedPass, fusedPlan, type FusedPlan } from '../src/engine/fused.ts'
 import { locate } from '../src/engine/sample.ts'
 import { reg, TIME } from '../src/engine/sampleScratch.ts'
-import { createClipArena, jointByte, placeFusedPlan, poseByte } from '../src/engine/wasmFused.ts'
+import {
+  createClipArena,
+  jointByte,
+  placeFusedPlan,
+  poseByte,
+  type ClipArena,
+} from '../src/engine/wasmFused.ts'
+import { seriesCoefficients } from '../src/engine/blend.ts'
+import { POSE_FROM, POSE_TO } from '../components/Pose.ts'
 import { propagationKernel } from '../components/SceneNode.ts'
 import { v8Measures } from '../src/engine/v8.ts'
 import { createPropagationPass } from '../src/engine/propagate.ts'
@@ -17,13 +25,14 @@ import type { StepState, AnimationStores } from './state.ts'
  * where each character sits in the scene order, so propagateTransforms runs the pass when its walk reaches the
  * character's node and steps over its joints.
  *
- * A character is fused in a step when its layer 0 plays one clip the pass takes (fusedPlan), with no fade,
- * layers, reset, squad, root motion, ragdoll, levels-of-detail hold or workers, and its joints follow its node
- * in the scene order (no node of the game's between them). Everything else takes the three-system path; both
- * give the same bits (test/systems/fusedCharacters.test.ts).
+ * A character is fused in a step when its layer 0 plays one clip the pass takes (fusedPlan), or cross-fades
+ * between two such clips (the WebAssembly form only), with no layers, reset, squad, root motion, ragdoll,
+ * levels-of-detail hold or workers, and its joints follow its node in the scene order (no node of the game's
+ * between them). Everything else takes the three-system path; all give the same bits
+ * (test/systems/fusedCharacters.test.ts, test/engine/wasmFused.test.ts).
  */
 export interface FusedCharacters {
-  /** 1 for a character whose layer 0 this step's sampleTracks left to the fused pass (0 for all others). */
+  /** 1 (2: a cross-fade) for a character whose layer 0 this step's sampleTracks left to the fused pass. */
   readonly flag: Uint8Array
   /** 1 for a character whose joints follow its node in the scene order (as of `version`). */
   readonly contiguous: Uint8Array
@@ -40,6 +49,8 @@ export interface FusedCharacters {
    * is made): the fused pass's write-out reports as the write-out does.
    */
   repair: ((eid: number, joints: number) => void) | null
+  /** The clip arena of the plugin's kernel memory, for the WebAssembly form (made on first use). */
+  arena: ClipArena | null
 }
 
 export function createFusedCharacters(capacity: number): FusedCharacters {
@@ -52,11 +63,15 @@ export function createFusedCharacters(capacity: number): FusedCharacters {
     version: -1,
     plans: new WeakMap(),
     repair: null,
+    arena: null,
   }
 }
 
-type FusedInput = Pick<StepState, 'sceneGraph' | 'pool' | 'clips' | 'binding' | 'cursors' | 'fused'> & {
-  readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler'>
+type FusedInput = Pick<
+  StepState,
+  'sceneGraph' | 'pool' | 'clips' | 'binding' | 'fromBinding' | 'fadePaths' | 'cursors' | 'fused'
+> & {
+  readonly stores: Pick<AnimationStores, 'Pose' | 'Sampler' | 'CrossFade'>
 }
 
 /** What propagateTransforms needs of the plugin's state for the fused characters. */
@@ -105,6 +120,11 @@ function findFusedRuns(ctx: FusedInput, characters: ArrayLike<number>, n: number
   fused.version = graph.orderVersion
 }
 
+/** The clip arena of `kernel`'s memory (made on first use). */
+export function fusedArena(fused: FusedCharacters, kernel: PropagationKernel): ClipArena {
+  return (fused.arena ??= createClipArena(kernel))
+}
+
 /** The plan of `clip` under `binding` (made on first use: one allocation per clip and asset). */
 export function planOf(fused: FusedCharacters, clip: Clip, binding: Int32Array, joints: number): FusedPlan {
   let plan = fused.plans.get(binding)
@@ -122,7 +142,9 @@ export function planOf(fused: FusedCharacters, clip: Clip, binding: Int32Array, 
  */
 export function fusedPassOn(ctx: Pick<StepState, 'sceneGraph' | 'parallel'>): boolean {
   if (ctx.parallel !== null) return false
-  return v8Measures().fusedPass || (propagationKernel(ctx.sceneGraph)?.fused ?? null) !== null
+  const kernel = propagationKernel(ctx.sceneGraph)
+  // The WebAssembly form may be compiled in the background: sampleTracks asks each step whether it is there.
+  return v8Measures().fusedPass || (kernel !== null && kernel.form === 'simd' && kernel.layout.poseSlots > 0)
 }
 
 /** The propagation of `graph` over order[0, n), as choosePropagation's (src/engine/propagate.ts) gives it. */
@@ -140,17 +162,18 @@ export function createFusedPropagation(
   kernel: PropagationKernel | null,
 ): FusedPropagate {
   const graph: SceneGraph = ctx.sceneGraph
-  const { Pose, Sampler } = ctx.stores
+  const { Pose, Sampler, CrossFade } = ctx.stores
   const fused = ctx.fused
-  const refusedCount = kernel?.refusedCount ?? new Int32Array(1)
-  const refusedNodes = kernel?.refusedNodes ?? graph.refusedNodes
+  // The graph's kernel holds the WebAssembly form and the refusal list, whichever walk runs (`kernel`: the
+  // WebAssembly walk's, or null for the JavaScript walk over the same store).
+  const fk = propagationKernel(graph)
+  const refusedCount = fk?.refusedCount ?? new Int32Array(1)
+  const refusedNodes = fk?.refusedNodes ?? graph.refusedNodes
   const walk =
     kernel?.pass ??
     createPropagationPass(graph.store, graph.order, refusedNodes, graph.kept, refusedCount).pass
   const fusedCharacter = createFusedPass(graph.store, refusedNodes, refusedCount, graph.kept)
   const nonFinite = new Uint32Array(1)
-  const wasm = kernel?.fused ?? null
-  const arena = wasm !== null ? createClipArena(kernel!) : null
   // Per time track (by leading channel index): its key k, the position u in [k, k+1), whether between keys;
   // the JavaScript form's own, grown for a clip of more channels (the WebAssembly form's are in its memory).
   let jsK = new Int32Array(64)
@@ -163,11 +186,15 @@ export function createFusedPropagation(
     const flag = fused.flag
     const data = ctx.pool.data
     const joints = ctx.pool.joints
+    // Read each step: the WebAssembly form may have been compiled in the background since.
+    const wasm = kernel !== null ? kernel.fused : null
+    const wasmFade = fk !== null ? fk.fused : null
     let recomputed = 0
     let start = 0
     for (let r = 0; r < fused.count; r++) {
       const eid = fused.eids[r]!
-      if (flag[eid] !== 1) continue
+      const kind = flag[eid]!
+      if (kind === 0) continue
       // Once: a restore's propagation after this step must not run the pass again.
       flag[eid] = 0
       const at = fused.positions[r]!
@@ -175,66 +202,81 @@ export function createFusedPropagation(
       const count = Pose.count[eid]!
       const base = Pose.base[eid]!
       const clip = ctx.clips[Sampler.clip[eid]!]!.clip
-      const binding = ctx.binding[eid]!
-      const plan = planOf(fused, clip, binding, count)
+      const plan = planOf(fused, clip, ctx.binding[eid]!, count)
       const anim = poseOffset(base, count, POSE_ANIM)
       const cursors = ctx.cursors[eid]!
-      const inWasm = wasm !== null && placeFusedPlan(arena!, clip, plan) >= 0
-      const channels = clip.frameChannels
-      if (!inWasm && channels.length > jsK.length) {
-        jsK = new Int32Array(channels.length)
-        jsU = new Float64Array(channels.length)
-        jsOn = new Int32Array(channels.length)
+      // A cross-fade (kind 2, sampleTracks's fusableFade: its plans are in the arena) samples its FROM clip too.
+      const fade = kind === 2 && wasmFade !== null
+      const fromId = CrossFade.from.clip[eid]!
+      const fromClip = fade ? ctx.clips[fromId]!.clip : clip
+      const fromPlan = fade ? planOf(fused, fromClip, ctx.fromBinding[eid]!, count) : plan
+      const inWasm = fade || (wasm !== null && placeFusedPlan(fusedArena(fused, kernel!), clip, plan) >= 0)
+      const form = fade ? wasmFade : wasm
+      if (!inWasm && clip.frameChannels.length > jsK.length) {
+        jsK = new Int32Array(clip.frameChannels.length)
+        jsU = new Float64Array(clip.frameChannels.length)
+        jsOn = new Int32Array(clip.frameChannels.length)
       }
-      const trackK = inWasm ? wasm.trackK : jsK
-      const trackU = inWasm ? wasm.trackU : jsU
-      const trackOn = inWasm ? wasm.trackOn : jsOn
-      // Each of the plan's time tracks located at the character's time, its key cursor moved, as sampleList
-      // does per track. Written out here, not called: a double crossing a call V8 does not inline is boxed, and
-      // this loop runs optimized with the walk (src/engine/v8.ts).
-      const time = Sampler.local[eid]!
-      reg[TIME] = time
-      const tracks = plan.tracks
-      for (let i = 0; i < tracks.length; i++) {
-        const t = tracks[i]!
-        const times = channels[t]!.times
-        const last = times.length - 1
-        trackOn[t] = 0
-        trackK[t] = 0
-        if (!(time > times[0]!) || last === 0) continue
-        if (time >= times[last]!) {
-          trackK[t] = last
-          continue
+      // Each of the plan's time tracks located at the clip's time, its key cursor moved, as sampleList does per
+      // track (the FROM clip's cursors in the second half). Written out here, not called: a double crossing a call
+      // V8 does not inline is boxed, and this loop runs optimized with the walk (src/engine/v8.ts).
+      for (let side = fade ? 1 : 0; side >= 0; side--) {
+        const from = side === 1
+        const trackK = !inWasm ? jsK : from ? form!.trackK2 : form!.trackK
+        const trackU = !inWasm ? jsU : from ? form!.trackU2 : form!.trackU
+        const trackOn = !inWasm ? jsOn : from ? form!.trackOn2 : form!.trackOn
+        const channels = from ? fromClip.frameChannels : clip.frameChannels
+        const tracks = from ? fromPlan.tracks : plan.tracks
+        const offset = from ? cursors.length >>> 1 : 0
+        const time = from ? CrossFade.from.local[eid]! : Sampler.local[eid]!
+        reg[TIME] = time
+        for (let i = 0; i < tracks.length; i++) {
+          const t = tracks[i]!
+          const times = channels[t]!.times
+          const last = times.length - 1
+          trackOn[t] = 0
+          trackK[t] = 0
+          if (!(time > times[0]!) || last === 0) continue
+          if (time >= times[last]!) {
+            trackK[t] = last
+            continue
+          }
+          const k = locate(times, cursors[offset + t]! | 0)
+          cursors[offset + t] = k
+          trackK[t] = k
+          const t0 = times[k]!
+          if (time !== t0) {
+            trackOn[t] = 1
+            trackU[t] = (time - t0) / (times[k + 1]! - t0)
+          }
         }
-        const k = locate(times, cursors[t]! | 0)
-        cursors[t] = k
-        trackK[t] = k
-        const t0 = times[k]!
-        if (time !== t0) {
-          trackOn[t] = 1
-          trackU[t] = (time - t0) / (times[k + 1]! - t0)
-        }
+      }
+      if (fade) {
+        const w = wasmFade!
+        w.fadeWeight[0] = CrossFade.blend[eid]!
+        seriesCoefficients(w.fadeSeries, CrossFade.blend, eid, 2)
+        const paths = ctx.fadePaths[eid] ?? null
+        if (paths !== null) for (let j = 0; j < count; j++) w.fadePaths[j] = paths[j]!
+        recomputed += w.fade(
+          plan.wasmTable,
+          fromPlan.wasmTable,
+          count,
+          poseByte(fk!, anim),
+          poseByte(fk!, poseOffset(base, count, POSE_FROM)),
+          poseByte(fk!, poseOffset(base, count, POSE_TO)),
+          jointByte(fk!, base),
+          paths !== null ? 1 : 0,
+        )
+      } else if (inWasm) {
+        recomputed += wasm!.character(plan.wasmTable, count, poseByte(fk!, anim), jointByte(fk!, base))
       }
       if (inWasm) {
-        recomputed += wasm.character(plan.wasmTable, count, poseByte(kernel!, anim), jointByte(kernel!, base))
-        const rejected = wasm.out[0]!
+        const rejected = form!.out[0]!
         if (rejected !== 0 && fused.repair !== null) fused.repair(eid, rejected)
         start = at + 1 + count
         continue
       }
-      recomputed += fusedCharacter(
-        data,
-        anim,
-        clip,
-        plan,
-        trackK,
-        trackU,
-        trackOn,
-        joints,
-        base,
-        count,
-        nonFinite,
-      )
+      recomputed += fusedCharacter(data, anim, clip, plan, jsK, jsU, jsOn, joints, base, count, nonFinite)
       if (nonFinite[0] !== 0 && fused.repair !== null) fused.repair(eid, nonFinite[0]!)
       start = at + 1 + count
     }
@@ -242,7 +284,7 @@ export function createFusedPropagation(
     graph.stats.recomputed = recomputed
     const refused = refusedCount[0]!
     graph.stats.refused = refused
-    if (kernel !== null) {
+    if (fk !== null) {
       for (let i = 0; i < refused && i < refusedNodes.length; i++) graph.kept[refusedNodes[i]!] = 1
     }
   }

@@ -1,8 +1,10 @@
 import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
 import { sampleClipChannels } from '../src/engine/sample.ts'
-import { primeSampler } from '../src/engine/v8.ts'
-import { fusedPassOn, planOf, refreshFusedRuns } from './fusedCharacters.ts'
+import { primeSampler, v8Measures } from '../src/engine/v8.ts'
+import { fusedArena, fusedPassOn, planOf, refreshFusedRuns } from './fusedCharacters.ts'
+import { placeFusedPlan } from '../src/engine/wasmFused.ts'
+import { propagationKernel } from '../components/SceneNode.ts'
 import { RAGDOLL_OFF } from '../components/Ragdoll.ts'
 import { blendPosesAt } from '../src/engine/blend.ts'
 import { blendWeightedPoses } from '../src/engine/layerBlend.ts'
@@ -78,6 +80,10 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
   const Ragdoll = ctx.stores.Ragdoll
   // The fused pass (systems/fusedCharacters.ts) takes the plain playing characters, not with workers.
   const fuseOn = fusedPassOn(ctx)
+  const jsForm = v8Measures().fusedPass
+  const kernel = propagationKernel(ctx.sceneGraph)
+  /** This step's: cross-fades go to the fused pass too (its WebAssembly form only). */
+  let fuseFades = false
   /** This step's: pose stages and IK edit ANIM after sampling, which the fused pass would write out before. */
   let fuse = false
   primeSampler()
@@ -92,6 +98,27 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
       return false
     const binding = ctx.binding[eid]!
     return planOf(fused, ctx.clips[clipId]!.clip, binding, Pose.count[eid]!).fusable
+  }
+
+  /**
+   * Whether the fused pass takes this step's cross-fade of a character (its WebAssembly form, whose memory must
+   * hold both clips' plans): a fade from a clip, neither side squad, and what `fusable` asks.
+   */
+  function fusableFade(eid: number, clipId: number, squad: boolean): boolean {
+    const from = CrossFade.from
+    const fromId = from.clip[eid]!
+    const n = Pose.count[eid]!
+    if (fromId < 0 || from.rotation[eid] === ROTATION_SQUAD || !fusable(eid, clipId, squad)) return false
+    if (n > kernel!.layout.maxFadeJoints) return false
+    const fromClip = ctx.clips[fromId]!.clip
+    const fromPlan = planOf(fused, fromClip, ctx.fromBinding[eid]!, n)
+    if (!fromPlan.fusable) return false
+    const arena = fusedArena(fused, kernel!)
+    const plan = planOf(fused, ctx.clips[clipId]!.clip, ctx.binding[eid]!, n)
+    return (
+      placeFusedPlan(arena, ctx.clips[clipId]!.clip, plan) >= 0 &&
+      placeFusedPlan(arena, fromClip, fromPlan) >= 0
+    )
   }
 
   /** Layer 0's clip (or fade) into ANIM. */
@@ -118,6 +145,13 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
     Sampler.lastTime[eid] = t
     if (fuse && !fading && flags === 0 && !layered && fusable(eid, clipId, squad)) {
       fused.flag[eid] = 1
+      Pose.changed[eid] = 1
+      Pose.changedStep[eid] = ctx.step
+      return
+    }
+    if (fuseFades && fading && flags === 0 && !layered && fusableFade(eid, clipId, squad)) {
+      fused.flag[eid] = 2
+      ctx.posesUsed[eid] = ctx.posesUsed[eid]! | (1 << POSE_FROM) | (1 << POSE_TO)
       Pose.changed[eid] = 1
       Pose.changedStep[eid] = ctx.step
       return
@@ -322,7 +356,9 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
     const lodSkip = ctx.lod.skip
     const flag = fused.flag
     const edits = ctx.poseEdits
-    fuse = fuseOn && edits.stages.length === 0 && edits.ikCount === 0
+    const wasmReady = kernel !== null && kernel.fused !== null
+    fuse = fuseOn && (jsForm || wasmReady) && edits.stages.length === 0 && edits.ikCount === 0
+    fuseFades = fuse && wasmReady
     if (fuse) refreshFusedRuns(ctx, dense)
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!

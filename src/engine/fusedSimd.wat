@@ -37,21 +37,23 @@
   (import "env" "trackOn" (global $trackOn i32))
   (import "env" "fusedOut" (global $fusedOut i32))
   (import "env" "arcSeries" (global $arc i32))
+  (import "env" "trackK2" (global $trackK2 i32))
+  (import "env" "trackU2" (global $trackU2 i32))
+  (import "env" "trackOn2" (global $trackOn2 i32))
+  (import "env" "fadeWeight" (global $fadeWeight i32))
+  (import "env" "fadeSeries" (global $fadeSeries i32))
+  (import "env" "fadePaths" (global $fadePaths i32))
 
-  ;; `n` joints: the plan at `table`, ANIM pose at byte `anim`, joint node ids (i32) at byte `jn`. Returns the
-  ;; nodes recomputed; joints whose pose was not finite (not written) are counted at fusedOut.
-  (func (export "character") (param $table i32) (param $n i32) (param $anim i32) (param $jn i32) (result i32)
-    (local $e i32) (local $p i32) (local $o i32) (local $po i32) (local $recomputed i32) (local $refused i32)
-    (local $j i32) (local $rec i32) (local $end i32) (local $kind i32) (local $cc i32) (local $tr i32)
-    (local $k i32) (local $src i32) (local $dst i32) (local $rejected i32) (local $pose i32)
+  ;; The channels of the plan at `table` sampled into the pose at byte `anim`, their tracks located in the
+  ;; arrays at `tk`, `tu`, `ton` (sampleList's kernels: each channel's key k, or lerp / slerp between k and k+1).
+  (func $sample (param $table i32) (param $anim i32) (param $tk i32) (param $tu i32) (param $ton i32)
+    (local $o i32) (local $rec i32) (local $end i32) (local $kind i32) (local $cc i32) (local $tr i32)
+    (local $k i32) (local $src i32) (local $dst i32)
     (local $u f64) (local $theta f64) (local $weight f64) (local $y f64) (local $q f64)
-    ;; f64x2 (for key k, for key k+1): x = ((1 − u)θ, uθ), z = x², the series p, the weights s = (s0, s1)
+    ;; f64x2 (for key k, for key k+1): x = ((1 − u)θ, uθ), z = x², the series p, the weights s = (s0, s1);
+    ;; a, b: s0 and s1 in both lanes; the sums xy, zw
     (local $x v128) (local $z v128) (local $pp v128) (local $sw v128)
-    ;; the joint's translation and scale rows in the store as they were (16 bytes: the next value's first float),
-    ;; and whether the write-out wrote the joint
-    (local $ot v128) (local $os v128) (local $written i32)
-    ;; #include propagateNode.wat locals
-    (local.set $refused (i32.load (global.get $refusedAt)))
+    (local $a v128) (local $b v128) (local $xy v128) (local $zw v128)
     ;; The samples: each channel's key k, or lerp / slerp between keys k and k+1 (sampleList's kernels).
     (local.set $rec (i32.add (local.get $table) (i32.const 16)))
     (local.set $end (i32.add (local.get $rec) (i32.shl (i32.load (local.get $table)) (i32.const 5))))
@@ -62,12 +64,12 @@
           (local.set $kind (i32.load (local.get $rec)))
           (local.set $cc (i32.load offset=4 (local.get $rec)))
           (local.set $tr (i32.shl (i32.load offset=8 (local.get $rec)) (i32.const 2)))
-          (local.set $k (i32.load (i32.add (global.get $trackK) (local.get $tr))))
+          (local.set $k (i32.load (i32.add (local.get $tk) (local.get $tr))))
           (local.set $dst (i32.add (local.get $anim) (i32.load offset=24 (local.get $rec))))
           (local.set $src (i32.add (i32.load offset=12 (local.get $rec))
             (i32.shl (i32.mul (local.get $k) (local.get $cc)) (i32.const 2))))
           (if (i32.or (i32.eqz (local.get $kind))
-                      (i32.eqz (i32.load (i32.add (global.get $trackOn) (local.get $tr)))))
+                      (i32.eqz (i32.load (i32.add (local.get $ton) (local.get $tr)))))
             (then
               ;; On a key (or STEP): key k's values, as they are.
               (if (i32.eq (local.get $cc) (i32.const 4))
@@ -76,7 +78,7 @@
                   (i64.store (local.get $dst) (i64.load (local.get $src)))
                   (i32.store offset=8 (local.get $dst) (i32.load offset=8 (local.get $src)))))
               (br $sampled)))
-          (local.set $u (f64.load (i32.add (global.get $trackU) (i32.shl (local.get $tr) (i32.const 1)))))
+          (local.set $u (f64.load (i32.add (local.get $tu) (i32.shl (local.get $tr) (i32.const 1)))))
           (if (i32.eq (local.get $kind) (i32.const 1))
             (then
               ;; LINEAR (three components: translation, scale): a + (b − a)·u.
@@ -160,7 +162,21 @@
           (v128.store (local.get $dst) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
             (f32x4.demote_f64x2_zero (local.get $xy)) (f32x4.demote_f64x2_zero (local.get $zw)))))
         (local.set $rec (i32.add (local.get $rec) (i32.const 32)))
-        (br_if $channels (i32.lt_u (local.get $rec) (local.get $end)))))
+        (br_if $channels (i32.lt_u (local.get $rec) (local.get $end))))))
+
+  ;; `n` joints of the ANIM pose at byte `anim` (joint node ids, i32, at byte `jn`) written out where they changed
+  ;; and their world matrices made, parents first. Returns the nodes recomputed; joints whose pose was not finite
+  ;; (not written) are counted at fusedOut.
+  (func $joints (param $n i32) (param $anim i32) (param $jn i32) (result i32)
+    (local $e i32) (local $p i32) (local $o i32) (local $po i32) (local $recomputed i32) (local $refused i32)
+    (local $j i32) (local $src i32) (local $rejected i32) (local $pose i32)
+    ;; the pose's rows: (tx ty tz rx), (rx ry rz rw), (rw sx sy sz); the finite check's lanes
+    (local $x v128) (local $z v128) (local $pp v128) (local $sw v128)
+    ;; the joint's translation and scale rows in the store as they were (16 bytes: the next value's first float),
+    ;; and whether the write-out wrote the joint
+    (local $ot v128) (local $os v128) (local $written i32)
+    ;; #include propagateNode.wat locals
+    (local.set $refused (i32.load (global.get $refusedAt)))
     ;; Each joint written out where it changed and its world matrix made, parents first.
     (block $done
       (br_if $done (i32.le_s (local.get $n) (i32.const 0)))
@@ -221,4 +237,129 @@
         (br_if $joints (i32.lt_s (local.get $j) (local.get $n)))))
     (i32.store (global.get $refusedAt) (local.get $refused))
     (i32.store (global.get $fusedOut) (local.get $rejected))
-    (local.get $recomputed)))
+    (local.get $recomputed))
+
+  ;; One playing character: the plan at `table` at the located tracks (trackK …), `n` joints, ANIM at byte
+  ;; `anim`, joint ids at byte `jn`. Returns the nodes recomputed.
+  (func (export "character") (param $table i32) (param $n i32) (param $anim i32) (param $jn i32) (result i32)
+    (call $sample (local.get $table) (local.get $anim)
+      (global.get $trackK) (global.get $trackU) (global.get $trackOn))
+    (call $joints (local.get $n) (local.get $anim) (local.get $jn)))
+
+  ;; c0 + c1·y + (c2 + c3·y)·y2 + (c4 + c5·y + (c6 + c7·y)·y2)·y4 + (c8 + c9·y)·y8, left to right, the ten
+  ;; coefficients at `c` (blend.ts's s0 and s1).
+  (func $series (param $c i32) (param $y f64) (param $y2 f64) (param $y4 f64) (param $y8 f64) (result f64)
+    (f64.add (f64.add (f64.add
+      (f64.add (f64.load offset=0 (local.get $c)) (f64.mul (f64.load offset=8 (local.get $c)) (local.get $y)))
+      (f64.mul (f64.add (f64.load offset=16 (local.get $c)) (f64.mul (f64.load offset=24 (local.get $c)) (local.get $y)))
+        (local.get $y2)))
+      (f64.mul (f64.add
+        (f64.add (f64.load offset=32 (local.get $c)) (f64.mul (f64.load offset=40 (local.get $c)) (local.get $y)))
+        (f64.mul (f64.add (f64.load offset=48 (local.get $c)) (f64.mul (f64.load offset=56 (local.get $c)) (local.get $y)))
+          (local.get $y2)))
+        (local.get $y4)))
+      (f64.mul (f64.add (f64.load offset=64 (local.get $c)) (f64.mul (f64.load offset=72 (local.get $c)) (local.get $y)))
+        (local.get $y8))))
+
+  ;; Three floats at `o` = a + (b − a)·w of those at `a` and `b`.
+  (func $lerp3 (param $o i32) (param $a i32) (param $b i32) (param $w f64)
+    (local $i i32) (local $v f64)
+    (loop $lerp
+      (local.set $v (f64.promote_f32 (f32.load (i32.add (local.get $a) (local.get $i)))))
+      (f32.store (i32.add (local.get $o) (local.get $i)) (f32.demote_f64 (f64.add (local.get $v)
+        (f64.mul (f64.sub (f64.promote_f32 (f32.load (i32.add (local.get $b) (local.get $i)))) (local.get $v))
+          (local.get $w)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 4)))
+      (br_if $lerp (i32.lt_s (local.get $i) (i32.const 12)))))
+
+  ;; blendPosesAt (src/engine/blend.ts) of `n` joints: out = the poses at `a` (FROM) and `b` (TO) blended by the
+  ;; weight at fadeWeight, rotations by the slerp series whose coefficients are at fadeSeries (a0 … a9, b0 … b9:
+  ;; blend.ts's seriesCoefficients for that weight, scale 2), translations and scales lerped where the joint's
+  ;; byte at `paths` has BLEND_T (1) or BLEND_S (2), or everywhere when `paths` is 0. The same operations in the
+  ;; same order, so the same bits.
+  (func $blend (param $n i32) (param $out i32) (param $a i32) (param $b i32) (param $paths i32)
+    (local $j i32) (local $o i32) (local $pa i32) (local $pb i32) (local $m i32) (local $c i32)
+    (local $w f64) (local $ax f64) (local $ay f64) (local $az f64) (local $aw f64)
+    (local $bx f64) (local $by f64) (local $bz f64) (local $bw f64) (local $cos f64) (local $sg f64)
+    (local $y f64) (local $y2 f64) (local $y4 f64) (local $y8 f64) (local $s0 f64) (local $s1 f64)
+    (local $x f64) (local $qy f64) (local $z f64) (local $qw f64) (local $inv f64)
+    (local.set $w (f64.load (global.get $fadeWeight)))
+    (local.set $c (global.get $fadeSeries))
+    (if (i32.or (i32.eqz (f64.gt (local.get $w) (f64.const 0))) (f64.ge (local.get $w) (f64.const 1)))
+      (then
+        ;; Outside (0, 1): FROM (w ≤ 0 or NaN) or TO, copied whole.
+        (local.set $pa (select (local.get $b) (local.get $a) (f64.ge (local.get $w) (f64.const 1))))
+        (block $copied
+          (br_if $copied (i32.le_s (local.get $n) (i32.const 0)))
+          (loop $copy
+            (i32.store (i32.add (local.get $out) (local.get $o)) (i32.load (i32.add (local.get $pa) (local.get $o))))
+            (local.set $o (i32.add (local.get $o) (i32.const 4)))
+            (br_if $copy (i32.lt_s (local.get $o) (i32.mul (local.get $n) (i32.const 40))))))
+        (return)))
+    (block $done
+      (br_if $done (i32.le_s (local.get $n) (i32.const 0)))
+      (loop $joint
+        (local.set $o (i32.add (local.get $out) (i32.mul (local.get $j) (i32.const 40))))
+        (local.set $pa (i32.add (local.get $a) (i32.mul (local.get $j) (i32.const 40))))
+        (local.set $pb (i32.add (local.get $b) (i32.mul (local.get $j) (i32.const 40))))
+        (local.set $m (if (result i32) (local.get $paths)
+          (then (i32.load8_u (i32.add (local.get $paths) (local.get $j))))
+          (else (i32.const 3))))
+        (local.set $ax (f64.promote_f32 (f32.load offset=12 (local.get $pa))))
+        (local.set $ay (f64.promote_f32 (f32.load offset=16 (local.get $pa))))
+        (local.set $az (f64.promote_f32 (f32.load offset=20 (local.get $pa))))
+        (local.set $aw (f64.promote_f32 (f32.load offset=24 (local.get $pa))))
+        (local.set $bx (f64.promote_f32 (f32.load offset=12 (local.get $pb))))
+        (local.set $by (f64.promote_f32 (f32.load offset=16 (local.get $pb))))
+        (local.set $bz (f64.promote_f32 (f32.load offset=20 (local.get $pb))))
+        (local.set $bw (f64.promote_f32 (f32.load offset=24 (local.get $pb))))
+        (local.set $cos (f64.add (f64.add (f64.add
+          (f64.mul (local.get $ax) (local.get $bx)) (f64.mul (local.get $ay) (local.get $by)))
+          (f64.mul (local.get $az) (local.get $bz))) (f64.mul (local.get $aw) (local.get $bw))))
+        (local.set $sg (select (f64.const -1) (f64.const 1) (f64.lt (local.get $cos) (f64.const 0))))
+        (local.set $cos (f64.mul (local.get $cos) (local.get $sg)))
+        (local.set $bx (f64.mul (local.get $bx) (local.get $sg)))
+        (local.set $by (f64.mul (local.get $by) (local.get $sg)))
+        (local.set $bz (f64.mul (local.get $bz) (local.get $sg)))
+        (local.set $bw (f64.mul (local.get $bw) (local.get $sg)))
+        ;; y = cos φ − 1 and its powers (Estrin's scheme).
+        (local.set $y (f64.sub (f64.sqrt (f64.mul (f64.add (f64.const 1) (local.get $cos)) (f64.const 0.5)))
+          (f64.const 1)))
+        (local.set $y2 (f64.mul (local.get $y) (local.get $y)))
+        (local.set $y4 (f64.mul (local.get $y2) (local.get $y2)))
+        (local.set $y8 (f64.mul (local.get $y4) (local.get $y4)))
+        (local.set $s0 (call $series (local.get $c) (local.get $y) (local.get $y2) (local.get $y4) (local.get $y8)))
+        (local.set $s1 (call $series (i32.add (local.get $c) (i32.const 80))
+          (local.get $y) (local.get $y2) (local.get $y4) (local.get $y8)))
+        (local.set $x (f64.add (f64.mul (local.get $s0) (local.get $ax)) (f64.mul (local.get $s1) (local.get $bx))))
+        (local.set $qy (f64.add (f64.mul (local.get $s0) (local.get $ay)) (f64.mul (local.get $s1) (local.get $by))))
+        (local.set $z (f64.add (f64.mul (local.get $s0) (local.get $az)) (f64.mul (local.get $s1) (local.get $bz))))
+        (local.set $qw (f64.add (f64.mul (local.get $s0) (local.get $aw)) (f64.mul (local.get $s1) (local.get $bw))))
+        (local.set $inv (f64.div (f64.const 1) (f64.sqrt (f64.add (f64.add (f64.add
+          (f64.mul (local.get $x) (local.get $x)) (f64.mul (local.get $qy) (local.get $qy)))
+          (f64.mul (local.get $z) (local.get $z))) (f64.mul (local.get $qw) (local.get $qw))))))
+        (f32.store offset=12 (local.get $o) (f32.demote_f64 (f64.mul (local.get $x) (local.get $inv))))
+        (f32.store offset=16 (local.get $o) (f32.demote_f64 (f64.mul (local.get $qy) (local.get $inv))))
+        (f32.store offset=20 (local.get $o) (f32.demote_f64 (f64.mul (local.get $z) (local.get $inv))))
+        (f32.store offset=24 (local.get $o) (f32.demote_f64 (f64.mul (local.get $qw) (local.get $inv))))
+        (if (i32.and (local.get $m) (i32.const 1))
+          (then (call $lerp3 (local.get $o) (local.get $pa) (local.get $pb) (local.get $w))))
+        (if (i32.and (local.get $m) (i32.const 2))
+          (then (call $lerp3 (i32.add (local.get $o) (i32.const 28)) (i32.add (local.get $pa) (i32.const 28))
+            (i32.add (local.get $pb) (i32.const 28)) (local.get $w))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br_if $joint (i32.lt_s (local.get $j) (local.get $n))))))
+
+  ;; One cross-fading character: FROM (plan at `fromTable`, tracks at trackK2 …) and TO (plan at `table`, tracks at
+  ;; trackK …) sampled into their poses at bytes `from` and `to`, blended into ANIM at byte `anim` (paths at
+  ;; fadePaths when `paths` is 1), then written out and propagated. Returns the nodes recomputed.
+  (func (export "fade") (param $table i32) (param $fromTable i32) (param $n i32) (param $anim i32)
+    (param $from i32) (param $to i32) (param $jn i32) (param $paths i32) (result i32)
+    (call $sample (local.get $fromTable) (local.get $from)
+      (global.get $trackK2) (global.get $trackU2) (global.get $trackOn2))
+    (call $sample (local.get $table) (local.get $to)
+      (global.get $trackK) (global.get $trackU) (global.get $trackOn))
+    (call $blend (local.get $n) (local.get $anim) (local.get $from) (local.get $to)
+      (select (global.get $fadePaths) (i32.const 0) (local.get $paths)))
+    (call $joints (local.get $n) (local.get $anim) (local.get $jn)))
+)

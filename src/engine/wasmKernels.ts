@@ -38,6 +38,15 @@ export interface KernelLayout {
   readonly trackU: number
   readonly trackOn: number
   readonly maxTracks: number
+  /** The same for a cross-fade's FROM clip. */
+  readonly trackK2: number
+  readonly trackU2: number
+  readonly trackOn2: number
+  /** A cross-fade's weight (f64), its slerp series coefficients (20 f64), its joints' paths (u8 each). */
+  readonly fadeWeight: number
+  readonly fadeSeries: number
+  readonly fadePaths: number
+  readonly maxFadeJoints: number
   /** i32: the joints the fused pass's last call did not write (not finite). */
   readonly fusedOut: number
   /** ARC_SERIES's doubles, copied in when the memory is made. */
@@ -52,6 +61,8 @@ const PAGE = 65536
 
 /** Time tracks a clip may have for the fused pass in WebAssembly (more: its JavaScript form runs it). */
 export const FUSED_MAX_TRACKS = 4096
+/** Joints a cross-fading character may have for the fused pass (more: the three systems). */
+export const FUSED_MAX_FADE_JOINTS = 4096
 
 /**
  * Where everything goes for ids `0 <= e < capacity`: the 16-byte rows on 64-byte boundaries, the rest after;
@@ -87,6 +98,13 @@ export function kernelLayout(
   const trackK = take(maxTracks * 4, 64)
   const trackU = take(maxTracks * 8, 64)
   const trackOn = take(maxTracks * 4, 64)
+  const trackK2 = take(maxTracks * 4, 64)
+  const trackU2 = take(maxTracks * 8, 64)
+  const trackOn2 = take(maxTracks * 4, 64)
+  const fadeWeight = take(fused ? 8 : 0, 64)
+  const fadeSeries = take(fused ? 160 : 0, 64)
+  const maxFadeJoints = fused ? FUSED_MAX_FADE_JOINTS : 0
+  const fadePaths = take(maxFadeJoints, 64)
   const fusedOut = take(fused ? 4 : 0, 64)
   const arcSeries = take(fused ? ARC_SERIES.byteLength : 0, 64)
   const clips = take(clipBytes, 64)
@@ -108,6 +126,13 @@ export function kernelLayout(
     trackU,
     trackOn,
     maxTracks,
+    trackK2,
+    trackU2,
+    trackOn2,
+    fadeWeight,
+    fadeSeries,
+    fadePaths,
+    maxFadeJoints,
     fusedOut,
     arcSeries,
     clips,
@@ -134,17 +159,41 @@ export interface PropagationKernel {
   readonly refusedNodes: Int32Array
   /** propagateTransforms's pass over order[start, end): returns the nodes it recomputed. */
   readonly pass: (start: number, end: number) => number
-  /** The fused pass (fusedSimd.wat) over this memory, when it has a pose pool and the engine has SIMD. */
-  readonly fused: FusedKernel | null
+  /**
+   * The fused pass (fusedSimd.wat) over this memory, when it has a pose pool and the engine has SIMD; null until
+   * then where the engine compiles it in the background (a page's main thread: compileFused).
+   */
+  fused: FusedKernel | null
 }
 
 /** fusedSimd.wat's pass and its inputs' views (layout in KernelLayout). */
 export interface FusedKernel {
   /** One character: plan at byte `table`, `n` joints, ANIM pose at byte `anim`, joint ids at byte `joints`. */
   readonly character: (table: number, n: number, anim: number, joints: number) => number
+  /**
+   * One cross-fading character: TO's plan at `table`, FROM's at `fromTable`, the poses ANIM, FROM and TO at those
+   * bytes, joint ids at `joints`; `paths` 1 when fadePaths holds its joints' paths (0: every path).
+   */
+  readonly fade: (
+    table: number,
+    fromTable: number,
+    n: number,
+    anim: number,
+    from: number,
+    to: number,
+    joints: number,
+    paths: number,
+  ) => number
   readonly trackK: Int32Array
   readonly trackU: Float64Array
   readonly trackOn: Int32Array
+  readonly trackK2: Int32Array
+  readonly trackU2: Float64Array
+  readonly trackOn2: Int32Array
+  /** [0] the cross-fade's weight; its 20 series coefficients; its joints' paths. */
+  readonly fadeWeight: Float64Array
+  readonly fadeSeries: Float64Array
+  readonly fadePaths: Uint8Array
   /** [0]: the joints the last call did not write. */
   readonly out: Int32Array
 }
@@ -177,12 +226,19 @@ export function forceKernelForm(form: KernelForm | null): void {
 }
 
 const compiled: Record<KernelForm, WebAssembly.Module | null> = { simd: null, scalar: null }
-let fusedModule: WebAssembly.Module | null = null
+let fusedModule: WebAssembly.Module | Promise<WebAssembly.Module> | null = null
 let fusedOn = true
 
 /** For tests and benchmarks: whether kernels made afterwards get the fused pass (on by default). */
 export function setFusedKernel(on: boolean): void {
   fusedOn = on
+}
+
+let background = false
+
+/** For tests: kernels made afterwards compile the fused pass in the background, as on a page's main thread. */
+export function compileFusedInBackground(on: boolean): void {
+  background = on
 }
 
 /**
@@ -219,22 +275,50 @@ export function createPropagationKernel(
   }
   if (poseSlots > 0 && form === 'simd' && fusedOn) {
     new Float64Array(buffer, layout.arcSeries, ARC_SERIES.length).set(ARC_SERIES)
-    fusedModule ??= new WebAssembly.Module(decodeBase64(FUSED_BASE64))
-    kernel.fused = fusedKernel(
-      new WebAssembly.Instance(fusedModule, { env: { memory, ...layout } }),
-      buffer,
-      layout,
-    )
+    const made = (module: WebAssembly.Module) => {
+      kernel.fused = fusedKernel(
+        new WebAssembly.Instance(module, { env: { memory, ...layout } }),
+        buffer,
+        layout,
+      )
+    }
+    const module = compileFused()
+    if (module instanceof WebAssembly.Module) made(module)
+    else module.then(made, () => {})
   }
   return kernel
+}
+
+/**
+ * The fused module: compiled synchronously where the engine allows it (Node, workers), else in the background (a
+ * page's main thread refuses a synchronous compile past 4 KB): until then the fused characters run the JavaScript
+ * form or the three systems, which give the same bits.
+ */
+function compileFused(): WebAssembly.Module | Promise<WebAssembly.Module> {
+  if (background) return WebAssembly.compile(decodeBase64(FUSED_BASE64))
+  if (fusedModule !== null) return fusedModule
+  const bytes = decodeBase64(FUSED_BASE64)
+  try {
+    fusedModule = new WebAssembly.Module(bytes)
+  } catch {
+    fusedModule = WebAssembly.compile(bytes).then((m) => (fusedModule = m))
+  }
+  return fusedModule
 }
 
 function fusedKernel(instance: WebAssembly.Instance, buffer: ArrayBuffer, layout: KernelLayout): FusedKernel {
   return {
     character: instance.exports['character'] as FusedKernel['character'],
+    fade: instance.exports['fade'] as FusedKernel['fade'],
     trackK: new Int32Array(buffer, layout.trackK, layout.maxTracks),
     trackU: new Float64Array(buffer, layout.trackU, layout.maxTracks),
     trackOn: new Int32Array(buffer, layout.trackOn, layout.maxTracks),
+    trackK2: new Int32Array(buffer, layout.trackK2, layout.maxTracks),
+    trackU2: new Float64Array(buffer, layout.trackU2, layout.maxTracks),
+    trackOn2: new Int32Array(buffer, layout.trackOn2, layout.maxTracks),
+    fadeWeight: new Float64Array(buffer, layout.fadeWeight, 1),
+    fadeSeries: new Float64Array(buffer, layout.fadeSeries, 20),
+    fadePaths: new Uint8Array(buffer, layout.fadePaths, layout.maxFadeJoints),
     out: new Int32Array(buffer, layout.fusedOut, 1),
   }
 }

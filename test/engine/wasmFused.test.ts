@@ -11,13 +11,17 @@ import { createWorld } from 'bitecs'
 import { createAnimationPlugin } from '../../entry/index.ts'
 import { contextOf } from '../../entry/plugin.ts'
 import { buildClip, type RawChannel } from '../../src/clip/clip.ts'
-import { setFusedKernel } from '../../src/engine/wasmKernels.ts'
+import { compileFusedInBackground, setFusedKernel } from '../../src/engine/wasmKernels.ts'
+import { loadAsset } from '../../src/gltf/load.ts'
 import { planOf } from '../../systems/fusedCharacters.ts'
 import { propagationKernel } from '../../components/SceneNode.ts'
 import { chainAsset } from '../helpers/chainRig.ts'
 import type { AnimationAsset } from '../../src/gltf/asset.ts'
 
-afterEach(() => setFusedKernel(true))
+afterEach(() => {
+  setFusedKernel(true)
+  compileFusedInBackground(false)
+})
 
 type Quat = [number, number, number, number]
 
@@ -153,5 +157,34 @@ describe('the fused pass in WebAssembly', () => {
       ),
       { numRuns: Number(process.env.RUNS ?? 40), seed: Number(process.env.SEED ?? 40) },
     )
+  })
+
+  it('compiled in the background (a page’s main thread): the same bits before it arrives and after', async () => {
+    const fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
+    const crowd = (kernels: 'js' | 'wasm') => {
+      const plugin = createAnimationPlugin(createWorld(), { capacity: 512, kernels })
+      const chars = [0, 1, 2, 3].map(() => plugin.addCharacter(fox))
+      chars.forEach((c, i) => plugin.play(c, i % 2 === 0 ? 'Walk' : 'Run', { time: 0.1 * i }))
+      return { plugin, chars }
+    }
+    const js = crowd('js')
+    compileFusedInBackground(true)
+    const wasm = crowd('wasm')
+    const kernel = propagationKernel(contextOf(wasm.plugin).sceneGraph)!
+    expect(kernel.fused).toBeNull()
+    const step = (s: number) => {
+      if (s === 6) for (const p of [js, wasm]) p.plugin.crossFade(p.chars[1]!, 'Survey', 0.3)
+      js.plugin.step()
+      wasm.plugin.step()
+      expect(wasm.plugin.snapshot(), `step ${s}`).toEqual(js.plugin.snapshot())
+    }
+    for (let s = 0; s < 4; s++) step(s)
+    for (let i = 0; i < 200 && kernel.fused === null; i++) await new Promise((r) => setTimeout(r, 5))
+    expect(kernel.fused).not.toBeNull()
+    let fades = 0
+    const fade = kernel.fused!.fade
+    Object.assign(kernel.fused!, { fade: (...args: Parameters<typeof fade>) => (fades++, fade(...args)) })
+    for (let s = 4; s < 30; s++) step(s)
+    expect(fades).toBeGreaterThan(0)
   })
 })
