@@ -275,24 +275,28 @@ export function createPropagationKernel(
   }
   if (poseSlots > 0 && form === 'simd' && fusedOn) {
     new Float64Array(buffer, layout.arcSeries, ARC_SERIES.length).set(ARC_SERIES)
-    const made = (module: WebAssembly.Module) => {
-      kernel.fused = fusedKernel(
-        new WebAssembly.Instance(module, { env: { memory, ...layout } }),
-        buffer,
-        layout,
-      )
+    const imports = { env: { memory, ...layout } }
+    const made = (instance: WebAssembly.Instance) => {
+      kernel.fused = fusedKernel(instance, buffer, layout)
     }
     const module = compileFused()
-    if (module instanceof WebAssembly.Module) made(module)
-    else module.then(made, () => {})
+    if (module instanceof WebAssembly.Module) {
+      try {
+        made(new WebAssembly.Instance(module, imports))
+      } catch {
+        WebAssembly.instantiate(module, imports).then(made, () => {})
+      }
+    } else {
+      module.then((m) => WebAssembly.instantiate(m, imports)).then(made, () => {})
+    }
   }
   return kernel
 }
 
 /**
- * The fused module: compiled synchronously where the engine allows it (Node, workers), else in the background (a
- * page's main thread refuses a synchronous compile past 4 KB): until then the fused characters run the JavaScript
- * form or the three systems, which give the same bits.
+ * The fused module: compiled synchronously where the engine allows it, else in the background (Chromium has
+ * refused a synchronous compile or instantiation past 4 KB on a page's main thread; Chromium 156 takes this
+ * module's 4.5 KB): until then the fused characters take the three systems, which give the same bits.
  */
 function compileFused(): WebAssembly.Module | Promise<WebAssembly.Module> {
   if (background) return WebAssembly.compile(decodeBase64(FUSED_BASE64))

@@ -5,7 +5,7 @@
  * time tracks of their own, times before the first key and past the last, joints without channels. The same
  * bits in the pose pool, the scene store and the hash, step after step; and the form did run.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import fc from 'fast-check'
 import { createWorld } from 'bitecs'
 import { createAnimationPlugin } from '../../entry/index.ts'
@@ -159,32 +159,55 @@ describe('the fused pass in WebAssembly', () => {
     )
   })
 
-  it('compiled in the background (a page’s main thread): the same bits before it arrives and after', async () => {
-    const fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
-    const crowd = (kernels: 'js' | 'wasm') => {
-      const plugin = createAnimationPlugin(createWorld(), { capacity: 512, kernels })
-      const chars = [0, 1, 2, 3].map(() => plugin.addCharacter(fox))
-      chars.forEach((c, i) => plugin.play(c, i % 2 === 0 ? 'Walk' : 'Run', { time: 0.1 * i }))
-      return { plugin, chars }
-    }
-    const js = crowd('js')
-    compileFusedInBackground(true)
-    const wasm = crowd('wasm')
-    const kernel = propagationKernel(contextOf(wasm.plugin).sceneGraph)!
-    expect(kernel.fused).toBeNull()
-    const step = (s: number) => {
-      if (s === 6) for (const p of [js, wasm]) p.plugin.crossFade(p.chars[1]!, 'Survey', 0.3)
-      js.plugin.step()
-      wasm.plugin.step()
-      expect(wasm.plugin.snapshot(), `step ${s}`).toEqual(js.plugin.snapshot())
-    }
-    for (let s = 0; s < 4; s++) step(s)
-    for (let i = 0; i < 200 && kernel.fused === null; i++) await new Promise((r) => setTimeout(r, 5))
-    expect(kernel.fused).not.toBeNull()
-    let fades = 0
-    const fade = kernel.fused!.fade
-    Object.assign(kernel.fused!, { fade: (...args: Parameters<typeof fade>) => (fades++, fade(...args)) })
-    for (let s = 4; s < 30; s++) step(s)
-    expect(fades).toBeGreaterThan(0)
-  })
+  it.each(['compile', 'instantiate'] as const)(
+    'made in the background (%s, as on a page’s main thread): the same bits before it arrives and after',
+    async (how) => {
+      const fox = await loadAsset('assets/Fox/glTF-Binary/Fox.glb')
+      const crowd = (kernels: 'js' | 'wasm') => {
+        const plugin = createAnimationPlugin(createWorld(), { capacity: 512, kernels })
+        const chars = [0, 1, 2, 3].map(() => plugin.addCharacter(fox))
+        chars.forEach((c, i) => plugin.play(c, i % 2 === 0 ? 'Walk' : 'Run', { time: 0.1 * i }))
+        return { plugin, chars }
+      }
+      const js = crowd('js')
+      if (how === 'compile') compileFusedInBackground(true)
+      else {
+        // The module compiled, its synchronous instantiation refused (as on a page's main thread, past 4 KB).
+        const real = WebAssembly
+        class Refusing {
+          constructor(module: WebAssembly.Module, imports: WebAssembly.Imports) {
+            const fused = real.Module.exports(module).some((e) => e.name === 'fade')
+            if (fused) throw new RangeError('refused on the main thread')
+            return new real.Instance(module, imports)
+          }
+        }
+        vi.stubGlobal('WebAssembly', {
+          Module: real.Module,
+          Memory: real.Memory,
+          Instance: Refusing,
+          validate: real.validate.bind(real),
+          compile: real.compile.bind(real),
+          instantiate: real.instantiate.bind(real),
+        })
+      }
+      const wasm = crowd('wasm')
+      vi.unstubAllGlobals()
+      const kernel = propagationKernel(contextOf(wasm.plugin).sceneGraph)!
+      expect(kernel.fused).toBeNull()
+      const step = (s: number) => {
+        if (s === 6) for (const p of [js, wasm]) p.plugin.crossFade(p.chars[1]!, 'Survey', 0.3)
+        js.plugin.step()
+        wasm.plugin.step()
+        expect(wasm.plugin.snapshot(), `step ${s}`).toEqual(js.plugin.snapshot())
+      }
+      for (let s = 0; s < 4; s++) step(s)
+      for (let i = 0; i < 200 && kernel.fused === null; i++) await new Promise((r) => setTimeout(r, 5))
+      expect(kernel.fused).not.toBeNull()
+      let fades = 0
+      const fade = kernel.fused!.fade
+      Object.assign(kernel.fused!, { fade: (...args: Parameters<typeof fade>) => (fades++, fade(...args)) })
+      for (let s = 4; s < 30; s++) step(s)
+      expect(fades).toBeGreaterThan(0)
+    },
+  )
 })
