@@ -47,9 +47,10 @@ export function checkCapacity(capacity: number): void {
 }
 
 /**
- * Which code propagates a scene graph's world matrices: 'js' (systems/propagateTransforms.ts, the reference and
- * the default) or 'wasm' (the same pass in WebAssembly, src/engine/wasmKernels.ts, over a store that lives in
- * the module's memory). Both give the same bits.
+ * Which code propagates a scene graph's world matrices: 'js' (systems/propagateTransforms.ts, the reference, and
+ * createSceneGraph's default) or 'wasm' (the same pass in WebAssembly, src/engine/wasmKernels.ts, over a store
+ * that lives in the module's memory; with a plugin, also its fused pass, and the plugin's default where
+ * WebAssembly SIMD validates). Both give the same bits.
  */
 export type SceneKernels = 'js' | 'wasm'
 
