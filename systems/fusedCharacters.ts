@@ -3,7 +3,7 @@ import { refreshSceneOrder } from '../components/SceneNode.ts'
 import type { PropagationKernel } from '../src/engine/wasmKernels.ts'
 import { POSE_ANIM, poseOffset } from '../components/Pose.ts'
 import type { Clip } from '../src/clip/clip.ts'
-import { createFusedPass, fusedPlan, type FusedPlan } from '../src/engine/fused.ts'
+import { fusedPlan, type FusedPlan } from '../src/engine/fused.ts'
 import { locate } from '../src/engine/sample.ts'
 import { reg, TIME } from '../src/engine/sampleScratch.ts'
 import {
@@ -16,12 +16,11 @@ import {
 import { seriesCoefficients } from '../src/engine/blend.ts'
 import { POSE_FROM, POSE_TO } from '../components/Pose.ts'
 import { propagationKernel } from '../components/SceneNode.ts'
-import { v8Measures } from '../src/engine/v8.ts'
 import { createPropagationPass } from '../src/engine/propagate.ts'
 import type { StepState, AnimationStores } from './state.ts'
 
 /**
- * The fused pass's bookkeeping (src/engine/fused.ts): which characters this step's sampleTracks left to it, and
+ * The fused pass's bookkeeping (src/engine/fusedSimd.wat): which characters this step's sampleTracks left to it, and
  * where each character sits in the scene order, so propagateTransforms runs the pass when its walk reaches the
  * character's node and steps over its joints.
  *
@@ -49,7 +48,7 @@ export interface FusedCharacters {
    * is made): the fused pass's write-out reports as the write-out does.
    */
   repair: ((eid: number, joints: number) => void) | null
-  /** The clip arena of the plugin's kernel memory, for the WebAssembly form (made on first use). */
+  /** The clip arena of the plugin's kernel memory (made on first use). */
   arena: ClipArena | null
 }
 
@@ -136,15 +135,14 @@ export function planOf(fused: FusedCharacters, clip: Clip, binding: Int32Array, 
 }
 
 /**
- * Whether sampleTracks leaves the plain playing characters to the fused pass (and propagateTransforms runs it):
- * without workers, with the WebAssembly form (kernels 'wasm' where SIMD validates) or the engine measure
- * `fusedPass` (the JavaScript form, off by default: slower than the three systems).
+ * Whether sampleTracks may leave characters to the fused pass (and propagateTransforms runs it): without
+ * workers, over a WebAssembly kernel with a pose pool where SIMD validates (kernels 'wasm'). The module may be
+ * compiled in the background: sampleTracks asks each step whether it is there.
  */
 export function fusedPassOn(ctx: Pick<StepState, 'sceneGraph' | 'parallel'>): boolean {
   if (ctx.parallel !== null) return false
   const kernel = propagationKernel(ctx.sceneGraph)
-  // The WebAssembly form may be compiled in the background: sampleTracks asks each step whether it is there.
-  return v8Measures().fusedPass || (kernel !== null && kernel.form === 'simd' && kernel.layout.poseSlots > 0)
+  return kernel !== null && kernel.form === 'simd' && kernel.layout.poseSlots > 0
 }
 
 /** The propagation of `graph` over order[0, n), as choosePropagation's (src/engine/propagate.ts) gives it. */
@@ -154,7 +152,7 @@ export type FusedPropagate = (n: number) => void
  * propagateTransforms with the fused characters: the walk over the scene order (the JavaScript or WebAssembly
  * pass) up to and including a fused character's node, then that character's fused pass, then on past its
  * joints. `kernel`: the WebAssembly walk's (kernels 'wasm'), or null for the JavaScript walk; with a kernel that
- * has the fused pass, characters run its WebAssembly form (fusedSimd.wat), else the JavaScript one (fused.ts).
+ * has the fused pass, flagged characters run it (fusedSimd.wat).
  */
 export function createFusedPropagation(
   ctx: FusedInput,
@@ -164,34 +162,23 @@ export function createFusedPropagation(
   const graph: SceneGraph = ctx.sceneGraph
   const { Pose, Sampler, CrossFade } = ctx.stores
   const fused = ctx.fused
-  // The graph's kernel holds the WebAssembly form and the refusal list, whichever walk runs (`kernel`: the
-  // WebAssembly walk's, or null for the JavaScript walk over the same store).
-  const fk = propagationKernel(graph)
-  const refusedCount = fk?.refusedCount ?? new Int32Array(1)
-  const refusedNodes = fk?.refusedNodes ?? graph.refusedNodes
+  // The graph's kernel (fusedPassOn: there is one) holds the fused pass and the refusal list, whichever walk runs
+  // (`kernel`: the WebAssembly walk's, or null for the JavaScript walk over the same store).
+  const fk = propagationKernel(graph)!
+  const { refusedCount, refusedNodes } = fk
   const walk =
     kernel?.pass ??
     createPropagationPass(graph.store, graph.order, refusedNodes, graph.kept, refusedCount).pass
-  const fusedCharacter = createFusedPass(graph.store, refusedNodes, refusedCount, graph.kept)
-  const nonFinite = new Uint32Array(1)
-  // Per time track (by leading channel index): its key k, the position u in [k, k+1), whether between keys;
-  // the JavaScript form's own, grown for a clip of more channels (the WebAssembly form's are in its memory).
-  let jsK = new Int32Array(64)
-  let jsU = new Float64Array(64)
-  let jsOn = new Int32Array(64)
 
   return function propagateFused(n: number): void {
     refreshFusedRuns(ctx, characters.dense)
     refusedCount[0] = 0
     const flag = fused.flag
-    const data = ctx.pool.data
-    const joints = ctx.pool.joints
-    // Read each step: the WebAssembly form may have been compiled in the background since.
-    const wasm = kernel !== null ? kernel.fused : null
-    const wasmFade = fk !== null ? fk.fused : null
+    // sampleTracks flags characters only once the module is there, their plans placed in its arena.
+    const form = fk.fused
     let recomputed = 0
     let start = 0
-    for (let r = 0; r < fused.count; r++) {
+    for (let r = 0; form !== null && r < fused.count; r++) {
       const eid = fused.eids[r]!
       const kind = flag[eid]!
       if (kind === 0) continue
@@ -205,26 +192,18 @@ export function createFusedPropagation(
       const plan = planOf(fused, clip, ctx.binding[eid]!, count)
       const anim = poseOffset(base, count, POSE_ANIM)
       const cursors = ctx.cursors[eid]!
-      // A cross-fade (kind 2, sampleTracks's fusableFade: its plans are in the arena) samples its FROM clip too.
-      const fade = kind === 2 && wasmFade !== null
-      const fromId = CrossFade.from.clip[eid]!
-      const fromClip = fade ? ctx.clips[fromId]!.clip : clip
+      // A cross-fade (kind 2) samples its FROM clip too.
+      const fade = kind === 2
+      const fromClip = fade ? ctx.clips[CrossFade.from.clip[eid]!]!.clip : clip
       const fromPlan = fade ? planOf(fused, fromClip, ctx.fromBinding[eid]!, count) : plan
-      const inWasm = fade || (wasm !== null && placeFusedPlan(fusedArena(fused, kernel!), clip, plan) >= 0)
-      const form = fade ? wasmFade : wasm
-      if (!inWasm && clip.frameChannels.length > jsK.length) {
-        jsK = new Int32Array(clip.frameChannels.length)
-        jsU = new Float64Array(clip.frameChannels.length)
-        jsOn = new Int32Array(clip.frameChannels.length)
-      }
       // Each of the plan's time tracks located at the clip's time, its key cursor moved, as sampleList does per
       // track (the FROM clip's cursors in the second half). Written out here, not called: a double crossing a call
       // V8 does not inline is boxed, and this loop runs optimized with the walk (src/engine/v8.ts).
       for (let side = fade ? 1 : 0; side >= 0; side--) {
         const from = side === 1
-        const trackK = !inWasm ? jsK : from ? form!.trackK2 : form!.trackK
-        const trackU = !inWasm ? jsU : from ? form!.trackU2 : form!.trackU
-        const trackOn = !inWasm ? jsOn : from ? form!.trackOn2 : form!.trackOn
+        const trackK = from ? form.trackK2 : form.trackK
+        const trackU = from ? form.trackU2 : form.trackU
+        const trackOn = from ? form.trackOn2 : form.trackOn
         const channels = from ? fromClip.frameChannels : clip.frameChannels
         const tracks = from ? fromPlan.tracks : plan.tracks
         const offset = from ? cursors.length >>> 1 : 0
@@ -252,40 +231,31 @@ export function createFusedPropagation(
         }
       }
       if (fade) {
-        const w = wasmFade!
-        w.fadeWeight[0] = CrossFade.blend[eid]!
-        seriesCoefficients(w.fadeSeries, CrossFade.blend, eid, 2)
+        form.fadeWeight[0] = CrossFade.blend[eid]!
+        seriesCoefficients(form.fadeSeries, CrossFade.blend, eid, 2)
         const paths = ctx.fadePaths[eid] ?? null
-        if (paths !== null) for (let j = 0; j < count; j++) w.fadePaths[j] = paths[j]!
-        recomputed += w.fade(
+        if (paths !== null) for (let j = 0; j < count; j++) form.fadePaths[j] = paths[j]!
+        recomputed += form.fade(
           plan.wasmTable,
           fromPlan.wasmTable,
           count,
-          poseByte(fk!, anim),
-          poseByte(fk!, poseOffset(base, count, POSE_FROM)),
-          poseByte(fk!, poseOffset(base, count, POSE_TO)),
-          jointByte(fk!, base),
+          poseByte(fk, anim),
+          poseByte(fk, poseOffset(base, count, POSE_FROM)),
+          poseByte(fk, poseOffset(base, count, POSE_TO)),
+          jointByte(fk, base),
           paths !== null ? 1 : 0,
         )
-      } else if (inWasm) {
-        recomputed += wasm!.character(plan.wasmTable, count, poseByte(fk!, anim), jointByte(fk!, base))
+      } else {
+        recomputed += form.character(plan.wasmTable, count, poseByte(fk, anim), jointByte(fk, base))
       }
-      if (inWasm) {
-        const rejected = form!.out[0]!
-        if (rejected !== 0 && fused.repair !== null) fused.repair(eid, rejected)
-        start = at + 1 + count
-        continue
-      }
-      recomputed += fusedCharacter(data, anim, clip, plan, jsK, jsU, jsOn, joints, base, count, nonFinite)
-      if (nonFinite[0] !== 0 && fused.repair !== null) fused.repair(eid, nonFinite[0]!)
+      const rejected = form.out[0]!
+      if (rejected !== 0 && fused.repair !== null) fused.repair(eid, rejected)
       start = at + 1 + count
     }
     if (start < n) recomputed += walk(start, n)
     graph.stats.recomputed = recomputed
     const refused = refusedCount[0]!
     graph.stats.refused = refused
-    if (fk !== null) {
-      for (let i = 0; i < refused && i < refusedNodes.length; i++) graph.kept[refusedNodes[i]!] = 1
-    }
+    for (let i = 0; i < refused && i < refusedNodes.length; i++) graph.kept[refusedNodes[i]!] = 1
   }
 }

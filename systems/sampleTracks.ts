@@ -1,7 +1,7 @@
 import type { World } from 'bitecs'
 import { registerQuery } from 'bitecs'
 import { sampleClipChannels } from '../src/engine/sample.ts'
-import { primeSampler, v8Measures } from '../src/engine/v8.ts'
+import { primeSampler } from '../src/engine/v8.ts'
 import { fusedArena, fusedPassOn, planOf, refreshFusedRuns } from './fusedCharacters.ts'
 import { placeFusedPlan } from '../src/engine/wasmFused.ts'
 import { propagationKernel } from '../components/SceneNode.ts'
@@ -80,10 +80,7 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
   const Ragdoll = ctx.stores.Ragdoll
   // The fused pass (systems/fusedCharacters.ts) takes the plain playing characters, not with workers.
   const fuseOn = fusedPassOn(ctx)
-  const jsForm = v8Measures().fusedPass
   const kernel = propagationKernel(ctx.sceneGraph)
-  /** This step's: cross-fades go to the fused pass too (its WebAssembly form only). */
-  let fuseFades = false
   /** This step's: pose stages and IK edit ANIM after sampling, which the fused pass would write out before. */
   let fuse = false
   primeSampler()
@@ -96,14 +93,12 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
     if (squad || fused.contiguous[eid] !== 1 || Ragdoll.active[eid] !== RAGDOLL_OFF) return false
     if (!(Ragdoll.weight[eid]! <= 0) || (ctx.uses.rootMotion && ctx.rootMotion[eid] !== undefined))
       return false
-    const binding = ctx.binding[eid]!
-    return planOf(fused, ctx.clips[clipId]!.clip, binding, Pose.count[eid]!).fusable
+    const clip = ctx.clips[clipId]!.clip
+    const plan = planOf(fused, clip, ctx.binding[eid]!, Pose.count[eid]!)
+    return plan.fusable && placeFusedPlan(fusedArena(fused, kernel!), clip, plan) >= 0
   }
 
-  /**
-   * Whether the fused pass takes this step's cross-fade of a character (its WebAssembly form, whose memory must
-   * hold both clips' plans): a fade from a clip, neither side squad, and what `fusable` asks.
-   */
+  /** Whether the fused pass takes this step's cross-fade: a fade from a clip, neither side squad, both fusable. */
   function fusableFade(eid: number, clipId: number, squad: boolean): boolean {
     const from = CrossFade.from
     const fromId = from.clip[eid]!
@@ -112,13 +107,7 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
     if (n > kernel!.layout.maxFadeJoints) return false
     const fromClip = ctx.clips[fromId]!.clip
     const fromPlan = planOf(fused, fromClip, ctx.fromBinding[eid]!, n)
-    if (!fromPlan.fusable) return false
-    const arena = fusedArena(fused, kernel!)
-    const plan = planOf(fused, ctx.clips[clipId]!.clip, ctx.binding[eid]!, n)
-    return (
-      placeFusedPlan(arena, ctx.clips[clipId]!.clip, plan) >= 0 &&
-      placeFusedPlan(arena, fromClip, fromPlan) >= 0
-    )
+    return fromPlan.fusable && placeFusedPlan(fusedArena(fused, kernel!), fromClip, fromPlan) >= 0
   }
 
   /** Layer 0's clip (or fade) into ANIM. */
@@ -149,7 +138,7 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
       Pose.changedStep[eid] = ctx.step
       return
     }
-    if (fuseFades && fading && flags === 0 && !layered && fusableFade(eid, clipId, squad)) {
+    if (fuse && fading && flags === 0 && !layered && fusableFade(eid, clipId, squad)) {
       fused.flag[eid] = 2
       ctx.posesUsed[eid] = ctx.posesUsed[eid]! | (1 << POSE_FROM) | (1 << POSE_TO)
       Pose.changed[eid] = 1
@@ -356,9 +345,7 @@ export function createSampleTracksSystem(ctx: SampleTracksInput) {
     const lodSkip = ctx.lod.skip
     const flag = fused.flag
     const edits = ctx.poseEdits
-    const wasmReady = kernel !== null && kernel.fused !== null
-    fuse = fuseOn && (jsForm || wasmReady) && edits.stages.length === 0 && edits.ikCount === 0
-    fuseFades = fuse && wasmReady
+    fuse = fuseOn && kernel!.fused !== null && edits.stages.length === 0 && edits.ikCount === 0
     if (fuse) refreshFusedRuns(ctx, dense)
     for (let i = 0; i < dense.length; i++) {
       const eid = dense[i]!

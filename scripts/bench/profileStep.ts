@@ -8,7 +8,6 @@ import { createOurCrowd } from './ours.ts'
 import { DEFAULT_FOX, DT, FADE_SECONDS, type AssetName } from './options.ts'
 import { loadBenchAsset, planOptions } from './scenarioJob.ts'
 import { contextOf } from '../../entry/plugin.ts'
-import { setV8Measures } from '../../src/engine/v8.ts'
 import { setFusedKernel } from '../../src/engine/wasmKernels.ts'
 
 const [
@@ -19,11 +18,8 @@ const [
   kernels = 'js',
   fused,
 ] = process.argv.slice(2)
-// 'fused': the fused pass (its WebAssembly form under kernels 'wasm', else its JavaScript form); 'unfused': neither.
-if (fused !== undefined) {
-  setV8Measures({ fusedPass: fused === 'fused' && kernels !== 'wasm' })
-  setFusedKernel(fused === 'fused')
-}
+// 'fused' (the default under kernels 'wasm'): the fused pass; 'unfused': the three systems.
+if (fused !== undefined) setFusedKernel(fused === 'fused')
 const asset = await loadBenchAsset(assetName as AssetName, 64, DEFAULT_FOX)
 const plan = makeCrowdPlan(asset, Number(count), crowdName as CrowdKind, {
   ...planOptions(assetName as AssetName, crowdName as CrowdKind),

@@ -1,12 +1,12 @@
-;; The fused pass of one playing character (src/engine/fused.ts, its JavaScript form and reference) in
+;; The fused pass of one playing character (src/engine/fused.ts: its plan of a clip) in
 ;; WebAssembly, over the kernel memory that holds the scene store, the pose pool and the clips' keys
 ;; (wasmKernels.ts): joint by joint, parents first, the joint's channels sampled into its ANIM pose, the pose
 ;; written into the joint's SceneNode local where it changed, and its world matrix made (propagateNode.wat, the
 ;; propagation pass's own code). The same IEEE double operations on the same operands in the same order as
-;; fused.ts, so the same bits (test/systems/fusedCharacters.test.ts); the slerp's two weighted sums go two
+;; the three systems, so the same bits (test/systems/fusedCharacters.test.ts); the slerp's two weighted sums go two
 ;; components to an f64x2, which pairs independent sums only. No relaxed-SIMD, no fused multiply-add.
 ;;
-;; The caller locates the clip's time tracks first (fused.ts's locateTracks, which moves the key cursors):
+;; The caller locates the clip's time tracks first (systems/fusedCharacters.ts, which moves the key cursors):
 ;; trackK[t] the key, trackOn[t] 1 when between keys k and k+1, trackU[t] the position in [0, 1) between them.
 ;;
 ;; A plan (wasmFused.ts placeFusedPlan) is an i32 count of channels, then from byte 16 a record of 32 bytes per

@@ -135,7 +135,7 @@ export function createPropagationPass(
           (fround(m5) + fround(m6) + (fround(m8) + fround(m9))) +
           (fround(m10) + fround(m12) + (fround(m13) + fround(m14)))
         if (sum - sum !== 0) {
-          // Nodes refused so far in this step's passes (shared with the fused pass: src/engine/fused.ts).
+          // Nodes refused so far in this step's passes (shared with the fused pass: src/engine/fusedSimd.wat).
           const refused = refusedCount[0]!
           if (refused < maxRefused) refusedNodes[refused] = e
           refusedCount[0] = refused + 1

@@ -38,15 +38,12 @@ export interface V8Measures {
   primeSampler: boolean
   primeWriter: boolean
   chunkPropagation: boolean
-  /** The fused pass of playing characters (src/engine/fused.ts, systems/fusedCharacters.ts). */
-  fusedPass: boolean
 }
 
 export const V8_MEASURE_NAMES: readonly (keyof V8Measures)[] = [
   'primeSampler',
   'primeWriter',
   'chunkPropagation',
-  'fusedPass',
 ]
 
 /** Nodes per propagation call while chunkPropagation is on. */
@@ -56,7 +53,6 @@ const measures: V8Measures = {
   primeSampler: true,
   primeWriter: true,
   chunkPropagation: true,
-  fusedPass: false,
 }
 
 /** The measures in force: each is read when the system or writer it shapes is made. */

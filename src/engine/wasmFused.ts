@@ -7,7 +7,7 @@ import type { PropagationKernel } from './wasmKernels.ts'
 /**
  * The clip arena of a kernel memory: what the WebAssembly fused pass (fusedSimd.wat) reads of the clips it
  * plays, copied in once when a plan is first played (one allocation per clip and asset, as the plan itself),
- * never moved or freed; the memory never grows, so a clip that does not fit is played by the JavaScript form.
+ * never moved or freed; the memory never grows, so a clip that does not fit is played by the three systems.
  *
  * A plan's table is a count and a record of 32 bytes per channel it plays (fusedSimd.wat says what each field
  * is); a clip's values and slerp segments are copied once however many plans bind them.

@@ -59,7 +59,7 @@ export interface KernelLayout {
 
 const PAGE = 65536
 
-/** Time tracks a clip may have for the fused pass in WebAssembly (more: its JavaScript form runs it). */
+/** Time tracks a clip may have for the fused pass (more: the three systems play it). */
 export const FUSED_MAX_TRACKS = 4096
 /** Joints a cross-fading character may have for the fused pass (more: the three systems). */
 export const FUSED_MAX_FADE_JOINTS = 4096
